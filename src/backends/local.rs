@@ -1,0 +1,668 @@
+//! The OS binding of the `Fs` and `Shell` seams, and the assembly of a local context.
+//!
+//! Nothing above this module touches `std::fs`/`std::process` directly. Filesystem
+//! errors are re-shaped into stable, libuv-style text (`ENOENT: no such file or
+//! directory, open '/p'`) so a model sees the same words whatever the host. Commands
+//! run under `sh -c` in their own process group, so a deadline or a cancel can end
+//! the whole tree a command started, not just the shell.
+
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use tokio::time::Instant;
+
+use crate::kernel::CancellationToken;
+use crate::kernel::{
+    ClipEnd, DirChild, ExitListener, Framework, Fs, FsEntryInfo, OutputBudget, RemoveOptions,
+    Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions,
+    ToolContext, Unsubscribe,
+};
+
+/// The default output ceiling: 64 KiB.
+pub const STANDARD_MAX_BYTES: usize = 64 * 1024;
+
+/// How long `exec` keeps reading after the shell exits while a background child
+/// still holds its pipes; then that child's process group is killed.
+const PIPE_GRACE: Duration = Duration::from_millis(250);
+
+/// Re-shape an OS error as libuv-style text naming the syscall and path, keeping
+/// its kind (so callers can still match `NotFound`).
+pub fn fs_error(err: io::Error, syscall: &str, path: &str) -> io::Error {
+    match err.raw_os_error() {
+        Some(code) => {
+            let errno = nix::errno::Errno::from_raw(code);
+            let desc = errno.desc().to_lowercase();
+            io::Error::new(err.kind(), format!("{errno:?}: {desc}, {syscall} '{path}'"))
+        }
+        None => io::Error::new(err.kind(), format!("{err}, {syscall} '{path}'")),
+    }
+}
+
+fn epoch_ms(t: io::Result<SystemTime>) -> f64 {
+    t.ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+/// `Fs` over the local filesystem.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LocalFs;
+
+#[async_trait]
+impl Fs for LocalFs {
+    async fn read_text(&self, path: &str) -> io::Result<String> {
+        let bytes = self.read_bytes(path).await?;
+        String::from_utf8(bytes).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("EILSEQ: file is not valid UTF-8, read '{path}'"),
+            )
+        })
+    }
+
+    async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
+        tokio::fs::read(path)
+            .await
+            .map_err(|e| fs_error(e, "open", path))
+    }
+
+    async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
+        tokio::fs::write(path, data)
+            .await
+            .map_err(|e| fs_error(e, "open", path))
+    }
+
+    async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
+        let link = tokio::fs::symlink_metadata(path)
+            .await
+            .map_err(|e| fs_error(e, "lstat", path))?;
+        let is_symlink = link.file_type().is_symlink();
+        // A symlink reports its target's kind and size; a dangling one its own.
+        let meta = if is_symlink {
+            tokio::fs::metadata(path).await.unwrap_or(link)
+        } else {
+            link
+        };
+        Ok(FsEntryInfo {
+            is_file: meta.is_file(),
+            is_directory: meta.is_dir(),
+            is_symlink,
+            size: meta.size(),
+            modified_ms: epoch_ms(meta.modified()),
+        })
+    }
+
+    async fn read_dir(&self, path: &str) -> io::Result<Vec<DirChild>> {
+        let mut rd = tokio::fs::read_dir(path)
+            .await
+            .map_err(|e| fs_error(e, "scandir", path))?;
+        let mut out = Vec::new();
+        while let Some(entry) = rd
+            .next_entry()
+            .await
+            .map_err(|e| fs_error(e, "scandir", path))?
+        {
+            let is_directory = match entry.file_type().await {
+                Ok(ft) if ft.is_symlink() => tokio::fs::metadata(entry.path())
+                    .await
+                    .map(|m| m.is_dir())
+                    .unwrap_or(false),
+                Ok(ft) => ft.is_dir(),
+                Err(_) => false,
+            };
+            out.push(DirChild {
+                name: entry.file_name().to_string_lossy().into_owned(),
+                is_directory,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()> {
+        let r = if recursive {
+            tokio::fs::create_dir_all(path).await
+        } else {
+            tokio::fs::create_dir(path).await
+        };
+        r.map_err(|e| fs_error(e, "mkdir", path))
+    }
+
+    async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()> {
+        let meta = match tokio::fs::symlink_metadata(path).await {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => {
+                return Ok(());
+            }
+            Err(e) => return Err(fs_error(e, "rm", path)),
+        };
+        let r = if meta.is_dir() {
+            if options.recursive {
+                tokio::fs::remove_dir_all(path).await
+            } else {
+                tokio::fs::remove_dir(path).await
+            }
+        } else {
+            tokio::fs::remove_file(path).await
+        };
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => Ok(()),
+            r => r.map_err(|e| fs_error(e, "rm", path)),
+        }
+    }
+
+    async fn exists(&self, path: &str) -> bool {
+        tokio::fs::try_exists(path).await.unwrap_or(false)
+    }
+}
+
+/// Kills a command's process group when dropped, unless disarmed: a cancelled or
+/// timed-out `exec` leaves no descendants behind.
+struct GroupGuard {
+    pgid: Option<i32>,
+}
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+    }
+    fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn read_into<R: AsyncRead + Unpin>(reader: Option<R>, buf: &mut Vec<u8>) {
+    if let Some(mut r) = reader {
+        let _ = r.read_to_end(buf).await;
+    }
+}
+
+fn base_command(command: &str, launch: &ShellLaunchOptions) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(command);
+    if let Some(cwd) = &launch.cwd {
+        cmd.current_dir(cwd);
+    }
+    cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
+    cmd.process_group(0);
+    cmd
+}
+
+fn exit_of(status: std::process::ExitStatus) -> ShellExit {
+    use std::os::unix::process::ExitStatusExt;
+    ShellExit {
+        code: status.code(),
+        signal: status.signal(),
+    }
+}
+
+/// `Shell` over `sh -c`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LocalShell;
+
+#[async_trait]
+impl Shell for LocalShell {
+    async fn exec(&self, command: &str, options: ShellExecOptions) -> io::Result<ShellExecResult> {
+        let mut cmd = base_command(command, &options.launch);
+        cmd.stdin(if options.input.is_some() {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::null()
+        })
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            let cwd = options.launch.cwd.as_deref().unwrap_or(".");
+            fs_error(e, "spawn sh in", cwd)
+        })?;
+        let mut guard = GroupGuard {
+            pgid: child.id().map(|p| p as i32),
+        };
+        let deadline = options
+            .timeout_ms
+            .map(|ms| Instant::now() + Duration::from_millis(ms));
+        let sleep_until_deadline = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(sleep_until_deadline);
+
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let input = options.input;
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let status = {
+            let drain = async {
+                tokio::join!(read_into(stdout, &mut out), read_into(stderr, &mut err));
+            };
+            tokio::pin!(drain);
+            let wait = async {
+                if let (Some(mut w), Some(data)) = (stdin, input) {
+                    // A command that exits without reading its input is not an error.
+                    let _ = w.write_all(data.as_bytes()).await;
+                }
+                child.wait().await
+            };
+            tokio::pin!(wait);
+            let mut drained = false;
+            let status = loop {
+                tokio::select! {
+                    s = &mut wait => break Some(s),
+                    _ = &mut drain, if !drained => drained = true,
+                    _ = &mut sleep_until_deadline => break None,
+                }
+            };
+            if let Some(Ok(_)) = &status
+                && !drained
+            {
+                // The shell is gone but something it started holds the pipes.
+                tokio::select! {
+                    _ = &mut drain => {}
+                    _ = tokio::time::sleep(PIPE_GRACE) => guard.kill(),
+                    _ = &mut sleep_until_deadline => guard.kill(),
+                }
+            }
+            status
+        };
+        match status {
+            None => {
+                guard.kill();
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "command timed out after {} ms",
+                        options.timeout_ms.unwrap_or_default()
+                    ),
+                ))
+            }
+            Some(Err(e)) => Err(e),
+            Some(Ok(status)) => {
+                guard.disarm();
+                Ok(ShellExecResult {
+                    stdout: String::from_utf8_lossy(&out).into_owned(),
+                    stderr: String::from_utf8_lossy(&err).into_owned(),
+                    code: status.code(),
+                })
+            }
+        }
+    }
+
+    fn spawn(
+        &self,
+        command: &str,
+        options: ShellLaunchOptions,
+    ) -> io::Result<Box<dyn ShellHandle>> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| io::Error::other("spawn needs a running Tokio runtime"))?;
+        let _enter = runtime.enter();
+        let mut child = base_command(command, &options)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let pid = child.id().unwrap_or_default();
+        let shared = Arc::new(Mutex::new(ExitState::default()));
+        let supervised = Arc::clone(&shared);
+        runtime.spawn(async move {
+            let exit = match child.wait().await {
+                Ok(status) => exit_of(status),
+                Err(_) => ShellExit {
+                    code: None,
+                    signal: None,
+                },
+            };
+            let listeners = {
+                let mut state = supervised.lock().unwrap_or_else(|p| p.into_inner());
+                state.exit = Some(exit);
+                std::mem::take(&mut state.listeners)
+            };
+            for (_, listener) in listeners {
+                listener(exit);
+            }
+        });
+        Ok(Box::new(LocalShellHandle { pid, shared }))
+    }
+}
+
+#[derive(Default)]
+struct ExitState {
+    exit: Option<ShellExit>,
+    next_id: u64,
+    listeners: Vec<(u64, ExitListener)>,
+}
+
+/// A spawned process whose single exit fans out to every subscriber.
+pub struct LocalShellHandle {
+    pid: u32,
+    shared: Arc<Mutex<ExitState>>,
+}
+
+impl ShellHandle for LocalShellHandle {
+    fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    fn kill(&self, signal: i32) -> io::Result<()> {
+        let state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if state.exit.is_some() {
+            // Reaped already: the pid may belong to someone else now.
+            return Ok(());
+        }
+        let sig =
+            Signal::try_from(signal).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        killpg(Pid::from_raw(self.pid as i32), sig).map_err(io::Error::from)
+    }
+
+    fn on_exit(&self, listener: ExitListener) -> Unsubscribe {
+        let mut state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(exit) = state.exit {
+            drop(state);
+            listener(exit);
+            return Box::new(|| {});
+        }
+        let id = state.next_id;
+        state.next_id += 1;
+        state.listeners.push((id, listener));
+        let shared = Arc::clone(&self.shared);
+        Box::new(move || {
+            let mut state = shared.lock().unwrap_or_else(|p| p.into_inner());
+            state.listeners.retain(|(i, _)| *i != id);
+        })
+    }
+}
+
+/// The shared local filesystem.
+pub fn local_fs() -> Arc<dyn Fs> {
+    static FS: OnceLock<Arc<dyn Fs>> = OnceLock::new();
+    Arc::clone(FS.get_or_init(|| Arc::new(LocalFs)))
+}
+
+/// The shared local shell.
+pub fn local_shell() -> Arc<dyn Shell> {
+    static SHELL: OnceLock<Arc<dyn Shell>> = OnceLock::new();
+    Arc::clone(SHELL.get_or_init(|| Arc::new(LocalShell)))
+}
+
+/// The notice of the standard budget.
+pub fn standard_notice(omitted: usize) -> String {
+    format!("\n[{omitted} bytes elided to stay within the output ceiling]\n")
+}
+
+/// The default ceiling: a middle clamp of `max_bytes` with the standard notice.
+pub fn budget_of(max_bytes: usize) -> OutputBudget {
+    OutputBudget::with_notice(ClipEnd::Middle, max_bytes, standard_notice)
+}
+
+/// The kernel's default ceiling: a 64 KiB middle clamp.
+pub fn standard_budget() -> OutputBudget {
+    budget_of(STANDARD_MAX_BYTES)
+}
+
+/// A context over the local backend. Absent parts default to a never-firing cancel
+/// token, [`standard_budget`] and an empty framework (gate off).
+pub fn make_local_context(
+    cwd: &str,
+    cancel: Option<CancellationToken>,
+    budget: Option<OutputBudget>,
+    framework: Option<Framework>,
+) -> ToolContext {
+    ToolContext::new(
+        cwd,
+        local_fs(),
+        local_shell(),
+        cancel.unwrap_or_default(),
+        budget.unwrap_or_else(standard_budget),
+        framework.unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn opts(timeout_ms: Option<u64>) -> ShellExecOptions {
+        ShellExecOptions {
+            timeout_ms,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn standard_notice_is_byte_exact() {
+        assert_eq!(
+            standard_notice(12),
+            "\n[12 bytes elided to stay within the output ceiling]\n"
+        );
+        let b = standard_budget();
+        assert_eq!(b.max_bytes, 65536);
+        assert_eq!(b.kind, ClipEnd::Middle);
+    }
+
+    #[tokio::test]
+    async fn fs_errors_read_like_libuv() {
+        let err = LocalFs.read_text("/definitely/not/here").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert_eq!(
+            err.to_string(),
+            "ENOENT: no such file or directory, open '/definitely/not/here'"
+        );
+    }
+
+    #[tokio::test]
+    async fn fs_round_trip_and_stat() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap();
+        let sub = format!("{root}/a/b");
+        LocalFs.mkdir(&sub, true).await.unwrap();
+        let file = format!("{sub}/f.txt");
+        LocalFs.write_file(&file, "héllo").await.unwrap();
+        assert_eq!(LocalFs.read_text(&file).await.unwrap(), "héllo");
+        let st = LocalFs.stat(&file).await.unwrap();
+        assert!(st.is_file && !st.is_directory && !st.is_symlink);
+        assert_eq!(st.size, 6);
+        assert!(st.modified_ms > 0.0);
+        let link = format!("{root}/link");
+        std::os::unix::fs::symlink(&sub, &link).unwrap();
+        let st = LocalFs.stat(&link).await.unwrap();
+        assert!(st.is_symlink && st.is_directory);
+        let kids = LocalFs.read_dir(root).await.unwrap();
+        assert_eq!(kids.len(), 2);
+        assert!(kids.iter().all(|k| k.is_directory));
+        assert!(LocalFs.exists(&file).await);
+        LocalFs
+            .rm(
+                &format!("{root}/a"),
+                RemoveOptions {
+                    recursive: true,
+                    ignore_missing: false,
+                },
+            )
+            .await
+            .unwrap();
+        assert!(!LocalFs.exists(&file).await);
+        LocalFs
+            .rm(
+                &format!("{root}/a"),
+                RemoveOptions {
+                    recursive: true,
+                    ignore_missing: true,
+                },
+            )
+            .await
+            .unwrap();
+        assert!(
+            LocalFs
+                .rm(&format!("{root}/a"), RemoveOptions::default())
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn exec_captures_both_streams_and_the_code() {
+        let r = LocalShell
+            .exec("echo out; echo err >&2; exit 3", opts(None))
+            .await
+            .unwrap();
+        assert_eq!(r.stdout, "out\n");
+        assert_eq!(r.stderr, "err\n");
+        assert_eq!(r.code, Some(3));
+    }
+
+    #[tokio::test]
+    async fn exec_drains_large_output_without_deadlock() {
+        // Far more than a pipe buffer on both streams at once.
+        let r = LocalShell
+            .exec(
+                "head -c 300000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero | tr '\\0' b >&2",
+                opts(Some(20_000)),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.stdout.len(), 300_000);
+        assert_eq!(r.stderr.len(), 300_000);
+    }
+
+    #[tokio::test]
+    async fn exec_pipes_input_and_closes_stdin_otherwise() {
+        let mut o = opts(Some(10_000));
+        o.input = Some("abc".into());
+        let r = LocalShell.exec("cat", o).await.unwrap();
+        assert_eq!(r.stdout, "abc");
+        // No input: stdin is closed, so `cat` ends at once instead of waiting.
+        let r = LocalShell
+            .exec("cat; echo done", opts(Some(10_000)))
+            .await
+            .unwrap();
+        assert_eq!(r.stdout, "done\n");
+    }
+
+    #[tokio::test]
+    async fn exec_keeps_none_for_a_signalled_exit() {
+        let r = LocalShell.exec("kill -9 $$", opts(None)).await.unwrap();
+        assert_eq!(r.code, None);
+    }
+
+    #[tokio::test]
+    async fn exec_enforces_the_deadline_on_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("survived");
+        let cmd = format!("(sleep 1; touch {}) & sleep 30", marker.display());
+        let started = std::time::Instant::now();
+        let err = LocalShell.exec(&cmd, opts(Some(200))).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(!marker.exists(), "a background child outlived the deadline");
+    }
+
+    #[tokio::test]
+    async fn exec_does_not_hang_on_a_child_holding_the_pipes() {
+        let started = std::time::Instant::now();
+        let r = LocalShell
+            .exec("echo hi; sleep 30 &", opts(Some(20_000)))
+            .await
+            .unwrap();
+        assert_eq!(r.stdout, "hi\n");
+        assert_eq!(r.code, Some(0));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn exec_honours_cwd_and_env() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = ShellExecOptions {
+            launch: ShellLaunchOptions {
+                cwd: Some(dir.path().to_str().unwrap().into()),
+                env: vec![("INDUS_T".into(), "v1".into())],
+            },
+            ..Default::default()
+        };
+        let r = LocalShell.exec("pwd; echo $INDUS_T", o).await.unwrap();
+        let canon = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(r.stdout, format!("{}\nv1\n", canon.display()));
+    }
+
+    #[tokio::test]
+    async fn spawn_fans_the_exit_out_to_every_listener_even_late_ones() {
+        let handle = LocalShell
+            .spawn("exit 7", ShellLaunchOptions::default())
+            .unwrap();
+        assert!(handle.pid() > 0);
+        let heard = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let h1 = Arc::clone(&heard);
+        let _keep = handle.on_exit(Box::new(move |e| {
+            assert_eq!(e.code, Some(7));
+            h1.fetch_add(1, Ordering::SeqCst);
+            let _ = tx.send(());
+        }));
+        let h2 = Arc::clone(&heard);
+        let unsub = handle.on_exit(Box::new(move |_| {
+            h2.fetch_add(100, Ordering::SeqCst);
+        }));
+        unsub();
+        rx.await.unwrap();
+        // A late subscriber hears about the finished process at once.
+        let h3 = Arc::clone(&heard);
+        let _late = handle.on_exit(Box::new(move |e| {
+            assert_eq!(e.code, Some(7));
+            h3.fetch_add(10, Ordering::SeqCst);
+        }));
+        assert_eq!(heard.load(Ordering::SeqCst), 11);
+    }
+
+    #[tokio::test]
+    async fn spawn_kill_reports_the_signal() {
+        let handle = LocalShell
+            .spawn("sleep 30", ShellLaunchOptions::default())
+            .unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let _keep = handle.on_exit(Box::new(move |e| {
+            let _ = tx.send(e);
+        }));
+        handle.kill(libc_sigterm()).unwrap();
+        let exit = tokio::time::timeout(Duration::from_secs(5), rx)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(exit.code, None);
+        assert_eq!(exit.signal, Some(libc_sigterm()));
+        // Killing a reaped process is a no-op, never a signal to a recycled pid.
+        handle.kill(libc_sigterm()).unwrap();
+    }
+
+    fn libc_sigterm() -> i32 {
+        Signal::SIGTERM as i32
+    }
+
+    #[test]
+    fn make_local_context_defaults() {
+        let ctx = make_local_context("/x", None, None, None);
+        assert_eq!(ctx.cwd, "/x");
+        assert!(!ctx.cancel.is_cancelled());
+        assert_eq!(ctx.budget.max_bytes, STANDARD_MAX_BYTES);
+        assert!(ctx.framework.read_state.is_none());
+    }
+}

@@ -1,0 +1,362 @@
+//! The clap command tree, generated from the registry's descriptors.
+//!
+//! Each registered tool becomes a subcommand with one `--kebab-case` flag per input
+//! key (typed by its JSON Schema), `--json` for a whole input object, and optionally
+//! positionals from [`CLI_SHAPES`]: a new tool needs no CLI code beyond that table.
+//! Global options go before the tool name; they are not `global` in clap's sense
+//! because tools have inputs of the same names (`bash --cwd`, `webfetch --format`).
+
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, Command, value_parser};
+use serde_json::Value;
+
+use crate::kernel::ToolDescriptor;
+
+/// Per-tool command-line sugar: which input keys are positional (in order), and
+/// which key takes standard input when absent and stdin is not a terminal.
+pub struct CliShape {
+    pub tool: &'static str,
+    pub positionals: &'static [&'static str],
+    pub stdin_key: Option<&'static str>,
+}
+
+pub const CLI_SHAPES: &[CliShape] = &[
+    CliShape {
+        tool: "read",
+        positionals: &["path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "write",
+        positionals: &["path"],
+        stdin_key: Some("content"),
+    },
+    CliShape {
+        tool: "edit",
+        positionals: &["path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "ls",
+        positionals: &["path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "grep",
+        positionals: &["pattern", "path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "find",
+        positionals: &["pattern", "path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "bash",
+        positionals: &["command"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "process",
+        positionals: &["action"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "websearch",
+        positionals: &["query"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "webfetch",
+        positionals: &["url"],
+        stdin_key: None,
+    },
+];
+
+pub fn shape_of(tool: &str) -> Option<&'static CliShape> {
+    CLI_SHAPES.iter().find(|s| s.tool == tool)
+}
+
+/// Global options that take a value (needed to find the tool name in argv).
+pub const VALUE_GLOBALS: &[&str] = &[
+    "--format",
+    "--cwd",
+    "--collection",
+    "--tools",
+    "--max-bytes",
+    "--session",
+    "--color",
+    "--id",
+];
+
+/// The meta-commands, which are not tools.
+pub const META_COMMANDS: &[&str] = &[
+    "list",
+    "describe",
+    "schema",
+    "call",
+    "completions",
+    "man",
+    "help",
+];
+
+/// `oldText` → `old-text`.
+pub fn kebab(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for (i, c) in key.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c == '_' {
+            out.push('-');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The id clap uses for a positional spelling of `key`.
+pub fn positional_id(key: &str) -> String {
+    format!("{key}@positional")
+}
+
+/// The first sentence of a description, for one-line summaries.
+pub fn summary(description: &str) -> &str {
+    match description.find(". ") {
+        Some(i) => &description[..=i],
+        None => description,
+    }
+}
+
+fn schema_type(schema: &Value) -> &str {
+    schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string")
+}
+
+fn flag_help(schema: &Value) -> String {
+    let mut help = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let names: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        help.push_str(&format!(" [one of: {}]", names.join(", ")));
+    }
+    help
+}
+
+/// The subcommand of one tool.
+pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
+    let name = descriptor.name.clone();
+    let mut cmd = Command::new(name.clone())
+        .about(summary(&descriptor.description).to_string())
+        .long_about(descriptor.description.clone())
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("OBJECT|-|@FILE")
+                .help("The whole input as a JSON object ('-' reads stdin, '@FILE' reads a file); flags override its keys"),
+        );
+    let shape = shape_of(&name);
+    let required: Vec<&str> = descriptor
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = serde_json::Map::new();
+    let props = descriptor
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if let Some(shape) = shape {
+        for key in shape.positionals {
+            if let Some(schema) = props.get(*key) {
+                let mut help = flag_help(schema);
+                if required.contains(key) {
+                    help.push_str(" (required)");
+                }
+                cmd = cmd.arg(
+                    Arg::new(positional_id(key))
+                        .value_name(key.to_uppercase())
+                        .help(help)
+                        .action(ArgAction::Set),
+                );
+            }
+        }
+    }
+    for (key, schema) in props {
+        let flag = kebab(key);
+        let mut arg = Arg::new(key.clone()).long(flag).help(flag_help(schema));
+        arg = match schema_type(schema) {
+            "boolean" => arg
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .value_parser(PossibleValuesParser::new(["true", "false"])),
+            "integer" | "number" => arg.value_name("N"),
+            "array" | "object" => arg.value_name("JSON"),
+            _ => arg.value_name(key.to_uppercase()),
+        };
+        if shape.is_some_and(|s| s.positionals.contains(&key.as_str())) {
+            arg = arg.conflicts_with(positional_id(key));
+        }
+        cmd = cmd.arg(arg);
+    }
+    cmd
+}
+
+/// The whole command tree for the given tool descriptors.
+pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
+    let mut cmd = Command::new("indus-tool")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("The tool layer a coding agent needs (read, write, edit, ls, grep, find, bash, process, todo, web) as one-shot subcommands with exact, byte-stable output")
+        .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error.")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .env("INDUS_FORMAT")
+                .value_name("FORMAT")
+                .value_parser(PossibleValuesParser::new(["text", "json"]))
+                .default_value("text")
+                .help("Output format: text blocks, or one JSON ToolOutcome line"),
+        )
+        .arg(
+            Arg::new("cwd")
+                .long("cwd")
+                .value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("Working directory the tools resolve paths against (default: the current directory)"),
+        )
+        .arg(
+            Arg::new("collection")
+                .long("collection")
+                .value_name("NAME")
+                .value_parser(PossibleValuesParser::new(["read-only", "coding", "all"]))
+                .default_value("all")
+                .help("Which standard collection of tools this invocation exposes"),
+        )
+        .arg(
+            Arg::new("tools")
+                .long("tools")
+                .value_name("A,B")
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+                .help("Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)"),
+        )
+        .arg(
+            Arg::new("no-tools")
+                .long("no-tools")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("tools")
+                .help("Expose no tools at all"),
+        )
+        .arg(
+            Arg::new("max-bytes")
+                .long("max-bytes")
+                .value_name("N")
+                .value_parser(value_parser!(u64).range(1..=(1u64 << 40)))
+                .help("Output budget in bytes (default 65536); longer output is clamped with a notice"),
+        )
+        .arg(
+            Arg::new("session")
+                .long("session")
+                .env("INDUS_SESSION")
+                .value_name("NAME")
+                .default_value("default")
+                .help("Session name keying the todo list and the gate's read-state under .indus-process/"),
+        )
+        .arg(
+            Arg::new("gate")
+                .long("gate")
+                .action(ArgAction::SetTrue)
+                .help("Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session"),
+        )
+        .arg(
+            Arg::new("color")
+                .long("color")
+                .value_name("WHEN")
+                .value_parser(PossibleValuesParser::new(["auto", "always", "never"]))
+                .default_value("auto")
+                .help("Colour on a terminal (auto honours NO_COLOR); never in JSON"),
+        )
+        .arg(
+            Arg::new("id")
+                .long("id")
+                .value_name("ID")
+                .help("The id of the ToolCall (echoed in the JSON outcome; default \"cli\")"),
+        );
+    for d in descriptors {
+        cmd = cmd.subcommand(tool_command(d));
+    }
+    cmd.subcommand(
+        Command::new("list").about("List the exposed tools with their collections and one-line summaries"),
+    )
+    .subcommand(
+        Command::new("describe")
+            .about("Print one tool's descriptor (name, description, JSON Schema) as JSON")
+            .arg(Arg::new("tool").required(true).value_name("TOOL")),
+    )
+    .subcommand(Command::new("schema").about("Print every exposed tool's descriptor as a JSON array, ready to hand to a model API"))
+    .subcommand(
+        Command::new("call")
+            .about("Run one ToolCall given as JSON: {\"id\":..,\"name\":..,\"input\":{..}} ('-' reads stdin, '@FILE' reads a file)")
+            .arg(Arg::new("call").required(true).value_name("TOOLCALL")),
+    )
+    .subcommand(
+        Command::new("completions")
+            .about("Print a shell completion script")
+            .arg(
+                Arg::new("shell")
+                    .required(true)
+                    .value_parser(PossibleValuesParser::new(["bash", "zsh", "fish", "powershell", "elvish"])),
+            ),
+    )
+    .subcommand(
+        Command::new("man")
+            .about("Write man pages (indus-tool.1 and one per subcommand) into a directory")
+            .arg(
+                Arg::new("dir")
+                    .required(true)
+                    .value_name("DIR")
+                    .value_parser(value_parser!(std::path::PathBuf)),
+            ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kebab_cases() {
+        assert_eq!(kebab("oldText"), "old-text");
+        assert_eq!(kebab("replaceAll"), "replace-all");
+        assert_eq!(kebab("timeoutMs"), "timeout-ms");
+        assert_eq!(kebab("expectSha256"), "expect-sha256");
+        assert_eq!(kebab("path"), "path");
+        assert_eq!(kebab("todo_x"), "todo-x");
+    }
+
+    #[test]
+    fn summaries_take_the_first_sentence() {
+        assert_eq!(summary("Do a thing. Then more."), "Do a thing.");
+        assert_eq!(summary("No period"), "No period");
+    }
+
+    #[test]
+    fn the_tree_is_well_formed() {
+        let reg = crate::registry::builtin_registry();
+        let descriptors: Vec<_> = reg.tools().map(|t| t.descriptor()).collect();
+        build_command(&descriptors).debug_assert();
+    }
+}

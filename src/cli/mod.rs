@@ -1,0 +1,540 @@
+//! The `indus-tool` command line: a thin front end over the registry.
+//!
+//! It turns argv into a `ToolCall`, dispatches it through the same `ToolBox` a
+//! library user gets, and prints the projected `ToolOutcome`. It holds no tool logic.
+//! Exit status: 0 success, 1 the tool reported `is_error`, 2 a usage error (always
+//! one line on stderr naming the problem). A closed stdout ends the program quietly.
+
+pub mod command;
+mod output;
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::ArgMatches;
+use clap::error::ErrorKind;
+use serde_json::{Map, Value};
+
+use crate::backends::local::{budget_of, make_local_context};
+use crate::kernel::{
+    CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
+    ToolRegistry, no_such_tool_message, normalize_tool_name,
+};
+use crate::registry::builtin_registry;
+use command::{META_COMMANDS, VALUE_GLOBALS, build_command, positional_id, shape_of, summary};
+pub use output::ColorMode;
+use output::Printer;
+
+/// A usage error: printed as one line, exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+type CliResult<T> = Result<T, UsageError>;
+
+/// The options that come before the tool name.
+#[derive(Debug, Clone)]
+pub struct Globals {
+    pub json: bool,
+    pub cwd: String,
+    pub collection: String,
+    pub tools: Option<Vec<String>>,
+    pub no_tools: bool,
+    pub max_bytes: Option<usize>,
+    pub session: String,
+    pub gate: bool,
+    pub color: ColorMode,
+    pub id: String,
+}
+
+/// Run the program on `args` (including argv[0]) and return its exit code.
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let registry = builtin_registry();
+    let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
+    let args = normalize_argv(args, &registry);
+    let mut printer = Printer::new(ColorMode::Auto);
+    let matches = match build_command(&descriptors).try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => return clap_error(e),
+    };
+    let globals = match read_globals(&matches) {
+        Ok(g) => g,
+        Err(e) => return printer.usage(&e.0),
+    };
+    printer = Printer::new(globals.color);
+    let (sub, sub_matches) = matches.subcommand().expect("clap enforces a subcommand");
+    let result = match sub {
+        "list" => list(&registry, &globals, &mut printer),
+        "describe" => describe(&registry, &globals, sub_matches, &mut printer),
+        "schema" => schema(&registry, &globals, &mut printer),
+        "call" => call(&registry, &globals, sub_matches, &mut printer),
+        "completions" => completions(&descriptors, sub_matches, &mut printer),
+        "man" => man(&descriptors, sub_matches, &mut printer),
+        tool => tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => printer.usage(&e.0),
+    }
+}
+
+fn clap_error(e: clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            // clap's report is several lines; a script wants one that names the problem.
+            let text = e.to_string();
+            let mut line = text
+                .lines()
+                .next()
+                .unwrap_or("usage error")
+                .trim_start_matches("error: ")
+                .to_string();
+            if let Some(tip) = text
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("tip: "))
+                .find(|t| t.contains("similar"))
+            {
+                line.push_str(&format!(" ({tip})"));
+            }
+            Printer::new(ColorMode::Auto).usage(&line)
+        }
+    }
+}
+
+/// Rewrite the tool name in argv to its registered spelling, so `todo-set`,
+/// `TodoSet` and `todoset` all reach `todo_set`.
+fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else {
+            return args;
+        };
+        if arg == "--" {
+            break;
+        }
+        if arg.starts_with("--") {
+            if !arg.contains('=') && VALUE_GLOBALS.contains(&arg) {
+                i += 1;
+            }
+        } else if !arg.starts_with('-') {
+            if !META_COMMANDS.contains(&arg)
+                && let Some(tool) = registry.resolve(arg)
+            {
+                args[i] = OsString::from(tool.name());
+            }
+            break;
+        }
+        i += 1;
+    }
+    args
+}
+
+fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
+    let here = std::env::current_dir()
+        .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+    let cwd = match m.get_one::<PathBuf>("cwd") {
+        Some(dir) => {
+            let abs = here.join(dir);
+            if !abs.is_dir() {
+                return Err(UsageError(format!(
+                    "--cwd {}: not a directory",
+                    dir.display()
+                )));
+            }
+            abs
+        }
+        None => here,
+    };
+    let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
+    Ok(Globals {
+        json: get("format") == "json",
+        cwd: cwd.to_string_lossy().into_owned(),
+        collection: get("collection"),
+        tools: m.get_many::<String>("tools").map(|v| {
+            v.map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        }),
+        no_tools: m.get_flag("no-tools"),
+        max_bytes: m.get_one::<u64>("max-bytes").map(|n| *n as usize),
+        session: get("session"),
+        gate: m.get_flag("gate"),
+        color: match get("color").as_str() {
+            "always" => ColorMode::Always,
+            "never" => ColorMode::Never,
+            _ => ColorMode::Auto,
+        },
+        id: m
+            .get_one::<String>("id")
+            .cloned()
+            .unwrap_or_else(|| "cli".to_string()),
+    })
+}
+
+/// The names this invocation exposes: the collection, narrowed by `--tools`, or
+/// nothing under `--no-tools`.
+pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<Vec<String>> {
+    if globals.no_tools {
+        return Ok(Vec::new());
+    }
+    let members = registry
+        .members_of(&globals.collection)
+        .map_err(|e| UsageError(e.to_string()))?;
+    let Some(allow) = &globals.tools else {
+        return Ok(members);
+    };
+    let mut wanted = Vec::new();
+    for name in allow {
+        let tool = registry.resolve(name).ok_or_else(|| {
+            UsageError(format!("--tools: No tool named \"{name}\" is registered."))
+        })?;
+        wanted.push(normalize_tool_name(tool.name()));
+    }
+    Ok(members
+        .into_iter()
+        .filter(|m| wanted.contains(&normalize_tool_name(m)))
+        .collect())
+}
+
+/// The per-call context factory the command line uses.
+pub fn context_factory(globals: &Globals) -> ContextFactory {
+    let cwd = globals.cwd.clone();
+    let budget = globals.max_bytes.map(budget_of);
+    Arc::new(move || make_local_context(&cwd, None, budget.clone(), Some(Framework::default())))
+}
+
+/// The runnable box of this invocation's selection.
+pub fn selected_box(registry: &ToolRegistry, globals: &Globals) -> CliResult<ToolBox> {
+    let names = selected_names(registry, globals)?;
+    registry
+        .box_of(&names, context_factory(globals))
+        .map_err(|e| UsageError(e.to_string()))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds")
+}
+
+fn dispatch(registry: &ToolRegistry, globals: &Globals, call: ToolCall) -> CliResult<ToolOutcome> {
+    let tool_box = selected_box(registry, globals)?;
+    Ok(runtime().block_on(tool_box.runner.run(call, CancellationToken::new())))
+}
+
+fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> ExitCode {
+    printer.outcome(outcome, globals.json);
+    if outcome.is_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Read a JSON argument spelled inline, as `-` (stdin) or as `@FILE`.
+fn read_json_arg(what: &str, raw: &str) -> CliResult<Value> {
+    let text = if raw == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| UsageError(format!("{what}: cannot read stdin: {e}")))?;
+        s
+    } else if let Some(file) = raw.strip_prefix('@') {
+        std::fs::read_to_string(file)
+            .map_err(|e| UsageError(format!("{what}: cannot read {file}: {e}")))?
+    } else {
+        raw.to_string()
+    };
+    serde_json::from_str(&text).map_err(|e| UsageError(format!("{what}: malformed JSON: {e}")))
+}
+
+/// Turn a flag's text into the JSON value of its input key, typed by the schema.
+fn flag_value(key: &str, schema: &Value, raw: &str) -> CliResult<Value> {
+    let ty = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    Ok(match ty {
+        "boolean" => Value::Bool(raw == "true"),
+        // A number that does not parse goes through as text, so the tool's own
+        // validation names the field and what it accepts.
+        "integer" | "number" => serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(Value::is_number)
+            .unwrap_or_else(|| Value::String(raw.to_string())),
+        "array" | "object" => serde_json::from_str(raw)
+            .map_err(|e| UsageError(format!("--{}: malformed JSON: {e}", command::kebab(key))))?,
+        _ => Value::String(raw.to_string()),
+    })
+}
+
+/// Assemble a tool's input from `--json`, positionals, flags and (for the tool's
+/// stdin key) standard input. Later sources win: flags override `--json`.
+fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Value> {
+    let mut stdin_used = false;
+    let mut input = match m.get_one::<String>("json") {
+        Some(raw) => {
+            stdin_used = raw == "-";
+            match read_json_arg("--json", raw)? {
+                Value::Object(map) => map,
+                other => {
+                    return Err(UsageError(format!(
+                        "--json: expected a JSON object, got {}",
+                        crate::kernel::input::describe_value(&other)
+                    )));
+                }
+            }
+        }
+        None => Map::new(),
+    };
+    let empty = Map::new();
+    let props = descriptor
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for (key, schema) in props {
+        let raw = m
+            .get_one::<String>(key)
+            .or_else(|| m.try_get_one::<String>(&positional_id(key)).ok().flatten());
+        if let Some(raw) = raw {
+            input.insert(key.clone(), flag_value(key, schema, raw)?);
+        }
+    }
+    if let Some(key) = shape_of(&descriptor.name).and_then(|s| s.stdin_key)
+        && !input.contains_key(key)
+        && !stdin_used
+        && !std::io::stdin().is_terminal()
+    {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| UsageError(format!("cannot read stdin for \"{key}\": {e}")))?;
+        let text = String::from_utf8(buf)
+            .map_err(|_| UsageError(format!("stdin for \"{key}\" is not valid UTF-8")))?;
+        input.insert(key.to_string(), Value::String(text));
+    }
+    Ok(Value::Object(input))
+}
+
+fn tool_invocation(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    tool: &str,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let descriptor = registry
+        .get(tool)
+        .map(|t| t.descriptor())
+        .ok_or_else(|| UsageError(format!("unknown subcommand '{tool}'")))?;
+    let input = assemble_input(&descriptor, m)?;
+    let call = ToolCall {
+        id: globals.id.clone(),
+        name: descriptor.name,
+        input,
+    };
+    let outcome = dispatch(registry, globals, call)?;
+    Ok(finish(&outcome, globals, printer))
+}
+
+fn call(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let raw = m.get_one::<String>("call").expect("required");
+    let value = read_json_arg("call", raw)?;
+    let Value::Object(mut obj) = value else {
+        return Err(UsageError(
+            "call: expected a ToolCall object {\"id\",\"name\",\"input\"}".into(),
+        ));
+    };
+    let name = match obj.remove("name") {
+        Some(Value::String(n)) => n,
+        _ => {
+            return Err(UsageError(
+                "call: \"name\" must be a string naming the tool".into(),
+            ));
+        }
+    };
+    let id = match obj.remove("id") {
+        Some(Value::String(id)) => id,
+        Some(Value::Number(n)) => n.to_string(),
+        None | Some(Value::Null) => globals.id.clone(),
+        Some(_) => return Err(UsageError("call: \"id\" must be a string".into())),
+    };
+    let input = obj.remove("input").unwrap_or(Value::Null);
+    let outcome = dispatch(registry, globals, ToolCall { id, name, input })?;
+    Ok(finish(&outcome, globals, printer))
+}
+
+fn list(registry: &ToolRegistry, globals: &Globals, printer: &mut Printer) -> CliResult<ExitCode> {
+    let names = selected_names(registry, globals)?;
+    let rows: Vec<(String, Vec<String>, String)> = names
+        .iter()
+        .filter_map(|n| registry.get(n))
+        .map(|t| {
+            (
+                t.name().to_string(),
+                registry.collections_of(t.name()),
+                summary(t.description()).to_string(),
+            )
+        })
+        .collect();
+    if globals.json {
+        let value: Vec<Value> = rows
+            .iter()
+            .map(|(name, cols, sum)| serde_json::json!({"name": name, "collections": cols, "summary": sum}))
+            .collect();
+        printer.stdout_line(&Value::Array(value).to_string());
+    } else {
+        let name_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let col_w = rows.iter().map(|r| r.1.join(",").len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for (name, cols, sum) in &rows {
+            out.push_str(&format!(
+                "{name:<name_w$}  {:<col_w$}  {sum}\n",
+                cols.join(",")
+            ));
+        }
+        printer.stdout_raw(&out);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_json(value: &Value, globals: &Globals, printer: &mut Printer) {
+    let text = if globals.json {
+        value.to_string()
+    } else {
+        serde_json::to_string_pretty(value).expect("JSON values serialize")
+    };
+    printer.stdout_line(&text);
+}
+
+fn describe(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let wanted = m.get_one::<String>("tool").expect("required");
+    let Some(tool) = registry.resolve(wanted) else {
+        printer
+            .error_text(&crate::kernel::CapabilityError::UnknownTool(wanted.clone()).to_string());
+        return Ok(ExitCode::from(1));
+    };
+    if !selected_names(registry, globals)?
+        .iter()
+        .any(|n| n == tool.name())
+    {
+        printer.error_text(&no_such_tool_message(wanted));
+        return Ok(ExitCode::from(1));
+    }
+    print_json(
+        &serde_json::to_value(tool.descriptor()).expect("descriptors serialize"),
+        globals,
+        printer,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn schema(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let tool_box = selected_box(registry, globals)?;
+    let value = serde_json::to_value(tool_box.descriptors()).expect("descriptors serialize");
+    print_json(&value, globals, printer);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The file name of a shell's completion script in `completions/`.
+pub fn completion_file_name(shell: clap_complete::Shell) -> &'static str {
+    use clap_complete::Shell;
+    match shell {
+        Shell::Bash => "indus-tool.bash",
+        Shell::Zsh => "_indus-tool",
+        Shell::Fish => "indus-tool.fish",
+        Shell::PowerShell => "_indus-tool.ps1",
+        Shell::Elvish => "indus-tool.elv",
+        _ => "indus-tool.completion",
+    }
+}
+
+/// A completion script for `shell`, as bytes.
+pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::Shell) -> Vec<u8> {
+    let mut cmd = build_command(descriptors);
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "indus-tool", &mut buf);
+    buf
+}
+
+fn completions(
+    descriptors: &[ToolDescriptor],
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let shell: clap_complete::Shell = m
+        .get_one::<String>("shell")
+        .expect("required")
+        .parse()
+        .map_err(|e: String| UsageError(e))?;
+    printer.stdout_bytes(&completion_script(descriptors, shell));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write `indus-tool.1` and one page per subcommand into `dir`.
+pub fn write_man_pages(
+    descriptors: &[ToolDescriptor],
+    dir: &Path,
+) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let cmd = build_command(descriptors);
+    let mut written = Vec::new();
+    let mut render = |cmd: clap::Command, file: String| -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut buf)?;
+        let path = dir.join(file);
+        std::fs::write(&path, buf)?;
+        written.push(path);
+        Ok(())
+    };
+    render(cmd.clone(), "indus-tool.1".to_string())?;
+    for sub in cmd.get_subcommands() {
+        let name = format!("indus-tool-{}", sub.get_name());
+        render(sub.clone().name(name.clone()), format!("{name}.1"))?;
+    }
+    Ok(written)
+}
+
+fn man(
+    descriptors: &[ToolDescriptor],
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let dir = m.get_one::<PathBuf>("dir").expect("required");
+    let written = write_man_pages(descriptors, dir)
+        .map_err(|e| UsageError(format!("man {}: {e}", dir.display())))?;
+    let mut out = String::new();
+    for p in written {
+        out.push_str(&format!("{}\n", p.display()));
+    }
+    printer.stdout_raw(&out);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,165 @@
+//! Printing outcomes: text blocks to stdout (errors to stderr), or exactly one JSON
+//! line. Colour is used only on a terminal (and never under `NO_COLOR` or in JSON).
+//! A closed stdout (`| head`) ends the program quietly with status 0.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use owo_colors::OwoColorize;
+use serde_json::Value;
+
+use crate::kernel::ToolOutcome;
+
+/// The `--color` choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorMode {
+    Auto,
+    Always,
+    Never,
+}
+
+fn no_color_env() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Writes to stdout/stderr with the invocation's colour choice.
+pub struct Printer {
+    color_stderr: bool,
+}
+
+impl Printer {
+    pub fn new(mode: ColorMode) -> Self {
+        let color_stderr = match mode {
+            ColorMode::Always => true,
+            ColorMode::Never => false,
+            ColorMode::Auto => !no_color_env() && std::io::stderr().is_terminal(),
+        };
+        Self { color_stderr }
+    }
+
+    /// Write to stdout; a closed pipe ends the program with status 0.
+    pub fn stdout_bytes(&mut self, bytes: &[u8]) {
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(bytes).and_then(|_| out.flush()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            // Nowhere left to report to but stderr.
+            let _ = writeln!(std::io::stderr(), "indus-tool: cannot write output: {e}");
+            std::process::exit(1);
+        }
+    }
+
+    pub fn stdout_raw(&mut self, text: &str) {
+        self.stdout_bytes(text.as_bytes());
+    }
+
+    /// Print `text` and make sure it ends with a newline.
+    pub fn stdout_line(&mut self, text: &str) {
+        let mut s = text.to_string();
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        self.stdout_raw(&s);
+    }
+
+    /// An error text on stderr, red on a colour terminal.
+    pub fn error_text(&mut self, text: &str) {
+        let mut s = text.to_string();
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = if self.color_stderr {
+            write!(err, "{}", s.red())
+        } else {
+            write!(err, "{s}")
+        };
+    }
+
+    /// A usage error: one line on stderr, status 2.
+    pub fn usage(&mut self, message: &str) -> ExitCode {
+        let prefix = "indus-tool: error:";
+        let mut err = std::io::stderr().lock();
+        let _ = if self.color_stderr {
+            writeln!(err, "{} {message}", prefix.red().bold())
+        } else {
+            writeln!(err, "{prefix} {message}")
+        };
+        ExitCode::from(2)
+    }
+
+    /// Print an outcome: one JSON line, or its text blocks (JSON blocks pretty).
+    pub fn outcome(&mut self, outcome: &ToolOutcome, json: bool) {
+        if json {
+            let line = serde_json::to_string(outcome).expect("outcomes serialize");
+            self.stdout_line(&line);
+            return;
+        }
+        let text = render_text(&outcome.output);
+        if outcome.is_error {
+            self.error_text(&text);
+        } else if !text.is_empty() {
+            self.stdout_line(&text);
+        }
+    }
+}
+
+/// The text form of a projected output: strings as-is, a block array block by block,
+/// any other JSON pretty-printed.
+pub fn render_text(output: &Value) -> String {
+    match output {
+        Value::String(s) => s.clone(),
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_block) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|b| match b.get("kind").and_then(Value::as_str) {
+                    Some("text") => b
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    _ => pretty(b.get("value").unwrap_or(&Value::Null)),
+                })
+                .collect();
+            parts
+                .iter()
+                .map(|p| p.trim_end_matches('\n'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        other => pretty(other),
+    }
+}
+
+fn is_block(v: &Value) -> bool {
+    match v.get("kind").and_then(Value::as_str) {
+        Some("text") => v.get("text").is_some_and(Value::is_string),
+        Some("json") => v.get("value").is_some(),
+        _ => false,
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("JSON values serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_rendering() {
+        assert_eq!(render_text(&json!("hi\n")), "hi\n");
+        assert_eq!(render_text(&json!({"a": 1})), "{\n  \"a\": 1\n}");
+        assert_eq!(
+            render_text(
+                &json!([{"kind": "text", "text": "sum\n"}, {"kind": "json", "value": [1]}])
+            ),
+            "sum\n[\n  1\n]"
+        );
+        // A plain array that is not a block list is just JSON.
+        assert_eq!(render_text(&json!([1, 2])), "[\n  1,\n  2\n]");
+    }
+}

@@ -1,0 +1,213 @@
+//! Permissive-but-exact parsing of a tool's JSON input.
+//!
+//! Every tool validates its own input and answers a bad field with an `is_error`
+//! result that names the field, says what it accepts and shows what it got. These
+//! helpers keep that wording identical across tools. Keys the schema does not name
+//! are accepted and ignored (models add stray keys; refusing them would fail calls
+//! that are otherwise exact), and `null` counts as absent.
+
+use serde_json::{Map, Value};
+
+/// A short, model-readable rendering of what a field held.
+pub fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => {
+            let mut shown: String = s.chars().take(40).collect();
+            if shown.len() < s.len() {
+                shown.push('…');
+            }
+            format!("the string {}", Value::String(shown))
+        }
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+/// The message for a field holding the wrong thing.
+pub fn invalid(field: &str, expected: &str, got: &Value) -> String {
+    format!(
+        "Invalid \"{field}\": expected {expected}, got {}.",
+        describe_value(got)
+    )
+}
+
+/// A view of a tool's input object.
+pub struct Args<'a> {
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Args<'a> {
+    /// The input must be a JSON object; anything else is refused with `tool`'s name.
+    pub fn new(tool: &str, input: &'a Value) -> Result<Self, String> {
+        match input {
+            Value::Object(map) => Ok(Self { map }),
+            other => Err(format!(
+                "Invalid input for {tool}: expected a JSON object of named fields, got {}.",
+                describe_value(other)
+            )),
+        }
+    }
+
+    /// The field's value, with `null` treated as absent.
+    pub fn get(&self, field: &str) -> Option<&'a Value> {
+        self.map.get(field).filter(|v| !v.is_null())
+    }
+
+    /// A required string that must not be empty.
+    pub fn required_str(&self, field: &str) -> Result<&'a str, String> {
+        match self.get(field) {
+            None => Err(format!("Missing \"{field}\": expected a non-empty string.")),
+            Some(Value::String(s)) if s.is_empty() => Err(format!(
+                "Invalid \"{field}\": expected a non-empty string, got an empty string."
+            )),
+            Some(Value::String(s)) => Ok(s),
+            Some(other) => Err(invalid(field, "a non-empty string", other)),
+        }
+    }
+
+    /// An optional string (empty allowed).
+    pub fn opt_str(&self, field: &str) -> Result<Option<&'a str>, String> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(invalid(field, "a string", other)),
+        }
+    }
+
+    /// An optional boolean.
+    pub fn opt_bool(&self, field: &str) -> Result<Option<bool>, String> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(invalid(field, "true or false", other)),
+        }
+    }
+
+    /// An optional finite positive integer (`5` and `5.0` pass; `0`, `-1`, `2.5`,
+    /// strings and values beyond `u64` are refused).
+    pub fn opt_positive_int(&self, field: &str) -> Result<Option<u64>, String> {
+        self.opt_int_at_least(field, 1, "a positive integer")
+    }
+
+    /// An optional integer `>= 0`.
+    pub fn opt_non_negative_int(&self, field: &str) -> Result<Option<u64>, String> {
+        self.opt_int_at_least(field, 0, "a non-negative integer")
+    }
+
+    fn opt_int_at_least(
+        &self,
+        field: &str,
+        min: u64,
+        expected: &str,
+    ) -> Result<Option<u64>, String> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let n = match value {
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    Some(u)
+                } else if let Some(f) = n.as_f64() {
+                    (f.is_finite() && f.fract() == 0.0 && f >= 0.0 && f < u64::MAX as f64)
+                        .then_some(f as u64)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        match n {
+            Some(n) if n >= min => Ok(Some(n)),
+            _ => Err(invalid(field, expected, value)),
+        }
+    }
+
+    /// An optional string restricted to `allowed`.
+    pub fn opt_enum(&self, field: &str, allowed: &[&str]) -> Result<Option<&'a str>, String> {
+        let expected = format!(
+            "one of {}",
+            allowed
+                .iter()
+                .map(|a| format!("\"{a}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(Some(s)),
+            Some(other) => Err(invalid(field, &expected, other)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn input_must_be_an_object() {
+        let err = Args::new("read", &json!("x")).err().unwrap();
+        assert_eq!(
+            err,
+            "Invalid input for read: expected a JSON object of named fields, got the string \"x\"."
+        );
+    }
+
+    #[test]
+    fn required_strings() {
+        let v = json!({"path": "", "n": 3, "ok": "a"});
+        let a = Args::new("t", &v).unwrap();
+        assert_eq!(
+            a.required_str("missing").unwrap_err(),
+            "Missing \"missing\": expected a non-empty string."
+        );
+        assert_eq!(
+            a.required_str("path").unwrap_err(),
+            "Invalid \"path\": expected a non-empty string, got an empty string."
+        );
+        assert_eq!(
+            a.required_str("n").unwrap_err(),
+            "Invalid \"n\": expected a non-empty string, got the number 3."
+        );
+        assert_eq!(a.required_str("ok").unwrap(), "a");
+    }
+
+    #[test]
+    fn positive_integers() {
+        let v =
+            json!({"a": 5, "b": 5.0, "c": 0, "d": -1, "e": 2.5, "f": "7", "g": 1e308, "h": null});
+        let a = Args::new("t", &v).unwrap();
+        assert_eq!(a.opt_positive_int("a").unwrap(), Some(5));
+        assert_eq!(a.opt_positive_int("b").unwrap(), Some(5));
+        assert_eq!(
+            a.opt_positive_int("c").unwrap_err(),
+            "Invalid \"c\": expected a positive integer, got the number 0."
+        );
+        assert!(a.opt_positive_int("d").is_err());
+        assert!(a.opt_positive_int("e").is_err());
+        assert!(a.opt_positive_int("f").is_err());
+        assert!(a.opt_positive_int("g").is_err());
+        assert_eq!(a.opt_positive_int("h").unwrap(), None);
+        assert_eq!(a.opt_positive_int("zz").unwrap(), None);
+        assert_eq!(a.opt_non_negative_int("c").unwrap(), Some(0));
+    }
+
+    #[test]
+    fn enums_and_bools() {
+        let v = json!({"type": "dir", "bad": "folder", "flag": "yes"});
+        let a = Args::new("t", &v).unwrap();
+        assert_eq!(a.opt_enum("type", &["file", "dir"]).unwrap(), Some("dir"));
+        assert_eq!(
+            a.opt_enum("bad", &["file", "dir"]).unwrap_err(),
+            "Invalid \"bad\": expected one of \"file\", \"dir\", got the string \"folder\"."
+        );
+        assert_eq!(
+            a.opt_bool("flag").unwrap_err(),
+            "Invalid \"flag\": expected true or false, got the string \"yes\"."
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! The frozen authoring kernel: everything a tool is written against and everything
+//! a host dispatches through, with no OS binding of its own (that is `backends`).
+
+pub mod backends;
+pub mod contract;
+pub mod input;
+pub mod output;
+pub mod registry;
+pub mod spec;
+
+pub use backends::{
+    DirChild, ExitListener, Fs, FsEntryInfo, RemoveOptions, Shell, ShellExecOptions,
+    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
+};
+pub use contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
+pub use output::{ClipEnd, OutputBudget, clamp, default_notice};
+pub use registry::{
+    CapabilityError, ContextFactory, ToolBox, ToolRegistry, ToolRunner, no_such_tool_message,
+    normalize_tool_name,
+};
+pub use spec::{
+    DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
+    Tool, ToolContentBlock, ToolContext, ToolResult, coerce_input, define_tool, describe_throw,
+};
+pub use tokio_util::sync::CancellationToken;

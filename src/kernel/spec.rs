@@ -1,0 +1,471 @@
+//! The authoring shape of a tool: the [`Tool`] trait a tool implements, and the one
+//! adapter, [`define_tool`], that supplies everything else uniformly (descriptor,
+//! input coercion, the cancel pre-flight, outcome projection, and a panic net).
+//!
+//! A tool author writes only `run`; a failure is an `is_error` [`ToolResult`], never
+//! an `Err` or a panic. Should a tool panic anyway, `invoke` turns it into an
+//! `is_error` outcome so one bad input can never take a host (or a batch stream) down.
+
+use std::any::Any;
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use async_trait::async_trait;
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::backends::{Fs, Shell};
+use super::contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
+use super::output::OutputBudget;
+
+/// The declarative behaviour of one tool.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    fn parameters(&self) -> JsonSchema;
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult;
+}
+
+/// One unit of a tool's result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolContentBlock {
+    Text(String),
+    Json(Value),
+}
+
+impl ToolContentBlock {
+    /// The block as its wire object: `{"kind":"text","text":…}` or
+    /// `{"kind":"json","value":…}`.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ToolContentBlock::Text(text) => json!({ "kind": "text", "text": text }),
+            ToolContentBlock::Json(value) => json!({ "kind": "json", "value": value }),
+        }
+    }
+}
+
+/// What a tool's `run` returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub content: Vec<ToolContentBlock>,
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A successful single text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ToolContentBlock::Text(text.into())],
+            is_error: false,
+        }
+    }
+
+    /// A failed single text block.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            content: vec![ToolContentBlock::Text(message.into())],
+            is_error: true,
+        }
+    }
+
+    /// A successful single JSON block.
+    pub fn json(value: Value) -> Self {
+        Self {
+            content: vec![ToolContentBlock::Json(value)],
+            is_error: false,
+        }
+    }
+
+    /// Fold the blocks into one value: a lone text is a JSON string, a lone JSON
+    /// block its value, anything else an array of kind-tagged objects.
+    pub fn project(&self) -> Value {
+        match self.content.as_slice() {
+            [ToolContentBlock::Text(text)] => Value::String(text.clone()),
+            [ToolContentBlock::Json(value)] => value.clone(),
+            blocks => Value::Array(blocks.iter().map(ToolContentBlock::to_value).collect()),
+        }
+    }
+}
+
+/// The string key of the read-state handle, kept for wire parity with other editions.
+pub const READ_STATE_HANDLE_KEY: &str = "readState";
+
+/// What the read-before-edit gate remembers about one file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReadStateRecord {
+    /// Modification time in whole epoch milliseconds (floored).
+    pub mtime_ms: u64,
+    pub size: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
+    /// When the read happened, epoch milliseconds.
+    pub read_at: u64,
+}
+
+/// The store behind the read-before-edit gate. A host that installs one on
+/// `Framework::read_state` turns the gate on; errors name the backing file.
+pub trait ReadStateHandle: Send + Sync {
+    fn get(&self, path: &str) -> std::io::Result<Option<ReadStateRecord>>;
+    fn set(&self, path: &str, record: ReadStateRecord) -> std::io::Result<()>;
+    fn has(&self, path: &str) -> std::io::Result<bool> {
+        Ok(self.get(path)?.is_some())
+    }
+}
+
+/// Optional handles a host injects into every context. An absent handle turns the
+/// corresponding discipline off.
+#[derive(Clone, Default)]
+pub struct Framework {
+    pub read_state: Option<Arc<dyn ReadStateHandle>>,
+}
+
+impl fmt::Debug for Framework {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Framework")
+            .field("read_state", &self.read_state.as_ref().map(|_| "<handle>"))
+            .finish()
+    }
+}
+
+static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Everything a tool's `run` receives besides its input.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Stable identity of this context (kept by `with_cancel`).
+    pub context_id: u64,
+    pub cwd: String,
+    pub fs: Arc<dyn Fs>,
+    pub shell: Arc<dyn Shell>,
+    pub cancel: CancellationToken,
+    pub budget: OutputBudget,
+    pub framework: Framework,
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("context_id", &self.context_id)
+            .field("cwd", &self.cwd)
+            .field("budget", &self.budget)
+            .field("framework", &self.framework)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolContext {
+    /// A context with a fresh identity.
+    pub fn new(
+        cwd: impl Into<String>,
+        fs: Arc<dyn Fs>,
+        shell: Arc<dyn Shell>,
+        cancel: CancellationToken,
+        budget: OutputBudget,
+        framework: Framework,
+    ) -> Self {
+        Self {
+            context_id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
+            cwd: cwd.into(),
+            fs,
+            shell,
+            cancel,
+            budget,
+            framework,
+        }
+    }
+
+    /// The same context (same identity) with another cancel token.
+    pub fn with_cancel(&self, cancel: CancellationToken) -> Self {
+        Self {
+            cancel,
+            ..self.clone()
+        }
+    }
+
+    /// Anchor a tool-supplied path at the context's cwd; absolute paths pass through.
+    /// Pure string work: nothing is touched on disk.
+    pub fn resolve_path(&self, path: &str) -> String {
+        if Path::new(path).is_absolute() {
+            path.to_string()
+        } else if path.is_empty() || path == "." {
+            self.cwd.clone()
+        } else {
+            Path::new(&self.cwd)
+                .join(path)
+                .to_string_lossy()
+                .into_owned()
+        }
+    }
+}
+
+/// Loosely coerce a model-supplied argument bag toward an object: a string that
+/// trims to `{…}` or `[…]` and parses is replaced by its value, `null` becomes `{}`,
+/// anything else passes through for the tool to validate.
+pub fn coerce_input(input: Value) -> Value {
+    match input {
+        Value::Null => Value::Object(Map::new()),
+        Value::String(s) => {
+            let t = s.trim();
+            let looks_json = (t.starts_with('{') && t.ends_with('}'))
+                || (t.starts_with('[') && t.ends_with(']'));
+            if looks_json && let Ok(v) = serde_json::from_str::<Value>(t) {
+                return v;
+            }
+            Value::String(s)
+        }
+        other => other,
+    }
+}
+
+/// The message of an unexpected failure inside a tool, as a model should see it.
+pub fn describe_throw(tool: &str, error: &dyn fmt::Display) -> String {
+    format!("{tool} failed unexpectedly: {error}")
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}
+
+/// The facade-shaped output of [`DefinedTool::execute`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FacadeOutput {
+    /// Every block as a string (JSON blocks compactly serialized).
+    pub content: Vec<String>,
+    /// The projected output, for hosts that want the structure back.
+    pub details: Value,
+    pub is_error: bool,
+}
+
+/// A tool wrapped for the runtime: cheap to clone (an `Arc` inside).
+#[derive(Clone)]
+pub struct DefinedTool {
+    tool: Arc<dyn Tool>,
+}
+
+impl fmt::Debug for DefinedTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DefinedTool")
+            .field("name", &self.tool.name())
+            .finish()
+    }
+}
+
+/// Wrap a tool into the shape the runtime invokes.
+pub fn define_tool(tool: Arc<dyn Tool>) -> DefinedTool {
+    DefinedTool { tool }
+}
+
+impl DefinedTool {
+    pub fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    pub fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    pub fn parameters(&self) -> JsonSchema {
+        self.tool.parameters()
+    }
+
+    /// The model-facing advertisement.
+    pub fn descriptor(&self) -> ToolDescriptor {
+        ToolDescriptor {
+            name: self.tool.name().to_string(),
+            description: self.tool.description().to_string(),
+            parameters: self.tool.parameters(),
+        }
+    }
+
+    /// Run the tool for a result: cancel pre-flight, input coercion, panic net.
+    pub async fn run_result(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let name = self.tool.name();
+        if ctx.cancel.is_cancelled() {
+            return ToolResult::failure(format!("Cancelled before {name} could begin."));
+        }
+        let input = coerce_input(input);
+        match AssertUnwindSafe(self.tool.run(input, ctx))
+            .catch_unwind()
+            .await
+        {
+            Ok(result) => result,
+            Err(payload) => ToolResult::failure(describe_throw(name, &panic_message(&*payload))),
+        }
+    }
+
+    /// The runner-side entry point: run the call and fold the result into an outcome.
+    pub async fn invoke(&self, call: ToolCall, ctx: &ToolContext) -> ToolOutcome {
+        let result = self.run_result(call.input, ctx).await;
+        ToolOutcome {
+            id: call.id,
+            output: result.project(),
+            is_error: result.is_error,
+        }
+    }
+
+    /// The facade surface: blocks as strings plus the projected details.
+    pub async fn execute(&self, input: Value, ctx: &ToolContext) -> FacadeOutput {
+        let result = self.run_result(input, ctx).await;
+        FacadeOutput {
+            content: result
+                .content
+                .iter()
+                .map(|b| match b {
+                    ToolContentBlock::Text(t) => t.clone(),
+                    ToolContentBlock::Json(v) => v.to_string(),
+                })
+                .collect(),
+            details: result.project(),
+            is_error: result.is_error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::local::make_local_context;
+
+    struct Echo;
+    #[async_trait]
+    impl Tool for Echo {
+        fn name(&self) -> &str {
+            "echo"
+        }
+        fn description(&self) -> &str {
+            "Echo the input back."
+        }
+        fn parameters(&self) -> JsonSchema {
+            json!({"type": "object", "properties": {}})
+        }
+        async fn run(&self, input: Value, _ctx: &ToolContext) -> ToolResult {
+            if input.get("panic").is_some() {
+                panic!("boom");
+            }
+            if input.get("mix").is_some() {
+                return ToolResult {
+                    content: vec![
+                        ToolContentBlock::Text("t".into()),
+                        ToolContentBlock::Json(json!({"a": 1})),
+                    ],
+                    is_error: false,
+                };
+            }
+            ToolResult::json(input)
+        }
+    }
+
+    fn call(input: Value) -> ToolCall {
+        ToolCall {
+            id: "c1".into(),
+            name: "echo".into(),
+            input,
+        }
+    }
+
+    #[test]
+    fn coerce_input_rules() {
+        assert_eq!(coerce_input(Value::Null), json!({}));
+        assert_eq!(coerce_input(json!(" {\"a\":1} ")), json!({"a": 1}));
+        assert_eq!(coerce_input(json!("[1,2]")), json!([1, 2]));
+        // Not JSON-shaped, or shaped but unparsable: passes through untouched.
+        assert_eq!(coerce_input(json!("hello")), json!("hello"));
+        assert_eq!(coerce_input(json!("{nope}")), json!("{nope}"));
+        assert_eq!(coerce_input(json!(5)), json!(5));
+        assert_eq!(coerce_input(json!({"x": "{}"})), json!({"x": "{}"}));
+    }
+
+    #[test]
+    fn projection_rules() {
+        assert_eq!(ToolResult::text("hi").project(), json!("hi"));
+        assert_eq!(ToolResult::json(json!({"a": 1})).project(), json!({"a": 1}));
+        let mixed = ToolResult {
+            content: vec![
+                ToolContentBlock::Text("x".into()),
+                ToolContentBlock::Json(json!(2)),
+            ],
+            is_error: false,
+        };
+        assert_eq!(
+            mixed.project(),
+            json!([{"kind": "text", "text": "x"}, {"kind": "json", "value": 2}])
+        );
+        let empty = ToolResult {
+            content: vec![],
+            is_error: false,
+        };
+        assert_eq!(empty.project(), json!([]));
+    }
+
+    #[tokio::test]
+    async fn invoke_coerces_and_projects() {
+        let tool = define_tool(Arc::new(Echo));
+        let ctx = make_local_context(".", None, None, None);
+        let out = tool.invoke(call(json!("{\"k\": 2}")), &ctx).await;
+        assert_eq!(out.id, "c1");
+        assert_eq!(out.output, json!({"k": 2}));
+        assert!(!out.is_error);
+        let out = tool.invoke(call(Value::Null), &ctx).await;
+        assert_eq!(out.output, json!({}));
+    }
+
+    #[tokio::test]
+    async fn invoke_refuses_when_already_cancelled() {
+        let tool = define_tool(Arc::new(Echo));
+        let ctx = make_local_context(".", None, None, None);
+        let token = CancellationToken::new();
+        token.cancel();
+        let out = tool.invoke(call(json!({})), &ctx.with_cancel(token)).await;
+        assert!(out.is_error);
+        assert_eq!(out.output, json!("Cancelled before echo could begin."));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_becomes_an_error_outcome() {
+        let tool = define_tool(Arc::new(Echo));
+        let ctx = make_local_context(".", None, None, None);
+        let out = tool.invoke(call(json!({"panic": true})), &ctx).await;
+        assert!(out.is_error);
+        assert_eq!(out.output, json!("echo failed unexpectedly: boom"));
+    }
+
+    #[tokio::test]
+    async fn execute_gives_the_facade_shape() {
+        let tool = define_tool(Arc::new(Echo));
+        let ctx = make_local_context(".", None, None, None);
+        let out = tool.execute(json!({"mix": 1}), &ctx).await;
+        assert_eq!(out.content, vec!["t".to_string(), "{\"a\":1}".to_string()]);
+        assert!(!out.is_error);
+        assert_eq!(out.details.as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn with_cancel_keeps_identity() {
+        let ctx = make_local_context("/tmp", None, None, None);
+        let other = make_local_context("/tmp", None, None, None);
+        assert_ne!(ctx.context_id, other.context_id);
+        let swapped = ctx.with_cancel(CancellationToken::new());
+        assert_eq!(swapped.context_id, ctx.context_id);
+        assert_eq!(swapped.cwd, ctx.cwd);
+    }
+
+    #[test]
+    fn resolve_path_anchors_relative_paths() {
+        let ctx = make_local_context("/srv/app", None, None, None);
+        assert_eq!(ctx.resolve_path("src/a.rs"), "/srv/app/src/a.rs");
+        assert_eq!(ctx.resolve_path("/etc/hosts"), "/etc/hosts");
+        assert_eq!(ctx.resolve_path("."), "/srv/app");
+        assert_eq!(ctx.resolve_path(""), "/srv/app");
+    }
+}

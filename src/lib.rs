@@ -1,0 +1,20 @@
+//! indus-tool: the tool layer a coding agent needs (files, search, shell, planning,
+//! web) as a library, with exact, byte-stable output.
+//!
+//! The crate is layered: `kernel` is the authoring shape and dispatch contract,
+//! `backends` binds its I/O seams to the OS, `tools` holds the concrete tools,
+//! `registry` assembles them into collections, and `cli` is the command-line face.
+//! The most used names are re-exported at the root.
+
+pub mod backends;
+pub mod cli;
+pub mod kernel;
+pub mod registry;
+pub mod tools;
+
+pub use backends::{make_local_context, standard_budget};
+pub use kernel::*;
+pub use registry::{
+    MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection, builtin_registry, tool_box, try_tool_box,
+};
+pub use tools::files::ls_tool;

@@ -1,0 +1,134 @@
+//! The built-in catalog: every tool this crate ships, registered in the seed's order,
+//! the three standard collections over them, and the one-call box helpers.
+//!
+//! Tools land family by family; a collection lists the members of its seed list that
+//! are built (`READ_ONLY_NAMES`/`MUTATING_NAMES` keep the whole seed list, so a new
+//! tool joins its collections by being registered here).
+
+use std::sync::Arc;
+
+use crate::backends::local::make_local_context;
+use crate::kernel::{CapabilityError, ContextFactory, DefinedTool, ToolBox, ToolRegistry};
+use crate::tools;
+
+/// The observe-only tools.
+pub const READ_ONLY_NAMES: [&str; 6] = ["read", "ls", "grep", "find", "websearch", "webfetch"];
+/// The tools that change the workspace or run commands.
+pub const MUTATING_NAMES: [&str; 6] = ["write", "edit", "bash", "todo_set", "todo_read", "process"];
+
+/// A standard collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolCollection {
+    ReadOnly,
+    Coding,
+    All,
+}
+
+impl ToolCollection {
+    pub const ALL: [ToolCollection; 3] = [Self::ReadOnly, Self::Coding, Self::All];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::Coding => "coding",
+            Self::All => "all",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// Every built tool, in the seed's registration order.
+pub fn builtin_tools() -> Vec<DefinedTool> {
+    vec![tools::files::ls::ls_tool()]
+}
+
+/// A fresh registry holding every built tool and the three standard collections.
+pub fn builtin_registry() -> ToolRegistry {
+    let mut reg = ToolRegistry::new();
+    reg.register_all(builtin_tools());
+    let built = |names: &[&'static str]| -> Vec<&'static str> {
+        names.iter().copied().filter(|n| reg.has(n)).collect()
+    };
+    let read_only = built(&READ_ONLY_NAMES);
+    let coding: Vec<&str> = built(&READ_ONLY_NAMES)
+        .into_iter()
+        .chain(built(&MUTATING_NAMES))
+        .collect();
+    let all_names = reg.names();
+    let all: Vec<&str> = all_names.iter().map(String::as_str).collect();
+    // Members were filtered to registered names above, so these cannot fail.
+    for (collection, members) in [
+        (ToolCollection::ReadOnly, read_only),
+        (ToolCollection::Coding, coding),
+        (ToolCollection::All, all),
+    ] {
+        reg.collection(collection.name(), &members)
+            .expect("standard collection members are registered");
+    }
+    reg
+}
+
+fn local_factory(cwd: Option<String>) -> ContextFactory {
+    let cwd = cwd.unwrap_or_else(|| {
+        std::env::current_dir()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| ".".to_string())
+    });
+    Arc::new(move || make_local_context(&cwd, None, None, None))
+}
+
+/// A runnable box for a standard collection over the local backend rooted at `cwd`
+/// (default: the process's cwd).
+pub fn tool_box(collection: ToolCollection, cwd: Option<String>) -> ToolBox {
+    try_tool_box(collection.name(), cwd).expect("standard collections are always registered")
+}
+
+/// Like [`tool_box`], by collection name, reporting an unknown name.
+pub fn try_tool_box(
+    collection_name: &str,
+    cwd: Option<String>,
+) -> Result<ToolBox, CapabilityError> {
+    builtin_registry().to_tool_box(local_factory(cwd), Some(collection_name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_collections_follow_the_seed_lists() {
+        let reg = builtin_registry();
+        assert_eq!(reg.collection_names(), ["read-only", "coding", "all"]);
+        let read_only = reg.members_of("read-only").unwrap();
+        let coding = reg.members_of("coding").unwrap();
+        let all = reg.members_of("all").unwrap();
+        assert_eq!(all, reg.names());
+        for name in &read_only {
+            assert!(READ_ONLY_NAMES.contains(&name.as_str()));
+            assert!(coding.contains(name));
+        }
+        for name in reg.names() {
+            assert!(
+                READ_ONLY_NAMES.contains(&name.as_str()) || MUTATING_NAMES.contains(&name.as_str()),
+                "{name} is in no seed list"
+            );
+            assert!(coding.contains(&name), "{name} missing from coding");
+        }
+    }
+
+    #[test]
+    fn try_tool_box_reports_unknown_collections() {
+        assert_eq!(
+            try_tool_box("nope", None).err().unwrap().to_string(),
+            "No collection named \"nope\" is registered."
+        );
+        assert!(!tool_box(ToolCollection::All, None).descriptors().is_empty());
+        assert_eq!(
+            ToolCollection::from_name("coding"),
+            Some(ToolCollection::Coding)
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! `ls`: one directory's immediate children as aligned `kind size name` rows.
+//!
+//! Directories come first, then names case-insensitively with a case-sensitive
+//! tiebreak, so the order is stable across filesystems. Dot-entries are hidden unless
+//! `showHidden`, and the header says how many were hidden so nothing is silently lost.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use crate::kernel::input::Args;
+use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::tools::clamp_for;
+
+struct Ls;
+
+/// One listed child.
+struct Row {
+    name: String,
+    kind: &'static str,
+    is_dir: bool,
+    size: u64,
+}
+
+fn order(a: &Row, b: &Row) -> Ordering {
+    b.is_dir
+        .cmp(&a.is_dir)
+        .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
+        .then_with(|| a.name.cmp(&b.name))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[async_trait]
+impl Tool for Ls {
+    fn name(&self) -> &str {
+        "ls"
+    }
+
+    fn description(&self) -> &str {
+        "List a directory's immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name. Dot-entries are hidden unless showHidden is true; limit caps how many rows are shown."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "description": "Directory to list, relative to the working directory (default \".\")." },
+                "showHidden": { "type": "boolean", "description": "Include entries whose name starts with a dot (default false)." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many entries." }
+            }
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("ls", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let (path, show_hidden, limit) = match (
+            args.opt_str("path"),
+            args.opt_bool("showHidden"),
+            args.opt_positive_int("limit"),
+        ) {
+            (Ok(p), Ok(h), Ok(l)) => (
+                p.filter(|p| !p.is_empty()).unwrap_or("."),
+                h.unwrap_or(false),
+                l,
+            ),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return ToolResult::failure(e),
+        };
+        let abs = ctx.resolve_path(path);
+        match ctx.fs.stat(&abs).await {
+            Ok(info) if info.is_directory => {}
+            Ok(_) => return ToolResult::failure(format!("Not a directory: {path}")),
+            Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
+        }
+        let children = match ctx.fs.read_dir(&abs).await {
+            Ok(c) => c,
+            Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
+        };
+        let total = children.len();
+        let mut hidden = 0usize;
+        let mut rows = Vec::with_capacity(total);
+        for child in children {
+            if ctx.cancel.is_cancelled() {
+                return ToolResult::failure("ls was cancelled.");
+            }
+            if !show_hidden && child.name.starts_with('.') {
+                hidden += 1;
+                continue;
+            }
+            let child_path = format!("{}/{}", abs.trim_end_matches('/'), child.name);
+            let row = match ctx.fs.stat(&child_path).await {
+                Ok(info) => Row {
+                    kind: if info.is_symlink {
+                        "link"
+                    } else if info.is_directory {
+                        "dir"
+                    } else if info.is_file {
+                        "file"
+                    } else {
+                        "other"
+                    },
+                    is_dir: info.is_directory,
+                    size: if info.is_directory { 0 } else { info.size },
+                    name: child.name,
+                },
+                // Vanished or unreadable between read_dir and stat: still listed.
+                Err(_) => Row {
+                    kind: "?",
+                    is_dir: child.is_directory,
+                    size: 0,
+                    name: child.name,
+                },
+            };
+            rows.push(row);
+        }
+        rows.sort_by(order);
+        let shown_total = rows.len();
+        if let Some(limit) = limit {
+            rows.truncate(limit as usize);
+        }
+
+        let mut header = format!("{path}: {}", plural(shown_total, "entry", "entries"));
+        if rows.len() < shown_total {
+            header.push_str(&format!(
+                ", showing the first {} (raise limit to see more)",
+                rows.len()
+            ));
+        }
+        if hidden > 0 {
+            header.push_str(&format!(
+                "; {} omitted (set showHidden to include them)",
+                plural(hidden, "hidden entry", "hidden entries")
+            ));
+        }
+        let kind_w = rows.iter().map(|r| r.kind.len()).max().unwrap_or(0);
+        let size_w = rows
+            .iter()
+            .map(|r| r.size.to_string().len())
+            .max()
+            .unwrap_or(0);
+        let mut out = header;
+        out.push('\n');
+        for r in &rows {
+            let slash = if r.is_dir { "/" } else { "" };
+            out.push_str(&format!(
+                "{:<kind_w$} {:>size_w$} {}{slash}\n",
+                r.kind, r.size, r.name
+            ));
+        }
+        let out = out.trim_end_matches('\n');
+        ToolResult::text(clamp_for(ctx, "ls", out))
+    }
+}
+
+/// The `ls` tool.
+pub fn ls_tool() -> DefinedTool {
+    define_tool(Arc::new(Ls))
+}

@@ -1,0 +1,5 @@
+//! The files family: read, write, edit and ls.
+
+pub mod ls;
+
+pub use ls::ls_tool;
