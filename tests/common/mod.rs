@@ -1,0 +1,112 @@
+//! The one shared test environment: a temp directory to work in and a way to run the
+//! real `indus-tool` binary against it. Every integration test goes through this, so
+//! tests are hermetic (nothing outside the temp dir, no network, no `../shared`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A temp working directory plus helpers to populate it and run the binary in it.
+pub struct TestEnv {
+    dir: tempfile::TempDir,
+}
+
+impl TestEnv {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The working directory's path.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A path inside the working directory.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Write a file (creating parents) and return its path.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, content).expect("write");
+        p
+    }
+
+    pub fn mkdir(&self, rel: &str) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(&p).expect("mkdir");
+        p
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path(rel)).expect("read")
+    }
+
+    pub fn read_string(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).expect("utf-8")
+    }
+
+    /// The binary, with `--cwd` set to the working directory and the process cwd
+    /// there too; `NO_COLOR` and the `INDUS_*` variables cleared so the host's
+    /// environment cannot leak in.
+    pub fn cmd(&self) -> Command {
+        let mut c = bin();
+        c.current_dir(self.root()).arg("--cwd").arg(self.root());
+        c
+    }
+
+    /// Run with `args` after `--cwd DIR` (globals may still follow, before the tool).
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("run indus-tool")
+    }
+
+    /// Run with `--format json` and parse the single outcome line.
+    pub fn run_json(&self, args: &[&str]) -> (Value, Output) {
+        let out = self.cmd().arg("--format").arg("json").args(args).output().expect("run");
+        (parse_outcome(&out), out)
+    }
+}
+
+/// The binary with a scrubbed environment and no `--cwd`.
+pub fn bin() -> Command {
+    let mut c = Command::cargo_bin("indus-tool").expect("binary built");
+    c.env_remove("NO_COLOR")
+        .env_remove("INDUS_FORMAT")
+        .env_remove("INDUS_SESSION")
+        .env_remove("INDUS_ROOT")
+        .env_remove("INDUS_WEBSEARCH_URL");
+    c
+}
+
+/// Parse stdout as exactly one JSON line.
+pub fn parse_outcome(out: &Output) -> Value {
+    let stdout = String::from_utf8(out.stdout.clone()).expect("utf-8 stdout");
+    assert_eq!(
+        stdout.matches('\n').count(),
+        1,
+        "expected exactly one line on stdout, got {stdout:?} (stderr {:?})",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim_end()).expect("stdout is JSON")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("utf-8 stderr")
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited normally")
+}
