@@ -1,0 +1,104 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[indus-tool] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'indus-tool'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'indus-tool'= {
+            cand --format 'Output format: text blocks, or one JSON ToolOutcome line'
+            cand --cwd 'Working directory the tools resolve paths against (default: the current directory)'
+            cand --collection 'Which standard collection of tools this invocation exposes'
+            cand --tools 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)'
+            cand --max-bytes 'Output budget in bytes (default 65536); longer output is clamped with a notice'
+            cand --session 'Session name keying the todo list and the gate''s read-state under .indus-process/'
+            cand --color 'Colour on a terminal (auto honours NO_COLOR); never in JSON'
+            cand --id 'The id of the ToolCall (echoed in the JSON outcome; default "cli")'
+            cand --no-tools 'Expose no tools at all'
+            cand --gate 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+            cand list 'List the exposed tools with their collections and one-line summaries'
+            cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
+            cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
+            cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand completions 'Print a shell completion script'
+            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;ls'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'Directory to list, relative to the working directory (default ".").'
+            cand --show-hidden 'Include entries whose name starts with a dot (default false).'
+            cand --limit 'Show at most this many entries.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;list'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;describe'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;schema'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;call'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;man'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;help'= {
+            cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+            cand list 'List the exposed tools with their collections and one-line summaries'
+            cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
+            cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
+            cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand completions 'Print a shell completion script'
+            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;help;ls'= {
+        }
+        &'indus-tool;help;list'= {
+        }
+        &'indus-tool;help;describe'= {
+        }
+        &'indus-tool;help;schema'= {
+        }
+        &'indus-tool;help;call'= {
+        }
+        &'indus-tool;help;completions'= {
+        }
+        &'indus-tool;help;man'= {
+        }
+        &'indus-tool;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

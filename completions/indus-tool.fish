@@ -1,0 +1,71 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_indus_tool_global_optspecs
+    string join \n format= cwd= collection= tools= no-tools max-bytes= session= gate color= id= h/help V/version
+end
+
+function __fish_indus_tool_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_indus_tool_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_indus_tool_using_subcommand
+    set -l cmd (__fish_indus_tool_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l format -d 'Output format: text blocks, or one JSON ToolOutcome line' -r -f -a "text\t''
+json\t''"
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l cwd -d 'Working directory the tools resolve paths against (default: the current directory)' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l collection -d 'Which standard collection of tools this invocation exposes' -r -f -a "read-only\t''
+coding\t''
+all\t''"
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tools -d 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l max-bytes -d 'Output budget in bytes (default 65536); longer output is clamped with a notice' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l session -d 'Session name keying the todo list and the gate\'s read-state under .indus-process/' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l color -d 'Colour on a terminal (auto honours NO_COLOR); never in JSON' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l id -d 'The id of the ToolCall (echoed in the JSON outcome; default "cli")' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expose no tools at all'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory to list, relative to the working directory (default ".").' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l show-hidden -d 'Include entries whose name starts with a dot (default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l limit -d 'Show at most this many entries.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand list" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand describe" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand man" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,349 @@
+//! The command line's contract (CONTRACT §2–3): input assembly, output shapes, exit
+//! statuses, name normalization, selection, and the meta-commands.
+
+mod common;
+
+use common::{TestEnv, bin, code, parse_outcome, stderr, stdout};
+use indus_tool::ToolOutcome;
+use serde_json::{Value, json};
+
+fn env_with_tree() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("b.txt", "bb");
+    env.write("A.txt", "a");
+    env.write(".hidden", "h");
+    env.mkdir("sub");
+    env
+}
+
+#[test]
+fn json_format_prints_exactly_one_parsable_outcome_line() {
+    let env = env_with_tree();
+    let (v, out) = env.run_json(&["ls"]);
+    assert_eq!(code(&out), 0);
+    let outcome: ToolOutcome = serde_json::from_value(v.clone()).unwrap();
+    assert_eq!(outcome.id, "cli");
+    assert!(!outcome.is_error);
+    assert_eq!(
+        outcome.output,
+        json!(
+            ".: 3 entries; 1 hidden entry omitted (set showHidden to include them)\ndir  0 sub/\nfile 1 A.txt\nfile 2 b.txt"
+        )
+    );
+    // Errors are one line on stdout too, with status 1.
+    let (v, out) = env.run_json(&["ls", "missing"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(v["is_error"], json!(true));
+    assert!(stderr(&out).is_empty());
+}
+
+#[test]
+fn the_id_flag_and_env_format() {
+    let env = env_with_tree();
+    let out = env
+        .cmd()
+        .env("INDUS_FORMAT", "json")
+        .args(["--id", "call-7", "ls"])
+        .output()
+        .unwrap();
+    assert_eq!(parse_outcome(&out)["id"], json!("call-7"));
+}
+
+#[test]
+fn text_format_sends_errors_to_stderr() {
+    let env = env_with_tree();
+    let out = env.run(&["ls", "nope"]);
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).is_empty());
+    assert!(
+        stderr(&out).starts_with("Cannot list nope: ENOENT: no such file or directory"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["ls", "sub"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout(&out), "sub: 0 entries\n");
+}
+
+#[test]
+fn json_input_flags_and_positionals_combine_with_flags_winning() {
+    let env = env_with_tree();
+    let from_json = env.run(&["ls", "--json", r#"{"showHidden": true}"#]);
+    assert!(stdout(&from_json).contains(".hidden"));
+    let overridden = env.run(&[
+        "ls",
+        "--json",
+        r#"{"showHidden": true}"#,
+        "--show-hidden=false",
+    ]);
+    assert!(!stdout(&overridden).contains(".hidden"));
+    let path_from_positional = env.run(&["ls", "--json", r#"{"path": "."}"#, "sub"]);
+    assert_eq!(stdout(&path_from_positional), "sub: 0 entries\n");
+    let path_from_flag = env.run(&["ls", "--path", "sub"]);
+    assert_eq!(stdout(&path_from_flag), "sub: 0 entries\n");
+    // A number flag that is not a number reaches the tool, which names the field.
+    let out = env.run(&["ls", "--limit", "many"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "Invalid \"limit\": expected a positive integer, got the string \"many\".\n"
+    );
+}
+
+#[test]
+fn json_input_from_stdin_and_file() {
+    let env = env_with_tree();
+    let out = env
+        .cmd()
+        .args(["ls", "--json", "-"])
+        .write_stdin(r#"{"path":"sub"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "sub: 0 entries\n");
+    env.write("input.json", r#"{"limit": 1}"#);
+    let out = env.run(&["ls", "--json", "@input.json"]);
+    assert!(stdout(&out).contains("showing the first 1"));
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let env = env_with_tree();
+    for args in [
+        vec!["ls", "--bogus"],
+        vec!["nosuchtool"],
+        vec!["ls", "--json", "{not json"],
+        vec!["ls", "--json", "[1]"],
+        vec!["ls", "--json", "@missing.json"],
+        vec!["--collection", "nope", "ls"],
+        vec!["--tools", "nosuch", "ls"],
+        vec!["--max-bytes", "0", "ls"],
+        vec!["call", "{"],
+        vec!["call", r#"{"id":"x"}"#],
+    ] {
+        let out = env.run(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("indus-tool: error: "), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+    let out = env.run(&["ls", "--show-hiden"]);
+    assert!(
+        stderr(&out).contains("--show-hidden"),
+        "suggests the near flag"
+    );
+    let out = bin()
+        .args(["--cwd", "/definitely/not/a/dir", "ls"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("/definitely/not/a/dir"));
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let out = bin().arg("--help").output().unwrap();
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("Usage: indus-tool"));
+    let out = bin().arg("--version").output().unwrap();
+    assert_eq!(
+        stdout(&out),
+        format!("indus-tool {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let out = bin().args(["ls", "--help"]).output().unwrap();
+    assert!(stdout(&out).contains("--show-hidden"));
+}
+
+#[test]
+fn tool_names_normalize_everywhere() {
+    let env = env_with_tree();
+    for spelling in ["ls", "LS", "l-s", "L_s"] {
+        let out = env.run(&[spelling, "sub"]);
+        assert_eq!(code(&out), 0, "{spelling}: {}", stderr(&out));
+        let out = env.run(&["--tools", spelling, "ls", "sub"]);
+        assert_eq!(code(&out), 0, "--tools {spelling}");
+        let out = env.run(&["describe", spelling]);
+        assert_eq!(code(&out), 0, "describe {spelling}");
+        let call = format!(r#"{{"id":"1","name":"{spelling}","input":{{"path":"sub"}}}}"#);
+        let out = env.run(&["call", &call]);
+        assert_eq!(stdout(&out), "sub: 0 entries\n", "call {spelling}");
+    }
+}
+
+#[test]
+fn tools_outside_the_selection_are_refused() {
+    let env = env_with_tree();
+    let (v, out) = env.run_json(&["--no-tools", "ls"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!("This session exposes no tool called \"ls\".")
+    );
+    let out = env.run(&["--no-tools", "call", r#"{"id":"c","name":"LS"}"#]);
+    assert_eq!(
+        stderr(&out),
+        "This session exposes no tool called \"LS\".\n"
+    );
+    let out = env.run(&["call", r#"{"id":"c","name":"frobnicate","input":{}}"#]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "This session exposes no tool called \"frobnicate\".\n"
+    );
+    let out = env.run(&["--no-tools", "describe", "ls"]);
+    assert_eq!(code(&out), 1);
+    let out = env.run(&["describe", "frobnicate"]);
+    assert_eq!(
+        stderr(&out),
+        "No tool named \"frobnicate\" is registered.\n"
+    );
+}
+
+#[test]
+fn call_takes_a_toolcall_inline_stdin_or_file() {
+    let env = env_with_tree();
+    let (v, _) = env.run_json(&["call", r#"{"id":"abc","name":"ls","input":{"path":"sub"}}"#]);
+    assert_eq!(
+        v,
+        json!({"id":"abc","output":"sub: 0 entries","is_error":false})
+    );
+    // The input may itself be a JSON string (coerce_input), and the id defaults to --id.
+    let (v, _) = env.run_json(&[
+        "--id",
+        "z",
+        "call",
+        r#"{"name":"ls","input":"{\"path\":\"sub\"}"}"#,
+    ]);
+    assert_eq!(
+        v,
+        json!({"id":"z","output":"sub: 0 entries","is_error":false})
+    );
+    let out = env
+        .cmd()
+        .args(["--format", "json", "call", "-"])
+        .write_stdin(r#"{"id":"s","name":"ls","input":null}"#)
+        .output()
+        .unwrap();
+    assert_eq!(parse_outcome(&out)["id"], json!("s"));
+    env.write("c.json", r#"{"id":"f","name":"ls"}"#);
+    let (v, _) = env.run_json(&["call", "@c.json"]);
+    assert_eq!(v["id"], json!("f"));
+}
+
+#[test]
+fn describe_and_schema_hold_every_registered_tool() {
+    let names = indus_tool::builtin_registry().names();
+    let out = bin().arg("schema").output().unwrap();
+    let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed: Vec<&str> = schema
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, names);
+    for d in schema.as_array().unwrap() {
+        assert!(d["description"].as_str().is_some_and(|s| !s.is_empty()));
+        assert_eq!(d["parameters"]["type"], json!("object"));
+    }
+    for name in &names {
+        let out = bin()
+            .args(["--format", "json", "describe", name])
+            .output()
+            .unwrap();
+        let d = parse_outcome(&out);
+        assert_eq!(&d["name"], name);
+        assert_eq!(
+            d,
+            schema
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| &x["name"] == name)
+                .unwrap()
+                .clone()
+        );
+    }
+    let out = bin().args(["--format", "json", "list"]).output().unwrap();
+    let list = parse_outcome(&out);
+    assert_eq!(list.as_array().unwrap().len(), names.len());
+    assert!(
+        list[0]["collections"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("all"))
+    );
+    let text = stdout(&bin().arg("list").output().unwrap());
+    assert_eq!(text.lines().count(), names.len());
+}
+
+#[test]
+fn max_bytes_clamps_with_the_tools_notice() {
+    let env = TestEnv::new();
+    for i in 0..200 {
+        env.write(&format!("file-{i:03}.txt"), "x");
+    }
+    let out = env.run(&["--max-bytes", "200", "ls"]);
+    let text = stdout(&out);
+    assert!(text.contains("\n[ls: "), "{text}");
+    assert!(text.contains(" bytes elided to stay within the output ceiling]\n"));
+    assert!(text.starts_with(".: 200 entries"));
+    assert!(text.trim_end().ends_with("file-199.txt"));
+    assert!(text.len() < 400);
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_0() {
+    let env = TestEnv::new();
+    for i in 0..5000 {
+        env.write(&format!("f{i:05}-{}", "n".repeat(40)), "");
+    }
+    // Read one line and close the pipe while the program is still writing.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args(["--max-bytes", "100000000", "--cwd"])
+        .arg(env.root())
+        .arg("ls")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn completions_and_man_commands_work() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = bin().args(["completions", shell]).output().unwrap();
+        assert_eq!(code(&out), 0, "{shell}");
+        assert!(stdout(&out).contains("indus-tool"), "{shell}");
+    }
+    let out = bin().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(code(&out), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin().arg("man").arg(dir.path()).output().unwrap();
+    assert_eq!(code(&out), 0);
+    assert!(dir.path().join("indus-tool.1").exists());
+    assert!(dir.path().join("indus-tool-ls.1").exists());
+}
+
+#[test]
+fn color_never_reaches_json_or_pipes() {
+    let env = TestEnv::new();
+    let out = env.run(&["--color", "always", "--format", "json", "ls", "missing"]);
+    assert!(!stdout(&out).contains('\u{1b}'));
+    let out = env.run(&["--color", "always", "ls", "missing"]);
+    assert!(stderr(&out).contains('\u{1b}'), "always colours the error");
+    let out = env.run(&["ls", "missing"]);
+    assert!(
+        !stderr(&out).contains('\u{1b}'),
+        "auto does not colour a pipe"
+    );
+}
