@@ -10,6 +10,7 @@ pub mod backends;
 pub mod cli;
 pub mod kernel;
 pub mod registry;
+pub mod state;
 pub mod tools;
 
 pub use backends::{make_local_context, standard_budget};

@@ -8,6 +8,8 @@
 
 use std::io;
 use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -52,9 +54,164 @@ fn epoch_ms(t: io::Result<SystemTime>) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Where a write to `path` must land: a symlink (or a chain of them) is followed to
+/// its final target, even a dangling one, so the link itself stays a link.
+fn write_target(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::from_raw_os_error(nix::libc::ELOOP))
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Replace a file's contents so that a reader (or a crash) sees either the old bytes
+/// or the new, never a torn mix: write a temp file in the same directory, fsync it,
+/// and rename it over the target. The target's permission bits (and, when allowed,
+/// owner) carry over; a new file gets `0666 & !umask` like any `open(O_CREAT)`; a
+/// symlink is written through to its target. A hard-linked file becomes a new inode
+/// (the other names keep the old contents), as with every rename-based editor.
+pub fn atomic_write(path: &Path, data: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+
+    let target = write_target(path)?;
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) if m.is_dir() => return Err(io::Error::from_raw_os_error(nix::libc::EISDIR)),
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(
+        ".{name}.indus-tmp.{}.{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&temp)?;
+        if let Some(meta) = &existing {
+            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+            // Best effort: only root (or the owner keeping their group) may chown.
+            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+        }
+        file.write_all(data)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, &target)?;
+        // Make the rename itself durable; some filesystems refuse fsync on a dir.
+        if let Ok(d) = std::fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Run a blocking filesystem call. On a current-thread runtime (the one-shot CLI)
+/// it runs inline: a thread-pool hop per `stat` would cost more than the call itself
+/// (it dominated `ls` start-up), and there is no other worker to keep free. On a
+/// multi-thread runtime it goes to the blocking pool, as `tokio::fs` would.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() != RuntimeFlavor::CurrentThread => {
+            tokio::task::spawn_blocking(f)
+                .await
+                .unwrap_or_else(|e| Err(io::Error::other(e)))
+        }
+        _ => f(),
+    }
+}
+
 /// `Fs` over the local filesystem.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalFs;
+
+fn stat_sync(path: &str) -> io::Result<FsEntryInfo> {
+    let link = std::fs::symlink_metadata(path).map_err(|e| fs_error(e, "lstat", path))?;
+    let is_symlink = link.file_type().is_symlink();
+    // A symlink reports its target's kind and size; a dangling one its own.
+    let meta = if is_symlink {
+        std::fs::metadata(path).unwrap_or(link)
+    } else {
+        link
+    };
+    Ok(FsEntryInfo {
+        is_file: meta.is_file(),
+        is_directory: meta.is_dir(),
+        is_symlink,
+        size: meta.size(),
+        modified_ms: epoch_ms(meta.modified()),
+    })
+}
+
+fn read_dir_sync(path: &str) -> io::Result<Vec<DirChild>> {
+    let rd = std::fs::read_dir(path).map_err(|e| fs_error(e, "scandir", path))?;
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| fs_error(e, "scandir", path))?;
+        let is_directory = match entry.file_type() {
+            Ok(ft) if ft.is_symlink() => std::fs::metadata(entry.path())
+                .map(|m| m.is_dir())
+                .unwrap_or(false),
+            Ok(ft) => ft.is_dir(),
+            Err(_) => false,
+        };
+        out.push(DirChild {
+            name: entry.file_name().to_string_lossy().into_owned(),
+            is_directory,
+        });
+    }
+    Ok(out)
+}
+
+fn rm_sync(path: &str, options: RemoveOptions) -> io::Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => return Ok(()),
+        Err(e) => return Err(fs_error(e, "rm", path)),
+    };
+    let r = if meta.is_dir() {
+        if options.recursive {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_dir(path)
+        }
+    } else {
+        std::fs::remove_file(path)
+    };
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => Ok(()),
+        r => r.map_err(|e| fs_error(e, "rm", path)),
+    }
+}
 
 #[async_trait]
 impl Fs for LocalFs {
@@ -69,97 +226,49 @@ impl Fs for LocalFs {
     }
 
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
-        tokio::fs::read(path)
-            .await
-            .map_err(|e| fs_error(e, "open", path))
+        let p = path.to_string();
+        blocking(move || std::fs::read(&p).map_err(|e| fs_error(e, "open", &p))).await
     }
 
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
-        tokio::fs::write(path, data)
-            .await
-            .map_err(|e| fs_error(e, "open", path))
+        let (p, d) = (path.to_string(), data.to_string());
+        blocking(move || {
+            atomic_write(Path::new(&p), d.as_bytes()).map_err(|e| fs_error(e, "write", &p))
+        })
+        .await
     }
 
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
-        let link = tokio::fs::symlink_metadata(path)
-            .await
-            .map_err(|e| fs_error(e, "lstat", path))?;
-        let is_symlink = link.file_type().is_symlink();
-        // A symlink reports its target's kind and size; a dangling one its own.
-        let meta = if is_symlink {
-            tokio::fs::metadata(path).await.unwrap_or(link)
-        } else {
-            link
-        };
-        Ok(FsEntryInfo {
-            is_file: meta.is_file(),
-            is_directory: meta.is_dir(),
-            is_symlink,
-            size: meta.size(),
-            modified_ms: epoch_ms(meta.modified()),
-        })
+        let p = path.to_string();
+        blocking(move || stat_sync(&p)).await
     }
 
     async fn read_dir(&self, path: &str) -> io::Result<Vec<DirChild>> {
-        let mut rd = tokio::fs::read_dir(path)
-            .await
-            .map_err(|e| fs_error(e, "scandir", path))?;
-        let mut out = Vec::new();
-        while let Some(entry) = rd
-            .next_entry()
-            .await
-            .map_err(|e| fs_error(e, "scandir", path))?
-        {
-            let is_directory = match entry.file_type().await {
-                Ok(ft) if ft.is_symlink() => tokio::fs::metadata(entry.path())
-                    .await
-                    .map(|m| m.is_dir())
-                    .unwrap_or(false),
-                Ok(ft) => ft.is_dir(),
-                Err(_) => false,
-            };
-            out.push(DirChild {
-                name: entry.file_name().to_string_lossy().into_owned(),
-                is_directory,
-            });
-        }
-        Ok(out)
+        let p = path.to_string();
+        blocking(move || read_dir_sync(&p)).await
     }
 
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()> {
-        let r = if recursive {
-            tokio::fs::create_dir_all(path).await
-        } else {
-            tokio::fs::create_dir(path).await
-        };
-        r.map_err(|e| fs_error(e, "mkdir", path))
+        let p = path.to_string();
+        blocking(move || {
+            let r = if recursive {
+                std::fs::create_dir_all(&p)
+            } else {
+                std::fs::create_dir(&p)
+            };
+            r.map_err(|e| fs_error(e, "mkdir", &p))
+        })
+        .await
     }
 
     async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()> {
-        let meta = match tokio::fs::symlink_metadata(path).await {
-            Ok(m) => m,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => {
-                return Ok(());
-            }
-            Err(e) => return Err(fs_error(e, "rm", path)),
-        };
-        let r = if meta.is_dir() {
-            if options.recursive {
-                tokio::fs::remove_dir_all(path).await
-            } else {
-                tokio::fs::remove_dir(path).await
-            }
-        } else {
-            tokio::fs::remove_file(path).await
-        };
-        match r {
-            Err(e) if e.kind() == io::ErrorKind::NotFound && options.ignore_missing => Ok(()),
-            r => r.map_err(|e| fs_error(e, "rm", path)),
-        }
+        let p = path.to_string();
+        blocking(move || rm_sync(&p, options)).await
     }
 
     async fn exists(&self, path: &str) -> bool {
-        tokio::fs::try_exists(path).await.unwrap_or(false)
+        let p = path.to_string();
+        blocking(move || std::fs::exists(&p)).await.unwrap_or(false)
     }
 }
 
@@ -439,7 +548,7 @@ pub fn make_local_context(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
 
     fn opts(timeout_ms: Option<u64>) -> ShellExecOptions {
         ShellExecOptions {
@@ -517,6 +626,52 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn fs_works_through_the_blocking_pool_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f").to_str().unwrap().to_string();
+        LocalFs.write_file(&file, "x").await.unwrap();
+        assert_eq!(LocalFs.read_text(&file).await.unwrap(), "x");
+        assert!(LocalFs.stat(&file).await.unwrap().is_file);
+    }
+
+    #[test]
+    fn atomic_write_keeps_mode_and_writes_through_links() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.sh");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("real.sh", &link).unwrap();
+        atomic_write(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o750);
+        // No temp files are left behind.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // A dangling link creates its target.
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        atomic_write(&dangling, b"m").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("made.txt")).unwrap(),
+            "m"
+        );
+        // A directory is refused.
+        assert!(atomic_write(dir.path(), b"x").is_err());
     }
 
     #[tokio::test]

@@ -1,0 +1,225 @@
+//! State that outlives one invocation, under `<cwd>/.indus-process/`.
+//!
+//! Every persisted thing (the gate's read-state, the todo lists, the job table) goes
+//! through [`StateDir::update`]: an exclusive lock on `.indus-process/.lock`, then
+//! read-modify-write, then an atomic replace (temp file + fsync + rename), so two
+//! concurrent invocations never lose an update or leave a torn file. A state file
+//! that does not parse is an error naming the file; it is never silently reset,
+//! because resetting would quietly drop what a session recorded.
+
+pub mod read_state;
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::backends::local::atomic_write;
+
+/// The folder's name under the working directory.
+pub const STATE_DIR_NAME: &str = ".indus-process";
+
+/// A handle on `<cwd>/.indus-process/`.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    root: PathBuf,
+}
+
+/// Session names become file names; anything outside `[A-Za-z0-9._-]` is
+/// percent-encoded so a name can never reach outside the folder.
+pub fn file_key(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (b == b'.' && !out.is_empty()) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("%00");
+    }
+    out
+}
+
+impl StateDir {
+    /// The state folder of a working directory (nothing is created yet).
+    pub fn new(cwd: impl AsRef<Path>) -> Self {
+        Self {
+            root: cwd.as_ref().join(STATE_DIR_NAME),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A path inside the folder.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Create the folder (with its `.gitignore` of `*`) if it does not exist.
+    pub fn ensure(&self) -> io::Result<()> {
+        if !self.root.is_dir() {
+            std::fs::create_dir_all(&self.root).map_err(|e| self.error(&self.root, e))?;
+        }
+        let ignore = self.root.join(".gitignore");
+        if !ignore.exists() {
+            atomic_write(&ignore, b"*\n").map_err(|e| self.error(&ignore, e))?;
+        }
+        Ok(())
+    }
+
+    fn error(&self, path: &Path, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("state file {}: {e}", path.display()))
+    }
+
+    /// Hold the folder's exclusive lock for the duration of `f`.
+    pub fn locked<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+        self.ensure()?;
+        let lock_path = self.root.join(".lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| self.error(&lock_path, e))?;
+        lock.lock().map_err(|e| self.error(&lock_path, e))?;
+        let result = f();
+        let _ = lock.unlock();
+        result
+    }
+
+    fn load_unlocked<T: DeserializeOwned + Default>(&self, file: &Path) -> io::Result<T> {
+        match std::fs::read(file) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "state file {} is corrupt ({e}); fix or delete it",
+                        file.display()
+                    ),
+                )
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(T::default()),
+            Err(e) => Err(self.error(file, e)),
+        }
+    }
+
+    /// Read a JSON state file (absent → `T::default()`), under the lock.
+    pub fn load<T: DeserializeOwned + Default>(&self, rel: &str) -> io::Result<T> {
+        let file = self.path(rel);
+        if !self.root.is_dir() {
+            return Ok(T::default());
+        }
+        self.locked(|| self.load_unlocked(&file))
+    }
+
+    /// Read-modify-write a JSON state file under the lock, replacing it atomically.
+    pub fn update<T, R>(&self, rel: &str, f: impl FnOnce(&mut T) -> R) -> io::Result<R>
+    where
+        T: DeserializeOwned + Serialize + Default,
+    {
+        let file = self.path(rel);
+        self.locked(|| {
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
+            }
+            let mut value: T = self.load_unlocked(&file)?;
+            let out = f(&mut value);
+            let mut bytes = serde_json::to_vec_pretty(&value).map_err(io::Error::other)?;
+            bytes.push(b'\n');
+            atomic_write(&file, &bytes).map_err(|e| self.error(&file, e))?;
+            Ok(out)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn keys_are_safe_file_names() {
+        assert_eq!(file_key("default"), "default");
+        assert_eq!(file_key("a/b"), "a%2Fb");
+        assert_eq!(file_key(".."), "%2E.");
+        assert_eq!(file_key(""), "%00");
+        assert_eq!(file_key("s-1_x.y"), "s-1_x.y");
+    }
+
+    #[test]
+    fn update_creates_the_folder_with_a_gitignore_and_persists() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path());
+        let n: usize = state
+            .update("counts.json", |m: &mut BTreeMap<String, usize>| {
+                *m.entry("a".into()).or_default() += 1;
+                m.len()
+            })
+            .unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".indus-process/.gitignore")).unwrap(),
+            "*\n"
+        );
+        let m: BTreeMap<String, usize> = state.load("counts.json").unwrap();
+        assert_eq!(m["a"], 1);
+    }
+
+    #[test]
+    fn a_corrupt_file_is_an_error_naming_it_and_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path());
+        state.ensure().unwrap();
+        let file = state.path("bad.json");
+        std::fs::write(&file, "{ nope").unwrap();
+        let err = state
+            .load::<BTreeMap<String, usize>>("bad.json")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains(&file.display().to_string()),
+            "{err}"
+        );
+        assert!(err.to_string().contains("corrupt"));
+        let err = state
+            .update("bad.json", |_: &mut BTreeMap<String, usize>| ())
+            .unwrap_err();
+        assert!(err.to_string().contains("corrupt"));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{ nope");
+    }
+
+    #[test]
+    fn concurrent_updates_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let root = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let state = StateDir::new(&root);
+                    for _ in 0..25 {
+                        state.update("n.json", |n: &mut u64| *n += 1).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let n: u64 = StateDir::new(dir.path()).load("n.json").unwrap();
+        assert_eq!(n, 200);
+    }
+
+    #[test]
+    fn loading_without_a_folder_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path());
+        let m: BTreeMap<String, u8> = state.load("x.json").unwrap();
+        assert!(m.is_empty());
+        assert!(!state.root().exists());
+    }
+}
