@@ -32,6 +32,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand read 'Read a text file.'
+            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -40,6 +42,21 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;read'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'File to read, relative to the working directory.'
+            cand --offset '1-based line to start at (default 1).'
+            cand --limit 'Maximum number of lines to show (default: as many as fit the output budget).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;write'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'File to write, relative to the working directory.'
+            cand --content 'The complete new content, written verbatim (absent: an empty file).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'indus-tool;ls'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
@@ -74,6 +91,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --help 'Print help'
         }
         &'indus-tool;help'= {
+            cand read 'Read a text file.'
+            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -82,6 +101,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;help;read'= {
+        }
+        &'indus-tool;help;write'= {
         }
         &'indus-tool;help;ls'= {
         }

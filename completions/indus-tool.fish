@@ -41,6 +41,8 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expo
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a text file.'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
@@ -49,6 +51,15 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "call" -d 'Run
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File to read, relative to the working directory.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d '1-based line to start at (default 1).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l limit -d 'Maximum number of lines to show (default: as many as fit the output budget).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l path -d 'File to write, relative to the working directory.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l content -d 'The complete new content, written verbatim (absent: an empty file).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory to list, relative to the working directory (default ".").' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l show-hidden -d 'Include entries whose name starts with a dot (default false).' -r -f -a "true\t''
@@ -61,11 +72,13 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -s h -l he
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand man" -s h -l help -d 'Print help'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from ls list describe schema call completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "read" -d 'Read a text file.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

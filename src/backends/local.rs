@@ -270,6 +270,28 @@ impl Fs for LocalFs {
         let p = path.to_string();
         blocking(move || std::fs::exists(&p)).await.unwrap_or(false)
     }
+
+    async fn open_read(&self, path: &str) -> io::Result<Box<dyn std::io::Read + Send>> {
+        let p = path.to_string();
+        blocking(move || -> io::Result<Box<dyn std::io::Read + Send>> {
+            use std::os::unix::fs::OpenOptionsExt;
+            // O_NONBLOCK: opening a FIFO swapped in after a stat must not hang.
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(nix::libc::O_NONBLOCK)
+                .open(&p)
+                .map_err(|e| fs_error(e, "open", &p))?;
+            let meta = file.metadata().map_err(|e| fs_error(e, "fstat", &p))?;
+            if !meta.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("EINVAL: not a regular file, open '{p}'"),
+                ));
+            }
+            Ok(Box::new(file))
+        })
+        .await
+    }
 }
 
 /// Kills a command's process group when dropped, unless disarmed: a cancelled or

@@ -19,11 +19,14 @@ use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use crate::backends::local::{budget_of, make_local_context};
+use crate::kernel::ReadStateHandle;
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
 };
 use crate::registry::builtin_registry;
+use crate::state::StateDir;
+use crate::state::read_state::PersistentReadState;
 use command::{META_COMMANDS, VALUE_GLOBALS, build_command, positional_id, shape_of, summary};
 pub use output::ColorMode;
 use output::Printer;
@@ -212,7 +215,15 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
 pub fn context_factory(globals: &Globals) -> ContextFactory {
     let cwd = globals.cwd.clone();
     let budget = globals.max_bytes.map(budget_of);
-    Arc::new(move || make_local_context(&cwd, None, budget.clone(), Some(Framework::default())))
+    let framework = Framework {
+        read_state: globals.gate.then(|| {
+            Arc::new(PersistentReadState::new(
+                StateDir::new(&globals.cwd),
+                &globals.session,
+            )) as Arc<dyn ReadStateHandle>
+        }),
+    };
+    Arc::new(move || make_local_context(&cwd, None, budget.clone(), Some(framework.clone())))
 }
 
 /// The runnable box of this invocation's selection.

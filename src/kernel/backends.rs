@@ -45,6 +45,13 @@ pub trait Fs: Send + Sync {
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()>;
     async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()>;
     async fn exists(&self, path: &str) -> bool;
+
+    /// Open a regular file for a streaming, blocking read, so a tool can window a
+    /// file far larger than memory. Backends that can stream override this; the
+    /// default reads the whole file through `read_bytes`.
+    async fn open_read(&self, path: &str) -> io::Result<Box<dyn std::io::Read + Send>> {
+        Ok(Box::new(std::io::Cursor::new(self.read_bytes(path).await?)))
+    }
 }
 
 /// Settings shared by `spawn` and `exec`.

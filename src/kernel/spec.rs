@@ -187,18 +187,32 @@ impl ToolContext {
         }
     }
 
-    /// Anchor a tool-supplied path at the context's cwd; absolute paths pass through.
-    /// Pure string work: nothing is touched on disk.
+    /// Anchor a tool-supplied path at the context's cwd (absolute paths pass
+    /// through) and tidy it lexically: `.` components and repeated slashes go, `..`
+    /// removes the component before it. Pure string work: nothing is touched on disk,
+    /// so `a/./b` and `a/b` key the same gate record.
     pub fn resolve_path(&self, path: &str) -> String {
-        if Path::new(path).is_absolute() {
-            path.to_string()
-        } else if path.is_empty() || path == "." {
-            self.cwd.clone()
+        use std::path::Component;
+        let joined = Path::new(&self.cwd).join(path);
+        let mut parts: Vec<Component> = Vec::new();
+        for c in joined.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if matches!(parts.last(), Some(Component::Normal(_))) {
+                        parts.pop();
+                    } else if !matches!(parts.last(), Some(Component::RootDir)) {
+                        parts.push(c);
+                    }
+                }
+                other => parts.push(other),
+            }
+        }
+        let out: std::path::PathBuf = parts.iter().collect();
+        if out.as_os_str().is_empty() {
+            ".".to_string()
         } else {
-            Path::new(&self.cwd)
-                .join(path)
-                .to_string_lossy()
-                .into_owned()
+            out.to_string_lossy().into_owned()
         }
     }
 }
@@ -467,5 +481,8 @@ mod tests {
         assert_eq!(ctx.resolve_path("/etc/hosts"), "/etc/hosts");
         assert_eq!(ctx.resolve_path("."), "/srv/app");
         assert_eq!(ctx.resolve_path(""), "/srv/app");
+        assert_eq!(ctx.resolve_path("./a//b/./c"), "/srv/app/a/b/c");
+        assert_eq!(ctx.resolve_path("a/../../x"), "/srv/x");
+        assert_eq!(ctx.resolve_path("/../../etc"), "/etc");
     }
 }

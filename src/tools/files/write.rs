@@ -1,0 +1,94 @@
+//! `write`: create or overwrite a file with exactly the given content.
+//!
+//! The write is atomic (the backend writes a temp file beside the target, fsyncs and
+//! renames it over), keeps the file's mode and writes through a symlink, so an
+//! interrupted write leaves the old file whole. Missing parent directories are
+//! created. Overwriting counts as a mutation for the read-before-edit gate; a new
+//! file is exempt.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::tools::files::gate::{
+    GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
+};
+
+struct WriteTool;
+
+#[async_trait]
+impl Tool for WriteTool {
+    fn name(&self) -> &str {
+        "write"
+    }
+
+    fn description(&self) -> &str {
+        "Create or overwrite a file with exactly the given content, creating missing parent directories. The write is atomic and keeps an existing file's permissions; a symlink is written through to its target. Reports the number of bytes written."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "description": "File to write, relative to the working directory." },
+                "content": { "type": "string", "description": "The complete new content, written verbatim (absent: an empty file)." }
+            },
+            "required": ["path"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("write", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let path = match args.required_str("path") {
+            Ok(p) => p,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let content = match args.get("content") {
+            None => "",
+            Some(Value::String(s)) => s.as_str(),
+            Some(other) => return ToolResult::failure(invalid("content", "a string", other)),
+        };
+        let abs = ctx.resolve_path(path);
+        if let Ok(info) = ctx.fs.stat(&abs).await
+            && info.is_directory
+        {
+            return ToolResult::failure(format!("{path} is a directory; write needs a file path."));
+        }
+        let handle = get_read_state_handle(ctx);
+        if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
+            return ToolResult::failure(message);
+        }
+        if let Some(parent) = Path::new(&abs).parent().and_then(Path::to_str)
+            && !parent.is_empty()
+            && let Err(e) = ctx.fs.mkdir(parent, true).await
+        {
+            return ToolResult::failure(format!("Cannot create the folder for {path}: {e}"));
+        }
+        if ctx.cancel.is_cancelled() {
+            return ToolResult::failure("write was cancelled before anything was written.");
+        }
+        if let Err(e) = ctx.fs.write_file(&abs, content).await {
+            return ToolResult::failure(format!("Cannot write {path}: {e}"));
+        }
+        if let Err(e) = record_read_state(ctx, &abs, handle, None).await {
+            return ToolResult::failure(format!(
+                "Wrote {path}, but its read-state could not be recorded: {e}"
+            ));
+        }
+        let n = content.len();
+        let unit = if n == 1 { "byte" } else { "bytes" };
+        ToolResult::text(format!("Saved {n} {unit} to {path}."))
+    }
+}
+
+/// The `write` tool.
+pub fn write_tool() -> DefinedTool {
+    define_tool(Arc::new(WriteTool))
+}
