@@ -201,7 +201,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 .require_equals(true)
                 .default_missing_value("true")
                 .value_parser(PossibleValuesParser::new(["true", "false"])),
-            "integer" | "number" => arg.value_name("N"),
+            "integer" | "number" => arg.value_name("N").allow_negative_numbers(true),
             "array" | "object" => arg.value_name("JSON"),
             _ => arg.value_name(key.to_uppercase()),
         };
