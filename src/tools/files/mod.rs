@@ -1,5 +1,6 @@
 //! The files family: read, write, edit and ls.
 
+pub mod diff;
 pub mod ls;
 
 pub use ls::ls_tool;
