@@ -18,4 +18,7 @@ pub use kernel::*;
 pub use registry::{
     MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection, builtin_registry, tool_box, try_tool_box,
 };
+pub use tools::files::diff::{
+    DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, diff_lines, render_unified_diff,
+};
 pub use tools::files::{ls_tool, read_tool, write_tool};

@@ -1,6 +1,7 @@
 //! The files family: read, write, edit and ls, with the read-before-edit gate
 //! they share.
 
+pub mod diff;
 pub mod gate;
 pub mod ls;
 pub mod read;
