@@ -25,6 +25,9 @@ _indus__tool() {
             indus__tool,describe)
                 cmd="indus__tool__subcmd__describe"
                 ;;
+            indus__tool,diff)
+                cmd="indus__tool__subcmd__diff"
+                ;;
             indus__tool,help)
                 cmd="indus__tool__subcmd__help"
                 ;;
@@ -55,6 +58,9 @@ _indus__tool() {
             indus__tool__subcmd__help,describe)
                 cmd="indus__tool__subcmd__help__subcmd__describe"
                 ;;
+            indus__tool__subcmd__help,diff)
+                cmd="indus__tool__subcmd__help__subcmd__diff"
+                ;;
             indus__tool__subcmd__help,help)
                 cmd="indus__tool__subcmd__help__subcmd__help"
                 ;;
@@ -83,7 +89,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write ls list describe schema call completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write ls list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,8 +176,30 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__diff)
+            opts="-U -h --context --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -U)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write ls list describe schema call completions man help"
+            opts="read write ls list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -213,6 +241,20 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help__subcmd__describe)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -39,6 +39,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -82,6 +83,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;diff'= {
+            cand -U 'Lines of context around each change'
+            cand --context 'Lines of context around each change'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'indus-tool;completions'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -98,6 +105,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -115,6 +123,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;schema'= {
         }
         &'indus-tool;help;call'= {
+        }
+        &'indus-tool;help;diff'= {
         }
         &'indus-tool;help;completions'= {
         }

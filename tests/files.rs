@@ -371,3 +371,66 @@ fn a_corrupt_read_state_is_an_error_naming_the_file() {
         "{broken"
     );
 }
+
+// ---------------------------------------------------------------- diff
+
+#[test]
+fn the_diff_command_prints_a_unified_diff_with_diff_statuses() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\nthree\n");
+    env.write("b.txt", "one\nTWO\nthree\nfour");
+    let out = env.run(&["diff", "a.txt", "b.txt"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out),
+        "--- a.txt\n+++ b.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four\n\\ No newline at end of file\n"
+    );
+    let out = env.run(&["diff", "a.txt", "a.txt"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).is_empty());
+    let out = env.run(&["diff", "--context", "0", "a.txt", "b.txt"]);
+    assert!(
+        stdout(&out).contains("@@ -2 +2 @@\n-two\n+TWO\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.run(&["diff", "a.txt", "missing.txt"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("missing.txt"));
+    env.write("bin", b"\xff\xfe");
+    assert_eq!(code(&env.run(&["diff", "a.txt", "bin"])), 2);
+}
+
+#[test]
+fn the_diff_command_output_applies_with_gnu_patch() {
+    if std::process::Command::new("patch")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("GNU patch is not installed; skipping the apply check");
+        return;
+    }
+    let env = TestEnv::new();
+    let pairs: [(&str, &str); 4] = [
+        ("a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n"),
+        ("x\ny", "x\ny\n"),
+        ("keep\rthis\nline\n", "keep\rthat\nline\n"),
+        ("", "new\n"),
+    ];
+    for (i, (before, after)) in pairs.iter().enumerate() {
+        env.write("before", before);
+        env.write("after", after);
+        let out = env.run(&["diff", "before", "after"]);
+        assert_eq!(code(&out), 1, "pair {i}");
+        env.write("patch.diff", &out.stdout);
+        let status = std::process::Command::new("patch")
+            .current_dir(env.root())
+            .args(["-s", "-o", "patched", "before", "patch.diff"])
+            .status()
+            .unwrap();
+        assert!(status.success(), "pair {i}: patch refused");
+        assert_eq!(env.read("patched"), after.as_bytes(), "pair {i}");
+        std::fs::remove_file(env.path("patched")).unwrap();
+    }
+}

@@ -313,6 +313,21 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
             .arg(Arg::new("call").required(true).value_name("TOOLCALL")),
     )
     .subcommand(
+        Command::new("diff")
+            .about("Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble")
+            .arg(Arg::new("before").required(true).value_name("BEFORE").value_parser(value_parser!(std::path::PathBuf)))
+            .arg(Arg::new("after").required(true).value_name("AFTER").value_parser(value_parser!(std::path::PathBuf)))
+            .arg(
+                Arg::new("context")
+                    .long("context")
+                    .short('U')
+                    .value_name("N")
+                    .value_parser(value_parser!(usize))
+                    .default_value("3")
+                    .help("Lines of context around each change"),
+            ),
+    )
+    .subcommand(
         Command::new("completions")
             .about("Print a shell completion script")
             .arg(

@@ -73,6 +73,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "describe" => describe(&registry, &globals, sub_matches, &mut printer),
         "schema" => schema(&registry, &globals, &mut printer),
         "call" => call(&registry, &globals, sub_matches, &mut printer),
+        "diff" => diff(&globals, sub_matches, &mut printer),
         "completions" => completions(&descriptors, sub_matches, &mut printer),
         "man" => man(&descriptors, sub_matches, &mut printer),
         tool => tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
@@ -473,6 +474,36 @@ fn schema(
     let value = serde_json::to_value(tool_box.descriptors()).expect("descriptors serialize");
     print_json(&value, globals, printer);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `diff BEFORE AFTER`: relative paths resolve against `--cwd`; the headers spell
+/// the paths as given.
+fn diff(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliResult<ExitCode> {
+    let read = |key: &str| -> CliResult<(String, String)> {
+        let given = m.get_one::<PathBuf>(key).expect("required");
+        let path = Path::new(&globals.cwd).join(given);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| UsageError(format!("diff: cannot read {}: {e}", given.display())))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            UsageError(format!("diff: {} is not valid UTF-8 text", given.display()))
+        })?;
+        Ok((given.to_string_lossy().into_owned(), text))
+    };
+    let (before_name, before) = read("before")?;
+    let (after_name, after) = read("after")?;
+    let context = *m.get_one::<usize>("context").expect("defaulted");
+    let patch = crate::tools::files::diff::render_unified_diff_with_headers(
+        &before,
+        &after,
+        context,
+        &before_name,
+        &after_name,
+    );
+    if patch.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    printer.stdout_raw(&patch);
+    Ok(ExitCode::from(1))
 }
 
 /// The file name of a shell's completion script in `completions/`.
