@@ -1,7 +1,8 @@
-//! The files family: read, write, edit and ls, with the read-before-edit gate
-//! they share.
+//! The files family: read, write, edit and ls, with what they share: the
+//! read-before-edit gate and the diff engine (also behind `indus-tool diff`).
 
 pub mod diff;
+pub mod edit_match;
 pub mod gate;
 pub mod ls;
 pub mod read;

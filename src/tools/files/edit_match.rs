@@ -1,0 +1,1298 @@
+//! The pure logic of `edit`: decoding a file's bytes, finding `oldText`, replacing it
+//! with `newText`, and saying precisely why when that cannot be done. No file I/O
+//! happens here; the tool reads the bytes, calls [`decode`], [`apply_edit`] and
+//! [`encode`], and writes the result.
+//!
+//! # Encoding, BOM and line endings
+//!
+//! A file must be valid UTF-8; anything else is refused ([`NotUtf8`]), never
+//! rewritten lossily. A UTF-8 byte-order mark is stripped on decode and put back on
+//! encode.
+//!
+//! Line endings follow one rule: **a file is normalized only when every line
+//! ending in it is CRLF** (and it has at least one). Its text then has `\n` endings,
+//! [`Decoded::crlf`] is set, and [`encode`] turns every `\n` back into `\r\n`; that
+//! round trip is exact, since every `\n` of the text came from a `\r\n`. A file
+//! with only LF endings, no line ending at all, or a mix of CRLF and LF is left
+//! exactly as it is, so a mixed file is never silently converted.
+//!
+//! Matching is line-ending blind all the same. `oldText` and `newText` are taken
+//! with any `\r\n` read as `\n` (a model writes `\n`), and [`apply_edit`] matches
+//! them against a view of the text in which every `\r\n` reads as `\n`, mapping the
+//! match back to the real bytes. So in a mixed file `oldText` written with `\n`
+//! matches CRLF lines too. Each replacement takes the line ending of the lines it
+//! replaces: the majority ending inside the matched bytes, or, when they hold no
+//! line break (or as many of each), the ending of the line the match ends on (the
+//! line before it when that is the last, unterminated line). A lone `\r` is never a
+//! line ending and always stays where it is.
+//!
+//! # Matching
+//!
+//! Stage 1 is an exact, literal search (memchr's `memmem`, the hot path; a one-line
+//! edit of a 50 MB file does one scan). A match must be unique unless `replaceAll`.
+//! Only when there is no literal match does stage 2 run: one whitespace-fuzzy
+//! fallback. Text matches when it equals `oldText` after canonicalizing whitespace
+//! (every run of Unicode whitespace collapsed to one space, ends trimmed), which is
+//! the same as saying that the whitespace-separated tokens are equal, the first and
+//! last token of `oldText` being allowed to be the end or start of a longer word as
+//! in a literal search. Each occurrence is found by searching for the longest token
+//! and checking its neighbours, so the work is one scan plus a little per hit.
+//! The byte span replaced runs from the first to the last matched token, widened
+//! over the neighbouring whitespace that `oldText`'s own leading and trailing
+//! whitespace stands for (its indentation, and as many line breaks as it has), so
+//! the replacement's indentation and line breaks land where the original's were.
+//! For a multi-line `oldText`, matches that cover whole lines are preferred over
+//! ones that start or end inside a line. The stage's work is bounded: past
+//! 2^26 token comparisons (only a degenerate file gets there) it finds nothing
+//! rather than guess. Overlapping matches count once,
+//! leftmost first, and replacements are rebuilt in order so offsets stay valid.
+//!
+//! # Refusals
+//!
+//! Every refusal is an [`EditFailure`]; [`EditFailure::message`] words it with the
+//! file's path, byte-stable:
+//!
+//! - `oldText must not be empty.`
+//! - `oldText and newText are identical; there is nothing to change.`
+//! - `The edit would not change PATH.`
+//! - `The edit appears to be already applied: newText is present in PATH and oldText is not.`
+//! - `oldText was found N times in PATH (lines A, B, C); add surrounding context to make
+//!   it unique, or set replaceAll to replace every occurrence.` — the distinct
+//!   1-based lines where the matches begin (their first non-blank character): `line A`
+//!   when they share one line, the first 20 then ` and M more` when there are more.
+//! - `oldText was not found in PATH. The closest match is at line L:` followed by a
+//!   newline and that region of the file (as many lines as `oldText` has, at most 30,
+//!   then `… (M more lines)`), or just `oldText was not found in PATH.` when nothing
+//!   in the file resembles it.
+//! - [`NotUtf8`]: `PATH is not valid UTF-8 (first bad byte at offset N); edit refuses
+//!   to rewrite it.` with N counted in the file's bytes, BOM included.
+//!
+//! The closest region is found by voting: every line of the file equal (ignoring
+//! surrounding whitespace) to a line of `oldText` votes for the window where the two
+//! would line up; when no line matches, the words of `oldText` vote instead. Common
+//! lines and words stop voting after a bounded number of hits, and the best few
+//! windows are ranked by `similar`'s character ratio, so a big file costs a few
+//! linear scans, not a search over every window.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use memchr::memmem;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How many distinct lines a "found N times" refusal lists.
+const MAX_LISTED_LINES: usize = 20;
+/// How many lines of the closest region a "not found" refusal shows.
+const MAX_REGION_LINES: usize = 30;
+/// A line or word seen more often than this says nothing about where the
+/// snippet was meant to be, and stops voting.
+const MAX_VOTES_PER_KEY: usize = 256;
+/// How many of the best-voted windows are ranked by similarity.
+const RANKED_WINDOWS: usize = 5;
+/// How many of `oldText`'s words may vote when no line matched.
+const VOTING_WORDS: usize = 32;
+/// Token comparisons the fuzzy stage may spend before it gives up (finding
+/// nothing) rather than crawl through a degenerate file, e.g. one word repeated
+/// millions of times against a long snippet of it.
+const FUZZY_BUDGET: usize = 1 << 26;
+
+/// A file's text ready for matching, with what [`encode`] needs to restore it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// The file began with a UTF-8 byte-order mark (not part of `text`).
+    pub bom: bool,
+    /// Every line ending of the file was CRLF; `text` has them as `\n`.
+    pub crlf: bool,
+    pub text: String,
+}
+
+/// The file is not valid UTF-8; `offset` is the first bad byte in the file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotUtf8 {
+    pub offset: usize,
+}
+
+impl NotUtf8 {
+    pub fn message(&self, path: &str) -> String {
+        format!(
+            "{path} is not valid UTF-8 (first bad byte at offset {}); edit refuses to rewrite it.",
+            self.offset
+        )
+    }
+}
+
+/// True when the text has at least one line ending and all of them are CRLF.
+fn all_crlf(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut any = false;
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        if nl == 0 || bytes[nl - 1] != b'\r' {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// `\r\n` read as `\n`, borrowing when there is none.
+fn crlf_to_lf(text: &str) -> Cow<'_, str> {
+    let mut pieces = memmem::find_iter(text.as_bytes(), b"\r\n").peekable();
+    if pieces.peek().is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut prev = 0;
+    for at in pieces {
+        out.push_str(&text[prev..at]);
+        prev = at + 1;
+    }
+    out.push_str(&text[prev..]);
+    Cow::Owned(out)
+}
+
+fn lf_to_crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut prev = 0;
+    for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        out.push_str(&text[prev..nl]);
+        out.push_str("\r\n");
+        prev = nl + 1;
+    }
+    out.push_str(&text[prev..]);
+    out
+}
+
+fn finish_decode(bom: bool, text: String) -> Decoded {
+    if all_crlf(&text) {
+        let text = crlf_to_lf(&text).into_owned();
+        Decoded {
+            bom,
+            crlf: true,
+            text,
+        }
+    } else {
+        Decoded {
+            bom,
+            crlf: false,
+            text,
+        }
+    }
+}
+
+/// Decode a file's bytes: UTF-8 or refused, BOM stripped, CRLF normalized when
+/// every line ending is CRLF (see the module notes).
+pub fn decode(bytes: &[u8]) -> Result<Decoded, NotUtf8> {
+    let (bom, body) = match bytes.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    let text = std::str::from_utf8(body).map_err(|e| NotUtf8 {
+        offset: e.valid_up_to() + if bom { BOM.len() } else { 0 },
+    })?;
+    Ok(finish_decode(bom, text.to_owned()))
+}
+
+/// [`decode`] taking the bytes by value, which spares a copy of a big LF file.
+pub fn decode_vec(mut bytes: Vec<u8>) -> Result<Decoded, NotUtf8> {
+    let bom = bytes.starts_with(BOM);
+    if bom {
+        bytes.drain(..BOM.len());
+    }
+    let text = String::from_utf8(bytes).map_err(|e| NotUtf8 {
+        offset: e.utf8_error().valid_up_to() + if bom { BOM.len() } else { 0 },
+    })?;
+    Ok(finish_decode(bom, text))
+}
+
+/// The bytes to write for `new_text` in `d`'s encoding: its BOM back in front and,
+/// for a CRLF file, every `\n` as `\r\n`.
+pub fn encode(d: &Decoded, new_text: &str) -> Vec<u8> {
+    let body: Cow<'_, str> = if d.crlf {
+        Cow::Owned(lf_to_crlf(new_text))
+    } else {
+        Cow::Borrowed(new_text)
+    };
+    let mut out = Vec::with_capacity(body.len() + BOM.len());
+    if d.bom {
+        out.extend_from_slice(BOM);
+    }
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+/// [`encode`] taking the text by value: a file with neither BOM nor CRLF endings
+/// is written from the same buffer, sparing a copy of a big file.
+pub fn encode_owned(d: &Decoded, new_text: String) -> Vec<u8> {
+    if d.bom || d.crlf {
+        encode(d, &new_text)
+    } else {
+        new_text.into_bytes()
+    }
+}
+
+/// A successful edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditApplied {
+    /// The whole new text, in the same form as the text passed in.
+    pub text: String,
+    pub replacements: usize,
+    /// The whitespace-fuzzy fallback found the match(es).
+    pub fuzzy: bool,
+}
+
+/// The region of the file most like an `oldText` that was not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Closest {
+    /// 1-based line where the region starts.
+    pub line: usize,
+    /// The region as shown in the message (already capped).
+    pub region: String,
+}
+
+/// Why an edit was refused. [`EditFailure::message`] gives the wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditFailure {
+    EmptyOld,
+    Identical,
+    Unchanged,
+    AlreadyApplied,
+    NotFound {
+        closest: Option<Closest>,
+    },
+    FoundMany {
+        count: usize,
+        /// Distinct 1-based lines where the matches begin, ascending.
+        lines: Vec<usize>,
+    },
+}
+
+impl EditFailure {
+    /// The refusal, byte-stable, naming the file as `path`.
+    pub fn message(&self, path: &str) -> String {
+        match self {
+            EditFailure::EmptyOld => "oldText must not be empty.".to_string(),
+            EditFailure::Identical => {
+                "oldText and newText are identical; there is nothing to change.".to_string()
+            }
+            EditFailure::Unchanged => format!("The edit would not change {path}."),
+            EditFailure::AlreadyApplied => format!(
+                "The edit appears to be already applied: newText is present in {path} and oldText is not."
+            ),
+            EditFailure::NotFound { closest: None } => {
+                format!("oldText was not found in {path}.")
+            }
+            EditFailure::NotFound {
+                closest: Some(Closest { line, region }),
+            } => format!(
+                "oldText was not found in {path}. The closest match is at line {line}:\n{region}"
+            ),
+            EditFailure::FoundMany { count, lines } => {
+                let listed: Vec<String> = lines
+                    .iter()
+                    .take(MAX_LISTED_LINES)
+                    .map(usize::to_string)
+                    .collect();
+                let more = match lines.len().saturating_sub(MAX_LISTED_LINES) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                let noun = if lines.len() == 1 { "line" } else { "lines" };
+                format!(
+                    "oldText was found {count} times in {path} ({noun} {}{more}); add surrounding context to make it unique, or set replaceAll to replace every occurrence.",
+                    listed.join(", ")
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for EditFailure {
+    /// The message with the file called `the file`; tools use [`Self::message`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message("the file"))
+    }
+}
+
+impl std::error::Error for EditFailure {}
+
+/// The text as matching sees it: every `\r\n` read as `\n`, with the positions
+/// needed to map an offset back to the real text.
+struct View<'a> {
+    text: Cow<'a, str>,
+    /// View offsets of the `\n`s that were `\r\n` in the real text, ascending.
+    crs: Vec<usize>,
+}
+
+impl<'a> View<'a> {
+    fn new(raw: &'a str) -> Self {
+        let mut at = memmem::find_iter(raw.as_bytes(), b"\r\n").peekable();
+        if at.peek().is_none() {
+            return View {
+                text: Cow::Borrowed(raw),
+                crs: Vec::new(),
+            };
+        }
+        let mut text = String::with_capacity(raw.len());
+        let mut crs = Vec::new();
+        let mut prev = 0;
+        for r in at {
+            text.push_str(&raw[prev..r]);
+            crs.push(text.len());
+            prev = r + 1;
+        }
+        text.push_str(&raw[prev..]);
+        View {
+            text: Cow::Owned(text),
+            crs,
+        }
+    }
+
+    /// The real offset of a view offset: each `\r` dropped before it moves it on.
+    fn raw(&self, at: usize) -> usize {
+        at + self.crs.partition_point(|&k| k < at)
+    }
+}
+
+/// Whether a replacement of `raw[start..end]` should use CRLF line endings.
+fn wants_crlf(raw: &str, start: usize, end: usize) -> bool {
+    let bytes = raw.as_bytes();
+    let (mut crlf, mut lf) = (0usize, 0usize);
+    for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
+        if start + nl > 0 && bytes[start + nl - 1] == b'\r' {
+            crlf += 1;
+        } else {
+            lf += 1;
+        }
+    }
+    if crlf != lf {
+        return crlf > lf;
+    }
+    // The line the match ends on: the one whose line break ends the match, or
+    // else the one the match stops inside.
+    let from = if end > start && bytes[end - 1] == b'\n' {
+        end - 1
+    } else {
+        end
+    };
+    let ending = match memchr::memchr(b'\n', &bytes[from..]) {
+        Some(i) => Some(from + i),
+        None => memchr::memrchr(b'\n', &bytes[..start]),
+    };
+    ending.is_some_and(|nl| nl > 0 && bytes[nl - 1] == b'\r')
+}
+
+/// Replace `old` with `new` in `text` (see the module notes for the rules).
+pub fn apply_edit(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<EditApplied, EditFailure> {
+    if old.is_empty() {
+        return Err(EditFailure::EmptyOld);
+    }
+    let old = crlf_to_lf(old);
+    let new = crlf_to_lf(new);
+    if old == new {
+        return Err(EditFailure::Identical);
+    }
+    let view = View::new(text);
+    let hay = view.text.as_ref();
+
+    let exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
+        .map(|at| (at, at + old.len()))
+        .collect();
+    let (spans, fuzzy) = if exact.is_empty() {
+        (fuzzy_spans(hay, &old), true)
+    } else {
+        (exact, false)
+    };
+
+    if spans.is_empty() {
+        if !new.trim().is_empty() && memmem::find(hay.as_bytes(), new.as_bytes()).is_some() {
+            return Err(EditFailure::AlreadyApplied);
+        }
+        return Err(EditFailure::NotFound {
+            closest: closest_region(hay, &old),
+        });
+    }
+    if spans.len() > 1 && !replace_all {
+        let starts = spans.iter().map(|&(s, e)| {
+            let lead = hay[s..e].len() - hay[s..e].trim_start().len();
+            if lead == e - s { s } else { s + lead }
+        });
+        let mut lines = line_numbers(hay, starts);
+        lines.dedup();
+        return Err(EditFailure::FoundMany {
+            count: spans.len(),
+            lines,
+        });
+    }
+
+    let new_crlf = (!view.crs.is_empty() && new.contains('\n')).then(|| lf_to_crlf(&new));
+    let mut out = String::with_capacity(text.len() + spans.len() * (new.len() + 8));
+    let mut prev = 0;
+    let mut changed = false;
+    for &(s, e) in &spans {
+        let (rs, re) = (view.raw(s), view.raw(e));
+        let replacement: &str = match &new_crlf {
+            Some(crlf) if wants_crlf(text, rs, re) => crlf,
+            _ => &new,
+        };
+        changed |= &text[rs..re] != replacement;
+        out.push_str(&text[prev..rs]);
+        out.push_str(replacement);
+        prev = re;
+    }
+    if !changed {
+        return Err(EditFailure::Unchanged);
+    }
+    out.push_str(&text[prev..]);
+    Ok(EditApplied {
+        text: out,
+        replacements: spans.len(),
+        fuzzy,
+    })
+}
+
+/// 1-based line numbers of ascending offsets, in one pass.
+fn line_numbers(text: &str, offsets: impl Iterator<Item = usize>) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let (mut line, mut at) = (1, 0);
+    offsets
+        .map(|o| {
+            line += bytes[at..o].iter().filter(|&&b| b == b'\n').count();
+            at = o;
+            line
+        })
+        .collect()
+}
+
+fn ws_before(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(char::is_whitespace)
+}
+
+fn ws_after(text: &str, at: usize) -> bool {
+    text[at..].chars().next().is_some_and(char::is_whitespace)
+}
+
+fn skip_ws_back(text: &str, mut at: usize) -> usize {
+    while let Some(c) = text[..at].chars().next_back().filter(|c| c.is_whitespace()) {
+        at -= c.len_utf8();
+    }
+    at
+}
+
+fn skip_ws_fwd(text: &str, mut at: usize) -> usize {
+    while let Some(c) = text[at..].chars().next().filter(|c| c.is_whitespace()) {
+        at += c.len_utf8();
+    }
+    at
+}
+
+/// Where the tokens of `old` occur in `hay` with the anchor token `tokens[li]` at
+/// `at`: the span from the first token's start to the last token's end.
+fn tokens_at(hay: &str, tokens: &[&str], li: usize, at: usize) -> Option<(usize, usize)> {
+    let last = tokens.len() - 1;
+    let anchor_end = at + tokens[li].len();
+    // Inner tokens are whole words; only the first may end a longer word and only
+    // the last may begin one.
+    if (li > 0 && !ws_before(hay, at)) || (li < last && !ws_after(hay, anchor_end)) {
+        return None;
+    }
+    let mut start = at;
+    for t in (0..li).rev() {
+        let q = skip_ws_back(hay, start);
+        if q == start || !hay[..q].ends_with(tokens[t]) {
+            return None;
+        }
+        start = q - tokens[t].len();
+        if t > 0 && !ws_before(hay, start) {
+            return None;
+        }
+    }
+    let mut end = anchor_end;
+    for (t, token) in tokens.iter().enumerate().skip(li + 1) {
+        let q = skip_ws_fwd(hay, end);
+        if q == end || !hay[q..].starts_with(token) {
+            return None;
+        }
+        end = q + token.len();
+        if t < last && !ws_after(hay, end) {
+            return None;
+        }
+    }
+    Some((start, end))
+}
+
+/// Widen a match start over the whitespace `oldText`'s leading whitespace stands
+/// for: up to its number of line breaks (stopping right after the last one), or,
+/// with none, back to the start of the line, and not at all when other text
+/// precedes the match on its line.
+fn widen_back(hay: &str, start: usize, lead: &str) -> usize {
+    if lead.is_empty() {
+        return start;
+    }
+    let breaks = lead.matches('\n').count();
+    let (mut at, mut seen) = (start, 0);
+    while let Some(c) = hay[..at].chars().next_back() {
+        if c == '\n' {
+            if seen == breaks {
+                break;
+            }
+            seen += 1;
+            at -= 1;
+            if seen == breaks {
+                break;
+            }
+        } else if c.is_whitespace() {
+            at -= c.len_utf8();
+        } else {
+            if breaks == 0 {
+                return start;
+            }
+            break;
+        }
+    }
+    at
+}
+
+/// [`widen_back`]'s mirror for the trailing whitespace.
+fn widen_fwd(hay: &str, end: usize, trail: &str) -> usize {
+    if trail.is_empty() {
+        return end;
+    }
+    let breaks = trail.matches('\n').count();
+    let (mut at, mut seen) = (end, 0);
+    while let Some(c) = hay[at..].chars().next() {
+        if c == '\n' {
+            if seen == breaks {
+                break;
+            }
+            seen += 1;
+            at += 1;
+            if seen == breaks {
+                break;
+            }
+        } else if c.is_whitespace() {
+            at += c.len_utf8();
+        } else {
+            if breaks == 0 {
+                return end;
+            }
+            break;
+        }
+    }
+    at
+}
+
+/// Only whitespace lies between the line's start and `start`, and between `end`
+/// and the line's end.
+fn covers_whole_lines(hay: &str, start: usize, end: usize) -> bool {
+    let line_start = memchr::memrchr(b'\n', &hay.as_bytes()[..start]).map_or(0, |i| i + 1);
+    let line_end = memchr::memchr(b'\n', &hay.as_bytes()[end..]).map_or(hay.len(), |i| end + i);
+    hay[line_start..start].trim().is_empty() && hay[end..line_end].trim().is_empty()
+}
+
+/// Stage 2: the byte spans of `hay` that equal `old` up to whitespace, leftmost
+/// first and not overlapping.
+fn fuzzy_spans(hay: &str, old: &str) -> Vec<(usize, usize)> {
+    let tokens: Vec<&str> = old.split_whitespace().collect();
+    let Some(li) = (0..tokens.len()).max_by_key(|&i| (tokens[i].len(), std::cmp::Reverse(i)))
+    else {
+        return Vec::new();
+    };
+    let trimmed = old.trim();
+    let lead = &old[..old.len() - old.trim_start().len()];
+    let trail = &old[old.trim_end().len()..];
+
+    let finder = memmem::Finder::new(tokens[li]);
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    let mut budget = FUZZY_BUDGET;
+    while let Some(i) = finder.find(&hay.as_bytes()[from..]) {
+        let Some(left) = budget.checked_sub(tokens.len()) else {
+            return Vec::new();
+        };
+        budget = left;
+        let at = from + i;
+        // Step one character, not past the match: the first or last token may
+        // overlap an earlier hit inside the same word.
+        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+        if let Some(span) = tokens_at(hay, &tokens, li, at)
+            && found.last() != Some(&span)
+        {
+            found.push(span);
+        }
+    }
+    if trimmed.contains('\n') && found.iter().any(|&(s, e)| covers_whole_lines(hay, s, e)) {
+        found.retain(|&(s, e)| covers_whole_lines(hay, s, e));
+    }
+    found.sort_unstable();
+    found.dedup();
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(found.len());
+    for (s, e) in found {
+        let (s, e) = (widen_back(hay, s, lead), widen_fwd(hay, e, trail));
+        if spans.last().is_none_or(|&(_, prev_end)| s >= prev_end) {
+            spans.push((s, e));
+        }
+    }
+    spans
+}
+
+/// Start offsets of every line.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    if starts.len() > 1 && *starts.last().unwrap() == text.len() {
+        starts.pop();
+    }
+    starts
+}
+
+/// The region of `hay` most like `old` (see the module notes), if anything is.
+fn closest_region(hay: &str, old: &str) -> Option<Closest> {
+    if hay.is_empty() {
+        return None;
+    }
+    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    let starts = line_starts(hay);
+    let line_end = |i: usize| {
+        starts
+            .get(i + 1)
+            .map_or(hay.strip_suffix('\n').unwrap_or(hay).len(), |&e| e - 1)
+    };
+    let line = |i: usize| &hay[starts[i]..line_end(i)];
+
+    // Lines equal up to surrounding whitespace vote for where they would line up.
+    let mut votes: HashMap<usize, usize> = HashMap::new();
+    let mut wanted: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
+    for (j, l) in old_lines.iter().enumerate() {
+        let t = l.trim();
+        if !t.is_empty() {
+            wanted.entry(t).or_default().0.push(j);
+        }
+    }
+    let lengths: std::collections::HashSet<usize> = wanted.keys().map(|k| k.len()).collect();
+    for i in 0..starts.len() {
+        let t = line(i).trim();
+        if !lengths.contains(&t.len()) {
+            continue;
+        }
+        if let Some((js, hits)) = wanted.get_mut(t)
+            && *hits < MAX_VOTES_PER_KEY
+        {
+            *hits += 1;
+            for &j in js.iter().filter(|&&j| j <= i) {
+                *votes.entry(i - j).or_default() += 1;
+            }
+        }
+    }
+
+    // With no line in common, the longest words vote instead.
+    if votes.is_empty() {
+        let mut seen = std::collections::HashSet::new();
+        let mut words: Vec<(&str, usize)> = Vec::new();
+        for (j, l) in old_lines.iter().enumerate() {
+            for w in l.split_whitespace() {
+                if seen.insert(w) {
+                    words.push((w, j));
+                }
+            }
+        }
+        words.sort_by_key(|&(w, j)| (std::cmp::Reverse(w.len()), j));
+        for &(w, j) in words.iter().take(VOTING_WORDS) {
+            let hits: Vec<usize> = memmem::find_iter(hay.as_bytes(), w.as_bytes())
+                .take(MAX_VOTES_PER_KEY + 1)
+                .collect();
+            if hits.len() > MAX_VOTES_PER_KEY {
+                continue;
+            }
+            let mut last_line = None;
+            for at in hits {
+                let i = starts.partition_point(|&s| s <= at) - 1;
+                if i >= j && last_line != Some(i) {
+                    *votes.entry(i - j).or_default() += 1;
+                }
+                last_line = Some(i);
+            }
+        }
+    }
+    if votes.is_empty() {
+        return None;
+    }
+
+    let mut ranked: Vec<(usize, usize)> = votes.into_iter().collect();
+    ranked.sort_by_key(|&(start, n)| (std::cmp::Reverse(n), start));
+    ranked.truncate(RANKED_WINDOWS);
+    let window = |start: usize| {
+        let last = (start + old_lines.len()).min(starts.len()) - 1;
+        &hay[starts[start]..line_end(last)]
+    };
+    let wanted_text = old.strip_suffix('\n').unwrap_or(old);
+    let mut best: Option<(f32, usize, usize)> = None;
+    for &(start, n) in &ranked {
+        let ratio = similarity(window(start), wanted_text);
+        let better = match best {
+            None => true,
+            Some((r, bn, bs)) => {
+                (ratio, n, std::cmp::Reverse(start)) > (r, bn, std::cmp::Reverse(bs))
+            }
+        };
+        if better {
+            best = Some((ratio, n, start));
+        }
+    }
+    let (_, _, start) = best?;
+
+    let lines: Vec<&str> = window(start).split('\n').collect();
+    let mut region = lines
+        .iter()
+        .take(MAX_REGION_LINES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    if lines.len() > MAX_REGION_LINES {
+        region.push_str(&format!(
+            "\n… ({} more lines)",
+            lines.len() - MAX_REGION_LINES
+        ));
+    }
+    Some(Closest {
+        line: start + 1,
+        region,
+    })
+}
+
+/// `similar`'s ratio of two snippets: by characters while they are small, by
+/// lines beyond that, and time-boxed either way.
+fn similarity(a: &str, b: &str) -> f32 {
+    let mut config = similar::TextDiff::configure();
+    config.timeout(Duration::from_millis(50));
+    if a.len() + b.len() <= 16 * 1024 {
+        config.diff_chars(a, b).ratio()
+    } else {
+        config.diff_lines(a, b).ratio()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn edit(text: &str, old: &str, new: &str) -> Result<String, EditFailure> {
+        apply_edit(text, old, new, false).map(|a| a.text)
+    }
+
+    #[test]
+    fn exact_unique_replacement() {
+        let r = apply_edit("one\ntwo\nthree\n", "two", "TWO", false).unwrap();
+        assert_eq!(r.text, "one\nTWO\nthree\n");
+        assert_eq!(r.replacements, 1);
+        assert!(!r.fuzzy);
+    }
+
+    #[test]
+    fn exact_match_wins_over_fuzzy() {
+        // "a  b" is there literally; the single-spaced "a b" must not be touched.
+        let r = apply_edit("a b\na  b\n", "a  b", "X", false).unwrap();
+        assert_eq!(r.text, "a b\nX\n");
+        assert!(!r.fuzzy);
+    }
+
+    #[test]
+    fn empty_old_is_refused() {
+        let e = apply_edit("abc", "", "x", false).unwrap_err();
+        assert_eq!(e, EditFailure::EmptyOld);
+        assert_eq!(e.message("f.txt"), "oldText must not be empty.");
+    }
+
+    #[test]
+    fn identical_texts_are_refused() {
+        let e = apply_edit("abc", "b", "b", false).unwrap_err();
+        assert_eq!(e, EditFailure::Identical);
+        assert_eq!(
+            e.message("f.txt"),
+            "oldText and newText are identical; there is nothing to change."
+        );
+        // Differing only in how lines end is no difference either.
+        assert_eq!(
+            apply_edit("a\nb\n", "a\r\nb", "a\nb", false).unwrap_err(),
+            EditFailure::Identical
+        );
+    }
+
+    #[test]
+    fn a_change_that_changes_nothing_is_refused() {
+        // Fuzzy finds "a b" for "a  b"; writing "a b" back changes nothing.
+        let e = apply_edit("x\na b\n", "a  b", "a b", false).unwrap_err();
+        assert_eq!(e, EditFailure::Unchanged);
+        assert_eq!(e.message("src/x.rs"), "The edit would not change src/x.rs.");
+    }
+
+    #[test]
+    fn many_matches_are_refused_with_their_lines() {
+        let text = "a\nfoo\nb\nfoo\nfoo bar foo\n";
+        let e = apply_edit(text, "foo", "baz", false).unwrap_err();
+        assert_eq!(
+            e,
+            EditFailure::FoundMany {
+                count: 4,
+                lines: vec![2, 4, 5]
+            }
+        );
+        assert_eq!(
+            e.message("PATH"),
+            "oldText was found 4 times in PATH (lines 2, 4, 5); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+        );
+        let e = apply_edit("x x\n", "x", "y", false).unwrap_err();
+        assert_eq!(
+            e.message("p"),
+            "oldText was found 2 times in p (line 1); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+        );
+    }
+
+    #[test]
+    fn many_matches_list_at_most_twenty_lines() {
+        let text = "k\n".repeat(25);
+        let e = apply_edit(&text, "k", "j", false).unwrap_err();
+        let lines: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+        assert_eq!(
+            e.message("p"),
+            format!(
+                "oldText was found 25 times in p (lines {} and 5 more); add surrounding context to make it unique, or set replaceAll to replace every occurrence.",
+                lines.join(", ")
+            )
+        );
+    }
+
+    #[test]
+    fn many_match_lines_point_at_the_first_visible_character() {
+        let text = "x\n  foo\ny\n  foo\n";
+        let e = apply_edit(text, "\n  foo", "\n  bar", false).unwrap_err();
+        assert_eq!(
+            e,
+            EditFailure::FoundMany {
+                count: 2,
+                lines: vec![2, 4]
+            }
+        );
+    }
+
+    #[test]
+    fn replace_all_replaces_every_occurrence() {
+        let r = apply_edit("foo bar foo\nfoo\n", "foo", "qux", true).unwrap();
+        assert_eq!(r.text, "qux bar qux\nqux\n");
+        assert_eq!(r.replacements, 3);
+        // Matches do not overlap.
+        let r = apply_edit("aaaa", "aa", "b", true).unwrap();
+        assert_eq!((r.text.as_str(), r.replacements), ("bb", 2));
+    }
+
+    #[test]
+    fn already_applied_is_recognized() {
+        let e = apply_edit("let x = 2;\n", "let x = 1;", "let x = 2;", false).unwrap_err();
+        assert_eq!(e, EditFailure::AlreadyApplied);
+        assert_eq!(
+            e.message("a.rs"),
+            "The edit appears to be already applied: newText is present in a.rs and oldText is not."
+        );
+    }
+
+    #[test]
+    fn not_found_shows_the_closest_region() {
+        let text = "fn main() {\n    let a = 1;\n    let b = 2;\n    println!(\"{}\", a + b);\n}\n";
+        let e = apply_edit(
+            text,
+            "    let a = 1;\n    let b = 3;\n",
+            "    let a = 1;\n    let b = 4;\n",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message("src/main.rs"),
+            "oldText was not found in src/main.rs. The closest match is at line 2:\n    let a = 1;\n    let b = 2;"
+        );
+    }
+
+    #[test]
+    fn not_found_falls_back_to_words() {
+        let text = "alpha\nbeta gamma_long_word delta\nepsilon\n";
+        let e = apply_edit(text, "gamma_long_word delta2", "QQQ", false).unwrap_err();
+        assert_eq!(
+            e,
+            EditFailure::NotFound {
+                closest: Some(Closest {
+                    line: 2,
+                    region: "beta gamma_long_word delta".into()
+                })
+            }
+        );
+    }
+
+    #[test]
+    fn not_found_with_nothing_alike() {
+        let e = apply_edit("alpha\nbeta\n", "zzz", "QQQ", false).unwrap_err();
+        assert_eq!(e, EditFailure::NotFound { closest: None });
+        assert_eq!(e.message("f"), "oldText was not found in f.");
+        assert_eq!(
+            apply_edit("", "zzz", "y", false).unwrap_err(),
+            EditFailure::NotFound { closest: None }
+        );
+    }
+
+    #[test]
+    fn closest_region_is_capped() {
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let old: String = (10..50).map(|i| format!("line {i}\n")).collect::<String>() + "nope\n";
+        let e = apply_edit(&text, &old, "x", false).unwrap_err();
+        let EditFailure::NotFound {
+            closest: Some(Closest { line, region }),
+        } = e
+        else {
+            panic!("{e:?}")
+        };
+        assert_eq!(line, 11);
+        let shown: String = (10..40).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(region, format!("{shown}… (11 more lines)"));
+    }
+
+    #[test]
+    fn fuzzy_matches_tabs_against_spaces() {
+        let text = "fn f() {\n\tif x {\n\t\treturn 1;\n\t}\n}\n";
+        let r = apply_edit(
+            text,
+            "    if x {\n        return 1;\n    }\n",
+            "    if y {\n        return 2;\n    }\n",
+            false,
+        )
+        .unwrap();
+        assert!(r.fuzzy);
+        assert_eq!(r.replacements, 1);
+        assert_eq!(
+            r.text,
+            "fn f() {\n    if y {\n        return 2;\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn fuzzy_matches_reflowed_text() {
+        let text = "call(a,\n     b,   c);\nnext();\n";
+        let r = apply_edit(text, "call(a, b, c);", "call(a, b);", false).unwrap();
+        assert!(r.fuzzy);
+        assert_eq!(r.text, "call(a, b);\nnext();\n");
+        // Indentation differs and the snippet has none of its own.
+        let r = apply_edit("  x = 1\n  y = 2\n", "x =  1", "x = 3", false).unwrap();
+        assert_eq!(r.text, "  x = 3\n  y = 2\n");
+    }
+
+    #[test]
+    fn fuzzy_keeps_the_following_line_intact() {
+        let text = "a {\n  b;\n  c;\n}\n";
+        let r = apply_edit(text, "b;\n   c;\n", "B;\n  C;\n", false).unwrap();
+        assert_eq!(r.text, "a {\n  B;\n  C;\n}\n");
+    }
+
+    #[test]
+    fn fuzzy_matches_inside_words_at_the_ends_like_a_literal_search() {
+        let r = apply_edit("xfoo  bary\n", "foo bar", "F B", false).unwrap();
+        assert_eq!(r.text, "xF By\n");
+        // Inner words must be whole.
+        assert!(matches!(
+            apply_edit("foo xbar baz\n", "foo bar baz", "q", false),
+            Err(EditFailure::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn fuzzy_prefers_whole_lines_for_multi_line_snippets() {
+        let text = "xa\n b\n\na\n  b\n";
+        let r = apply_edit(text, "a\nb", "A\nB", false).unwrap();
+        assert_eq!(r.text, "xa\n b\n\nA\nB\n");
+    }
+
+    #[test]
+    fn fuzzy_ambiguity_is_refused() {
+        let text = "if  x {\n}\nif x  {\n}\n";
+        let e = apply_edit(text, "if x {", "if y {", false).unwrap_err();
+        assert_eq!(
+            e,
+            EditFailure::FoundMany {
+                count: 2,
+                lines: vec![1, 3]
+            }
+        );
+        let r = apply_edit(text, "if x {", "if y {", true).unwrap();
+        assert_eq!(r.text, "if y {\n}\nif y {\n}\n");
+        assert!(r.fuzzy);
+    }
+
+    #[test]
+    fn fuzzy_handles_unicode_whitespace_and_words() {
+        let text = "größe\u{00A0}=\u{3000}straße;\n";
+        let r = apply_edit(text, "größe = straße;", "größe = weg;", false).unwrap();
+        assert_eq!(r.text, "größe = weg;\n");
+        assert!(r.fuzzy);
+    }
+
+    #[test]
+    fn whitespace_only_old_is_never_fuzzy() {
+        assert!(matches!(
+            apply_edit("a\tb", "   ", "x", false),
+            Err(EditFailure::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn unicode_exact_edits() {
+        assert_eq!(edit("α β γ\n", "β", "δ").unwrap(), "α δ γ\n");
+        assert_eq!(edit("😀x", "x", "😀").unwrap(), "😀😀");
+    }
+
+    #[test]
+    fn decode_and_encode_round_trip_crlf_and_bom() {
+        let bytes = b"\xEF\xBB\xBFone\r\ntwo\r\nthree\r\n";
+        let d = decode(bytes).unwrap();
+        assert!(d.bom && d.crlf);
+        assert_eq!(d.text, "one\ntwo\nthree\n");
+        assert_eq!(encode(&d, &d.text), bytes);
+        let r = apply_edit(&d.text, "two\nthree\n", "2\n3\n4\n", false).unwrap();
+        assert_eq!(encode(&d, &r.text), b"\xEF\xBB\xBFone\r\n2\r\n3\r\n4\r\n");
+        // A model may also send CRLF itself.
+        let r = apply_edit(&d.text, "one\r\ntwo", "1\r\n2", false).unwrap();
+        assert_eq!(encode(&d, &r.text), b"\xEF\xBB\xBF1\r\n2\r\nthree\r\n");
+    }
+
+    #[test]
+    fn decode_leaves_lf_mixed_and_unterminated_files_alone() {
+        for text in [
+            "a\nb\n",
+            "a\r\nb\n",
+            "no newline",
+            "",
+            "lone\rcr\n",
+            "a\r\nb\nc\r\n",
+        ] {
+            let d = decode(text.as_bytes()).unwrap();
+            assert!(!d.crlf && !d.bom, "{text:?}");
+            assert_eq!(d.text, text);
+            assert_eq!(encode(&d, &d.text), text.as_bytes());
+        }
+        let d = decode(b"a\r\nb").unwrap();
+        assert!(d.crlf);
+        assert_eq!(d.text, "a\nb");
+        // \r\r\n keeps its first \r as text.
+        let d = decode(b"a\r\r\nb\r\n").unwrap();
+        assert!(d.crlf);
+        assert_eq!(d.text, "a\r\nb\n");
+        assert_eq!(encode(&d, &d.text), b"a\r\r\nb\r\n");
+    }
+
+    #[test]
+    fn invalid_utf8_is_refused_with_its_offset() {
+        let e = decode(b"ok\n\xFFbad").unwrap_err();
+        assert_eq!(e, NotUtf8 { offset: 3 });
+        assert_eq!(
+            e.message("bin.dat"),
+            "bin.dat is not valid UTF-8 (first bad byte at offset 3); edit refuses to rewrite it."
+        );
+        assert_eq!(decode(b"\xEF\xBB\xBFab\xC3").unwrap_err().offset, 5);
+        assert_eq!(
+            decode_vec(b"\xEF\xBB\xBFab\xC3".to_vec())
+                .unwrap_err()
+                .offset,
+            5
+        );
+        assert_eq!(
+            decode_vec(b"\xEF\xBB\xBFa\r\n".to_vec()).unwrap(),
+            decode(b"\xEF\xBB\xBFa\r\n").unwrap()
+        );
+    }
+
+    #[test]
+    fn mixed_endings_match_both_kinds_and_keep_each() {
+        let text = "lf one\nlf two\ncr one\r\ncr two\r\nlast\n";
+        let d = decode(text.as_bytes()).unwrap();
+        assert!(!d.crlf);
+        // Written with \n, matching CRLF lines; the replacement is CRLF too.
+        let r = apply_edit(&d.text, "cr one\ncr two\n", "CR\nCR2\nCR3\n", false).unwrap();
+        assert_eq!(
+            encode(&d, &r.text),
+            b"lf one\nlf two\nCR\r\nCR2\r\nCR3\r\nlast\n"
+        );
+        // LF lines get LF.
+        let r = apply_edit(&d.text, "lf one\nlf two", "X\nY", false).unwrap();
+        assert_eq!(r.text, "X\nY\ncr one\r\ncr two\r\nlast\n");
+        // A one-line match takes its line's ending for inserted lines.
+        let r = apply_edit(&d.text, "cr one", "cr one\nnew", false).unwrap();
+        assert_eq!(r.text, "lf one\nlf two\ncr one\r\nnew\r\ncr two\r\nlast\n");
+        let r = apply_edit(&d.text, "last", "last\nmore", false).unwrap();
+        assert_eq!(r.text, "lf one\nlf two\ncr one\r\ncr two\r\nlast\nmore\n");
+        // A span across both kinds, with a tie, takes its last line's ending.
+        let r = apply_edit(&d.text, "lf two\ncr one\n", "a\nb\n", false).unwrap();
+        assert_eq!(r.text, "lf one\na\r\nb\r\ncr two\r\nlast\n");
+        // Counting and line numbers see CRLF lines as lines.
+        let e = apply_edit("x\r\ny\nx\r\n", "x\n", "z\n", false).unwrap_err();
+        assert_eq!(
+            e,
+            EditFailure::FoundMany {
+                count: 2,
+                lines: vec![1, 3]
+            }
+        );
+    }
+
+    #[test]
+    fn fuzzy_works_in_mixed_files() {
+        let text = "a\r\n\tb  c\r\nd\n";
+        let r = apply_edit(text, "  b c\n", "  B\n  C\n", false).unwrap();
+        assert!(r.fuzzy);
+        assert_eq!(r.text, "a\r\n  B\r\n  C\r\nd\n");
+    }
+
+    #[test]
+    fn lone_carriage_returns_stay_put() {
+        let text = "a\rb\nc\n";
+        let r = apply_edit(text, "b\nc", "B\nC", false).unwrap();
+        assert_eq!(r.text, "a\rB\nC\n");
+    }
+
+    #[test]
+    fn display_uses_a_generic_name() {
+        assert_eq!(
+            EditFailure::Unchanged.to_string(),
+            "The edit would not change the file."
+        );
+    }
+
+    /// A line of text from pieces that exercise endings, unicode and whitespace.
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just("a"),
+            Just("b "),
+            Just("\t"),
+            Just("é"),
+            Just("日本"),
+            Just("\r"),
+            Just("  "),
+            Just("x"),
+        ]
+    }
+
+    fn body(crlf: bool) -> impl Strategy<Value = String> {
+        prop::collection::vec((prop::collection::vec(piece(), 0..5), any::<bool>()), 0..8).prop_map(
+            move |lines| {
+                let mut out = String::new();
+                for (pieces, terminated) in lines {
+                    out.push_str(&pieces.concat());
+                    // A `.` keeps a lone `\r` piece from turning into a CRLF.
+                    if terminated {
+                        out.push_str(if crlf { ".\r\n" } else { ".\n" });
+                    }
+                }
+                out
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn decode_encode_round_trips(
+            bom in any::<bool>(),
+            parts in prop::collection::vec(
+                prop_oneof![Just("\r\n"), Just("\n"), Just("\r"), Just("a"), Just("ü"), Just(" ")],
+                0..20,
+            ),
+        ) {
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            bytes.extend_from_slice(parts.concat().as_bytes());
+            let d = decode(&bytes).unwrap();
+            prop_assert_eq!(d.bom, bom);
+            prop_assert_eq!(encode(&d, &d.text), bytes.clone());
+            prop_assert_eq!(encode_owned(&d, d.text.clone()), bytes.clone());
+            prop_assert_eq!(decode_vec(bytes).unwrap(), d);
+        }
+
+        /// A unique edit changes exactly the edited bytes, through decode and encode,
+        /// for LF and CRLF files, with or without a BOM.
+        #[test]
+        fn unique_edit_preserves_everything_else(
+            crlf in any::<bool>(),
+            bom in any::<bool>(),
+            before in body(false),
+            after in body(false),
+            old_tail in "[a-z]{0,3}",
+            new in "[A-Z]{0,3}(\n[A-Z]{1,3}){0,2}",
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let (before, after) = (before.replace('\n', eol), after.replace('\n', eol));
+            // Only the old text holds the marker, so it is unique.
+            let old = format!("«{old_tail}»");
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            bytes.extend_from_slice(format!("{before}{old}{after}").as_bytes());
+            let d = decode(&bytes).unwrap();
+            let r = apply_edit(&d.text, &old, &new, false);
+            if new == old {
+                prop_assert_eq!(r.unwrap_err(), EditFailure::Identical);
+            } else {
+                let r = r.unwrap();
+                prop_assert_eq!(r.replacements, 1);
+                let out = encode(&d, &r.text);
+                // Inserted lines take the file's ending where the file has one.
+                let has_crlf = format!("{before}{after}").contains("\r\n");
+                let new_raw = if has_crlf { new.replace('\n', "\r\n") } else { new.clone() };
+                let mut want = if bom { BOM.to_vec() } else { Vec::new() };
+                want.extend_from_slice(format!("{before}{new_raw}{after}").as_bytes());
+                prop_assert_eq!(out, want);
+            }
+        }
+
+        /// Applying an edit and then its reverse gives the original back.
+        #[test]
+        fn edit_then_reverse_is_identity(
+            crlf in any::<bool>(),
+            before in body(false),
+            after in body(false),
+            old in "«[a-z ]{0,4}(\n[a-z]{0,3})?»",
+            new in "‹[A-Z ]{0,4}(\n[A-Z]{0,3})?›",
+        ) {
+            // A line break after the edit tells which ending inserted lines take.
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let text = format!("{before}{old}{after}end\n").replace('\n', eol);
+            let once = apply_edit(&text, &old, &new, false).unwrap();
+            let back = apply_edit(&once.text, &new, &old, false).unwrap();
+            prop_assert_eq!(back.text, text);
+        }
+
+        /// A fuzzy match found through reflowed whitespace is replaced, and the rest
+        /// of the text is untouched.
+        #[test]
+        fn fuzzy_edits_touch_only_the_match(
+            before in body(false),
+            after in body(false),
+            words in prop::collection::vec("[a-z]{1,4}", 1..5),
+            gaps in prop::collection::vec(prop_oneof![Just(" "), Just("\t"), Just("  "), Just("\n  ")], 4),
+        ) {
+            let mut spaced = format!("«{}", words[0]);
+            for (i, w) in words.iter().enumerate().skip(1) {
+                spaced.push_str(gaps[i - 1]);
+                spaced.push_str(w);
+            }
+            spaced.push('»');
+            let old = format!("«{}»", words.join(" "));
+            let text = format!("{before} {spaced} {after}");
+            let r = apply_edit(&text, &old, "NEW", false).unwrap();
+            prop_assert_eq!(r.fuzzy, spaced != old);
+            prop_assert_eq!(r.text, format!("{before} NEW {after}"));
+        }
+    }
+}
