@@ -34,6 +34,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --version 'Print version'
             cand read 'Read a text file.'
             cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -56,6 +57,16 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'File to write, relative to the working directory.'
             cand --content 'The complete new content, written verbatim (absent: an empty file).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;edit'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'File to edit, relative to the working directory.'
+            cand --old-text 'The exact text to replace (written with \n line endings; CRLF files match too).'
+            cand --new-text 'The replacement text.'
+            cand --replace-all 'Replace every occurrence instead of requiring a unique match (default false).'
+            cand --expect-sha256 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -100,6 +111,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help'= {
             cand read 'Read a text file.'
             cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -113,6 +125,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;read'= {
         }
         &'indus-tool;help;write'= {
+        }
+        &'indus-tool;help;edit'= {
         }
         &'indus-tool;help;ls'= {
         }

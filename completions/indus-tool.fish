@@ -43,6 +43,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Pri
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a text file.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "edit" -d 'Replace oldText with newText in a file and return a unified diff of the change.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
@@ -61,6 +62,14 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l json -d 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l path -d 'File to write, relative to the working directory.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l content -d 'The complete new content, written verbatim (absent: an empty file).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l path -d 'File to edit, relative to the working directory.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l old-text -d 'The exact text to replace (written with \\n line endings; CRLF files match too).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l new-text -d 'The replacement text.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l replace-all -d 'Replace every occurrence instead of requiring a unique match (default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l expect-sha256 -d 'Refuse the edit unless the file\'s current SHA-256 (hex) is this value.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory to list, relative to the working directory (default ".").' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l show-hidden -d 'Include entries whose name starts with a dot (default false).' -r -f -a "true\t''
@@ -75,14 +84,15 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l cont
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand man" -s h -l help -d 'Print help'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "read" -d 'Read a text file.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write ls list describe schema call diff completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "read" -d 'Read a text file.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "edit" -d 'Replace oldText with newText in a file and return a unified diff of the change.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

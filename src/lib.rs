@@ -21,4 +21,4 @@ pub use registry::{
 pub use tools::files::diff::{
     DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, diff_lines, render_unified_diff,
 };
-pub use tools::files::{ls_tool, read_tool, write_tool};
+pub use tools::files::{edit_tool, ls_tool, read_tool, write_tool};

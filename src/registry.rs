@@ -45,6 +45,7 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
     vec![
         tools::files::read_tool(),
         tools::files::write_tool(),
+        tools::files::edit_tool(),
         tools::files::ls_tool(),
     ]
 }

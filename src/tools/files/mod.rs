@@ -2,12 +2,14 @@
 //! read-before-edit gate and the diff engine (also behind `indus-tool diff`).
 
 pub mod diff;
+pub mod edit;
 pub mod edit_match;
 pub mod gate;
 pub mod ls;
 pub mod read;
 pub mod write;
 
+pub use edit::edit_tool;
 pub use ls::ls_tool;
 pub use read::read_tool;
 pub use write::write_tool;

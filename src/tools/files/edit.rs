@@ -1,0 +1,207 @@
+//! `edit`: replace an exact (or, failing that, whitespace-fuzzy) snippet of a file
+//! and answer with a text summary plus a `{path, replacements, diff}` JSON block.
+//!
+//! This module is the tool's I/O and policy: stat, the read-before-edit gate, the
+//! `expectSha256` stale-write guard, decoding (BOM, line endings, UTF-8 refusal),
+//! the atomic write and the diff. The matching itself, and the wording of why an
+//! edit could not be applied, live in `edit_match`, which is pure and fuzzed.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::kernel::input::Args;
+use crate::kernel::{
+    ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
+    ToolResult, clamp, define_tool,
+};
+use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
+use crate::tools::files::edit_match;
+use crate::tools::files::gate::{
+    GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
+};
+use crate::tools::tool_notice;
+
+/// The diff in the JSON block is middle-clamped to this many bytes.
+pub const DIFF_MAX_BYTES: usize = 16 * 1024;
+
+struct EditTool;
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[async_trait]
+impl Tool for EditTool {
+    fn name(&self) -> &str {
+        "edit"
+    }
+
+    fn description(&self) -> &str {
+        "Replace oldText with newText in a file and return a unified diff of the change. oldText must match exactly and be unique (set replaceAll to replace every occurrence); when no exact match exists, one whitespace-insensitive match is tried. Line endings and a UTF-8 BOM are kept; expectSha256 refuses the edit if the file changed. A failed edit says why: not found (with the closest region), found several times, or already applied."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "description": "File to edit, relative to the working directory." },
+                "oldText": { "type": "string", "description": "The exact text to replace (written with \\n line endings; CRLF files match too)." },
+                "newText": { "type": "string", "description": "The replacement text." },
+                "replaceAll": { "type": "boolean", "description": "Replace every occurrence instead of requiring a unique match (default false)." },
+                "expectSha256": { "type": "string", "description": "Refuse the edit unless the file's current SHA-256 (hex) is this value." }
+            },
+            "required": ["path", "oldText", "newText"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("edit", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let parsed = (|| -> Result<_, String> {
+            let path = args.required_str("path")?;
+            let old = args
+                .opt_str("oldText")?
+                .ok_or("Missing \"oldText\": expected the text to replace.")?;
+            let new = args
+                .opt_str("newText")?
+                .ok_or("Missing \"newText\": expected the replacement text (it may be empty).")?;
+            let replace_all = args.opt_bool("replaceAll")?.unwrap_or(false);
+            let expect = match args.opt_str("expectSha256")? {
+                Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    Some(h.to_ascii_lowercase())
+                }
+                Some(h) => {
+                    return Err(crate::kernel::input::invalid(
+                        "expectSha256",
+                        "64 hexadecimal characters",
+                        &Value::String(h.to_string()),
+                    ));
+                }
+                None => None,
+            };
+            Ok((path, old, new, replace_all, expect))
+        })();
+        let (path, old, new, replace_all, expect) = match parsed {
+            Ok(p) => p,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let abs = ctx.resolve_path(path);
+        match ctx.fs.stat(&abs).await {
+            Ok(info) if info.is_directory => {
+                return ToolResult::failure(format!("{path} is a directory; edit needs a file."));
+            }
+            Ok(info) if !info.is_file => {
+                return ToolResult::failure(format!(
+                    "{path} is not a regular file; edit changes regular files only."
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
+        }
+        let handle = get_read_state_handle(ctx);
+        if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
+            return ToolResult::failure(message);
+        }
+        let bytes = match ctx.fs.read_bytes(&abs).await {
+            Ok(b) => b,
+            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
+        };
+        if let Some(expected) = expect {
+            let actual = sha256_hex(&bytes);
+            if actual != expected {
+                return ToolResult::failure(format!(
+                    "{path} has changed: its SHA-256 is {actual}, not the expected {expected}. Read it again before editing."
+                ));
+            }
+        }
+        let decoded = match edit_match::decode(&bytes) {
+            Ok(d) => d,
+            Err(e) => return ToolResult::failure(e.message(path)),
+        };
+        let applied = match edit_match::apply_edit(&decoded.text, old, new, replace_all) {
+            Ok(a) => a,
+            Err(failure) => return ToolResult::failure(failure.message(path)),
+        };
+        let new_bytes = edit_match::encode(&decoded, &applied.text);
+        let Ok(new_content) = String::from_utf8(new_bytes) else {
+            return ToolResult::failure(format!(
+                "Cannot edit {path}: the result is not valid UTF-8."
+            ));
+        };
+        if ctx.cancel.is_cancelled() {
+            return ToolResult::failure("edit was cancelled before anything was written.");
+        }
+        if let Err(e) = ctx.fs.write_file(&abs, &new_content).await {
+            return ToolResult::failure(format!("Cannot write {path}: {e}"));
+        }
+        if let Err(e) = record_read_state(ctx, &abs, handle, None).await {
+            return ToolResult::failure(format!(
+                "Edited {path}, but its read-state could not be recorded: {e}"
+            ));
+        }
+        // The bytes were valid UTF-8 (decode checked), so this is lossless.
+        let before = String::from_utf8_lossy(&bytes);
+        let diff = render_unified_diff_with_headers(
+            &before,
+            &new_content,
+            DEFAULT_CONTEXT,
+            &format!("a/{path}"),
+            &format!("b/{path}"),
+        );
+        let diff = clamp(
+            &diff,
+            &OutputBudget::with_notice(ClipEnd::Middle, DIFF_MAX_BYTES, |n| tool_notice("edit", n)),
+        );
+        let mut summary = format!(
+            "Edited {path}: {}.",
+            plural(applied.replacements, "replacement", "replacements")
+        );
+        if applied.fuzzy {
+            summary.push_str(" oldText matched after normalizing whitespace.");
+        }
+        ToolResult {
+            content: vec![
+                ToolContentBlock::Text(summary),
+                ToolContentBlock::Json(json!({
+                    "path": path,
+                    "replacements": applied.replacements,
+                    "diff": diff,
+                })),
+            ],
+            is_error: false,
+        }
+    }
+}
+
+/// The `edit` tool.
+pub fn edit_tool() -> DefinedTool {
+    define_tool(Arc::new(EditTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_is_lower_hex() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! `edit` through the real binary: matching, refusals with their exact wording,
+//! encodings and line endings, the stale-write guard, the gate, and the diff block.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{TestEnv, code, stderr};
+use serde_json::{Value, json};
+
+fn edit(
+    env: &TestEnv,
+    path: &str,
+    old: &str,
+    new: &str,
+    extra: &[&str],
+) -> (Value, std::process::Output) {
+    let mut args = vec!["edit", path, "--old-text", old, "--new-text", new];
+    args.extend_from_slice(extra);
+    env.run_json(&args)
+}
+
+#[test]
+fn a_unique_exact_edit_returns_summary_and_diff_block() {
+    let env = TestEnv::new();
+    env.write("f.txt", "one\ntwo\nthree\n");
+    let (v, out) = edit(&env, "f.txt", "two", "TWO", &[]);
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(
+        v["output"],
+        json!([
+            {"kind": "text", "text": "Edited f.txt: 1 replacement."},
+            {"kind": "json", "value": {
+                "path": "f.txt",
+                "replacements": 1,
+                "diff": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+            }}
+        ])
+    );
+    assert_eq!(env.read_string("f.txt"), "one\nTWO\nthree\n");
+}
+
+#[test]
+fn the_diff_block_applies_with_git_apply() {
+    let env = TestEnv::new();
+    let before = "fn main() {\n    println!(\"hi\");\n}\n";
+    env.write("src/main.rs", before);
+    let (v, _) = edit(
+        &env,
+        "src/main.rs",
+        "println!(\"hi\")",
+        "println!(\"hello\")",
+        &[],
+    );
+    let diff = v["output"][1]["value"]["diff"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.write("src/main.rs", before);
+    env.write("change.diff", &diff);
+    let git = std::process::Command::new("git")
+        .current_dir(env.root())
+        .args(["apply", "change.diff"])
+        .output();
+    if let Ok(out) = git {
+        assert!(
+            out.status.success(),
+            "git apply: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            env.read_string("src/main.rs"),
+            "fn main() {\n    println!(\"hello\");\n}\n"
+        );
+    }
+}
+
+#[test]
+fn replace_all_and_the_found_many_refusal() {
+    let env = TestEnv::new();
+    env.write("f.txt", "x = 1\ny = 2\nx = 1\n\nx = 1\n");
+    let (v, out) = edit(&env, "f.txt", "x = 1", "x = 9", &[]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(
+            "oldText was found 3 times in f.txt (lines 1, 3, 5); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+        )
+    );
+    let (v, _) = edit(&env, "f.txt", "x = 1", "x = 9", &["--replace-all"]);
+    assert_eq!(
+        v["output"][0]["text"],
+        json!("Edited f.txt: 3 replacements.")
+    );
+    assert_eq!(env.read_string("f.txt"), "x = 9\ny = 2\nx = 9\n\nx = 9\n");
+}
+
+#[test]
+fn refusals_say_why() {
+    let env = TestEnv::new();
+    env.write("f.txt", "alpha\nbeta gamma\ndelta\n");
+    let cases: Vec<(&str, &str, String)> = vec![
+        ("", "x", "oldText must not be empty.".into()),
+        ("beta", "beta", "oldText and newText are identical; there is nothing to change.".into()),
+        (
+            "epsilon",
+            "beta gamma",
+            "The edit appears to be already applied: newText is present in f.txt and oldText is not.".into(),
+        ),
+        (
+            "beta gamma!",
+            "z",
+            "oldText was not found in f.txt. The closest match is at line 2:\nbeta gamma".into(),
+        ),
+    ];
+    for (old, new, want) in cases {
+        let (v, out) = edit(&env, "f.txt", old, new, &[]);
+        assert_eq!(code(&out), 1, "{old:?}");
+        assert_eq!(v["output"], json!(want), "{old:?}");
+    }
+    assert_eq!(
+        env.read_string("f.txt"),
+        "alpha\nbeta gamma\ndelta\n",
+        "nothing was written"
+    );
+    let (v, _) = env.run_json(&["edit", "missing.txt", "--old-text", "a", "--new-text", "b"]);
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("Cannot edit missing.txt: ENOENT")
+    );
+    let (v, _) = env.run_json(&["edit", "f.txt", "--new-text", "b"]);
+    assert_eq!(
+        v["output"],
+        json!("Missing \"oldText\": expected the text to replace.")
+    );
+    env.mkdir("d");
+    let (v, _) = edit(&env, "d", "a", "b", &[]);
+    assert_eq!(v["output"], json!("d is a directory; edit needs a file."));
+}
+
+#[test]
+fn whitespace_fuzzy_fallback() {
+    let env = TestEnv::new();
+    env.write("f.py", "def f():\n\treturn  1\n");
+    let (v, out) = edit(
+        &env,
+        "f.py",
+        "def f():\n    return 1",
+        "def f():\n    return 2",
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(
+        v["output"][0]["text"],
+        json!("Edited f.py: 1 replacement. oldText matched after normalizing whitespace.")
+    );
+    assert!(env.read_string("f.py").contains("return 2"));
+}
+
+#[test]
+fn crlf_and_bom_survive() {
+    let env = TestEnv::new();
+    env.write("win.txt", b"\xEF\xBB\xBFfirst\r\nsecond\r\nthird\r\n");
+    let (v, out) = edit(&env, "win.txt", "second\nthird", "2nd\n3rd", &[]);
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(env.read("win.txt"), b"\xEF\xBB\xBFfirst\r\n2nd\r\n3rd\r\n");
+}
+
+#[test]
+fn invalid_utf8_is_refused_and_left_untouched() {
+    let env = TestEnv::new();
+    let bytes = b"caf\xe9 au lait\n".to_vec();
+    env.write("latin1.txt", &bytes);
+    let (v, out) = edit(&env, "latin1.txt", "au", "with", &[]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(
+            "latin1.txt is not valid UTF-8 (first bad byte at offset 3); edit refuses to rewrite it."
+        )
+    );
+    assert_eq!(env.read("latin1.txt"), bytes);
+}
+
+#[test]
+fn expect_sha256_guards_against_stale_writes() {
+    let env = TestEnv::new();
+    env.write("f.txt", "abc");
+    let right = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let wrong = "0".repeat(64);
+    let (v, out) = edit(&env, "f.txt", "b", "B", &["--expect-sha256", &wrong]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(format!(
+            "f.txt has changed: its SHA-256 is {right}, not the expected {wrong}. Read it again before editing."
+        ))
+    );
+    assert_eq!(env.read_string("f.txt"), "abc");
+    let (_, out) = edit(
+        &env,
+        "f.txt",
+        "b",
+        "B",
+        &["--expect-sha256", &right.to_uppercase()],
+    );
+    assert_eq!(code(&out), 0);
+    assert_eq!(env.read_string("f.txt"), "aBc");
+    let (v, _) = edit(&env, "f.txt", "a", "b", &["--expect-sha256", "xyz"]);
+    assert_eq!(
+        v["output"],
+        json!(
+            "Invalid \"expectSha256\": expected 64 hexadecimal characters, got the string \"xyz\"."
+        )
+    );
+}
+
+#[test]
+fn edit_keeps_the_mode_and_writes_through_a_symlink() {
+    let env = TestEnv::new();
+    let real = env.write("real.sh", "echo a\n");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink("real.sh", env.path("link.sh")).unwrap();
+    let (_, out) = edit(&env, "link.sh", "echo a", "echo b", &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(env.path("link.sh"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(env.read_string("real.sh"), "echo b\n");
+    assert_eq!(
+        std::fs::metadata(&real).unwrap().permissions().mode() & 0o7777,
+        0o700
+    );
+}
+
+#[test]
+fn the_gate_guards_edit_across_invocations() {
+    let env = TestEnv::new();
+    env.write("f.txt", "v1\n");
+    let (v, out) = env.run_json(&[
+        "--gate",
+        "edit",
+        "f.txt",
+        "--old-text",
+        "v1",
+        "--new-text",
+        "v2",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!("File has not been read yet. Read it first before writing to it.")
+    );
+    assert_eq!(code(&env.run(&["--gate", "read", "f.txt"])), 0);
+    let (_, out) = env.run_json(&[
+        "--gate",
+        "edit",
+        "f.txt",
+        "--old-text",
+        "v1",
+        "--new-text",
+        "v2",
+    ]);
+    assert_eq!(code(&out), 0);
+    // The edit refreshed the read-state: a follow-up edit needs no new read.
+    let (_, out) = env.run_json(&[
+        "--gate",
+        "edit",
+        "f.txt",
+        "--old-text",
+        "v2",
+        "--new-text",
+        "v3",
+    ]);
+    assert_eq!(code(&out), 0);
+    std::fs::write(env.path("f.txt"), "someone else\n").unwrap();
+    let (v, _) = env.run_json(&[
+        "--gate",
+        "edit",
+        "f.txt",
+        "--old-text",
+        "someone",
+        "--new-text",
+        "me",
+    ]);
+    assert_eq!(
+        v["output"],
+        json!(
+            "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."
+        )
+    );
+}
+
+#[test]
+fn a_big_diff_is_clamped_to_16_kb() {
+    let env = TestEnv::new();
+    let text: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", &text);
+    let (v, out) = edit(&env, "f.txt", "line", "LINE", &["--replace-all"]);
+    assert_eq!(code(&out), 0);
+    let diff = v["output"][1]["value"]["diff"].as_str().unwrap();
+    assert!(diff.len() <= 16 * 1024 + 100, "{}", diff.len());
+    assert!(
+        diff.contains("\n[edit: "),
+        "the clamp notice names the tool"
+    );
+    assert!(diff.starts_with("--- a/f.txt\n+++ b/f.txt\n"));
+}
