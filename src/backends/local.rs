@@ -139,15 +139,20 @@ pub fn atomic_write(path: &Path, data: &[u8]) -> io::Result<()> {
 pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> io::Result<T> + Send + 'static,
 ) -> io::Result<T> {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    match Handle::try_current() {
-        Ok(h) if h.runtime_flavor() != RuntimeFlavor::CurrentThread => {
-            tokio::task::spawn_blocking(f)
-                .await
-                .unwrap_or_else(|e| Err(io::Error::other(e)))
-        }
-        _ => f(),
+    if inline_blocking() {
+        f()
+    } else {
+        tokio::task::spawn_blocking(f)
+            .await
+            .unwrap_or_else(|e| Err(io::Error::other(e)))
     }
+}
+
+/// Whether [`blocking`] runs its work inline: on a current-thread runtime, or
+/// outside any runtime.
+fn inline_blocking() -> bool {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    Handle::try_current().map_or(true, |h| h.runtime_flavor() == RuntimeFlavor::CurrentThread)
 }
 
 /// `Fs` over the local filesystem.
@@ -231,6 +236,11 @@ impl Fs for LocalFs {
     }
 
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
+        if inline_blocking() {
+            // No owned copy of a possibly large content is needed inline.
+            return atomic_write(Path::new(path), data.as_bytes())
+                .map_err(|e| fs_error(e, "write", path));
+        }
         let (p, d) = (path.to_string(), data.to_string());
         blocking(move || {
             atomic_write(Path::new(&p), d.as_bytes()).map_err(|e| fs_error(e, "write", &p))

@@ -155,7 +155,7 @@ fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
 }
 
 fn count_newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&c| c == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 fn window<'a>(before: &'a str, after: &'a str, margin: Option<usize>) -> Window<'a> {
