@@ -18,3 +18,4 @@ pub use registry::{
     MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection, builtin_registry, tool_box, try_tool_box,
 };
 pub use tools::files::ls_tool;
+pub use tools::search::{find_tool, grep_tool};

@@ -42,7 +42,11 @@ impl ToolCollection {
 
 /// Every built tool, in the seed's registration order.
 pub fn builtin_tools() -> Vec<DefinedTool> {
-    vec![tools::files::ls::ls_tool()]
+    vec![
+        tools::files::ls::ls_tool(),
+        tools::search::grep_tool(),
+        tools::search::find_tool(),
+    ]
 }
 
 /// A fresh registry holding every built tool and the three standard collections.

@@ -161,6 +161,14 @@ impl Fs for LocalFs {
     async fn exists(&self, path: &str) -> bool {
         tokio::fs::try_exists(path).await.unwrap_or(false)
     }
+
+    fn walk_tree(
+        &self,
+        options: &crate::kernel::WalkOptions,
+        visitors: &dyn crate::kernel::WalkVisitorFactory,
+    ) -> io::Result<()> {
+        super::local_search::walk_tree(options, visitors)
+    }
 }
 
 /// Kills a command's process group when dropped, unless disarmed: a cancelled or

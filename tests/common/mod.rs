@@ -71,7 +71,13 @@ impl TestEnv {
 
     /// Run with `--format json` and parse the single outcome line.
     pub fn run_json(&self, args: &[&str]) -> (Value, Output) {
-        let out = self.cmd().arg("--format").arg("json").args(args).output().expect("run");
+        let out = self
+            .cmd()
+            .arg("--format")
+            .arg("json")
+            .args(args)
+            .output()
+            .expect("run");
         (parse_outcome(&out), out)
     }
 }
