@@ -443,6 +443,21 @@ fn ignore_files_are_honoured_only_when_asked() {
     assert_eq!(rows(&ok(&env, &["find", "*.txt"])).len(), 4);
 }
 
+#[test]
+fn ignore_files_above_the_root_and_git_excludes_apply() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "up.txt\n");
+    env.write(".git/info/exclude", "excluded.txt\n");
+    env.write("sub/up.txt", "hit\n");
+    env.write("sub/excluded.txt", "hit\n");
+    env.write("sub/kept.txt", "hit\n");
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "sub", "--gitignore"])),
+        ["sub/kept.txt:1: hit"]
+    );
+    assert_eq!(rows(&ok(&env, &["grep", "hit", "sub"])).len(), 3);
+}
+
 /// Run the binary in `env` as an unprivileged user: mode bits only block reads for
 /// a user without CAP_DAC_OVERRIDE, and tests often run as root. `None` when that
 /// is not possible here (no `setpriv`, or it cannot switch users).

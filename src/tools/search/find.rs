@@ -340,6 +340,28 @@ mod tests {
     }
 
     #[test]
+    fn a_cancel_stops_the_walk() {
+        let cancel = CancellationToken::new();
+        let shared = Shared {
+            matcher: name_matcher("x").unwrap(),
+            kind: None,
+            limit: 5,
+            cancel: cancel.clone(),
+            cancelled: AtomicBool::new(false),
+            gathered: Mutex::new(Vec::new()),
+        };
+        let mut visitor = shared.visitor();
+        let unreadable = || WalkEvent::Unreadable {
+            path: String::new(),
+            message: String::new(),
+        };
+        assert_eq!(visitor.visit(unreadable()), WalkFlow::Continue);
+        cancel.cancel();
+        assert_eq!(visitor.visit(unreadable()), WalkFlow::Quit);
+        assert!(shared.cancelled.load(Ordering::Relaxed));
+    }
+
+    #[test]
     fn summary_wording() {
         assert_eq!(
             summary(0, 0, 7, 0, "*.rs"),

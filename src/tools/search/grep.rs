@@ -792,6 +792,59 @@ mod tests {
         );
     }
 
+    /// An entry whose file is gone by the time it is read.
+    struct Vanished;
+    impl WalkEntry for Vanished {
+        fn path(&self) -> &str {
+            "gone.txt"
+        }
+        fn name(&self) -> &str {
+            "gone.txt"
+        }
+        fn kind(&self) -> WalkEntryKind {
+            WalkEntryKind::File
+        }
+        fn is_dir_link(&self) -> bool {
+            false
+        }
+        fn read(&self, _: &mut Vec<u8>, _: ReadLimits) -> io::Result<FileRead> {
+            Err(io::Error::new(io::ErrorKind::NotFound, "ENOENT: gone"))
+        }
+    }
+
+    #[test]
+    fn vanished_and_unreadable_entries_are_counted_not_fatal() {
+        let shared = Shared {
+            matcher: compile("hit").unwrap(),
+            glob: None,
+            limit: 10,
+            context: 0,
+            cancel: CancellationToken::new(),
+            cancelled: AtomicBool::new(false),
+            gathered: Mutex::new(Vec::new()),
+        };
+        {
+            let mut visitor = shared.visitor();
+            assert_eq!(
+                visitor.visit(WalkEvent::Entry(&Vanished)),
+                WalkFlow::Continue
+            );
+            let unreadable = WalkEvent::Unreadable {
+                path: "locked".into(),
+                message: "EACCES".into(),
+            };
+            assert_eq!(visitor.visit(unreadable), WalkFlow::Continue);
+        }
+        let gathered = shared.gathered.lock().unwrap();
+        assert_eq!(
+            gathered.len(),
+            1,
+            "the dropped visitor handed over its part"
+        );
+        assert_eq!(gathered[0].unreadable, 2);
+        assert_eq!(gathered[0].searched, 0);
+    }
+
     #[tokio::test]
     async fn a_cancel_during_the_walk_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
