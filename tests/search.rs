@@ -461,7 +461,7 @@ fn ignore_files_above_the_root_and_git_excludes_apply() {
 /// Run the binary in `env` as an unprivileged user: mode bits only block reads for
 /// a user without CAP_DAC_OVERRIDE, and tests often run as root. `None` when that
 /// is not possible here (no `setpriv`, or it cannot switch users).
-fn run_unprivileged(env: &TestEnv, args: &[&str]) -> Option<String> {
+fn run_unprivileged(env: &TestEnv, args: &[&str]) -> Option<std::process::Output> {
     use std::os::unix::fs::PermissionsExt;
     // The temp root is private to its owner; the other user must be able to enter it.
     std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).ok()?;
@@ -473,18 +473,20 @@ fn run_unprivileged(env: &TestEnv, args: &[&str]) -> Option<String> {
         .args(args)
         .output()
         .ok()?;
-    if code(&out) != 0 {
-        return None;
-    }
-    let text = stdout(&out);
-    Some(text.strip_suffix('\n').unwrap_or(&text).to_string())
+    // setpriv itself failing (no permission to switch) is not the tool's verdict.
+    let tool_spoke = code(&out) == 0 || stderr(&out).starts_with("Cannot search");
+    tool_spoke.then_some(out)
 }
 
-/// The output of `args` as a user that mode-000 entries really lock out, or `None`
+/// The outcome of `args` as a user that mode-000 entries really lock out, or `None`
 /// (after saying so) when no such run is possible.
-fn locked_out_run(env: &TestEnv, probe: &std::path::Path, args: &[&str]) -> Option<String> {
+fn locked_out_run(
+    env: &TestEnv,
+    probe: &std::path::Path,
+    args: &[&str],
+) -> Option<std::process::Output> {
     if std::fs::File::open(probe).is_err() {
-        return Some(ok(env, args));
+        return Some(env.run(args));
     }
     let run = run_unprivileged(env, args);
     if run.is_none() {
@@ -496,6 +498,14 @@ fn locked_out_run(env: &TestEnv, probe: &std::path::Path, args: &[&str]) -> Opti
     run
 }
 
+/// Like `ok` for a locked-out run.
+fn locked_out_ok(env: &TestEnv, probe: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = locked_out_run(env, probe, args)?;
+    assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    let text = stdout(&out);
+    Some(text.strip_suffix('\n').unwrap_or(&text).to_string())
+}
+
 #[test]
 fn unreadable_directories_are_skipped_and_counted() {
     use std::os::unix::fs::PermissionsExt;
@@ -504,8 +514,12 @@ fn unreadable_directories_are_skipped_and_counted() {
     env.write("locked/b.txt", "hit\n");
     let locked = env.path("locked");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let grep = locked_out_run(&env, &locked.join("b.txt"), &["grep", "hit"]);
-    let find = locked_out_run(&env, &locked.join("b.txt"), &["find", "*.txt"]);
+    let probe = locked.join("b.txt");
+    let grep = locked_out_ok(&env, &probe, &["grep", "hit"]);
+    let find = locked_out_ok(&env, &probe, &["find", "*.txt"]);
+    // The root itself unreadable: nothing was searched, so that is an error.
+    let root_grep = locked_out_run(&env, &probe, &["grep", "hit", "locked"]);
+    let root_find = locked_out_run(&env, &probe, &["find", "b", "locked"]);
     // Never fatal, whoever runs it.
     let as_is = ok(&env, &["grep", "hit"]);
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -524,6 +538,14 @@ fn unreadable_directories_are_skipped_and_counted() {
             "Found 1 match among 4 entries. Skipped 1 unreadable entry."
         );
     }
+    for out in [root_grep, root_find].into_iter().flatten() {
+        assert_eq!(code(&out), 1);
+        let msg = stderr(&out);
+        assert!(
+            msg.starts_with("Cannot search locked: EACCES: permission denied, scandir '"),
+            "{msg}"
+        );
+    }
 }
 
 #[test]
@@ -533,7 +555,7 @@ fn unreadable_files_are_skipped_and_counted() {
     env.write("a.txt", "hit\n");
     let secret = env.write("secret.txt", "hit\n");
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
-    if let Some(text) = locked_out_run(&env, &secret, &["grep", "hit"]) {
+    if let Some(text) = locked_out_ok(&env, &secret, &["grep", "hit"]) {
         assert_eq!(rows(&text), ["a.txt:1: hit"]);
         assert_eq!(
             summary(&text),

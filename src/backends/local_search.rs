@@ -94,13 +94,20 @@ impl ParallelVisitor for Thread<'_> {
                 self.visitor.visit(WalkEvent::Entry(&local))
             }
             Err(err) => {
-                let path = error_path(&err)
-                    .map(|p| String::from_utf8_lossy(relative(p, self.root_len)).into_owned())
-                    .unwrap_or_default();
-                self.visitor.visit(WalkEvent::Unreadable {
-                    path,
-                    message: err.to_string(),
-                })
+                let full = error_path(&err);
+                let path =
+                    full.map(|p| String::from_utf8_lossy(relative(p, self.root_len)).into_owned());
+                // Reworded like every other fs error of the local backend.
+                let message = match (err.io_error().and_then(io::Error::raw_os_error), full) {
+                    (Some(code), Some(p)) => fs_error(
+                        io::Error::from_raw_os_error(code),
+                        "scandir",
+                        &p.to_string_lossy(),
+                    )
+                    .to_string(),
+                    _ => err.to_string(),
+                };
+                self.visitor.visit(WalkEvent::Unreadable { path, message })
             }
         };
         match flow {

@@ -194,9 +194,9 @@ pub trait WalkEntry {
 pub enum WalkEvent<'a> {
     Entry(&'a dyn WalkEntry),
     /// An entry that could not be read: skipped, never fatal. `path` is below the
-    /// root (empty when unknown or the root itself).
+    /// root (`Some("")` for the root itself, `None` when the error names no path).
     Unreadable {
-        path: String,
+        path: Option<String>,
         message: String,
     },
 }

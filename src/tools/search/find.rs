@@ -81,6 +81,8 @@ struct Gathered {
     matches: u64,
     entries: u64,
     unreadable: u64,
+    /// Why the root itself could not be read, which fails the whole search.
+    root_error: Option<String>,
 }
 
 struct Shared {
@@ -101,6 +103,7 @@ impl WalkVisitorFactory for Shared {
                 matches: 0,
                 entries: 0,
                 unreadable: 0,
+                root_error: None,
             }),
         })
     }
@@ -121,8 +124,11 @@ impl WalkVisitor for Visitor<'_> {
             return WalkFlow::Quit;
         };
         let entry = match event {
-            WalkEvent::Unreadable { .. } => {
+            WalkEvent::Unreadable { path, message } => {
                 g.unreadable += 1;
+                if path.is_some_and(|p| p.is_empty()) {
+                    g.root_error.get_or_insert(message);
+                }
                 return WalkFlow::Continue;
             }
             WalkEvent::Entry(entry) => entry,
@@ -266,6 +272,9 @@ impl Tool for Find {
         let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
         let (mut matches, mut entries, mut unreadable) = (0, 0, 0);
         let mut kept = Vec::with_capacity(parts.len());
+        if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
+            return ToolResult::failure(format!("Cannot search {path}: {message}"));
+        }
         for g in parts {
             matches += g.matches;
             entries += g.entries;
@@ -352,7 +361,7 @@ mod tests {
         };
         let mut visitor = shared.visitor();
         let unreadable = || WalkEvent::Unreadable {
-            path: String::new(),
+            path: None,
             message: String::new(),
         };
         assert_eq!(visitor.visit(unreadable()), WalkFlow::Continue);

@@ -262,6 +262,8 @@ struct Gathered {
     binary: u64,
     too_large: u64,
     unreadable: u64,
+    /// Why the root itself could not be read, which fails the whole search.
+    root_error: Option<String>,
 }
 
 /// Everything the walking threads share; also the visitor factory.
@@ -295,6 +297,7 @@ impl WalkVisitorFactory for Shared {
                 binary: 0,
                 too_large: 0,
                 unreadable: 0,
+                root_error: None,
             }),
         })
     }
@@ -362,7 +365,12 @@ impl WalkVisitor for Visitor<'_> {
             return WalkFlow::Quit;
         };
         match event {
-            WalkEvent::Unreadable { .. } => g.unreadable += 1,
+            WalkEvent::Unreadable { path, message } => {
+                g.unreadable += 1;
+                if path.is_some_and(|p| p.is_empty()) {
+                    g.root_error.get_or_insert(message);
+                }
+            }
             WalkEvent::Entry(entry) => {
                 // An explicitly named file (the root) is searched whatever the glob.
                 let wanted = entry.kind() == WalkEntryKind::File
@@ -583,6 +591,9 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
     let mut totals = Totals::default();
     let mut kept = Vec::with_capacity(parts.len());
+    if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
+        return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+    }
     for g in parts {
         totals.searched += g.searched;
         totals.with_matches += g.with_matches;
@@ -830,7 +841,7 @@ mod tests {
                 WalkFlow::Continue
             );
             let unreadable = WalkEvent::Unreadable {
-                path: "locked".into(),
+                path: Some("locked".into()),
                 message: "EACCES".into(),
             };
             assert_eq!(visitor.visit(unreadable), WalkFlow::Continue);

@@ -284,7 +284,7 @@ async fn walk_via_fs(
         Ok(info) => info,
         Err(e) => {
             visitor.visit(WalkEvent::Unreadable {
-                path: String::new(),
+                path: Some(String::new()),
                 message: e.to_string(),
             });
             return;
@@ -310,7 +310,7 @@ async fn walk_via_fs(
             Ok(c) => c,
             Err(e) => {
                 let flow = visitor.visit(WalkEvent::Unreadable {
-                    path: rel,
+                    path: Some(rel),
                     message: e.to_string(),
                 });
                 if flow == WalkFlow::Quit {
@@ -341,7 +341,7 @@ async fn walk_via_fs(
                     flow
                 }
                 Err(e) => visitor.visit(WalkEvent::Unreadable {
-                    path: child_rel,
+                    path: Some(child_rel),
                     message: e.to_string(),
                 }),
             };
