@@ -158,7 +158,8 @@ impl WalkVisitor for Visitor<'_> {
 
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
-        if let Some(g) = self.gathered.take() {
+        if let Some(mut g) = self.gathered.take() {
+            g.kept.finish();
             self.shared
                 .gathered
                 .lock()

@@ -9,7 +9,6 @@
 //! output is the same at any thread count.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -37,8 +36,21 @@ pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
 /// `rg --sort path`. Mapping `/` to the lowest byte makes a plain byte comparison
 /// component-wise (names never contain NUL).
 pub fn path_order(a: &str, b: &str) -> Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len().min(b.len());
+    // Sorted paths share long prefixes; skip them eight bytes at a time.
+    let mut i = 0;
+    while i + 8 <= n && a[i..i + 8] == b[i..i + 8] {
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
     let key = |c: u8| if c == b'/' { 0 } else { c };
-    a.bytes().map(key).cmp(b.bytes().map(key))
+    match (a.get(i), b.get(i)) {
+        (Some(&x), Some(&y)) => key(x).cmp(&key(y)),
+        _ => a.len().cmp(&b.len()),
+    }
 }
 
 /// A root-relative display path: the root as the user spelled it, joined with the
@@ -74,77 +86,111 @@ pub trait Ranked {
     fn weight(&self) -> usize;
 }
 
-struct ByPath<T>(T);
-
-impl<T: Ranked> PartialEq for ByPath<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl<T: Ranked> Eq for ByPath<T> {}
-impl<T: Ranked> PartialOrd for ByPath<T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<T: Ranked> Ord for ByPath<T> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        path_order(self.0.key(), other.0.key())
-    }
-}
-
 /// One thread's share of the first `limit` results in path order. Whatever this
 /// thread alone already places after `limit` results cannot be among the global
-/// first `limit` either, so it is dropped; the rest is kept for the merge.
+/// first `limit` either, so it is dropped. Results are gathered unsorted and
+/// compacted (sorted, cut) whenever they weigh twice the limit, so a thread holds
+/// at most about twice the limit and sorts rarely.
 pub struct FirstN<T: Ranked> {
-    heap: BinaryHeap<ByPath<T>>,
+    items: Vec<T>,
     weight: usize,
     limit: usize,
+    /// After a compaction, the last key kept: anything after it cannot make the cut.
+    bound: Option<String>,
+    sorted: bool,
 }
 
 impl<T: Ranked> FirstN<T> {
     pub fn new(limit: usize) -> Self {
         Self {
-            heap: BinaryHeap::new(),
+            items: Vec::new(),
             weight: 0,
             limit,
+            bound: None,
+            sorted: true,
         }
     }
 
     /// Whether a result at `key` could still make the cut (if not, the caller need
     /// not even build it).
     pub fn wants(&self, key: &str) -> bool {
-        self.weight < self.limit
-            || self
-                .heap
-                .peek()
-                .is_some_and(|top| path_order(key, top.0.key()) == Ordering::Less)
+        self.bound
+            .as_deref()
+            .is_none_or(|bound| path_order(key, bound) == Ordering::Less)
     }
 
     pub fn push(&mut self, item: T) {
         self.weight += item.weight();
-        self.heap.push(ByPath(item));
-        while let Some(top) = self.heap.peek() {
-            let w = top.0.weight();
-            if self.heap.len() > 1 && self.weight - w >= self.limit {
-                self.weight -= w;
-                self.heap.pop();
-            } else {
-                break;
-            }
+        self.items.push(item);
+        self.sorted = false;
+        if self.weight >= self.limit.saturating_mul(2) {
+            self.compact();
         }
     }
 
-    pub fn into_vec(self) -> Vec<T> {
-        self.heap.into_iter().map(|b| b.0).collect()
+    /// Sort, and keep the shortest prefix that reaches the limit.
+    fn compact(&mut self) {
+        if !self.sorted {
+            // Keys are distinct paths, so an unstable sort gives the one order.
+            self.items
+                .sort_unstable_by(|a, b| path_order(a.key(), b.key()));
+            self.sorted = true;
+        }
+        let mut weight = 0;
+        let mut keep = self.items.len();
+        for (i, item) in self.items.iter().enumerate() {
+            weight += item.weight();
+            if weight >= self.limit {
+                keep = i + 1;
+                break;
+            }
+        }
+        if keep < self.items.len() || weight >= self.limit {
+            self.items.truncate(keep);
+            self.weight = weight;
+            self.bound = self.items.last().map(|i| i.key().to_string());
+        }
+    }
+
+    /// Sort and cut now: done on the walking thread as it finishes, so the merge on
+    /// the calling thread only interleaves sorted runs.
+    pub fn finish(&mut self) {
+        self.compact();
+    }
+
+    /// The kept results, in path order.
+    pub fn into_sorted(mut self) -> Vec<T> {
+        self.compact();
+        self.items
     }
 }
 
 /// Merge the threads' kept results into one list in path order.
 pub fn merge<T: Ranked>(parts: impl IntoIterator<Item = FirstN<T>>) -> Vec<T> {
-    let mut all: Vec<T> = parts.into_iter().flat_map(FirstN::into_vec).collect();
-    all.sort_by(|a, b| path_order(a.key(), b.key()));
-    all
+    let mut runs: Vec<std::vec::IntoIter<T>> = parts
+        .into_iter()
+        .map(|p| p.into_sorted().into_iter())
+        .collect();
+    let mut out = Vec::with_capacity(runs.iter().map(|r| r.len()).sum());
+    let mut heads: Vec<Option<T>> = runs.iter_mut().map(Iterator::next).collect();
+    loop {
+        // A linear scan: there is one run per walking thread, a handful.
+        let mut best: Option<usize> = None;
+        for (i, head) in heads.iter().enumerate() {
+            let Some(head) = head else { continue };
+            let better = match best.and_then(|b| heads[b].as_ref()) {
+                Some(current) => path_order(head.key(), current.key()) == Ordering::Less,
+                None => true,
+            };
+            if better {
+                best = Some(i);
+            }
+        }
+        let Some(b) = best else { break };
+        out.extend(heads[b].take());
+        heads[b] = runs[b].next();
+    }
+    out
 }
 
 /// Walk `options.root` with one visitor per thread from `factory`: the backend's
@@ -367,6 +413,39 @@ mod tests {
     }
 
     #[test]
+    fn path_order_matches_its_definition() {
+        let reference = |a: &str, b: &str| {
+            let key = |c: u8| if c == b'/' { 0 } else { c };
+            a.bytes().map(key).cmp(b.bytes().map(key))
+        };
+        let parts = [
+            "",
+            "a",
+            "a/",
+            "/",
+            "ab",
+            "a-b",
+            "a.b",
+            "a/b",
+            "abcdefgh",
+            "abcdefgh/",
+        ];
+        let mut samples = Vec::new();
+        for x in parts {
+            for y in parts {
+                for z in ["", "/x", "12345678", "/12345678/z"] {
+                    samples.push(format!("{x}{y}{z}"));
+                }
+            }
+        }
+        for a in &samples {
+            for b in &samples {
+                assert_eq!(path_order(a, b), reference(a, b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn display_paths_keep_the_root_spelling() {
         assert_eq!(display_path(None, "src/a.rs"), "src/a.rs");
         assert_eq!(display_path(None, ""), ".");
@@ -401,49 +480,56 @@ mod tests {
 
     #[test]
     fn first_n_keeps_only_what_can_make_the_cut() {
-        let mut kept = FirstN::new(3);
+        let mut kept = FirstN::new(2);
         kept.push(Item("d", 1));
-        assert!(kept.wants("z"), "the limit is not reached yet");
         kept.push(Item("c", 2));
         assert!(
-            !kept.wants("z"),
-            "c and d fill the limit and both precede z"
+            kept.wants("z"),
+            "no compaction yet: everything is still wanted"
         );
-        assert!(kept.wants("a"));
         kept.push(Item("b", 1));
-        // b + c already reach 3, so d can no longer be among the first 3.
-        assert!(!kept.wants("e"));
+        // Weight 4 reached twice the limit: sorted and cut to b, c (b + c >= 2).
+        assert_eq!(kept.items.len(), 2);
+        assert!(!kept.wants("d"));
+        assert!(kept.wants("a"));
+        assert!(kept.wants("bb"));
         let keys: Vec<_> = merge([kept]).iter().map(|i| i.0).collect();
         assert_eq!(keys, ["b", "c"]);
     }
 
     #[test]
     fn first_n_split_over_threads_merges_to_the_same_prefix() {
-        let items = ["k", "a", "q", "c", "m", "b", "z", "d"];
+        let items = [
+            "k", "a", "q", "c", "m", "b", "z", "d", "e", "y", "f", "x", "g", "h",
+        ];
         let whole = {
             let mut one = FirstN::new(4);
             for k in items {
                 one.push(Item(k, 1));
             }
+            assert!(one.items.len() < 8, "compactions bound what a thread holds");
             merge([one])
         };
-        let mut left = FirstN::new(4);
-        let mut right = FirstN::new(4);
+        let mut parts: Vec<FirstN<Item>> = (0..3).map(|_| FirstN::new(4)).collect();
         for (i, k) in items.into_iter().enumerate() {
-            let part = if i % 2 == 0 { &mut left } else { &mut right };
-            part.push(Item(k, 1));
+            parts[i % 3].push(Item(k, 1));
         }
-        let split = merge([left, right]);
+        parts[1].finish();
+        let split = merge(parts);
         let first = |v: &[Item]| v.iter().take(4).map(|i| i.0).collect::<Vec<_>>();
         assert_eq!(first(&whole), ["a", "b", "c", "d"]);
         assert_eq!(first(&split), first(&whole));
+        let keys: Vec<_> = split.iter().map(|i| i.0).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted, "the merge keeps path order");
     }
 
     #[test]
     fn a_single_heavy_item_is_never_dropped() {
         let mut kept = FirstN::new(2);
-        kept.push(Item("b", 5));
         kept.push(Item("c", 1));
+        kept.push(Item("b", 5));
         let keys: Vec<_> = merge([kept]).iter().map(|i| i.0).collect();
         assert_eq!(keys, ["b"]);
     }
