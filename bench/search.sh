@@ -60,7 +60,7 @@ for raw in open(rg_path, "rb").read().split(b"\n"):
     rg.add((path.decode("utf-8", "surrogateescape"), int(rest.split(b":", 1)[0])))
 body, _, summary = open(ours_path, "rb").read().decode("utf-8", "surrogateescape").rpartition("\n\n")
 ours = set()
-for line in body.split("\n"):
+for line in filter(None, body.split("\n")):
     m = re.match(r"^(.*?):(\d+): ", line)
     if not m:
         print(f"FAIL grep {name}: unparsable row {line[:120]!r}", file=sys.stderr)
@@ -90,7 +90,7 @@ glob, tree, fd_path, ours_path = sys.argv[1:5]
 prefix = tree.rstrip("/") + "/"
 fd = {l.removeprefix(prefix).rstrip("/") for l in open(fd_path, encoding="utf-8", errors="surrogateescape").read().splitlines() if l}
 body, _, summary = open(ours_path, encoding="utf-8", errors="surrogateescape").read().rpartition("\n\n")
-ours = set(body.splitlines())
+ours = set(filter(None, body.splitlines()))
 if summary.startswith("Showing the first"):
     print(f"FAIL find {glob}: the limit cut the output ({summary})", file=sys.stderr)
     sys.exit(1)
