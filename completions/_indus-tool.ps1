@@ -39,6 +39,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
+            [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
@@ -86,6 +88,32 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;grep' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--pattern', '--pattern', [CompletionResultType]::ParameterName, 'The regular expression to search for (or the exact text, with literal).')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Directory or file to search, relative to the working directory (default: the working directory).')
+            [CompletionResult]::new('--flags', '--flags', [CompletionResultType]::ParameterName, 'JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Match case-insensitively (same as flag i; default false).')
+            [CompletionResult]::new('--literal', '--literal', [CompletionResultType]::ParameterName, 'Treat pattern as exact text, not a regular expression (default false).')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Lines of context to show before and after each match (default 0).')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Only search files whose name matches this glob, e.g. "*.rs" (a glob containing / matches the path below the search root).')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many matching lines (default 200, at most 5000).')
+            [CompletionResult]::new('--gitignore', '--gitignore', [CompletionResultType]::ParameterName, 'Skip what .gitignore, .ignore and git''s exclude files exclude (default false).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;find' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--pattern', '--pattern', [CompletionResultType]::ParameterName, 'Name glob (with * or ?, e.g. "*.rs") or a substring of the name; case-insensitive.')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'Directory to search, relative to the working directory (default: the working directory).')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many entries (default 500, at most 10000).')
+            [CompletionResult]::new('--gitignore', '--gitignore', [CompletionResultType]::ParameterName, 'Skip what .gitignore, .ignore and git''s exclude files exclude (default false).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;list' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -128,6 +156,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
             [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
+            [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
@@ -148,6 +178,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;ls' {
+            break
+        }
+        'indus-tool;help;grep' {
+            break
+        }
+        'indus-tool;help;find' {
             break
         }
         'indus-tool;help;list' {

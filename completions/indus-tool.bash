@@ -31,6 +31,12 @@ _indus__tool() {
             indus__tool,edit)
                 cmd="indus__tool__subcmd__edit"
                 ;;
+            indus__tool,find)
+                cmd="indus__tool__subcmd__find"
+                ;;
+            indus__tool,grep)
+                cmd="indus__tool__subcmd__grep"
+                ;;
             indus__tool,help)
                 cmd="indus__tool__subcmd__help"
                 ;;
@@ -67,6 +73,12 @@ _indus__tool() {
             indus__tool__subcmd__help,edit)
                 cmd="indus__tool__subcmd__help__subcmd__edit"
                 ;;
+            indus__tool__subcmd__help,find)
+                cmd="indus__tool__subcmd__help__subcmd__find"
+                ;;
+            indus__tool__subcmd__help,grep)
+                cmd="indus__tool__subcmd__help__subcmd__grep"
+                ;;
             indus__tool__subcmd__help,help)
                 cmd="indus__tool__subcmd__help__subcmd__help"
                 ;;
@@ -95,7 +107,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls list describe schema call diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -242,8 +254,100 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__find)
+            opts="-h --json --pattern --path --type --limit --gitignore --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gitignore)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__grep)
+            opts="-h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --flags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ignore-case)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --literal)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gitignore)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls list describe schema call diff completions man help"
+            opts="read write edit ls grep find list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -313,6 +417,34 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__find)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__grep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

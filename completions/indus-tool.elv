@@ -36,6 +36,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
             cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+            cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
+            cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -78,6 +80,30 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;grep'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --pattern 'The regular expression to search for (or the exact text, with literal).'
+            cand --path 'Directory or file to search, relative to the working directory (default: the working directory).'
+            cand --flags 'JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.'
+            cand --ignore-case 'Match case-insensitively (same as flag i; default false).'
+            cand --literal 'Treat pattern as exact text, not a regular expression (default false).'
+            cand --context 'Lines of context to show before and after each match (default 0).'
+            cand --glob 'Only search files whose name matches this glob, e.g. "*.rs" (a glob containing / matches the path below the search root).'
+            cand --limit 'Show at most this many matching lines (default 200, at most 5000).'
+            cand --gitignore 'Skip what .gitignore, .ignore and git''s exclude files exclude (default false).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;find'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --pattern 'Name glob (with * or ?, e.g. "*.rs") or a substring of the name; case-insensitive.'
+            cand --path 'Directory to search, relative to the working directory (default: the working directory).'
+            cand --type 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]'
+            cand --limit 'Show at most this many entries (default 500, at most 10000).'
+            cand --gitignore 'Skip what .gitignore, .ignore and git''s exclude files exclude (default false).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;list'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -113,6 +139,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
             cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+            cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
+            cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -129,6 +157,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;edit'= {
         }
         &'indus-tool;help;ls'= {
+        }
+        &'indus-tool;help;grep'= {
+        }
+        &'indus-tool;help;find'= {
         }
         &'indus-tool;help;list'= {
         }

@@ -45,6 +45,8 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Rea
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "edit" -d 'Replace oldText with newText in a file and return a unified diff of the change.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "grep" -d 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "find" -d 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
@@ -76,6 +78,28 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l show-hidden
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l limit -d 'Show at most this many entries.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l pattern -d 'The regular expression to search for (or the exact text, with literal).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l path -d 'Directory or file to search, relative to the working directory (default: the working directory).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l flags -d 'JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l ignore-case -d 'Match case-insensitively (same as flag i; default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l literal -d 'Treat pattern as exact text, not a regular expression (default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l context -d 'Lines of context to show before and after each match (default 0).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l glob -d 'Only search files whose name matches this glob, e.g. "*.rs" (a glob containing / matches the path below the search root).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l limit -d 'Show at most this many matching lines (default 200, at most 5000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l pattern -d 'Name glob (with * or ?, e.g. "*.rs") or a substring of the name; case-insensitive.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l path -d 'Directory to search, relative to the working directory (default: the working directory).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l type -d 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l limit -d 'Show at most this many entries (default 500, at most 10000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false).' -r -f -a "true\t''
+false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand list" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand describe" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -s h -l help -d 'Print help'
@@ -84,15 +108,17 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l cont
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand man" -s h -l help -d 'Print help'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "read" -d 'Read a text file.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "edit" -d 'Replace oldText with newText in a file and return a unified diff of the change.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls list describe schema call diff completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "read" -d 'Read a text file.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "write" -d 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "edit" -d 'Replace oldText with newText in a file and return a unified diff of the change.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "ls" -d 'List a directory\'s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "grep" -d 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "find" -d 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find list describe schema call diff completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -47,6 +47,8 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
         tools::files::write_tool(),
         tools::files::edit_tool(),
         tools::files::ls_tool(),
+        tools::search::grep_tool(),
+        tools::search::find_tool(),
     ]
 }
 

@@ -302,6 +302,14 @@ impl Fs for LocalFs {
         })
         .await
     }
+
+    fn walk_tree(
+        &self,
+        options: &crate::kernel::WalkOptions,
+        visitors: &dyn crate::kernel::WalkVisitorFactory,
+    ) -> io::Result<()> {
+        super::local_search::walk_tree(options, visitors)
+    }
 }
 
 /// Kills a command's process group when dropped, unless disarmed: a cancelled or

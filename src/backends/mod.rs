@@ -1,7 +1,8 @@
 //! Concrete bindings of the kernel's `Fs`/`Shell` seams. Only `local` exists: the
-//! one sanctioned OS binding.
+//! one sanctioned OS binding (its parallel tree walk lives in `local_search`).
 
 pub mod local;
+pub mod local_search;
 
 pub use local::{
     LocalFs, LocalShell, LocalShellHandle, budget_of, local_fs, local_shell, make_local_context,

@@ -52,6 +52,27 @@ pub trait Fs: Send + Sync {
     async fn open_read(&self, path: &str) -> io::Result<Box<dyn std::io::Read + Send>> {
         Ok(Box::new(std::io::Cursor::new(self.read_bytes(path).await?)))
     }
+
+    /// The tree-walk fast path behind `grep` and `find`: visit every entry beneath
+    /// `options.root` on the backend's own threads, handing each thread its own
+    /// visitor from `visitors`. Blocking: call it from a blocking context
+    /// (`tokio::task::spawn_blocking`). Problems with single entries (unreadable
+    /// directories, entries that vanish mid-walk) reach the visitors as
+    /// [`WalkEvent::Unreadable`]; an `Err` means the walk could not run at all.
+    ///
+    /// The default reports `ErrorKind::Unsupported`, and the search tools then fall
+    /// back to a sequential walk over `stat`/`read_dir`/`read_bytes`.
+    fn walk_tree(
+        &self,
+        options: &WalkOptions,
+        visitors: &dyn WalkVisitorFactory,
+    ) -> io::Result<()> {
+        let _ = (options, visitors);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this backend offers no tree walk",
+        ))
+    }
 }
 
 /// Settings shared by `spawn` and `exec`.
@@ -115,4 +136,95 @@ pub trait Shell: Send + Sync {
     async fn exec(&self, command: &str, options: ShellExecOptions) -> io::Result<ShellExecResult>;
     fn spawn(&self, command: &str, options: ShellLaunchOptions)
     -> io::Result<Box<dyn ShellHandle>>;
+}
+
+/// What [`Fs::walk_tree`] covers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// The resolved root. A root that is a symlink is followed; symlinks beneath it
+    /// are reported, never followed (so a link loop cannot trap a walk).
+    pub root: String,
+    /// Entry names that are neither visited nor descended into, wherever they occur
+    /// below the root (`.git`, `node_modules`).
+    pub prune: Vec<String>,
+    /// Honour `.gitignore`, `.ignore`, `.git/info/exclude` and the global git
+    /// excludes, as ripgrep does (also outside a git repository).
+    pub ignore_files: bool,
+    /// Worker threads; 0 lets the backend choose.
+    pub threads: usize,
+}
+
+/// The kind of a walked entry, without following symlinks (except at the root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkEntryKind {
+    File,
+    Dir,
+    Symlink,
+    /// FIFO, socket, device: never read.
+    Other,
+}
+
+/// The caps of [`WalkEntry::read`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Files larger than this many bytes are not read.
+    pub max_size: u64,
+    /// Files with a NUL byte among their first this-many bytes are not read further.
+    pub nul_sniff: usize,
+}
+
+/// What [`WalkEntry::read`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRead {
+    /// The whole content is in the buffer.
+    Read,
+    /// Over `max_size`: nothing useful is in the buffer.
+    TooLarge { size: u64 },
+    /// A NUL byte within the first `nul_sniff` bytes.
+    Binary,
+}
+
+/// One entry met by a walk.
+pub trait WalkEntry {
+    /// The path below the root, `/`-separated; empty for the root itself.
+    fn path(&self) -> &str;
+    /// The last path component (for the root, the root's own name).
+    fn name(&self) -> &str;
+    fn kind(&self) -> WalkEntryKind;
+    /// For a symlink: whether its target is a directory (false when dangling).
+    fn is_dir_link(&self) -> bool;
+    /// Read a regular file into `buf` (cleared first), within `limits`.
+    fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead>;
+}
+
+/// What a walk hands a visitor.
+pub enum WalkEvent<'a> {
+    Entry(&'a dyn WalkEntry),
+    /// An entry that could not be read: skipped, never fatal. `path` is below the
+    /// root (`Some("")` for the root itself, `None` when the error names no path).
+    Unreadable {
+        path: Option<String>,
+        message: String,
+    },
+}
+
+/// A visitor's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkFlow {
+    Continue,
+    /// Do not descend into this directory.
+    Skip,
+    /// Stop the whole walk (every thread) as soon as possible.
+    Quit,
+}
+
+/// The per-thread receiver of a walk. It is dropped when its thread finishes, which
+/// is where a visitor hands over what it gathered.
+pub trait WalkVisitor: Send {
+    fn visit(&mut self, event: WalkEvent<'_>) -> WalkFlow;
+}
+
+/// Makes one visitor per walking thread.
+pub trait WalkVisitorFactory: Sync {
+    fn visitor(&self) -> Box<dyn WalkVisitor + '_>;
 }

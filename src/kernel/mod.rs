@@ -12,6 +12,10 @@ pub use backends::{
     DirChild, ExitListener, Fs, FsEntryInfo, RemoveOptions, Shell, ShellExecOptions,
     ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
 };
+pub use backends::{
+    FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,
+    WalkVisitorFactory,
+};
 pub use contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 pub use output::{ClipEnd, OutputBudget, clamp, default_notice};
 pub use registry::{

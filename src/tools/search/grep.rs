@@ -1,0 +1,873 @@
+//! `grep`: regex content search beneath a path, one `PATH:LINE: TEXT` row per
+//! matching line, in path order, with an exact summary line.
+//!
+//! The pattern is compiled once with ripgrep's own matcher (`grep-regex`, RE2-style:
+//! no lookaround, no backreferences) and each file is searched with `grep-searcher`
+//! on the backend's walker threads. JS flag letters are kept for parity with the
+//! seed and translated to inline flags. Every file is searched to the end, so the
+//! summary's counts are exact and identical at any thread count; only the rows
+//! that can still be among the first `limit` keep their text (see `walk::FirstN`).
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use globset::{GlobBuilder, GlobMatcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
+use serde_json::{Value, json};
+
+use super::walk::{
+    FirstN, Ranked, display_path, join_and, merge, path_order, plural, run_walk, walk_options,
+};
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::{
+    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContext,
+    ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
+    define_tool,
+};
+use crate::tools::clamp_for;
+
+/// Hits shown when `limit` is absent.
+pub const DEFAULT_LIMIT: u64 = 200;
+/// `limit` is pinned to this.
+pub const LIMIT_CEILING: u64 = 5000;
+/// Files over 2 MiB are skipped, and so are files with a NUL in their first 4 KiB.
+pub const READ_LIMITS: ReadLimits = ReadLimits {
+    max_size: 2 * 1024 * 1024,
+    nul_sniff: 4096,
+};
+/// Lines longer than this many characters are cut.
+pub const MAX_LINE_CHARS: usize = 500;
+
+const FLAG_LETTERS: &str = "only the letters g, i, m, s, u, y";
+
+struct Grep;
+
+/// The JS flag letters that change matching.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct RegexFlags {
+    pub ignore_case: bool,
+    pub multi_line: bool,
+    pub dot_all: bool,
+}
+
+/// Parse the `flags` field: any of `gimsuy` (repeats allowed); `g`, `y` and `u`
+/// are accepted and change nothing (the matcher is stateless and always Unicode).
+pub fn parse_flags(value: Option<&Value>) -> Result<RegexFlags, String> {
+    let mut flags = RegexFlags::default();
+    let Some(value) = value else {
+        return Ok(flags);
+    };
+    let Value::String(letters) = value else {
+        return Err(invalid(
+            "flags",
+            "a string of the letters g, i, m, s, u, y",
+            value,
+        ));
+    };
+    for c in letters.chars() {
+        match c {
+            'i' => flags.ignore_case = true,
+            'm' => flags.multi_line = true,
+            's' => flags.dot_all = true,
+            'g' | 'u' | 'y' => {}
+            _ => return Err(invalid("flags", FLAG_LETTERS, value)),
+        }
+    }
+    Ok(flags)
+}
+
+/// The regex handed to the matcher: inline flags, then the pattern (escaped when
+/// `literal`).
+pub fn regex_source(pattern: &str, literal: bool, flags: RegexFlags) -> String {
+    let mut inline = String::new();
+    for (on, letter) in [
+        (flags.ignore_case, 'i'),
+        (flags.multi_line, 'm'),
+        (flags.dot_all, 's'),
+    ] {
+        if on {
+            inline.push(letter);
+        }
+    }
+    let body = if literal {
+        regex_syntax::escape(pattern)
+    } else {
+        pattern.to_string()
+    };
+    if inline.is_empty() {
+        body
+    } else {
+        format!("(?{inline}){body}")
+    }
+}
+
+/// Compile like ripgrep does: `^`/`$` at line boundaries, no octal escapes, and a
+/// line terminator the pattern can never match across.
+pub fn compile(source: &str) -> Result<RegexMatcher, String> {
+    let fail = |e: &dyn std::fmt::Display| format!("Could not compile the search pattern: {e}");
+    // Parsed on its own first so a syntax error quotes the pattern as given, not
+    // the wrapped form the matcher builds around it.
+    regex_syntax::ParserBuilder::new()
+        .octal(false)
+        .build()
+        .parse(source)
+        .map_err(|e| fail(&e))?;
+    RegexMatcherBuilder::new()
+        .multi_line(true)
+        .octal(false)
+        .line_terminator(Some(b'\n'))
+        .build(source)
+        .map_err(|e| fail(&e))
+}
+
+/// The `glob` filter: a glob without `/` tests the file name, one with `/` the path
+/// below the root.
+#[derive(Debug, Clone)]
+pub struct FileGlob {
+    matcher: GlobMatcher,
+    whole_path: bool,
+}
+
+impl FileGlob {
+    pub fn new(glob: &str) -> Result<Self, String> {
+        let compiled = GlobBuilder::new(glob)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| {
+                invalid(
+                    "glob",
+                    &format!("a file-name glob such as \"*.rs\" ({})", e.kind()),
+                    &Value::String(glob.to_string()),
+                )
+            })?;
+        Ok(Self {
+            matcher: compiled.compile_matcher(),
+            whole_path: glob.contains('/'),
+        })
+    }
+
+    pub fn matches(&self, path: &str, name: &str) -> bool {
+        if self.whole_path {
+            self.matcher.is_match(path)
+        } else {
+            self.matcher.is_match(name)
+        }
+    }
+}
+
+/// A matched or context line as shown: terminator dropped, invalid UTF-8 replaced,
+/// cut after `MAX_LINE_CHARS` characters with a marker saying how much was cut.
+pub fn display_line(raw: &[u8]) -> String {
+    let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = String::from_utf8_lossy(line);
+    if text.len() <= MAX_LINE_CHARS {
+        return text.into_owned();
+    }
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => format!(
+            "{} … [line truncated, {} more bytes]",
+            &text[..cut],
+            text.len() - cut
+        ),
+        None => text.into_owned(),
+    }
+}
+
+/// One stored line of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    number: u64,
+    is_match: bool,
+    text: String,
+}
+
+/// A file's stored lines (its first matches, up to the limit, and their context).
+struct FileHits {
+    path: String,
+    stored_matches: usize,
+    lines: Vec<Line>,
+}
+
+impl Ranked for FileHits {
+    fn key(&self) -> &str {
+        &self.path
+    }
+    fn weight(&self) -> usize {
+        self.stored_matches
+    }
+}
+
+/// The sink of one file's search: counts every matching line, stores lines only
+/// while they can still be shown.
+struct Collect<'a> {
+    store: bool,
+    limit: usize,
+    context: u64,
+    total: u64,
+    stored: usize,
+    last_match: u64,
+    lines: &'a mut Vec<Line>,
+}
+
+impl Sink for Collect<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        self.total += 1;
+        if self.store && self.stored < self.limit {
+            let number = m.line_number().unwrap_or(0);
+            self.lines.push(Line {
+                number,
+                is_match: true,
+                text: display_line(m.bytes()),
+            });
+            self.stored += 1;
+            self.last_match = number;
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        if !self.store {
+            return Ok(true);
+        }
+        let number = c.line_number().unwrap_or(0);
+        let keep = self.stored < self.limit
+            || (*c.kind() == SinkContextKind::After
+                && number <= self.last_match.saturating_add(self.context));
+        if keep {
+            self.lines.push(Line {
+                number,
+                is_match: false,
+                text: display_line(c.bytes()),
+            });
+        }
+        Ok(true)
+    }
+}
+
+/// What one walking thread gathered.
+struct Gathered {
+    kept: FirstN<FileHits>,
+    searched: u64,
+    with_matches: u64,
+    matches: u64,
+    binary: u64,
+    too_large: u64,
+    unreadable: u64,
+    /// Why the root itself could not be read, which fails the whole search.
+    root_error: Option<String>,
+}
+
+/// Everything the walking threads share; also the visitor factory.
+struct Shared {
+    matcher: RegexMatcher,
+    glob: Option<FileGlob>,
+    limit: usize,
+    context: usize,
+    cancel: CancellationToken,
+    cancelled: AtomicBool,
+    gathered: Mutex<Vec<Gathered>>,
+}
+
+impl WalkVisitorFactory for Shared {
+    fn visitor(&self) -> Box<dyn WalkVisitor + '_> {
+        Box::new(Visitor {
+            shared: self,
+            matcher: self.matcher.clone(),
+            searcher: SearcherBuilder::new()
+                .line_number(true)
+                .before_context(self.context)
+                .after_context(self.context)
+                .binary_detection(BinaryDetection::none())
+                .build(),
+            buf: Vec::new(),
+            gathered: Some(Gathered {
+                kept: FirstN::new(self.limit),
+                searched: 0,
+                with_matches: 0,
+                matches: 0,
+                binary: 0,
+                too_large: 0,
+                unreadable: 0,
+                root_error: None,
+            }),
+        })
+    }
+}
+
+struct Visitor<'a> {
+    shared: &'a Shared,
+    matcher: RegexMatcher,
+    searcher: Searcher,
+    buf: Vec<u8>,
+    gathered: Option<Gathered>,
+}
+
+impl Visitor<'_> {
+    fn search(&mut self, entry: &dyn WalkEntry, g: &mut Gathered) {
+        match entry.read(&mut self.buf, READ_LIMITS) {
+            Err(_) => g.unreadable += 1,
+            Ok(FileRead::TooLarge { .. }) => g.too_large += 1,
+            Ok(FileRead::Binary) => g.binary += 1,
+            Ok(FileRead::Read) => {
+                let path = entry.path();
+                let mut lines = Vec::new();
+                let mut sink = Collect {
+                    store: g.kept.wants(path),
+                    limit: self.shared.limit,
+                    context: self.shared.context as u64,
+                    total: 0,
+                    stored: 0,
+                    last_match: 0,
+                    lines: &mut lines,
+                };
+                if self
+                    .searcher
+                    .search_slice(&self.matcher, &self.buf, &mut sink)
+                    .is_err()
+                {
+                    g.unreadable += 1;
+                    return;
+                }
+                g.searched += 1;
+                if sink.total > 0 {
+                    g.with_matches += 1;
+                    g.matches += sink.total;
+                    let stored_matches = sink.stored;
+                    if stored_matches > 0 {
+                        g.kept.push(FileHits {
+                            path: path.to_string(),
+                            stored_matches,
+                            lines,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl WalkVisitor for Visitor<'_> {
+    fn visit(&mut self, event: WalkEvent<'_>) -> WalkFlow {
+        if self.shared.cancel.is_cancelled() {
+            self.shared.cancelled.store(true, Ordering::Relaxed);
+            return WalkFlow::Quit;
+        }
+        let Some(mut g) = self.gathered.take() else {
+            return WalkFlow::Quit;
+        };
+        match event {
+            WalkEvent::Unreadable { path, message } => {
+                g.unreadable += 1;
+                if path.is_some_and(|p| p.is_empty()) {
+                    g.root_error.get_or_insert(message);
+                }
+            }
+            WalkEvent::Entry(entry) => {
+                // An explicitly named file (the root) is searched whatever the glob.
+                let wanted = entry.kind() == WalkEntryKind::File
+                    && (entry.path().is_empty()
+                        || self
+                            .shared
+                            .glob
+                            .as_ref()
+                            .is_none_or(|glob| glob.matches(entry.path(), entry.name())));
+                if wanted {
+                    self.search(entry, &mut g);
+                }
+            }
+        }
+        self.gathered = Some(g);
+        WalkFlow::Continue
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        if let Some(mut g) = self.gathered.take() {
+            g.kept.finish();
+            self.shared
+                .gathered
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(g);
+        }
+    }
+}
+
+/// A validated request.
+struct Query {
+    matcher: RegexMatcher,
+    /// How the pattern is named in the no-match message.
+    label: String,
+    path: Option<String>,
+    glob: Option<FileGlob>,
+    context: usize,
+    limit: usize,
+    gitignore: bool,
+}
+
+fn parse(input: &Value) -> Result<Query, String> {
+    let args = Args::new("grep", input)?;
+    let pattern = args.required_str("pattern")?;
+    let path = args.opt_str("path")?.filter(|p| !p.is_empty());
+    let mut flags = parse_flags(args.get("flags"))?;
+    let ignore_case = args.opt_bool("ignoreCase")?.unwrap_or(false);
+    let literal = args.opt_bool("literal")?.unwrap_or(false);
+    let context = args.opt_non_negative_int("context")?.unwrap_or(0);
+    let glob = match args.opt_str("glob")? {
+        Some(g) if !g.is_empty() => Some(FileGlob::new(g)?),
+        _ => None,
+    };
+    let limit = args
+        .opt_positive_int("limit")?
+        .unwrap_or(DEFAULT_LIMIT)
+        .min(LIMIT_CEILING);
+    let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
+    flags.ignore_case |= ignore_case;
+    let matcher = compile(&regex_source(pattern, literal, flags))?;
+    let label = if literal {
+        let quoted = Value::String(pattern.to_string()).to_string();
+        if flags.ignore_case {
+            format!("{quoted} (ignoring case)")
+        } else {
+            quoted
+        }
+    } else {
+        let mut letters = args
+            .get("flags")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if ignore_case && !letters.contains('i') {
+            letters.push('i');
+        }
+        format!("/{pattern}/{letters}")
+    };
+    Ok(Query {
+        matcher,
+        label,
+        path: path.map(str::to_string),
+        glob,
+        context: usize::try_from(context).unwrap_or(usize::MAX),
+        limit: limit as usize,
+        gitignore,
+    })
+}
+
+/// The totals behind the summary line.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Totals {
+    searched: u64,
+    with_matches: u64,
+    matches: u64,
+    binary: u64,
+    too_large: u64,
+    unreadable: u64,
+}
+
+/// The rows: matches as `PATH:LINE: TEXT`, context as `PATH-LINE- TEXT`, `--`
+/// between groups that are not adjacent. Returns the text and the matches shown.
+fn render(files: &[FileHits], root: Option<&str>, limit: usize, context: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut shown = 0usize;
+    let mut last_match = 0u64;
+    let mut previous: Option<(usize, u64)> = None;
+    'files: for (index, file) in files.iter().enumerate() {
+        let shown_path = display_path(root, &file.path);
+        for line in &file.lines {
+            if shown == limit {
+                // Past the limit only the trailing context of the last match shows.
+                let trailing = !line.is_match
+                    && previous == Some((index, line.number.wrapping_sub(1)))
+                    && line.number <= last_match.saturating_add(context as u64);
+                if !trailing {
+                    break 'files;
+                }
+            }
+            if context > 0
+                && let Some((pi, pn)) = previous
+                && (pi != index || pn.wrapping_add(1) != line.number)
+            {
+                out.push_str("--\n");
+            }
+            let sep = if line.is_match { ':' } else { '-' };
+            out.push_str(&shown_path);
+            out.push(sep);
+            out.push_str(&line.number.to_string());
+            out.push(sep);
+            out.push(' ');
+            out.push_str(&line.text);
+            out.push('\n');
+            if line.is_match {
+                shown += 1;
+                last_match = line.number;
+            }
+            previous = Some((index, line.number));
+        }
+    }
+    (out, shown)
+}
+
+/// The closing line: what was found, whether the limit cut it, what was skipped.
+fn summary(t: &Totals, shown: usize, label: &str) -> String {
+    let searched = plural(t.searched, "file", "files");
+    let mut line = if t.matches == 0 {
+        format!("No matches for {label} in {searched}.")
+    } else if (shown as u64) < t.matches {
+        format!(
+            "Showing the first {shown} of {} in {} (searched {searched}); raise limit to see more.",
+            plural(t.matches, "match", "matches"),
+            plural(t.with_matches, "file", "files"),
+        )
+    } else {
+        format!(
+            "Found {} in {} (searched {searched}).",
+            plural(t.matches, "match", "matches"),
+            plural(t.with_matches, "file", "files"),
+        )
+    };
+    let mut skipped = Vec::new();
+    if t.binary > 0 {
+        skipped.push(format!(
+            "{} binary {}",
+            t.binary,
+            if t.binary == 1 { "file" } else { "files" }
+        ));
+    }
+    if t.too_large > 0 {
+        skipped.push(format!(
+            "{} over 2 MiB",
+            plural(t.too_large, "file", "files")
+        ));
+    }
+    if t.unreadable > 0 {
+        skipped.push(format!(
+            "{} unreadable {}",
+            t.unreadable,
+            if t.unreadable == 1 {
+                "entry"
+            } else {
+                "entries"
+            }
+        ));
+    }
+    if !skipped.is_empty() {
+        line.push_str(&format!(" Skipped {}.", join_and(&skipped)));
+    }
+    line
+}
+
+/// Run a validated query.
+async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
+    let shown_root = query.path.as_deref().unwrap_or(".");
+    let abs = ctx.resolve_path(shown_root);
+    if let Err(e) = ctx.fs.stat(&abs).await {
+        return ToolResult::failure(format!("Cannot search {shown_root}: {e}"));
+    }
+    let shared = Arc::new(Shared {
+        matcher: query.matcher,
+        glob: query.glob,
+        limit: query.limit,
+        context: query.context,
+        cancel: ctx.cancel.clone(),
+        cancelled: AtomicBool::new(false),
+        gathered: Mutex::new(Vec::new()),
+    });
+    let options = walk_options(abs, query.gitignore);
+    if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), Some(READ_LIMITS)).await {
+        return ToolResult::failure(message);
+    }
+    if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
+        return ToolResult::failure("grep was cancelled.");
+    }
+    let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut totals = Totals::default();
+    let mut kept = Vec::with_capacity(parts.len());
+    if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
+        return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+    }
+    for g in parts {
+        totals.searched += g.searched;
+        totals.with_matches += g.with_matches;
+        totals.matches += g.matches;
+        totals.binary += g.binary;
+        totals.too_large += g.too_large;
+        totals.unreadable += g.unreadable;
+        kept.push(g.kept);
+    }
+    let files = merge(kept);
+    debug_assert!(
+        files
+            .windows(2)
+            .all(|w| path_order(&w[0].path, &w[1].path).is_lt())
+    );
+    let (rows, shown) = render(&files, query.path.as_deref(), query.limit, query.context);
+    let mut out = rows;
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary(&totals, shown, &query.label));
+    ToolResult::text(clamp_for(ctx, "grep", &out))
+}
+
+#[async_trait]
+impl Tool for Grep {
+    fn name(&self) -> &str {
+        "grep"
+    }
+
+    fn description(&self) -> &str {
+        "Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences). Each matching line is a `PATH:LINE: TEXT` row, files in byte-wise path order and lines ascending, followed by a summary line. Hidden files are searched; .git and node_modules, files over 2 MiB and binary files are skipped."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": { "type": "string", "description": "The regular expression to search for (or the exact text, with literal)." },
+                "path": { "type": "string", "description": "Directory or file to search, relative to the working directory (default: the working directory)." },
+                "flags": { "type": "string", "description": "JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing." },
+                "ignoreCase": { "type": "boolean", "description": "Match case-insensitively (same as flag i; default false)." },
+                "literal": { "type": "boolean", "description": "Treat pattern as exact text, not a regular expression (default false)." },
+                "context": { "type": "integer", "minimum": 0, "description": "Lines of context to show before and after each match (default 0)." },
+                "glob": { "type": "string", "description": "Only search files whose name matches this glob, e.g. \"*.rs\" (a glob containing / matches the path below the search root)." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many matching lines (default 200, at most 5000)." },
+                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false)." }
+            },
+            "required": ["pattern"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        match parse(&input) {
+            Ok(query) => execute(query, ctx).await,
+            Err(message) => ToolResult::failure(message),
+        }
+    }
+}
+
+/// The `grep` tool.
+pub fn grep_tool() -> DefinedTool {
+    define_tool(Arc::new(Grep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::local::make_local_context;
+    use grep_matcher::Matcher;
+
+    #[test]
+    fn flags_translate_to_inline_flags() {
+        let f = parse_flags(Some(&json!("gimsuy"))).unwrap();
+        assert_eq!(
+            f,
+            RegexFlags {
+                ignore_case: true,
+                multi_line: true,
+                dot_all: true
+            }
+        );
+        assert_eq!(regex_source("a.b", false, f), "(?ims)a.b");
+        assert_eq!(
+            regex_source("a.b", false, parse_flags(Some(&json!("gu"))).unwrap()),
+            "a.b"
+        );
+        assert_eq!(parse_flags(None).unwrap(), RegexFlags::default());
+        assert!(parse_flags(Some(&json!("ii"))).unwrap().ignore_case);
+        assert_eq!(
+            parse_flags(Some(&json!("gx"))).unwrap_err(),
+            "Invalid \"flags\": expected only the letters g, i, m, s, u, y, got the string \"gx\"."
+        );
+        assert_eq!(
+            parse_flags(Some(&json!(3))).unwrap_err(),
+            "Invalid \"flags\": expected a string of the letters g, i, m, s, u, y, got the number 3."
+        );
+    }
+
+    #[test]
+    fn literal_patterns_are_escaped() {
+        let src = regex_source("a.b(c", true, RegexFlags::default());
+        let m = compile(&src).unwrap();
+        assert!(m.is_match(b"xa.b(c").unwrap());
+        assert!(!m.is_match(b"axb(c").unwrap());
+        let ci = RegexFlags {
+            ignore_case: true,
+            ..Default::default()
+        };
+        assert!(
+            compile(&regex_source("A.B", true, ci))
+                .unwrap()
+                .is_match(b"a.b")
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn uncompilable_patterns_are_reported() {
+        for bad in ["(?=x)", "(a)\\1", "(", "a\\nb"] {
+            let err = compile(bad).err().unwrap();
+            assert!(
+                err.starts_with("Could not compile the search pattern: "),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn anchors_work_per_line() {
+        let m = compile("^fn").unwrap();
+        assert!(m.is_match(b"fn main").unwrap());
+    }
+
+    #[test]
+    fn globs_test_names_or_paths() {
+        let g = FileGlob::new("*.rs").unwrap();
+        assert!(g.matches("src/deep/a.rs", "a.rs"));
+        assert!(!g.matches("src/a.rsx", "a.rsx"));
+        let g = FileGlob::new("src/*.rs").unwrap();
+        assert!(g.matches("src/a.rs", "a.rs"));
+        assert!(!g.matches("src/deep/a.rs", "a.rs"));
+        let g = FileGlob::new("*.{md,txt}").unwrap();
+        assert!(g.matches("x/README.md", "README.md"));
+        let err = FileGlob::new("[a").unwrap_err();
+        assert!(
+            err.starts_with("Invalid \"glob\": expected a file-name glob such as \"*.rs\" ("),
+            "{err}"
+        );
+        assert!(err.ends_with("got the string \"[a\"."), "{err}");
+    }
+
+    #[test]
+    fn long_lines_are_cut_on_a_char_boundary() {
+        assert_eq!(display_line(b"abc\r\n"), "abc");
+        assert_eq!(display_line(b"abc\n"), "abc");
+        assert_eq!(display_line(b"a\xffb"), "a\u{fffd}b");
+        let exact = "é".repeat(MAX_LINE_CHARS);
+        assert_eq!(display_line(exact.as_bytes()), exact);
+        let long = format!("{}{}", "é".repeat(MAX_LINE_CHARS), "xyz");
+        assert_eq!(
+            display_line(long.as_bytes()),
+            format!(
+                "{} … [line truncated, 3 more bytes]",
+                "é".repeat(MAX_LINE_CHARS)
+            )
+        );
+        let ascii = "a".repeat(1000);
+        let shown = display_line(ascii.as_bytes());
+        assert!(shown.starts_with(&"a".repeat(MAX_LINE_CHARS)));
+        assert!(shown.ends_with(" … [line truncated, 500 more bytes]"));
+    }
+
+    #[test]
+    fn summary_wording() {
+        let t = Totals {
+            searched: 3,
+            with_matches: 1,
+            matches: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&t, 1, "/x/"),
+            "Found 1 match in 1 file (searched 3 files)."
+        );
+        let t = Totals {
+            searched: 1,
+            matches: 0,
+            binary: 2,
+            too_large: 1,
+            unreadable: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&t, 0, "/x/i"),
+            "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 2 MiB and 1 unreadable entry."
+        );
+        let t = Totals {
+            searched: 9,
+            with_matches: 4,
+            matches: 12,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&t, 5, "/x/"),
+            "Showing the first 5 of 12 matches in 4 files (searched 9 files); raise limit to see more."
+        );
+    }
+
+    /// An entry whose file is gone by the time it is read.
+    struct Vanished;
+    impl WalkEntry for Vanished {
+        fn path(&self) -> &str {
+            "gone.txt"
+        }
+        fn name(&self) -> &str {
+            "gone.txt"
+        }
+        fn kind(&self) -> WalkEntryKind {
+            WalkEntryKind::File
+        }
+        fn is_dir_link(&self) -> bool {
+            false
+        }
+        fn read(&self, _: &mut Vec<u8>, _: ReadLimits) -> io::Result<FileRead> {
+            Err(io::Error::new(io::ErrorKind::NotFound, "ENOENT: gone"))
+        }
+    }
+
+    #[test]
+    fn vanished_and_unreadable_entries_are_counted_not_fatal() {
+        let shared = Shared {
+            matcher: compile("hit").unwrap(),
+            glob: None,
+            limit: 10,
+            context: 0,
+            cancel: CancellationToken::new(),
+            cancelled: AtomicBool::new(false),
+            gathered: Mutex::new(Vec::new()),
+        };
+        {
+            let mut visitor = shared.visitor();
+            assert_eq!(
+                visitor.visit(WalkEvent::Entry(&Vanished)),
+                WalkFlow::Continue
+            );
+            let unreadable = WalkEvent::Unreadable {
+                path: Some("locked".into()),
+                message: "EACCES".into(),
+            };
+            assert_eq!(visitor.visit(unreadable), WalkFlow::Continue);
+        }
+        let gathered = shared.gathered.lock().unwrap();
+        assert_eq!(
+            gathered.len(),
+            1,
+            "the dropped visitor handed over its part"
+        );
+        assert_eq!(gathered[0].unreadable, 2);
+        assert_eq!(gathered[0].searched, 0);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_during_the_walk_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "hit\n").unwrap();
+        let ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
+        let token = CancellationToken::new();
+        token.cancel();
+        let query = parse(&json!({"pattern": "hit"})).unwrap();
+        // `execute` is past the kernel's pre-flight check: the walk itself must notice.
+        let result = execute(query, &ctx.with_cancel(token)).await;
+        assert!(result.is_error);
+        assert_eq!(result.project(), json!("grep was cancelled."));
+    }
+}

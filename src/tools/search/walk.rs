@@ -1,0 +1,536 @@
+//! What grep and find share: the prune set, the one path order both print in, the
+//! per-thread "first N" keeper that bounds memory without losing determinism, and
+//! the walk driver (the backend's parallel fast path, else a sequential walk over
+//! the plain `Fs` calls).
+//!
+//! Determinism comes from ordering *after* the parallel walk: each thread keeps only
+//! what could still be among the first N results in path order, the kept parts are
+//! merged and sorted, and the first N are printed. Threads never coordinate, so the
+//! output is the same at any thread count.
+
+use std::cmp::Ordering;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::kernel::{
+    FileRead, Fs, ReadLimits, ToolContext, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow,
+    WalkOptions, WalkVisitor, WalkVisitorFactory,
+};
+
+/// Entry names never visited below a search root, whatever their kind.
+pub const PRUNED: [&str; 2] = [".git", "node_modules"];
+
+/// The walk options both tools use.
+pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
+    WalkOptions {
+        root,
+        prune: PRUNED.iter().map(|s| s.to_string()).collect(),
+        ignore_files,
+        threads: 0,
+    }
+}
+
+/// The output order: paths compared byte by byte, component by component, so a
+/// directory's contents stay together (`a/x` before `a-b`) — the order of
+/// `rg --sort path`. Mapping `/` to the lowest byte makes a plain byte comparison
+/// component-wise (names never contain NUL).
+pub fn path_order(a: &str, b: &str) -> Ordering {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len().min(b.len());
+    // Sorted paths share long prefixes; skip them eight bytes at a time.
+    let mut i = 0;
+    while i + 8 <= n && a[i..i + 8] == b[i..i + 8] {
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    let key = |c: u8| if c == b'/' { 0 } else { c };
+    match (a.get(i), b.get(i)) {
+        (Some(&x), Some(&y)) => key(x).cmp(&key(y)),
+        _ => a.len().cmp(&b.len()),
+    }
+}
+
+/// A root-relative display path: the root as the user spelled it, joined with the
+/// entry's path below it; with no spelling (the cwd), the path below it alone.
+pub fn display_path(root: Option<&str>, rel: &str) -> String {
+    match root {
+        None if rel.is_empty() => ".".to_string(),
+        None => rel.to_string(),
+        Some(r) if rel.is_empty() => r.to_string(),
+        Some(r) if r.ends_with('/') => format!("{r}{rel}"),
+        Some(r) => format!("{r}/{rel}"),
+    }
+}
+
+/// `1 file`, `2 files`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn join_and(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// A result that has a place in path order and counts toward a limit.
+pub trait Ranked {
+    fn key(&self) -> &str;
+    /// How many of the limit it uses (at least 1).
+    fn weight(&self) -> usize;
+}
+
+/// One thread's share of the first `limit` results in path order. Whatever this
+/// thread alone already places after `limit` results cannot be among the global
+/// first `limit` either, so it is dropped. Results are gathered unsorted and
+/// compacted (sorted, cut) whenever they weigh twice the limit, so a thread holds
+/// at most about twice the limit and sorts rarely.
+pub struct FirstN<T: Ranked> {
+    items: Vec<T>,
+    weight: usize,
+    limit: usize,
+    /// After a compaction, the last key kept: anything after it cannot make the cut.
+    bound: Option<String>,
+    sorted: bool,
+}
+
+impl<T: Ranked> FirstN<T> {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            items: Vec::new(),
+            weight: 0,
+            limit,
+            bound: None,
+            sorted: true,
+        }
+    }
+
+    /// Whether a result at `key` could still make the cut (if not, the caller need
+    /// not even build it).
+    pub fn wants(&self, key: &str) -> bool {
+        self.bound
+            .as_deref()
+            .is_none_or(|bound| path_order(key, bound) == Ordering::Less)
+    }
+
+    pub fn push(&mut self, item: T) {
+        self.weight += item.weight();
+        self.items.push(item);
+        self.sorted = false;
+        if self.weight >= self.limit.saturating_mul(2) {
+            self.compact();
+        }
+    }
+
+    /// Sort, and keep the shortest prefix that reaches the limit.
+    fn compact(&mut self) {
+        if !self.sorted {
+            // Keys are distinct paths, so an unstable sort gives the one order.
+            self.items
+                .sort_unstable_by(|a, b| path_order(a.key(), b.key()));
+            self.sorted = true;
+        }
+        let mut weight = 0;
+        let mut keep = self.items.len();
+        for (i, item) in self.items.iter().enumerate() {
+            weight += item.weight();
+            if weight >= self.limit {
+                keep = i + 1;
+                break;
+            }
+        }
+        if keep < self.items.len() || weight >= self.limit {
+            self.items.truncate(keep);
+            self.weight = weight;
+            self.bound = self.items.last().map(|i| i.key().to_string());
+        }
+    }
+
+    /// Sort and cut now: done on the walking thread as it finishes, so the merge on
+    /// the calling thread only interleaves sorted runs.
+    pub fn finish(&mut self) {
+        self.compact();
+    }
+
+    /// The kept results, in path order.
+    pub fn into_sorted(mut self) -> Vec<T> {
+        self.compact();
+        self.items
+    }
+}
+
+/// Merge the threads' kept results into one list in path order.
+pub fn merge<T: Ranked>(parts: impl IntoIterator<Item = FirstN<T>>) -> Vec<T> {
+    let mut runs: Vec<std::vec::IntoIter<T>> = parts
+        .into_iter()
+        .map(|p| p.into_sorted().into_iter())
+        .collect();
+    let mut out = Vec::with_capacity(runs.iter().map(|r| r.len()).sum());
+    let mut heads: Vec<Option<T>> = runs.iter_mut().map(Iterator::next).collect();
+    loop {
+        // A linear scan: there is one run per walking thread, a handful.
+        let mut best: Option<usize> = None;
+        for (i, head) in heads.iter().enumerate() {
+            let Some(head) = head else { continue };
+            let better = match best.and_then(|b| heads[b].as_ref()) {
+                Some(current) => path_order(head.key(), current.key()) == Ordering::Less,
+                None => true,
+            };
+            if better {
+                best = Some(i);
+            }
+        }
+        let Some(b) = best else { break };
+        out.extend(heads[b].take());
+        heads[b] = runs[b].next();
+    }
+    out
+}
+
+/// Walk `options.root` with one visitor per thread from `factory`: the backend's
+/// fast path when it has one, else a sequential walk over `stat`/`read_dir`/
+/// `read_bytes` (which preloads files within `read_limits` when given, and cannot
+/// honour ignore files). An `Err` is the message for the tool's failure.
+pub async fn run_walk<F>(
+    ctx: &ToolContext,
+    options: WalkOptions,
+    factory: Arc<F>,
+    read_limits: Option<ReadLimits>,
+) -> Result<(), String>
+where
+    F: WalkVisitorFactory + Send + 'static,
+{
+    let fs = Arc::clone(&ctx.fs);
+    let fast_options = options.clone();
+    let fast_factory = Arc::clone(&factory);
+    let fast = tokio::task::spawn_blocking(move || fs.walk_tree(&fast_options, &*fast_factory));
+    match fast.await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) if e.kind() == io::ErrorKind::Unsupported => {
+            if options.ignore_files {
+                return Err("Invalid \"gitignore\": this backend offers no tree walk that honours ignore files; leave gitignore off.".to_string());
+            }
+            let mut visitor = factory.visitor();
+            walk_via_fs(ctx.fs.as_ref(), &options, visitor.as_mut(), read_limits).await;
+            Ok(())
+        }
+        Ok(Err(e)) => Err(format!("The walk could not run: {e}")),
+        Err(join) => Err(format!("The walk failed unexpectedly: {join}")),
+    }
+}
+
+/// An entry of the fallback walk, its content (when wanted) loaded up front because
+/// `WalkEntry::read` is synchronous and `Fs` is not.
+struct FsEntry {
+    path: String,
+    name: String,
+    kind: WalkEntryKind,
+    dir_link: bool,
+    size: u64,
+    content: Option<io::Result<Vec<u8>>>,
+}
+
+impl FsEntry {
+    async fn load(
+        fs: &dyn Fs,
+        abs: &str,
+        path: String,
+        name: String,
+        info: &crate::kernel::FsEntryInfo,
+        read_limits: Option<ReadLimits>,
+    ) -> Self {
+        let kind = if info.is_symlink {
+            WalkEntryKind::Symlink
+        } else if info.is_directory {
+            WalkEntryKind::Dir
+        } else if info.is_file {
+            WalkEntryKind::File
+        } else {
+            WalkEntryKind::Other
+        };
+        let content = match read_limits {
+            Some(l) if kind == WalkEntryKind::File && info.size <= l.max_size => {
+                Some(fs.read_bytes(abs).await)
+            }
+            _ => None,
+        };
+        Self {
+            path,
+            name,
+            kind,
+            dir_link: info.is_symlink && info.is_directory,
+            size: info.size,
+            content,
+        }
+    }
+}
+
+impl WalkEntry for FsEntry {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> WalkEntryKind {
+        self.kind
+    }
+    fn is_dir_link(&self) -> bool {
+        self.dir_link
+    }
+    fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead> {
+        buf.clear();
+        if self.size > limits.max_size {
+            return Ok(FileRead::TooLarge { size: self.size });
+        }
+        match &self.content {
+            Some(Ok(bytes)) if bytes.len() as u64 > limits.max_size => Ok(FileRead::TooLarge {
+                size: bytes.len() as u64,
+            }),
+            Some(Ok(bytes)) => {
+                if memchr::memchr(0, &bytes[..bytes.len().min(limits.nul_sniff)]).is_some() {
+                    return Ok(FileRead::Binary);
+                }
+                buf.extend_from_slice(bytes);
+                Ok(FileRead::Read)
+            }
+            Some(Err(e)) => Err(io::Error::new(e.kind(), e.to_string())),
+            None => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the content of this entry was not loaded",
+            )),
+        }
+    }
+}
+
+fn join_abs(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// The sequential fallback walk: same entries, same prune set, no ignore files;
+/// symlinks below the root are reported, not followed.
+async fn walk_via_fs(
+    fs: &dyn Fs,
+    options: &WalkOptions,
+    visitor: &mut (dyn WalkVisitor + '_),
+    read_limits: Option<ReadLimits>,
+) {
+    let root = options.root.as_str();
+    let info = match fs.stat(root).await {
+        Ok(info) => info,
+        Err(e) => {
+            visitor.visit(WalkEvent::Unreadable {
+                path: Some(String::new()),
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    let root_name = Path::new(root)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.to_string());
+    // The root itself is followed when it is a symlink.
+    let root_info = crate::kernel::FsEntryInfo {
+        is_symlink: false,
+        ..info
+    };
+    let entry = FsEntry::load(fs, root, String::new(), root_name, &root_info, read_limits).await;
+    let flow = visitor.visit(WalkEvent::Entry(&entry));
+    if flow != WalkFlow::Continue || entry.kind != WalkEntryKind::Dir {
+        return;
+    }
+    let mut stack = vec![(root.to_string(), String::new())];
+    while let Some((abs, rel)) = stack.pop() {
+        let children = match fs.read_dir(&abs).await {
+            Ok(c) => c,
+            Err(e) => {
+                let flow = visitor.visit(WalkEvent::Unreadable {
+                    path: Some(rel),
+                    message: e.to_string(),
+                });
+                if flow == WalkFlow::Quit {
+                    return;
+                }
+                continue;
+            }
+        };
+        for child in children {
+            if options.prune.contains(&child.name) {
+                continue;
+            }
+            let child_abs = join_abs(&abs, &child.name);
+            let child_rel = if rel.is_empty() {
+                child.name.clone()
+            } else {
+                format!("{rel}/{}", child.name)
+            };
+            let flow = match fs.stat(&child_abs).await {
+                Ok(info) => {
+                    let entry =
+                        FsEntry::load(fs, &child_abs, child_rel, child.name, &info, read_limits)
+                            .await;
+                    let flow = visitor.visit(WalkEvent::Entry(&entry));
+                    if flow == WalkFlow::Continue && entry.kind == WalkEntryKind::Dir {
+                        stack.push((child_abs, entry.path));
+                    }
+                    flow
+                }
+                Err(e) => visitor.visit(WalkEvent::Unreadable {
+                    path: Some(child_rel),
+                    message: e.to_string(),
+                }),
+            };
+            if flow == WalkFlow::Quit {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_order_is_bytewise_and_component_wise() {
+        let mut paths = vec!["b", "a-b", "a/x", "B", "a.txt", "a/B/c", "a/a", "", "Z/z"];
+        paths.sort_by(|a, b| path_order(a, b));
+        assert_eq!(
+            paths,
+            ["", "B", "Z/z", "a/B/c", "a/a", "a/x", "a-b", "a.txt", "b"]
+        );
+    }
+
+    #[test]
+    fn path_order_matches_its_definition() {
+        let reference = |a: &str, b: &str| {
+            let key = |c: u8| if c == b'/' { 0 } else { c };
+            a.bytes().map(key).cmp(b.bytes().map(key))
+        };
+        let parts = [
+            "",
+            "a",
+            "a/",
+            "/",
+            "ab",
+            "a-b",
+            "a.b",
+            "a/b",
+            "abcdefgh",
+            "abcdefgh/",
+        ];
+        let mut samples = Vec::new();
+        for x in parts {
+            for y in parts {
+                for z in ["", "/x", "12345678", "/12345678/z"] {
+                    samples.push(format!("{x}{y}{z}"));
+                }
+            }
+        }
+        for a in &samples {
+            for b in &samples {
+                assert_eq!(path_order(a, b), reference(a, b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn display_paths_keep_the_root_spelling() {
+        assert_eq!(display_path(None, "src/a.rs"), "src/a.rs");
+        assert_eq!(display_path(None, ""), ".");
+        assert_eq!(display_path(Some("."), "a.rs"), "./a.rs");
+        assert_eq!(display_path(Some("src/"), "a.rs"), "src/a.rs");
+        assert_eq!(display_path(Some("src"), "a.rs"), "src/a.rs");
+        assert_eq!(display_path(Some("/"), "etc"), "/etc");
+        assert_eq!(display_path(Some("main.rs"), ""), "main.rs");
+    }
+
+    #[test]
+    fn wording_helpers() {
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(0, "file", "files"), "0 files");
+        assert_eq!(join_and(&["a".into()]), "a");
+        assert_eq!(join_and(&["a".into(), "b".into()]), "a and b");
+        assert_eq!(
+            join_and(&["a".into(), "b".into(), "c".into()]),
+            "a, b and c"
+        );
+    }
+
+    struct Item(&'static str, usize);
+    impl Ranked for Item {
+        fn key(&self) -> &str {
+            self.0
+        }
+        fn weight(&self) -> usize {
+            self.1
+        }
+    }
+
+    #[test]
+    fn first_n_keeps_only_what_can_make_the_cut() {
+        let mut kept = FirstN::new(2);
+        kept.push(Item("d", 1));
+        kept.push(Item("c", 2));
+        assert!(
+            kept.wants("z"),
+            "no compaction yet: everything is still wanted"
+        );
+        kept.push(Item("b", 1));
+        // Weight 4 reached twice the limit: sorted and cut to b, c (b + c >= 2).
+        assert_eq!(kept.items.len(), 2);
+        assert!(!kept.wants("d"));
+        assert!(kept.wants("a"));
+        assert!(kept.wants("bb"));
+        let keys: Vec<_> = merge([kept]).iter().map(|i| i.0).collect();
+        assert_eq!(keys, ["b", "c"]);
+    }
+
+    #[test]
+    fn first_n_split_over_threads_merges_to_the_same_prefix() {
+        let items = [
+            "k", "a", "q", "c", "m", "b", "z", "d", "e", "y", "f", "x", "g", "h",
+        ];
+        let whole = {
+            let mut one = FirstN::new(4);
+            for k in items {
+                one.push(Item(k, 1));
+            }
+            assert!(one.items.len() < 8, "compactions bound what a thread holds");
+            merge([one])
+        };
+        let mut parts: Vec<FirstN<Item>> = (0..3).map(|_| FirstN::new(4)).collect();
+        for (i, k) in items.into_iter().enumerate() {
+            parts[i % 3].push(Item(k, 1));
+        }
+        parts[1].finish();
+        let split = merge(parts);
+        let first = |v: &[Item]| v.iter().take(4).map(|i| i.0).collect::<Vec<_>>();
+        assert_eq!(first(&whole), ["a", "b", "c", "d"]);
+        assert_eq!(first(&split), first(&whole));
+        let keys: Vec<_> = split.iter().map(|i| i.0).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted, "the merge keeps path order");
+    }
+
+    #[test]
+    fn a_single_heavy_item_is_never_dropped() {
+        let mut kept = FirstN::new(2);
+        kept.push(Item("c", 1));
+        kept.push(Item("b", 5));
+        let keys: Vec<_> = merge([kept]).iter().map(|i| i.0).collect();
+        assert_eq!(keys, ["b"]);
+    }
+}

@@ -1,0 +1,799 @@
+//! The search family (grep, find) through the real binary, on generated trees.
+
+mod common;
+
+use common::{TestEnv, code, stderr, stdout};
+use serde_json::json;
+
+/// Run and demand success; the text output without its final newline.
+fn ok(env: &TestEnv, args: &[&str]) -> String {
+    let out = env.run(args);
+    assert_eq!(
+        code(&out),
+        0,
+        "{args:?} failed: stdout {:?} stderr {:?}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    text.strip_suffix('\n').unwrap_or(&text).to_string()
+}
+
+/// Run and demand a tool error (exit 1); the message without its final newline.
+fn fails(env: &TestEnv, args: &[&str]) -> String {
+    let out = env.run(args);
+    assert_eq!(code(&out), 1, "{args:?} should fail: {:?}", stdout(&out));
+    assert_eq!(stdout(&out), "");
+    stderr(&out).trim_end_matches('\n').to_string()
+}
+
+/// The hit rows of a grep/find output (everything before the blank line).
+fn rows(text: &str) -> Vec<&str> {
+    match text.rsplit_once("\n\n") {
+        Some((body, _)) => body.lines().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The summary line (the last line).
+fn summary(text: &str) -> &str {
+    text.rsplit('\n').next().unwrap()
+}
+
+/// Names in an order that is neither byte order nor case-insensitive order.
+const SCRAMBLED: [&str; 10] = [
+    "b.txt",
+    "a/z.txt",
+    "A.txt",
+    "a-b.txt",
+    "B/x.txt",
+    "a.txt",
+    "a/B.txt",
+    "a/b/c.txt",
+    "_.txt",
+    ".hidden.txt",
+];
+
+fn scrambled_tree() -> TestEnv {
+    let env = TestEnv::new();
+    for name in SCRAMBLED {
+        env.write(name, "one\nhit here\n");
+    }
+    env
+}
+
+/// Byte-wise, component by component (a directory's contents stay together).
+const SORTED: [&str; 10] = [
+    ".hidden.txt",
+    "A.txt",
+    "B/x.txt",
+    "_.txt",
+    "a/B.txt",
+    "a/b/c.txt",
+    "a/z.txt",
+    "a-b.txt",
+    "a.txt",
+    "b.txt",
+];
+
+#[test]
+fn grep_rows_are_in_path_order_with_an_exact_summary() {
+    let env = scrambled_tree();
+    let text = ok(&env, &["grep", "hit"]);
+    let want: Vec<String> = SORTED.iter().map(|p| format!("{p}:2: hit here")).collect();
+    assert_eq!(rows(&text), want);
+    assert_eq!(
+        summary(&text),
+        "Found 10 matches in 10 files (searched 10 files)."
+    );
+    // The same input gives the same bytes, run after run.
+    for _ in 0..3 {
+        assert_eq!(ok(&env, &["grep", "hit"]), text);
+    }
+}
+
+#[test]
+fn grep_order_is_stable_on_a_wide_tree() {
+    let env = TestEnv::new();
+    // Enough files and directories that several walker threads share the work.
+    for i in (0..400).rev() {
+        env.write(&format!("d{}/f{i:03}.txt", i % 7), format!("x\nhit {i}\n"));
+    }
+    let first = ok(&env, &["grep", "hit", "--limit", "5000"]);
+    let listed = rows(&first);
+    assert_eq!(listed.len(), 400);
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(listed, sorted, "plain byte order equals path order here");
+    for _ in 0..4 {
+        assert_eq!(ok(&env, &["grep", "hit", "--limit", "5000"]), first);
+    }
+}
+
+#[test]
+fn limit_keeps_the_first_hits_in_order_and_says_it_cut() {
+    let env = TestEnv::new();
+    env.write("c.txt", "hit c1\nhit c2\n");
+    env.write("a.txt", "hit a1\nmiss\nhit a2\n");
+    env.write("b.txt", "hit b1\nhit b2\n");
+    let text = ok(&env, &["grep", "hit", "--limit", "3"]);
+    assert_eq!(
+        rows(&text),
+        ["a.txt:1: hit a1", "a.txt:3: hit a2", "b.txt:1: hit b1"]
+    );
+    assert_eq!(
+        summary(&text),
+        "Showing the first 3 of 6 matches in 3 files (searched 3 files); raise limit to see more."
+    );
+    let text = ok(&env, &["grep", "hit", "--limit", "6"]);
+    assert_eq!(rows(&text).len(), 6);
+    assert_eq!(
+        summary(&text),
+        "Found 6 matches in 3 files (searched 3 files)."
+    );
+}
+
+#[test]
+fn grep_defaults_to_200_and_pins_the_limit_at_5000() {
+    let env = TestEnv::new();
+    let body: String = (1..=5003).map(|i| format!("hit {i}\n")).collect();
+    env.write("many.txt", body);
+    let text = ok(&env, &["--max-bytes", "10000000", "grep", "hit"]);
+    assert_eq!(rows(&text).len(), 200);
+    assert!(summary(&text).starts_with("Showing the first 200 of 5003 matches"));
+    let text = ok(
+        &env,
+        &[
+            "--max-bytes",
+            "10000000",
+            "grep",
+            "hit",
+            "--limit",
+            "999999",
+        ],
+    );
+    assert_eq!(rows(&text).len(), 5000);
+    assert_eq!(rows(&text)[4999], "many.txt:5000: hit 5000");
+    assert_eq!(
+        summary(&text),
+        "Showing the first 5000 of 5003 matches in 1 file (searched 1 file); raise limit to see more."
+    );
+}
+
+#[test]
+fn bad_fields_are_refused_by_name() {
+    let env = scrambled_tree();
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--limit", "0"]),
+        "Invalid \"limit\": expected a positive integer, got the number 0."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--context=-1"]),
+        "Invalid \"context\": expected a non-negative integer, got the number -1."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--flags", "gix"]),
+        "Invalid \"flags\": expected only the letters g, i, m, s, u, y, got the string \"gix\"."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "--json", r#"{"flags": true}"#, "hit"]),
+        "Invalid \"flags\": expected a string of the letters g, i, m, s, u, y, got true."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "--json", "{}"]),
+        "Missing \"pattern\": expected a non-empty string."
+    );
+    let msg = fails(&env, &["grep", "hit", "--glob", "[oops"]);
+    assert!(
+        msg.starts_with("Invalid \"glob\": expected a file-name glob"),
+        "{msg}"
+    );
+    assert_eq!(
+        fails(&env, &["find", "x", "--type", "link"]),
+        "Invalid \"type\": expected one of \"file\", \"dir\", got the string \"link\"."
+    );
+    assert_eq!(
+        fails(&env, &["find", "x", "--limit", "0"]),
+        "Invalid \"limit\": expected a positive integer, got the number 0."
+    );
+}
+
+#[test]
+fn lookaround_and_backreferences_do_not_compile() {
+    let env = scrambled_tree();
+    for pattern in ["(?=hit)", "(h)\\1", "hit("] {
+        let msg = fails(&env, &["grep", pattern]);
+        assert!(
+            msg.starts_with("Could not compile the search pattern: "),
+            "{pattern}: {msg}"
+        );
+    }
+}
+
+#[test]
+fn flags_ignore_case_and_literal() {
+    let env = TestEnv::new();
+    env.write("f.txt", "Hello World\nhello there\na.b(c\naxb(c\n");
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hello"])),
+        ["f.txt:2: hello there"]
+    );
+    let both = ["f.txt:1: Hello World", "f.txt:2: hello there"];
+    assert_eq!(rows(&ok(&env, &["grep", "hello", "--flags", "i"])), both);
+    assert_eq!(rows(&ok(&env, &["grep", "hello", "--ignore-case"])), both);
+    assert_eq!(
+        rows(&ok(&env, &["grep", "HELLO", "--flags", "gimsuy"])),
+        both
+    );
+    // g, u and y change nothing; m keeps ^ and $ at line boundaries.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "^hello", "--flags", "guy"])),
+        ["f.txt:2: hello there"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "World$", "--flags", "m"])),
+        ["f.txt:1: Hello World"]
+    );
+    // A literal "a.b(c" is not a (broken) regex, and its dot is not a wildcard.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "a.b(c", "--literal"])),
+        ["f.txt:3: a.b(c"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "A.B(C", "--literal", "--ignore-case"])),
+        ["f.txt:3: a.b(c"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "a.b", "--literal=false"])).len(),
+        2
+    );
+    assert_eq!(
+        summary(&ok(&env, &["grep", "nothing", "--ignore-case"])),
+        "No matches for /nothing/i in 1 file."
+    );
+    assert_eq!(
+        summary(&ok(&env, &["grep", "no.thing", "--literal"])),
+        "No matches for \"no.thing\" in 1 file."
+    );
+}
+
+#[test]
+fn context_uses_ripgreps_layout() {
+    let env = TestEnv::new();
+    let lines: String = (1..=12)
+        .map(|i| {
+            if [3, 5, 10].contains(&i) {
+                format!("hit {i}\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect();
+    env.write("a.txt", lines);
+    env.write("b.txt", "hit b\nafter b\n");
+    let text = ok(&env, &["grep", "hit", "--context", "1"]);
+    assert_eq!(
+        rows(&text),
+        [
+            "a.txt-2- line 2",
+            "a.txt:3: hit 3",
+            "a.txt-4- line 4",
+            "a.txt:5: hit 5",
+            "a.txt-6- line 6",
+            "--",
+            "a.txt-9- line 9",
+            "a.txt:10: hit 10",
+            "a.txt-11- line 11",
+            "--",
+            "b.txt:1: hit b",
+            "b.txt-2- after b",
+        ]
+    );
+    assert_eq!(
+        summary(&text),
+        "Found 4 matches in 2 files (searched 2 files)."
+    );
+    // With a limit, the last shown match keeps its trailing context and no more.
+    let text = ok(&env, &["grep", "hit", "--context", "1", "--limit", "2"]);
+    assert_eq!(
+        rows(&text),
+        [
+            "a.txt-2- line 2",
+            "a.txt:3: hit 3",
+            "a.txt-4- line 4",
+            "a.txt:5: hit 5",
+            "a.txt-6- line 6",
+        ]
+    );
+    // No context: no separators.
+    let text = ok(&env, &["grep", "hit"]);
+    assert!(!text.contains("--"), "{text}");
+}
+
+#[test]
+fn glob_filters_file_names_or_paths() {
+    let env = TestEnv::new();
+    env.write("src/main.rs", "hit\n");
+    env.write("src/deep/lib.rs", "hit\n");
+    env.write("src/notes.md", "hit\n");
+    env.write("README.md", "hit\n");
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--glob", "*.rs"])),
+        ["src/deep/lib.rs:1: hit", "src/main.rs:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--glob", "*.{md,txt}"])),
+        ["README.md:1: hit", "src/notes.md:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--glob", "src/*.rs"])),
+        ["src/main.rs:1: hit"]
+    );
+    // A file named outright is searched whatever the glob.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "README.md", "--glob", "*.rs"])),
+        ["README.md:1: hit"]
+    );
+}
+
+#[test]
+fn binary_and_oversized_files_are_skipped_and_counted() {
+    let env = TestEnv::new();
+    env.write("text.txt", "hit\n");
+    let mut early_nul = b"hit\n".to_vec();
+    early_nul.extend(vec![b'x'; 100]);
+    early_nul.push(0);
+    env.write("early_nul.bin", &early_nul);
+    let mut late_nul = vec![b'x'; 4096];
+    late_nul.extend(b"\0\nhit late\n");
+    env.write("late_nul.txt", &late_nul);
+    let mut big = b"hit big\n".to_vec();
+    big.resize(2 * 1024 * 1024 + 1, b'y');
+    env.write("big.txt", &big);
+    let mut exact = b"hit exact\n".to_vec();
+    exact.resize(2 * 1024 * 1024, b'y');
+    env.write("exact.txt", &exact);
+    let text = ok(&env, &["grep", "hit"]);
+    assert_eq!(
+        rows(&text),
+        [
+            "exact.txt:1: hit exact",
+            "late_nul.txt:2: hit late",
+            "text.txt:1: hit"
+        ]
+    );
+    assert_eq!(
+        summary(&text),
+        "Found 3 matches in 3 files (searched 3 files). Skipped 1 binary file and 1 file over 2 MiB."
+    );
+    // A large binary is recognised from its head alone.
+    let mut big_bin = vec![0u8; 100];
+    big_bin.resize(1024 * 1024, b'z');
+    env.write("big.bin", &big_bin);
+    assert_eq!(
+        summary(&ok(&env, &["grep", "zzz"])),
+        "No matches for /zzz/ in 3 files. Skipped 2 binary files and 1 file over 2 MiB."
+    );
+}
+
+#[test]
+fn git_and_node_modules_are_pruned_and_hidden_files_searched() {
+    let env = TestEnv::new();
+    env.write(".git/config", "hit\n");
+    env.write("node_modules/pkg/index.js", "hit\n");
+    env.write("web/node_modules/x.js", "hit\n");
+    env.write("sub/.git", "gitdir: hit\n");
+    env.write(".hidden/secret.txt", "hit\n");
+    env.write(".env", "hit\n");
+    env.write("web/app.js", "hit\n");
+    let text = ok(&env, &["grep", "hit"]);
+    assert_eq!(
+        rows(&text),
+        [
+            ".env:1: hit",
+            ".hidden/secret.txt:1: hit",
+            "web/app.js:1: hit"
+        ]
+    );
+    assert_eq!(
+        summary(&text),
+        "Found 3 matches in 3 files (searched 3 files)."
+    );
+    // (Patterns in these tests avoid what the temp root's random name could match.)
+    assert_eq!(rows(&ok(&env, &["find", "*.js"])), ["web/app.js"]);
+    assert_eq!(rows(&ok(&env, &["find", "config"])), Vec::<&str>::new());
+    assert_eq!(rows(&ok(&env, &["find", "secret"])), [".hidden/secret.txt"]);
+    // Named outright, a pruned directory is searched.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", ".git"])),
+        [".git/config:1: hit"]
+    );
+}
+
+#[test]
+fn ignore_files_are_honoured_only_when_asked() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "ignored.txt\nbuild/\n");
+    env.write("sub/.ignore", "local.txt\n");
+    env.write("ignored.txt", "hit\n");
+    env.write("build/out.txt", "hit\n");
+    env.write("sub/local.txt", "hit\n");
+    env.write("kept.txt", "hit\n");
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit"])),
+        [
+            "build/out.txt:1: hit",
+            "ignored.txt:1: hit",
+            "kept.txt:1: hit",
+            "sub/local.txt:1: hit"
+        ]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--gitignore"])),
+        ["kept.txt:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--gitignore=false"])).len(),
+        4
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*.txt", "--gitignore"])),
+        ["kept.txt"]
+    );
+    assert_eq!(rows(&ok(&env, &["find", "*.txt"])).len(), 4);
+}
+
+#[test]
+fn ignore_files_above_the_root_and_git_excludes_apply() {
+    let env = TestEnv::new();
+    env.write(".gitignore", "up.txt\n");
+    env.write(".git/info/exclude", "excluded.txt\n");
+    env.write("sub/up.txt", "hit\n");
+    env.write("sub/excluded.txt", "hit\n");
+    env.write("sub/kept.txt", "hit\n");
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "sub", "--gitignore"])),
+        ["sub/kept.txt:1: hit"]
+    );
+    assert_eq!(rows(&ok(&env, &["grep", "hit", "sub"])).len(), 3);
+}
+
+/// Run the binary in `env` as an unprivileged user: mode bits only block reads for
+/// a user without CAP_DAC_OVERRIDE, and tests often run as root. `None` when that
+/// is not possible here (no `setpriv`, or it cannot switch users).
+fn run_unprivileged(env: &TestEnv, args: &[&str]) -> Option<std::process::Output> {
+    use std::os::unix::fs::PermissionsExt;
+    // The temp root is private to its owner; the other user must be able to enter it.
+    std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).ok()?;
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .arg("--cwd")
+        .arg(env.root())
+        .args(args)
+        .output()
+        .ok()?;
+    // setpriv itself failing (no permission to switch) is not the tool's verdict.
+    let tool_spoke = code(&out) == 0 || stderr(&out).starts_with("Cannot search");
+    tool_spoke.then_some(out)
+}
+
+/// The outcome of `args` as a user that mode-000 entries really lock out, or `None`
+/// (after saying so) when no such run is possible.
+fn locked_out_run(
+    env: &TestEnv,
+    probe: &std::path::Path,
+    args: &[&str],
+) -> Option<std::process::Output> {
+    if std::fs::File::open(probe).is_err() {
+        return Some(env.run(args));
+    }
+    let run = run_unprivileged(env, args);
+    if run.is_none() {
+        eprintln!(
+            "note: running with privileges that read mode-000 entries and no way to drop \
+             them; skipping only the unreadable-entry assertions"
+        );
+    }
+    run
+}
+
+/// Like `ok` for a locked-out run.
+fn locked_out_ok(env: &TestEnv, probe: &std::path::Path, args: &[&str]) -> Option<String> {
+    let out = locked_out_run(env, probe, args)?;
+    assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    let text = stdout(&out);
+    Some(text.strip_suffix('\n').unwrap_or(&text).to_string())
+}
+
+#[test]
+fn unreadable_directories_are_skipped_and_counted() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("open/a.txt", "hit\n");
+    env.write("locked/b.txt", "hit\n");
+    let locked = env.path("locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let probe = locked.join("b.txt");
+    let grep = locked_out_ok(&env, &probe, &["grep", "hit"]);
+    let find = locked_out_ok(&env, &probe, &["find", "*.txt"]);
+    // The root itself unreadable: nothing was searched, so that is an error.
+    let root_grep = locked_out_run(&env, &probe, &["grep", "hit", "locked"]);
+    let root_find = locked_out_run(&env, &probe, &["find", "b", "locked"]);
+    // Never fatal, whoever runs it.
+    let as_is = ok(&env, &["grep", "hit"]);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(rows(&as_is).contains(&"open/a.txt:1: hit"));
+    if let Some(grep) = grep {
+        assert_eq!(rows(&grep), ["open/a.txt:1: hit"]);
+        assert_eq!(
+            summary(&grep),
+            "Found 1 match in 1 file (searched 1 file). Skipped 1 unreadable entry."
+        );
+    }
+    if let Some(find) = find {
+        assert_eq!(rows(&find), ["open/a.txt"]);
+        assert_eq!(
+            summary(&find),
+            "Found 1 match among 4 entries. Skipped 1 unreadable entry."
+        );
+    }
+    for out in [root_grep, root_find].into_iter().flatten() {
+        assert_eq!(code(&out), 1);
+        let msg = stderr(&out);
+        assert!(
+            msg.starts_with("Cannot search locked: EACCES: permission denied, scandir '"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn unreadable_files_are_skipped_and_counted() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("a.txt", "hit\n");
+    let secret = env.write("secret.txt", "hit\n");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if let Some(text) = locked_out_ok(&env, &secret, &["grep", "hit"]) {
+        assert_eq!(rows(&text), ["a.txt:1: hit"]);
+        assert_eq!(
+            summary(&text),
+            "Found 1 match in 1 file (searched 1 file). Skipped 1 unreadable entry."
+        );
+    }
+}
+
+#[test]
+fn symlinks_are_listed_never_followed_so_loops_end() {
+    use std::os::unix::fs::symlink;
+    let env = TestEnv::new();
+    env.write("dir/real.txt", "hit\n");
+    symlink(".", env.path("dir/self")).unwrap();
+    symlink("loop_b", env.path("loop_a")).unwrap();
+    symlink("loop_a", env.path("loop_b")).unwrap();
+    symlink("dir/real.txt", env.path("link.txt")).unwrap();
+    symlink("dir", env.path("dirlink")).unwrap();
+    symlink("missing", env.path("dangling")).unwrap();
+    let text = ok(&env, &["grep", "hit"]);
+    assert_eq!(rows(&text), ["dir/real.txt:1: hit"]);
+    assert_eq!(summary(&text), "Found 1 match in 1 file (searched 1 file).");
+    assert_eq!(
+        rows(&ok(&env, &["find", "*link*"])),
+        ["dirlink", "link.txt"]
+    );
+    assert_eq!(rows(&ok(&env, &["find", "loop_?"])), ["loop_a", "loop_b"]);
+    // For `type`, a link counts as what it points to.
+    assert_eq!(
+        rows(&ok(&env, &["find", "*", "--type", "dir"])),
+        [".", "dir", "dir/self", "dirlink"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*", "--type", "file"])),
+        ["dangling", "dir/real.txt", "link.txt", "loop_a", "loop_b"]
+    );
+    // A symlink named as the root is followed.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "dirlink"])),
+        ["dirlink/real.txt:1: hit"]
+    );
+}
+
+#[test]
+fn paths_keep_the_spelling_of_the_root() {
+    let env = TestEnv::new();
+    env.write("src/a.rs", "hit\n");
+    assert_eq!(rows(&ok(&env, &["grep", "hit"])), ["src/a.rs:1: hit"]);
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "."])),
+        ["./src/a.rs:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "src"])),
+        ["src/a.rs:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "src/"])),
+        ["src/a.rs:1: hit"]
+    );
+    let abs = env.path("src").to_string_lossy().into_owned();
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", &abs])),
+        [format!("{abs}/a.rs:1: hit")]
+    );
+    // A single file: just that file, under the name it was given.
+    let text = ok(&env, &["grep", "hit", "src/a.rs"]);
+    assert_eq!(rows(&text), ["src/a.rs:1: hit"]);
+    assert_eq!(summary(&text), "Found 1 match in 1 file (searched 1 file).");
+    // find is always relative to its root.
+    assert_eq!(rows(&ok(&env, &["find", "a", "src"])), ["a.rs"]);
+    assert_eq!(rows(&ok(&env, &["find", "src", "src"])), ["."]);
+}
+
+#[test]
+fn missing_roots_and_no_matches() {
+    let env = TestEnv::new();
+    env.write("a.txt", "nothing here\n");
+    let msg = fails(&env, &["grep", "hit", "nope"]);
+    assert!(
+        msg.starts_with("Cannot search nope: ENOENT: no such file or directory"),
+        "{msg}"
+    );
+    assert!(msg.contains("nope'"), "{msg}");
+    let msg = fails(&env, &["find", "x", "nope"]);
+    assert!(msg.starts_with("Cannot search nope: ENOENT"), "{msg}");
+    assert_eq!(
+        fails(&env, &["find", "x", "a.txt"]),
+        "Not a directory: a.txt"
+    );
+    // No match is a success with a clear message, not an error.
+    assert_eq!(
+        ok(&env, &["grep", "hit"]),
+        "No matches for /hit/ in 1 file."
+    );
+    assert_eq!(
+        ok(&env, &["find", "zzz"]),
+        "No matches for \"zzz\" among 2 entries."
+    );
+}
+
+#[test]
+fn long_lines_and_line_endings() {
+    let env = TestEnv::new();
+    let long = format!("hit {}", "é".repeat(600));
+    env.write("long.txt", format!("{long}\n"));
+    env.write("crlf.txt", "hit\r\nnext\r\n");
+    env.write("latin1.txt", b"hit \xe9t\xe9\n");
+    let text = ok(&env, &["grep", "hit"]);
+    let r = rows(&text);
+    assert_eq!(r[0], "crlf.txt:1: hit");
+    assert_eq!(r[1], "latin1.txt:1: hit \u{fffd}t\u{fffd}");
+    // 500 characters are kept: "hit " and 496 é; 104 é (2 bytes each) are cut.
+    assert_eq!(
+        r[2],
+        format!(
+            "long.txt:1: hit {} … [line truncated, 208 more bytes]",
+            "é".repeat(496)
+        )
+    );
+}
+
+#[test]
+fn json_output_is_one_outcome_line() {
+    let env = scrambled_tree();
+    let (outcome, out) = env.run_json(&["grep", "hit", "--limit", "1"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        outcome,
+        json!({
+            "id": "cli",
+            "output": ".hidden.txt:2: hit here\n\nShowing the first 1 of 10 matches in 10 files (searched 10 files); raise limit to see more.",
+            "is_error": false
+        })
+    );
+    let (outcome, out) = env.run_json(&["find", "*.TXT", "a"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        outcome["output"],
+        json!("B.txt\nb/c.txt\nz.txt\n\nFound 3 matches among 5 entries.")
+    );
+    let (outcome, out) = env.run_json(&["grep", "("]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(outcome["is_error"], json!(true));
+    assert!(
+        outcome["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("Could not compile the search pattern: ")
+    );
+}
+
+#[test]
+fn find_matches_names_by_glob_or_substring() {
+    let env = scrambled_tree();
+    env.write("docs/Guide.MD", "");
+    env.write("docs/notes.md", "");
+    assert_eq!(
+        rows(&ok(&env, &["find", "*.md"])),
+        ["docs/Guide.MD", "docs/notes.md"]
+    );
+    // Anchored: the glob must cover the whole name.
+    assert_eq!(rows(&ok(&env, &["find", "*.m"])), Vec::<&str>::new());
+    assert_eq!(
+        rows(&ok(&env, &["find", "?.txt"])),
+        [
+            "A.txt",
+            "B/x.txt",
+            "_.txt",
+            "a/B.txt",
+            "a/b/c.txt",
+            "a/z.txt",
+            "a.txt",
+            "b.txt"
+        ]
+    );
+    // A substring, case-insensitive, where a dot is just a dot.
+    assert_eq!(rows(&ok(&env, &["find", "GUIDE"])), ["docs/Guide.MD"]);
+    assert_eq!(rows(&ok(&env, &["find", "a-b."])), ["a-b.txt"]);
+    assert_eq!(
+        rows(&ok(&env, &["find", "?", "--type", "dir"])),
+        ["B", "a", "a/b"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*", "--type", "dir"])),
+        [".", "B", "a", "a/b", "docs"]
+    );
+    let files = ok(&env, &["find", "*", "--type", "file"]);
+    assert_eq!(rows(&files).len(), 12);
+    assert_eq!(summary(&files), "Found 12 matches among 17 entries.");
+}
+
+#[test]
+fn find_limit_keeps_the_first_entries_and_is_pinned() {
+    let env = scrambled_tree();
+    let text = ok(&env, &["find", "*.txt", "--limit", "3"]);
+    assert_eq!(rows(&text), &SORTED[..3]);
+    assert_eq!(
+        summary(&text),
+        "Showing the first 3 of 10 matches among 14 entries; raise limit to see more."
+    );
+    let many = TestEnv::new();
+    many.mkdir("d");
+    for i in 0..10_003 {
+        std::fs::write(many.path(&format!("d/f{i:05}")), "").unwrap();
+    }
+    let text = ok(&many, &["--max-bytes", "10000000", "find", "f", "d"]);
+    assert_eq!(rows(&text).len(), 500);
+    let text = ok(
+        &many,
+        &[
+            "--max-bytes",
+            "10000000",
+            "find",
+            "f",
+            "d",
+            "--limit",
+            "50000",
+        ],
+    );
+    assert_eq!(rows(&text).len(), 10_000);
+    assert_eq!(rows(&text)[9_999], "f09999");
+    assert_eq!(
+        summary(&text),
+        "Showing the first 10000 of 10003 matches among 10004 entries; raise limit to see more."
+    );
+}
+
+#[test]
+fn output_is_clamped_with_the_tool_notice() {
+    let env = TestEnv::new();
+    let body: String = (1..=400).map(|i| format!("hit number {i}\n")).collect();
+    env.write("a.txt", body);
+    let text = ok(
+        &env,
+        &["--max-bytes", "2000", "grep", "hit", "--limit", "400"],
+    );
+    assert!(text.contains("[grep: "), "{text}");
+    assert!(text.starts_with("a.txt:1: hit number 1\n"));
+    assert!(text.ends_with("Found 400 matches in 1 file (searched 1 file)."));
+}
