@@ -6,6 +6,11 @@ pub mod search;
 
 use crate::kernel::{OutputBudget, ToolContext, clamp};
 
+/// `1 file`, `2 files`: the counting phrase every tool's summary uses.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The notice a tool splices in when its output is clamped: the standard wording,
 /// prefixed with the tool's name so a reader knows which tool cut what.
 pub fn tool_notice(tool: &str, omitted: usize) -> String {

@@ -22,7 +22,7 @@ use crate::tools::files::edit_match;
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
-use crate::tools::tool_notice;
+use crate::tools::{plural, tool_notice};
 
 /// The diff in the JSON block is middle-clamped to this many bytes.
 pub const DIFF_MAX_BYTES: usize = 16 * 1024;
@@ -37,10 +37,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         out.push_str(&format!("{b:02x}"));
     }
     out
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[async_trait]
@@ -169,7 +165,7 @@ impl Tool for EditTool {
         );
         let mut summary = format!(
             "Edited {path}: {}.",
-            plural(applied.replacements, "replacement", "replacements")
+            plural(applied.replacements as u64, "replacement", "replacements")
         );
         if applied.fuzzy {
             summary.push_str(" oldText matched after normalizing whitespace.");

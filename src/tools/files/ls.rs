@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
-use crate::tools::clamp_for;
+use crate::tools::{clamp_for, plural};
 
 struct Ls;
 
@@ -29,10 +29,6 @@ fn order(a: &Row, b: &Row) -> Ordering {
         .cmp(&a.is_dir)
         .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
         .then_with(|| a.name.cmp(&b.name))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[async_trait]
@@ -126,7 +122,7 @@ impl Tool for Ls {
             rows.truncate(limit as usize);
         }
 
-        let mut header = format!("{path}: {}", plural(shown_total, "entry", "entries"));
+        let mut header = format!("{path}: {}", plural(shown_total as u64, "entry", "entries"));
         if rows.len() < shown_total {
             header.push_str(&format!(
                 ", showing the first {} (raise limit to see more)",
@@ -136,7 +132,7 @@ impl Tool for Ls {
         if hidden > 0 {
             header.push_str(&format!(
                 "; {} omitted (set showHidden to include them)",
-                plural(hidden, "hidden entry", "hidden entries")
+                plural(hidden as u64, "hidden entry", "hidden entries")
             ));
         }
         let kind_w = rows.iter().map(|r| r.kind.len()).max().unwrap_or(0);

@@ -17,8 +17,8 @@ use crate::kernel::input::Args;
 use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
 };
-use crate::tools::clamp_for;
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
+use crate::tools::{clamp_for, plural};
 
 /// How much of the start is sniffed for NUL bytes.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
@@ -192,10 +192,6 @@ fn scan(
         s.total_lines = line_no - 1;
     }
     Ok(s)
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The header line that states the view.

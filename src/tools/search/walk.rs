@@ -65,10 +65,7 @@ pub fn display_path(root: Option<&str>, rel: &str) -> String {
     }
 }
 
-/// `1 file`, `2 files`.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use crate::tools::plural;
 
 /// `a`, `a and b`, `a, b and c`.
 pub fn join_and(parts: &[String]) -> String {
