@@ -41,6 +41,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
             [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.')
+            [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
+            [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
@@ -114,6 +116,26 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;bash' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'The command line, run with sh -c.')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Deadline in milliseconds (default 120000, at most 600000; fractions are floored).')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Directory to run in, relative to the working directory (default: the working directory).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;process' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'What to do. [one of: start, list, poll, stop, write, remove]')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'start: the command line, run with sh -c.')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'start: directory to run in, relative to the working directory (default: the working directory).')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'poll, write, stop, remove: the job id returned by start.')
+            [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'write: the text to send to the job''s stdin, verbatim (include the newline).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;list' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -158,6 +180,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
             [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.')
+            [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
+            [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
@@ -184,6 +208,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;find' {
+            break
+        }
+        'indus-tool;help;bash' {
+            break
+        }
+        'indus-tool;help;process' {
             break
         }
         'indus-tool;help;list' {

@@ -16,6 +16,9 @@ _indus__tool() {
             ",$1")
                 cmd="indus__tool"
                 ;;
+            indus__tool,bash)
+                cmd="indus__tool__subcmd__bash"
+                ;;
             indus__tool,call)
                 cmd="indus__tool__subcmd__call"
                 ;;
@@ -49,6 +52,9 @@ _indus__tool() {
             indus__tool,man)
                 cmd="indus__tool__subcmd__man"
                 ;;
+            indus__tool,process)
+                cmd="indus__tool__subcmd__process"
+                ;;
             indus__tool,read)
                 cmd="indus__tool__subcmd__read"
                 ;;
@@ -57,6 +63,9 @@ _indus__tool() {
                 ;;
             indus__tool,write)
                 cmd="indus__tool__subcmd__write"
+                ;;
+            indus__tool__subcmd__help,bash)
+                cmd="indus__tool__subcmd__help__subcmd__bash"
                 ;;
             indus__tool__subcmd__help,call)
                 cmd="indus__tool__subcmd__help__subcmd__call"
@@ -91,6 +100,9 @@ _indus__tool() {
             indus__tool__subcmd__help,man)
                 cmd="indus__tool__subcmd__help__subcmd__man"
                 ;;
+            indus__tool__subcmd__help,process)
+                cmd="indus__tool__subcmd__help__subcmd__process"
+                ;;
             indus__tool__subcmd__help,read)
                 cmd="indus__tool__subcmd__help__subcmd__read"
                 ;;
@@ -107,7 +119,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find list describe schema call diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +154,36 @@ _indus__tool() {
                     return 0
                     ;;
                 --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__bash)
+            opts="-h --json --command --timeout-ms --cwd --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -347,8 +389,22 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls grep find list describe schema call diff completions man help"
+            opts="read write edit ls grep find bash process list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__bash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -514,6 +570,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__help__subcmd__process)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help__subcmd__read)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -607,6 +677,44 @@ _indus__tool() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__process)
+            opts="-h --json --action --command --cwd --id --input --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -38,6 +38,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
+            cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
+            cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -104,6 +106,24 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;bash'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --command 'The command line, run with sh -c.'
+            cand --timeout-ms 'Deadline in milliseconds (default 120000, at most 600000; fractions are floored).'
+            cand --cwd 'Directory to run in, relative to the working directory (default: the working directory).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;process'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'What to do. [one of: start, list, poll, stop, write, remove]'
+            cand --command 'start: the command line, run with sh -c.'
+            cand --cwd 'start: directory to run in, relative to the working directory (default: the working directory).'
+            cand --id 'poll, write, stop, remove: the job id returned by start.'
+            cand --input 'write: the text to send to the job''s stdin, verbatim (include the newline).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;list'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -141,6 +161,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
+            cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
+            cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -161,6 +183,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;grep'= {
         }
         &'indus-tool;help;find'= {
+        }
+        &'indus-tool;help;bash'= {
+        }
+        &'indus-tool;help;process'= {
         }
         &'indus-tool;help;list'= {
         }

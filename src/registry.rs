@@ -49,6 +49,8 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
         tools::files::ls_tool(),
         tools::search::grep_tool(),
         tools::search::find_tool(),
+        tools::shell::bash_tool(),
+        tools::shell::process_tool(),
     ]
 }
 

@@ -22,9 +22,9 @@ use tokio::time::Instant;
 
 use crate::kernel::CancellationToken;
 use crate::kernel::{
-    ClipEnd, DirChild, ExitListener, Framework, Fs, FsEntryInfo, OutputBudget, RemoveOptions,
-    Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions,
-    ToolContext, Unsubscribe,
+    ClipEnd, DirChild, ExecTimeout, ExitListener, Framework, Fs, FsEntryInfo, JobIdentity,
+    JobLaunch, JobLiveness, JobSignal, OutputBudget, RemoveOptions, Shell, ShellExecOptions,
+    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, ToolContext, Unsubscribe,
 };
 
 /// The default output ceiling: 64 KiB.
@@ -303,6 +303,32 @@ impl Fs for LocalFs {
         .await
     }
 
+    async fn read_range(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: usize,
+    ) -> io::Result<(Vec<u8>, u64)> {
+        let p = path.to_string();
+        blocking(move || {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut file = std::fs::File::open(&p).map_err(|e| fs_error(e, "open", &p))?;
+            let len = file.metadata().map_err(|e| fs_error(e, "fstat", &p))?.len();
+            let mut buf = Vec::new();
+            if offset < len {
+                file.seek(SeekFrom::Start(offset))
+                    .map_err(|e| fs_error(e, "lseek", &p))?;
+                file.take(max_len as u64)
+                    .read_to_end(&mut buf)
+                    .map_err(|e| fs_error(e, "read", &p))?;
+            }
+            // The file may have grown since the fstat.
+            let len = len.max(offset + buf.len() as u64);
+            Ok((buf, len))
+        })
+        .await
+    }
+
     fn walk_tree(
         &self,
         options: &crate::kernel::WalkOptions,
@@ -421,39 +447,71 @@ impl Shell for LocalShell {
                     _ = &mut sleep_until_deadline => break None,
                 }
             };
-            if let Some(Ok(_)) = &status
-                && !drained
-            {
-                // The shell is gone but something it started holds the pipes.
-                tokio::select! {
-                    _ = &mut drain => {}
-                    _ = tokio::time::sleep(PIPE_GRACE) => guard.kill(),
-                    _ = &mut sleep_until_deadline => guard.kill(),
+            if !drained {
+                match &status {
+                    // The shell is gone but something it started holds the pipes.
+                    Some(Ok(_)) => tokio::select! {
+                        _ = &mut drain => {}
+                        _ = tokio::time::sleep(PIPE_GRACE) => guard.kill(),
+                        _ = &mut sleep_until_deadline => guard.kill(),
+                    },
+                    // At the deadline: kill the group, then collect what it had
+                    // already written, which is still sitting in the pipes.
+                    None => {
+                        guard.kill();
+                        tokio::select! {
+                            _ = &mut drain => {}
+                            _ = tokio::time::sleep(PIPE_GRACE) => {}
+                        }
+                    }
+                    Some(Err(_)) => {}
                 }
             }
             status
         };
         match status {
-            None => {
-                guard.kill();
-                Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!(
-                        "command timed out after {} ms",
-                        options.timeout_ms.unwrap_or_default()
-                    ),
-                ))
-            }
+            None => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                ExecTimeout {
+                    timeout_ms: options.timeout_ms.unwrap_or_default(),
+                    stdout: String::from_utf8_lossy(&out).into_owned(),
+                    stderr: String::from_utf8_lossy(&err).into_owned(),
+                },
+            )),
             Some(Err(e)) => Err(e),
             Some(Ok(status)) => {
                 guard.disarm();
+                let exit = exit_of(status);
                 Ok(ShellExecResult {
                     stdout: String::from_utf8_lossy(&out).into_owned(),
                     stderr: String::from_utf8_lossy(&err).into_owned(),
-                    code: status.code(),
+                    code: exit.code,
+                    signal: exit.signal,
                 })
             }
         }
+    }
+
+    async fn start_job(&self, launch: &JobLaunch) -> io::Result<JobIdentity> {
+        let launch = launch.clone();
+        blocking(move || super::local_job::start(&launch)).await
+    }
+
+    fn probe_job(&self, job: &JobIdentity) -> io::Result<JobLiveness> {
+        super::local_job::probe(job)
+    }
+
+    fn signal_job(&self, job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
+        super::local_job::signal(job, signal)
+    }
+
+    async fn write_job_input(&self, fifo: &str, data: &[u8], timeout_ms: u64) -> io::Result<usize> {
+        let fifo = PathBuf::from(fifo);
+        let data = data.to_vec();
+        blocking(move || {
+            super::local_job::write_input(&fifo, &data, Duration::from_millis(timeout_ms))
+        })
+        .await
     }
 
     fn spawn(

@@ -1,7 +1,9 @@
 //! Concrete bindings of the kernel's `Fs`/`Shell` seams. Only `local` exists: the
-//! one sanctioned OS binding (its parallel tree walk lives in `local_search`).
+//! one sanctioned OS binding (its parallel tree walk lives in `local_search`, its
+//! detached background jobs in `local_job`).
 
 pub mod local;
+pub mod local_job;
 pub mod local_search;
 
 pub use local::{

@@ -13,6 +13,7 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::ArgMatches;
 use clap::error::ErrorKind;
@@ -242,13 +243,60 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("a current-thread runtime builds")
 }
 
+/// The signal (SIGINT, SIGTERM, SIGHUP) that cancelled this invocation's tool, if any.
+static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Tools that run other programs and must clean them up when `indus-tool` itself is
+/// interrupted: their commands lead their own process groups, out of reach of the
+/// terminal's Ctrl-C, so the signal is turned into the cancel token instead. Other
+/// tools keep the default action (die at once), which loses nothing; installing
+/// handlers for them would cost every call a signal driver it does not need.
+fn runs_commands(name: &str) -> bool {
+    normalize_tool_name(name) == "bash"
+}
+
+/// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.
+fn cancel_on_signals(cancel: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let kinds = [
+        (SignalKind::interrupt(), 2),
+        (SignalKind::terminate(), 15),
+        (SignalKind::hangup(), 1),
+    ];
+    for (kind, number) in kinds {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                let _ =
+                    CAUGHT_SIGNAL.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+                cancel.cancel();
+            }
+        });
+    }
+}
+
 fn dispatch(registry: &ToolRegistry, globals: &Globals, call: ToolCall) -> CliResult<ToolOutcome> {
     let tool_box = selected_box(registry, globals)?;
-    Ok(runtime().block_on(tool_box.runner.run(call, CancellationToken::new())))
+    let cancel = CancellationToken::new();
+    let watch = runs_commands(&call.name);
+    Ok(runtime().block_on(async move {
+        if watch {
+            cancel_on_signals(cancel.clone());
+        }
+        tool_box.runner.run(call, cancel).await
+    }))
 }
 
 fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> ExitCode {
     printer.outcome(outcome, globals.json);
+    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
+    if caught != 0 {
+        // The shell convention for "ended by signal N".
+        return ExitCode::from(128 + caught as u8);
+    }
     if outcome.is_error {
         ExitCode::from(1)
     } else {

@@ -53,6 +53,23 @@ pub trait Fs: Send + Sync {
         Ok(Box::new(std::io::Cursor::new(self.read_bytes(path).await?)))
     }
 
+    /// Up to `max_len` bytes of a file starting at byte `offset`, plus the file's
+    /// current length, so a tool can follow a growing file (a job's captured
+    /// output) without rereading it. An offset past the end gives no bytes.
+    /// Backends that can seek override this; the default reads the whole file.
+    async fn read_range(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: usize,
+    ) -> io::Result<(Vec<u8>, u64)> {
+        let all = self.read_bytes(path).await?;
+        let len = all.len() as u64;
+        let start = offset.min(len) as usize;
+        let end = start.saturating_add(max_len).min(all.len());
+        Ok((all[start..end].to_vec(), len))
+    }
+
     /// The tree-walk fast path behind `grep` and `find`: visit every entry beneath
     /// `options.root` on the backend's own threads, handing each thread its own
     /// visitor from `visitors`. Blocking: call it from a blocking context
@@ -103,7 +120,35 @@ pub struct ShellExecResult {
     pub stderr: String,
     /// The exit code; `None` when the process was ended by a signal.
     pub code: Option<i32>,
+    /// The signal that ended the process, when one did (beyond the seed, which
+    /// only knew that `code` was `None`).
+    pub signal: Option<i32>,
 }
+
+/// The payload of the `TimedOut` error `exec` returns at its deadline: what the
+/// command wrote before its process group was killed, so a caller can still show
+/// it. Reach it with [`ExecTimeout::of`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecTimeout {
+    pub timeout_ms: u64,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl ExecTimeout {
+    /// The partial output carried by a `TimedOut` error from `exec`, if any.
+    pub fn of(error: &io::Error) -> Option<&ExecTimeout> {
+        error.get_ref()?.downcast_ref::<ExecTimeout>()
+    }
+}
+
+impl std::fmt::Display for ExecTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "command timed out after {} ms", self.timeout_ms)
+    }
+}
+
+impl std::error::Error for ExecTimeout {}
 
 /// How a spawned process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,12 +175,101 @@ pub trait ShellHandle: Send + Sync {
     fn on_exit(&self, listener: ExitListener) -> Unsubscribe;
 }
 
+/// Where a detached job reads its input and leaves its output and exit record.
+/// All paths are absolute and chosen by the caller (the `process` tool puts them
+/// under `.indus-process/jobs/<id>/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobLaunch {
+    /// The `sh -c` command line.
+    pub command: String,
+    /// Working directory; `None` inherits the host's.
+    pub cwd: Option<String>,
+    /// A FIFO the backend creates; the job's stdin. The backend keeps a write end
+    /// open for the job's whole life, so the job sees end-of-input only when it ends.
+    pub stdin_fifo: String,
+    /// Files the job's stdout and stderr are appended to.
+    pub stdout_path: String,
+    pub stderr_path: String,
+    /// Written (atomically) when the job ends, by a supervisor that outlives the
+    /// caller: one line, `exit N` or `signal N`.
+    pub exit_path: String,
+}
+
+/// Who a started job is: enough to find it again from another process and to
+/// tell it apart from a later process that reuses its pid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobIdentity {
+    pub pid: u32,
+    /// The job leads its own session and process group, so this equals `pid`.
+    pub pgid: u32,
+    /// The process's start time (clock ticks since boot, field 22 of
+    /// `/proc/<pid>/stat` on Linux); a pid whose start time differs is another process.
+    pub start_time: u64,
+}
+
+/// What the OS says about a job's pid right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobLiveness {
+    /// The process exists, is not a zombie, and has the recorded start time.
+    Running,
+    /// The process has ended but has not been reaped yet.
+    Zombie,
+    /// No such process, or the pid now belongs to a different process.
+    Gone,
+}
+
+/// The result of signalling a job's process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobSignal {
+    /// The signal reached at least one process of the group.
+    Delivered,
+    /// Nothing is left in the group.
+    NoProcess,
+    /// The group id now belongs to an unrelated process; nothing was signalled.
+    Recycled,
+}
+
+fn no_jobs() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this backend cannot run background jobs",
+    )
+}
+
 /// The command seam.
 #[async_trait]
 pub trait Shell: Send + Sync {
     async fn exec(&self, command: &str, options: ShellExecOptions) -> io::Result<ShellExecResult>;
     fn spawn(&self, command: &str, options: ShellLaunchOptions)
     -> io::Result<Box<dyn ShellHandle>>;
+
+    /// Start a job detached from the caller (its own session and process group,
+    /// supervised by a process that records its exit), so it outlives the calling
+    /// process and its exit code is known even if nobody is watching.
+    async fn start_job(&self, launch: &JobLaunch) -> io::Result<JobIdentity> {
+        let _ = launch;
+        Err(no_jobs())
+    }
+
+    /// Look at a job's pid now, checking the start time against recycling.
+    fn probe_job(&self, job: &JobIdentity) -> io::Result<JobLiveness> {
+        let _ = job;
+        Err(no_jobs())
+    }
+
+    /// Send `signal` to the job's process group (`0` only checks that a member is
+    /// left), unless the group id has been recycled.
+    fn signal_job(&self, job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
+        let _ = (job, signal);
+        Err(no_jobs())
+    }
+
+    /// Write `data` to a job's stdin FIFO, waiting at most `timeout_ms` for the job
+    /// to make room; returns how many bytes went in.
+    async fn write_job_input(&self, fifo: &str, data: &[u8], timeout_ms: u64) -> io::Result<usize> {
+        let _ = (fifo, data, timeout_ms);
+        Err(no_jobs())
+    }
 }
 
 /// What [`Fs::walk_tree`] covers.

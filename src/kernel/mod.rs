@@ -9,8 +9,9 @@ pub mod registry;
 pub mod spec;
 
 pub use backends::{
-    DirChild, ExitListener, Fs, FsEntryInfo, RemoveOptions, Shell, ShellExecOptions,
-    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
+    DirChild, ExecTimeout, ExitListener, Fs, FsEntryInfo, JobIdentity, JobLaunch, JobLiveness,
+    JobSignal, RemoveOptions, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
+    ShellLaunchOptions, Unsubscribe,
 };
 pub use backends::{
     FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,

@@ -7,6 +7,7 @@
 //! that does not parse is an error naming the file; it is never silently reset,
 //! because resetting would quietly drop what a session recorded.
 
+pub mod jobs;
 pub mod read_state;
 
 use std::fs::File;
@@ -77,20 +78,26 @@ impl StateDir {
         io::Error::new(e.kind(), format!("state file {}: {e}", path.display()))
     }
 
-    /// Hold the folder's exclusive lock for the duration of `f`.
-    pub fn locked<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+    /// Take the folder's exclusive lock (creating the folder first); it is held
+    /// until the guard is dropped, so a tool can read, do its (async) work and
+    /// write back as one transaction.
+    pub fn lock(&self) -> io::Result<StateLock> {
         self.ensure()?;
         let lock_path = self.root.join(".lock");
-        let lock = File::options()
+        let file = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
             .map_err(|e| self.error(&lock_path, e))?;
-        lock.lock().map_err(|e| self.error(&lock_path, e))?;
-        let result = f();
-        let _ = lock.unlock();
-        result
+        file.lock().map_err(|e| self.error(&lock_path, e))?;
+        Ok(StateLock { _file: file })
+    }
+
+    /// Hold the folder's exclusive lock for the duration of `f`.
+    pub fn locked<R>(&self, f: impl FnOnce() -> io::Result<R>) -> io::Result<R> {
+        let _lock = self.lock()?;
+        f()
     }
 
     fn load_unlocked<T: DeserializeOwned + Default>(&self, file: &Path) -> io::Result<T> {
@@ -109,6 +116,15 @@ impl StateDir {
         }
     }
 
+    fn store_unlocked<T: Serialize>(&self, file: &Path, value: &T) -> io::Result<()> {
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
+        }
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        atomic_write(file, &bytes).map_err(|e| self.error(file, e))
+    }
+
     /// Read a JSON state file (absent → `T::default()`), under the lock.
     pub fn load<T: DeserializeOwned + Default>(&self, rel: &str) -> io::Result<T> {
         let file = self.path(rel);
@@ -118,6 +134,20 @@ impl StateDir {
         self.locked(|| self.load_unlocked(&file))
     }
 
+    /// Read a JSON state file inside a transaction opened with [`StateDir::lock`].
+    pub fn read<T: DeserializeOwned + Default>(
+        &self,
+        _lock: &StateLock,
+        rel: &str,
+    ) -> io::Result<T> {
+        self.load_unlocked(&self.path(rel))
+    }
+
+    /// Replace a JSON state file atomically inside a transaction.
+    pub fn write<T: Serialize>(&self, _lock: &StateLock, rel: &str, value: &T) -> io::Result<()> {
+        self.store_unlocked(&self.path(rel), value)
+    }
+
     /// Read-modify-write a JSON state file under the lock, replacing it atomically.
     pub fn update<T, R>(&self, rel: &str, f: impl FnOnce(&mut T) -> R) -> io::Result<R>
     where
@@ -125,17 +155,18 @@ impl StateDir {
     {
         let file = self.path(rel);
         self.locked(|| {
-            if let Some(parent) = file.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
-            }
             let mut value: T = self.load_unlocked(&file)?;
             let out = f(&mut value);
-            let mut bytes = serde_json::to_vec_pretty(&value).map_err(io::Error::other)?;
-            bytes.push(b'\n');
-            atomic_write(&file, &bytes).map_err(|e| self.error(&file, e))?;
+            self.store_unlocked(&file, &value)?;
             Ok(out)
         })
     }
+}
+
+/// Proof that the state folder's lock is held; dropping it releases the lock.
+#[derive(Debug)]
+pub struct StateLock {
+    _file: File,
 }
 
 #[cfg(test)]

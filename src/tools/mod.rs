@@ -3,6 +3,7 @@
 
 pub mod files;
 pub mod search;
+pub mod shell;
 
 use crate::kernel::{OutputBudget, ToolContext, clamp};
 

@@ -1,0 +1,641 @@
+//! Detached background jobs on the local OS, behind `Shell::start_job` and friends.
+//!
+//! A job must outlive the `indus-tool` that started it and still have its exit code
+//! recorded when nobody is polling. Only a parent learns a child's exact exit status,
+//! so the job gets a supervisor of its own: the caller forks a short-lived launcher
+//! that calls `setsid` (leaving the caller's terminal and process group) and forks the
+//! supervisor, then exits at once so the caller can reap it and the supervisor is
+//! re-parented to init. The supervisor forks the job, which calls `setsid` too (its
+//! own session and process group, so `stop` can signal the whole tree without hitting
+//! the supervisor), reports its pid, waits on a "go" pipe while the caller reads its
+//! start time from `/proc`, then wires stdin to the FIFO and stdout/stderr to the capture files and
+//! execs `/bin/sh -c`. The supervisor holds a write end of the FIFO open so the job
+//! never sees end-of-input between two `process write` calls, waits for the job, and
+//! writes `exit N` or `signal N` to the exit file (temp + rename).
+//!
+//! Written by hand on `libc` because no crate offers a supervised, detached spawn
+//! with exit capture: `std::process::Command` needs a living parent to wait, and the
+//! daemonizing crates turn the *current* process into a daemon. Between `fork` and
+//! `exec`/`_exit` only async-signal-safe calls are made (no allocation, no locks),
+//! because the caller may be a multi-threaded host: everything that allocates
+//! (C strings, argv) is prepared before the first fork.
+
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nix::libc;
+
+use crate::kernel::{JobIdentity, JobLaunch, JobLiveness, JobSignal};
+
+/// What `/proc/<pid>/stat` says about a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// The state letter (`R`, `S`, `Z`, …).
+    pub state: u8,
+    /// Start time in clock ticks since boot.
+    pub start_time: u64,
+}
+
+/// Parse the text of `/proc/<pid>/stat`. The command name (field 2) is in
+/// parentheses and may itself hold spaces and parentheses, so fields are counted
+/// from the last `)`.
+pub fn parse_proc_stat(text: &[u8]) -> Option<ProcStat> {
+    let close = text.iter().rposition(|&b| b == b')')?;
+    let rest = std::str::from_utf8(&text[close + 1..]).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = *fields.next()?.as_bytes().first()?;
+    // `state` is field 3; the start time is field 22.
+    let start_time = fields.nth(18)?.parse().ok()?;
+    Some(ProcStat { state, start_time })
+}
+
+/// Read a process's stat line; `Ok(None)` when there is no such process.
+pub fn proc_stat(pid: u32) -> io::Result<Option<ProcStat>> {
+    match std::fs::read(format!("/proc/{pid}/stat")) {
+        Ok(bytes) => parse_proc_stat(&bytes).map(Some).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("/proc/{pid}/stat is not in the expected format"),
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ESRCH) => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Is `job` still the process that was started, and alive?
+pub fn probe(job: &JobIdentity) -> io::Result<JobLiveness> {
+    Ok(match proc_stat(job.pid)? {
+        None => JobLiveness::Gone,
+        Some(stat) if stat.start_time != job.start_time => JobLiveness::Gone,
+        Some(stat) if stat.state == b'Z' || stat.state == b'X' => JobLiveness::Zombie,
+        Some(_) => JobLiveness::Running,
+    })
+}
+
+/// Signal the job's process group, unless its id was recycled. A group id can only
+/// be taken again by a new process with that same pid, so: if a process with the
+/// group's id exists and has another start time, the group is not ours any more; if
+/// none exists, whatever is left in the group is what the job started.
+pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
+    if let Some(stat) = proc_stat(job.pgid)?
+        && (job.pgid != job.pid || stat.start_time != job.start_time)
+    {
+        return Ok(JobSignal::Recycled);
+    }
+    // SAFETY: killpg has no memory-safety preconditions.
+    let rc = unsafe { libc::killpg(job.pgid as libc::pid_t, signal) };
+    if rc == 0 {
+        return Ok(JobSignal::Delivered);
+    }
+    let err = io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::ESRCH) => Ok(JobSignal::NoProcess),
+        // Members we may not signal are not ours: our jobs run as us.
+        Some(libc::EPERM) => Ok(JobSignal::Recycled),
+        _ => Err(err),
+    }
+}
+
+/// Write to a job's stdin FIFO without ever blocking past `timeout`.
+pub fn write_input(fifo: &Path, data: &[u8], timeout: Duration) -> io::Result<usize> {
+    let file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "nothing holds the job's input open any more",
+            ),
+            _ => e,
+        })?;
+    let deadline = Instant::now() + timeout;
+    let mut written = 0;
+    while written < data.len() {
+        // SAFETY: the pointer and length describe the live `data` slice.
+        let n = unsafe {
+            libc::write(
+                file.as_raw_fd(),
+                data[written..].as_ptr().cast(),
+                data.len() - written,
+            )
+        };
+        if n >= 0 {
+            written += n as usize;
+            continue;
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                let mut pfd = libc::pollfd {
+                    fd: file.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+                // SAFETY: one valid pollfd.
+                unsafe { libc::poll(&mut pfd, 1, ms) };
+            }
+            Some(libc::EPIPE) if written > 0 => break,
+            _ => return Err(err),
+        }
+    }
+    Ok(written)
+}
+
+fn cstring(what: &str, bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("the {what} contains a NUL byte"),
+        )
+    })
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 just returned these as fresh, owned descriptors.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Everything the forked processes use, prepared before the first fork.
+struct Prepared {
+    argv: [*const libc::c_char; 4],
+    cwd: Option<CString>,
+    exit_tmp: CString,
+    exit_final: CString,
+    fifo_rw: RawFd,
+    fifo_r: RawFd,
+    out: RawFd,
+    err: RawFd,
+    report_r: RawFd,
+    report_w: RawFd,
+    go_r: RawFd,
+    go_w: RawFd,
+}
+
+/// The launcher's report: a tag and a value (the job's pid, or an errno).
+const REPORT_PID: i32 = 0;
+const REPORT_ERROR: i32 = 1;
+
+/// Start a detached, supervised job (see the module comment).
+pub fn start(launch: &JobLaunch) -> io::Result<JobIdentity> {
+    let command = cstring("command", launch.command.as_bytes())?;
+    let cwd = match &launch.cwd {
+        Some(dir) => Some(cstring("working directory", dir.as_bytes())?),
+        None => None,
+    };
+    let exit_tmp = cstring("exit path", format!("{}.tmp", launch.exit_path).as_bytes())?;
+    let exit_final = cstring("exit path", launch.exit_path.as_bytes())?;
+    let fifo_path = cstring("stdin path", launch.stdin_fifo.as_bytes())?;
+
+    // SAFETY: a valid NUL-terminated path.
+    if unsafe { libc::mkfifo(fifo_path.as_ptr(), 0o600) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(
+            e.kind(),
+            format!("cannot create the FIFO {}: {e}", launch.stdin_fifo),
+        ));
+    }
+    // Opening a FIFO read-write never blocks on Linux, and once a writer exists the
+    // read-only open does not block either.
+    let fifo_rw = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&launch.stdin_fifo)?;
+    let fifo_r = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&launch.stdin_fifo)?;
+    // The job reads its stdin blocking, like any program expects.
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fifo_r.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(fifo_r.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    }
+    let capture = |path: &str| {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot create {path}: {e}")))
+    };
+    let out = capture(&launch.stdout_path)?;
+    let err = capture(&launch.stderr_path)?;
+    let (report_r, report_w) = pipe()?;
+    let (go_r, go_w) = pipe()?;
+
+    let prepared = Prepared {
+        argv: [
+            c"/bin/sh".as_ptr(),
+            c"-c".as_ptr(),
+            command.as_ptr(),
+            std::ptr::null(),
+        ],
+        cwd,
+        exit_tmp,
+        exit_final,
+        fifo_rw: fifo_rw.as_raw_fd(),
+        fifo_r: fifo_r.as_raw_fd(),
+        out: out.as_raw_fd(),
+        err: err.as_raw_fd(),
+        report_r: report_r.as_raw_fd(),
+        report_w: report_w.as_raw_fd(),
+        go_r: go_r.as_raw_fd(),
+        go_w: go_w.as_raw_fd(),
+    };
+
+    // SAFETY: the child only runs `launcher`, which makes async-signal-safe calls
+    // and never returns.
+    let launcher_pid = unsafe { libc::fork() };
+    if launcher_pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if launcher_pid == 0 {
+        // SAFETY: we are the freshly forked child.
+        unsafe { launcher(&prepared) }
+    }
+    // The parent keeps only the read end of the report and the write end of "go".
+    drop((fifo_rw, fifo_r, out, err, report_w, go_r));
+    reap(launcher_pid);
+
+    let mut report = File::from(report_r);
+    let mut buf = [0u8; 8];
+    report
+        .read_exact(&mut buf)
+        .map_err(|_| io::Error::other("the job's launcher ended before reporting the job's pid"))?;
+    let tag = i32::from_ne_bytes(buf[..4].try_into().expect("4 bytes"));
+    let value = i32::from_ne_bytes(buf[4..].try_into().expect("4 bytes"));
+    if tag == REPORT_ERROR {
+        return Err(io::Error::from_raw_os_error(value));
+    }
+    let pid = value as u32;
+    // The job is parked on the "go" pipe, so it is alive and its stat is readable.
+    let start_time = match proc_stat(pid) {
+        Ok(Some(stat)) => stat.start_time,
+        Ok(None) => return Err(io::Error::other("the job vanished before it started")),
+        Err(e) => return Err(e),
+    };
+    let mut go = File::from(go_w);
+    let _ = io::Write::write_all(&mut go, b"g");
+    drop(go);
+    Ok(JobIdentity {
+        pid,
+        pgid: pid,
+        start_time,
+    })
+}
+
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    loop {
+        // SAFETY: waiting on our own child.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return;
+        }
+    }
+}
+
+/// `errno`, async-signal-safely.
+unsafe fn errno() -> i32 {
+    // SAFETY: the thread-local errno location is always valid.
+    unsafe { *libc::__errno_location() }
+}
+
+unsafe fn write_all_raw(fd: RawFd, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: the pointer and length describe `bytes`.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n > 0 {
+            bytes = &bytes[n as usize..];
+        } else if n < 0 && unsafe { errno() } == libc::EINTR {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
+unsafe fn report(fd: RawFd, tag: i32, value: i32) {
+    let mut buf = [0u8; 8];
+    buf[..4].copy_from_slice(&tag.to_ne_bytes());
+    buf[4..].copy_from_slice(&value.to_ne_bytes());
+    // SAFETY: forwarded.
+    unsafe { write_all_raw(fd, &buf) };
+}
+
+/// Close every descriptor from `first` up.
+unsafe fn close_from(first: RawFd) {
+    // SAFETY: close_range only closes descriptors.
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) };
+    if rc != 0 {
+        for fd in first..4096 {
+            // SAFETY: closing a descriptor number is always memory-safe.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
+
+/// Move `fd` to `target` so that it survives `exec` (clearing close-on-exec even
+/// when it already sits there).
+unsafe fn place(fd: RawFd, target: RawFd) {
+    // SAFETY: plain descriptor calls.
+    unsafe {
+        if fd == target {
+            libc::fcntl(fd, libc::F_SETFD, 0);
+        } else {
+            libc::dup2(fd, target);
+        }
+    }
+}
+
+/// The first child: leave the caller's session, fork the supervisor, exit.
+unsafe fn launcher(p: &Prepared) -> ! {
+    // SAFETY: async-signal-safe calls only, in a forked child.
+    unsafe {
+        libc::close(p.report_r);
+        libc::close(p.go_w);
+        if libc::setsid() < 0 {
+            report(p.report_w, REPORT_ERROR, errno());
+            libc::_exit(1);
+        }
+        match libc::fork() {
+            -1 => {
+                report(p.report_w, REPORT_ERROR, errno());
+                libc::_exit(1)
+            }
+            0 => supervisor(p),
+            _ => libc::_exit(0),
+        }
+    }
+}
+
+/// The supervisor: fork the job, hold the FIFO, record the exit.
+unsafe fn supervisor(p: &Prepared) -> ! {
+    // SAFETY: async-signal-safe calls only, in a forked child.
+    unsafe {
+        let job = libc::fork();
+        if job < 0 {
+            report(p.report_w, REPORT_ERROR, errno());
+            libc::_exit(1);
+        }
+        if job == 0 {
+            run_job(p);
+        }
+        // The job reports its own pid once it leads its group.
+        libc::close(p.report_w);
+        // Keep only the FIFO's write end (as fd 3); everything else the caller had
+        // open (its stdout pipe, the state lock, sockets) must not be held by a
+        // process that lives as long as the job.
+        let keep = libc::fcntl(p.fifo_rw, libc::F_DUPFD_CLOEXEC, 10);
+        libc::dup2(keep, 3);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::dup2(null, 1);
+            libc::dup2(null, 2);
+        }
+        close_from(4);
+
+        let mut status = 0;
+        let waited = loop {
+            let r = libc::waitpid(job, &mut status, 0);
+            if r == job {
+                break true;
+            }
+            if r < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            break false;
+        };
+        if waited {
+            let mut line = [0u8; 32];
+            let len = if libc::WIFSIGNALED(status) {
+                format_record(&mut line, b"signal ", libc::WTERMSIG(status))
+            } else {
+                format_record(&mut line, b"exit ", libc::WEXITSTATUS(status))
+            };
+            let fd = libc::open(
+                p.exit_tmp.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+                0o600,
+            );
+            if fd >= 0 {
+                write_all_raw(fd, &line[..len]);
+                libc::fsync(fd);
+                libc::close(fd);
+                libc::rename(p.exit_tmp.as_ptr(), p.exit_final.as_ptr());
+            }
+        }
+        libc::_exit(0)
+    }
+}
+
+/// `prefix` + decimal `n` + newline into `buf`, without allocating.
+fn format_record(buf: &mut [u8; 32], prefix: &[u8], n: i32) -> usize {
+    let mut len = prefix.len();
+    buf[..len].copy_from_slice(prefix);
+    let mut digits = [0u8; 12];
+    let mut d = 0;
+    let negative = n < 0;
+    let mut v = (n as i64).unsigned_abs();
+    loop {
+        digits[d] = b'0' + (v % 10) as u8;
+        d += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if negative {
+        buf[len] = b'-';
+        len += 1;
+    }
+    while d > 0 {
+        d -= 1;
+        buf[len] = digits[d];
+        len += 1;
+    }
+    buf[len] = b'\n';
+    len + 1
+}
+
+/// The job: wait for the go-ahead, take its own session, wire its streams, exec.
+unsafe fn run_job(p: &Prepared) -> ! {
+    // SAFETY: async-signal-safe calls only, in a forked child.
+    unsafe {
+        // Lead a session and group of our own before telling the caller who we
+        // are, so a `stop` right after `start` already reaches the whole group.
+        libc::setsid();
+        report(p.report_w, REPORT_PID, libc::getpid());
+        libc::close(p.report_w);
+        let mut byte = 0u8;
+        loop {
+            let r = libc::read(p.go_r, (&raw mut byte).cast(), 1);
+            if r < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            break;
+        }
+        // Lift every source above the targets first, so no dup2 clobbers another.
+        let stdin = libc::fcntl(p.fifo_r, libc::F_DUPFD_CLOEXEC, 10);
+        let stdout = libc::fcntl(p.out, libc::F_DUPFD_CLOEXEC, 10);
+        let stderr = libc::fcntl(p.err, libc::F_DUPFD_CLOEXEC, 10);
+        place(stdin, 0);
+        place(stdout, 1);
+        place(stderr, 2);
+        close_from(3);
+        // Rust ignores SIGPIPE and a host may block signals; a job starts clean.
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        if let Some(dir) = &p.cwd
+            && libc::chdir(dir.as_ptr()) != 0
+        {
+            write_all_raw(2, b"indus-tool: cannot enter the job's working directory\n");
+            libc::_exit(127);
+        }
+        libc::execv(p.argv[0], p.argv.as_ptr());
+        write_all_raw(2, b"indus-tool: cannot run /bin/sh\n");
+        libc::_exit(127)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_lines_parse_past_odd_command_names() {
+        let line = b"4242 (we ird) (name)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615\n";
+        assert_eq!(
+            parse_proc_stat(line),
+            Some(ProcStat {
+                state: b'S',
+                start_time: 987654
+            })
+        );
+        assert_eq!(parse_proc_stat(b"garbage"), None);
+        assert_eq!(parse_proc_stat(b"1 (x) S 1 2"), None);
+    }
+
+    #[test]
+    fn records_format_without_allocating() {
+        let mut buf = [0u8; 32];
+        let n = format_record(&mut buf, b"exit ", 0);
+        assert_eq!(&buf[..n], b"exit 0\n");
+        let n = format_record(&mut buf, b"exit ", 255);
+        assert_eq!(&buf[..n], b"exit 255\n");
+        let n = format_record(&mut buf, b"signal ", -12);
+        assert_eq!(&buf[..n], b"signal -12\n");
+    }
+
+    #[test]
+    fn our_own_process_is_running_and_a_wrong_start_time_is_gone() {
+        let me = std::process::id();
+        let stat = proc_stat(me).unwrap().unwrap();
+        let job = JobIdentity {
+            pid: me,
+            pgid: me,
+            start_time: stat.start_time,
+        };
+        assert_eq!(probe(&job).unwrap(), JobLiveness::Running);
+        let other = JobIdentity {
+            start_time: stat.start_time + 1,
+            ..job
+        };
+        assert_eq!(probe(&other).unwrap(), JobLiveness::Gone);
+        // A wrong start time is never signalled, whatever the signal.
+        assert_eq!(signal(&other, libc::SIGKILL).unwrap(), JobSignal::Recycled);
+    }
+
+    fn wait_for(path: &Path) -> String {
+        for _ in 0..500 {
+            if let Ok(s) = std::fs::read_to_string(path) {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("{} never appeared", path.display());
+    }
+
+    fn launch(dir: &Path, command: &str) -> JobLaunch {
+        JobLaunch {
+            command: command.to_string(),
+            cwd: Some(dir.to_string_lossy().into_owned()),
+            stdin_fifo: dir.join("stdin").to_string_lossy().into_owned(),
+            stdout_path: dir.join("stdout").to_string_lossy().into_owned(),
+            stderr_path: dir.join("stderr").to_string_lossy().into_owned(),
+            exit_path: dir.join("exit").to_string_lossy().into_owned(),
+        }
+    }
+
+    #[test]
+    fn a_job_records_output_and_exit_code_and_reads_its_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = start(&launch(
+            dir.path(),
+            "read line; echo \"got $line\"; echo oops >&2; pwd; exit 3",
+        ))
+        .unwrap();
+        assert_eq!(job.pid, job.pgid);
+        let n = write_input(
+            &dir.path().join("stdin"),
+            b"hello\n",
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        assert_eq!(n, 6);
+        assert_eq!(wait_for(&dir.path().join("exit")), "exit 3\n");
+        let out = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "got hello\n{}\n",
+                dir.path().canonicalize().unwrap().display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("stderr")).unwrap(),
+            "oops\n"
+        );
+        assert_ne!(probe(&job).unwrap(), JobLiveness::Running);
+    }
+
+    #[test]
+    fn a_signalled_job_records_the_signal_and_the_group_dies() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = start(&launch(dir.path(), "sleep 30 & sleep 30; wait")).unwrap();
+        assert_eq!(probe(&job).unwrap(), JobLiveness::Running);
+        assert_eq!(signal(&job, 0).unwrap(), JobSignal::Delivered);
+        assert_eq!(signal(&job, libc::SIGTERM).unwrap(), JobSignal::Delivered);
+        assert_eq!(wait_for(&dir.path().join("exit")), "signal 15\n");
+        for _ in 0..200 {
+            if signal(&job, 0).unwrap() == JobSignal::NoProcess {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the background sleep survived the group signal");
+    }
+}

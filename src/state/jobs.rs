@@ -1,0 +1,184 @@
+//! The background-job table of the `process` tool: `.indus-process/jobs.json`, plus
+//! one folder per job under `.indus-process/jobs/<id>/` holding what the job's
+//! supervisor writes (`stdout`, `stderr`, the `stdin` FIFO, the `exit` record).
+//!
+//! The table is shared by every session of a working directory (a job is a thing
+//! in the directory, not in a conversation) and only changes under the state lock.
+//! It records who the job is (pid, group, start time), what it runs, and how far
+//! each stream has been polled; the job's fate is never cached here but read live
+//! from the exit record and `/proc`, so a table can never claim a dead job runs.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::StateDir;
+use crate::kernel::JobIdentity;
+
+/// The table's file name inside the state folder.
+pub const JOB_TABLE: &str = "jobs.json";
+
+/// Every job of a working directory.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobTable {
+    /// The number of the last job started; ids are never reused, even after `remove`.
+    #[serde(default)]
+    pub last_id: u64,
+    #[serde(default)]
+    pub jobs: Vec<JobRecord>,
+}
+
+/// One job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobRecord {
+    pub id: String,
+    pub command: String,
+    pub cwd: String,
+    pub pid: u32,
+    pub pgid: u32,
+    /// Clock ticks since boot, from `/proc/<pid>/stat`: tells the job's pid apart
+    /// from a later process that reuses it.
+    pub start_time: u64,
+    /// Epoch milliseconds.
+    pub started_at: u64,
+    /// Bytes of each stream already returned by `poll`.
+    #[serde(default)]
+    pub cursor: Cursors,
+    /// Set by `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopRecord>,
+}
+
+/// Poll positions.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cursors {
+    pub stdout: u64,
+    pub stderr: u64,
+}
+
+/// When and how a job was stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StopRecord {
+    /// Epoch milliseconds.
+    pub at: u64,
+    /// The last signal sent: `SIGTERM`, or `SIGKILL` when the grace ran out.
+    pub signal: String,
+}
+
+impl JobRecord {
+    pub fn identity(&self) -> JobIdentity {
+        JobIdentity {
+            pid: self.pid,
+            pgid: self.pgid,
+            start_time: self.start_time,
+        }
+    }
+}
+
+impl JobTable {
+    /// Claim the next id (`job-1`, `job-2`, …).
+    pub fn next_id(&mut self) -> String {
+        let highest = self
+            .jobs
+            .iter()
+            .filter_map(|j| j.id.strip_prefix("job-")?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        self.last_id = self.last_id.max(highest) + 1;
+        format!("job-{}", self.last_id)
+    }
+
+    pub fn find(&self, id: &str) -> Option<&JobRecord> {
+        self.jobs.iter().find(|j| j.id == id)
+    }
+
+    pub fn find_mut(&mut self, id: &str) -> Option<&mut JobRecord> {
+        self.jobs.iter_mut().find(|j| j.id == id)
+    }
+}
+
+/// Where one job's files live.
+#[derive(Debug, Clone)]
+pub struct JobFiles {
+    pub dir: PathBuf,
+}
+
+impl JobFiles {
+    pub fn of(state: &StateDir, id: &str) -> Self {
+        Self {
+            dir: state.path("jobs").join(id),
+        }
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.dir.join(name).to_string_lossy().into_owned()
+    }
+
+    pub fn dir_str(&self) -> String {
+        self.dir.to_string_lossy().into_owned()
+    }
+    pub fn stdout(&self) -> String {
+        self.file("stdout")
+    }
+    pub fn stderr(&self) -> String {
+        self.file("stderr")
+    }
+    pub fn stdin(&self) -> String {
+        self.file("stdin")
+    }
+    pub fn exit(&self) -> String {
+        self.file("exit")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> JobRecord {
+        JobRecord {
+            id: id.into(),
+            command: "true".into(),
+            cwd: "/".into(),
+            pid: 1,
+            pgid: 1,
+            start_time: 1,
+            started_at: 0,
+            cursor: Cursors::default(),
+            stopped: None,
+        }
+    }
+
+    #[test]
+    fn ids_are_monotonic_and_never_reused() {
+        let mut t = JobTable::default();
+        assert_eq!(t.next_id(), "job-1");
+        t.jobs.push(record("job-1"));
+        assert_eq!(t.next_id(), "job-2");
+        t.jobs.clear();
+        assert_eq!(t.next_id(), "job-3");
+        // A hand-edited table with a higher id than the counter still moves on.
+        t.jobs.push(record("job-10"));
+        assert_eq!(t.next_id(), "job-11");
+    }
+
+    #[test]
+    fn the_table_round_trips_through_json() {
+        let mut t = JobTable::default();
+        t.next_id();
+        let mut r = record("job-1");
+        r.stopped = Some(StopRecord {
+            at: 5,
+            signal: "SIGTERM".into(),
+        });
+        t.jobs.push(r);
+        let text = serde_json::to_string(&t).unwrap();
+        assert!(text.contains("\"startTime\":1"), "{text}");
+        let back: JobTable = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.jobs, t.jobs);
+        assert_eq!(back.last_id, 1);
+    }
+}

@@ -1,0 +1,280 @@
+//! `bash`: run one command with `sh -c` to completion and report its output and
+//! status.
+//!
+//! The command gets a closed stdin (a program waiting for input ends instead of
+//! hanging), runs in its own process group, and at the deadline or on cancel the
+//! whole group is killed — a `sleep 1000 &` inside the command does not survive it,
+//! and a backgrounded child holding the pipes open cannot keep `bash` waiting. The
+//! report is `stdout:` and `stderr:` sections (each only when non-empty) and a
+//! `status:` line; anything but exit code 0 marks the result `is_error`. Each
+//! stream is clamped on its own, keeping its head and tail, so a flood on stdout
+//! cannot push the error message on stderr out of view.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::{signal_name, working_dir};
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
+use crate::kernel::{
+    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
+    ToolResult, define_tool,
+};
+use crate::tools::{clamp_for, plural};
+
+/// The default deadline: 2 minutes.
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// The deadline's ceiling: 10 minutes.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// Room kept for a stream's elision notice and the section headers.
+const NOTICE_ROOM: usize = 96;
+
+struct BashTool;
+
+#[async_trait]
+impl Tool for BashTool {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        "Run a shell command (sh -c) in the working directory and wait for it to finish. stdin is closed; stdout and stderr are captured and reported with the exit status, and anything but exit code 0 marks the result as an error. At the deadline (timeoutMs, default 120000, at most 600000) the command's whole process group is killed, background children included, and what it printed so far is returned. Use the process tool for servers and watchers that should keep running."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": { "type": "string", "description": "The command line, run with sh -c." },
+                "timeoutMs": { "type": "number", "description": "Deadline in milliseconds (default 120000, at most 600000; fractions are floored)." },
+                "cwd": { "type": "string", "description": "Directory to run in, relative to the working directory (default: the working directory)." }
+            },
+            "required": ["command"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        match run_bash(&input, ctx).await {
+            Ok(result) | Err(result) => result,
+        }
+    }
+}
+
+fn fail(message: impl Into<String>) -> ToolResult {
+    ToolResult::failure(message)
+}
+
+/// `timeoutMs`: a positive, finite number of milliseconds, floored and pinned to
+/// the ceiling.
+fn timeout_of(args: &Args<'_>) -> Result<u64, String> {
+    let Some(value) = args.get("timeoutMs") else {
+        return Ok(DEFAULT_TIMEOUT_MS);
+    };
+    let expected = "a positive number of milliseconds";
+    match value.as_f64() {
+        Some(f) if f.is_finite() && f >= 1.0 => Ok((f.floor() as u64).min(MAX_TIMEOUT_MS)),
+        _ => Err(invalid("timeoutMs", expected, value)),
+    }
+}
+
+async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+    let args = Args::new("bash", input).map_err(fail)?;
+    let command = args.required_str("command").map_err(fail)?;
+    let timeout_ms = timeout_of(&args).map_err(fail)?;
+    let cwd = working_dir(ctx, &args).await.map_err(fail)?;
+    let options = ShellExecOptions {
+        launch: ShellLaunchOptions {
+            cwd: Some(cwd),
+            env: Vec::new(),
+        },
+        timeout_ms: Some(timeout_ms),
+        input: None,
+    };
+    let exec = ctx.shell.exec(command, options);
+    // Dropping the exec future on cancel kills the command's process group.
+    let outcome = tokio::select! {
+        r = exec => r,
+        _ = ctx.cancel.cancelled() => {
+            return Err(fail("bash was cancelled; the command's process group was killed."));
+        }
+    };
+    let budget = ctx.budget.max_bytes;
+    match outcome {
+        Ok(done) => {
+            let status = match (done.code, done.signal) {
+                (Some(code), _) => format!("status: exit code {code}"),
+                (None, Some(sig)) => format!("status: killed by {}", signal_name(sig)),
+                (None, None) => "status: ended without an exit code".to_string(),
+            };
+            let text = clamp_for(
+                ctx,
+                "bash",
+                &report(&done.stdout, &done.stderr, &status, budget),
+            );
+            Ok(if done.code == Some(0) {
+                ToolResult::text(text)
+            } else {
+                ToolResult::failure(text)
+            })
+        }
+        Err(e) => match ExecTimeout::of(&e) {
+            Some(t) => {
+                let status = format!(
+                    "status: timed out after {} ms; the command's process group was killed",
+                    t.timeout_ms
+                );
+                Err(fail(clamp_for(
+                    ctx,
+                    "bash",
+                    &report(&t.stdout, &t.stderr, &status, budget),
+                )))
+            }
+            None => Err(fail(format!("bash could not run the command: {e}"))),
+        },
+    }
+}
+
+/// Stitch the sections and the status line, clamping the streams to share `budget`.
+fn report(stdout: &str, stderr: &str, status: &str, budget: usize) -> String {
+    let mut room = budget.saturating_sub(status.len() + 2 * NOTICE_ROOM);
+    let (a, b) = (stdout.len(), stderr.len());
+    let (qa, qb) = if a + b <= room {
+        (a, b)
+    } else {
+        room = room.max(2);
+        if a <= room / 2 {
+            (a, room - a)
+        } else if b <= room / 2 {
+            (room - b, b)
+        } else {
+            (room - room / 2, room / 2)
+        }
+    };
+    let mut out = String::with_capacity(qa + qb + status.len() + 64);
+    for (name, text, quota) in [("stdout", stdout, qa), ("stderr", stderr, qb)] {
+        if text.is_empty() {
+            continue;
+        }
+        out.push_str(name);
+        out.push_str(":\n");
+        out.push_str(&keep_ends(text, quota, name));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push_str(status);
+    out
+}
+
+/// Keep the head and the tail of `text` within `quota` bytes, cutting at line ends
+/// where one is near, and say how many bytes and lines went.
+fn keep_ends(text: &str, quota: usize, stream: &str) -> String {
+    if text.len() <= quota {
+        return text.to_string();
+    }
+    let head_budget = quota / 2;
+    let tail_budget = quota - head_budget;
+    let mut head_end = floor_char_boundary(text, head_budget);
+    if let Some(nl) = text[..head_end].rfind('\n')
+        && nl + 1 >= head_end / 2
+    {
+        head_end = nl + 1;
+    }
+    let mut tail_start = ceil_char_boundary(text, text.len() - tail_budget);
+    if let Some(nl) = text[tail_start..].find('\n')
+        && nl < tail_budget / 2
+        && tail_start + nl + 1 < text.len()
+    {
+        tail_start += nl + 1;
+    }
+    let cut = &text[head_end..tail_start];
+    let lines = memchr::memchr_iter(b'\n', cut.as_bytes()).count() as u64;
+    let mut out = String::with_capacity(quota + NOTICE_ROOM);
+    out.push_str(&text[..head_end]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "[bash: {} ({}) of {stream} elided to stay within the output ceiling]\n",
+        plural(cut.len() as u64, "byte", "bytes"),
+        plural(lines, "line", "lines"),
+    ));
+    out.push_str(&text[tail_start..]);
+    out
+}
+
+/// The `bash` tool.
+pub fn bash_tool() -> DefinedTool {
+    define_tool(Arc::new(BashTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn sections_appear_only_when_non_empty() {
+        assert_eq!(
+            report("", "", "status: exit code 0", 1000),
+            "status: exit code 0"
+        );
+        assert_eq!(
+            report("hi", "", "status: exit code 0", 1000),
+            "stdout:\nhi\nstatus: exit code 0"
+        );
+        assert_eq!(
+            report("a\n", "b\n", "status: exit code 1", 1000),
+            "stdout:\na\nstderr:\nb\nstatus: exit code 1"
+        );
+    }
+
+    #[test]
+    fn a_flood_on_stdout_leaves_stderr_whole() {
+        let flood: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        let text = report(&flood, "the real error\n", "status: exit code 1", 2000);
+        assert!(text.len() <= 2000, "{}", text.len());
+        assert!(text.contains("stderr:\nthe real error\n"));
+        assert!(text.starts_with("stdout:\nline 0\nline 1\n"));
+        assert!(text.contains("line 4999\n"));
+        assert!(text.contains(" lines) of stdout elided to stay within the output ceiling]\n"));
+    }
+
+    #[test]
+    fn the_notice_counts_bytes_and_lines_exactly() {
+        let text: String = (0..100).map(|i| format!("{i:03}\n")).collect();
+        let kept = keep_ends(&text, 40, "stdout");
+        let (head, rest) = kept.split_once("[bash: ").unwrap();
+        let (notice, tail) = rest.split_once("]\n").unwrap();
+        let cut = text.len() - head.len() - tail.len();
+        let lines = 100 - head.lines().count() - tail.lines().count();
+        assert_eq!(
+            notice,
+            format!(
+                "{cut} bytes ({lines} lines) of stdout elided to stay within the output ceiling"
+            )
+        );
+        assert!(text.starts_with(head) && text.ends_with(tail));
+    }
+
+    proptest! {
+        #[test]
+        fn clamping_never_splits_a_character_and_keeps_both_ends(
+            text in "[a-zé✓\n]{0,400}",
+            quota in 0usize..200,
+        ) {
+            let kept = keep_ends(&text, quota, "stdout");
+            if text.len() <= quota {
+                prop_assert_eq!(kept, text);
+            } else {
+                let (head, rest) = kept.split_once("[bash: ").unwrap();
+                let (_, tail) = rest.split_once("]\n").unwrap();
+                prop_assert!(text.starts_with(head.trim_end_matches('\n')) || head.is_empty());
+                prop_assert!(text.ends_with(tail));
+            }
+        }
+    }
+}

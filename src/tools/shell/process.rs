@@ -1,0 +1,696 @@
+//! `process`: background jobs that outlive the invocation that started them.
+//!
+//! Actions: `start` a command as `job-N`, `list` every job, `poll` a job's output
+//! since the previous poll, `write` to its stdin, `stop` it, `remove` a finished
+//! job and its files. The seed kept its table in memory; a one-shot CLI cannot, so
+//! the table lives in `.indus-process/jobs.json` (see `state::jobs`) and the job is
+//! handed to the backend's detached, supervised spawn (`Shell::start_job`): the job
+//! leads its own session and process group, its streams go to files, and its exit
+//! is recorded by a supervisor even when nobody is polling.
+//!
+//! A job's fate is always read live: the exit record first, then the pid checked
+//! against the start time kept in the table, so a zombie or a recycled pid is never
+//! reported as running, and `stop` never signals a process that is not the job's.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::{human_duration, now_ms, one_line, signal_name, working_dir};
+use crate::kernel::input::Args;
+use crate::kernel::{
+    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
+    ToolResult, define_tool,
+};
+use crate::state::StateDir;
+use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
+use crate::tools::{clamp_for, plural};
+
+/// The most of each stream one `poll` returns: the newest bytes win.
+pub const POLL_WINDOW: u64 = 32 * 1024;
+/// How long `stop` waits after SIGTERM before SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(3);
+/// How long `write` waits for a job that is not reading its input.
+pub const WRITE_TIMEOUT_MS: u64 = 5_000;
+
+const ACTIONS: &[&str] = &["start", "list", "poll", "stop", "write", "remove"];
+
+const SIGTERM: i32 = 15;
+const SIGKILL: i32 = 9;
+
+struct ProcessTool;
+
+#[async_trait]
+impl Tool for ProcessTool {
+    fn name(&self) -> &str {
+        "process"
+    }
+
+    fn description(&self) -> &str {
+        "Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call. Actions: start (command → a job id like job-1), list (every job with status, age and command), poll (id → the output printed since the previous poll, at most 32 KiB per stream, plus the live status), write (id, input → bytes sent to the job's stdin, no newline added), stop (id → SIGTERM to the job's process group, SIGKILL after 3 s), remove (id → forget a finished job and delete its captured output)."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": { "type": "string", "enum": ACTIONS, "description": "What to do." },
+                "command": { "type": "string", "description": "start: the command line, run with sh -c." },
+                "cwd": { "type": "string", "description": "start: directory to run in, relative to the working directory (default: the working directory)." },
+                "id": { "type": "string", "description": "poll, write, stop, remove: the job id returned by start." },
+                "input": { "type": "string", "description": "write: the text to send to the job's stdin, verbatim (include the newline)." }
+            },
+            "required": ["action"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        match run_process(&input, ctx).await {
+            Ok(r) | Err(r) => r,
+        }
+    }
+}
+
+fn fail(message: impl Into<String>) -> ToolResult {
+    ToolResult::failure(message)
+}
+
+fn state_error(e: std::io::Error) -> ToolResult {
+    fail(format!("process could not use its state: {e}"))
+}
+
+async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+    let args = Args::new("process", input).map_err(fail)?;
+    let Some(action) = args.opt_enum("action", ACTIONS).map_err(fail)? else {
+        return Err(fail(format!(
+            "Missing \"action\": expected one of {}.",
+            ACTIONS
+                .iter()
+                .map(|a| format!("\"{a}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    };
+    let state = StateDir::new(&ctx.cwd);
+    let text = match action {
+        "start" => start(ctx, &args, &state).await?,
+        "list" => list(ctx, &state).await?,
+        "poll" => poll(ctx, &args, &state).await?,
+        "write" => write(ctx, &args, &state).await?,
+        "stop" => stop(ctx, &args, &state).await?,
+        _ => remove(ctx, &args, &state).await?,
+    };
+    Ok(ToolResult::text(clamp_for(ctx, "process", &text)))
+}
+
+/// How a job stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    Running,
+    Exited(i32),
+    Signalled(i32),
+    /// Ended, but no exit record exists (its supervisor was killed, or the machine
+    /// restarted).
+    Lost,
+}
+
+struct Seen {
+    fate: Fate,
+    /// Epoch ms when the exit was recorded.
+    ended_at: Option<u64>,
+}
+
+impl Fate {
+    /// `running`, `exited with code 0`, `killed by SIGTERM`, …
+    fn phrase(self) -> String {
+        match self {
+            Fate::Running => "running".into(),
+            Fate::Exited(code) => format!("exited with code {code}"),
+            Fate::Signalled(sig) => format!("killed by {}", signal_name(sig)),
+            Fate::Lost => "gone (its exit status was not recorded)".into(),
+        }
+    }
+
+    /// The same as a predicate: `it exited with code 0`, `it was killed by SIGTERM`.
+    fn sentence(self) -> String {
+        match self {
+            Fate::Running => "is still running".into(),
+            Fate::Exited(code) => format!("exited with code {code}"),
+            Fate::Signalled(sig) => format!("was killed by {}", signal_name(sig)),
+            Fate::Lost => "is gone, its exit status not recorded".into(),
+        }
+    }
+
+    /// The `list` column.
+    fn short(self, stopped: bool) -> String {
+        match self {
+            Fate::Running => "running".into(),
+            _ if stopped => "stopped".into(),
+            Fate::Exited(code) => format!("exited {code}"),
+            Fate::Signalled(sig) => format!("killed {}", signal_name(sig)),
+            Fate::Lost => "gone".into(),
+        }
+    }
+}
+
+/// Parse the supervisor's record (`exit N`, `signal N`, or our own `lost`).
+fn parse_record(text: &str) -> Option<Fate> {
+    let line = text.trim();
+    if line == "lost" {
+        return Some(Fate::Lost);
+    }
+    let (kind, n) = line.split_once(' ')?;
+    let n: i32 = n.parse().ok()?;
+    match kind {
+        "exit" => Some(Fate::Exited(n)),
+        "signal" => Some(Fate::Signalled(n)),
+        _ => None,
+    }
+}
+
+async fn exit_record(ctx: &ToolContext, files: &JobFiles) -> Result<Option<Seen>, ToolResult> {
+    let path = files.exit();
+    match ctx.fs.read_text(&path).await {
+        Ok(text) => {
+            let fate = parse_record(&text).ok_or_else(|| {
+                fail(format!(
+                    "process could not use its state: the exit record {path} is corrupt ({:?}); fix or delete it",
+                    text.trim()
+                ))
+            })?;
+            let ended_at = ctx.fs.stat(&path).await.ok().map(|i| i.modified_ms as u64);
+            Ok(Some(Seen { fate, ended_at }))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(state_error(e)),
+    }
+}
+
+/// Read a job's fate live (see the module comment).
+async fn fate_of(ctx: &ToolContext, files: &JobFiles, job: &JobRecord) -> Result<Seen, ToolResult> {
+    if let Some(seen) = exit_record(ctx, files).await? {
+        return Ok(seen);
+    }
+    let alive = ctx
+        .shell
+        .probe_job(&job.identity())
+        .map_err(|e| fail(format!("process cannot inspect {}: {e}", job.id)))?;
+    if alive == JobLiveness::Running {
+        return Ok(Seen {
+            fate: Fate::Running,
+            ended_at: None,
+        });
+    }
+    // Ended: its supervisor is reaping it and writing the record right now, or
+    // the supervisor is gone too. Give it a moment, then write the verdict down
+    // so the next look is instant.
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        if let Some(seen) = exit_record(ctx, files).await? {
+            return Ok(seen);
+        }
+    }
+    let _ = ctx.fs.write_file(&files.exit(), "lost\n").await;
+    Ok(Seen {
+        fate: Fate::Lost,
+        ended_at: None,
+    })
+}
+
+fn age(job: &JobRecord, now: u64) -> String {
+    human_duration(now.saturating_sub(job.started_at))
+}
+
+async fn load_table(state: &StateDir) -> Result<JobTable, ToolResult> {
+    state.load(JOB_TABLE).map_err(state_error)
+}
+
+fn unknown_job(id: &str, table: &JobTable) -> ToolResult {
+    if table.jobs.is_empty() {
+        fail(format!(
+            "No job \"{id}\": there are no background jobs in this directory."
+        ))
+    } else {
+        let known: Vec<&str> = table.jobs.iter().map(|j| j.id.as_str()).collect();
+        fail(format!(
+            "No job \"{id}\"; the jobs here are {}.",
+            known.join(", ")
+        ))
+    }
+}
+
+async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+    let command = args.required_str("command").map_err(fail)?;
+    let cwd = working_dir(ctx, args).await.map_err(fail)?;
+    if ctx.cancel.is_cancelled() {
+        return Err(fail("process was cancelled before the job started."));
+    }
+    // One transaction: the id is claimed and the job recorded under the lock, so
+    // concurrent starts get distinct ids and nobody sees a half-made entry.
+    let lock = state.lock().map_err(state_error)?;
+    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
+    let id = table.next_id();
+    let files = JobFiles::of(state, &id);
+    let dir = files.dir_str();
+    // A folder left by a table that was deleted by hand holds nothing we know.
+    let _ = ctx
+        .fs
+        .rm(
+            &dir,
+            RemoveOptions {
+                recursive: true,
+                ignore_missing: true,
+            },
+        )
+        .await;
+    ctx.fs
+        .mkdir(&dir, true)
+        .await
+        .map_err(|e| fail(format!("process cannot create {dir}: {e}")))?;
+    let launch = JobLaunch {
+        command: command.to_string(),
+        cwd: Some(cwd.clone()),
+        stdin_fifo: files.stdin(),
+        stdout_path: files.stdout(),
+        stderr_path: files.stderr(),
+        exit_path: files.exit(),
+    };
+    let started_at = now_ms();
+    let identity = match ctx.shell.start_job(&launch).await {
+        Ok(identity) => identity,
+        Err(e) => {
+            let _ = ctx
+                .fs
+                .rm(
+                    &dir,
+                    RemoveOptions {
+                        recursive: true,
+                        ignore_missing: true,
+                    },
+                )
+                .await;
+            return Err(fail(format!("process could not start the job: {e}")));
+        }
+    };
+    table.jobs.push(JobRecord {
+        id: id.clone(),
+        command: command.to_string(),
+        cwd,
+        pid: identity.pid,
+        pgid: identity.pgid,
+        start_time: identity.start_time,
+        started_at,
+        cursor: Default::default(),
+        stopped: None,
+    });
+    if let Err(e) = state.write(&lock, JOB_TABLE, &table) {
+        // Do not leave a job running that no table knows about.
+        let _ = ctx.shell.signal_job(&identity, SIGKILL);
+        return Err(state_error(e));
+    }
+    drop(lock);
+    Ok(format!(
+        "Started {id} (pid {}): {}",
+        identity.pid,
+        one_line(command)
+    ))
+}
+
+async fn list(ctx: &ToolContext, state: &StateDir) -> Result<String, ToolResult> {
+    let table = load_table(state).await?;
+    if table.jobs.is_empty() {
+        return Ok("No background jobs.".into());
+    }
+    let now = now_ms();
+    let mut rows = Vec::with_capacity(table.jobs.len());
+    for job in &table.jobs {
+        let seen = fate_of(ctx, &JobFiles::of(state, &job.id), job).await?;
+        rows.push([
+            job.id.clone(),
+            seen.fate.short(job.stopped.is_some()),
+            age(job, now),
+            one_line(&job.command),
+        ]);
+    }
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let mut out = String::new();
+    for r in &rows {
+        out.push_str(&format!(
+            "{:<w0$}  {:<w1$}  {:>w2$}  {}\n",
+            r[0], r[1], r[2], r[3]
+        ));
+    }
+    out.pop();
+    Ok(out)
+}
+
+/// The header line `poll` and `stop` share.
+fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
+    let command = one_line(&job.command);
+    match seen.fate {
+        Fate::Running => format!(
+            "{} running for {} (pid {}): {command}",
+            job.id,
+            age(job, now),
+            job.pid
+        ),
+        fate => {
+            let ran = seen
+                .ended_at
+                .map(|end| {
+                    format!(
+                        " after {}",
+                        human_duration(end.saturating_sub(job.started_at))
+                    )
+                })
+                .unwrap_or_default();
+            let stopped = if job.stopped.is_some() {
+                " (stopped)"
+            } else {
+                ""
+            };
+            format!("{} {}{ran}{stopped}: {command}", job.id, fate.phrase())
+        }
+    }
+}
+
+/// Where a window of new bytes starts and ends so it decodes cleanly: skip the
+/// continuation bytes of a character cut by the window's start, and while the job
+/// runs, hold back a character it has only half written.
+fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
+    let mut start = 0;
+    if cut_at_start {
+        while start < bytes.len().min(3) && bytes[start] & 0xC0 == 0x80 {
+            start += 1;
+        }
+    }
+    let mut end = bytes.len();
+    if running {
+        for back in 1..=3.min(end - start) {
+            let b = bytes[end - back];
+            if b & 0xC0 == 0x80 {
+                continue;
+            }
+            let need = match b {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            if need > back {
+                end -= back;
+            }
+            break;
+        }
+    }
+    (start, end)
+}
+
+struct StreamRead {
+    text: String,
+    skipped: u64,
+    new_cursor: u64,
+}
+
+async fn read_new(
+    ctx: &ToolContext,
+    path: &str,
+    cursor: u64,
+    running: bool,
+) -> Result<StreamRead, ToolResult> {
+    let len = match ctx.fs.stat(path).await {
+        Ok(info) => info.size,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(state_error(e)),
+    };
+    // A capture file truncated by hand starts over.
+    let cursor = if cursor > len { 0 } else { cursor };
+    let from = cursor.max(len.saturating_sub(POLL_WINDOW));
+    if from >= len {
+        return Ok(StreamRead {
+            text: String::new(),
+            skipped: 0,
+            new_cursor: cursor,
+        });
+    }
+    let (bytes, _) = ctx
+        .fs
+        .read_range(path, from, POLL_WINDOW as usize)
+        .await
+        .map_err(state_error)?;
+    let (s, e) = clean_window(&bytes, from > cursor, running);
+    Ok(StreamRead {
+        text: String::from_utf8_lossy(&bytes[s..e]).into_owned(),
+        skipped: from + s as u64 - cursor,
+        new_cursor: from + e as u64,
+    })
+}
+
+fn required_id<'a>(args: &Args<'a>) -> Result<&'a str, ToolResult> {
+    args.required_str("id").map_err(fail)
+}
+
+async fn poll(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+    let id = required_id(args)?;
+    // Under the lock, so two concurrent polls never both return the same bytes.
+    let lock = state.lock().map_err(state_error)?;
+    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
+    let Some(job) = table.find(id).cloned() else {
+        return Err(unknown_job(id, &table));
+    };
+    let files = JobFiles::of(state, id);
+    // The fate first: if the job has ended, everything it wrote is on disk now.
+    let seen = fate_of(ctx, &files, &job).await?;
+    let running = seen.fate == Fate::Running;
+    let out = read_new(ctx, &files.stdout(), job.cursor.stdout, running).await?;
+    let err = read_new(ctx, &files.stderr(), job.cursor.stderr, running).await?;
+    if out.new_cursor != job.cursor.stdout || err.new_cursor != job.cursor.stderr {
+        let entry = table.find_mut(id).expect("found above");
+        entry.cursor.stdout = out.new_cursor;
+        entry.cursor.stderr = err.new_cursor;
+        state.write(&lock, JOB_TABLE, &table).map_err(state_error)?;
+    }
+    drop(lock);
+
+    let mut text = headline(&job, &seen, now_ms());
+    text.push('\n');
+    if out.text.is_empty() && err.text.is_empty() && out.skipped == 0 && err.skipped == 0 {
+        text.push_str("(no new output)");
+        return Ok(text);
+    }
+    for (name, read) in [("stdout", &out), ("stderr", &err)] {
+        if read.text.is_empty() && read.skipped == 0 {
+            continue;
+        }
+        text.push_str(name);
+        text.push_str(":\n");
+        if read.skipped > 0 {
+            text.push_str(&format!(
+                "[process: {} earlier bytes of {name} skipped; showing the newest {}]\n",
+                read.skipped,
+                read.text.len()
+            ));
+        }
+        text.push_str(&read.text);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text.pop();
+    Ok(text)
+}
+
+async fn write(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+    let id = required_id(args)?;
+    let Some(input) = args.opt_str("input").map_err(fail)? else {
+        return Err(fail("Missing \"input\": expected a string."));
+    };
+    let table = load_table(state).await?;
+    let Some(job) = table.find(id) else {
+        return Err(unknown_job(id, &table));
+    };
+    let files = JobFiles::of(state, id);
+    let seen = fate_of(ctx, &files, job).await?;
+    if seen.fate != Fate::Running {
+        return Err(fail(format!(
+            "{id} is not running ({}); nothing reads its input any more.",
+            seen.fate.phrase()
+        )));
+    }
+    let sent = ctx
+        .shell
+        .write_job_input(&files.stdin(), input.as_bytes(), WRITE_TIMEOUT_MS)
+        .await
+        .map_err(|e| fail(format!("Cannot write to {id}'s input: {e}")))?;
+    if sent < input.len() {
+        return Err(fail(format!(
+            "Sent {sent} of {} bytes to {id}'s stdin; it stopped reading for {} s.",
+            input.len(),
+            WRITE_TIMEOUT_MS / 1000
+        )));
+    }
+    Ok(format!(
+        "Sent {} to {id}'s stdin.",
+        plural(sent as u64, "byte", "bytes")
+    ))
+}
+
+/// Wait until nothing is left in the job's group, up to `limit`.
+async fn group_gone(ctx: &ToolContext, job: &JobRecord, limit: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        match ctx.shell.signal_job(&job.identity(), 0) {
+            Ok(JobSignal::Delivered) => {}
+            _ => return true,
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+    let id = required_id(args)?;
+    let table = load_table(state).await?;
+    let Some(job) = table.find(id).cloned() else {
+        return Err(unknown_job(id, &table));
+    };
+    let files = JobFiles::of(state, id);
+    // The lock is not held while waiting out the grace: other invocations go on.
+    let first = ctx
+        .shell
+        .signal_job(&job.identity(), SIGTERM)
+        .map_err(|e| fail(format!("process cannot signal {id}: {e}")))?;
+    let signal = match first {
+        JobSignal::Recycled => {
+            let seen = fate_of(ctx, &files, &job).await?;
+            return Ok(format!(
+                "{id} is already gone: pid {} now belongs to another process, so nothing was signalled. It {}.",
+                job.pid,
+                seen.fate.sentence()
+            ));
+        }
+        JobSignal::NoProcess => {
+            let seen = fate_of(ctx, &files, &job).await?;
+            let already = if job.stopped.is_some() {
+                "was already stopped"
+            } else {
+                "had already ended"
+            };
+            return Ok(format!(
+                "{id} {already}; nothing was signalled. It {}.",
+                seen.fate.sentence()
+            ));
+        }
+        JobSignal::Delivered => {
+            if group_gone(ctx, &job, STOP_GRACE).await {
+                "SIGTERM"
+            } else {
+                let _ = ctx.shell.signal_job(&job.identity(), SIGKILL);
+                group_gone(ctx, &job, Duration::from_secs(2)).await;
+                "SIGKILL"
+            }
+        }
+    };
+    let seen = fate_of(ctx, &files, &job).await?;
+    state
+        .update(JOB_TABLE, |t: &mut JobTable| {
+            if let Some(entry) = t.find_mut(id) {
+                entry.stopped = Some(StopRecord {
+                    at: now_ms(),
+                    signal: signal.to_string(),
+                });
+            }
+        })
+        .map_err(state_error)?;
+    let how = if signal == "SIGKILL" {
+        "SIGKILL, after SIGTERM went unheeded for 3 s"
+    } else {
+        "SIGTERM"
+    };
+    Ok(format!(
+        "Stopped {id} with {how}; it {}.",
+        seen.fate.sentence()
+    ))
+}
+
+async fn remove(
+    ctx: &ToolContext,
+    args: &Args<'_>,
+    state: &StateDir,
+) -> Result<String, ToolResult> {
+    let id = required_id(args)?;
+    let lock = state.lock().map_err(state_error)?;
+    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
+    let Some(job) = table.find(id).cloned() else {
+        return Err(unknown_job(id, &table));
+    };
+    let files = JobFiles::of(state, id);
+    let seen = fate_of(ctx, &files, &job).await?;
+    if seen.fate == Fate::Running {
+        return Err(fail(format!("{id} is still running; stop it first.")));
+    }
+    if ctx.shell.signal_job(&job.identity(), 0).ok() == Some(JobSignal::Delivered) {
+        return Err(fail(format!(
+            "{id} has ended but processes it started are still running; stop it first."
+        )));
+    }
+    ctx.fs
+        .rm(
+            &files.dir_str(),
+            RemoveOptions {
+                recursive: true,
+                ignore_missing: true,
+            },
+        )
+        .await
+        .map_err(|e| fail(format!("process cannot delete {}: {e}", files.dir_str())))?;
+    table.jobs.retain(|j| j.id != id);
+    state.write(&lock, JOB_TABLE, &table).map_err(state_error)?;
+    Ok(format!("Removed {id} and its captured output."))
+}
+
+/// The `process` tool.
+pub fn process_tool() -> DefinedTool {
+    define_tool(Arc::new(ProcessTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_parse() {
+        assert_eq!(parse_record("exit 0\n"), Some(Fate::Exited(0)));
+        assert_eq!(parse_record("signal 9\n"), Some(Fate::Signalled(9)));
+        assert_eq!(parse_record("lost\n"), Some(Fate::Lost));
+        assert_eq!(parse_record("exit"), None);
+        assert_eq!(parse_record("boom 1"), None);
+    }
+
+    #[test]
+    fn windows_never_split_a_character() {
+        let s = "aé✓😀".as_bytes();
+        // A window starting inside "é" skips its continuation byte.
+        assert_eq!(clean_window(&s[2..], true, false), (1, s.len() - 2));
+        // A running job's half-written emoji is held back; a finished job's is not.
+        let half = &s[..s.len() - 2];
+        assert_eq!(clean_window(half, false, true), (0, 6));
+        assert_eq!(clean_window(half, false, false), (0, half.len()));
+        // Complete text is taken whole.
+        assert_eq!(clean_window(s, false, true), (0, s.len()));
+    }
+
+    #[test]
+    fn fates_read_naturally() {
+        assert_eq!(Fate::Exited(3).phrase(), "exited with code 3");
+        assert_eq!(Fate::Signalled(15).phrase(), "killed by SIGTERM");
+        assert_eq!(Fate::Signalled(9).short(false), "killed SIGKILL");
+        assert_eq!(Fate::Signalled(15).short(true), "stopped");
+        assert_eq!(Fate::Running.short(true), "running");
+    }
+}
