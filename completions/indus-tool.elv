@@ -38,6 +38,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
+            cand todo_set 'Replace the session''s checklist with the given items.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -104,6 +106,17 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;todo_set'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --items 'The whole new checklist, in order (an empty array clears it).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;todo_read'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;list'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -141,6 +154,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
+            cand todo_set 'Replace the session''s checklist with the given items.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -161,6 +176,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;grep'= {
         }
         &'indus-tool;help;find'= {
+        }
+        &'indus-tool;help;todo_set'= {
+        }
+        &'indus-tool;help;todo_read'= {
         }
         &'indus-tool;help;list'= {
         }

@@ -8,6 +8,7 @@
 //! because resetting would quietly drop what a session recorded.
 
 pub mod read_state;
+pub mod todos;
 
 use std::fs::File;
 use std::io;
