@@ -61,6 +61,12 @@ _indus__tool() {
             indus__tool,schema)
                 cmd="indus__tool__subcmd__schema"
                 ;;
+            indus__tool,todo_read)
+                cmd="indus__tool__subcmd__todo_read"
+                ;;
+            indus__tool,todo_set)
+                cmd="indus__tool__subcmd__todo_set"
+                ;;
             indus__tool,write)
                 cmd="indus__tool__subcmd__write"
                 ;;
@@ -109,6 +115,12 @@ _indus__tool() {
             indus__tool__subcmd__help,schema)
                 cmd="indus__tool__subcmd__help__subcmd__schema"
                 ;;
+            indus__tool__subcmd__help,todo_read)
+                cmd="indus__tool__subcmd__help__subcmd__todo_read"
+                ;;
+            indus__tool__subcmd__help,todo_set)
+                cmd="indus__tool__subcmd__help__subcmd__todo_set"
+                ;;
             indus__tool__subcmd__help,write)
                 cmd="indus__tool__subcmd__help__subcmd__write"
                 ;;
@@ -119,7 +131,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process list describe schema call diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,7 +401,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls grep find bash process list describe schema call diff completions man help"
+            opts="read write edit ls grep find bash process todo_set todo_read list describe schema call diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -612,6 +624,34 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__help__subcmd__todo_read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__todo_set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -759,6 +799,46 @@ _indus__tool() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__todo_read)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__todo_set)
+            opts="-h --json --items --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --items)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

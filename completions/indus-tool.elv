@@ -40,6 +40,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
+            cand todo_set 'Replace the session''s checklist with the given items.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -124,6 +126,17 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;todo_set'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --items 'The whole new checklist, in order (an empty array clears it).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;todo_read'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;list'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -163,6 +176,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand find 'Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring.'
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
+            cand todo_set 'Replace the session''s checklist with the given items.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
@@ -187,6 +202,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;bash'= {
         }
         &'indus-tool;help;process'= {
+        }
+        &'indus-tool;help;todo_set'= {
+        }
+        &'indus-tool;help;todo_read'= {
         }
         &'indus-tool;help;list'= {
         }

@@ -22,4 +22,5 @@ pub use tools::files::diff::{
     DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, diff_lines, render_unified_diff,
 };
 pub use tools::files::{edit_tool, ls_tool, read_tool, write_tool};
+pub use tools::planning::{reset_todos, todo_read_tool, todo_set_tool};
 pub use tools::search::{find_tool, grep_tool};

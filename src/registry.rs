@@ -51,6 +51,8 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
         tools::search::find_tool(),
         tools::shell::bash_tool(),
         tools::shell::process_tool(),
+        tools::planning::todo_set_tool(),
+        tools::planning::todo_read_tool(),
     ]
 }
 
@@ -126,6 +128,28 @@ mod tests {
             );
             assert!(coding.contains(&name), "{name} missing from coding");
         }
+    }
+
+    #[test]
+    fn the_todo_pair_is_in_coding_and_all_but_not_read_only() {
+        let reg = builtin_registry();
+        for name in ["todo_set", "todo_read"] {
+            assert!(reg.has(name));
+            assert!(
+                !reg.members_of("read-only")
+                    .unwrap()
+                    .contains(&name.to_string())
+            );
+            assert!(
+                reg.members_of("coding")
+                    .unwrap()
+                    .contains(&name.to_string())
+            );
+            assert!(reg.members_of("all").unwrap().contains(&name.to_string()));
+        }
+        let names = reg.names();
+        let at = |n: &str| names.iter().position(|x| x == n).unwrap();
+        assert!(at("find") < at("todo_set") && at("todo_set") + 1 == at("todo_read"));
     }
 
     #[test]

@@ -62,6 +62,11 @@ pub const CLI_SHAPES: &[CliShape] = &[
         stdin_key: None,
     },
     CliShape {
+        tool: "todo_set",
+        positionals: &[],
+        stdin_key: Some("items"),
+    },
+    CliShape {
         tool: "websearch",
         positionals: &["query"],
         stdin_key: None,

@@ -20,14 +20,15 @@ use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use crate::backends::local::{budget_of, make_local_context};
-use crate::kernel::ReadStateHandle;
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
 };
+use crate::kernel::{ReadStateHandle, TodoStoreHandle};
 use crate::registry::builtin_registry;
 use crate::state::StateDir;
 use crate::state::read_state::PersistentReadState;
+use crate::state::todos::PersistentTodoStore;
 use command::{META_COMMANDS, VALUE_GLOBALS, build_command, positional_id, shape_of, summary};
 pub use output::ColorMode;
 use output::Printer;
@@ -217,6 +218,8 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
 pub fn context_factory(globals: &Globals) -> ContextFactory {
     let cwd = globals.cwd.clone();
     let budget = globals.max_bytes.map(budget_of);
+    // The gate is opt-in; the checklist always persists per session, since a
+    // one-shot invocation's in-memory list would be gone before anyone read it.
     let framework = Framework {
         read_state: globals.gate.then(|| {
             Arc::new(PersistentReadState::new(
@@ -224,6 +227,10 @@ pub fn context_factory(globals: &Globals) -> ContextFactory {
                 &globals.session,
             )) as Arc<dyn ReadStateHandle>
         }),
+        todo: Some(Arc::new(PersistentTodoStore::new(
+            StateDir::new(&globals.cwd),
+            &globals.session,
+        )) as Arc<dyn TodoStoreHandle>),
     };
     Arc::new(move || make_local_context(&cwd, None, budget.clone(), Some(framework.clone())))
 }
@@ -341,6 +348,24 @@ fn flag_value(key: &str, schema: &Value, raw: &str) -> CliResult<Value> {
     })
 }
 
+/// The value standard input gives a tool's stdin key: verbatim text for a string
+/// key; for an array or object key (`todo_set`'s `items`) the text parsed as JSON,
+/// where empty or blank input (`< /dev/null`, a closed pipe) gives nothing, so the
+/// tool reports the key as missing.
+fn stdin_value(key: &str, schema: Option<&Value>, text: &str) -> CliResult<Option<Value>> {
+    let ty = schema
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    match ty {
+        "array" | "object" if text.trim().is_empty() => Ok(None),
+        "array" | "object" => serde_json::from_str(text)
+            .map(Some)
+            .map_err(|e| UsageError(format!("stdin for \"{key}\": malformed JSON: {e}"))),
+        _ => Ok(Some(Value::String(text.to_string()))),
+    }
+}
+
 /// Assemble a tool's input from `--json`, positionals, flags and (for the tool's
 /// stdin key) standard input. Later sources win: flags override `--json`.
 fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Value> {
@@ -385,7 +410,9 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
             .map_err(|e| UsageError(format!("cannot read stdin for \"{key}\": {e}")))?;
         let text = String::from_utf8(buf)
             .map_err(|_| UsageError(format!("stdin for \"{key}\" is not valid UTF-8")))?;
-        input.insert(key.to_string(), Value::String(text));
+        if let Some(value) = stdin_value(key, props.get(key), &text)? {
+            input.insert(key.to_string(), value);
+        }
     }
     Ok(Value::Object(input))
 }

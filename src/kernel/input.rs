@@ -34,20 +34,56 @@ pub fn invalid(field: &str, expected: &str, got: &Value) -> String {
     )
 }
 
-/// A view of a tool's input object.
+/// `one of "a", "b"`: how an enum's accepted values are named in messages.
+fn one_of(allowed: &[&str]) -> String {
+    format!(
+        "one of {}",
+        allowed
+            .iter()
+            .map(|a| format!("\"{a}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// A view of a tool's input object, or of an object nested in it (see
+/// [`Args::nested`]), whose messages then name the field by its whole path.
 pub struct Args<'a> {
     map: &'a Map<String, Value>,
+    /// The path of this object inside the input (`items[2]`); empty at the top.
+    path: String,
 }
 
 impl<'a> Args<'a> {
     /// The input must be a JSON object; anything else is refused with `tool`'s name.
     pub fn new(tool: &str, input: &'a Value) -> Result<Self, String> {
         match input {
-            Value::Object(map) => Ok(Self { map }),
+            Value::Object(map) => Ok(Self {
+                map,
+                path: String::new(),
+            }),
             other => Err(format!(
                 "Invalid input for {tool}: expected a JSON object of named fields, got {}.",
                 describe_value(other)
             )),
+        }
+    }
+
+    /// A view of an object nested in the input at `path` (`items[2]`): its fields
+    /// are looked up by their own keys, and messages name them as `items[2].id`.
+    pub fn nested(map: &'a Map<String, Value>, path: impl Into<String>) -> Self {
+        Self {
+            map,
+            path: path.into(),
+        }
+    }
+
+    /// How messages name `field`: the key itself, or its path below the top.
+    fn name(&self, field: &str) -> String {
+        if self.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{}.{field}", self.path)
         }
     }
 
@@ -58,13 +94,14 @@ impl<'a> Args<'a> {
 
     /// A required string that must not be empty.
     pub fn required_str(&self, field: &str) -> Result<&'a str, String> {
+        let name = self.name(field);
         match self.get(field) {
-            None => Err(format!("Missing \"{field}\": expected a non-empty string.")),
+            None => Err(format!("Missing \"{name}\": expected a non-empty string.")),
             Some(Value::String(s)) if s.is_empty() => Err(format!(
-                "Invalid \"{field}\": expected a non-empty string, got an empty string."
+                "Invalid \"{name}\": expected a non-empty string, got an empty string."
             )),
             Some(Value::String(s)) => Ok(s),
-            Some(other) => Err(invalid(field, "a non-empty string", other)),
+            Some(other) => Err(invalid(&name, "a non-empty string", other)),
         }
     }
 
@@ -73,7 +110,7 @@ impl<'a> Args<'a> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(invalid(field, "a string", other)),
+            Some(other) => Err(invalid(&self.name(field), "a string", other)),
         }
     }
 
@@ -82,7 +119,7 @@ impl<'a> Args<'a> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(invalid(field, "true or false", other)),
+            Some(other) => Err(invalid(&self.name(field), "true or false", other)),
         }
     }
 
@@ -121,25 +158,28 @@ impl<'a> Args<'a> {
         };
         match n {
             Some(n) if n >= min => Ok(Some(n)),
-            _ => Err(invalid(field, expected, value)),
+            _ => Err(invalid(&self.name(field), expected, value)),
         }
     }
 
     /// An optional string restricted to `allowed`.
     pub fn opt_enum(&self, field: &str, allowed: &[&str]) -> Result<Option<&'a str>, String> {
-        let expected = format!(
-            "one of {}",
-            allowed
-                .iter()
-                .map(|a| format!("\"{a}\""))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
         match self.get(field) {
             None => Ok(None),
             Some(Value::String(s)) if allowed.contains(&s.as_str()) => Ok(Some(s)),
-            Some(other) => Err(invalid(field, &expected, other)),
+            Some(other) => Err(invalid(&self.name(field), &one_of(allowed), other)),
         }
+    }
+
+    /// A required string restricted to `allowed`.
+    pub fn required_enum(&self, field: &str, allowed: &[&str]) -> Result<&'a str, String> {
+        self.opt_enum(field, allowed)?.ok_or_else(|| {
+            format!(
+                "Missing \"{}\": expected {}.",
+                self.name(field),
+                one_of(allowed)
+            )
+        })
     }
 }
 
@@ -206,8 +246,41 @@ mod tests {
             "Invalid \"bad\": expected one of \"file\", \"dir\", got the string \"folder\"."
         );
         assert_eq!(
+            a.required_enum("missing", &["file", "dir"]).unwrap_err(),
+            "Missing \"missing\": expected one of \"file\", \"dir\"."
+        );
+        assert_eq!(a.required_enum("type", &["file", "dir"]).unwrap(), "dir");
+        assert_eq!(
             a.opt_bool("flag").unwrap_err(),
             "Invalid \"flag\": expected true or false, got the string \"yes\"."
+        );
+    }
+
+    #[test]
+    fn nested_objects_name_fields_by_path() {
+        let v = json!({"id": "", "n": 3, "status": "doing"});
+        let item = v.as_object().unwrap();
+        let a = Args::nested(item, "items[2]");
+        assert_eq!(
+            a.required_str("id").unwrap_err(),
+            "Invalid \"items[2].id\": expected a non-empty string, got an empty string."
+        );
+        assert_eq!(
+            a.required_str("text").unwrap_err(),
+            "Missing \"items[2].text\": expected a non-empty string."
+        );
+        assert_eq!(
+            a.required_str("n").unwrap_err(),
+            "Invalid \"items[2].n\": expected a non-empty string, got the number 3."
+        );
+        assert_eq!(
+            a.required_enum("status", &["pending", "done"]).unwrap_err(),
+            "Invalid \"items[2].status\": expected one of \"pending\", \"done\", got the string \"doing\"."
+        );
+        assert_eq!(a.opt_positive_int("n").unwrap(), Some(3),);
+        assert_eq!(
+            a.opt_bool("n").unwrap_err(),
+            "Invalid \"items[2].n\": expected true or false, got the number 3."
         );
     }
 }

@@ -25,6 +25,7 @@ pub use registry::{
 };
 pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
-    Tool, ToolContentBlock, ToolContext, ToolResult, coerce_input, define_tool, describe_throw,
+    TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock, ToolContext,
+    ToolResult, coerce_input, define_tool, describe_throw,
 };
 pub use tokio_util::sync::CancellationToken;

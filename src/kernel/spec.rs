@@ -117,17 +117,104 @@ pub trait ReadStateHandle: Send + Sync {
     }
 }
 
+// The todo checklist's item type and store handle live here, beside the gate's,
+// rather than in `tools::planning`: `Framework` is part of the kernel, and the kernel
+// must not depend on a concrete tool module (tools are written against the kernel,
+// never the other way round). The state folder's store (`state::todos`) implements
+// the handle against these types too, so it needs no tool module either. The
+// planning module re-exports them, so `tools::planning::todo::TodoItem` is the same
+// type.
+
+/// Where a checklist item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TodoStatus {
+    Pending,
+    Active,
+    Done,
+}
+
+impl TodoStatus {
+    /// Every status, in the order the input schema and messages list them.
+    pub const ALL: [TodoStatus; 3] = [Self::Pending, Self::Active, Self::Done];
+
+    /// The wire name: `pending`, `active` or `done`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Active => "active",
+            Self::Done => "done",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// How much a checklist item matters (absent reads as normal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TodoPriority {
+    Low,
+    Normal,
+    High,
+}
+
+impl TodoPriority {
+    /// Every priority, in the order the input schema and messages list them.
+    pub const ALL: [TodoPriority; 3] = [Self::Low, Self::Normal, Self::High];
+
+    /// The wire name: `low`, `normal` or `high`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Normal => "normal",
+            Self::High => "high",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+}
+
+/// One entry of a session's checklist, as `todo_set` stores it and `todo_read`
+/// shows it. `priority` is left out of the JSON when absent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TodoItem {
+    pub id: String,
+    pub text: String,
+    pub status: TodoStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<TodoPriority>,
+}
+
+/// The store behind `todo_set`/`todo_read`. A host that installs one on
+/// `Framework::todo` decides where checklists live (the command line keeps one per
+/// session under the state folder); without one, the tools keep a list per
+/// `ToolContext::context_id` in process memory. Errors name the backing file.
+pub trait TodoStoreHandle: Send + Sync {
+    /// The stored list, in order (empty when nothing was ever stored).
+    fn get(&self) -> std::io::Result<Vec<TodoItem>>;
+    /// Replace the whole list.
+    fn replace(&self, items: Vec<TodoItem>) -> std::io::Result<()>;
+}
+
 /// Optional handles a host injects into every context. An absent handle turns the
-/// corresponding discipline off.
+/// corresponding discipline off (the gate) or falls back to an in-process default
+/// (the todo store).
 #[derive(Clone, Default)]
 pub struct Framework {
     pub read_state: Option<Arc<dyn ReadStateHandle>>,
+    pub todo: Option<Arc<dyn TodoStoreHandle>>,
 }
 
 impl fmt::Debug for Framework {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Framework")
             .field("read_state", &self.read_state.as_ref().map(|_| "<handle>"))
+            .field("todo", &self.todo.as_ref().map(|_| "<handle>"))
             .finish()
     }
 }

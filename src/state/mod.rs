@@ -9,6 +9,7 @@
 
 pub mod jobs;
 pub mod read_state;
+pub mod todos;
 
 use std::fs::File;
 use std::io;

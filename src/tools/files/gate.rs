@@ -110,6 +110,7 @@ mod tests {
             None,
             Some(Framework {
                 read_state: Some(handle.clone()),
+                ..Default::default()
             }),
         );
         let h = get_read_state_handle(&ctx);

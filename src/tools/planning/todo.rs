@@ -1,0 +1,576 @@
+//! `todo_set` replaces the session's checklist with a validated list; `todo_read`
+//! shows it and changes nothing. Both answer with the same rendering (a tally line,
+//! then one `[ ]`/`[~]`/`[x]` line per item) followed by a JSON block of the items
+//! and their counts, so a model reads the text and a script parses the JSON.
+//!
+//! The list lives behind `ctx.framework.todo` when a host installed a store there.
+//! Without one (the library default) it lives in one module-global map keyed by
+//! `ToolContext::context_id`, so each conversation that threads its own context gets
+//! its own list, as the seed specifies; [`reset_todos`] clears that map.
+//!
+//! Validation goes item by item, and within an item in a fixed order (object, `id`,
+//! `text`, `status`, `priority`, then uniqueness of `id`); the first problem is the
+//! answer and nothing is stored.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::{
+    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
+};
+pub use crate::kernel::{TodoItem, TodoPriority, TodoStatus, TodoStoreHandle};
+use crate::tools::{clamp_for, plural};
+
+/// The fallback store: one list per context identity, for the life of the process.
+static MEMORY: LazyLock<Mutex<HashMap<u64, Vec<TodoItem>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn memory() -> std::sync::MutexGuard<'static, HashMap<u64, Vec<TodoItem>>> {
+    MEMORY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Clear every list of the in-process fallback store (a host-installed store is
+/// not touched).
+pub fn reset_todos() {
+    memory().clear();
+}
+
+fn load(ctx: &ToolContext) -> std::io::Result<Vec<TodoItem>> {
+    match &ctx.framework.todo {
+        Some(store) => store.get(),
+        None => Ok(memory().get(&ctx.context_id).cloned().unwrap_or_default()),
+    }
+}
+
+fn save(ctx: &ToolContext, items: Vec<TodoItem>) -> std::io::Result<()> {
+    match &ctx.framework.todo {
+        Some(store) => store.replace(items),
+        None => {
+            let mut lists = memory();
+            if items.is_empty() {
+                lists.remove(&ctx.context_id);
+            } else {
+                lists.insert(ctx.context_id, items);
+            }
+            Ok(())
+        }
+    }
+}
+
+const ITEMS_EXPECTED: &str = "an array of {id, text, status} objects";
+const STATUS_NAMES: [&str; 3] = ["pending", "active", "done"];
+const PRIORITY_NAMES: [&str; 3] = ["low", "normal", "high"];
+
+/// Validate `todo_set`'s input into the list to store, or the first problem found.
+pub fn parse_items(input: &Value) -> Result<Vec<TodoItem>, String> {
+    let args = Args::new("todo_set", input)?;
+    let entries = match args.get("items") {
+        None => return Err(format!("Missing \"items\": expected {ITEMS_EXPECTED}.")),
+        Some(Value::Array(entries)) => entries,
+        Some(other) => return Err(invalid("items", ITEMS_EXPECTED, other)),
+    };
+    let mut items = Vec::with_capacity(entries.len());
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let path = format!("items[{i}]");
+        let Value::Object(map) = entry else {
+            return Err(invalid(&path, "an object with id, text and status", entry));
+        };
+        let item = Args::nested(map, path);
+        let id = item.required_str("id")?;
+        let text = item.required_str("text")?;
+        let status = item.required_enum("status", &STATUS_NAMES)?;
+        let priority = item.opt_enum("priority", &PRIORITY_NAMES)?;
+        if let Some(first) = seen.insert(id, i) {
+            return Err(format!(
+                "Invalid \"items[{i}].id\": {} is already used by items[{first}]; ids must be unique.",
+                Value::String(id.to_string())
+            ));
+        }
+        items.push(TodoItem {
+            id: id.to_string(),
+            text: text.to_string(),
+            status: TodoStatus::from_name(status).expect("validated against STATUS_NAMES"),
+            priority: priority
+                .map(|p| TodoPriority::from_name(p).expect("validated against PRIORITY_NAMES")),
+        });
+    }
+    Ok(items)
+}
+
+/// How many items stand at each status: (pending, active, done).
+fn counts(items: &[TodoItem]) -> (u64, u64, u64) {
+    items
+        .iter()
+        .fold((0, 0, 0), |(p, a, d), item| match item.status {
+            TodoStatus::Pending => (p + 1, a, d),
+            TodoStatus::Active => (p, a + 1, d),
+            TodoStatus::Done => (p, a, d + 1),
+        })
+}
+
+/// The checklist as both tools show it: `The checklist is empty.`, or a tally line
+/// (`3 items: 1 done, 1 active, 1 pending.`) and one line per item in stored order
+/// (`[x] id: text`, with ` (high)`/` (low)` for those priorities). No final newline.
+pub fn render_checklist(items: &[TodoItem]) -> String {
+    if items.is_empty() {
+        return "The checklist is empty.".to_string();
+    }
+    let (pending, active, done) = counts(items);
+    let mut out = format!(
+        "{}: {done} done, {active} active, {pending} pending.",
+        plural(items.len() as u64, "item", "items")
+    );
+    for item in items {
+        let mark = match item.status {
+            TodoStatus::Pending => "[ ]",
+            TodoStatus::Active => "[~]",
+            TodoStatus::Done => "[x]",
+        };
+        out.push('\n');
+        out.push_str(&format!("{mark} {}: {}", item.id, item.text));
+        match item.priority {
+            Some(TodoPriority::High) => out.push_str(" (high)"),
+            Some(TodoPriority::Low) => out.push_str(" (low)"),
+            Some(TodoPriority::Normal) | None => {}
+        }
+    }
+    out
+}
+
+/// The JSON block both tools return: `{"items": [...], "counts": {...}}`.
+pub fn checklist_json(items: &[TodoItem]) -> Value {
+    let (pending, active, done) = counts(items);
+    json!({
+        "items": items,
+        "counts": {"pending": pending, "active": active, "done": done},
+    })
+}
+
+fn checklist_result(
+    ctx: &ToolContext,
+    tool: &'static str,
+    text: String,
+    items: &[TodoItem],
+) -> ToolResult {
+    ToolResult {
+        content: vec![
+            ToolContentBlock::Text(clamp_for(ctx, tool, &text)),
+            ToolContentBlock::Json(checklist_json(items)),
+        ],
+        is_error: false,
+    }
+}
+
+struct TodoSetTool;
+
+#[async_trait]
+impl Tool for TodoSetTool {
+    fn name(&self) -> &str {
+        "todo_set"
+    }
+
+    fn description(&self) -> &str {
+        "Replace the session's checklist with the given items. Each item needs a unique id, a text and a status (pending, active or done), and may carry a priority (low, normal or high); an empty array clears the list. Returns the checklist as todo_read shows it, plus the items and counts as JSON."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "description": "The whole new checklist, in order (an empty array clears it).",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": { "type": "string", "description": "A short identifier, unique within the list." },
+                            "text": { "type": "string", "description": "What is to be done." },
+                            "status": { "type": "string", "enum": STATUS_NAMES },
+                            "priority": { "type": "string", "enum": PRIORITY_NAMES, "description": "Absent means normal." }
+                        },
+                        "required": ["id", "text", "status"]
+                    }
+                }
+            },
+            "required": ["items"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let items = match parse_items(&input) {
+            Ok(items) => items,
+            Err(e) => return ToolResult::failure(e),
+        };
+        if ctx.cancel.is_cancelled() {
+            return ToolResult::failure("todo_set was cancelled before anything was saved.");
+        }
+        if let Err(e) = save(ctx, items.clone()) {
+            return ToolResult::failure(format!("Cannot save the checklist: {e}"));
+        }
+        let text = if items.is_empty() {
+            "Checklist cleared.".to_string()
+        } else {
+            format!("Checklist updated.\n{}", render_checklist(&items))
+        };
+        checklist_result(ctx, "todo_set", text, &items)
+    }
+}
+
+struct TodoReadTool;
+
+#[async_trait]
+impl Tool for TodoReadTool {
+    fn name(&self) -> &str {
+        "todo_read"
+    }
+
+    fn description(&self) -> &str {
+        "Show the session's checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done). Changes nothing. The items and counts also come back as JSON."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({ "type": "object", "properties": {} })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        if let Err(e) = Args::new("todo_read", &input) {
+            return ToolResult::failure(e);
+        }
+        match load(ctx) {
+            Ok(items) => checklist_result(ctx, "todo_read", render_checklist(&items), &items),
+            Err(e) => ToolResult::failure(format!("Cannot read the checklist: {e}")),
+        }
+    }
+}
+
+/// The `todo_set` tool.
+pub fn todo_set_tool() -> DefinedTool {
+    define_tool(Arc::new(TodoSetTool))
+}
+
+/// The `todo_read` tool.
+pub fn todo_read_tool() -> DefinedTool {
+    define_tool(Arc::new(TodoReadTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::local::make_local_context;
+    use crate::kernel::{CancellationToken, Framework};
+    use crate::state::todos::MemoryTodoStore;
+
+    fn err(input: Value) -> String {
+        parse_items(&input).unwrap_err()
+    }
+
+    fn item(id: &str, text: &str, status: TodoStatus, priority: Option<TodoPriority>) -> TodoItem {
+        TodoItem {
+            id: id.into(),
+            text: text.into(),
+            status,
+            priority,
+        }
+    }
+
+    #[test]
+    fn the_items_array_itself() {
+        assert_eq!(
+            err(json!("x")),
+            "Invalid input for todo_set: expected a JSON object of named fields, got the string \"x\"."
+        );
+        assert_eq!(
+            err(json!({})),
+            "Missing \"items\": expected an array of {id, text, status} objects."
+        );
+        assert_eq!(
+            err(json!({"items": null})),
+            "Missing \"items\": expected an array of {id, text, status} objects."
+        );
+        assert_eq!(
+            err(json!({"items": "[]"})),
+            "Invalid \"items\": expected an array of {id, text, status} objects, got the string \"[]\"."
+        );
+        assert_eq!(
+            err(json!({"items": {"id": "a"}})),
+            "Invalid \"items\": expected an array of {id, text, status} objects, got an object."
+        );
+        assert_eq!(parse_items(&json!({"items": []})).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn each_field_is_named_by_its_path() {
+        let ok = |id: &str| json!({"id": id, "text": "t", "status": "done"});
+        let cases = [
+            (
+                json!([ok("a"), ok("b"), 3]),
+                "Invalid \"items[2]\": expected an object with id, text and status, got the number 3.",
+            ),
+            (
+                json!([["a"]]),
+                "Invalid \"items[0]\": expected an object with id, text and status, got an array.",
+            ),
+            (
+                json!([{"text": "t", "status": "done"}]),
+                "Missing \"items[0].id\": expected a non-empty string.",
+            ),
+            (
+                json!([{"id": "", "text": "t", "status": "done"}]),
+                "Invalid \"items[0].id\": expected a non-empty string, got an empty string.",
+            ),
+            (
+                json!([{"id": 7, "text": "t", "status": "done"}]),
+                "Invalid \"items[0].id\": expected a non-empty string, got the number 7.",
+            ),
+            (
+                json!([{"id": "a", "status": "done"}]),
+                "Missing \"items[0].text\": expected a non-empty string.",
+            ),
+            (
+                json!([{"id": "a", "text": "", "status": "done"}]),
+                "Invalid \"items[0].text\": expected a non-empty string, got an empty string.",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "done"}, {"id": "b", "text": "t"}]),
+                "Missing \"items[1].status\": expected one of \"pending\", \"active\", \"done\".",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "done"}, {"id": "b", "text": "t", "status": null}]),
+                "Missing \"items[1].status\": expected one of \"pending\", \"active\", \"done\".",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "done"}, {"id": "b", "text": "t", "status": "doing"}]),
+                "Invalid \"items[1].status\": expected one of \"pending\", \"active\", \"done\", got the string \"doing\".",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "Done"}]),
+                "Invalid \"items[0].status\": expected one of \"pending\", \"active\", \"done\", got the string \"Done\".",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "done", "priority": "urgent"}]),
+                "Invalid \"items[0].priority\": expected one of \"low\", \"normal\", \"high\", got the string \"urgent\".",
+            ),
+            (
+                json!([{"id": "a", "text": "t", "status": "done", "priority": 1}]),
+                "Invalid \"items[0].priority\": expected one of \"low\", \"normal\", \"high\", got the number 1.",
+            ),
+        ];
+        for (items, want) in cases {
+            assert_eq!(err(json!({ "items": items })), want, "{items}");
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_name_the_first_use() {
+        let it = |id: &str| json!({"id": id, "text": "t", "status": "pending"});
+        assert_eq!(
+            err(json!({"items": [it("z"), it("a"), it("b"), it("a"), it("a")]})),
+            "Invalid \"items[3].id\": \"a\" is already used by items[1]; ids must be unique."
+        );
+    }
+
+    #[test]
+    fn validation_order_first_problem_wins() {
+        // Within an item: id, then text, then status, then priority, then uniqueness.
+        assert_eq!(
+            err(json!({"items": [{"status": "bad", "priority": "bad"}]})),
+            "Missing \"items[0].id\": expected a non-empty string."
+        );
+        assert_eq!(
+            err(json!({"items": [{"id": "a", "status": "bad"}]})),
+            "Missing \"items[0].text\": expected a non-empty string."
+        );
+        assert_eq!(
+            err(json!({"items": [{"id": "a", "text": "t", "status": "bad", "priority": "bad"}]})),
+            "Invalid \"items[0].status\": expected one of \"pending\", \"active\", \"done\", got the string \"bad\"."
+        );
+        assert_eq!(
+            err(json!({"items": [
+                {"id": "a", "text": "t", "status": "done"},
+                {"id": "a", "text": "t", "status": "done", "priority": "bad"}
+            ]})),
+            "Invalid \"items[1].priority\": expected one of \"low\", \"normal\", \"high\", got the string \"bad\"."
+        );
+        // An earlier item's problem comes before a later item's.
+        assert_eq!(
+            err(json!({"items": [
+                {"id": "a", "text": "t", "status": "done", "priority": "bad"},
+                "not an object"
+            ]})),
+            "Invalid \"items[0].priority\": expected one of \"low\", \"normal\", \"high\", got the string \"bad\"."
+        );
+    }
+
+    #[test]
+    fn valid_items_keep_their_order_and_drop_unknown_keys() {
+        let items = parse_items(&json!({"items": [
+            {"id": "b", "text": "second", "status": "active", "priority": "high", "note": "x"},
+            {"id": "a", "text": "first", "status": "pending", "priority": null},
+            {"id": "c", "text": "third", "status": "done", "priority": "normal"},
+        ], "extra": true}))
+        .unwrap();
+        assert_eq!(
+            items,
+            vec![
+                item("b", "second", TodoStatus::Active, Some(TodoPriority::High)),
+                item("a", "first", TodoStatus::Pending, None),
+                item("c", "third", TodoStatus::Done, Some(TodoPriority::Normal)),
+            ]
+        );
+    }
+
+    #[test]
+    fn rendering() {
+        assert_eq!(render_checklist(&[]), "The checklist is empty.");
+        let items = vec![
+            item("a", "Write the parser", TodoStatus::Done, None),
+            item("b", "Test it", TodoStatus::Active, Some(TodoPriority::High)),
+            item("c", "Ship", TodoStatus::Pending, Some(TodoPriority::Normal)),
+            item("d", "Tidy up", TodoStatus::Pending, Some(TodoPriority::Low)),
+        ];
+        assert_eq!(
+            render_checklist(&items),
+            "4 items: 1 done, 1 active, 2 pending.\n[x] a: Write the parser\n[~] b: Test it (high)\n[ ] c: Ship\n[ ] d: Tidy up (low)"
+        );
+        assert_eq!(
+            render_checklist(&items[2..3]),
+            "1 item: 0 done, 0 active, 1 pending.\n[ ] c: Ship"
+        );
+        // Text is shown verbatim, newlines included.
+        assert_eq!(
+            render_checklist(&[item("m", "two\nlines", TodoStatus::Pending, None)]),
+            "1 item: 0 done, 0 active, 1 pending.\n[ ] m: two\nlines"
+        );
+        assert_eq!(
+            checklist_json(&items[..2]).to_string(),
+            r#"{"items":[{"id":"a","text":"Write the parser","status":"done"},{"id":"b","text":"Test it","status":"active","priority":"high"}],"counts":{"pending":0,"active":1,"done":1}}"#
+        );
+    }
+
+    fn text_of(result: &ToolResult) -> &str {
+        match &result.content[0] {
+            ToolContentBlock::Text(t) => t,
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    // The fallback store is one process-wide map, so everything that touches it
+    // (including reset_todos, which clears it) runs in this one test.
+    #[tokio::test]
+    async fn the_fallback_store_keeps_one_list_per_context() {
+        let set = todo_set_tool();
+        let read = todo_read_tool();
+        let one = make_local_context("/tmp", None, None, None);
+        let two = make_local_context("/tmp", None, None, None);
+        let items = json!({"items": [{"id": "a", "text": "x", "status": "active"}]});
+        let r = set.run_result(items, &one).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_eq!(
+            text_of(&r),
+            "Checklist updated.\n1 item: 0 done, 1 active, 0 pending.\n[~] a: x"
+        );
+        let r = read.run_result(json!({}), &one).await;
+        assert_eq!(
+            text_of(&r),
+            "1 item: 0 done, 1 active, 0 pending.\n[~] a: x"
+        );
+        assert_eq!(r.content.len(), 2);
+        // Same identity under another cancel token: same list.
+        let same = one.with_cancel(CancellationToken::new());
+        let r = read.run_result(json!({}), &same).await;
+        assert!(text_of(&r).starts_with("1 item:"));
+        // Another context: its own (empty) list.
+        let r = read.run_result(json!({}), &two).await;
+        assert_eq!(text_of(&r), "The checklist is empty.");
+        assert_eq!(
+            r.content[1],
+            ToolContentBlock::Json(
+                json!({"items": [], "counts": {"pending": 0, "active": 0, "done": 0}})
+            )
+        );
+        // A refused set stores nothing.
+        let r = set
+            .run_result(json!({"items": [{"id": "b", "text": "y"}]}), &one)
+            .await;
+        assert!(r.is_error);
+        let r = read.run_result(json!({}), &one).await;
+        assert!(text_of(&r).ends_with("[~] a: x"));
+        // [] clears.
+        let r = set.run_result(json!({"items": []}), &two).await;
+        assert_eq!(text_of(&r), "Checklist cleared.");
+        // reset_todos clears every list.
+        reset_todos();
+        let r = read.run_result(json!({}), &one).await;
+        assert_eq!(text_of(&r), "The checklist is empty.");
+    }
+
+    #[tokio::test]
+    async fn an_installed_store_is_shared_by_the_contexts_that_carry_it() {
+        let store: Arc<dyn TodoStoreHandle> = Arc::new(MemoryTodoStore::default());
+        let framework = Framework {
+            todo: Some(store.clone()),
+            ..Default::default()
+        };
+        let one = make_local_context("/tmp", None, None, Some(framework.clone()));
+        let two = make_local_context("/tmp", None, None, Some(framework));
+        let input = json!({"items": [{"id": "a", "text": "x", "status": "done"}]});
+        assert!(!todo_set_tool().run_result(input, &one).await.is_error);
+        let r = todo_read_tool().run_result(json!({}), &two).await;
+        assert_eq!(
+            text_of(&r),
+            "1 item: 1 done, 0 active, 0 pending.\n[x] a: x"
+        );
+        assert_eq!(store.get().unwrap().len(), 1);
+    }
+
+    struct Broken;
+    impl TodoStoreHandle for Broken {
+        fn get(&self) -> std::io::Result<Vec<TodoItem>> {
+            Err(std::io::Error::other(
+                "state file /x/todos/s.json is corrupt",
+            ))
+        }
+        fn replace(&self, _: Vec<TodoItem>) -> std::io::Result<()> {
+            Err(std::io::Error::other(
+                "state file /x/todos/s.json is corrupt",
+            ))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failing_store_is_an_error_result() {
+        let framework = Framework {
+            todo: Some(Arc::new(Broken)),
+            ..Default::default()
+        };
+        let ctx = make_local_context("/tmp", None, None, Some(framework));
+        let r = todo_read_tool().run_result(json!({}), &ctx).await;
+        assert!(r.is_error);
+        assert_eq!(
+            text_of(&r),
+            "Cannot read the checklist: state file /x/todos/s.json is corrupt"
+        );
+        let r = todo_set_tool().run_result(json!({"items": []}), &ctx).await;
+        assert!(r.is_error);
+        assert_eq!(
+            text_of(&r),
+            "Cannot save the checklist: state file /x/todos/s.json is corrupt"
+        );
+    }
+
+    #[tokio::test]
+    async fn todo_read_refuses_a_non_object_input() {
+        let ctx = make_local_context("/tmp", None, None, None);
+        let r = todo_read_tool().run_result(json!(5), &ctx).await;
+        assert!(r.is_error);
+        assert_eq!(
+            text_of(&r),
+            "Invalid input for todo_read: expected a JSON object of named fields, got the number 5."
+        );
+    }
+}
