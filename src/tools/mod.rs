@@ -5,6 +5,7 @@ pub mod files;
 pub mod planning;
 pub mod search;
 pub mod shell;
+pub mod web;
 
 use crate::kernel::{OutputBudget, ToolContext, clamp};
 

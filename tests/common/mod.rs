@@ -3,6 +3,8 @@
 //! tests are hermetic (nothing outside the temp dir, no network, no `../shared`).
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
