@@ -59,7 +59,7 @@ pub fn describe_error(e: &reqwest::Error, url: &str, timeout_ms: u64) -> String 
     } else if e.is_connect() {
         let cause = e
             .source()
-            .map(|s| chain(s))
+            .map(chain)
             .unwrap_or_else(|| e.to_string());
         format!("Cannot connect to {url}: {cause}")
     } else if e.is_body() || e.is_decode() {
