@@ -7,6 +7,11 @@
 //! client (reqwest over rustls: no system OpenSSL) is built inside the tool's `run`,
 //! so no other tool pays for its TLS setup or connection pool.
 
+pub mod html;
+pub mod webfetch;
+
+pub use webfetch::webfetch_tool;
+
 use std::error::Error as _;
 use std::time::Duration;
 

@@ -1,0 +1,331 @@
+//! `webfetch`: GET one absolute http(s) URL and return it as readable text, as
+//! Markdown, or as the raw HTML.
+//!
+//! The body is streamed and cut at `maxBytes` without reading further (an endless
+//! or huge response costs at most that much), decoded from its declared or sniffed
+//! charset, and converted (see `html`). Header lines state the final URL after
+//! redirects, the status, the content type and any cut; the whole is then clamped
+//! to the output budget. Binary bodies are refused with their type and size rather
+//! than dumped, and every failure is an `is_error` result.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use url::Url;
+
+use super::html;
+use super::{client, describe_error};
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::tools::{clamp_for, plural};
+
+/// Default body cap: 1 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
+/// Ceiling of `maxBytes`: 5 MiB.
+pub const MAX_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// Default `timeoutMs`: 30 s.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Ceiling of `timeoutMs`: 2 minutes.
+pub const MAX_TIMEOUT_MS: u64 = 120_000;
+
+const FORMATS: &[&str] = &["text", "markdown", "html"];
+
+struct WebFetchTool;
+
+#[async_trait]
+impl Tool for WebFetchTool {
+    fn name(&self) -> &str {
+        "webfetch"
+    }
+
+    fn description(&self) -> &str {
+        "Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML. Plain-text responses pass through; binary ones are refused. Header lines state the final URL after redirects, the status, the content type and whether the body was cut at maxBytes."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "url": { "type": "string", "description": "Absolute http:// or https:// URL." },
+                "format": { "type": "string", "enum": FORMATS, "description": "text (default), markdown or html." },
+                "maxBytes": { "type": "integer", "description": "Stop downloading after this many bytes of body (default 1048576, at most 5242880)." },
+                "timeoutMs": { "type": "integer", "description": "Give up after this many milliseconds (default 30000, at most 120000)." }
+            },
+            "required": ["url"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        match fetch(&input, ctx).await {
+            Ok(r) | Err(r) => r,
+        }
+    }
+}
+
+fn fail(message: impl Into<String>) -> ToolResult {
+    ToolResult::failure(message)
+}
+
+/// `url` must parse as an absolute http or https URL.
+fn target(args: &Args<'_>) -> Result<Url, String> {
+    let raw = args.required_str("url")?;
+    let expected = "an absolute http:// or https:// URL";
+    let url = Url::parse(raw.trim()).map_err(|_| invalid("url", expected, &Value::from(raw)))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(invalid("url", expected, &Value::from(raw)));
+    }
+    Ok(url)
+}
+
+/// Kinds that are text even though their type is not `text/*`.
+fn texty(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime.ends_with("+xml")
+        || mime.ends_with("+json")
+        || matches!(
+            mime,
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/ecmascript"
+                | "application/x-javascript"
+                | "application/ld+json"
+                | "application/x-sh"
+                | "application/toml"
+                | "application/yaml"
+                | "application/x-yaml"
+                | "application/sql"
+                | "application/graphql"
+        )
+}
+
+/// Kinds that are certainly not text, refused before the body is read.
+fn binary_type(mime: &str) -> bool {
+    ["image/", "audio/", "video/", "font/"]
+        .iter()
+        .any(|p| mime.starts_with(p))
+        || matches!(
+            mime,
+            "application/pdf"
+                | "application/zip"
+                | "application/gzip"
+                | "application/x-tar"
+                | "application/x-7z-compressed"
+                | "application/wasm"
+                | "application/msword"
+                | "application/vnd.ms-excel"
+        )
+        || mime.starts_with("application/vnd.openxmlformats")
+}
+
+async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+    let args = Args::new("webfetch", input).map_err(fail)?;
+    let url = target(&args).map_err(fail)?;
+    let format = args.opt_enum("format", FORMATS).map_err(fail)?.unwrap_or("text");
+    let max_bytes = args
+        .opt_positive_int("maxBytes")
+        .map_err(fail)?
+        .unwrap_or(DEFAULT_MAX_BYTES)
+        .min(MAX_MAX_BYTES);
+    let timeout_ms = args
+        .opt_positive_int("timeoutMs")
+        .map_err(fail)?
+        .unwrap_or(DEFAULT_TIMEOUT_MS)
+        .min(MAX_TIMEOUT_MS);
+
+    let client = client(Duration::from_millis(timeout_ms)).map_err(fail)?;
+    let request = client
+        .get(url.clone())
+        .header(
+            reqwest::header::ACCEPT,
+            "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5",
+        )
+        .header(reqwest::header::ACCEPT_LANGUAGE, "en-US,en;q=0.9");
+    let shown = url.as_str().to_string();
+    let download = async {
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| describe_error(&e, &shown, timeout_ms))?;
+        let status = response.status();
+        let final_url = response.url().clone();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let mime = content_type
+            .as_deref()
+            .and_then(|t| t.split(';').next())
+            .map(|m| m.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        if !status.is_success() {
+            return Err(format!(
+                "{final_url} answered HTTP {status}; nothing was fetched."
+            ));
+        }
+        if binary_type(&mime) {
+            let size = response
+                .content_length()
+                .map(|n| plural(n, "byte", "bytes"))
+                .unwrap_or_else(|| "size unknown".into());
+            return Err(format!(
+                "{final_url} is {mime} ({size}), not text; webfetch returns only text, Markdown or HTML."
+            ));
+        }
+        let mut body = Vec::new();
+        let mut truncated = false;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| describe_error(&e, final_url.as_str(), timeout_ms))?
+        {
+            let room = max_bytes as usize - body.len();
+            if chunk.len() >= room {
+                body.extend_from_slice(&chunk[..room]);
+                // Anything beyond the cap is not even read: the connection closes.
+                truncated = chunk.len() > room || response.chunk().await.ok().flatten().is_some();
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched {
+            status,
+            final_url,
+            content_type,
+            mime,
+            body,
+            truncated,
+        })
+    };
+    let fetched = tokio::select! {
+        r = download => r.map_err(fail)?,
+        _ = ctx.cancel.cancelled() => return Err(fail("webfetch was cancelled.")),
+    };
+    render(&url, format, max_bytes, fetched, ctx)
+}
+
+struct Fetched {
+    status: reqwest::StatusCode,
+    final_url: Url,
+    content_type: Option<String>,
+    mime: String,
+    body: Vec<u8>,
+    truncated: bool,
+}
+
+fn render(
+    requested: &Url,
+    format: &str,
+    max_bytes: u64,
+    f: Fetched,
+    ctx: &ToolContext,
+) -> Result<ToolResult, ToolResult> {
+    if f.body.is_empty() {
+        return Err(fail(format!(
+            "{} answered HTTP {} with an empty body; there is nothing to read.",
+            f.final_url, f.status
+        )));
+    }
+    let declared_html = matches!(f.mime.as_str(), "text/html" | "application/xhtml+xml");
+    // Sniff: a body that starts like HTML is HTML whatever it was labelled; one whose
+    // bytes say image or archive is refused whatever it was labelled.
+    let sniffed_html = html::looks_like_html(&f.body);
+    if !sniffed_html && let Some(kind) = html::binary_kind(&f.body) {
+        let label = if f.mime.is_empty() { "no type" } else { f.mime.as_str() };
+        return Err(fail(format!(
+            "{} is {kind} (served as {label}, {}), not text; webfetch returns only text, Markdown or HTML.",
+            f.final_url,
+            plural(f.body.len() as u64, "byte", "bytes")
+        )));
+    }
+    let is_html = declared_html || sniffed_html;
+    if !is_html && !f.mime.is_empty() && !texty(&f.mime) && f.mime != "application/octet-stream" {
+        return Err(fail(format!(
+            "{} is {} ({}), not text; webfetch returns only text, Markdown or HTML.",
+            f.final_url,
+            f.mime,
+            plural(f.body.len() as u64, "byte", "bytes")
+        )));
+    }
+    let enc = html::charset(f.content_type.as_deref(), &f.body, is_html);
+    let decoded = html::decode(&f.body, enc, f.truncated);
+
+    let mut head = format!("URL: {}\n", f.final_url);
+    if f.final_url != *requested {
+        head.push_str(&format!("Redirected from: {requested}\n"));
+    }
+    head.push_str(&format!("Status: {}\n", f.status));
+    head.push_str(&format!(
+        "Content-Type: {}\n",
+        f.content_type.as_deref().unwrap_or("(none)")
+    ));
+    if is_html && !declared_html {
+        head.push_str("Note: the body is HTML although it was not served as HTML; read as HTML.\n");
+    }
+    if f.truncated {
+        head.push_str(&format!(
+            "Note: the body was cut at {max_bytes} bytes (maxBytes); the rest was not downloaded.\n"
+        ));
+    }
+    let content = match (is_html, format) {
+        (true, "markdown") => with_title(html::to_markdown(&decoded, &f.final_url)),
+        (true, "text") => with_title(html::to_text(&decoded, &f.final_url)),
+        _ => decoded,
+    };
+    let text = format!("{head}\n{}", content.trim_end());
+    Ok(ToolResult::text(clamp_for(ctx, "webfetch", &text)))
+}
+
+fn with_title((title, body): (String, String)) -> String {
+    let body = body.trim();
+    if title.is_empty() || body.starts_with(&format!("# {title}")) {
+        body.to_string()
+    } else {
+        format!("# {title}\n\n{body}")
+    }
+}
+
+/// The `webfetch` tool.
+pub fn webfetch_tool() -> DefinedTool {
+    define_tool(Arc::new(WebFetchTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_absolute_http_urls_pass() {
+        let ok = json!({"url": "https://example.com/a?b=1"});
+        assert_eq!(
+            target(&Args::new("webfetch", &ok).unwrap()).unwrap().as_str(),
+            "https://example.com/a?b=1"
+        );
+        for bad in ["example.com", "/relative", "ftp://example.com/", "file:///etc/passwd", "http://"] {
+            let v = json!({ "url": bad });
+            let err = target(&Args::new("webfetch", &v).unwrap()).unwrap_err();
+            assert_eq!(
+                err,
+                format!("Invalid \"url\": expected an absolute http:// or https:// URL, got the string \"{bad}\".")
+            );
+        }
+    }
+
+    #[test]
+    fn types_are_sorted_into_text_and_binary() {
+        assert!(texty("text/plain") && texty("application/json") && texty("application/rss+xml"));
+        assert!(!texty("application/octet-stream"));
+        assert!(binary_type("image/png") && binary_type("application/pdf"));
+        assert!(!binary_type("text/html"));
+    }
+
+    #[test]
+    fn titles_are_not_repeated() {
+        assert_eq!(with_title(("T".into(), "# T\n\nbody".into())), "# T\n\nbody");
+        assert_eq!(with_title(("T".into(), "body".into())), "# T\n\nbody");
+        assert_eq!(with_title((String::new(), "body".into())), "body");
+    }
+}
