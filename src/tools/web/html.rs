@@ -111,9 +111,15 @@ pub fn looks_like_html(body: &[u8]) -> bool {
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(body.len());
     let head = body[start..body.len().min(start + 64)].to_ascii_lowercase();
-    [&b"<!doctype html"[..], b"<html", b"<head", b"<body", b"<!--"]
-        .iter()
-        .any(|p| head.starts_with(p))
+    [
+        &b"<!doctype html"[..],
+        b"<html",
+        b"<head",
+        b"<body",
+        b"<!--",
+    ]
+    .iter()
+    .any(|p| head.starts_with(p))
 }
 
 /// What a body is when its magic number says it is not text.
@@ -306,7 +312,10 @@ impl TextWriter {
             }
             return;
         }
-        let name = node.node_name().map(|n| n.to_ascii_lowercase()).unwrap_or_default();
+        let name = node
+            .node_name()
+            .map(|n| n.to_ascii_lowercase())
+            .unwrap_or_default();
         let name = name.as_str();
         if SKIP.contains(&name) {
             return;
@@ -425,9 +434,16 @@ mod tests {
 
     #[test]
     fn charsets_come_from_bom_header_meta_then_content() {
-        assert_eq!(charset(Some("text/html; charset=Shift_JIS"), b"x", true), encoding_rs::SHIFT_JIS);
         assert_eq!(
-            charset(None, b"<html><head><meta charset=\"iso-8859-1\"></head>", true),
+            charset(Some("text/html; charset=Shift_JIS"), b"x", true),
+            encoding_rs::SHIFT_JIS
+        );
+        assert_eq!(
+            charset(
+                None,
+                b"<html><head><meta charset=\"iso-8859-1\"></head>",
+                true
+            ),
             encoding_rs::WINDOWS_1252
         );
         assert_eq!(
@@ -440,14 +456,23 @@ mod tests {
         );
         assert_eq!(charset(None, "héllo".as_bytes(), true), encoding_rs::UTF_8);
         assert_eq!(charset(None, b"h\xe9llo", false), encoding_rs::WINDOWS_1252);
-        assert_eq!(charset(Some("text/plain; charset=utf-16"), b"x", false), encoding_rs::UTF_8);
-        assert_eq!(charset(Some("text/html"), b"\xEF\xBB\xBFx", true), encoding_rs::UTF_8);
+        assert_eq!(
+            charset(Some("text/plain; charset=utf-16"), b"x", false),
+            encoding_rs::UTF_8
+        );
+        assert_eq!(
+            charset(Some("text/html"), b"\xEF\xBB\xBFx", true),
+            encoding_rs::UTF_8
+        );
     }
 
     #[test]
     fn shift_jis_decodes_and_a_cut_character_is_dropped() {
         let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode("日本語のページ");
-        assert_eq!(decode(&bytes, encoding_rs::SHIFT_JIS, false), "日本語のページ");
+        assert_eq!(
+            decode(&bytes, encoding_rs::SHIFT_JIS, false),
+            "日本語のページ"
+        );
         let cut = &"héllo".as_bytes()[..2];
         assert_eq!(decode(cut, encoding_rs::UTF_8, true), "h");
     }

@@ -123,7 +123,10 @@ fn binary_type(mime: &str) -> bool {
 async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
     let args = Args::new("webfetch", input).map_err(fail)?;
     let url = target(&args).map_err(fail)?;
-    let format = args.opt_enum("format", FORMATS).map_err(fail)?.unwrap_or("text");
+    let format = args
+        .opt_enum("format", FORMATS)
+        .map_err(fail)?
+        .unwrap_or("text");
     let max_bytes = args
         .opt_positive_int("maxBytes")
         .map_err(fail)?
@@ -234,7 +237,11 @@ fn render(
     // bytes say image or archive is refused whatever it was labelled.
     let sniffed_html = html::looks_like_html(&f.body);
     if !sniffed_html && let Some(kind) = html::binary_kind(&f.body) {
-        let label = if f.mime.is_empty() { "no type" } else { f.mime.as_str() };
+        let label = if f.mime.is_empty() {
+            "no type"
+        } else {
+            f.mime.as_str()
+        };
         return Err(fail(format!(
             "{} is {kind} (served as {label}, {}), not text; webfetch returns only text, Markdown or HTML.",
             f.final_url,
@@ -301,15 +308,25 @@ mod tests {
     fn only_absolute_http_urls_pass() {
         let ok = json!({"url": "https://example.com/a?b=1"});
         assert_eq!(
-            target(&Args::new("webfetch", &ok).unwrap()).unwrap().as_str(),
+            target(&Args::new("webfetch", &ok).unwrap())
+                .unwrap()
+                .as_str(),
             "https://example.com/a?b=1"
         );
-        for bad in ["example.com", "/relative", "ftp://example.com/", "file:///etc/passwd", "http://"] {
+        for bad in [
+            "example.com",
+            "/relative",
+            "ftp://example.com/",
+            "file:///etc/passwd",
+            "http://",
+        ] {
             let v = json!({ "url": bad });
             let err = target(&Args::new("webfetch", &v).unwrap()).unwrap_err();
             assert_eq!(
                 err,
-                format!("Invalid \"url\": expected an absolute http:// or https:// URL, got the string \"{bad}\".")
+                format!(
+                    "Invalid \"url\": expected an absolute http:// or https:// URL, got the string \"{bad}\"."
+                )
             );
         }
     }
@@ -324,7 +341,10 @@ mod tests {
 
     #[test]
     fn titles_are_not_repeated() {
-        assert_eq!(with_title(("T".into(), "# T\n\nbody".into())), "# T\n\nbody");
+        assert_eq!(
+            with_title(("T".into(), "# T\n\nbody".into())),
+            "# T\n\nbody"
+        );
         assert_eq!(with_title(("T".into(), "body".into())), "# T\n\nbody");
         assert_eq!(with_title((String::new(), "body".into())), "body");
     }
