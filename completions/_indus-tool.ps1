@@ -45,10 +45,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
+            [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory')
@@ -151,6 +153,16 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;webfetch' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Absolute http:// or https:// URL.')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'text (default), markdown or html. [one of: text, markdown, html]')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Stop downloading after this many bytes of body (default 1048576, at most 5242880).')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default 30000, at most 120000).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;list' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -167,6 +179,14 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;call' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;batch' {
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id')
+            [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Turn the read-before-edit gate off (it is on in batch mode)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -199,10 +219,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
+            [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory')
@@ -239,6 +261,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;help;todo_read' {
             break
         }
+        'indus-tool;help;webfetch' {
+            break
+        }
         'indus-tool;help;list' {
             break
         }
@@ -249,6 +274,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;call' {
+            break
+        }
+        'indus-tool;help;batch' {
             break
         }
         'indus-tool;help;diff' {

@@ -19,6 +19,9 @@ _indus__tool() {
             indus__tool,bash)
                 cmd="indus__tool__subcmd__bash"
                 ;;
+            indus__tool,batch)
+                cmd="indus__tool__subcmd__batch"
+                ;;
             indus__tool,call)
                 cmd="indus__tool__subcmd__call"
                 ;;
@@ -67,11 +70,17 @@ _indus__tool() {
             indus__tool,todo_set)
                 cmd="indus__tool__subcmd__todo_set"
                 ;;
+            indus__tool,webfetch)
+                cmd="indus__tool__subcmd__webfetch"
+                ;;
             indus__tool,write)
                 cmd="indus__tool__subcmd__write"
                 ;;
             indus__tool__subcmd__help,bash)
                 cmd="indus__tool__subcmd__help__subcmd__bash"
+                ;;
+            indus__tool__subcmd__help,batch)
+                cmd="indus__tool__subcmd__help__subcmd__batch"
                 ;;
             indus__tool__subcmd__help,call)
                 cmd="indus__tool__subcmd__help__subcmd__call"
@@ -121,6 +130,9 @@ _indus__tool() {
             indus__tool__subcmd__help,todo_set)
                 cmd="indus__tool__subcmd__help__subcmd__todo_set"
                 ;;
+            indus__tool__subcmd__help,webfetch)
+                cmd="indus__tool__subcmd__help__subcmd__webfetch"
+                ;;
             indus__tool__subcmd__help,write)
                 cmd="indus__tool__subcmd__help__subcmd__write"
                 ;;
@@ -131,7 +143,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read list describe schema call diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read webfetch list describe schema call batch diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -196,6 +208,28 @@ _indus__tool() {
                     return 0
                     ;;
                 --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__batch)
+            opts="-j -h --jobs --no-gate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -401,7 +435,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls grep find bash process todo_set todo_read list describe schema call diff completions man help"
+            opts="read write edit ls grep find bash process todo_set todo_read webfetch list describe schema call batch diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,6 +449,20 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help__subcmd__bash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__help__subcmd__batch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -652,6 +700,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__help__subcmd__webfetch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -836,6 +898,40 @@ _indus__tool() {
                     return 0
                     ;;
                 --items)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__webfetch)
+            opts="-h --json --url --format --max-bytes --timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

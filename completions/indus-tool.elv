@@ -42,10 +42,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
@@ -137,6 +139,15 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;webfetch'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --url 'Absolute http:// or https:// URL.'
+            cand --format 'text (default), markdown or html. [one of: text, markdown, html]'
+            cand --max-bytes 'Stop downloading after this many bytes of body (default 1048576, at most 5242880).'
+            cand --timeout-ms 'Give up after this many milliseconds (default 30000, at most 120000).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;list'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -150,6 +161,13 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --help 'Print help'
         }
         &'indus-tool;call'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;batch'= {
+            cand -j 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id'
+            cand --jobs 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id'
+            cand --no-gate 'Turn the read-before-edit gate off (it is on in batch mode)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -178,10 +196,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
+            cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
@@ -207,6 +227,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help;todo_read'= {
         }
+        &'indus-tool;help;webfetch'= {
+        }
         &'indus-tool;help;list'= {
         }
         &'indus-tool;help;describe'= {
@@ -214,6 +236,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;schema'= {
         }
         &'indus-tool;help;call'= {
+        }
+        &'indus-tool;help;batch'= {
         }
         &'indus-tool;help;diff'= {
         }

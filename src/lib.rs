@@ -8,6 +8,7 @@
 
 pub mod backends;
 pub mod cli;
+pub mod interop;
 pub mod kernel;
 pub mod registry;
 pub mod state;

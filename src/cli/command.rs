@@ -100,6 +100,7 @@ pub const META_COMMANDS: &[&str] = &[
     "describe",
     "schema",
     "call",
+    "batch",
     "completions",
     "man",
     "help",
@@ -316,6 +317,25 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
         Command::new("call")
             .about("Run one ToolCall given as JSON: {\"id\":..,\"name\":..,\"input\":{..}} ('-' reads stdin, '@FILE' reads a file)")
             .arg(Arg::new("call").required(true).value_name("TOOLCALL")),
+    )
+    .subcommand(
+        Command::new("batch")
+            .about("Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written")
+            .arg(
+                Arg::new("jobs")
+                    .long("jobs")
+                    .short('j')
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(u16).range(1..=256))
+                    .default_value("1")
+                    .help("Run up to N calls at once; outcomes are then written as calls finish, each with its call's id"),
+            )
+            .arg(
+                Arg::new("no-gate")
+                    .long("no-gate")
+                    .action(ArgAction::SetTrue)
+                    .help("Turn the read-before-edit gate off (it is on in batch mode)"),
+            ),
     )
     .subcommand(
         Command::new("diff")

@@ -27,7 +27,7 @@ use crate::kernel::{
 use crate::kernel::{ReadStateHandle, TodoStoreHandle};
 use crate::registry::builtin_registry;
 use crate::state::StateDir;
-use crate::state::read_state::PersistentReadState;
+use crate::state::read_state::{CachedReadState, PersistentReadState};
 use crate::state::todos::PersistentTodoStore;
 use command::{META_COMMANDS, VALUE_GLOBALS, build_command, positional_id, shape_of, summary};
 pub use output::ColorMode;
@@ -75,6 +75,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "describe" => describe(&registry, &globals, sub_matches, &mut printer),
         "schema" => schema(&registry, &globals, &mut printer),
         "call" => call(&registry, &globals, sub_matches, &mut printer),
+        "batch" => batch(&registry, &globals, sub_matches, &mut printer),
         "diff" => diff(&globals, sub_matches, &mut printer),
         "completions" => completions(&descriptors, sub_matches, &mut printer),
         "man" => man(&descriptors, sub_matches, &mut printer),
@@ -216,16 +217,29 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
 
 /// The per-call context factory the command line uses.
 pub fn context_factory(globals: &Globals) -> ContextFactory {
+    factory_with(globals, false)
+}
+
+/// The context factory of a long-running face (`batch`, `mcp`): the gate's records
+/// are cached in memory for the run (and still written through to the session).
+pub fn long_running_factory(globals: &Globals) -> ContextFactory {
+    factory_with(globals, true)
+}
+
+fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     let cwd = globals.cwd.clone();
     let budget = globals.max_bytes.map(budget_of);
     // The gate is opt-in; the checklist always persists per session, since a
     // one-shot invocation's in-memory list would be gone before anyone read it.
     let framework = Framework {
         read_state: globals.gate.then(|| {
-            Arc::new(PersistentReadState::new(
-                StateDir::new(&globals.cwd),
-                &globals.session,
-            )) as Arc<dyn ReadStateHandle>
+            let persistent =
+                PersistentReadState::new(StateDir::new(&globals.cwd), &globals.session);
+            if cached {
+                Arc::new(CachedReadState::new(persistent)) as Arc<dyn ReadStateHandle>
+            } else {
+                Arc::new(persistent) as Arc<dyn ReadStateHandle>
+            }
         }),
         todo: Some(Arc::new(PersistentTodoStore::new(
             StateDir::new(&globals.cwd),
@@ -468,6 +482,51 @@ fn call(
     let input = obj.remove("input").unwrap_or(Value::Null);
     let outcome = dispatch(registry, globals, ToolCall { id, name, input })?;
     Ok(finish(&outcome, globals, printer))
+}
+
+/// `batch`: JSONL calls on stdin, JSONL outcomes on stdout (see `interop::batch`).
+fn batch(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let jobs = m.get_one::<u16>("jobs").copied().map_or(1, usize::from);
+    let mut globals = globals.clone();
+    // The gate guards a model's edits; a batch is a model's session, so it is on
+    // unless asked off.
+    globals.gate = !m.get_flag("no-gate");
+    let names = selected_names(registry, &globals)?;
+    let tool_box = registry
+        .box_of(&names, long_running_factory(&globals))
+        .map_err(|e| UsageError(e.to_string()))?;
+    let runtime = if jobs > 1 {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a multi-thread runtime builds")
+    } else {
+        runtime()
+    };
+    let result = runtime.block_on(async move {
+        let cancel = CancellationToken::new();
+        cancel_on_signals(cancel.clone());
+        let input = tokio::io::BufReader::new(tokio::io::stdin());
+        let out = std::io::stdout().lock();
+        crate::interop::batch::run_batch(tool_box.runner, input, out, jobs, cancel).await
+    });
+    // Calls that failed were answered in the stream; only the stream itself failing
+    // (unreadable stdin) or a signal changes the exit status.
+    if let Err(e) = result {
+        printer.error_text(&format!("batch: cannot read standard input: {e}"));
+        return Ok(ExitCode::from(1));
+    }
+    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
+    Ok(if caught != 0 {
+        ExitCode::from(128 + caught as u8)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn list(registry: &ToolRegistry, globals: &Globals, printer: &mut Printer) -> CliResult<ExitCode> {

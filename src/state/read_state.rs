@@ -48,6 +48,51 @@ impl ReadStateHandle for PersistentReadState {
     }
 }
 
+impl PersistentReadState {
+    /// Every record of the session.
+    fn load_all(&self) -> io::Result<BTreeMap<String, ReadStateRecord>> {
+        let state: ReadStateFile = self.dir.load(&self.file)?;
+        Ok(state.files)
+    }
+}
+
+/// A session's read-state for a long-running process (`batch`, `mcp`): the records
+/// are loaded once and served from memory, and every new record is also written
+/// through to the session file, so a later one-shot `edit` sees what the run read.
+#[derive(Debug)]
+pub struct CachedReadState {
+    persistent: PersistentReadState,
+    cache: Mutex<Option<BTreeMap<String, ReadStateRecord>>>,
+}
+
+impl CachedReadState {
+    pub fn new(persistent: PersistentReadState) -> Self {
+        Self {
+            persistent,
+            cache: Mutex::new(None),
+        }
+    }
+}
+
+impl ReadStateHandle for CachedReadState {
+    fn get(&self, path: &str) -> io::Result<Option<ReadStateRecord>> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.is_none() {
+            *cache = Some(self.persistent.load_all()?);
+        }
+        Ok(cache.as_ref().and_then(|m| m.get(path).cloned()))
+    }
+
+    fn set(&self, path: &str, record: ReadStateRecord) -> io::Result<()> {
+        self.persistent.set(path, record.clone())?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = cache.as_mut() {
+            m.insert(path.to_string(), record);
+        }
+        Ok(())
+    }
+}
+
 /// Read-state kept in memory for one process.
 #[derive(Debug, Default)]
 pub struct MemoryReadState {
@@ -109,6 +154,20 @@ mod tests {
                 .join(".indus-process/read-state/b%2F..%2Fx.json")
                 .is_file()
         );
+    }
+
+    #[test]
+    fn the_cache_serves_from_memory_and_writes_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = || PersistentReadState::new(StateDir::new(dir.path()), "s");
+        file().set("/old", rec(1)).unwrap();
+        let cached = CachedReadState::new(file());
+        assert_eq!(cached.get("/old").unwrap(), Some(rec(1)));
+        cached.set("/new", rec(2)).unwrap();
+        assert_eq!(cached.get("/new").unwrap(), Some(rec(2)));
+        // Written through: a fresh store sees both.
+        assert_eq!(file().get("/new").unwrap(), Some(rec(2)));
+        assert_eq!(file().get("/old").unwrap(), Some(rec(1)));
     }
 
     #[test]

@@ -1,0 +1,237 @@
+//! `indus-tool batch`: one `ToolCall` JSON object per line on stdin, one
+//! `ToolOutcome` line per call on stdout, flushed after each.
+//!
+//! A process start per call costs more than most calls; a batch pays it once. Lines
+//! are answered in input order, or with `jobs > 1` as calls finish (each outcome
+//! carries its call's id, echoed exactly as sent, string or number). A line that is
+//! not a call gets an `is_error` outcome (with the id when one can be recovered,
+//! else `null`) and the stream goes on; blank lines are skipped; end of input ends
+//! the run once every call has answered.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::sync::{Semaphore, mpsc};
+
+use crate::kernel::input::describe_value;
+use crate::kernel::{CancellationToken, ToolCall, ToolRunner};
+
+/// A parsed line: the call to run and the id to echo (as sent).
+#[derive(Debug)]
+pub struct Parsed {
+    pub call: ToolCall,
+    pub echo_id: Value,
+}
+
+fn error_line(id: Value, message: String) -> Value {
+    json!({ "id": id, "output": message, "is_error": true })
+}
+
+/// Turn input line `number` (1-based) into a call, or into the error outcome that
+/// answers it.
+pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| {
+        error_line(
+            Value::Null,
+            format!("Line {number} is not a JSON ToolCall: {e}."),
+        )
+    })?;
+    let Value::Object(mut obj) = value else {
+        return Err(error_line(
+            Value::Null,
+            format!(
+                "Line {number}: expected a ToolCall object {{\"id\", \"name\", \"input\"}}, got {}.",
+                describe_value(&value)
+            ),
+        ));
+    };
+    let echo_id = match obj.remove("id") {
+        None | Some(Value::Null) => Value::Null,
+        Some(id @ (Value::String(_) | Value::Number(_))) => id,
+        Some(other) => {
+            return Err(error_line(
+                Value::Null,
+                format!(
+                    "Line {number}: \"id\" must be a string or a number, got {}.",
+                    describe_value(&other)
+                ),
+            ));
+        }
+    };
+    let id = match &echo_id {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    };
+    let name = match obj.remove("name") {
+        Some(Value::String(n)) if !n.is_empty() => n,
+        other => {
+            let got = other
+                .as_ref()
+                .map(describe_value)
+                .unwrap_or_else(|| "nothing".into());
+            return Err(error_line(
+                echo_id,
+                format!("Line {number}: \"name\" must name a tool, got {got}."),
+            ));
+        }
+    };
+    let input = obj.remove("input").unwrap_or(Value::Null);
+    Ok(Parsed {
+        call: ToolCall { id, name, input },
+        echo_id,
+    })
+}
+
+/// Run a whole batch: read `input` to its end, answer every line on `out`.
+/// Returns `Ok(false)` when `out` closed early (a reader that stopped listening is
+/// not an error), `Ok(true)` otherwise. On `cancel`, reading stops, calls in flight
+/// are cancelled through their context's token, and their answers are still written.
+pub async fn run_batch<R, W>(
+    runner: Arc<dyn ToolRunner>,
+    input: R,
+    mut out: W,
+    jobs: usize,
+    cancel: CancellationToken,
+) -> std::io::Result<bool>
+where
+    R: AsyncBufRead + Unpin + Send + 'static,
+    W: Write,
+{
+    let jobs = jobs.max(1);
+    // Lines arrive on their own task so that finished answers are written while the
+    // next line is still being waited for (an agent sends a call and waits).
+    let (line_tx, mut lines) = mpsc::channel::<std::io::Result<Vec<u8>>>(64);
+    tokio::spawn(async move {
+        let mut input = input;
+        loop {
+            let mut buf = Vec::new();
+            match input.read_until(b'\n', &mut buf).await {
+                Ok(0) => break,
+                Ok(_) => {
+                    if line_tx.send(Ok(buf)).await.is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = line_tx.send(Err(e)).await;
+                    break;
+                }
+            }
+        }
+    });
+    let permits = Arc::new(Semaphore::new(jobs));
+    let (done_tx, mut done) = mpsc::unbounded_channel::<Value>();
+    let mut number = 0u64;
+    let mut open = true;
+    let mut reading = true;
+    let mut pending = 0usize;
+    while reading || pending > 0 {
+        tokio::select! {
+            biased;
+            Some(v) = done.recv(), if pending > 0 => {
+                pending -= 1;
+                open = open && emit(&mut out, &v)?;
+            }
+            _ = cancel.cancelled(), if reading => reading = false,
+            line = lines.recv(), if reading => {
+                let line = match line {
+                    None => {
+                        reading = false;
+                        continue;
+                    }
+                    Some(line) => line?,
+                };
+                number += 1;
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let parsed = match parse_line(&line, number) {
+                    Ok(p) => p,
+                    Err(answer) => {
+                        open = open && emit(&mut out, &answer)?;
+                        continue;
+                    }
+                };
+                if jobs == 1 {
+                    let v = answer(&*runner, parsed, cancel.child_token()).await;
+                    open = open && emit(&mut out, &v)?;
+                    continue;
+                }
+                let permit = Arc::clone(&permits)
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
+                let runner = Arc::clone(&runner);
+                let done_tx = done_tx.clone();
+                let token = cancel.child_token();
+                pending += 1;
+                tokio::spawn(async move {
+                    let v = answer(&*runner, parsed, token).await;
+                    drop(permit);
+                    let _ = done_tx.send(v);
+                });
+            }
+        }
+    }
+    Ok(open)
+}
+
+async fn answer(runner: &dyn ToolRunner, parsed: Parsed, cancel: CancellationToken) -> Value {
+    let outcome = runner.run(parsed.call, cancel).await;
+    json!({ "id": parsed.echo_id, "output": outcome.output, "is_error": outcome.is_error })
+}
+
+/// Write one outcome line and flush; `Ok(false)` when the reader has gone.
+fn emit(out: &mut impl Write, v: &Value) -> std::io::Result<bool> {
+    let mut text = v.to_string();
+    text.push('\n');
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_parse_into_calls_or_answers() {
+        let p = parse_line(br#"{"id":"a","name":"ls","input":{"path":"."}}"#, 1).unwrap();
+        assert_eq!(p.call.name, "ls");
+        assert_eq!(p.echo_id, json!("a"));
+        let p = parse_line(br#"{"id":7,"name":"todo_read"}"#, 2).unwrap();
+        assert_eq!((p.call.id.as_str(), p.echo_id), ("7", json!(7)));
+        assert_eq!(p.call.input, Value::Null);
+
+        let e = parse_line(b"{nope", 3).unwrap_err();
+        assert_eq!(e["id"], Value::Null);
+        assert_eq!(e["is_error"], true);
+        assert!(
+            e["output"]
+                .as_str()
+                .unwrap()
+                .starts_with("Line 3 is not a JSON ToolCall: ")
+        );
+        let e = parse_line(b"[1]", 4).unwrap_err();
+        assert_eq!(
+            e["output"],
+            "Line 4: expected a ToolCall object {\"id\", \"name\", \"input\"}, got an array."
+        );
+        let e = parse_line(br#"{"id":"x","input":{}}"#, 5).unwrap_err();
+        assert_eq!(e["id"], "x");
+        assert_eq!(
+            e["output"],
+            "Line 5: \"name\" must name a tool, got nothing."
+        );
+        let e = parse_line(br#"{"id":[1],"name":"ls"}"#, 6).unwrap_err();
+        assert_eq!(
+            e["output"],
+            "Line 6: \"id\" must be a string or a number, got an array."
+        );
+    }
+}

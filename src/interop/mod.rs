@@ -1,0 +1,6 @@
+//! Long-running faces of the tool layer for agents written in any language: `batch`
+//! (JSONL `ToolCall`s in, `ToolOutcome`s out) and the MCP server. Both are thin
+//! layers over the same `ToolBox` the one-shot subcommands dispatch through, so a
+//! tool behaves identically whichever way it is reached.
+
+pub mod batch;
