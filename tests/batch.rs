@@ -1,0 +1,208 @@
+//! `indus-tool batch` through the real binary: JSONL calls in, JSONL outcomes out.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::http::{Reply, TestServer};
+use common::{TestEnv, code, stderr, stdout};
+use serde_json::{Value, json};
+
+fn lines_of(calls: &[Value]) -> String {
+    calls.iter().map(|c| format!("{c}\n")).collect()
+}
+
+fn outcomes(out: &std::process::Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn batch(env: &TestEnv, args: &[&str], input: &str) -> std::process::Output {
+    let mut all = vec!["batch"];
+    all.extend_from_slice(args);
+    env.cmd()
+        .args(&all)
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_family_round_trips_in_order() {
+    let env = TestEnv::new();
+    env.write("src/lib.rs", "fn alpha() {}\nfn beta() {}\n");
+    let srv = TestServer::start(|_| Reply::ok("text/plain", "served text\n"));
+    let calls = vec![
+        json!({"id": "w", "name": "write", "input": {"path": "notes.txt", "content": "one\ntwo\n"}}),
+        json!({"id": "r", "name": "read", "input": {"path": "notes.txt"}}),
+        json!({"id": "e", "name": "edit", "input": {"path": "notes.txt", "oldText": "two", "newText": "2"}}),
+        json!({"id": "l", "name": "ls", "input": {"path": "src"}}),
+        json!({"id": "g", "name": "grep", "input": {"pattern": "fn beta", "path": "src"}}),
+        json!({"id": "f", "name": "find", "input": {"pattern": "*.rs"}}),
+        json!({"id": "b", "name": "bash", "input": {"command": "cat notes.txt"}}),
+        json!({"id": "p", "name": "process", "input": {"action": "list"}}),
+        json!({"id": "ts", "name": "todo_set", "input": {"items": [{"id": "a", "text": "ship", "status": "active"}]}}),
+        json!({"id": "tr", "name": "todo_read"}),
+        json!({"id": "wf", "name": "webfetch", "input": {"url": srv.url("/x")}}),
+    ];
+    let out = batch(&env, &[], &lines_of(&calls));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let got = outcomes(&out);
+    let ids: Vec<&str> = got.iter().map(|o| o["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        ["w", "r", "e", "l", "g", "f", "b", "p", "ts", "tr", "wf"]
+    );
+    for o in &got {
+        assert_eq!(o["is_error"], false, "{o}");
+    }
+    assert_eq!(got[0]["output"], "Saved 8 bytes to notes.txt.");
+    assert!(
+        got[1]["output"]
+            .as_str()
+            .unwrap()
+            .contains("     1\tone\n     2\ttwo")
+    );
+    assert_eq!(
+        got[4]["output"].as_str().unwrap().lines().last().unwrap(),
+        "src/lib.rs:2: fn beta() {}"
+    );
+    assert_eq!(got[6]["output"], "stdout:\none\n2\nstatus: exit code 0");
+    assert_eq!(got[7]["output"], "No background jobs.");
+    assert!(
+        got[9]["output"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("[~] a: ship")
+    );
+    assert!(
+        got[10]["output"]
+            .as_str()
+            .unwrap()
+            .ends_with("\n\nserved text")
+    );
+    assert_eq!(env.read_string("notes.txt"), "one\n2\n");
+}
+
+#[test]
+fn malformed_lines_are_answered_and_the_stream_goes_on() {
+    let env = TestEnv::new();
+    let input = "not json\n\n   \n[1,2]\n{\"id\":\"x\",\"input\":{}}\n{\"id\":{\"a\":1},\"name\":\"ls\"}\n{\"id\":9,\"name\":\"no_such_tool\"}\n{\"id\":10,\"name\":\"ls\"}\n";
+    let out = batch(&env, &[], input);
+    assert_eq!(code(&out), 0);
+    let got = outcomes(&out);
+    assert_eq!(got.len(), 6, "blank lines are skipped: {got:?}");
+    assert_eq!(got[0]["id"], Value::Null);
+    assert!(
+        got[0]["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("Line 1 is not a JSON ToolCall: ")
+    );
+    assert_eq!(
+        got[1],
+        json!({"id": null, "output": "Line 4: expected a ToolCall object {\"id\", \"name\", \"input\"}, got an array.", "is_error": true})
+    );
+    assert_eq!(
+        got[2],
+        json!({"id": "x", "output": "Line 5: \"name\" must name a tool, got nothing.", "is_error": true})
+    );
+    assert_eq!(
+        got[3]["output"],
+        "Line 6: \"id\" must be a string or a number, got an object."
+    );
+    assert_eq!(
+        got[4],
+        json!({"id": 9, "output": "This session exposes no tool called \"no_such_tool\".", "is_error": true})
+    );
+    assert_eq!(got[5]["id"], 10);
+    assert_eq!(got[5]["is_error"], false);
+    // Nothing at all is a clean, empty run.
+    let out = batch(&env, &[], "");
+    assert_eq!((code(&out), stdout(&out)), (0, String::new()));
+}
+
+#[test]
+fn one_job_keeps_input_order_and_many_jobs_answer_as_they_finish() {
+    let env = TestEnv::new();
+    let calls = vec![
+        json!({"id": "slow", "name": "bash", "input": {"command": "sleep 0.5; echo slow"}}),
+        json!({"id": "fast1", "name": "bash", "input": {"command": "echo fast1"}}),
+        json!({"id": "fast2", "name": "ls"}),
+    ];
+    let out = batch(&env, &[], &lines_of(&calls));
+    let ids: Vec<Value> = outcomes(&out).iter().map(|o| o["id"].clone()).collect();
+    assert_eq!(ids, [json!("slow"), json!("fast1"), json!("fast2")]);
+
+    let start = Instant::now();
+    let out = batch(&env, &["--jobs", "4"], &lines_of(&calls));
+    assert!(start.elapsed() < Duration::from_secs(3));
+    let ids: Vec<Value> = outcomes(&out).iter().map(|o| o["id"].clone()).collect();
+    assert_eq!(ids.len(), 3);
+    assert_eq!(ids[2], "slow", "the slow call should finish last: {ids:?}");
+    let out = env.cmd().args(["batch", "--jobs", "0"]).output().unwrap();
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn the_gate_is_on_by_default_and_remembers_across_the_run_and_after() {
+    let env = TestEnv::new();
+    env.write("a.txt", "hello\n");
+    let edit = json!({"id": "e", "name": "edit", "input": {"path": "a.txt", "oldText": "hello", "newText": "bye"}});
+    let out = batch(&env, &[], &lines_of(std::slice::from_ref(&edit)));
+    let got = outcomes(&out);
+    assert_eq!(got[0]["is_error"], true, "{got:?}");
+    assert!(env.read_string("a.txt") == "hello\n");
+
+    let read = json!({"id": "r", "name": "read", "input": {"path": "a.txt"}});
+    let out = batch(&env, &[], &lines_of(&[read, edit.clone()]));
+    let got = outcomes(&out);
+    assert_eq!(got[1]["is_error"], false, "{got:?}");
+    assert_eq!(env.read_string("a.txt"), "bye\n");
+
+    // The run's reads were persisted: a one-shot gated edit in the same session works.
+    let out = env.run(&[
+        "--gate",
+        "edit",
+        "a.txt",
+        "--old-text",
+        "bye",
+        "--new-text",
+        "ciao",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    env.write("b.txt", "x\n");
+    let unread = json!({"id": "u", "name": "edit", "input": {"path": "b.txt", "oldText": "x", "newText": "y"}});
+    let out = batch(&env, &["--no-gate"], &lines_of(&[unread]));
+    assert_eq!(outcomes(&out)[0]["is_error"], false);
+}
+
+#[test]
+fn each_answer_is_flushed_before_the_next_line_arrives() {
+    let env = TestEnv::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .current_dir(env.root())
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    for i in 0..3 {
+        writeln!(stdin, "{}", json!({"id": i, "name": "ls"})).unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["id"], i);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
