@@ -135,11 +135,7 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-fn handle(
-    stream: TcpStream,
-    router: &Router,
-    seen: &Mutex<Vec<Request>>,
-) -> std::io::Result<()> {
+fn handle(stream: TcpStream, router: &Router, seen: &Mutex<Vec<Request>>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
@@ -191,8 +187,10 @@ fn handle(
         Reply::Hang => std::thread::sleep(Duration::from_secs(120)),
         Reply::Endless { content_type } => {
             out.write_all(
-                format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n")
-                    .as_bytes(),
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n"
+                )
+                .as_bytes(),
             )?;
             let chunk = "endless body line\n".repeat(4096);
             loop {

@@ -7,6 +7,11 @@
 //! client (reqwest over rustls: no system OpenSSL) is built inside the tool's `run`,
 //! so no other tool pays for its TLS setup or connection pool.
 
+pub mod ddg;
+pub mod websearch;
+
+pub use websearch::websearch_tool;
+
 use std::error::Error as _;
 use std::time::Duration;
 
@@ -55,12 +60,11 @@ pub fn describe_error(e: &reqwest::Error, url: &str, timeout_ms: u64) -> String 
     if e.is_timeout() {
         format!("{url} did not respond within {timeout_ms} ms; try again later or raise timeoutMs.")
     } else if e.is_redirect() {
-        format!("{url} redirected more than {MAX_REDIRECTS} times (a redirect loop?); nothing was fetched.")
+        format!(
+            "{url} redirected more than {MAX_REDIRECTS} times (a redirect loop?); nothing was fetched."
+        )
     } else if e.is_connect() {
-        let cause = e
-            .source()
-            .map(chain)
-            .unwrap_or_else(|| e.to_string());
+        let cause = e.source().map(chain).unwrap_or_else(|| e.to_string());
         format!("Cannot connect to {url}: {cause}")
     } else if e.is_body() || e.is_decode() {
         format!("The response from {url} could not be read: {}", chain(e))
