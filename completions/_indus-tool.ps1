@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
             [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
@@ -153,6 +154,14 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;websearch' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for, as you would type it into a search box.')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;webfetch' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Absolute http:// or https:// URL.')
@@ -219,6 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
             [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
@@ -259,6 +269,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;todo_read' {
+            break
+        }
+        'indus-tool;help;websearch' {
             break
         }
         'indus-tool;help;webfetch' {

@@ -73,6 +73,9 @@ _indus__tool() {
             indus__tool,webfetch)
                 cmd="indus__tool__subcmd__webfetch"
                 ;;
+            indus__tool,websearch)
+                cmd="indus__tool__subcmd__websearch"
+                ;;
             indus__tool,write)
                 cmd="indus__tool__subcmd__write"
                 ;;
@@ -133,6 +136,9 @@ _indus__tool() {
             indus__tool__subcmd__help,webfetch)
                 cmd="indus__tool__subcmd__help__subcmd__webfetch"
                 ;;
+            indus__tool__subcmd__help,websearch)
+                cmd="indus__tool__subcmd__help__subcmd__websearch"
+                ;;
             indus__tool__subcmd__help,write)
                 cmd="indus__tool__subcmd__help__subcmd__write"
                 ;;
@@ -143,7 +149,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read webfetch list describe schema call batch diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,7 +441,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls grep find bash process todo_set todo_read webfetch list describe schema call batch diff completions man help"
+            opts="read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +720,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__help__subcmd__websearch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help__subcmd__write)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -932,6 +952,32 @@ _indus__tool() {
                     return 0
                     ;;
                 --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__websearch)
+            opts="-h --json --query --count --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

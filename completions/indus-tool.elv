@@ -42,6 +42,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand websearch 'Search the web with DuckDuckGo.'
             cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -139,6 +140,13 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;websearch'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --query 'What to search for, as you would type it into a search box.'
+            cand --count 'How many results to return (default 5).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;webfetch'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --url 'Absolute http:// or https:// URL.'
@@ -196,6 +204,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand websearch 'Search the web with DuckDuckGo.'
             cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -226,6 +235,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;todo_set'= {
         }
         &'indus-tool;help;todo_read'= {
+        }
+        &'indus-tool;help;websearch'= {
         }
         &'indus-tool;help;webfetch'= {
         }

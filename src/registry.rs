@@ -53,6 +53,7 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
         tools::shell::process_tool(),
         tools::planning::todo_set_tool(),
         tools::planning::todo_read_tool(),
+        tools::web::websearch_tool(),
         tools::web::webfetch_tool(),
     ]
 }

@@ -7,10 +7,13 @@
 //! client (reqwest over rustls: no system OpenSSL) is built inside the tool's `run`,
 //! so no other tool pays for its TLS setup or connection pool.
 
+pub mod ddg;
 pub mod html;
 pub mod webfetch;
+pub mod websearch;
 
 pub use webfetch::webfetch_tool;
+pub use websearch::websearch_tool;
 
 use std::error::Error as _;
 use std::time::Duration;
