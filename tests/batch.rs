@@ -35,7 +35,13 @@ fn batch(env: &TestEnv, args: &[&str], input: &str) -> std::process::Output {
 fn every_family_round_trips_in_order() {
     let env = TestEnv::new();
     env.write("src/lib.rs", "fn alpha() {}\nfn beta() {}\n");
-    let srv = TestServer::start(|_| Reply::ok("text/plain", "served text\n"));
+    let srv = TestServer::start(|req| match req.path() {
+        "/html/" => Reply::ok(
+            "text/html; charset=utf-8",
+            include_str!("fixtures/web/ddg-classic.html"),
+        ),
+        _ => Reply::ok("text/plain", "served text\n"),
+    });
     let calls = vec![
         json!({"id": "w", "name": "write", "input": {"path": "notes.txt", "content": "one\ntwo\n"}}),
         json!({"id": "r", "name": "read", "input": {"path": "notes.txt"}}),
@@ -48,14 +54,23 @@ fn every_family_round_trips_in_order() {
         json!({"id": "ts", "name": "todo_set", "input": {"items": [{"id": "a", "text": "ship", "status": "active"}]}}),
         json!({"id": "tr", "name": "todo_read"}),
         json!({"id": "wf", "name": "webfetch", "input": {"url": srv.url("/x")}}),
+        json!({"id": "ws", "name": "websearch", "input": {"query": "foo", "count": 1}}),
     ];
-    let out = batch(&env, &[], &lines_of(&calls));
+    let out = env
+        .cmd()
+        .arg("batch")
+        .env("INDUS_WEBSEARCH_URL", srv.url("/html/"))
+        .write_stdin(lines_of(&calls))
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let got = outcomes(&out);
     let ids: Vec<&str> = got.iter().map(|o| o["id"].as_str().unwrap()).collect();
     assert_eq!(
         ids,
-        ["w", "r", "e", "l", "g", "f", "b", "p", "ts", "tr", "wf"]
+        [
+            "w", "r", "e", "l", "g", "f", "b", "p", "ts", "tr", "wf", "ws"
+        ]
     );
     for o in &got {
         assert_eq!(o["is_error"], false, "{o}");
@@ -87,6 +102,7 @@ fn every_family_round_trips_in_order() {
             .unwrap()
             .ends_with("\n\nserved text")
     );
+    assert_eq!(got[11]["output"][1]["value"].as_array().unwrap().len(), 1);
     assert_eq!(env.read_string("notes.txt"), "one\n2\n");
 }
 
