@@ -85,6 +85,11 @@ pub fn probe(job: &JobIdentity) -> io::Result<JobLiveness> {
 /// group's id exists and has another start time, the group is not ours any more; if
 /// none exists, whatever is left in the group is what the job started.
 pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
+    // killpg(0) would signal our own group and killpg(1) init's: a table edited by
+    // hand must never get us there.
+    if job.pgid <= 1 || job.pid <= 1 {
+        return Ok(JobSignal::Recycled);
+    }
     if let Some(stat) = proc_stat(job.pgid)?
         && (job.pgid != job.pid || stat.start_time != job.start_time)
     {
@@ -565,6 +570,15 @@ mod tests {
             ..job
         };
         assert_eq!(probe(&other).unwrap(), JobLiveness::Gone);
+        // Group ids 0 and 1 are never signalled.
+        for pid in [0, 1] {
+            let bogus = JobIdentity {
+                pid,
+                pgid: pid,
+                start_time: 0,
+            };
+            assert_eq!(signal(&bogus, 0).unwrap(), JobSignal::Recycled);
+        }
         // A wrong start time is never signalled, whatever the signal.
         assert_eq!(signal(&other, libc::SIGKILL).unwrap(), JobSignal::Recycled);
     }
