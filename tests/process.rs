@@ -7,36 +7,13 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, code, stderr, stdout};
+use common::{TestEnv, alive, code, pid_in, stderr, stdout, wait_until};
 use serde_json::Value;
-
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit_once(')')
-                .map(|(_, r)| r.trim_start().as_bytes()[0]);
-            state != Some(b'Z') && state != Some(b'X')
-        }
-        Err(_) => false,
-    }
-}
 
 fn start_time(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let rest = stat.rsplit_once(')').unwrap().1;
     rest.split_whitespace().nth(19).unwrap().parse().unwrap()
-}
-
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
 }
 
 /// A working directory whose jobs are all killed when the test ends, pass or fail.
@@ -236,15 +213,8 @@ fn stop_kills_grandchildren_and_escalates_to_sigkill() {
     jobs.start(
         "sleep 300 & echo $! > a.pid; sh -c 'trap \"\" TERM; echo $$ > b.pid; while :; do sleep 1; done' & wait",
     );
-    let pid_of = |rel: &str| -> u32 {
-        assert!(
-            wait_until(Duration::from_secs(5), || jobs.env.path(rel).exists()
-                && jobs.env.read_string(rel).ends_with('\n')),
-            "{rel} never written"
-        );
-        jobs.env.read_string(rel).trim().parse().unwrap()
-    };
-    let (a, b) = (pid_of("a.pid"), pid_of("b.pid"));
+
+    let (a, b) = (pid_in(&jobs.env, "a.pid"), pid_in(&jobs.env, "b.pid"));
     assert!(alive(a) && alive(b));
     let began = Instant::now();
     let out = jobs.env.run(&["process", "stop", "--id", "job-1"]);
@@ -268,15 +238,8 @@ fn stop_kills_grandchildren_and_escalates_to_sigkill() {
 fn stop_reaches_plain_grandchildren_with_sigterm() {
     let jobs = Jobs::new();
     jobs.start("sleep 300 & echo $! > a.pid; sleep 300 & echo $! > b.pid; wait");
-    let pid_of = |rel: &str| -> u32 {
-        assert!(
-            wait_until(Duration::from_secs(5), || jobs.env.path(rel).exists()
-                && jobs.env.read_string(rel).ends_with('\n')),
-            "{rel} never written"
-        );
-        jobs.env.read_string(rel).trim().parse().unwrap()
-    };
-    let (a, b) = (pid_of("a.pid"), pid_of("b.pid"));
+
+    let (a, b) = (pid_in(&jobs.env, "a.pid"), pid_in(&jobs.env, "b.pid"));
     assert!(alive(a) && alive(b));
     let out = jobs.env.run(&["process", "stop", "--id", "job-1"]);
     assert_eq!(

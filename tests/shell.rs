@@ -5,40 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, code, stderr, stdout};
-
-/// Is `pid` a live (non-zombie) process?
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit_once(')')
-                .map(|(_, r)| r.trim_start().as_bytes()[0]);
-            state != Some(b'Z') && state != Some(b'X')
-        }
-        Err(_) => false,
-    }
-}
-
-fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
-}
-
-fn pid_in(env: &TestEnv, rel: &str) -> u32 {
-    assert!(
-        wait_until(Duration::from_secs(5), || env.path(rel).exists()
-            && !env.read_string(rel).trim().is_empty()),
-        "{rel} never written"
-    );
-    env.read_string(rel).trim().parse().expect("a pid")
-}
+use common::{TestEnv, alive, code, pid_in, stderr, stdout, wait_until};
 
 #[test]
 fn the_report_stitches_streams_and_status() {

@@ -118,3 +118,42 @@ pub fn stderr(out: &Output) -> String {
 pub fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally")
 }
+
+/// Is `pid` a live process (not a zombie)? Linux: reads `/proc`.
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit_once(')')
+                .map(|(_, r)| r.trim_start().as_bytes()[0]);
+            state != Some(b'Z') && state != Some(b'X')
+        }
+        Err(_) => false,
+    }
+}
+
+/// Poll `done` every 20 ms until it holds or `limit` passes; the last answer.
+pub fn wait_until(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < end {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    done()
+}
+
+/// The pid a test command wrote (`echo $! > rel`) into the working directory,
+/// once the whole line is there.
+pub fn pid_in(env: &TestEnv, rel: &str) -> u32 {
+    let written = || {
+        std::fs::read_to_string(env.path(rel))
+            .is_ok_and(|t| t.ends_with('\n') && !t.trim().is_empty())
+    };
+    assert!(
+        wait_until(std::time::Duration::from_secs(5), written),
+        "{rel} never written"
+    );
+    env.read_string(rel).trim().parse().expect("a pid")
+}

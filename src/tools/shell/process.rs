@@ -241,6 +241,15 @@ fn unknown_job(id: &str, table: &JobTable) -> ToolResult {
     }
 }
 
+/// Delete a job's folder and everything in it (absent is fine).
+async fn remove_tree(ctx: &ToolContext, dir: &str) -> std::io::Result<()> {
+    let options = RemoveOptions {
+        recursive: true,
+        ignore_missing: true,
+    };
+    ctx.fs.rm(dir, options).await
+}
+
 async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
     let command = args.required_str("command").map_err(fail)?;
     let cwd = working_dir(ctx, args).await.map_err(fail)?;
@@ -255,16 +264,7 @@ async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
     let files = JobFiles::of(state, &id);
     let dir = files.dir_str();
     // A folder left by a table that was deleted by hand holds nothing we know.
-    let _ = ctx
-        .fs
-        .rm(
-            &dir,
-            RemoveOptions {
-                recursive: true,
-                ignore_missing: true,
-            },
-        )
-        .await;
+    let _ = remove_tree(ctx, &dir).await;
     ctx.fs
         .mkdir(&dir, true)
         .await
@@ -281,16 +281,7 @@ async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
     let identity = match ctx.shell.start_job(&launch).await {
         Ok(identity) => identity,
         Err(e) => {
-            let _ = ctx
-                .fs
-                .rm(
-                    &dir,
-                    RemoveOptions {
-                        recursive: true,
-                        ignore_missing: true,
-                    },
-                )
-                .await;
+            let _ = remove_tree(ctx, &dir).await;
             return Err(fail(format!("process could not start the job: {e}")));
         }
     };
@@ -639,14 +630,7 @@ async fn remove(
             "{id} has ended but processes it started are still running; stop it first."
         )));
     }
-    ctx.fs
-        .rm(
-            &files.dir_str(),
-            RemoveOptions {
-                recursive: true,
-                ignore_missing: true,
-            },
-        )
+    remove_tree(ctx, &files.dir_str())
         .await
         .map_err(|e| fail(format!("process cannot delete {}: {e}", files.dir_str())))?;
     table.jobs.retain(|j| j.id != id);
