@@ -9,7 +9,8 @@
 //! reached through the same `ToolBox` (and so the same context factory, gate and
 //! session state) — the server holds no tool logic.
 //!
-//! Concurrency: rmcp runs each request on its own task, so calls overlap. That is
+//! Concurrency: rmcp runs each request on its own task, so calls overlap (on any
+//! runtime; the command line uses a current-thread one, see `cli::mcp`). That is
 //! safe because a `ToolBox` is built to be shared: the runner is an
 //! `Arc<dyn ToolRunner>` (`Send + Sync`), every call gets a fresh context from the
 //! factory, and the state a call touches (the gate's cached records, the todo list,
