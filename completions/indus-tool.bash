@@ -55,6 +55,9 @@ _indus__tool() {
             indus__tool,man)
                 cmd="indus__tool__subcmd__man"
                 ;;
+            indus__tool,mcp)
+                cmd="indus__tool__subcmd__mcp"
+                ;;
             indus__tool,process)
                 cmd="indus__tool__subcmd__process"
                 ;;
@@ -118,6 +121,9 @@ _indus__tool() {
             indus__tool__subcmd__help,man)
                 cmd="indus__tool__subcmd__help__subcmd__man"
                 ;;
+            indus__tool__subcmd__help,mcp)
+                cmd="indus__tool__subcmd__help__subcmd__mcp"
+                ;;
             indus__tool__subcmd__help,process)
                 cmd="indus__tool__subcmd__help__subcmd__process"
                 ;;
@@ -149,7 +155,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch diff completions man help"
+            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,7 +447,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__help)
-            opts="read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch diff completions man help"
+            opts="read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -636,6 +642,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__subcmd__tool__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__subcmd__tool__subcmd__help__subcmd__process)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -794,6 +814,20 @@ _indus__tool() {
             ;;
         indus__subcmd__tool__subcmd__man)
             opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__subcmd__tool__subcmd__mcp)
+            opts="-h --no-gate --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -49,6 +49,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
+            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
@@ -179,6 +180,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;mcp'= {
+            cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;diff'= {
             cand -U 'Lines of context around each change'
             cand --context 'Lines of context around each change'
@@ -211,6 +217,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
+            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
@@ -249,6 +256,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;call'= {
         }
         &'indus-tool;help;batch'= {
+        }
+        &'indus-tool;help;mcp'= {
         }
         &'indus-tool;help;diff'= {
         }

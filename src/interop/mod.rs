@@ -4,3 +4,5 @@
 //! tool behaves identically whichever way it is reached.
 
 pub mod batch;
+#[cfg(feature = "mcp")]
+pub mod mcp;

@@ -83,7 +83,28 @@ impl ReadStateHandle for CachedReadState {
         Ok(cache.as_ref().and_then(|m| m.get(path).cloned()))
     }
 
+    /// A record that tells the gate nothing new (the same mtime, size and hash as
+    /// the one this run already holds: a re-read of an unchanged file) is not
+    /// written through again; only its `read_at` would differ, which no decision
+    /// uses, so the session file keeps the first read of that version of the file.
+    /// That spares a long run's repeated reads the state lock, the rewrite and the
+    /// fsync.
     fn set(&self, path: &str, record: ReadStateRecord) -> io::Result<()> {
+        {
+            let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+            if cache.is_none() {
+                // A session file that cannot be read is reported by the write below.
+                *cache = self.persistent.load_all().ok();
+            }
+            let known = cache.as_ref().and_then(|m| m.get(path));
+            if known.is_some_and(|old| {
+                old.mtime_ms == record.mtime_ms
+                    && old.size == record.size
+                    && old.content_hash == record.content_hash
+            }) {
+                return Ok(());
+            }
+        }
         self.persistent.set(path, record.clone())?;
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = cache.as_mut() {
@@ -168,6 +189,36 @@ mod tests {
         // Written through: a fresh store sees both.
         assert_eq!(file().get("/new").unwrap(), Some(rec(2)));
         assert_eq!(file().get("/old").unwrap(), Some(rec(1)));
+    }
+
+    #[test]
+    fn a_reread_of_an_unchanged_file_is_not_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = || PersistentReadState::new(StateDir::new(dir.path()), "s");
+        let cached = CachedReadState::new(file());
+        cached.set("/f", rec(1)).unwrap();
+        let later = ReadStateRecord {
+            read_at: 99,
+            ..rec(1)
+        };
+        cached.set("/f", later.clone()).unwrap();
+        // Nothing the gate decides on changed: the first read stays on record.
+        assert_eq!(file().get("/f").unwrap(), Some(rec(1)));
+        // A changed file is recorded again, in memory and on disk.
+        let changed = ReadStateRecord {
+            read_at: 100,
+            ..rec(2)
+        };
+        cached.set("/f", changed.clone()).unwrap();
+        assert_eq!(cached.get("/f").unwrap(), Some(changed.clone()));
+        assert_eq!(file().get("/f").unwrap(), Some(changed));
+        // So is a new hash at the same size and mtime.
+        let hashed = ReadStateRecord {
+            content_hash: Some("h".into()),
+            ..rec(2)
+        };
+        cached.set("/f", hashed.clone()).unwrap();
+        assert_eq!(file().get("/f").unwrap(), Some(hashed));
     }
 
     #[test]

@@ -1,0 +1,495 @@
+//! `indus-tool mcp`: the selected tools served over the Model Context Protocol on
+//! stdio, on the official Rust SDK (`rmcp`).
+//!
+//! This module owns the translation between MCP and the tool layer, and nothing
+//! else: `tools/list` is the box's descriptors (schemas cut down to the plain subset
+//! model APIs accept, plus behaviour annotations), and `tools/call` is one
+//! `ToolRunner::run` per request, its outcome turned into an MCP tool result. Every
+//! tool behaves exactly as it does on the command line and in `batch`, because it is
+//! reached through the same `ToolBox` (and so the same context factory, gate and
+//! session state) — the server holds no tool logic.
+//!
+//! Concurrency: rmcp runs each request on its own task, so calls overlap (on any
+//! runtime; the command line uses a current-thread one, see `cli::mcp`). That is
+//! safe because a `ToolBox` is built to be shared: the runner is an
+//! `Arc<dyn ToolRunner>` (`Send + Sync`), every call gets a fresh context from the
+//! factory, and the state a call touches (the gate's cached records, the todo list,
+//! the job table) sits behind a lock or the state folder's `flock`.
+//!
+//! Cancellation: rmcp gives each request a `RequestContext::ct` that it cancels when
+//! the client sends `notifications/cancelled` for that request (and when the server
+//! shuts down). That token is the one handed to `runner.run`, so it becomes the
+//! tool's `ToolContext::cancel`: a `bash` in flight kills its process group, a web
+//! fetch drops its connection. A cancelled request gets no response (the protocol
+//! says a receiver should not answer a request it was told to cancel; rmcp drops it).
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::kernel::{
+    CancellationToken, ToolBox, ToolCall, ToolContentBlock, ToolDescriptor, ToolOutcome, ToolRunner,
+};
+use crate::registry::READ_ONLY_NAMES;
+
+/// The name the server gives in `initialize`.
+pub const SERVER_NAME: &str = "indus-tool";
+
+/// The JSON Schema keywords a tool's input schema keeps on the wire: the plain
+/// subset every model API accepts. Anything else (`minimum`, `additionalProperties`,
+/// `$schema`, …) is dropped.
+pub const SCHEMA_KEYWORDS: [&str; 7] = [
+    "type",
+    "properties",
+    "required",
+    "description",
+    "enum",
+    "items",
+    "default",
+];
+
+/// The MCP face of one `ToolBox`.
+#[derive(Clone)]
+pub struct McpServer {
+    runner: Arc<dyn ToolRunner>,
+    tools: Arc<Vec<Tool>>,
+    info: Arc<ServerConfig>,
+}
+
+impl McpServer {
+    pub fn new(tool_box: ToolBox) -> Self {
+        let tools = tool_box.descriptors().iter().map(mcp_tool).collect();
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "The tool layer of a coding agent. Relative paths resolve against the \
+                 server's working directory. Unless the server was started with --no-gate, \
+                 write and edit refuse an existing file that was not read (or changed since \
+                 it was read) in this session: read it first.",
+            );
+        Self {
+            runner: tool_box.runner,
+            tools: Arc::new(tools),
+            info: Arc::new(info),
+        }
+    }
+
+    /// The tools `tools/list` answers with.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        (*self.info).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // A name this box does not hold is not a protocol error: the runner answers
+        // it as an `is_error` outcome (`This session exposes no tool called "X".`),
+        // which reaches the model as an `isError` result it can read.
+        let call = ToolCall {
+            id: context.id.to_string(),
+            name: request.name.into_owned(),
+            input: request.arguments.map_or(Value::Null, Value::Object),
+        };
+        let outcome = self.runner.run(call, context.ct.clone()).await;
+        Ok(call_result(outcome).into())
+    }
+}
+
+/// Serve `tool_box` on stdin/stdout until the client closes stdin or `stop` is
+/// cancelled (a signal). Either way in-flight calls are cancelled once the server
+/// stops reading, after rmcp's short drain of calls about to answer. Returns an
+/// error only when the transport itself fails.
+pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
+    // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
+    // servers), the blocking stdio handles otherwise.
+    serve(tool_box, rmcp::transport::io::stdio_pipes(), stop).await
+}
+
+/// Serve `tool_box` over any rmcp transport (see [`serve_stdio`]).
+pub async fn serve<T, E, A>(
+    tool_box: ToolBox,
+    transport: T,
+    stop: CancellationToken,
+) -> std::io::Result<()>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let running = match McpServer::new(tool_box)
+        .serve_with_ct(transport, stop)
+        .await
+    {
+        Ok(running) => running,
+        // End of input or a signal before the handshake finished: nothing to serve.
+        Err(ServerInitializeError::ConnectionClosed(_) | ServerInitializeError::Cancelled) => {
+            return Ok(());
+        }
+        Err(e) => return Err(std::io::Error::other(e.to_string())),
+    };
+    match running.waiting().await {
+        Ok(rmcp::service::QuitReason::JoinError(e)) | Err(e) => Err(std::io::Error::other(
+            format!("the MCP service failed: {e}"),
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// One descriptor as an MCP tool: name, description, the plain input schema, a
+/// title and the behaviour hints.
+pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
+    let schema = match plain_schema(&descriptor.parameters) {
+        Value::Object(mut map) => {
+            map.entry("type").or_insert_with(|| json!("object"));
+            map
+        }
+        _ => JsonObject::from_iter([("type".to_string(), json!("object"))]),
+    };
+    let mut tool = Tool::new(
+        descriptor.name.clone(),
+        descriptor.description.clone(),
+        Arc::new(schema),
+    );
+    if let Some(annotations) = annotations(&descriptor.name) {
+        if let Some(title) = &annotations.title {
+            tool = tool.with_title(title.clone());
+        }
+        tool = tool.with_annotations(annotations);
+    }
+    tool
+}
+
+/// `schema` with only [`SCHEMA_KEYWORDS`] kept, at every level (`properties` maps
+/// property names to schemas, `items` holds a schema or a list of them).
+pub fn plain_schema(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in map {
+        let kept = match key.as_str() {
+            "properties" => match value {
+                Value::Object(props) => Value::Object(
+                    props
+                        .iter()
+                        .map(|(name, s)| (name.clone(), plain_schema(s)))
+                        .collect(),
+                ),
+                _ => continue,
+            },
+            "items" => match value {
+                Value::Array(list) => Value::Array(list.iter().map(plain_schema).collect()),
+                other => plain_schema(other),
+            },
+            k if SCHEMA_KEYWORDS.contains(&k) => value.clone(),
+            _ => continue,
+        };
+        out.insert(key.clone(), kept);
+    }
+    Value::Object(out)
+}
+
+/// The behaviour hints of a built-in tool (`None` for any other name: a host's own
+/// tool gets no hints, which clients read as the cautious defaults).
+///
+/// `readOnlyHint` for the read-only collection and `todo_read` (it only reads the
+/// checklist); `destructiveHint` for the tools that overwrite files or run commands;
+/// `openWorldHint` for the two that reach the web. Hints the spec defines only for
+/// tools that are not read-only (destructive, idempotent) are set only on those.
+pub fn annotations(name: &str) -> Option<ToolAnnotations> {
+    let title = match name {
+        "read" => "Read a file",
+        "write" => "Write a file",
+        "edit" => "Edit a file",
+        "ls" => "List a directory",
+        "grep" => "Search file contents",
+        "find" => "Find files by name",
+        "bash" => "Run a shell command",
+        "process" => "Manage background processes",
+        "todo_set" => "Set the checklist",
+        "todo_read" => "Read the checklist",
+        "websearch" => "Search the web",
+        "webfetch" => "Fetch a URL",
+        _ => return None,
+    };
+    let read_only = READ_ONLY_NAMES.contains(&name) || name == "todo_read";
+    let open_world = matches!(name, "websearch" | "webfetch");
+    let mut hints = ToolAnnotations::with_title(title)
+        .read_only(read_only)
+        .open_world(open_world);
+    if !read_only {
+        hints = hints
+            .destructive(matches!(name, "write" | "edit" | "bash" | "process"))
+            .idempotent(matches!(name, "write" | "todo_set"));
+    }
+    Some(hints)
+}
+
+/// The content blocks a projected output came from.
+///
+/// The MCP face goes through `ToolRunner::run` like every other face, so it sees
+/// the outcome's projection rather than the tool's blocks: this keeps it on the one
+/// seam a host can inject (any `ToolRunner` can be served, not only the registry's)
+/// and keeps dispatch — name normalization, the unknown-tool refusal, the per-call
+/// context — in one place. The projection is undone exactly: a string was one text
+/// block, an array of `{"kind":"text","text"}`/`{"kind":"json","value"}` objects was
+/// those blocks, and any other value was one JSON block. The one blind spot is a
+/// tool whose only block is JSON holding a string (it comes back as text) or holding
+/// an array of exactly that shape; no built-in tool returns a lone JSON block.
+pub fn unproject(output: Value) -> Vec<ToolContentBlock> {
+    match output {
+        Value::String(text) => vec![ToolContentBlock::Text(text)],
+        Value::Array(items) => match items.iter().map(kind_block).collect() {
+            Some(blocks) => blocks,
+            None => vec![ToolContentBlock::Json(Value::Array(items))],
+        },
+        other => vec![ToolContentBlock::Json(other)],
+    }
+}
+
+fn kind_block(value: &Value) -> Option<ToolContentBlock> {
+    let obj = value.as_object().filter(|o| o.len() == 2)?;
+    match obj.get("kind")?.as_str()? {
+        "text" => Some(ToolContentBlock::Text(
+            obj.get("text")?.as_str()?.to_string(),
+        )),
+        "json" => Some(ToolContentBlock::Json(obj.get("value")?.clone())),
+        _ => None,
+    }
+}
+
+/// An outcome as an MCP tool result: every block in order as text content (JSON
+/// blocks pretty-printed), the JSON as `structuredContent` too, `isError` from the
+/// outcome.
+///
+/// `structuredContent` must be a JSON object on the wire (clients reject anything
+/// else), so: one JSON block holding an object is that object; one holding any other
+/// value (websearch's result list) is `{"value": …}`; several are
+/// `{"values": [ … ]}`; no JSON block, no `structuredContent`.
+pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
+    let mut content = Vec::new();
+    let mut json = Vec::new();
+    for block in unproject(outcome.output) {
+        match block {
+            ToolContentBlock::Text(text) => content.push(ContentBlock::text(text)),
+            ToolContentBlock::Json(value) => {
+                let pretty = serde_json::to_string_pretty(&value).expect("JSON values serialize");
+                content.push(ContentBlock::text(pretty));
+                json.push(value);
+            }
+        }
+    }
+    let structured = match json.len() {
+        0 => None,
+        1 => match json.pop() {
+            Some(Value::Object(map)) => Some(Value::Object(map)),
+            other => Some(json!({ "value": other })),
+        },
+        _ => Some(json!({ "values": json })),
+    };
+    let mut result = if outcome.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = structured;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::ToolResult;
+    use crate::registry::{ToolCollection, tool_box};
+
+    fn outcome(result: ToolResult) -> ToolOutcome {
+        ToolOutcome {
+            id: "1".into(),
+            output: result.project(),
+            is_error: result.is_error,
+        }
+    }
+
+    fn texts(result: &CallToolResult) -> Vec<String> {
+        result
+            .content
+            .iter()
+            .map(|c| c.as_text().expect("text content").text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn unprojection_inverts_the_projection() {
+        let cases = [
+            vec![ToolContentBlock::Text("hi".into())],
+            vec![ToolContentBlock::Json(json!({"a": 1}))],
+            vec![ToolContentBlock::Json(json!([1, 2]))],
+            vec![ToolContentBlock::Json(json!(7))],
+            vec![
+                ToolContentBlock::Text("t".into()),
+                ToolContentBlock::Json(json!({"k": [1]})),
+                ToolContentBlock::Text("u".into()),
+            ],
+            vec![],
+        ];
+        for blocks in cases {
+            let projected = ToolResult {
+                content: blocks.clone(),
+                is_error: false,
+            }
+            .project();
+            assert_eq!(unproject(projected), blocks);
+        }
+        // An array that merely resembles blocks is one JSON value.
+        let odd = json!([{"kind": "text", "text": "x", "extra": 1}]);
+        assert_eq!(unproject(odd.clone()), vec![ToolContentBlock::Json(odd)]);
+    }
+
+    #[test]
+    fn results_map_text_json_and_errors() {
+        let r = call_result(outcome(ToolResult::text("plain")));
+        assert_eq!(texts(&r), ["plain"]);
+        assert_eq!(r.structured_content, None);
+        assert_eq!(r.is_error, Some(false));
+
+        let r = call_result(outcome(ToolResult::failure("nope")));
+        assert_eq!(texts(&r), ["nope"]);
+        assert_eq!(r.is_error, Some(true));
+
+        let r = call_result(outcome(ToolResult {
+            content: vec![
+                ToolContentBlock::Text("Edited.".into()),
+                ToolContentBlock::Json(json!({"path": "a", "replacements": 1})),
+            ],
+            is_error: false,
+        }));
+        assert_eq!(
+            texts(&r),
+            ["Edited.", "{\n  \"path\": \"a\",\n  \"replacements\": 1\n}"]
+        );
+        assert_eq!(
+            r.structured_content,
+            Some(json!({"path": "a", "replacements": 1}))
+        );
+
+        let r = call_result(outcome(ToolResult {
+            content: vec![
+                ToolContentBlock::Text("2 results".into()),
+                ToolContentBlock::Json(json!([{"title": "t"}])),
+            ],
+            is_error: false,
+        }));
+        assert_eq!(
+            r.structured_content,
+            Some(json!({"value": [{"title": "t"}]}))
+        );
+
+        let r = call_result(outcome(ToolResult {
+            content: vec![
+                ToolContentBlock::Json(json!(1)),
+                ToolContentBlock::Json(json!({"b": 2})),
+            ],
+            is_error: false,
+        }));
+        assert_eq!(r.structured_content, Some(json!({"values": [1, {"b": 2}]})));
+    }
+
+    #[test]
+    fn schemas_keep_the_plain_subset() {
+        let schema = json!({
+            "$schema": "x",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "pattern": {"type": "string", "description": "d", "pattern": "^a", "minLength": 1},
+                "limit": {"type": "integer", "minimum": 1, "default": 5},
+                "mode": {"type": "string", "enum": ["a", "b"]},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]}}
+            },
+            "required": ["pattern"]
+        });
+        assert_eq!(
+            plain_schema(&schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "d"},
+                    "limit": {"type": "integer", "default": 5},
+                    "mode": {"type": "string", "enum": ["a", "b"]},
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}
+                },
+                "required": ["pattern"]
+            })
+        );
+    }
+
+    #[test]
+    fn every_builtin_tool_is_listed_with_hints() {
+        let server = McpServer::new(tool_box(ToolCollection::All, Some(".".into())));
+        let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, crate::builtin_registry().names());
+        for tool in server.tools() {
+            let hints = tool.annotations.as_ref().expect("built-ins have hints");
+            assert!(tool.title.is_some());
+            assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
+            let name = tool.name.as_ref();
+            assert_eq!(
+                hints.read_only_hint,
+                Some(READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
+                "{name}"
+            );
+            assert_eq!(
+                hints.open_world_hint,
+                Some(name == "websearch" || name == "webfetch"),
+                "{name}"
+            );
+            let destructive = matches!(name, "write" | "edit" | "bash" | "process");
+            if destructive {
+                assert_eq!(hints.destructive_hint, Some(true), "{name}");
+            } else {
+                assert_ne!(hints.destructive_hint, Some(true), "{name}");
+            }
+            // Nothing outside the plain subset survives, at any depth.
+            fn check(schema: &Value) {
+                if let Value::Object(map) = schema {
+                    for (k, v) in map {
+                        assert!(SCHEMA_KEYWORDS.contains(&k.as_str()), "{k}");
+                        match k.as_str() {
+                            "properties" => v.as_object().unwrap().values().for_each(check),
+                            "items" => check(v),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            check(&Value::Object((*tool.input_schema).clone()));
+        }
+        assert!(annotations("custom").is_none());
+        let info = server.get_info();
+        assert_eq!(info.server_info.name, "indus-tool");
+        assert_eq!(info.server_info.version, env!("CARGO_PKG_VERSION"));
+        assert!(info.capabilities.tools.is_some());
+    }
+}

@@ -1,0 +1,476 @@
+//! `indus-tool mcp` through the real binary, driven by the official Rust MCP client
+//! (rmcp) over the child's stdio, plus a few raw-stdio checks of how the server ends.
+#![cfg(feature = "mcp")]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::TestEnv;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, Tool};
+use rmcp::service::{PeerRequestOptions, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+/// The binary as an MCP server in `env`: `--cwd DIR [globals…] mcp [args…]`.
+fn server_command(env: &TestEnv, globals: &[&str], args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"));
+    cmd.current_dir(env.root())
+        .arg("--cwd")
+        .arg(env.root())
+        .args(globals)
+        .arg("mcp")
+        .args(args)
+        .env_remove("INDUS_FORMAT")
+        .env_remove("INDUS_SESSION")
+        .env_remove("INDUS_WEBSEARCH_URL");
+    cmd
+}
+
+async fn connect(env: &TestEnv, globals: &[&str], args: &[&str]) -> Client {
+    let transport = TokioChildProcess::new(server_command(env, globals, args)).expect("spawn");
+    ().serve(transport).await.expect("the MCP handshake")
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .map(|c| c.as_text().expect("text content").text.clone())
+        .collect()
+}
+
+fn text(result: &CallToolResult) -> String {
+    texts(result).join("\n")
+}
+
+/// Whether a process is running (a zombie or a missing `/proc` entry is not).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().as_bytes()[0]);
+            state != Some(b'Z') && state != Some(b'X')
+        }
+        Err(_) => false,
+    }
+}
+
+/// Poll `done` every 20 ms until it holds or `limit` passes.
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + limit;
+    while Instant::now() < end {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+/// The pid a test command wrote into `rel` (`echo $! > rel`), once it is there.
+fn written_pid(env: &TestEnv, rel: &str) -> u32 {
+    let complete = || {
+        std::fs::read_to_string(env.path(rel))
+            .is_ok_and(|t| t.ends_with('\n') && !t.trim().is_empty())
+    };
+    assert!(
+        eventually(Duration::from_secs(10), complete),
+        "{rel} never written"
+    );
+    env.read_string(rel).trim().parse().expect("a pid")
+}
+
+fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
+    tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("{name} is not listed"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
+    let env = TestEnv::new();
+    let client = connect(&env, &[], &[]).await;
+    let info = client.peer_info().expect("the server introduced itself");
+    let implementation = info.server_info.as_ref().expect("serverInfo");
+    assert_eq!(implementation.name, "indus-tool");
+    assert_eq!(implementation.version, env!("CARGO_PKG_VERSION"));
+    assert!(info.capabilities.tools.is_some());
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "read",
+            "write",
+            "edit",
+            "ls",
+            "grep",
+            "find",
+            "bash",
+            "process",
+            "todo_set",
+            "todo_read",
+            "websearch",
+            "webfetch"
+        ]
+    );
+    for t in &tools {
+        assert_eq!(
+            t.input_schema.get("type"),
+            Some(&json!("object")),
+            "{}",
+            t.name
+        );
+        assert!(
+            t.input_schema
+                .get("properties")
+                .is_none_or(|p| p.is_object()),
+            "{}",
+            t.name
+        );
+        assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
+        let hints = t.annotations.as_ref().expect("hints");
+        assert!(hints.title.is_some());
+    }
+    // The plain subset only: `limit`'s minimum is gone, its description stays.
+    let grep = tool(&tools, "grep");
+    let limit = &grep.input_schema["properties"]["limit"];
+    assert!(limit.get("minimum").is_none(), "{limit}");
+    assert_eq!(limit["type"], "integer");
+    assert_eq!(grep.input_schema["required"], json!(["pattern"]));
+
+    for name in ["read", "ls", "grep", "find", "websearch", "webfetch"] {
+        let h = tool(&tools, name).annotations.clone().unwrap();
+        assert_eq!(h.read_only_hint, Some(true), "{name}");
+    }
+    for name in ["write", "edit", "bash", "process"] {
+        let h = tool(&tools, name).annotations.clone().unwrap();
+        assert_eq!(h.read_only_hint, Some(false), "{name}");
+        assert_eq!(h.destructive_hint, Some(true), "{name}");
+    }
+    for name in ["websearch", "webfetch"] {
+        let h = tool(&tools, name).annotations.clone().unwrap();
+        assert_eq!(h.open_world_hint, Some(true), "{name}");
+    }
+    for name in ["read", "write", "edit", "grep", "bash", "todo_set"] {
+        let h = tool(&tools, name).annotations.clone().unwrap();
+        assert_eq!(h.open_world_hint, Some(false), "{name}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_globals_choose_what_is_served() {
+    let env = TestEnv::new();
+    let client = connect(&env, &["--collection", "read-only"], &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        ["read", "ls", "grep", "find", "websearch", "webfetch"]
+    );
+    let refused = call(&client, "bash", json!({"command": "true"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        text(&refused),
+        "This session exposes no tool called \"bash\"."
+    );
+    client.cancel().await.unwrap();
+
+    let client = connect(&env, &["--tools", "read,Todo-Read"], &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["read", "todo_read"]);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_map_text_json_and_errors() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    env.write("src/lib.rs", "fn alpha() {}\nfn beta() {}\n");
+    let client = connect(&env, &[], &[]).await;
+
+    let read = call(&client, "read", json!({"path": "src/lib.rs"})).await;
+    assert_eq!(read.is_error, Some(false));
+    assert_eq!(read.structured_content, None);
+    let shown = text(&read);
+    assert!(
+        shown.contains("     1\tfn alpha() {}\n     2\tfn beta() {}"),
+        "{shown}"
+    );
+
+    let grep = call(
+        &client,
+        "grep",
+        json!({"pattern": "fn beta", "path": "src"}),
+    )
+    .await;
+    assert_eq!(grep.is_error, Some(false));
+    assert!(
+        text(&grep).contains("src/lib.rs:2: fn beta() {}"),
+        "{}",
+        text(&grep)
+    );
+
+    // The gate is on: an edit of a file this session has not read is refused.
+    let refused = call(
+        &client,
+        "edit",
+        json!({"path": "notes.txt", "oldText": "beta", "newText": "gamma"}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        text(&refused),
+        "File has not been read yet. Read it first before writing to it."
+    );
+    assert_eq!(env.read_string("notes.txt"), "alpha\nbeta\n");
+
+    call(&client, "read", json!({"path": "notes.txt"})).await;
+    let edit = call(
+        &client,
+        "edit",
+        json!({"path": "notes.txt", "oldText": "beta", "newText": "gamma"}),
+    )
+    .await;
+    assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
+    let structured = edit.structured_content.clone().expect("structuredContent");
+    assert_eq!(structured["path"], "notes.txt");
+    assert_eq!(structured["replacements"], 1);
+    let diff = structured["diff"].as_str().expect("a diff");
+    assert!(diff.contains("-beta\n+gamma\n"), "{diff}");
+    // The JSON block is also text content, pretty-printed, after the summary.
+    let parts = texts(&edit);
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&parts[1]).unwrap(),
+        structured
+    );
+    assert!(parts[1].contains("\n  \"path\""), "{}", parts[1]);
+    assert_eq!(env.read_string("notes.txt"), "alpha\ngamma\n");
+
+    // Bad input is the tool's own error, naming the field.
+    let bad = call(&client, "read", json!({"path": "notes.txt", "limit": 0})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(
+        text(&bad).starts_with("Invalid \"limit\""),
+        "{}",
+        text(&bad)
+    );
+
+    // An unknown tool is a tool error carrying the registry's message.
+    let unknown = call(&client, "no_such_tool", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert_eq!(
+        text(&unknown),
+        "This session exposes no tool called \"no_such_tool\"."
+    );
+
+    // todo_set's checklist comes back as structuredContent (an object as it is).
+    let todo = call(
+        &client,
+        "todo_set",
+        json!({"items": [{"id": "a", "text": "ship", "status": "active"}]}),
+    )
+    .await;
+    assert_eq!(todo.is_error, Some(false), "{}", text(&todo));
+    let checklist = todo.structured_content.expect("structuredContent");
+    assert_eq!(checklist["items"][0]["id"], "a");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_gate_lets_an_unread_edit_through() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    let client = connect(&env, &[], &["--no-gate"]).await;
+    let edit = call(
+        &client,
+        "edit",
+        json!({"path": "notes.txt", "oldText": "beta", "newText": "gamma"}),
+    )
+    .await;
+    assert_eq!(edit.is_error, Some(false), "{}", text(&edit));
+    assert_eq!(env.read_string("notes.txt"), "alpha\ngamma\n");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_overlap() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let client = connect(&env, &[], &[]).await;
+    // A slow bash does not hold up a read sent after it.
+    let slow = call(&client, "bash", json!({"command": "sleep 1; echo slow"}));
+    let fast = async {
+        let r = call(&client, "read", json!({"path": "a.txt"})).await;
+        (r, Instant::now())
+    };
+    let ((slow, slow_done), (fast, fast_done)) =
+        tokio::join!(async { (slow.await, Instant::now()) }, fast);
+    assert_eq!(slow.is_error, Some(false), "{}", text(&slow));
+    assert!(text(&slow).contains("slow"));
+    assert_eq!(fast.is_error, Some(false));
+    assert!(fast_done < slow_done);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_bash_loses_its_process_group() {
+    let env = TestEnv::new();
+    let client = connect(&env, &[], &[]).await;
+    let params = CallToolRequestParams::new("bash").with_arguments(
+        json!({"command": "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let handle = client
+        .peer()
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let sh = written_pid(&env, "sh.pid");
+    let bg = written_pid(&env, "bg.pid");
+    assert!(running(sh) && running(bg));
+
+    // notifications/cancelled for the request in flight.
+    let cancelled_at = Instant::now();
+    handle
+        .cancel(Some("the test is done waiting".into()))
+        .await
+        .unwrap();
+    assert!(
+        eventually(Duration::from_secs(3), || !running(sh) && !running(bg)),
+        "the command (pid {sh}) or its background child (pid {bg}) outlived the cancellation"
+    );
+    assert!(cancelled_at.elapsed() < Duration::from_secs(3));
+
+    // The server goes on serving.
+    let after = call(&client, "bash", json!({"command": "echo still here"})).await;
+    assert_eq!(after.is_error, Some(false));
+    assert!(text(&after).contains("still here"));
+    client.cancel().await.unwrap();
+}
+
+/// A raw line-oriented session with the server: for how the process ends.
+struct Raw {
+    child: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    fn start(env: &TestEnv) -> Self {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+            .current_dir(env.root())
+            .arg("--cwd")
+            .arg(env.root())
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn");
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut raw = Self { child, out };
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        );
+        let answer = raw.receive();
+        assert_eq!(answer["id"], 1, "{answer}");
+        assert_eq!(answer["result"]["serverInfo"]["name"], "indus-tool");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.child.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn receive(&mut self) -> Value {
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+
+    /// Wait up to `limit` for the exit status.
+    fn exit_code(&mut self, limit: Duration) -> i32 {
+        let end = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().expect("exited normally");
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!("the server did not exit within {limit:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn end_of_input_ends_the_server_with_status_0() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let mut raw = Raw::start(&env);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "a.txt"}}}));
+    let answer = raw.receive();
+    assert_eq!(answer["id"], 2);
+    assert_eq!(answer["result"]["isError"], false);
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+}
+
+#[test]
+fn end_of_input_before_the_handshake_is_a_clean_exit() {
+    let env = TestEnv::new();
+    let out = env.cmd().arg("mcp").write_stdin("").output().unwrap();
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn sigterm_cancels_calls_in_flight_and_exits_0() {
+    let env = TestEnv::new();
+    let mut raw = Raw::start(&env);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "bash", "arguments": {"command": "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30"}}}));
+    let sh = written_pid(&env, "sh.pid");
+    let bg = written_pid(&env, "bg.pid");
+    let pid = nix::unistd::Pid::from_raw(raw.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+    assert!(
+        eventually(Duration::from_secs(3), || !running(sh) && !running(bg)),
+        "the command's process group outlived the server"
+    );
+}
