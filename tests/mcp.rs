@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::TestEnv;
+use common::{TestEnv, alive, pid_in, wait_until};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, Tool};
 use rmcp::service::{PeerRequestOptions, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -57,44 +57,6 @@ fn texts(result: &CallToolResult) -> Vec<String> {
 
 fn text(result: &CallToolResult) -> String {
     texts(result).join("\n")
-}
-
-/// Whether a process is running (a zombie or a missing `/proc` entry is not).
-fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit_once(')')
-                .map(|(_, rest)| rest.trim_start().as_bytes()[0]);
-            state != Some(b'Z') && state != Some(b'X')
-        }
-        Err(_) => false,
-    }
-}
-
-/// Poll `done` every 20 ms until it holds or `limit` passes.
-fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
-}
-
-/// The pid a test command wrote into `rel` (`echo $! > rel`), once it is there.
-fn written_pid(env: &TestEnv, rel: &str) -> u32 {
-    let complete = || {
-        std::fs::read_to_string(env.path(rel))
-            .is_ok_and(|t| t.ends_with('\n') && !t.trim().is_empty())
-    };
-    assert!(
-        eventually(Duration::from_secs(10), complete),
-        "{rel} never written"
-    );
-    env.read_string(rel).trim().parse().expect("a pid")
 }
 
 fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
@@ -353,9 +315,9 @@ async fn a_cancelled_bash_loses_its_process_group() {
         )
         .await
         .unwrap();
-    let sh = written_pid(&env, "sh.pid");
-    let bg = written_pid(&env, "bg.pid");
-    assert!(running(sh) && running(bg));
+    let sh = pid_in(&env, "sh.pid");
+    let bg = pid_in(&env, "bg.pid");
+    assert!(alive(sh) && alive(bg));
 
     // notifications/cancelled for the request in flight.
     let cancelled_at = Instant::now();
@@ -364,7 +326,7 @@ async fn a_cancelled_bash_loses_its_process_group() {
         .await
         .unwrap();
     assert!(
-        eventually(Duration::from_secs(3), || !running(sh) && !running(bg)),
+        wait_until(Duration::from_secs(3), || !alive(sh) && !alive(bg)),
         "the command (pid {sh}) or its background child (pid {bg}) outlived the cancellation"
     );
     assert!(cancelled_at.elapsed() < Duration::from_secs(3));
@@ -464,13 +426,13 @@ fn sigterm_cancels_calls_in_flight_and_exits_0() {
     let mut raw = Raw::start(&env);
     raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "bash", "arguments": {"command": "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30"}}}));
-    let sh = written_pid(&env, "sh.pid");
-    let bg = written_pid(&env, "bg.pid");
+    let sh = pid_in(&env, "sh.pid");
+    let bg = pid_in(&env, "bg.pid");
     let pid = nix::unistd::Pid::from_raw(raw.child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
     assert!(
-        eventually(Duration::from_secs(3), || !running(sh) && !running(bg)),
+        wait_until(Duration::from_secs(3), || !alive(sh) && !alive(bg)),
         "the command's process group outlived the server"
     );
 }
