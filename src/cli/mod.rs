@@ -485,6 +485,22 @@ fn call(
     Ok(finish(&outcome, globals, printer))
 }
 
+/// The box a long-running face (`batch`, `mcp`) serves. Its client is a model's
+/// session, so the gate is on unless `--no-gate` turns it off, and the gate's
+/// records are cached for the run.
+fn long_running_box(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    m: &ArgMatches,
+) -> CliResult<ToolBox> {
+    let mut globals = globals.clone();
+    globals.gate = !m.get_flag("no-gate");
+    let names = selected_names(registry, &globals)?;
+    registry
+        .box_of(&names, long_running_factory(&globals))
+        .map_err(|e| UsageError(e.to_string()))
+}
+
 /// `batch`: JSONL calls on stdin, JSONL outcomes on stdout (see `interop::batch`).
 fn batch(
     registry: &ToolRegistry,
@@ -493,14 +509,7 @@ fn batch(
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
     let jobs = m.get_one::<u16>("jobs").copied().map_or(1, usize::from);
-    let mut globals = globals.clone();
-    // The gate guards a model's edits; a batch is a model's session, so it is on
-    // unless asked off.
-    globals.gate = !m.get_flag("no-gate");
-    let names = selected_names(registry, &globals)?;
-    let tool_box = registry
-        .box_of(&names, long_running_factory(&globals))
-        .map_err(|e| UsageError(e.to_string()))?;
+    let tool_box = long_running_box(registry, globals, m)?;
     let runtime = if jobs > 1 {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -538,14 +547,7 @@ fn mcp(
     m: &ArgMatches,
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
-    let mut globals = globals.clone();
-    // As in batch: an MCP client is a model's session, so the gate is on unless
-    // asked off.
-    globals.gate = !m.get_flag("no-gate");
-    let names = selected_names(registry, &globals)?;
-    let tool_box = registry
-        .box_of(&names, long_running_factory(&globals))
-        .map_err(|e| UsageError(e.to_string()))?;
+    let tool_box = long_running_box(registry, globals, m)?;
     // One thread. rmcp still runs every request as its own task, so calls overlap
     // wherever they wait (a command, a socket, a timer) and a cancellation is read
     // while they do; the long walks of grep and find go to the blocking pool anyway.
