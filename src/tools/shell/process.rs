@@ -223,8 +223,16 @@ fn age(job: &JobRecord, now: u64) -> String {
     human_duration(now.saturating_sub(job.started_at))
 }
 
-async fn load_table(state: &StateDir) -> Result<JobTable, ToolResult> {
+fn load_table(state: &StateDir) -> Result<JobTable, ToolResult> {
     state.load(JOB_TABLE).map_err(state_error)
+}
+
+/// The job called `id`, or the refusal that lists the jobs there are.
+fn find_job(table: &JobTable, id: &str) -> Result<JobRecord, ToolResult> {
+    table
+        .find(id)
+        .cloned()
+        .ok_or_else(|| unknown_job(id, table))
 }
 
 fn unknown_job(id: &str, table: &JobTable) -> ToolResult {
@@ -310,7 +318,7 @@ async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
 }
 
 async fn list(ctx: &ToolContext, state: &StateDir) -> Result<String, ToolResult> {
-    let table = load_table(state).await?;
+    let table = load_table(state)?;
     if table.jobs.is_empty() {
         return Ok("No background jobs.".into());
     }
@@ -449,9 +457,7 @@ async fn poll(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
     // Under the lock, so two concurrent polls never both return the same bytes.
     let lock = state.lock().map_err(state_error)?;
     let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
-    let Some(job) = table.find(id).cloned() else {
-        return Err(unknown_job(id, &table));
-    };
+    let job = find_job(&table, id)?;
     let files = JobFiles::of(state, id);
     // The fate first: if the job has ended, everything it wrote is on disk now.
     let seen = fate_of(ctx, &files, &job).await?;
@@ -499,12 +505,10 @@ async fn write(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
     let Some(input) = args.opt_str("input").map_err(fail)? else {
         return Err(fail("Missing \"input\": expected a string."));
     };
-    let table = load_table(state).await?;
-    let Some(job) = table.find(id) else {
-        return Err(unknown_job(id, &table));
-    };
+    let table = load_table(state)?;
+    let job = find_job(&table, id)?;
     let files = JobFiles::of(state, id);
-    let seen = fate_of(ctx, &files, job).await?;
+    let seen = fate_of(ctx, &files, &job).await?;
     if seen.fate != Fate::Running {
         return Err(fail(format!(
             "{id} is not running ({}); nothing reads its input any more.",
@@ -546,10 +550,8 @@ async fn group_gone(ctx: &ToolContext, job: &JobRecord, limit: Duration) -> bool
 
 async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
     let id = required_id(args)?;
-    let table = load_table(state).await?;
-    let Some(job) = table.find(id).cloned() else {
-        return Err(unknown_job(id, &table));
-    };
+    let table = load_table(state)?;
+    let job = find_job(&table, id)?;
     let files = JobFiles::of(state, id);
     // The lock is not held while waiting out the grace: other invocations go on.
     let first = ctx
@@ -617,9 +619,7 @@ async fn remove(
     let id = required_id(args)?;
     let lock = state.lock().map_err(state_error)?;
     let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
-    let Some(job) = table.find(id).cloned() else {
-        return Err(unknown_job(id, &table));
-    };
+    let job = find_job(&table, id)?;
     let files = JobFiles::of(state, id);
     let seen = fate_of(ctx, &files, &job).await?;
     if seen.fate == Fate::Running {
