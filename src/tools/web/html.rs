@@ -42,7 +42,8 @@ pub fn charset(content_type: Option<&str>, body: &[u8], is_html: bool) -> &'stat
     }
 }
 
-fn label(name: &str) -> Option<&'static Encoding> {
+/// The encoding a charset label names (`"Shift_JIS"`, `utf-8`, …).
+pub fn label(name: &str) -> Option<&'static Encoding> {
     let enc = Encoding::for_label(name.trim().trim_matches(['"', '\'']).as_bytes())?;
     // A page that declares UTF-16 in ASCII is not UTF-16 (the HTML standard's rule).
     if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
@@ -51,7 +52,8 @@ fn label(name: &str) -> Option<&'static Encoding> {
     Some(enc)
 }
 
-fn charset_param(content_type: &str) -> Option<&str> {
+/// The `charset` parameter of a `Content-Type` value.
+pub fn charset_param(content_type: &str) -> Option<&str> {
     content_type.split(';').skip(1).find_map(|p| {
         let (k, v) = p.split_once('=')?;
         k.trim().eq_ignore_ascii_case("charset").then_some(v)

@@ -152,15 +152,9 @@ fn decode(bytes: &[u8], content_type: Option<&str>) -> Option<String> {
     let (encoding, skip) = match encoding_rs::Encoding::for_bom(bytes) {
         Some((encoding, bom)) => (encoding, bom),
         None => {
-            let label = content_type.and_then(|ct| {
-                ct.split(';')
-                    .skip(1)
-                    .filter_map(|p| p.split_once('='))
-                    .find(|(k, _)| k.trim().eq_ignore_ascii_case("charset"))
-                    .map(|(_, v)| v.trim().trim_matches('"').to_string())
-            });
-            let encoding = label
-                .and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
+            let encoding = content_type
+                .and_then(super::html::charset_param)
+                .and_then(super::html::label)
                 .unwrap_or(encoding_rs::UTF_8);
             (encoding, 0)
         }
