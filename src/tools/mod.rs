@@ -9,6 +9,15 @@ pub mod web;
 
 use crate::kernel::{OutputBudget, ToolContext, clamp};
 
+/// The wall clock in epoch milliseconds, as the gate's records and the job table
+/// store it.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// `1 file`, `2 files`: the counting phrase every tool's summary uses.
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -4,9 +4,9 @@
 //! on `ctx.framework.read_state`; without one every function here is a no-op.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::kernel::{ReadStateHandle, ReadStateRecord, ToolContext};
+use crate::tools::now_ms;
 
 /// Refusal for a file never read this session (byte-stable).
 pub const READ_BEFORE_EDIT_MESSAGE: &str =
@@ -24,13 +24,6 @@ pub enum GateOutcome {
 /// The handle installed on the context, if any.
 pub fn get_read_state_handle(ctx: &ToolContext) -> Option<&Arc<dyn ReadStateHandle>> {
     ctx.framework.read_state.as_ref()
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
 }
 
 /// Refuse a mutation of `abs_path` when it was never read, or when its mtime

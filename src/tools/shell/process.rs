@@ -18,7 +18,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{human_duration, now_ms, one_line, signal_name, working_dir};
+use super::{human_duration, one_line, signal_name, working_dir};
 use crate::kernel::input::Args;
 use crate::kernel::{
     DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
@@ -26,7 +26,7 @@ use crate::kernel::{
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
-use crate::tools::{clamp_for, plural};
+use crate::tools::{clamp_for, now_ms, plural};
 
 /// The most of each stream one `poll` returns: the newest bytes win.
 pub const POLL_WINDOW: u64 = 32 * 1024;
