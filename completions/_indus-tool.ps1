@@ -23,6 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: text blocks, or one JSON ToolOutcome line')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working directory the tools resolve paths against (default: the current directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)')
             [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'Which standard collection of tools this invocation exposes')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Output budget in bytes (default 65536); longer output is clamped with a notice')

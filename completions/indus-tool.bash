@@ -155,7 +155,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
+            opts="-h -V --format --cwd --root --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -166,6 +166,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

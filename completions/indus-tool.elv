@@ -20,6 +20,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool'= {
             cand --format 'Output format: text blocks, or one JSON ToolOutcome line'
             cand --cwd 'Working directory the tools resolve paths against (default: the current directory)'
+            cand --root 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)'
             cand --collection 'Which standard collection of tools this invocation exposes'
             cand --tools 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)'
             cand --max-bytes 'Output budget in bytes (default 65536); longer output is clamped with a notice'

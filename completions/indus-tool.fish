@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= collection= tools= no-tools max-bytes= session= gate color= id= h/help V/version
+    string join \n format= cwd= root= collection= tools= no-tools max-bytes= session= gate color= id= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -27,6 +27,7 @@ end
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l format -d 'Output format: text blocks, or one JSON ToolOutcome line' -r -f -a "text\t''
 json\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l cwd -d 'Working directory the tools resolve paths against (default: the current directory)' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l root -d 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l collection -d 'Which standard collection of tools this invocation exposes' -r -f -a "read-only\t''
 coding\t''
 all\t''"

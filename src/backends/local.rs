@@ -6,6 +6,7 @@
 //! run under `sh -c` in their own process group, so a deadline or a cancel can end
 //! the whole tree a command started, not just the shell.
 
+use std::ffi::OsString;
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -23,8 +24,9 @@ use tokio::time::Instant;
 use crate::kernel::CancellationToken;
 use crate::kernel::{
     ClipEnd, DirChild, ExecTimeout, ExitListener, Framework, Fs, FsEntryInfo, JobIdentity,
-    JobLaunch, JobLiveness, JobSignal, OutputBudget, RemoveOptions, Shell, ShellExecOptions,
-    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, ToolContext, Unsubscribe,
+    JobLaunch, JobLiveness, JobSignal, OutputBudget, OutsideRoot, RemoveOptions, Root, Shell,
+    ShellExecOptions, ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, ToolContext,
+    Unsubscribe,
 };
 
 /// The default output ceiling: 64 KiB.
@@ -37,6 +39,9 @@ const PIPE_GRACE: Duration = Duration::from_millis(250);
 /// Re-shape an OS error as libuv-style text naming the syscall and path, keeping
 /// its kind (so callers can still match `NotFound`).
 pub fn fs_error(err: io::Error, syscall: &str, path: &str) -> io::Error {
+    if OutsideRoot::is(&err) {
+        return err; // Already names the path and the root.
+    }
     match err.raw_os_error() {
         Some(code) => {
             let errno = nix::errno::Errno::from_raw(code);
@@ -82,52 +87,94 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// symlink is written through to its target. A hard-linked file becomes a new inode
 /// (the other names keep the old contents), as with every rename-based editor.
 pub fn atomic_write(path: &Path, data: &[u8]) -> io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    atomic_write_within(path, data, None)
+}
 
+/// [`atomic_write`] confined to `root`. Everything after the directory is opened
+/// goes through its descriptor (`openat`, `renameat`), and under a root that
+/// descriptor's real path is checked first: a directory or link swapped in after
+/// the caller's check cannot lead the write out, and a link swapped in for the file
+/// itself is replaced, not followed.
+pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io::Result<()> {
     let target = write_target(path)?;
-    let existing = match std::fs::metadata(&target) {
-        Ok(m) if m.is_dir() => return Err(io::Error::from_raw_os_error(nix::libc::EISDIR)),
-        Ok(m) => Some(m),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
+    if let Some(root) = root {
+        let shown = target.to_string_lossy();
+        root.admit(&shown, &target).map_err(OutsideRoot::io)?;
+    }
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(
-        ".{name}.indus-tmp.{}.{}",
+    let Some(name) = target.file_name() else {
+        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
+    };
+    replace_in_dir(&dir, name, data, root)
+}
+
+/// The descriptor-based half of [`atomic_write_within`]: replace `name` in `dir`.
+fn replace_in_dir(
+    dir: &Path,
+    name: &std::ffi::OsStr,
+    data: &[u8],
+    root: Option<&Root>,
+) -> io::Result<()> {
+    use nix::fcntl::AtFlags;
+    use nix::fcntl::{OFlag, openat, renameat};
+    use nix::sys::stat::{Mode, SFlag, fstatat};
+    use nix::unistd::{UnlinkatFlags, unlinkat};
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+
+    let dir_fd = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_DIRECTORY)
+        .open(dir)?;
+    if let Some(root) = root {
+        root.admits_fd(std::os::fd::AsFd::as_fd(&dir_fd), &dir.to_string_lossy())?;
+    }
+    // Not followed: a link here now was swapped in after `write_target`, and it is
+    // the link that gets replaced.
+    let existing = match fstatat(&dir_fd, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(st) => {
+            let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
+            if kind == SFlag::S_IFDIR {
+                return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
+            }
+            (kind == SFlag::S_IFREG).then_some(st)
+        }
+        Err(nix::errno::Errno::ENOENT) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let mut temp = OsString::from(".");
+    temp.push(name);
+    temp.push(format!(
+        ".indus-tmp.{}.{}",
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
+    let fd = openat(
+        &dir_fd,
+        temp.as_os_str(),
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+        Mode::from_bits_truncate(0o666),
+    )?;
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666)
-            .open(&temp)?;
-        if let Some(meta) = &existing {
-            file.set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+        let mut file = std::fs::File::from(fd);
+        if let Some(st) = &existing {
+            file.set_permissions(std::fs::Permissions::from_mode(st.st_mode & 0o7777))?;
             // Best effort: only root (or the owner keeping their group) may chown.
-            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+            let _ = std::os::unix::fs::fchown(&file, Some(st.st_uid), Some(st.st_gid));
         }
         file.write_all(data)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&temp, &target)?;
+        renameat(&dir_fd, temp.as_os_str(), &dir_fd, name)?;
         // Make the rename itself durable; some filesystems refuse fsync on a dir.
-        if let Ok(d) = std::fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
+        let _ = dir_fd.sync_all();
         Ok(())
     })();
     if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+        let _ = unlinkat(&dir_fd, temp.as_os_str(), UnlinkatFlags::NoRemoveDir);
     }
     result
 }
@@ -155,9 +202,97 @@ fn inline_blocking() -> bool {
     Handle::try_current().map_or(true, |h| h.runtime_flavor() == RuntimeFlavor::CurrentThread)
 }
 
-/// `Fs` over the local filesystem.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct LocalFs;
+/// `Fs` over the local filesystem, optionally confined to a [`Root`]. Confined,
+/// every path is admitted by the root before use, and what is opened is checked
+/// again by descriptor (see [`Root::admits_fd`]), so a link swapped in between the
+/// tool's check and the call cannot lead outside.
+#[derive(Debug, Default, Clone)]
+pub struct LocalFs {
+    root: Option<Arc<Root>>,
+}
+
+impl LocalFs {
+    /// A filesystem that refuses every path outside `root`.
+    pub fn confined(root: Arc<Root>) -> Self {
+        Self { root: Some(root) }
+    }
+
+    /// The root's admission of `path`, as an I/O error naming the path.
+    fn admit(&self, path: &str) -> io::Result<()> {
+        match &self.root {
+            Some(root) => root.admit(path, Path::new(path)).map_err(OutsideRoot::io),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Open `path` for reading (non-blocking, so a FIFO cannot hang the open) and,
+/// under a root, check where the descriptor really leads.
+pub fn open_confined(
+    path: &str,
+    root: Option<&Root>,
+    directory: bool,
+) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut flags = nix::libc::O_NONBLOCK;
+    if directory {
+        flags |= nix::libc::O_DIRECTORY;
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| fs_error(e, "open", path))?;
+    if let Some(root) = root {
+        root.admits_fd(std::os::fd::AsFd::as_fd(&file), path)?;
+    }
+    Ok(file)
+}
+
+/// `mkdir` (with parents when `recursive`) confined to `root`: from the nearest
+/// existing ancestor, checked by descriptor, each missing component is made with
+/// `mkdirat` and entered with `O_NOFOLLOW`, so no link swapped in meanwhile is
+/// followed out of the root.
+fn mkdir_confined(path: &str, recursive: bool, root: &Root) -> io::Result<()> {
+    use nix::fcntl::{OFlag, openat};
+    use nix::sys::stat::{Mode, mkdirat};
+    let err = |e: io::Error| fs_error(e, "mkdir", path);
+    let mut missing = Vec::new();
+    let mut base = Path::new(path);
+    while std::fs::symlink_metadata(base).is_err() {
+        let (Some(parent), Some(name)) = (base.parent(), base.file_name()) else {
+            break;
+        };
+        missing.push(name.to_os_string());
+        base = parent;
+    }
+    if missing.is_empty() {
+        return if recursive && std::fs::metadata(base).is_ok_and(|m| m.is_dir()) {
+            Ok(())
+        } else {
+            Err(err(io::Error::from_raw_os_error(nix::libc::EEXIST)))
+        };
+    }
+    if !recursive && missing.len() > 1 {
+        return Err(err(io::Error::from_raw_os_error(nix::libc::ENOENT)));
+    }
+    let base_shown = base.to_string_lossy();
+    let mut dir = std::os::fd::OwnedFd::from(open_confined(&base_shown, Some(root), true)?);
+    for name in missing.iter().rev() {
+        match mkdirat(&dir, name.as_os_str(), Mode::from_bits_truncate(0o777)) {
+            Ok(()) | Err(nix::errno::Errno::EEXIST) => {}
+            Err(e) => return Err(err(e.into())),
+        }
+        dir = openat(
+            &dir,
+            name.as_os_str(),
+            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| err(e.into()))?;
+    }
+    Ok(())
+}
 
 fn stat_sync(path: &str) -> io::Result<FsEntryInfo> {
     let link = std::fs::symlink_metadata(path).map_err(|e| fs_error(e, "lstat", path))?;
@@ -177,11 +312,12 @@ fn stat_sync(path: &str) -> io::Result<FsEntryInfo> {
     })
 }
 
-fn read_dir_sync(path: &str) -> io::Result<Vec<DirChild>> {
-    let rd = std::fs::read_dir(path).map_err(|e| fs_error(e, "scandir", path))?;
+/// The children of the directory at `path`; errors name `shown`.
+fn read_dir_sync(path: &str, shown: &str) -> io::Result<Vec<DirChild>> {
+    let rd = std::fs::read_dir(path).map_err(|e| fs_error(e, "scandir", shown))?;
     let mut out = Vec::new();
     for entry in rd {
-        let entry = entry.map_err(|e| fs_error(e, "scandir", path))?;
+        let entry = entry.map_err(|e| fs_error(e, "scandir", shown))?;
         let is_directory = match entry.file_type() {
             Ok(ft) if ft.is_symlink() => std::fs::metadata(entry.path())
                 .map(|m| m.is_dir())
@@ -231,36 +367,64 @@ impl Fs for LocalFs {
     }
 
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
-        let p = path.to_string();
-        blocking(move || std::fs::read(&p).map_err(|e| fs_error(e, "open", &p))).await
+        self.admit(path)?;
+        let (p, root) = (path.to_string(), self.root.clone());
+        blocking(move || {
+            let Some(root) = root else {
+                return std::fs::read(&p).map_err(|e| fs_error(e, "open", &p));
+            };
+            let mut file = open_confined(&p, Some(&root), false)?;
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut buf).map_err(|e| fs_error(e, "read", &p))?;
+            Ok(buf)
+        })
+        .await
     }
 
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
+        self.admit(path)?;
         if inline_blocking() {
             // No owned copy of a possibly large content is needed inline.
-            return atomic_write(Path::new(path), data.as_bytes())
+            return atomic_write_within(Path::new(path), data.as_bytes(), self.root.as_deref())
                 .map_err(|e| fs_error(e, "write", path));
         }
-        let (p, d) = (path.to_string(), data.to_string());
+        let (p, d, root) = (path.to_string(), data.to_string(), self.root.clone());
         blocking(move || {
-            atomic_write(Path::new(&p), d.as_bytes()).map_err(|e| fs_error(e, "write", &p))
+            atomic_write_within(Path::new(&p), d.as_bytes(), root.as_deref())
+                .map_err(|e| fs_error(e, "write", &p))
         })
         .await
     }
 
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
+        self.admit(path)?;
         let p = path.to_string();
         blocking(move || stat_sync(&p)).await
     }
 
     async fn read_dir(&self, path: &str) -> io::Result<Vec<DirChild>> {
-        let p = path.to_string();
-        blocking(move || read_dir_sync(&p)).await
+        self.admit(path)?;
+        let (p, root) = (path.to_string(), self.root.clone());
+        blocking(move || {
+            let Some(root) = root else {
+                return read_dir_sync(&p, &p);
+            };
+            // List the directory the checked descriptor holds, through its /proc
+            // name, so a link swapped in for `p` is not what gets listed.
+            let dir = open_confined(&p, Some(&root), true)?;
+            let held = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&dir));
+            read_dir_sync(&held, &p)
+        })
+        .await
     }
 
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()> {
-        let p = path.to_string();
+        self.admit(path)?;
+        let (p, root) = (path.to_string(), self.root.clone());
         blocking(move || {
+            if let Some(root) = root {
+                return mkdir_confined(&p, recursive, &root);
+            }
             let r = if recursive {
                 std::fs::create_dir_all(&p)
             } else {
@@ -272,25 +436,25 @@ impl Fs for LocalFs {
     }
 
     async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()> {
+        self.admit(path)?;
         let p = path.to_string();
         blocking(move || rm_sync(&p, options)).await
     }
 
     async fn exists(&self, path: &str) -> bool {
+        if self.admit(path).is_err() {
+            return false;
+        }
         let p = path.to_string();
         blocking(move || std::fs::exists(&p)).await.unwrap_or(false)
     }
 
     async fn open_read(&self, path: &str) -> io::Result<Box<dyn std::io::Read + Send>> {
-        let p = path.to_string();
+        self.admit(path)?;
+        let (p, root) = (path.to_string(), self.root.clone());
         blocking(move || -> io::Result<Box<dyn std::io::Read + Send>> {
-            use std::os::unix::fs::OpenOptionsExt;
-            // O_NONBLOCK: opening a FIFO swapped in after a stat must not hang.
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(nix::libc::O_NONBLOCK)
-                .open(&p)
-                .map_err(|e| fs_error(e, "open", &p))?;
+            // Non-blocking: opening a FIFO swapped in after a stat must not hang.
+            let file = open_confined(&p, root.as_deref(), false)?;
             let meta = file.metadata().map_err(|e| fs_error(e, "fstat", &p))?;
             if !meta.is_file() {
                 return Err(io::Error::new(
@@ -309,10 +473,11 @@ impl Fs for LocalFs {
         offset: u64,
         max_len: usize,
     ) -> io::Result<(Vec<u8>, u64)> {
-        let p = path.to_string();
+        self.admit(path)?;
+        let (p, root) = (path.to_string(), self.root.clone());
         blocking(move || {
             use std::io::{Read, Seek, SeekFrom};
-            let mut file = std::fs::File::open(&p).map_err(|e| fs_error(e, "open", &p))?;
+            let mut file = open_confined(&p, root.as_deref(), false)?;
             let len = file.metadata().map_err(|e| fs_error(e, "fstat", &p))?.len();
             let mut buf = Vec::new();
             if offset < len {
@@ -334,6 +499,7 @@ impl Fs for LocalFs {
         options: &crate::kernel::WalkOptions,
         visitors: &dyn crate::kernel::WalkVisitorFactory,
     ) -> io::Result<()> {
+        self.admit(&options.root)?;
         super::local_search::walk_tree(options, visitors)
     }
 }
@@ -601,7 +767,7 @@ impl ShellHandle for LocalShellHandle {
 /// The shared local filesystem.
 pub fn local_fs() -> Arc<dyn Fs> {
     static FS: OnceLock<Arc<dyn Fs>> = OnceLock::new();
-    Arc::clone(FS.get_or_init(|| Arc::new(LocalFs)))
+    Arc::clone(FS.get_or_init(|| Arc::new(LocalFs::default())))
 }
 
 /// The shared local shell.
@@ -643,6 +809,14 @@ pub fn make_local_context(
     )
 }
 
+/// `ctx` confined to `root`: its paths are admitted by the root, and its
+/// filesystem is a [`LocalFs`] that enforces the same root.
+pub fn confine_local(mut ctx: ToolContext, root: Arc<Root>) -> ToolContext {
+    ctx.fs = Arc::new(LocalFs::confined(Arc::clone(&root)));
+    ctx.root = Some(root);
+    ctx
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -668,7 +842,10 @@ mod tests {
 
     #[tokio::test]
     async fn fs_errors_read_like_libuv() {
-        let err = LocalFs.read_text("/definitely/not/here").await.unwrap_err();
+        let err = LocalFs::default()
+            .read_text("/definitely/not/here")
+            .await
+            .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
         assert_eq!(
             err.to_string(),
@@ -681,23 +858,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_str().unwrap();
         let sub = format!("{root}/a/b");
-        LocalFs.mkdir(&sub, true).await.unwrap();
+        LocalFs::default().mkdir(&sub, true).await.unwrap();
         let file = format!("{sub}/f.txt");
-        LocalFs.write_file(&file, "héllo").await.unwrap();
-        assert_eq!(LocalFs.read_text(&file).await.unwrap(), "héllo");
-        let st = LocalFs.stat(&file).await.unwrap();
+        LocalFs::default().write_file(&file, "héllo").await.unwrap();
+        assert_eq!(LocalFs::default().read_text(&file).await.unwrap(), "héllo");
+        let st = LocalFs::default().stat(&file).await.unwrap();
         assert!(st.is_file && !st.is_directory && !st.is_symlink);
         assert_eq!(st.size, 6);
         assert!(st.modified_ms > 0.0);
         let link = format!("{root}/link");
         std::os::unix::fs::symlink(&sub, &link).unwrap();
-        let st = LocalFs.stat(&link).await.unwrap();
+        let st = LocalFs::default().stat(&link).await.unwrap();
         assert!(st.is_symlink && st.is_directory);
-        let kids = LocalFs.read_dir(root).await.unwrap();
+        let kids = LocalFs::default().read_dir(root).await.unwrap();
         assert_eq!(kids.len(), 2);
         assert!(kids.iter().all(|k| k.is_directory));
-        assert!(LocalFs.exists(&file).await);
-        LocalFs
+        assert!(LocalFs::default().exists(&file).await);
+        LocalFs::default()
             .rm(
                 &format!("{root}/a"),
                 RemoveOptions {
@@ -707,8 +884,8 @@ mod tests {
             )
             .await
             .unwrap();
-        assert!(!LocalFs.exists(&file).await);
-        LocalFs
+        assert!(!LocalFs::default().exists(&file).await);
+        LocalFs::default()
             .rm(
                 &format!("{root}/a"),
                 RemoveOptions {
@@ -719,7 +896,7 @@ mod tests {
             .await
             .unwrap();
         assert!(
-            LocalFs
+            LocalFs::default()
                 .rm(&format!("{root}/a"), RemoveOptions::default())
                 .await
                 .is_err()
@@ -730,9 +907,102 @@ mod tests {
     async fn fs_works_through_the_blocking_pool_too() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f").to_str().unwrap().to_string();
-        LocalFs.write_file(&file, "x").await.unwrap();
-        assert_eq!(LocalFs.read_text(&file).await.unwrap(), "x");
-        assert!(LocalFs.stat(&file).await.unwrap().is_file);
+        LocalFs::default().write_file(&file, "x").await.unwrap();
+        assert_eq!(LocalFs::default().read_text(&file).await.unwrap(), "x");
+        assert!(LocalFs::default().stat(&file).await.unwrap().is_file);
+    }
+
+    /// A root at `base/app`, with `base/out` outside it and a link `app/out`
+    /// leading there: what a swapped-in link would look like by the time of use.
+    fn swapped_tree() -> (tempfile::TempDir, PathBuf, Root) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(base.join("app")).unwrap();
+        std::fs::create_dir_all(base.join("out")).unwrap();
+        std::fs::write(base.join("out/secret"), "keep").unwrap();
+        std::os::unix::fs::symlink(base.join("out"), base.join("app/out")).unwrap();
+        std::os::unix::fs::symlink(base.join("out/secret"), base.join("app/link")).unwrap();
+        let root = Root::new(&base.join("app"), &base).unwrap();
+        (dir, base, root)
+    }
+
+    #[test]
+    fn a_directory_swapped_for_an_outgoing_link_is_not_written_into() {
+        let (_d, base, root) = swapped_tree();
+        // The name-based checks are past; only the descriptor check stands.
+        let err =
+            replace_in_dir(&base.join("app/out"), "new".as_ref(), b"x", Some(&root)).unwrap_err();
+        assert!(OutsideRoot::is(&err), "{err}");
+        assert!(err.to_string().contains("outside the root"), "{err}");
+        assert!(!base.join("out/new").exists());
+        let names: Vec<_> = std::fs::read_dir(base.join("out")).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temp file is left outside");
+        // Unconfined, the same call writes through the link.
+        replace_in_dir(&base.join("app/out"), "new".as_ref(), b"x", None).unwrap();
+        assert!(base.join("out/new").exists());
+    }
+
+    #[test]
+    fn a_file_swapped_for_an_outgoing_link_is_replaced_not_followed() {
+        let (_d, base, root) = swapped_tree();
+        replace_in_dir(&base.join("app"), "link".as_ref(), b"mine", Some(&root)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(base.join("out/secret")).unwrap(),
+            "keep"
+        );
+        let meta = std::fs::symlink_metadata(base.join("app/link")).unwrap();
+        assert!(meta.is_file());
+        assert_eq!(
+            std::fs::read_to_string(base.join("app/link")).unwrap(),
+            "mine"
+        );
+        // The new file does not take the link's 0777 bits.
+        assert_ne!(meta.mode() & 0o777, 0o777);
+    }
+
+    #[tokio::test]
+    async fn a_confined_fs_refuses_by_name_and_by_descriptor() {
+        let (_d, base, root) = swapped_tree();
+        let fs = LocalFs::confined(Arc::new(root.clone()));
+        let outside = base.join("out/secret");
+        let outside = outside.to_str().unwrap();
+        for err in [
+            fs.read_bytes(outside).await.unwrap_err(),
+            fs.stat(outside).await.unwrap_err(),
+            fs.write_file(outside, "x").await.map(|_| ()).unwrap_err(),
+            fs.read_dir(base.join("app/out").to_str().unwrap())
+                .await
+                .map(|_| ())
+                .unwrap_err(),
+            fs.mkdir(base.join("app/out/d").to_str().unwrap(), true)
+                .await
+                .unwrap_err(),
+        ] {
+            assert!(OutsideRoot::is(&err), "{err}");
+        }
+        assert!(!fs.exists(outside).await);
+        assert_eq!(std::fs::read_to_string(outside).unwrap(), "keep");
+        assert!(!base.join("out/d").exists());
+        // Inside, everything works as unconfined.
+        let inner = base.join("app/a/b/c.txt");
+        fs.mkdir(base.join("app/a/b").to_str().unwrap(), true)
+            .await
+            .unwrap();
+        fs.write_file(inner.to_str().unwrap(), "ok").await.unwrap();
+        assert_eq!(fs.read_text(inner.to_str().unwrap()).await.unwrap(), "ok");
+        assert_eq!(
+            fs.read_dir(base.join("app/a").to_str().unwrap())
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        // A parent swapped for an outgoing link after the name check: the
+        // descriptor walk of mkdir refuses it.
+        let err =
+            mkdir_confined(base.join("app/out/x/y").to_str().unwrap(), true, &root).unwrap_err();
+        assert!(OutsideRoot::is(&err), "{err}");
+        assert!(!base.join("out/x").exists());
     }
 
     #[test]

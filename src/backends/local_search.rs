@@ -159,18 +159,35 @@ impl WalkEntry for LocalEntry<'_> {
     }
 
     fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead> {
-        read_limited(self.dent.path(), buf, limits)
+        // Below the root a walk never follows links; an entry that was a file when
+        // listed and is a link now was swapped, and is not followed either.
+        let follow = self.path.is_empty();
+        read_limited_opts(self.dent.path(), buf, limits, follow)
     }
 }
 
 /// Read a file into `buf` unless it is over `max_size` or starts binary.
 pub fn read_limited(path: &Path, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead> {
+    read_limited_opts(path, buf, limits, true)
+}
+
+/// [`read_limited`], refusing (`ELOOP`) a final symlink unless `follow`.
+fn read_limited_opts(
+    path: &Path,
+    buf: &mut Vec<u8>,
+    limits: ReadLimits,
+    follow: bool,
+) -> io::Result<FileRead> {
     buf.clear();
     let shown = || path.to_string_lossy();
     // Non-blocking, so an entry swapped for a FIFO mid-walk cannot hang the open.
+    let mut flags = nix::libc::O_NONBLOCK;
+    if !follow {
+        flags |= nix::libc::O_NOFOLLOW;
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK)
+        .custom_flags(flags)
         .open(path)
         .map_err(|e| fs_error(e, "open", &shown()))?;
     let size = file

@@ -7,6 +7,6 @@ pub mod local_job;
 pub mod local_search;
 
 pub use local::{
-    LocalFs, LocalShell, LocalShellHandle, budget_of, local_fs, local_shell, make_local_context,
-    standard_budget, standard_notice,
+    LocalFs, LocalShell, LocalShellHandle, budget_of, confine_local, local_fs, local_shell,
+    make_local_context, standard_budget, standard_notice,
 };

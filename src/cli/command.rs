@@ -86,6 +86,7 @@ pub fn shape_of(tool: &str) -> Option<&'static CliShape> {
 pub const VALUE_GLOBALS: &[&str] = &[
     "--format",
     "--cwd",
+    "--root",
     "--collection",
     "--tools",
     "--max-bytes",
@@ -243,6 +244,15 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .value_name("DIR")
                 .value_parser(value_parser!(std::path::PathBuf))
                 .help("Working directory the tools resolve paths against (default: the current directory)"),
+        )
+        .arg(
+            Arg::new("root")
+                .long("root")
+                .value_name("DIR")
+                .env("INDUS_ROOT")
+                // Not PathBuf's parser: it refuses the empty value that means "unset".
+                .value_parser(value_parser!(std::ffi::OsString))
+                .help("Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)"),
         )
         .arg(
             Arg::new("collection")

@@ -19,12 +19,12 @@ use clap::ArgMatches;
 use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
-use crate::backends::local::{budget_of, make_local_context};
+use crate::backends::local::{budget_of, confine_local, make_local_context, open_confined};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
 };
-use crate::kernel::{ReadStateHandle, TodoStoreHandle};
+use crate::kernel::{ReadStateHandle, Root, TodoStoreHandle};
 use crate::registry::builtin_registry;
 use crate::state::StateDir;
 use crate::state::read_state::{CachedReadState, PersistentReadState};
@@ -44,6 +44,8 @@ type CliResult<T> = Result<T, UsageError>;
 pub struct Globals {
     pub json: bool,
     pub cwd: String,
+    /// `--root` / `INDUS_ROOT`: the folder every tool's paths are confined to.
+    pub root: Option<Arc<Root>>,
     pub collection: String,
     pub tools: Option<Vec<String>>,
     pub no_tools: bool,
@@ -152,23 +154,47 @@ fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsStr
 fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
     let here = std::env::current_dir()
         .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+    // An empty INDUS_ROOT (or `--root ''`) confines nothing, like an unset one.
+    let root = match m.get_one::<OsString>("root").map(Path::new) {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            let root = Root::new(dir, &here).map_err(|e| {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such directory".to_string(),
+                    std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
+                    _ => e.to_string(),
+                };
+                UsageError(format!("--root {}: {why}", dir.display()))
+            })?;
+            Some(Arc::new(root))
+        }
+        _ => None,
+    };
     let cwd = match m.get_one::<PathBuf>("cwd") {
         Some(dir) => {
-            let abs = here.join(dir);
+            let abs = crate::kernel::root::tidy(&here.join(dir));
             if !abs.is_dir() {
                 return Err(UsageError(format!(
                     "--cwd {}: not a directory",
                     dir.display()
                 )));
             }
+            if let Some(root) = &root {
+                root.admit(&dir.to_string_lossy(), &abs)
+                    .map_err(|m| UsageError(format!("--cwd {m}")))?;
+            }
             abs
         }
-        None => here,
+        // Under a root, a current directory outside it gives way to the root.
+        None => match &root {
+            Some(root) if root.admit(".", &here).is_err() => root.path().to_path_buf(),
+            _ => here,
+        },
     };
     let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
     Ok(Globals {
         json: get("format") == "json",
         cwd: cwd.to_string_lossy().into_owned(),
+        root,
         collection: get("collection"),
         tools: m.get_many::<String>("tools").map(|v| {
             v.map(|s| s.trim().to_string())
@@ -247,7 +273,14 @@ fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             &globals.session,
         )) as Arc<dyn TodoStoreHandle>),
     };
-    Arc::new(move || make_local_context(&cwd, None, budget.clone(), Some(framework.clone())))
+    let root = globals.root.clone();
+    Arc::new(move || {
+        let ctx = make_local_context(&cwd, None, budget.clone(), Some(framework.clone()));
+        match &root {
+            Some(root) => confine_local(ctx, Arc::clone(root)),
+            None => ctx,
+        }
+    })
 }
 
 /// The runnable box of this invocation's selection.
@@ -673,8 +706,19 @@ fn schema(
 fn diff(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliResult<ExitCode> {
     let read = |key: &str| -> CliResult<(String, String)> {
         let given = m.get_one::<PathBuf>(key).expect("required");
-        let path = Path::new(&globals.cwd).join(given);
-        let bytes = std::fs::read(&path)
+        let path = crate::kernel::root::tidy(&Path::new(&globals.cwd).join(given));
+        if let Some(root) = &globals.root {
+            root.admit(&given.to_string_lossy(), &path)
+                .map_err(|m| UsageError(format!("diff: {m}")))?;
+        }
+        let bytes = open_confined(&path.to_string_lossy(), globals.root.as_deref(), false)
+            .and_then(|mut file| {
+                if !file.metadata()?.is_file() {
+                    return Err(std::io::Error::other("not a regular file"));
+                }
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut file, &mut bytes).map(|_| bytes)
+            })
             .map_err(|e| UsageError(format!("diff: cannot read {}: {e}", given.display())))?;
         let text = String::from_utf8(bytes).map_err(|_| {
             UsageError(format!("diff: {} is not valid UTF-8 text", given.display()))

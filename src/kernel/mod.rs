@@ -6,6 +6,7 @@ pub mod contract;
 pub mod input;
 pub mod output;
 pub mod registry;
+pub mod root;
 pub mod spec;
 
 pub use backends::{
@@ -23,6 +24,7 @@ pub use registry::{
     CapabilityError, ContextFactory, ToolBox, ToolRegistry, ToolRunner, no_such_tool_message,
     normalize_tool_name,
 };
+pub use root::{OutsideRoot, Root};
 pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
     TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock, ToolContext,

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::backends::{Fs, Shell};
 use super::contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 use super::output::OutputBudget;
+use super::root::Root;
 
 /// The declarative behaviour of one tool.
 #[async_trait]
@@ -232,6 +233,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     pub budget: OutputBudget,
     pub framework: Framework,
+    /// The folder every tool-supplied path must stay inside (`--root`); `None`
+    /// confines nothing. The `fs` of a confined context enforces the same root.
+    pub root: Option<Arc<Root>>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -241,6 +245,7 @@ impl fmt::Debug for ToolContext {
             .field("cwd", &self.cwd)
             .field("budget", &self.budget)
             .field("framework", &self.framework)
+            .field("root", &self.root)
             .finish_non_exhaustive()
     }
 }
@@ -263,6 +268,7 @@ impl ToolContext {
             cancel,
             budget,
             framework,
+            root: None,
         }
     }
 
@@ -274,28 +280,23 @@ impl ToolContext {
         }
     }
 
+    /// [`resolve_path`](Self::resolve_path), then, under a root, the root's
+    /// admission check: the message of a refusal names the path as given and the
+    /// root.
+    pub fn confine(&self, path: &str) -> Result<String, String> {
+        let abs = self.resolve_path(path);
+        if let Some(root) = &self.root {
+            root.admit(path, Path::new(&abs))?;
+        }
+        Ok(abs)
+    }
+
     /// Anchor a tool-supplied path at the context's cwd (absolute paths pass
     /// through) and tidy it lexically: `.` components and repeated slashes go, `..`
     /// removes the component before it. Pure string work: nothing is touched on disk,
     /// so `a/./b` and `a/b` key the same gate record.
     pub fn resolve_path(&self, path: &str) -> String {
-        use std::path::Component;
-        let joined = Path::new(&self.cwd).join(path);
-        let mut parts: Vec<Component> = Vec::new();
-        for c in joined.components() {
-            match c {
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    if matches!(parts.last(), Some(Component::Normal(_))) {
-                        parts.pop();
-                    } else if !matches!(parts.last(), Some(Component::RootDir)) {
-                        parts.push(c);
-                    }
-                }
-                other => parts.push(other),
-            }
-        }
-        let out: std::path::PathBuf = parts.iter().collect();
+        let out = super::root::tidy(&Path::new(&self.cwd).join(path));
         if out.as_os_str().is_empty() {
             ".".to_string()
         } else {

@@ -96,7 +96,10 @@ impl Tool for EditTool {
             Ok(p) => p,
             Err(e) => return ToolResult::failure(e),
         };
-        let abs = ctx.resolve_path(path);
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {
                 return ToolResult::failure(format!("{path} is a directory; edit needs a file."));

@@ -11,7 +11,9 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{
+    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
+};
 use crate::tools::{clamp_for, plural};
 
 struct Ls;
@@ -69,7 +71,10 @@ impl Tool for Ls {
             ),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return ToolResult::failure(e),
         };
-        let abs = ctx.resolve_path(path);
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {}
             Ok(_) => return ToolResult::failure(format!("Not a directory: {path}")),
@@ -104,6 +109,13 @@ impl Tool for Ls {
                     },
                     is_dir: info.is_directory,
                     size: if info.is_directory { 0 } else { info.size },
+                    name: child.name,
+                },
+                // A link leaving the root: listed as a link, never followed.
+                Err(e) if OutsideRoot::is(&e) => Row {
+                    kind: "link",
+                    is_dir: false,
+                    size: 0,
                     name: child.name,
                 },
                 // Vanished or unreadable between read_dir and stat: still listed.

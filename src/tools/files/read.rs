@@ -257,7 +257,10 @@ impl Tool for ReadTool {
             (Ok(p), Ok(o), Ok(l)) => (p, o.unwrap_or(1), l),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return ToolResult::failure(e),
         };
-        let abs = ctx.resolve_path(path);
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {
                 return ToolResult::failure(format!("{path} is a directory; use ls to list it."));

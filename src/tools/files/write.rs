@@ -55,7 +55,10 @@ impl Tool for WriteTool {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => return ToolResult::failure(invalid("content", "a string", other)),
         };
-        let abs = ctx.resolve_path(path);
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
         if let Ok(info) = ctx.fs.stat(&abs).await
             && info.is_directory
         {

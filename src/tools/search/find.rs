@@ -248,7 +248,10 @@ impl Tool for Find {
             Ok(p) => p,
             Err(message) => return ToolResult::failure(message),
         };
-        let abs = ctx.resolve_path(&path);
+        let abs = match ctx.confine(&path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {}
             Ok(_) => return ToolResult::failure(format!("Not a directory: {path}")),

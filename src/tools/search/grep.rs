@@ -569,7 +569,10 @@ fn summary(t: &Totals, shown: usize, label: &str) -> String {
 /// Run a validated query.
 async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let shown_root = query.path.as_deref().unwrap_or(".");
-    let abs = ctx.resolve_path(shown_root);
+    let abs = match ctx.confine(shown_root) {
+        Ok(abs) => abs,
+        Err(message) => return ToolResult::failure(message),
+    };
     if let Err(e) = ctx.fs.stat(&abs).await {
         return ToolResult::failure(format!("Cannot search {shown_root}: {e}"));
     }

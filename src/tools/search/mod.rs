@@ -31,28 +31,28 @@ mod tests {
     #[async_trait]
     impl Fs for PlainFs {
         async fn read_text(&self, path: &str) -> io::Result<String> {
-            LocalFs.read_text(path).await
+            LocalFs::default().read_text(path).await
         }
         async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
-            LocalFs.read_bytes(path).await
+            LocalFs::default().read_bytes(path).await
         }
         async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
-            LocalFs.write_file(path, data).await
+            LocalFs::default().write_file(path, data).await
         }
         async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
-            LocalFs.stat(path).await
+            LocalFs::default().stat(path).await
         }
         async fn read_dir(&self, path: &str) -> io::Result<Vec<DirChild>> {
-            LocalFs.read_dir(path).await
+            LocalFs::default().read_dir(path).await
         }
         async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()> {
-            LocalFs.mkdir(path, recursive).await
+            LocalFs::default().mkdir(path, recursive).await
         }
         async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()> {
-            LocalFs.rm(path, options).await
+            LocalFs::default().rm(path, options).await
         }
         async fn exists(&self, path: &str) -> bool {
-            LocalFs.exists(path).await
+            LocalFs::default().exists(path).await
         }
     }
 

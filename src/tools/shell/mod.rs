@@ -12,8 +12,9 @@ pub use process::process_tool;
 use crate::kernel::ToolContext;
 use crate::kernel::input::Args;
 
-/// The optional `cwd` argument, resolved against the context's cwd and checked to
-/// be a directory; absent, it is the context's cwd.
+/// The optional `cwd` argument, resolved against the context's cwd, admitted by
+/// the context's root and checked to be a directory; absent, it is the context's
+/// cwd. Only the directory is confined: what the command does is not.
 pub(crate) async fn working_dir(ctx: &ToolContext, args: &Args<'_>) -> Result<String, String> {
     let Some(dir) = args.opt_str("cwd")? else {
         return Ok(ctx.cwd.clone());
@@ -21,7 +22,9 @@ pub(crate) async fn working_dir(ctx: &ToolContext, args: &Args<'_>) -> Result<St
     if dir.is_empty() {
         return Err("Invalid \"cwd\": expected a non-empty string, got an empty string.".into());
     }
-    let abs = ctx.resolve_path(dir);
+    let abs = ctx
+        .confine(dir)
+        .map_err(|m| format!("Invalid \"cwd\": {m}"))?;
     match ctx.fs.stat(&abs).await {
         Ok(info) if info.is_directory => Ok(abs),
         Ok(_) => Err(format!("Invalid \"cwd\": {dir} is not a directory.")),
