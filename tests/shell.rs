@@ -231,3 +231,47 @@ fn ctrl_c_kills_the_command_group_and_exits_130() {
     );
     assert!(wait_until(Duration::from_secs(2), || !alive(sh) && !alive(bg)));
 }
+
+/// A flood is counted, not held: 300 MB of output leaves the report within the
+/// budget, the notice exact, and the process small. (`RUSAGE_CHILDREN` reports the
+/// largest resident size of any finished child of this test binary; the other
+/// tests' children are a few MB.)
+#[test]
+fn a_flood_of_output_is_not_held_in_memory() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "bash",
+        "head -c 300000000 /dev/zero | tr '\\0' 'x'; echo; echo last line",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.len() <= 64 * 1024, "{}", text.len());
+    assert!(
+        text.ends_with("x\nlast line\nstatus: exit code 0\n"),
+        "{text:.200}"
+    );
+    let notice = text
+        .split("[bash: ")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .expect("a notice");
+    let kept = text.matches('x').count() - "exit code".matches('x').count();
+    assert_eq!(
+        notice,
+        format!(
+            "{} bytes (0 lines) of stdout elided to stay within the output ceiling",
+            300_000_000 - kept
+        )
+    );
+    let mut usage = std::mem::MaybeUninit::<nix::libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        assert_eq!(
+            nix::libc::getrusage(nix::libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    let max_rss_mb = usage.ru_maxrss / 1024;
+    assert!(max_rss_mb < 100, "a child reached {max_rss_mb} MB");
+}

@@ -23,10 +23,10 @@ use tokio::time::Instant;
 
 use crate::kernel::CancellationToken;
 use crate::kernel::{
-    ClipEnd, DirChild, ExecTimeout, ExitListener, Framework, Fs, FsEntryInfo, JobIdentity,
-    JobLaunch, JobLiveness, JobSignal, OutputBudget, OutsideRoot, RemoveOptions, Root, Shell,
-    ShellExecOptions, ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, ToolContext,
-    Unsubscribe,
+    ClipEnd, DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, Framework, Fs,
+    FsEntryInfo, JobIdentity, JobLaunch, JobLiveness, JobSignal, OutputBudget, OutsideRoot,
+    RemoveOptions, Root, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
+    ShellLaunchOptions, ToolContext, Unsubscribe,
 };
 
 /// The default output ceiling: 64 KiB.
@@ -527,9 +527,120 @@ impl Drop for GroupGuard {
     }
 }
 
-async fn read_into<R: AsyncRead + Unpin>(reader: Option<R>, buf: &mut Vec<u8>) {
-    if let Some(mut r) = reader {
-        let _ = r.read_to_end(buf).await;
+/// One output stream of an `exec`, held within a limit: the first `limit` bytes and
+/// the last `limit` bytes are kept, the middle is counted and let go as it arrives.
+struct Capture {
+    limit: usize,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    dropped_bytes: u64,
+    dropped_lines: u64,
+}
+
+impl Capture {
+    fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            head: Vec::new(),
+            tail: Vec::new(),
+            dropped_bytes: 0,
+            dropped_lines: 0,
+        }
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        if self.head.len() < self.limit {
+            let n = (self.limit - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..n]);
+            chunk = &chunk[n..];
+        }
+        self.tail.extend_from_slice(chunk);
+        // Trim in batches, so the tail costs amortised O(1) per byte.
+        if self.tail.len() > 2 * self.limit.max(32 * 1024) {
+            self.trim_tail();
+        }
+    }
+
+    fn trim_tail(&mut self) {
+        if self.tail.len() > self.limit {
+            let excess = self.tail.len() - self.limit;
+            self.drop_front_of_tail(excess);
+        }
+    }
+
+    fn drop_front_of_tail(&mut self, n: usize) {
+        self.dropped_bytes += n as u64;
+        self.dropped_lines += memchr::memchr_iter(b'\n', &self.tail[..n]).count() as u64;
+        self.tail.drain(..n);
+    }
+
+    /// The kept text and what was dropped. Where a cut fell inside a UTF-8
+    /// character, the partial bytes on either side are dropped too, so the
+    /// kept text decodes exactly and the count stays exact.
+    fn finish(mut self) -> (String, Dropped) {
+        self.trim_tail();
+        if self.dropped_bytes == 0 {
+            self.head.append(&mut self.tail);
+            return (
+                String::from_utf8_lossy(&self.head).into_owned(),
+                Dropped::default(),
+            );
+        }
+        let whole = complete_prefix(&self.head);
+        self.dropped_bytes += (self.head.len() - whole) as u64;
+        self.head.truncate(whole);
+        let partial = self
+            .tail
+            .iter()
+            .take(3)
+            .take_while(|b| *b & 0xC0 == 0x80)
+            .count();
+        self.drop_front_of_tail(partial);
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        let at = text.len();
+        text.push_str(&String::from_utf8_lossy(&self.tail));
+        let dropped = Dropped {
+            at,
+            bytes: self.dropped_bytes,
+            lines: self.dropped_lines,
+        };
+        (text, dropped)
+    }
+}
+
+/// The length of `bytes` without a UTF-8 sequence left incomplete at its end.
+fn complete_prefix(bytes: &[u8]) -> usize {
+    let from = bytes.len().saturating_sub(3);
+    for i in (from..bytes.len()).rev() {
+        let b = bytes[i];
+        if b & 0xC0 == 0x80 {
+            continue; // a continuation byte: look further back for its lead
+        }
+        let need = match b {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if bytes.len() - i < need {
+            i
+        } else {
+            bytes.len()
+        };
+    }
+    bytes.len()
+}
+
+async fn read_into<R: AsyncRead + Unpin>(reader: Option<R>, capture: &mut Capture) {
+    let Some(mut r) = reader else {
+        return;
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => capture.push(&buf[..n]),
+        }
     }
 }
 
@@ -590,8 +701,9 @@ impl Shell for LocalShell {
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let input = options.input;
-        let mut out = Vec::new();
-        let mut err = Vec::new();
+        let limit = options.capture_limit.unwrap_or(DEFAULT_CAPTURE_LIMIT);
+        let mut out = Capture::new(limit);
+        let mut err = Capture::new(limit);
         let status = {
             let drain = async {
                 tokio::join!(read_into(stdout, &mut out), read_into(stderr, &mut err));
@@ -635,13 +747,17 @@ impl Shell for LocalShell {
             }
             status
         };
+        let (stdout, stdout_dropped) = out.finish();
+        let (stderr, stderr_dropped) = err.finish();
         match status {
             None => Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 ExecTimeout {
                     timeout_ms: options.timeout_ms.unwrap_or_default(),
-                    stdout: String::from_utf8_lossy(&out).into_owned(),
-                    stderr: String::from_utf8_lossy(&err).into_owned(),
+                    stdout,
+                    stderr,
+                    stdout_dropped,
+                    stderr_dropped,
                 },
             )),
             Some(Err(e)) => Err(e),
@@ -649,10 +765,12 @@ impl Shell for LocalShell {
                 guard.disarm();
                 let exit = exit_of(status);
                 Ok(ShellExecResult {
-                    stdout: String::from_utf8_lossy(&out).into_owned(),
-                    stderr: String::from_utf8_lossy(&err).into_owned(),
+                    stdout,
+                    stderr,
                     code: exit.code,
                     signal: exit.signal,
+                    stdout_dropped,
+                    stderr_dropped,
                 })
             }
         }
@@ -827,6 +945,68 @@ mod tests {
             timeout_ms,
             ..Default::default()
         }
+    }
+
+    fn captured(data: &[u8], limit: usize, chunk: usize) -> (String, Dropped) {
+        let mut capture = Capture::new(limit);
+        for piece in data.chunks(chunk.max(1)) {
+            capture.push(piece);
+        }
+        capture.finish()
+    }
+
+    #[test]
+    fn a_capture_keeps_both_ends_and_counts_the_middle() {
+        let data: String = (0..100_000).map(|i| format!("{i}\n")).collect();
+        let (text, dropped) = captured(data.as_bytes(), 1000, 4096);
+        assert_eq!(text.len(), 2000);
+        assert_eq!(dropped.at, 1000);
+        assert_eq!(dropped.bytes as usize, data.len() - 2000);
+        assert!(data.starts_with(&text[..1000]) && data.ends_with(&text[1000..]));
+        let newlines = |s: &str| s.matches('\n').count() as u64;
+        assert_eq!(newlines(&text) + dropped.lines, 100_000);
+        // Under the limit, nothing is dropped.
+        assert_eq!(
+            captured(b"short", 1000, 2),
+            ("short".into(), Dropped::default())
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_capture_never_splits_a_character_and_accounts_for_every_byte(
+            text in "[a-zé✓😀\n]{0,600}",
+            limit in 1usize..64,
+            chunk in 1usize..50,
+        ) {
+            let (kept, dropped) = captured(text.as_bytes(), limit, chunk);
+            // Valid UTF-8 in, so nothing was replaced: every byte is kept or counted.
+            proptest::prop_assert!(!kept.contains(char::REPLACEMENT_CHARACTER));
+            proptest::prop_assert_eq!(kept.len() as u64 + dropped.bytes, text.len() as u64);
+            let newlines = |s: &str| s.matches('\n').count() as u64;
+            proptest::prop_assert_eq!(newlines(&kept) + dropped.lines, newlines(&text));
+            proptest::prop_assert!(text.starts_with(&kept[..dropped.at]));
+            proptest::prop_assert!(text.ends_with(&kept[dropped.at..]));
+        }
+    }
+
+    #[tokio::test]
+    async fn exec_holds_a_flood_within_its_capture_limit() {
+        let o = ShellExecOptions {
+            capture_limit: Some(4096),
+            ..Default::default()
+        };
+        let r = LocalShell
+            .exec(
+                "head -c 20000000 /dev/zero | tr '\\0' 'a'; echo; echo end",
+                o,
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.stdout.len(), 8192);
+        assert!(r.stdout.ends_with("a\nend\n"));
+        assert_eq!(r.stdout_dropped.bytes, 20_000_005 - 8192);
+        assert_eq!(r.stdout_dropped.lines, 0);
     }
 
     #[test]

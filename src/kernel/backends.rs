@@ -111,6 +111,23 @@ pub struct ShellExecOptions {
     /// Written to the command's stdin, which is then closed. `None` gives the
     /// command a closed stdin, so a program waiting for input ends instead of hanging.
     pub input: Option<String>,
+    /// Bytes kept of each stream at each end: the first and the last this many are
+    /// held, what lies between is dropped as it arrives and only counted (see
+    /// [`Dropped`]), so a flood costs no memory. `None`: [`DEFAULT_CAPTURE_LIMIT`].
+    pub capture_limit: Option<usize>,
+}
+
+/// The capture limit of an `exec` that sets none: 8 MiB at each end of a stream.
+pub const DEFAULT_CAPTURE_LIMIT: usize = 8 * 1024 * 1024;
+
+/// What an `exec` dropped from the middle of one stream to stay within its capture
+/// limit: `bytes` bytes holding `lines` newlines, which stood at byte `at` of the
+/// kept text. All zero when nothing was dropped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub at: usize,
+    pub bytes: u64,
+    pub lines: u64,
 }
 
 /// A settled `exec`.
@@ -123,6 +140,9 @@ pub struct ShellExecResult {
     /// The signal that ended the process, when one did (beyond the seed, which
     /// only knew that `code` was `None`).
     pub signal: Option<i32>,
+    /// What was dropped from the middle of each stream (see `capture_limit`).
+    pub stdout_dropped: Dropped,
+    pub stderr_dropped: Dropped,
 }
 
 /// The payload of the `TimedOut` error `exec` returns at its deadline: what the
@@ -133,6 +153,8 @@ pub struct ExecTimeout {
     pub timeout_ms: u64,
     pub stdout: String,
     pub stderr: String,
+    pub stdout_dropped: Dropped,
+    pub stderr_dropped: Dropped,
 }
 
 impl ExecTimeout {

@@ -10,9 +10,9 @@ pub mod root;
 pub mod spec;
 
 pub use backends::{
-    DirChild, ExecTimeout, ExitListener, Fs, FsEntryInfo, JobIdentity, JobLaunch, JobLiveness,
-    JobSignal, RemoveOptions, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
-    ShellLaunchOptions, Unsubscribe,
+    DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, Fs, FsEntryInfo,
+    JobIdentity, JobLaunch, JobLiveness, JobSignal, RemoveOptions, Shell, ShellExecOptions,
+    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
 };
 pub use backends::{
     FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,

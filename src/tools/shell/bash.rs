@@ -19,8 +19,8 @@ use super::{signal_name, working_dir};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::{
-    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
+    ToolContext, ToolResult, define_tool,
 };
 use crate::tools::{clamp_for, plural};
 
@@ -92,6 +92,9 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         },
         timeout_ms: Some(timeout_ms),
         input: None,
+        // A stream never shows more than the budget, head and tail together; a
+        // flood beyond that is counted, not held.
+        capture_limit: Some(ctx.budget.max_bytes.max(1024)),
     };
     let exec = ctx.shell.exec(command, options);
     // Dropping the exec future on cancel kills the command's process group.
@@ -112,7 +115,12 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
             let text = clamp_for(
                 ctx,
                 "bash",
-                &report(&done.stdout, &done.stderr, &status, budget),
+                &report(
+                    (&done.stdout, done.stdout_dropped),
+                    (&done.stderr, done.stderr_dropped),
+                    &status,
+                    budget,
+                ),
             );
             Ok(if done.code == Some(0) {
                 ToolResult::text(text)
@@ -129,7 +137,12 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                 Err(fail(clamp_for(
                     ctx,
                     "bash",
-                    &report(&t.stdout, &t.stderr, &status, budget),
+                    &report(
+                        (&t.stdout, t.stdout_dropped),
+                        (&t.stderr, t.stderr_dropped),
+                        &status,
+                        budget,
+                    ),
                 )))
             }
             None => Err(fail(format!("bash could not run the command: {e}"))),
@@ -137,10 +150,13 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
     }
 }
 
+/// One captured stream: the kept text and what the capture dropped from it.
+type Stream<'a> = (&'a str, Dropped);
+
 /// Stitch the sections and the status line, clamping the streams to share `budget`.
-fn report(stdout: &str, stderr: &str, status: &str, budget: usize) -> String {
+fn report(stdout: Stream<'_>, stderr: Stream<'_>, status: &str, budget: usize) -> String {
     let mut room = budget.saturating_sub(status.len() + 2 * NOTICE_ROOM);
-    let (a, b) = (stdout.len(), stderr.len());
+    let (a, b) = (stdout.0.len(), stderr.0.len());
     let (qa, qb) = if a + b <= room {
         (a, b)
     } else {
@@ -154,13 +170,13 @@ fn report(stdout: &str, stderr: &str, status: &str, budget: usize) -> String {
         }
     };
     let mut out = String::with_capacity(qa + qb + status.len() + 64);
-    for (name, text, quota) in [("stdout", stdout, qa), ("stderr", stderr, qb)] {
+    for (name, (text, dropped), quota) in [("stdout", stdout, qa), ("stderr", stderr, qb)] {
         if text.is_empty() {
             continue;
         }
         out.push_str(name);
         out.push_str(":\n");
-        out.push_str(&keep_ends(text, quota, name));
+        out.push_str(&keep_ends(text, dropped, quota, name));
         if !out.ends_with('\n') {
             out.push('\n');
         }
@@ -170,28 +186,39 @@ fn report(stdout: &str, stderr: &str, status: &str, budget: usize) -> String {
 }
 
 /// Keep the head and the tail of `text` within `quota` bytes, cutting at line ends
-/// where one is near, and say how many bytes and lines went.
-fn keep_ends(text: &str, quota: usize, stream: &str) -> String {
-    if text.len() <= quota {
-        return text.to_string();
-    }
-    let head_budget = quota / 2;
-    let tail_budget = quota - head_budget;
-    let mut head_end = floor_char_boundary(text, head_budget);
-    if let Some(nl) = text[..head_end].rfind('\n')
-        && nl + 1 >= head_end / 2
-    {
-        head_end = nl + 1;
-    }
-    let mut tail_start = ceil_char_boundary(text, text.len() - tail_budget);
-    if let Some(nl) = text[tail_start..].find('\n')
-        && nl < tail_budget / 2
-        && tail_start + nl + 1 < text.len()
-    {
-        tail_start += nl + 1;
+/// where one is near, and say how many bytes and lines went, counting what the
+/// capture already `dropped` (which always falls inside the cut).
+fn keep_ends(text: &str, dropped: Dropped, quota: usize, stream: &str) -> String {
+    let (mut head_end, mut tail_start) = if text.len() <= quota {
+        if dropped.bytes == 0 {
+            return text.to_string();
+        }
+        (dropped.at, dropped.at)
+    } else {
+        let head_budget = quota / 2;
+        let tail_budget = quota - head_budget;
+        let mut head_end = floor_char_boundary(text, head_budget);
+        if let Some(nl) = text[..head_end].rfind('\n')
+            && nl + 1 >= head_end / 2
+        {
+            head_end = nl + 1;
+        }
+        let mut tail_start = ceil_char_boundary(text, text.len() - tail_budget);
+        if let Some(nl) = text[tail_start..].find('\n')
+            && nl < tail_budget / 2
+            && tail_start + nl + 1 < text.len()
+        {
+            tail_start += nl + 1;
+        }
+        (head_end, tail_start)
+    };
+    if dropped.bytes > 0 {
+        head_end = head_end.min(dropped.at);
+        tail_start = tail_start.max(dropped.at);
     }
     let cut = &text[head_end..tail_start];
-    let lines = memchr::memchr_iter(b'\n', cut.as_bytes()).count() as u64;
+    let bytes = cut.len() as u64 + dropped.bytes;
+    let lines = memchr::memchr_iter(b'\n', cut.as_bytes()).count() as u64 + dropped.lines;
     let mut out = String::with_capacity(quota + NOTICE_ROOM);
     out.push_str(&text[..head_end]);
     if !out.is_empty() && !out.ends_with('\n') {
@@ -199,7 +226,7 @@ fn keep_ends(text: &str, quota: usize, stream: &str) -> String {
     }
     out.push_str(&format!(
         "[bash: {} ({}) of {stream} elided to stay within the output ceiling]\n",
-        plural(cut.len() as u64, "byte", "bytes"),
+        plural(bytes, "byte", "bytes"),
         plural(lines, "line", "lines"),
     ));
     out.push_str(&text[tail_start..]);
@@ -216,18 +243,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn whole(text: &str) -> Stream<'_> {
+        (text, Dropped::default())
+    }
+
     #[test]
     fn sections_appear_only_when_non_empty() {
         assert_eq!(
-            report("", "", "status: exit code 0", 1000),
+            report(whole(""), whole(""), "status: exit code 0", 1000),
             "status: exit code 0"
         );
         assert_eq!(
-            report("hi", "", "status: exit code 0", 1000),
+            report(whole("hi"), whole(""), "status: exit code 0", 1000),
             "stdout:\nhi\nstatus: exit code 0"
         );
         assert_eq!(
-            report("a\n", "b\n", "status: exit code 1", 1000),
+            report(whole("a\n"), whole("b\n"), "status: exit code 1", 1000),
             "stdout:\na\nstderr:\nb\nstatus: exit code 1"
         );
     }
@@ -235,7 +266,12 @@ mod tests {
     #[test]
     fn a_flood_on_stdout_leaves_stderr_whole() {
         let flood: String = (0..5000).map(|i| format!("line {i}\n")).collect();
-        let text = report(&flood, "the real error\n", "status: exit code 1", 2000);
+        let text = report(
+            whole(&flood),
+            whole("the real error\n"),
+            "status: exit code 1",
+            2000,
+        );
         assert!(text.len() <= 2000, "{}", text.len());
         assert!(text.contains("stderr:\nthe real error\n"));
         assert!(text.starts_with("stdout:\nline 0\nline 1\n"));
@@ -246,7 +282,7 @@ mod tests {
     #[test]
     fn the_notice_counts_bytes_and_lines_exactly() {
         let text: String = (0..100).map(|i| format!("{i:03}\n")).collect();
-        let kept = keep_ends(&text, 40, "stdout");
+        let kept = keep_ends(&text, Dropped::default(), 40, "stdout");
         let (head, rest) = kept.split_once("[bash: ").unwrap();
         let (notice, tail) = rest.split_once("]\n").unwrap();
         let cut = text.len() - head.len() - tail.len();
@@ -260,13 +296,45 @@ mod tests {
         assert!(text.starts_with(head) && text.ends_with(tail));
     }
 
+    #[test]
+    fn what_the_capture_dropped_is_counted_in_the_notice() {
+        // Kept: "a\nb\n" + "y\nz\n"; dropped between them: 1000 bytes, 10 lines.
+        let dropped = Dropped {
+            at: 4,
+            bytes: 1000,
+            lines: 10,
+        };
+        let kept = keep_ends("a\nb\ny\nz\n", dropped, 100, "stdout");
+        assert_eq!(
+            kept,
+            "a\nb\n[bash: 1000 bytes (10 lines) of stdout elided to stay within the output ceiling]\ny\nz\n"
+        );
+        let text: String = (0..100).map(|i| format!("{i:03}\n")).collect();
+        let dropped = Dropped {
+            at: 200,
+            bytes: 5000,
+            lines: 7,
+        };
+        let kept = keep_ends(&text, dropped, 40, "stdout");
+        let (head, rest) = kept.split_once("[bash: ").unwrap();
+        let (notice, tail) = rest.split_once("]\n").unwrap();
+        let cut = text.len() - head.len() - tail.len() + 5000;
+        let lines = 100 - head.lines().count() - tail.lines().count() + 7;
+        assert_eq!(
+            notice,
+            format!(
+                "{cut} bytes ({lines} lines) of stdout elided to stay within the output ceiling"
+            )
+        );
+    }
+
     proptest! {
         #[test]
         fn clamping_never_splits_a_character_and_keeps_both_ends(
             text in "[a-zé✓\n]{0,400}",
             quota in 0usize..200,
         ) {
-            let kept = keep_ends(&text, quota, "stdout");
+            let kept = keep_ends(&text, Dropped::default(), quota, "stdout");
             if text.len() <= quota {
                 prop_assert_eq!(kept, text);
             } else {
