@@ -224,3 +224,27 @@ fn each_answer_is_flushed_before_the_next_line_arrives() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// A line over 64 MiB is answered and skipped, and the calls after it still run.
+#[test]
+fn an_over_long_line_is_answered_and_skipped() {
+    let env = TestEnv::new();
+    let mut input = String::with_capacity(65 * 1024 * 1024);
+    input.push_str("{\"id\":\"big\",\"name\":\"ls\",\"input\":{\"path\":\"");
+    input.push_str(&"x".repeat(64 * 1024 * 1024));
+    input.push_str("\"}}\n");
+    let long = input.len();
+    input.push_str("{\"id\":\"after\",\"name\":\"todo_read\",\"input\":{}}\n");
+    let out = batch(&env, &[], &input);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines = outcomes(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        lines[0],
+        json!({"id": null, "is_error": true, "output": format!(
+            "Line 1 is {long} bytes long, over the batch limit of 64 MiB; it was skipped."
+        )})
+    );
+    assert_eq!(lines[1]["id"], "after");
+    assert_eq!(lines[1]["is_error"], false);
+}

@@ -311,3 +311,29 @@ fn a_big_diff_is_clamped_to_16_kb() {
     );
     assert!(diff.starts_with("--- a/f.txt\n+++ b/f.txt\n"));
 }
+
+/// A file over the 128 MiB limit is refused without being read whole, and kept.
+#[test]
+fn a_file_over_the_size_limit_is_refused_untouched() {
+    let env = TestEnv::new();
+    let path = env.write("huge.txt", "needle\n");
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.set_len(128 * 1024 * 1024 + 7).unwrap(); // sparse: no disk, all zeros
+    let out = env.run(&[
+        "edit",
+        "huge.txt",
+        "--old-text",
+        "needle",
+        "--new-text",
+        "pin",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "huge.txt is 134217735 bytes; edit changes files of up to 134217728 bytes (128 MiB). Use bash (sed, a script) for larger files.\n"
+    );
+    assert_eq!(&std::fs::read(&path).unwrap()[..7], b"needle\n");
+}

@@ -18,6 +18,55 @@ use tokio::sync::{Semaphore, mpsc};
 use crate::kernel::input::describe_value;
 use crate::kernel::{CancellationToken, ToolCall, ToolRunner};
 
+/// The longest input line a batch holds: 64 MiB. A longer line is answered with an
+/// error and skipped without being held, so no input can exhaust memory.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// One input line, or the length of one that was too long to hold.
+#[derive(Debug)]
+enum Line {
+    Whole(Vec<u8>),
+    TooLong(u64),
+}
+
+/// Read one line (with its newline) of at most `max` bytes; a longer one is read
+/// to its end but not kept. `None` at end of input.
+async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut seen = 0u64;
+    loop {
+        let chunk = input.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(match seen {
+                0 => None,
+                _ if buf.len() as u64 == seen => Some(Line::Whole(buf)),
+                _ => Some(Line::TooLong(seen)),
+            });
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() as u64 == seen && buf.len() + take <= max {
+            buf.extend_from_slice(&chunk[..take]);
+        } else {
+            buf = Vec::new();
+        }
+        seen += take as u64;
+        input.consume(take);
+        if done {
+            return Ok(Some(if buf.len() as u64 == seen {
+                Line::Whole(buf)
+            } else {
+                Line::TooLong(seen)
+            }));
+        }
+    }
+}
+
 /// A parsed line: the call to run and the id to echo (as sent).
 #[derive(Debug)]
 pub struct Parsed {
@@ -103,15 +152,14 @@ where
     let jobs = jobs.max(1);
     // Lines arrive on their own task so that finished answers are written while the
     // next line is still being waited for (an agent sends a call and waits).
-    let (line_tx, mut lines) = mpsc::channel::<std::io::Result<Vec<u8>>>(64);
+    let (line_tx, mut lines) = mpsc::channel::<std::io::Result<Line>>(64);
     tokio::spawn(async move {
         let mut input = input;
         loop {
-            let mut buf = Vec::new();
-            match input.read_until(b'\n', &mut buf).await {
-                Ok(0) => break,
-                Ok(_) => {
-                    if line_tx.send(Ok(buf)).await.is_err() {
+            match read_line_bounded(&mut input, MAX_LINE).await {
+                Ok(None) => break,
+                Ok(Some(line)) => {
+                    if line_tx.send(Ok(line)).await.is_err() {
                         break;
                     }
                 }
@@ -145,6 +193,17 @@ where
                     Some(line) => line?,
                 };
                 number += 1;
+                let line = match line {
+                    Line::Whole(line) => line,
+                    Line::TooLong(len) => {
+                        let message = format!(
+                            "Line {number} is {len} bytes long, over the batch limit of {} MiB; it was skipped.",
+                            MAX_LINE / (1024 * 1024)
+                        );
+                        open = open && emit(&mut out, &error_line(Value::Null, message))?;
+                        continue;
+                    }
+                };
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -198,6 +257,21 @@ fn emit(out: &mut impl Write, v: &Value) -> std::io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn long_lines_are_measured_not_held() {
+        let data = b"short\nthis one is long\n\nlast-no-newline".to_vec();
+        // A reader that hands out 3 bytes at a time, to cross chunk edges.
+        let mut input = tokio::io::BufReader::with_capacity(3, &data[..]);
+        let mut got = Vec::new();
+        while let Some(line) = read_line_bounded(&mut input, 8).await.unwrap() {
+            got.push(match line {
+                Line::Whole(l) => String::from_utf8(l).unwrap(),
+                Line::TooLong(n) => format!("<{n}>"),
+            });
+        }
+        assert_eq!(got, ["short\n", "<17>", "\n", "<15>"]);
+    }
 
     #[test]
     fn lines_parse_into_calls_or_answers() {

@@ -26,6 +26,10 @@ use crate::tools::{plural, tool_notice};
 
 /// The diff in the JSON block is middle-clamped to this many bytes.
 pub const DIFF_MAX_BYTES: usize = 16 * 1024;
+/// The largest file `edit` changes: 128 MiB. The whole file is held (and matched,
+/// and rewritten) in memory, so the bound is what keeps a huge or endlessly
+/// growing file from exhausting it.
+pub const EDIT_MAX_BYTES: usize = 128 * 1024 * 1024;
 
 struct EditTool;
 
@@ -116,8 +120,14 @@ impl Tool for EditTool {
         if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
             return ToolResult::failure(message);
         }
-        let bytes = match ctx.fs.read_bytes(&abs).await {
-            Ok(b) => b,
+        // One byte past the limit tells an over-long file without reading it all.
+        let bytes = match ctx.fs.read_range(&abs, 0, EDIT_MAX_BYTES + 1).await {
+            Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,
+            Ok((_, len)) => {
+                return ToolResult::failure(format!(
+                    "{path} is {len} bytes; edit changes files of up to {EDIT_MAX_BYTES} bytes (128 MiB). Use bash (sed, a script) for larger files."
+                ));
+            }
             Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
         };
         if let Some(expected) = expect {
