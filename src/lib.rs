@@ -20,7 +20,8 @@ pub use registry::{
     MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection, builtin_registry, tool_box, try_tool_box,
 };
 pub use tools::files::diff::{
-    DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, diff_lines, render_unified_diff,
+    DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, apply_unified_diff, diff_lines,
+    render_unified_diff,
 };
 pub use tools::files::{edit_tool, ls_tool, read_tool, write_tool};
 pub use tools::planning::{reset_todos, todo_read_tool, todo_set_tool};

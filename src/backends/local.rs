@@ -140,6 +140,14 @@ fn replace_in_dir(
             if kind == SFlag::S_IFDIR {
                 return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
             }
+            // A FIFO, socket or device swapped in after the caller's check is not
+            // replaced: the rename would destroy it (as root, even `/dev/zero`).
+            if kind != SFlag::S_IFREG && kind != SFlag::S_IFLNK {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "EINVAL: not a regular file",
+                ));
+            }
             (kind == SFlag::S_IFREG).then_some(st)
         }
         Err(nix::errno::Errno::ENOENT) => None,

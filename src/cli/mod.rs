@@ -62,6 +62,19 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
     let args = normalize_argv(args, &registry);
     let mut printer = Printer::new(ColorMode::Auto);
+    // clap's own report ("invalid UTF-8 was detected in one or more arguments")
+    // does not say which; every input is JSON text, so name the argument.
+    if let Some((i, bad)) = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, a)| a.to_str().is_none())
+    {
+        return printer.usage(&format!(
+            "argument {i} ({}) is not valid UTF-8; paths and inputs are taken as UTF-8 text (the invalid bytes are shown as U+FFFD)",
+            bad.to_string_lossy()
+        ));
+    }
     let matches = match build_command(&descriptors).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(e),

@@ -601,6 +601,91 @@ pub fn render_unified_diff_with_headers(
     render(before, after, context, Some((old_name, new_name)))
 }
 
+/// Apply a body of hunks as [`render_unified_diff`] writes them (no `---`/`+++`
+/// header) to `before`, insisting on the exact line numbers and counts of every
+/// header and on every context and removed line being the file's bytes.
+///
+/// `patch` and diffy search for a place when a header is off; this does not, so it
+/// is the check that a rendered diff is exactly right: the fuzz target and the
+/// property tests both require `apply_unified_diff(before, diff) == after`. The
+/// error says which hunk line disagreed.
+pub fn apply_unified_diff(before: &str, diff: &str) -> Result<String, String> {
+    fn range(spec: &str) -> Option<(usize, usize)> {
+        match spec.split_once(',') {
+            Some((l, c)) => Some((l.parse().ok()?, c.parse().ok()?)),
+            None => Some((spec.parse().ok()?, 1)),
+        }
+    }
+    let old = raw_lines(before);
+    let mut out: Vec<&str> = Vec::new();
+    let mut cursor = 0;
+    let mut lines = diff.split_inclusive('\n').peekable();
+    while let Some(header) = lines.next() {
+        let bad_header = || format!("not a hunk header: {header:?}");
+        let inner = header
+            .strip_prefix("@@ -")
+            .and_then(|h| h.strip_suffix(" @@\n"))
+            .ok_or_else(bad_header)?;
+        let (o, n) = inner.split_once(" +").ok_or_else(bad_header)?;
+        let ((ol, oc), (nl, nc)) = (
+            range(o).ok_or_else(bad_header)?,
+            range(n).ok_or_else(bad_header)?,
+        );
+        let start = if oc == 0 { ol } else { ol.wrapping_sub(1) };
+        if start < cursor || start > old.len() {
+            return Err(format!("hunk {header:?} is out of order or out of range"));
+        }
+        out.extend(&old[cursor..start]);
+        if (if nc == 0 { nl } else { nl.wrapping_sub(1) }) != out.len() {
+            return Err(format!(
+                "hunk {header:?} starts at new line {nl}, but the result has {} lines there",
+                out.len()
+            ));
+        }
+        let (mut at, mut added) = (start, 0);
+        while let Some(line) = lines.next_if(|l| !l.starts_with("@@")) {
+            let body = line
+                .get(1..)
+                .ok_or_else(|| format!("bad hunk line {line:?}"))?;
+            let text = if lines.next_if_eq(&NO_NEWLINE_MARKER).is_some() {
+                body.strip_suffix('\n').unwrap_or(body)
+            } else {
+                body
+            };
+            match line.as_bytes()[0] {
+                b' ' | b'-' => {
+                    if old.get(at) != Some(&text) {
+                        return Err(format!(
+                            "line {} of the file is {:?}, the diff says {text:?}",
+                            at + 1,
+                            old.get(at)
+                        ));
+                    }
+                    at += 1;
+                    if line.starts_with(' ') {
+                        out.push(text);
+                        added += 1;
+                    }
+                }
+                b'+' => {
+                    out.push(text);
+                    added += 1;
+                }
+                _ => return Err(format!("bad hunk line {line:?}")),
+            }
+        }
+        if (at - start, added) != (oc, nc) {
+            return Err(format!(
+                "hunk {header:?} covers {} old and {added} new lines",
+                at - start
+            ));
+        }
+        cursor = at;
+    }
+    out.extend(&old[cursor..]);
+    Ok(out.concat())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,59 +697,6 @@ mod tests {
             .unwrap_or_else(|e| panic!("diffy cannot parse {patch_text:?}: {e}"));
         diffy::apply(before, &patch)
             .unwrap_or_else(|e| panic!("diffy cannot apply {patch_text:?} to {before:?}: {e}"))
-    }
-
-    /// Applies a body of hunks to `before` insisting on the exact line numbers and
-    /// counts of every header, unlike `patch` and diffy, which search for a place.
-    fn apply_strict(before: &str, diff: &str) -> String {
-        fn range(spec: &str) -> (usize, usize) {
-            match spec.split_once(',') {
-                Some((l, c)) => (l.parse().unwrap(), c.parse().unwrap()),
-                None => (spec.parse().unwrap(), 1),
-            }
-        }
-        let old = raw_lines(before);
-        let mut out: Vec<String> = Vec::new();
-        let mut cursor = 0;
-        let mut lines = diff.split_inclusive('\n').peekable();
-        while let Some(header) = lines.next() {
-            let inner = header
-                .strip_prefix("@@ -")
-                .and_then(|h| h.strip_suffix(" @@\n"))
-                .unwrap_or_else(|| panic!("not a hunk header: {header:?} in {diff:?}"));
-            let (o, n) = inner.split_once(" +").unwrap();
-            let ((ol, oc), (nl, nc)) = (range(o), range(n));
-            let start = if oc == 0 { ol } else { ol - 1 };
-            assert!(start >= cursor, "hunks out of order in {diff:?}");
-            out.extend(old[cursor..start].iter().map(|l| l.to_string()));
-            assert_eq!(if nc == 0 { nl } else { nl - 1 }, out.len(), "{diff:?}");
-            let (mut at, mut added) = (start, 0);
-            while let Some(line) = lines.next_if(|l| !l.starts_with("@@")) {
-                let mut text = line[1..].to_string();
-                if lines.next_if_eq(&NO_NEWLINE_MARKER).is_some() {
-                    text.pop();
-                }
-                match line.as_bytes()[0] {
-                    b' ' | b'-' => {
-                        assert_eq!(old[at], text, "line {} in {diff:?}", at + 1);
-                        at += 1;
-                        if line.starts_with(' ') {
-                            out.push(text);
-                            added += 1;
-                        }
-                    }
-                    b'+' => {
-                        out.push(text);
-                        added += 1;
-                    }
-                    _ => panic!("bad hunk line {line:?} in {diff:?}"),
-                }
-            }
-            assert_eq!((at - start, added), (oc, nc), "counts in {diff:?}");
-            cursor = at;
-        }
-        out.extend(old[cursor..].iter().map(|l| l.to_string()));
-        out.concat()
     }
 
     #[test]
@@ -892,7 +924,11 @@ mod tests {
         for (before, after) in cases {
             let diff = render_unified_diff(before, after, 3);
             assert_eq!(apply_with_diffy(before, &diff), after, "diff {diff:?}");
-            assert_eq!(apply_strict(before, &diff), after, "diff {diff:?}");
+            assert_eq!(
+                apply_unified_diff(before, &diff).unwrap(),
+                after,
+                "diff {diff:?}"
+            );
         }
     }
 
@@ -1081,7 +1117,7 @@ mod tests {
 
     // diffy places a hunk by its new-side start, which for a context-free pure
     // deletion (`@@ -17 +16,0 @@`, GNU's spelling) is one line early, so it only
-    // checks diffs with context; `apply_strict` checks every one at its exact line.
+    // checks diffs with context; `apply_unified_diff` checks every one at its exact line.
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1089,7 +1125,7 @@ mod tests {
         fn lightly_edited_texts_diff_exactly((before, after) in edited_pair(), context in 0usize..5) {
             let diff = render_unified_diff(&before, &after, context);
             prop_assert_eq!(diff.is_empty(), before == after);
-            prop_assert_eq!(apply_strict(&before, &diff), after.clone());
+            prop_assert_eq!(apply_unified_diff(&before, &diff).unwrap(), after.clone());
             if context > 0 {
                 prop_assert_eq!(apply_with_diffy(&before, &diff), after.clone());
             }
@@ -1105,7 +1141,7 @@ mod tests {
             if before == after {
                 prop_assert_eq!(diff, "");
             } else {
-                prop_assert_eq!(apply_strict(&before, &diff), after.clone());
+                prop_assert_eq!(apply_unified_diff(&before, &diff).unwrap(), after.clone());
                 if context > 0 {
                     prop_assert_eq!(apply_with_diffy(&before, &diff), after.clone());
                 }

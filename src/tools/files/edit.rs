@@ -110,7 +110,8 @@ impl Tool for EditTool {
             }
             Ok(info) if !info.is_file => {
                 return ToolResult::failure(format!(
-                    "{path} is not a regular file; edit changes regular files only."
+                    "{}; edit changes regular files only.",
+                    super::not_regular(path, &info)
                 ));
             }
             Ok(_) => {}

@@ -13,3 +13,18 @@ pub use edit::edit_tool;
 pub use ls::ls_tool;
 pub use read::read_tool;
 pub use write::write_tool;
+
+use crate::kernel::FsEntryInfo;
+
+/// What a path that is neither a regular file nor a directory is, for the refusals
+/// of the tools that only handle those. The seam reports a link that resolves to
+/// nothing (dangling, or a loop) as the link itself, so a link is named as a link.
+pub fn not_regular(path: &str, info: &FsEntryInfo) -> String {
+    if info.is_symlink {
+        format!(
+            "{path} is a symbolic link that does not lead to a regular file (it dangles, loops, or leads to a FIFO, socket or device)"
+        )
+    } else {
+        format!("{path} is not a regular file (a FIFO, socket or device)")
+    }
+}

@@ -267,7 +267,8 @@ impl Tool for ReadTool {
             }
             Ok(info) if !info.is_file => {
                 return ToolResult::failure(format!(
-                    "{path} is not a regular file (a FIFO, socket or device); read shows regular files only."
+                    "{}; read shows regular files only.",
+                    super::not_regular(path, &info)
                 ));
             }
             Ok(_) => {}

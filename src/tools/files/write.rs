@@ -59,10 +59,21 @@ impl Tool for WriteTool {
             Ok(abs) => abs,
             Err(message) => return ToolResult::failure(message),
         };
-        if let Ok(info) = ctx.fs.stat(&abs).await
-            && info.is_directory
-        {
-            return ToolResult::failure(format!("{path} is a directory; write needs a file path."));
+        // A dangling link is fine (the write creates its target); a FIFO or a
+        // device is not: renaming a file over it would destroy it.
+        match ctx.fs.stat(&abs).await {
+            Ok(info) if info.is_directory => {
+                return ToolResult::failure(format!(
+                    "{path} is a directory; write needs a file path."
+                ));
+            }
+            Ok(info) if !info.is_file && !info.is_symlink => {
+                return ToolResult::failure(format!(
+                    "{}; write replaces regular files only.",
+                    super::not_regular(path, &info)
+                ));
+            }
+            _ => {}
         }
         let handle = get_read_state_handle(ctx);
         if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {

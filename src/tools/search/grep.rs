@@ -573,8 +573,17 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         Ok(abs) => abs,
         Err(message) => return ToolResult::failure(message),
     };
-    if let Err(e) = ctx.fs.stat(&abs).await {
-        return ToolResult::failure(format!("Cannot search {shown_root}: {e}"));
+    match ctx.fs.stat(&abs).await {
+        Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+        // Named outright, a FIFO or device would otherwise be skipped in silence
+        // (a walk never opens one: reading could block or never end).
+        Ok(info) if !info.is_file && !info.is_directory => {
+            return ToolResult::failure(format!(
+                "{}; grep searches regular files and folders.",
+                crate::tools::files::not_regular(shown_root, &info)
+            ));
+        }
+        Ok(_) => {}
     }
     let shared = Arc::new(Shared {
         matcher: query.matcher,
