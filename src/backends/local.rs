@@ -23,10 +23,10 @@ use tokio::time::Instant;
 
 use crate::kernel::CancellationToken;
 use crate::kernel::{
-    ClipEnd, DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, Framework, Fs,
-    FsEntryInfo, JobIdentity, JobLaunch, JobLiveness, JobSignal, OutputBudget, OutsideRoot,
-    RemoveOptions, Root, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
-    ShellLaunchOptions, ToolContext, Unsubscribe,
+    ClipEnd, DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock,
+    Framework, Fs, FsEntryInfo, JobIdentity, JobLaunch, JobLiveness, JobSignal, OutputBudget,
+    OutsideRoot, RemoveOptions, Root, Shell, ShellExecOptions, ShellExecResult, ShellExit,
+    ShellHandle, ShellLaunchOptions, ToolContext, Unsubscribe,
 };
 
 /// The default output ceiling: 64 KiB.
@@ -185,6 +185,53 @@ fn replace_in_dir(
         let _ = unlinkat(&dir_fd, temp.as_os_str(), UnlinkatFlags::NoRemoveDir);
     }
     result
+}
+
+/// [`Fs::lock_file`] for local files: `flock` on the file itself. An atomic write
+/// renames a new inode over the path, so a lock taken on the old one protects
+/// nothing; after locking, the path must still name the locked inode, and if it
+/// does not (a writer replaced the file meanwhile), the lock is taken again on the
+/// new one. A file that cannot be opened (missing, unreadable) is not locked: the
+/// caller's own read or write then reports the real problem.
+fn lock_file_sync(path: &str, wait: Duration) -> io::Result<FileLock> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        // Non-blocking, so a FIFO swapped in cannot hang the open.
+        let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+            .open(path)
+        else {
+            return Ok(FileLock::default());
+        };
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if std::time::Instant::now() >= deadline {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!(
+                                "another process has held a lock on '{path}' for {} ms",
+                                wait.as_millis()
+                            ),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(fs_error(e, "flock", path)),
+            }
+        }
+        let held = file.metadata().map_err(|e| fs_error(e, "fstat", path))?;
+        match std::fs::metadata(path) {
+            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                return Ok(FileLock::holding(file));
+            }
+            // Replaced (or removed) while we waited: lock what is there now.
+            _ => continue,
+        }
+    }
 }
 
 /// Run a blocking filesystem call. On a current-thread runtime (the one-shot CLI)
@@ -364,6 +411,12 @@ fn rm_sync(path: &str, options: RemoveOptions) -> io::Result<()> {
 
 #[async_trait]
 impl Fs for LocalFs {
+    async fn lock_file(&self, path: &str, wait: Duration) -> io::Result<FileLock> {
+        self.admit(path)?;
+        let p = path.to_string();
+        blocking(move || lock_file_sync(&p, wait)).await
+    }
+
     async fn read_text(&self, path: &str) -> io::Result<String> {
         let bytes = self.read_bytes(path).await?;
         String::from_utf8(bytes).map_err(|_| {

@@ -34,6 +34,30 @@ pub struct RemoveOptions {
     pub ignore_missing: bool,
 }
 
+/// An exclusive lock on one file, held until dropped (see [`Fs::lock_file`]).
+/// `FileLock::default()` holds nothing: a backend without locks, or a file that
+/// does not exist yet.
+#[derive(Default)]
+pub struct FileLock(Option<Box<dyn Send + Sync>>);
+
+impl FileLock {
+    /// A lock whose release is the drop of `held` (a locked descriptor, say).
+    pub fn holding(held: impl Send + Sync + 'static) -> Self {
+        Self(Some(Box::new(held)))
+    }
+
+    /// Whether anything is held.
+    pub fn is_held(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl std::fmt::Debug for FileLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("FileLock").field(&self.is_held()).finish()
+    }
+}
+
 /// The filesystem seam.
 #[async_trait]
 pub trait Fs: Send + Sync {
@@ -45,6 +69,17 @@ pub trait Fs: Send + Sync {
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()>;
     async fn rm(&self, path: &str, options: RemoveOptions) -> io::Result<()>;
     async fn exists(&self, path: &str) -> bool;
+
+    /// Take an exclusive lock on the existing file at `path` (through links) for a
+    /// read-modify-write: `edit` and `write` hold it from before they read until
+    /// after the new content is renamed in, so two processes changing one file
+    /// take turns instead of one silently undoing the other. Waits at most
+    /// `wait`, then fails with `ErrorKind::TimedOut`. A missing file gives an
+    /// empty lock. The default locks nothing.
+    async fn lock_file(&self, path: &str, wait: std::time::Duration) -> io::Result<FileLock> {
+        let _ = (path, wait);
+        Ok(FileLock::default())
+    }
 
     /// Open a regular file for a streaming, blocking read, so a tool can window a
     /// file far larger than memory. Backends that can stream override this; the

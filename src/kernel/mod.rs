@@ -10,7 +10,7 @@ pub mod root;
 pub mod spec;
 
 pub use backends::{
-    DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, Fs, FsEntryInfo,
+    DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,
     JobIdentity, JobLaunch, JobLiveness, JobSignal, RemoveOptions, Shell, ShellExecOptions,
     ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
 };

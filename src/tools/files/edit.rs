@@ -121,6 +121,12 @@ impl Tool for EditTool {
         if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
             return ToolResult::failure(message);
         }
+        // Held until the new content is renamed in: a concurrent edit or write of
+        // this file waits its turn instead of undoing ours.
+        let _lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
+            Ok(lock) => lock,
+            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
+        };
         // One byte past the limit tells an over-long file without reading it all.
         let bytes = match ctx.fs.read_range(&abs, 0, EDIT_MAX_BYTES + 1).await {
             Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,

@@ -14,7 +14,13 @@ pub use ls::ls_tool;
 pub use read::read_tool;
 pub use write::write_tool;
 
+use std::time::Duration;
+
 use crate::kernel::FsEntryInfo;
+
+/// How long `edit` and `write` wait for another process's edit of the same file
+/// (see `Fs::lock_file`) before giving up with an error rather than hanging.
+pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// What a path that is neither a regular file nor a directory is, for the refusals
 /// of the tools that only handle those. The seam reports a link that resolves to

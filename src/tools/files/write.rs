@@ -88,6 +88,12 @@ impl Tool for WriteTool {
         if ctx.cancel.is_cancelled() {
             return ToolResult::failure("write was cancelled before anything was written.");
         }
+        // An edit of this file in another process finishes before we replace it,
+        // so its late rename cannot bring back the old content over ours.
+        let _lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
+            Ok(lock) => lock,
+            Err(e) => return ToolResult::failure(format!("Cannot write {path}: {e}")),
+        };
         if let Err(e) = ctx.fs.write_file(&abs, content).await {
             return ToolResult::failure(format!("Cannot write {path}: {e}"));
         }
