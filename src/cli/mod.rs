@@ -372,21 +372,40 @@ fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> Ex
     }
 }
 
-/// Read a JSON argument spelled inline, as `-` (stdin) or as `@FILE`.
+/// Read all of `reader`, but never more than `limit` bytes: past that, an error
+/// naming `what` and the limit, without holding the rest in memory.
+fn read_bounded(reader: impl Read, limit: usize, what: &str) -> CliResult<Vec<u8>> {
+    let mut buf = Vec::new();
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| UsageError(format!("cannot read {what}: {e}")))?;
+    if buf.len() > limit {
+        return Err(UsageError(format!(
+            "{what} is over {} MiB; indus-tool does not hold more than that in memory",
+            limit / (1024 * 1024)
+        )));
+    }
+    Ok(buf)
+}
+
+/// Read a JSON argument spelled inline, as `-` (stdin) or as `@FILE`, each at
+/// most one batch line's worth.
 fn read_json_arg(what: &str, raw: &str) -> CliResult<Value> {
+    let limit = crate::interop::batch::MAX_LINE;
+    let bytes;
     let text = if raw == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| UsageError(format!("{what}: cannot read stdin: {e}")))?;
-        s
+        bytes = read_bounded(std::io::stdin().lock(), limit, &format!("{what} on stdin"))?;
+        &bytes[..]
     } else if let Some(file) = raw.strip_prefix('@') {
-        std::fs::read_to_string(file)
-            .map_err(|e| UsageError(format!("{what}: cannot read {file}: {e}")))?
+        let f = std::fs::File::open(file)
+            .map_err(|e| UsageError(format!("{what}: cannot read {file}: {e}")))?;
+        bytes = read_bounded(f, limit, &format!("{what} file {file}"))?;
+        &bytes[..]
     } else {
-        raw.to_string()
+        raw.as_bytes()
     };
-    serde_json::from_str(&text).map_err(|e| UsageError(format!("{what}: malformed JSON: {e}")))
+    serde_json::from_slice(text).map_err(|e| UsageError(format!("{what}: malformed JSON: {e}")))
 }
 
 /// Turn a flag's text into the JSON value of its input key, typed by the schema.
@@ -465,10 +484,11 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
         && !stdin_used
         && !std::io::stdin().is_terminal()
     {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| UsageError(format!("cannot read stdin for \"{key}\": {e}")))?;
+        let buf = read_bounded(
+            std::io::stdin().lock(),
+            crate::tools::files::edit::EDIT_MAX_BYTES,
+            &format!("stdin for \"{key}\""),
+        )?;
         let text = String::from_utf8(buf)
             .map_err(|_| UsageError(format!("stdin for \"{key}\" is not valid UTF-8")))?;
         if let Some(value) = stdin_value(key, props.get(key), &text)? {
@@ -724,15 +744,20 @@ fn diff(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliResult<E
             root.admit(&given.to_string_lossy(), &path)
                 .map_err(|m| UsageError(format!("diff: {m}")))?;
         }
-        let bytes = open_confined(&path.to_string_lossy(), globals.root.as_deref(), false)
-            .and_then(|mut file| {
+        let file = open_confined(&path.to_string_lossy(), globals.root.as_deref(), false)
+            .and_then(|file| {
                 if !file.metadata()?.is_file() {
                     return Err(std::io::Error::other("not a regular file"));
                 }
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut file, &mut bytes).map(|_| bytes)
+                Ok(file)
             })
             .map_err(|e| UsageError(format!("diff: cannot read {}: {e}", given.display())))?;
+        // Both files are held whole to be aligned; edit's ceiling bounds them.
+        let bytes = read_bounded(
+            file,
+            crate::tools::files::edit::EDIT_MAX_BYTES,
+            &format!("diff: {}", given.display()),
+        )?;
         let text = String::from_utf8(bytes).map_err(|_| {
             UsageError(format!("diff: {} is not valid UTF-8 text", given.display()))
         })?;
@@ -828,4 +853,24 @@ fn man(
     }
     printer.stdout_raw(&out);
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_bounded_takes_up_to_the_limit_and_refuses_past_it() {
+        let ok = read_bounded(&b"12345"[..], 5, "input").unwrap();
+        assert_eq!(ok, b"12345");
+        let err = read_bounded(&[0u8; 3 * 1024 * 1024][..], 2 * 1024 * 1024, "stdin").unwrap_err();
+        assert_eq!(
+            err.0,
+            "stdin is over 2 MiB; indus-tool does not hold more than that in memory"
+        );
+        // The refusal reads at most one byte past the limit.
+        let mut source = std::io::Cursor::new(vec![7u8; 100]);
+        assert!(read_bounded(&mut source, 10, "x").is_err());
+        assert_eq!(source.position(), 11);
+    }
 }
