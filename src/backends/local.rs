@@ -220,6 +220,16 @@ fn lock_file_sync(path: &str, wait: Duration) -> io::Result<FileLock> {
                     }
                     std::thread::sleep(Duration::from_millis(2));
                 }
+                // A filesystem without locks (some network mounts): go on unlocked,
+                // as every editor does there.
+                Err(std::fs::TryLockError::Error(e))
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(nix::libc::ENOLCK | nix::libc::EOPNOTSUPP | nix::libc::ENOSYS)
+                    ) =>
+                {
+                    return Ok(FileLock::default());
+                }
                 Err(std::fs::TryLockError::Error(e)) => return Err(fs_error(e, "flock", path)),
             }
         }
@@ -1244,6 +1254,38 @@ mod tests {
             mkdir_confined(base.join("app/out/x/y").to_str().unwrap(), true, &root).unwrap_err();
         assert!(OutsideRoot::is(&err), "{err}");
         assert!(!base.join("out/x").exists());
+    }
+
+    #[test]
+    fn file_locks_exclude_each_other_and_follow_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        let p = path.to_str().unwrap();
+        assert!(
+            !lock_file_sync(p, Duration::ZERO).unwrap().is_held(),
+            "missing file"
+        );
+        std::fs::write(&path, "old").unwrap();
+        let held = lock_file_sync(p, Duration::ZERO).unwrap();
+        assert!(held.is_held());
+        let err = lock_file_sync(p, Duration::from_millis(30)).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(err.to_string().contains("for 30 ms"), "{err}");
+        // A waiter that got the old inode's lock after an atomic replace must see the
+        // path now names another inode and lock that one instead.
+        let waiter = std::thread::spawn({
+            let p = p.to_string();
+            move || lock_file_sync(&p, Duration::from_secs(5)).unwrap()
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        atomic_write(&path, b"new").unwrap();
+        let replaced = std::fs::metadata(&path).unwrap().ino();
+        drop(held);
+        let got = waiter.join().unwrap();
+        assert!(got.is_held());
+        // The waiter's lock is on the new inode: a third taker is refused.
+        assert!(lock_file_sync(p, Duration::ZERO).is_err());
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), replaced);
     }
 
     #[test]
