@@ -1496,3 +1496,65 @@ fn the_bad_input_matrix() {
         failures.join("\n")
     );
 }
+
+/// Every tool's answer stays within the output budget (`--max-bytes`), whatever
+/// the size of what it looked at: each block at most the budget plus its notice.
+#[test]
+fn every_answer_is_bounded_by_the_budget() {
+    const MAX: usize = 1000;
+    let env = TestEnv::new();
+    let lines: String = (0..20_000)
+        .map(|i| format!("line {i} with text\n"))
+        .collect();
+    env.write("big.txt", &lines);
+    for i in 0..2000 {
+        env.write(&format!("many/file-{i:04}.txt"), "x");
+    }
+    let items: Vec<Value> = (0..3000)
+        .map(|i| json!({"id": format!("i{i}"), "text": "y".repeat(60), "status": "pending"}))
+        .collect();
+    env.write("items.json", json!({ "items": items }).to_string());
+    let job = env.run(&["process", "start", "--command", "seq 1 200000"]);
+    assert_eq!(common::code(&job), 0);
+    assert!(common::wait_until(Duration::from_secs(10), || {
+        std::fs::read_to_string(env.path(".indus-process/jobs/job-1/exit")).is_ok()
+    }));
+    let calls: Vec<Vec<&str>> = vec![
+        vec!["read", "big.txt"],
+        vec!["ls", "many"],
+        vec!["find", "file"],
+        vec!["grep", "line", "--limit", "5000"],
+        vec!["bash", "seq 1 100000"],
+        vec!["process", "poll", "--id", "job-1"],
+        vec!["todo_set", "--json", "@items.json"],
+        vec!["todo_read"],
+        vec![
+            "edit",
+            "big.txt",
+            "--old-text",
+            "with",
+            "--new-text",
+            "WITH",
+            "--replace-all",
+        ],
+    ];
+    for args in calls {
+        for format in ["text", "json"] {
+            let mut all = vec!["--max-bytes", "1000", "--format", format];
+            all.extend(args.iter().copied());
+            // The edit runs twice; the second (JSON) one undoes the first.
+            if args[0] == "edit" && format == "json" {
+                all.swap(7, 9);
+            }
+            let out = env.run(&all);
+            assert_eq!(common::code(&out), 0, "{args:?}: {}", common::stderr(&out));
+            // Two blocks at most (text and JSON), each within the budget plus a
+            // notice of under 100 bytes, plus the JSON envelope and its escapes.
+            let len = out.stdout.len();
+            assert!(
+                len <= 2 * (MAX + 100) + 400,
+                "{args:?} as {format}: {len} bytes"
+            );
+        }
+    }
+}

@@ -181,7 +181,11 @@ impl Tool for EditTool {
         );
         let diff = clamp(
             &diff,
-            &OutputBudget::with_notice(ClipEnd::Middle, DIFF_MAX_BYTES, |n| tool_notice("edit", n)),
+            &OutputBudget::with_notice(
+                ClipEnd::Middle,
+                DIFF_MAX_BYTES.min(ctx.budget.max_bytes),
+                |n| tool_notice("edit", n),
+            ),
         );
         let mut summary = format!(
             "Edited {path}: {}.",

@@ -151,6 +151,34 @@ pub fn checklist_json(items: &[TodoItem]) -> Value {
     })
 }
 
+/// [`checklist_json`] within `max_bytes` of compact JSON: when the whole list does
+/// not fit, the longest prefix of items that does, and `"omitted": K` after
+/// `counts` (which still count every item). Nothing else bounds a list a caller
+/// made long, and the JSON block must fit the output budget as the text does.
+pub fn bounded_checklist_json(items: &[TodoItem], max_bytes: usize) -> Value {
+    let whole = checklist_json(items);
+    if whole.to_string().len() <= max_bytes {
+        return whole;
+    }
+    let with_prefix = |k: usize| {
+        let mut v = checklist_json(&items[..k]);
+        v["counts"] = whole["counts"].clone();
+        v["omitted"] = json!(items.len() - k);
+        v
+    };
+    // The largest k whose rendering fits (k = 0 always "fits": it is the floor).
+    let (mut lo, mut hi) = (0, items.len());
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if with_prefix(mid).to_string().len() <= max_bytes {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    with_prefix(lo)
+}
+
 fn checklist_result(
     ctx: &ToolContext,
     tool: &'static str,
@@ -160,7 +188,7 @@ fn checklist_result(
     ToolResult {
         content: vec![
             ToolContentBlock::Text(clamp_for(ctx, tool, &text)),
-            ToolContentBlock::Json(checklist_json(items)),
+            ToolContentBlock::Json(bounded_checklist_json(items, ctx.budget.max_bytes)),
         ],
         is_error: false,
     }
@@ -422,6 +450,38 @@ mod tests {
                 item("c", "third", TodoStatus::Done, Some(TodoPriority::Normal)),
             ]
         );
+    }
+
+    #[test]
+    fn the_json_block_keeps_the_longest_prefix_that_fits() {
+        let items: Vec<TodoItem> = (0..100)
+            .map(|i| TodoItem {
+                id: format!("i{i}"),
+                text: "x".repeat(40),
+                status: TodoStatus::Pending,
+                priority: None,
+            })
+            .collect();
+        let whole = checklist_json(&items);
+        assert_eq!(bounded_checklist_json(&items, usize::MAX), whole);
+        for max in [0, 50, 200, 1000, 4000] {
+            let v = bounded_checklist_json(&items, max);
+            let shown = v["items"].as_array().unwrap().len();
+            assert_eq!(v["omitted"], json!(100 - shown));
+            assert_eq!(v["counts"]["pending"], json!(100));
+            assert_eq!(
+                v["items"].as_array().unwrap()[..],
+                whole["items"].as_array().unwrap()[..shown]
+            );
+            if shown > 0 {
+                assert!(v.to_string().len() <= max, "{max}: {}", v.to_string().len());
+            }
+            // One more item would not have fitted.
+            let mut more = checklist_json(&items[..shown + 1]);
+            more["counts"] = whole["counts"].clone();
+            more["omitted"] = json!(100 - shown - 1);
+            assert!(more.to_string().len() > max);
+        }
     }
 
     #[test]
