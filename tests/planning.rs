@@ -229,7 +229,7 @@ fn an_empty_array_clears_and_an_empty_list_says_so() {
 }
 
 #[test]
-fn a_long_checklist_text_is_clamped_but_the_json_is_whole() {
+fn a_long_checklist_is_clamped_in_both_blocks() {
     let env = TestEnv::new();
     let items: Vec<Value> = (0..50)
         .map(|i| json!({"id": format!("i{i}"), "text": "x".repeat(30), "status": "pending"}))
@@ -241,13 +241,19 @@ fn a_long_checklist_text_is_clamped_but_the_json_is_whole() {
     assert!(text.starts_with("50 items: 0 done, 0 active, 50 pending.\n[ ] i0: "));
     assert!(text.contains("\n[todo_read: "), "{text}");
     assert!(text.ends_with("[ ] i49: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
-    assert_eq!(
-        outcome["output"][1]["value"]["items"]
-            .as_array()
-            .unwrap()
-            .len(),
-        50
-    );
+    // The JSON block: the first items that fit in 300 bytes, the rest counted.
+    let block = &outcome["output"][1]["value"];
+    assert!(block.to_string().len() <= 300, "{block}");
+    let shown = block["items"].as_array().unwrap();
+    assert!(!shown.is_empty() && shown.len() < 50);
+    assert_eq!(shown[0]["id"], "i0");
+    assert_eq!(block["omitted"], json!(50 - shown.len()));
+    assert_eq!(block["counts"]["pending"], json!(50));
+    // Within the budget, the block is whole and has no "omitted".
+    let (whole, _) = env.run_json(&["todo_read"]);
+    let block = &whole["output"][1]["value"];
+    assert_eq!(block["items"].as_array().unwrap().len(), 50);
+    assert!(block.get("omitted").is_none());
 }
 
 // ---------------------------------------------------------------- sessions
