@@ -539,3 +539,27 @@ fn websearch_is_read_only_and_described() {
         Some(json!(["read-only", "coding", "all"]))
     );
 }
+
+#[test]
+fn the_json_block_keeps_the_results_that_fit_the_budget() {
+    let long = "word ".repeat(400);
+    let page = page_of(5).replace("Snippet", &long);
+    let server = serve(200, page);
+    let outcome = parse_outcome(&run_at(&server.url("/html/"), true, &["--count", "5", "q"]));
+    assert_eq!(results_of(&outcome).as_array().unwrap().len(), 5);
+    let env = TestEnv::new();
+    let out = env
+        .cmd()
+        .env("INDUS_WEBSEARCH_URL", server.url("/html/"))
+        .args(["--max-bytes", "5000", "--format", "json", "websearch", "q"])
+        .output()
+        .unwrap();
+    let outcome = parse_outcome(&out);
+    let results = results_of(&outcome);
+    // Each result is about 2 KB: two fit in 5,000 bytes, in page order.
+    assert_eq!(titles(&results), ["Result 1", "Result 2"]);
+    assert!(results.to_string().len() <= 5000);
+    let text = outcome["output"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("1. Result 1"), "{text}");
+    assert!(text.contains("[websearch: "), "{text}");
+}

@@ -206,10 +206,16 @@ async fn search(endpoint: &Url, query: &str, count: usize, ctx: &ToolContext) ->
     } else {
         render(&results)
     };
+    // The JSON block keeps the results that fit the budget whole (a page can hold
+    // snippets of any length); the text block still shows the count of them all.
+    let mut shown = results.len();
+    while shown > 0 && json!(results[..shown]).to_string().len() > ctx.budget.max_bytes {
+        shown -= 1;
+    }
     ToolResult {
         content: vec![
             ToolContentBlock::Text(clamp_for(ctx, "websearch", &text)),
-            ToolContentBlock::Json(json!(results)),
+            ToolContentBlock::Json(json!(results[..shown])),
         ],
         is_error: false,
     }
