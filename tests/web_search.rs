@@ -516,7 +516,10 @@ fn the_text_block_is_clamped_with_the_tools_notice() {
     );
     // The JSON block keeps the first results that fit the same 300 bytes.
     let results = results_of(&outcome);
-    assert_eq!(titles(&results), ["Result 1", "Result 2", "Result 3", "Result 4"]);
+    assert_eq!(
+        titles(&results),
+        ["Result 1", "Result 2", "Result 3", "Result 4"]
+    );
     assert!(results.to_string().len() <= 300);
 }
 

@@ -1136,6 +1136,11 @@ mod tests {
         }
 
         #[test]
+        fn applying_any_text_as_a_diff_never_panics(before in "[ab\n]{0,12}", diff in "(@@ -[0-9,]{1,4} \\+[0-9,]{1,4} @@\n|[ +\\-][ab]{0,2}\n|\\\\ No newline at end of file\n|é|x){0,8}") {
+            let _ = apply_unified_diff(&before, &diff);
+        }
+
+        #[test]
         fn rendered_diffs_apply_back(before in text_strategy(), after in text_strategy(), context in 0usize..4) {
             let diff = render_unified_diff(&before, &after, context);
             if before == after {
