@@ -187,15 +187,15 @@ fn replace_in_dir(
     result
 }
 
-/// [`Fs::lock_file`] for local files: `flock` on the file itself. An atomic write
-/// renames a new inode over the path, so a lock taken on the old one protects
-/// nothing; after locking, the path must still name the locked inode, and if it
-/// does not (a writer replaced the file meanwhile), the lock is taken again on the
-/// new one. A file that cannot be opened (missing, unreadable) is not locked: the
-/// caller's own read or write then reports the real problem.
-fn lock_file_sync(path: &str, wait: Duration) -> io::Result<FileLock> {
+/// One try at [`Fs::lock_file`] for local files: `flock` on the file itself,
+/// `None` while another holder has it. An atomic write renames a new inode over
+/// the path, so a lock taken on the old one protects nothing; after locking, the
+/// path must still name the locked inode, and if it does not (a writer replaced the
+/// file meanwhile), the lock is taken again on the new one. A file that cannot be
+/// opened (missing, unreadable), or a filesystem without locks, gives an empty
+/// lock: the caller's own read or write then reports any real problem.
+fn try_lock_file(path: &str) -> io::Result<Option<FileLock>> {
     use std::os::unix::fs::OpenOptionsExt;
-    let deadline = std::time::Instant::now() + wait;
     loop {
         // Non-blocking, so a FIFO swapped in cannot hang the open.
         let Ok(file) = std::fs::OpenOptions::new()
@@ -203,44 +203,53 @@ fn lock_file_sync(path: &str, wait: Duration) -> io::Result<FileLock> {
             .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
             .open(path)
         else {
-            return Ok(FileLock::default());
+            return Ok(Some(FileLock::default()));
         };
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    if std::time::Instant::now() >= deadline {
-                        return Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!(
-                                "another process has held a lock on '{path}' for {} ms",
-                                wait.as_millis()
-                            ),
-                        ));
-                    }
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-                // A filesystem without locks (some network mounts): go on unlocked,
-                // as every editor does there.
-                Err(std::fs::TryLockError::Error(e))
-                    if matches!(
-                        e.raw_os_error(),
-                        Some(nix::libc::ENOLCK | nix::libc::EOPNOTSUPP | nix::libc::ENOSYS)
-                    ) =>
-                {
-                    return Ok(FileLock::default());
-                }
-                Err(std::fs::TryLockError::Error(e)) => return Err(fs_error(e, "flock", path)),
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+            // Some network mounts: go on unlocked, as every editor does there.
+            Err(std::fs::TryLockError::Error(e))
+                if matches!(
+                    e.raw_os_error(),
+                    Some(nix::libc::ENOLCK | nix::libc::EOPNOTSUPP | nix::libc::ENOSYS)
+                ) =>
+            {
+                return Ok(Some(FileLock::default()));
             }
+            Err(std::fs::TryLockError::Error(e)) => return Err(fs_error(e, "flock", path)),
         }
         let held = file.metadata().map_err(|e| fs_error(e, "fstat", path))?;
         match std::fs::metadata(path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
-                return Ok(FileLock::holding(file));
+                return Ok(Some(FileLock::holding(file)));
             }
             // Replaced (or removed) while we waited: lock what is there now.
             _ => continue,
         }
+    }
+}
+
+/// [`Fs::lock_file`]'s wait: try every 2 ms until `wait` has passed. The pause is
+/// an async sleep, so on a current-thread runtime (the MCP server) the holder's
+/// own task keeps running and can finish.
+async fn lock_file_within(path: &str, wait: Duration) -> io::Result<FileLock> {
+    let deadline = Instant::now() + wait;
+    loop {
+        let p = path.to_string();
+        if let Some(lock) = blocking(move || try_lock_file(&p)).await? {
+            return Ok(lock);
+        }
+        if Instant::now() >= deadline {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "another process has held a lock on '{path}' for {} ms",
+                    wait.as_millis()
+                ),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 
@@ -423,8 +432,7 @@ fn rm_sync(path: &str, options: RemoveOptions) -> io::Result<()> {
 impl Fs for LocalFs {
     async fn lock_file(&self, path: &str, wait: Duration) -> io::Result<FileLock> {
         self.admit(path)?;
-        let p = path.to_string();
-        blocking(move || lock_file_sync(&p, wait)).await
+        lock_file_within(path, wait).await
     }
 
     async fn read_text(&self, path: &str) -> io::Result<String> {
@@ -1256,36 +1264,32 @@ mod tests {
         assert!(!base.join("out/x").exists());
     }
 
-    #[test]
-    fn file_locks_exclude_each_other_and_follow_a_replaced_file() {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn file_locks_exclude_each_other_and_follow_a_replaced_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.txt");
-        let p = path.to_str().unwrap();
-        assert!(
-            !lock_file_sync(p, Duration::ZERO).unwrap().is_held(),
-            "missing file"
-        );
+        let p = path.to_str().unwrap().to_string();
+        let lock = |wait: u64| {
+            let p = p.clone();
+            async move { lock_file_within(&p, Duration::from_millis(wait)).await }
+        };
+        assert!(!lock(0).await.unwrap().is_held(), "a missing file");
         std::fs::write(&path, "old").unwrap();
-        let held = lock_file_sync(p, Duration::ZERO).unwrap();
+        let held = lock(0).await.unwrap();
         assert!(held.is_held());
-        let err = lock_file_sync(p, Duration::from_millis(30)).unwrap_err();
+        let err = lock(30).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(err.to_string().contains("for 30 ms"), "{err}");
-        // A waiter that got the old inode's lock after an atomic replace must see the
-        // path now names another inode and lock that one instead.
-        let waiter = std::thread::spawn({
-            let p = p.to_string();
-            move || lock_file_sync(&p, Duration::from_secs(5)).unwrap()
-        });
-        std::thread::sleep(Duration::from_millis(50));
+        // A waiter that gets the old inode's lock after an atomic replace must see
+        // the path now names another inode and lock that one instead.
+        let waiter = tokio::spawn(lock(5000));
+        tokio::time::sleep(Duration::from_millis(50)).await;
         atomic_write(&path, b"new").unwrap();
-        let replaced = std::fs::metadata(&path).unwrap().ino();
         drop(held);
-        let got = waiter.join().unwrap();
+        let got = waiter.await.unwrap().unwrap();
         assert!(got.is_held());
-        // The waiter's lock is on the new inode: a third taker is refused.
-        assert!(lock_file_sync(p, Duration::ZERO).is_err());
-        assert_eq!(std::fs::metadata(&path).unwrap().ino(), replaced);
+        // The waiter holds the new inode's lock: a third taker is refused.
+        assert!(lock(0).await.is_err());
     }
 
     #[test]

@@ -121,9 +121,10 @@ impl Tool for EditTool {
         if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
             return ToolResult::failure(message);
         }
-        // Held until the new content is renamed in: a concurrent edit or write of
-        // this file waits its turn instead of undoing ours.
-        let _lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
+        // Held until the new content is renamed in and its read-state recorded: a
+        // concurrent edit or write of this file waits its turn instead of undoing
+        // ours, and the gate records our write, not a later one.
+        let lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
             Ok(lock) => lock,
             Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
         };
@@ -170,6 +171,7 @@ impl Tool for EditTool {
                 "Edited {path}, but its read-state could not be recorded: {e}"
             ));
         }
+        drop(lock);
         // The bytes were valid UTF-8 (decode checked), so this is lossless.
         let before = String::from_utf8_lossy(&bytes);
         let diff = render_unified_diff_with_headers(
