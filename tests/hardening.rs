@@ -1122,6 +1122,22 @@ fn path_cases() -> Vec<Case> {
         ),
         with(
             cli(
+                "edit a growing file",
+                &[
+                    "edit",
+                    "grow.log",
+                    "--old-text",
+                    "line 0\n",
+                    "--new-text",
+                    "first\n",
+                ],
+                Ok,
+                &["Edited grow.log: 1 replacement."],
+            ),
+            Extra::Growing,
+        ),
+        with(
+            cli(
                 "grep a growing file",
                 &["grep", "line", "grow.log"],
                 Ok,
