@@ -209,8 +209,9 @@ pub fn html_convert(data: &[u8]) {
     }
 }
 
-/// The results parser never panics; every result has an http(s) URL, a title, no
-/// duplicate URLs, and no ad.
+/// The results parser never panics; every result has a title and an http(s) URL in
+/// the `url` crate's normal form, no two the same; `result_url` gives only
+/// http(s) URLs, whatever it is handed.
 pub fn search_results(data: &[u8]) {
     let page = String::from_utf8_lossy(data);
     if let ddg::Page::Results(results) = ddg::parse_results(&page) {
