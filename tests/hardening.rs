@@ -17,8 +17,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::symlink;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -1328,24 +1327,6 @@ fn all_cases() -> Vec<Case> {
     cases
 }
 
-/// Names of leftover temp files of an atomic write anywhere in `dir`.
-fn leftovers(dir: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return found;
-    };
-    for entry in rd.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.contains(".indus-tmp") {
-            found.push(entry.path().display().to_string());
-        }
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            found.extend(leftovers(&entry.path()));
-        }
-    }
-    found
-}
-
 /// Run one case; `Err` says how it failed.
 fn run(case: &Case) -> Result<(), String> {
     let env = TestEnv::new();
@@ -1373,7 +1354,7 @@ fn run(case: &Case) -> Result<(), String> {
         stop.store(true, Ordering::Relaxed);
         result
     })?;
-    let left = leftovers(env.root());
+    let left = common::temp_leftovers(env.root());
     if !left.is_empty() {
         return Err(format!("left temp files behind: {left:?}"));
     }
@@ -1381,11 +1362,7 @@ fn run(case: &Case) -> Result<(), String> {
 }
 
 fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
-        .env_remove("NO_COLOR")
-        .env_remove("INDUS_FORMAT")
-        .env_remove("INDUS_SESSION")
-        .env_remove("INDUS_ROOT")
+    let mut child = common::bin_std()
         .env("INDUS_WEBSEARCH_URL", "http://127.0.0.1:9/")
         .current_dir(env.root())
         .arg("--cwd")

@@ -7,7 +7,7 @@ pub mod search;
 pub mod shell;
 pub mod web;
 
-use crate::kernel::{OutputBudget, ToolContext, clamp};
+use crate::kernel::{FsEntryInfo, OutputBudget, ToolContext, clamp};
 
 /// The wall clock in epoch milliseconds, as the gate's records and the job table
 /// store it.
@@ -37,4 +37,50 @@ pub fn tool_budget(ctx: &ToolContext, tool: &'static str) -> OutputBudget {
 /// Clamp `text` to the context's budget with `tool`'s notice.
 pub fn clamp_for(ctx: &ToolContext, tool: &'static str, text: &str) -> String {
     clamp(text, &tool_budget(ctx, tool))
+}
+
+/// The largest `k` in `0..=len` for which `fits(k)` holds, given that `fits` holds
+/// for every `k` below one where it holds (a prefix that fits stays fitting when
+/// shortened). How JSON blocks that list items keep the longest prefix that fits
+/// the output budget; `fits(0)` is not asked, 0 is the floor.
+pub fn longest_fitting_prefix(len: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// What a path that is neither a regular file nor a directory is, for the refusals
+/// of the tools that only handle those (read, write, edit, grep). The seam reports
+/// a link that resolves to nothing (dangling, or a loop) as the link itself, so a
+/// link is named as a link.
+pub fn not_regular(path: &str, info: &FsEntryInfo) -> String {
+    if info.is_symlink {
+        format!(
+            "{path} is a symbolic link that does not lead to a regular file (it dangles, loops, or leads to a FIFO, socket or device)"
+        )
+    } else {
+        format!("{path} is not a regular file (a FIFO, socket or device)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_fitting_prefix_is_found_at_every_size() {
+        for len in 0..20 {
+            for limit in 0..=len {
+                assert_eq!(longest_fitting_prefix(len, |k| k <= limit), limit);
+            }
+            assert_eq!(longest_fitting_prefix(len, |_| true), len);
+        }
+    }
 }

@@ -86,13 +86,37 @@ impl TestEnv {
 
 /// The binary with a scrubbed environment and no `--cwd`.
 pub fn bin() -> Command {
-    let mut c = Command::cargo_bin("indus-tool").expect("binary built");
+    Command::from_std(bin_std())
+}
+
+/// [`bin`] as a plain `std::process::Command`, for a test that spawns the child
+/// itself (to time it out, or to feed it while it runs).
+pub fn bin_std() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"));
     c.env_remove("NO_COLOR")
         .env_remove("INDUS_FORMAT")
         .env_remove("INDUS_SESSION")
         .env_remove("INDUS_ROOT")
         .env_remove("INDUS_WEBSEARCH_URL");
     c
+}
+
+/// Every temp file of an atomic write (`.NAME.indus-tmp.*`) left anywhere below
+/// `dir`: a finished write leaves none.
+pub fn temp_leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().contains(".indus-tmp") {
+            found.push(entry.path());
+        }
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(temp_leftovers(&entry.path()));
+        }
+    }
+    found
 }
 
 /// Parse stdout as exactly one JSON line.

@@ -111,7 +111,7 @@ impl Tool for EditTool {
             Ok(info) if !info.is_file => {
                 return ToolResult::failure(format!(
                     "{}; edit changes regular files only.",
-                    super::not_regular(path, &info)
+                    crate::tools::not_regular(path, &info)
                 ));
             }
             Ok(_) => {}

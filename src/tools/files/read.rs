@@ -268,7 +268,7 @@ impl Tool for ReadTool {
             Ok(info) if !info.is_file => {
                 return ToolResult::failure(format!(
                     "{}; read shows regular files only.",
-                    super::not_regular(path, &info)
+                    crate::tools::not_regular(path, &info)
                 ));
             }
             Ok(_) => {}

@@ -70,7 +70,7 @@ impl Tool for WriteTool {
             Ok(info) if !info.is_file && !info.is_symlink => {
                 return ToolResult::failure(format!(
                     "{}; write replaces regular files only.",
-                    super::not_regular(path, &info)
+                    crate::tools::not_regular(path, &info)
                 ));
             }
             _ => {}

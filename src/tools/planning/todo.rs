@@ -23,7 +23,7 @@ use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
 pub use crate::kernel::{TodoItem, TodoPriority, TodoStatus, TodoStoreHandle};
-use crate::tools::{clamp_for, plural};
+use crate::tools::{clamp_for, longest_fitting_prefix, plural};
 
 /// The fallback store: one list per context identity, for the life of the process.
 static MEMORY: LazyLock<Mutex<HashMap<u64, Vec<TodoItem>>>> =
@@ -166,17 +166,10 @@ pub fn bounded_checklist_json(items: &[TodoItem], max_bytes: usize) -> Value {
         v["omitted"] = json!(items.len() - k);
         v
     };
-    // The largest k whose rendering fits (k = 0 always "fits": it is the floor).
-    let (mut lo, mut hi) = (0, items.len());
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if with_prefix(mid).to_string().len() <= max_bytes {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    with_prefix(lo)
+    let k = longest_fitting_prefix(items.len(), |k| {
+        with_prefix(k).to_string().len() <= max_bytes
+    });
+    with_prefix(k)
 }
 
 fn checklist_result(

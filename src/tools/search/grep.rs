@@ -580,7 +580,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         Ok(info) if !info.is_file && !info.is_directory => {
             return ToolResult::failure(format!(
                 "{}; grep searches regular files and folders.",
-                crate::tools::files::not_regular(shown_root, &info)
+                crate::tools::not_regular(shown_root, &info)
             ));
         }
         Ok(_) => {}

@@ -22,7 +22,7 @@ use crate::kernel::input::Args;
 use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
-use crate::tools::clamp_for;
+use crate::tools::{clamp_for, longest_fitting_prefix};
 
 /// The endpoint searched when `INDUS_WEBSEARCH_URL` is unset or empty.
 pub const DEFAULT_ENDPOINT: &str = "https://html.duckduckgo.com/html/";
@@ -208,10 +208,9 @@ async fn search(endpoint: &Url, query: &str, count: usize, ctx: &ToolContext) ->
     };
     // The JSON block keeps the results that fit the budget whole (a page can hold
     // snippets of any length); the text block still shows the count of them all.
-    let mut shown = results.len();
-    while shown > 0 && json!(results[..shown]).to_string().len() > ctx.budget.max_bytes {
-        shown -= 1;
-    }
+    let shown = longest_fitting_prefix(results.len(), |k| {
+        json!(results[..k]).to_string().len() <= ctx.budget.max_bytes
+    });
     ToolResult {
         content: vec![
             ToolContentBlock::Text(clamp_for(ctx, "websearch", &text)),
