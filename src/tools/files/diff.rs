@@ -220,11 +220,59 @@ fn window<'a>(before: &'a str, after: &'a str, margin: Option<usize>) -> Window<
 
     let old = raw_lines(&before[start..stop_b]);
     let new = raw_lines(&after[start..stop_a]);
-    let blocks = align(&old, &new);
+    let mut blocks = align(&old, &new);
+
+    // The aligner may slide a change through a run of equal lines into the margin
+    // (a deletion of one of several equal lines can be placed at either end of the
+    // run), which leaves the hunk fewer than `margin` lines of context inside the
+    // window. Lines outside the window are equal on both sides, so the window is
+    // widened by whole lines there and the changes stay where they are.
+    let (first, last) = match (blocks.first(), blocks.last()) {
+        (Some(f), Some(l)) => (f.old.start, l.old.end),
+        _ => (margin, 0),
+    };
+    let mut lead_missing = margin.saturating_sub(first);
+    let mut trail_missing = margin.saturating_sub(old.len() - last.min(old.len()));
+    if blocks.is_empty() {
+        (lead_missing, trail_missing) = (0, 0);
+    }
+    let mut front = start;
+    let mut shift = 0;
+    while lead_missing > 0 && front > 0 {
+        front = memchr::memrchr(b'\n', &b[..front - 1]).map_or(0, |i| i + 1);
+        lead_missing -= 1;
+        shift += 1;
+    }
+    let (mut back_b, mut back_a) = (stop_b, stop_a);
+    while trail_missing > 0 && back_b < b.len() {
+        match memchr::memchr(b'\n', &b[back_b..]) {
+            Some(i) => {
+                back_b += i + 1;
+                back_a += i + 1;
+            }
+            None => {
+                back_b = b.len();
+                back_a = a.len();
+            }
+        }
+        trail_missing -= 1;
+    }
+    if front == start && back_b == stop_b {
+        return Window {
+            old,
+            new,
+            skipped: count_newlines(&b[..start]),
+            blocks,
+        };
+    }
+    for block in &mut blocks {
+        block.old = block.old.start + shift..block.old.end + shift;
+        block.new = block.new.start + shift..block.new.end + shift;
+    }
     Window {
-        old,
-        new,
-        skipped: count_newlines(&b[..start]),
+        old: raw_lines(&before[front..back_b]),
+        new: raw_lines(&after[front..back_a]),
+        skipped: count_newlines(&b[..front]),
         blocks,
     }
 }
@@ -1055,6 +1103,43 @@ mod tests {
         assert_eq!(kept, split_lines(&before));
     }
 
+
+    /// Every hunk carries full context: `context` lines before its first change and
+    /// after its last, or as many as the file has there. GNU `patch` takes a hunk
+    /// with less trailing than leading context to be anchored at the end of the
+    /// file, so a short tail is a diff that does not apply.
+    fn assert_full_context(before: &str, diff: &str, context: usize) -> Result<(), String> {
+        let total = raw_lines(before).len();
+        let mut hunks = Vec::new();
+        for line in diff.split_inclusive('\n') {
+            if let Some(h) = line.strip_prefix("@@ -") {
+                let spec = h.split(' ').next().unwrap_or("");
+                let (start, count) = match spec.split_once(',') {
+                    Some((s, c)) => (s.parse::<usize>().unwrap(), c.parse::<usize>().unwrap()),
+                    None => (spec.parse::<usize>().unwrap(), 1),
+                };
+                hunks.push((start, count, Vec::new()));
+            } else if let Some(last) = hunks.last_mut()
+                && !line.starts_with('\\')
+            {
+                last.2.push(line.as_bytes()[0]);
+            }
+        }
+        for (start, count, kinds) in hunks {
+            let lead = kinds.iter().take_while(|&&k| k == b' ').count();
+            let trail = kinds.iter().rev().take_while(|&&k| k == b' ').count();
+            let first = if count == 0 { start } else { start - 1 };
+            let want_lead = context.min(first + lead);
+            let want_trail = context.min(total - (first + count - trail));
+            if lead != want_lead.min(kinds.len()) || trail != want_trail.min(kinds.len()) {
+                return Err(format!(
+                    "hunk at -{start},{count} has {lead} leading and {trail} trailing context lines, wants {want_lead} and {want_trail}: {diff:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Text made of lines drawn from a small pool so that diffs have both matches and
     /// changes, with every ending the engine must survive.
     fn text_strategy() -> impl Strategy<Value = String> {
@@ -1126,6 +1211,9 @@ mod tests {
             let diff = render_unified_diff(&before, &after, context);
             prop_assert_eq!(diff.is_empty(), before == after);
             prop_assert_eq!(apply_unified_diff(&before, &diff).unwrap(), after.clone());
+            if let Err(e) = assert_full_context(&before, &diff, context) {
+                prop_assert!(false, "{}", e);
+            }
             if context > 0 {
                 prop_assert_eq!(apply_with_diffy(&before, &diff), after.clone());
             }
@@ -1147,6 +1235,9 @@ mod tests {
                 prop_assert_eq!(diff, "");
             } else {
                 prop_assert_eq!(apply_unified_diff(&before, &diff).unwrap(), after.clone());
+                if let Err(e) = assert_full_context(&before, &diff, context) {
+                    prop_assert!(false, "{}", e);
+                }
                 if context > 0 {
                     prop_assert_eq!(apply_with_diffy(&before, &diff), after.clone());
                 }
