@@ -1,0 +1,504 @@
+#!/usr/bin/env python3
+"""Edit replay: real commits re-enacted as `indus-tool edit` calls.
+
+What it measures: how often `edit` turns a file's old state into exactly the state a
+real commit produced, when it is called the way a careful model would call it, and
+when that call carries the small mistakes models make (stray trailing spaces, tabs vs
+spaces, lost indentation, a copied `read` gutter, curly quotes).
+
+How: for each of the newest N non-merge commits of each repository (bare mirrors
+allowed: everything goes through `git --git-dir`, nothing is checked out) and each
+modified (status M) text file -- binary, non-UTF-8, over-1-MB and CR-containing
+files are left out -- the parent's blob is `old` and the commit's blob is `new`. The
+line hunks between them come from `git diff -U0 --diff-algorithm=myers` on the two
+blobs. Hunk k is replayed on `old` with hunks 1..k-1 already applied; the expected
+result has hunks 1..k applied. Its edit call is built from whole lines: oldText = the
+hunk's removed lines plus c context lines on each side, newText = the same context
+plus the added lines, where c starts at 0 (1 for a pure insertion) and grows by one
+up to 8 until oldText is non-blank and occurs exactly once in the current state;
+hunks that never get there are skipped. The next hunk always starts from the
+expected state, so one bad edit does not spoil the rest of the file.
+
+Every hunk is tried once unperturbed (class `exact`) and once per perturbation class:
+
+  trailing-space  lines with trailing blanks lose them, other non-empty lines gain
+                  one space (both texts)
+  tabs            leading tabs become 4 spaces in a tab-indented file, leading groups
+                  of 4 spaces become tabs otherwise (both texts)
+  dedent          oldText's common leading whitespace removed from oldText's lines
+                  and from the newText lines that start with it
+  first-line      the first line of both texts loses its indentation (oldText of 2+
+                  lines with an indented first line)
+  gutter          every line prefixed by a `read` gutter, f"{n:>6}\\t", numbered from
+                  the real line number of oldText's first line (both texts)
+  typography      ' -> U+2019, " -> U+201D, " - " -> " U+2013 " on the oldText lines
+                  that also occur in newText, and on those lines in newText
+
+A class counts for a hunk only when it changes oldText and the changed oldText does
+not itself occur in the file starting at a line start; otherwise the hunk is `n/a`
+for that class. (Occurrences in the middle of a line do not make it n/a: cutting the
+first line's indentation always leaves such a substring, and a tool that matches it
+there replaces text mid-line.)
+
+Each call gets a fresh temp directory holding the current state and a JSON input
+file (`edit --json @FILE`); afterwards the file is compared with the expected state:
+identical (exit 0, bytes equal), refused (exit 1, file untouched), wrong (exit 0 with
+other bytes, or exit 1 with the file changed), crash (any other exit or a timeout).
+When the edit's JSON result carries a `match` key (which matching stage found
+oldText), it is tallied per class. Calls run on a pool of 2 threads.
+
+Exit status: 0 when no class has a wrong or crashed edit, 1 otherwise, 2 on a bench
+problem (missing binary, or the binary answered a usage error: exit 2).
+
+Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--per-class-files K]
+                            [--show-wrong N] [--show-refused N] [--json]
+Binary: $INDUS, default target/release/indus-tool under the repository top.
+"""
+import argparse
+import concurrent.futures as cf
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gitpairs import Repo, split_lines, text_skip_reason  # noqa: E402
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLASSES = ["exact", "trailing-space", "tabs", "dedent", "first-line", "gutter", "typography"]
+MAX_CONTEXT = 8
+CALL_TIMEOUT = 60
+HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+# ---------------------------------------------------------------- hunks and calls
+
+def hunks_of(repo, old_sha, new_sha):
+    """[(old_start, old_len, new_start, new_len)] as 0-based line indexes."""
+    out = repo.git("diff", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
+                   "--diff-algorithm=myers", old_sha, new_sha)
+    hunks = []
+    for line in out.split(b"\n"):
+        m = HUNK_RE.match(line)
+        if not m:
+            continue
+        a, b, c, d = (int(g) if g is not None else 1 for g in m.groups())
+        os_ = a if b == 0 else a - 1  # a pure insertion names the line before it
+        ns_ = c if d == 0 else c - 1
+        hunks.append((os_, b, ns_, d))
+    return hunks
+
+
+def occurs_once(text, needle):
+    i = text.find(needle)
+    return i >= 0 and text.find(needle, i + 1) < 0
+
+
+def occurs_at_line_start(text, needle):
+    """Whether needle occurs in text starting at the start of a line. A perturbed
+    oldText found only in the middle of a line still counts as a mismatch: removing
+    the first line's indentation (first-line) always leaves a mid-line substring."""
+    return text.startswith(needle) or ("\n" + needle) in text
+
+
+def leading_ws(line):
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indents_with_tabs(state_lines):
+    tabs = sum(1 for l in state_lines if l.startswith("\t"))
+    spaces = sum(1 for l in state_lines if l.startswith(" ") and l.strip())
+    return tabs > spaces
+
+
+def p_trailing_space(old, new, ctx):
+    def one(line):
+        body, nl = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if body.endswith((" ", "\t")):
+            body = body.rstrip(" \t")
+        elif body:
+            body += " "
+        return body + nl
+    return ("".join(map(one, split_lines(old))), "".join(map(one, split_lines(new))))
+
+
+def p_tabs(old, new, ctx):
+    tabs = ctx["tabs"]
+
+    def one(line):
+        ws = leading_ws(line)
+        ws2 = ws.replace("\t", "    ") if tabs else ws.replace("    ", "\t")
+        return ws2 + line[len(ws):]
+    return ("".join(map(one, split_lines(old))), "".join(map(one, split_lines(new))))
+
+
+def p_dedent(old, new, ctx):
+    lines = split_lines(old)
+    prefix = os.path.commonprefix([leading_ws(l) for l in lines if l.strip()])
+    if not prefix:
+        return None
+
+    def one(line):
+        return line[len(prefix):] if line.startswith(prefix) else line
+    return ("".join(map(one, lines)), "".join(map(one, split_lines(new))))
+
+
+def p_first_line(old, new, ctx):
+    lines = split_lines(old)
+    if len(lines) < 2 or not lines[0].strip() or not leading_ws(lines[0]):
+        return None
+    nlines = split_lines(new)
+    if nlines:
+        nlines[0] = nlines[0].lstrip(" \t")
+    return (lines[0].lstrip(" \t") + "".join(lines[1:]), "".join(nlines))
+
+
+def p_gutter(old, new, ctx):
+    start = ctx["first_line_no"]
+
+    def num(lines):
+        return "".join(f"{start + i:>6}\t{l}" for i, l in enumerate(lines))
+    return (num(split_lines(old)), num(split_lines(new)))
+
+
+def p_typography(old, new, ctx):
+    def curly(s):
+        return s.replace("'", "\u2019").replace('"', "\u201d").replace(" - ", " \u2013 ")
+    olines, nlines = split_lines(old), split_lines(new)
+    shared = set(olines) & set(nlines)
+    return ("".join(curly(l) if l in shared else l for l in olines),
+            "".join(curly(l) if l in shared else l for l in nlines))
+
+
+PERTURB = {
+    "trailing-space": p_trailing_space,
+    "tabs": p_tabs,
+    "dedent": p_dedent,
+    "first-line": p_first_line,
+    "gutter": p_gutter,
+    "typography": p_typography,
+}
+
+
+def replay_file(old_text, new_text, hunks):
+    """Yields per hunk: ('skip', reason) or ('call', state, expected, oldText, newText, ctx)."""
+    old, new = split_lines(old_text), split_lines(new_text)
+    for os_, olen, ns_, nlen in hunks:
+        state_lines = new[:ns_] + old[os_:]
+        state = "".join(state_lines)
+        expected = "".join(new[: ns_ + nlen] + old[os_ + olen:])
+        removed, added = old[os_: os_ + olen], new[ns_: ns_ + nlen]
+        c = 0 if olen else 1
+        found = None
+        while c <= MAX_CONTEXT:
+            before = state_lines[max(0, ns_ - c): ns_]
+            after = state_lines[ns_ + olen: ns_ + olen + c]
+            old_t = "".join(before + removed + after)
+            if old_t.strip() and occurs_once(state, old_t):
+                found = (before, after, old_t)
+                break
+            c += 1
+        if found is None:
+            blank = not "".join(removed).strip() and not "".join(
+                state_lines[max(0, ns_ - MAX_CONTEXT): ns_ + olen + MAX_CONTEXT]).strip()
+            yield ("skip", "all-blank" if blank else "never unique")
+            continue
+        before, after, old_t = found
+        new_t = "".join(before + added + after)
+        ctx = {"first_line_no": ns_ - len(before) + 1, "tabs": indents_with_tabs(state_lines)}
+        yield ("call", state, expected, old_t, new_t, ctx)
+
+
+# ---------------------------------------------------------------- running the binary
+
+def short_diff(expected, got, limit=40):
+    lines = list(difflib.unified_diff(split_lines(expected), split_lines(got),
+                                      "expected", "got", n=1))
+    out = []
+    for l in lines[:limit]:
+        if l.startswith(("---", "+++", "@@")):
+            out.append(l.rstrip("\n"))
+        else:
+            out.append(l[0] + repr(l[1:]))
+    if len(lines) > limit:
+        out.append(f"... ({len(lines) - limit} more diff lines)")
+    return "\n".join(out)
+
+
+def run_edit(indus, tmproot, name, state, expected, old_t, new_t):
+    d = tempfile.mkdtemp(dir=tmproot)
+    try:
+        path = os.path.join(d, name)
+        with open(path, "wb") as f:
+            f.write(state.encode())
+        jpath = os.path.join(d, ".input.json")
+        with open(jpath, "w") as f:
+            json.dump({"path": name, "oldText": old_t, "newText": new_t}, f)
+        try:
+            p = subprocess.run(
+                [indus, "--format", "json", "--cwd", d, "edit", "--json", "@" + jpath],
+                capture_output=True, timeout=CALL_TIMEOUT,
+            )
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p, rc = None, "timeout"
+        with open(path, "rb") as f:
+            got = f.read()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    stdout = p.stdout.decode("utf-8", "replace") if p else ""
+    stderr = p.stderr.decode("utf-8", "replace") if p else ""
+    match, message = None, ""
+    try:
+        res = json.loads(stdout)
+        out = res.get("output")
+        if isinstance(out, str):
+            message = out
+        elif isinstance(out, list):
+            for item in out:
+                if item.get("kind") == "json" and isinstance(item.get("value"), dict):
+                    match = item["value"].get("match")
+                elif item.get("kind") == "text":
+                    message = item.get("text", "")
+    except (ValueError, AttributeError):
+        message = (stdout + stderr).strip()[:300]
+    exp_b = expected.encode()
+    if rc == 0:
+        status = "identical" if got == exp_b else "wrong"
+    elif rc == 1:
+        status = "refused" if got == state.encode() else "wrong"
+        if status == "wrong":
+            message = "exit 1 but the file changed: " + message
+    elif rc == 2:
+        status = "usage"
+        message = (stderr or stdout).strip()[:500]
+    else:
+        status = "crash"
+        message = f"exit {rc}: " + (stderr or stdout).strip()[-500:]
+    detail = None
+    if status == "wrong":
+        detail = short_diff(expected, got.decode("utf-8", "replace"))
+    return status, match, message, detail
+
+
+# ---------------------------------------------------------------- the run
+
+def new_stats():
+    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "crash": 0,
+                "na": 0, "match": {}} for c in CLASSES}
+
+
+def replay_repo(repo, args, indus, pool, tmproot, cases, log):
+    stats = new_stats()
+    totals = {"commits": 0, "files": 0, "hunks": 0, "skipped_files": {}, "skipped_hunks": {}}
+    class_files = {c: 0 for c in CLASSES}
+    pending = []
+    seq = 0
+
+    def record(fut, cls, meta):
+        status, match, message, detail = fut.result()
+        st = stats[cls]
+        if status == "usage":
+            cases.append((meta["seq"], "usage", cls, meta, message, None, match))
+            st["crash"] += 1
+            st["hunks"] += 1
+            return
+        st["hunks"] += 1
+        st[status] += 1
+        if match is not None and status in ("identical", "wrong"):
+            m = st["match"].setdefault(match, {"identical": 0, "wrong": 0})
+            m[status] += 1
+        if status in ("wrong", "crash", "refused"):
+            cases.append((meta["seq"], status, cls, meta, message, detail, match))
+
+    def drain(limit):
+        nonlocal pending
+        while len(pending) > limit:
+            done, _ = cf.wait([f for f, _, _ in pending], return_when=cf.FIRST_COMPLETED)
+            keep = []
+            for f, cls, meta in pending:
+                if f in done:
+                    record(f, cls, meta)
+                else:
+                    keep.append((f, cls, meta))
+            pending = keep
+
+    commits = repo.commits(args.commits)
+    for ci, commit in enumerate(commits):
+        totals["commits"] += 1
+        for old_sha, new_sha, path in repo.modified(commit):
+            old_b, new_b = repo.blob(old_sha), repo.blob(new_sha)
+            why = text_skip_reason(old_b, new_b, allow_cr=False)
+            if why:
+                totals["skipped_files"][why] = totals["skipped_files"].get(why, 0) + 1
+                continue
+            active = [c for c in CLASSES
+                      if args.per_class_files is None or class_files[c] < args.per_class_files]
+            if not active:
+                continue
+            totals["files"] += 1
+            used = set()
+            name = os.path.basename(path) or "file"
+            for item in replay_file(old_b.decode(), new_b.decode(),
+                                    hunks_of(repo, old_sha, new_sha)):
+                totals["hunks"] += 1
+                if item[0] == "skip":
+                    totals["skipped_hunks"][item[1]] = totals["skipped_hunks"].get(item[1], 0) + 1
+                    continue
+                _, state, expected, old_t, new_t, ctx = item
+                for cls in active:
+                    if cls == "exact":
+                        o2, n2 = old_t, new_t
+                    else:
+                        r = PERTURB[cls](old_t, new_t, ctx)
+                        if r is None or r[0] == old_t or occurs_at_line_start(state, r[0]):
+                            stats[cls]["na"] += 1
+                            continue
+                        o2, n2 = r
+                    used.add(cls)
+                    seq += 1
+                    meta = {"seq": seq, "commit": commit[:12], "path": path,
+                            "old": o2, "new": n2}
+                    fut = pool.submit(run_edit, indus, tmproot, name, state, expected, o2, n2)
+                    pending.append((fut, cls, meta))
+                    drain(8)
+            for c in used:
+                class_files[c] += 1
+        if log and (ci + 1) % 25 == 0:
+            print(f"  {repo.name}: {ci + 1}/{len(commits)} commits", file=sys.stderr)
+    drain(0)
+    for st in stats.values():
+        st["identical_pct"] = round(100.0 * st["identical"] / st["hunks"], 2) if st["hunks"] else None
+    return stats, totals
+
+
+def fmt_match(m):
+    parts = []
+    for stage, n in sorted(m.items(), key=lambda kv: -(kv[1]["identical"] + kv[1]["wrong"])):
+        s = f"{stage} {n['identical'] + n['wrong']}"
+        if n["wrong"]:
+            s += f" ({n['wrong']} wrong)"
+        parts.append(s)
+    return ", ".join(parts) or "-"
+
+
+def table(stats):
+    head = ["class", "hunks", "identical", "refused", "wrong", "crash", "identical %", "n/a",
+            "matched by stage"]
+    rows = []
+    for c in CLASSES:
+        s = stats[c]
+        pct = "-" if s["identical_pct"] is None else f"{s['identical_pct']:.1f}"
+        rows.append([c, str(s["hunks"]), str(s["identical"]), str(s["refused"]),
+                     str(s["wrong"]), str(s["crash"]), pct, str(s["na"]), fmt_match(s["match"])])
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+
+    def fmt(r):
+        return "  ".join(x.ljust(w[i]) if i in (0, len(head) - 1) else x.rjust(w[i])
+                         for i, x in enumerate(r)).rstrip()
+    return "\n".join([fmt(head), fmt(["-" * x for x in w])] + [fmt(r) for r in rows])
+
+
+def show_text(label, text, limit=20):
+    lines = split_lines(text)
+    out = [f"    {label} ({len(lines)} lines):"]
+    out += [f"      {l!r}" for l in lines[:limit]]
+    if len(lines) > limit:
+        out.append(f"      ... {len(lines) - limit} more")
+    return "\n".join(out)
+
+
+def show_cases(cases, kind, per_class, out):
+    shown = {}
+    for seq, status, cls, meta, message, detail, match in sorted(cases, key=lambda c: c[0]):
+        if status not in kind or shown.get(cls, 0) >= per_class:
+            continue
+        shown[cls] = shown.get(cls, 0) + 1
+        print(f"--- {status} [{cls}] {meta['path']} @ {meta['commit']}"
+              + (f" (match: {match})" if match else ""), file=out)
+        if message:
+            print(f"    message: {message[:400]}", file=out)
+        print(show_text("oldText", meta["old"]), file=out)
+        print(show_text("newText", meta["new"]), file=out)
+        if detail:
+            print("    expected vs got:", file=out)
+            print("\n".join("      " + l for l in detail.split("\n")), file=out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repo", action="append", help="repository (bare allowed); repeatable")
+    ap.add_argument("--commits", type=int, default=200, help="newest N non-merge commits (200)")
+    ap.add_argument("--per-class-files", type=int, default=None, metavar="K",
+                    help="stop trying a class once it has been applied in K files")
+    ap.add_argument("--show-wrong", type=int, default=0, metavar="N",
+                    help="print the first N wrong (and crashed) cases of each class")
+    ap.add_argument("--show-refused", type=int, default=0, metavar="N",
+                    help="print the first N refused cases of each class")
+    ap.add_argument("--json", action="store_true",
+                    help="machine-readable summary on stdout (tables go to stderr)")
+    args = ap.parse_args()
+
+    indus = os.environ.get("INDUS") or os.path.join(TOP, "target/release/indus-tool")
+    if not os.path.isabs(indus) and os.sep in indus:
+        indus = os.path.join(TOP, indus)
+    if not (os.path.isfile(indus) and os.access(indus, os.X_OK)):
+        print(f"edit-replay: no executable binary at {indus} (set INDUS)", file=sys.stderr)
+        return 2
+    own = Repo(TOP, name="indus-tool")
+    repos = [own]
+    if args.repo:
+        repos = [Repo(p) for p in args.repo]
+        for r in repos:
+            if r.gitdir == own.gitdir:
+                r.name = own.name
+    out = sys.stderr if args.json else sys.stdout
+    t0 = time.monotonic()
+    summary = {"binary": indus, "repos": []}
+    any_wrong = usage = False
+    with tempfile.TemporaryDirectory(prefix="edit-replay.") as tmproot, \
+            cf.ThreadPoolExecutor(max_workers=2) as pool:
+        for repo in repos:
+            r0 = time.monotonic()
+            cases = []
+            try:
+                stats, totals = replay_repo(repo, args, indus, pool, tmproot, cases, log=True)
+            finally:
+                repo.close()
+            wall = time.monotonic() - r0
+            usage_cases = [c for c in cases if c[1] == "usage"]
+            if usage_cases:
+                usage = True
+                print(f"BENCH BUG: the binary answered {len(usage_cases)} calls with a usage "
+                      f"error (exit 2), first: {usage_cases[0][4]}", file=sys.stderr)
+            sf = ", ".join(f"{k} {v}" for k, v in sorted(totals["skipped_files"].items())) or "none"
+            sh = ", ".join(f"{k} {v}" for k, v in sorted(totals["skipped_hunks"].items())) or "none"
+            print(f"\n== edit replay: {repo.name} ({repo.gitdir})", file=out)
+            print(f"commits {totals['commits']}, files {totals['files']}, hunks {totals['hunks']}"
+                  f"; skipped files: {sf}; skipped hunks: {sh}; wall {wall:.1f} s", file=out)
+            print(table(stats), file=out)
+            if args.show_wrong:
+                show_cases(cases, ("wrong", "crash", "usage"), args.show_wrong, out)
+            if args.show_refused:
+                show_cases(cases, ("refused",), args.show_refused, out)
+            if any(s["wrong"] or s["crash"] for s in stats.values()):
+                any_wrong = True
+            summary["repos"].append({"repo": repo.name, "gitdir": repo.gitdir,
+                                     "wall_s": round(wall, 2), **totals, "classes": stats})
+    summary["wall_s"] = round(time.monotonic() - t0, 2)
+    print(f"\ntotal wall time {summary['wall_s']:.1f} s", file=out)
+    if args.json:
+        json.dump(summary, sys.stdout, indent=1)
+        print()
+    return 2 if usage else 1 if any_wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
