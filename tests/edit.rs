@@ -33,6 +33,7 @@ fn a_unique_exact_edit_returns_summary_and_diff_block() {
             {"kind": "json", "value": {
                 "path": "f.txt",
                 "replacements": 1,
+                "match": "exact",
                 "diff": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
             }}
         ])
@@ -140,23 +141,234 @@ fn refusals_say_why() {
     assert_eq!(v["output"], json!("d is a directory; edit needs a file."));
 }
 
+/// Runs one edit and returns the JSON block's `match`, the text summary and the
+/// file afterwards.
+fn staged(env: &TestEnv, path: &str, old: &str, new: &str) -> (String, String, String) {
+    let (v, out) = edit(env, path, old, new, &[]);
+    assert_eq!(code(&out), 0, "{v}");
+    (
+        v["output"][1]["value"]["match"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        v["output"][0]["text"].as_str().unwrap().to_string(),
+        env.read_string(path),
+    )
+}
+
 #[test]
-fn whitespace_fuzzy_fallback() {
+fn an_exact_match_is_named_exact() {
     let env = TestEnv::new();
-    env.write("f.py", "def f():\n\treturn  1\n");
+    env.write("f.txt", "a\nb\n");
+    let (stage, text, after) = staged(&env, "f.txt", "b", "B");
+    assert_eq!(
+        (stage.as_str(), text.as_str()),
+        ("exact", "Edited f.txt: 1 replacement.")
+    );
+    assert_eq!(after, "a\nB\n");
+}
+
+#[test]
+fn stage_line_trimmed() {
+    let env = TestEnv::new();
+    env.write("f.md", "# Title  \nline one\t\nline two\n");
+    let (stage, text, after) = staged(&env, "f.md", "# Title\nline one\n", "# Title\nline 1\n");
+    assert_eq!(stage, "line-trimmed");
+    assert_eq!(
+        text,
+        "Edited f.md: 1 replacement. oldText matched whole lines with trailing whitespace ignored (match: line-trimmed)."
+    );
+    // The copied heading keeps its trailing spaces (a Markdown line break).
+    assert_eq!(after, "# Title  \nline 1\nline two\n");
+}
+
+#[test]
+fn stage_indent_shifted_tabs_for_spaces() {
+    let env = TestEnv::new();
+    env.write("m.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
+    let (stage, text, after) = staged(
+        &env,
+        "m.go",
+        "    if x {\n        return 1\n    }\n",
+        "    if x {\n        log()\n        return 2\n    }\n",
+    );
+    assert_eq!(stage, "indent-shifted");
+    assert!(
+        text.ends_with("newText was re-indented to the file's."),
+        "{text}"
+    );
+    assert_eq!(
+        after,
+        "func f() {\n\tif x {\n\t\tlog()\n\t\treturn 2\n\t}\n}\n"
+    );
+}
+
+#[test]
+fn stage_first_line_indent() {
+    let env = TestEnv::new();
+    env.write("r.rs", "fn main() {\n\tlet v = vec![\n\t\t1,\n\t];\n}\n");
+    // Selected from the first line's text on, and pasted with spaces for tabs.
+    let (stage, _, after) = staged(
+        &env,
+        "r.rs",
+        "let v = vec![\n        1,\n    ];\n",
+        "let v = vec![\n        1,\n        2,\n    ];\n",
+    );
+    assert_eq!(stage, "first-line-indent");
+    assert_eq!(
+        after,
+        "fn main() {\n\tlet v = vec![\n\t\t1,\n\t\t2,\n\t];\n}\n"
+    );
+    // Copied exactly from the first line's text on, it is an exact match.
+    env.write("s.rs", "fn main() {\n    let v = 1;\n    go(v);\n}\n");
+    let (stage, _, after) = staged(
+        &env,
+        "s.rs",
+        "let v = 1;\n    go(v);\n",
+        "let v = 2;\n    go(v);\n",
+    );
+    assert_eq!(stage, "exact");
+    assert_eq!(after, "fn main() {\n    let v = 2;\n    go(v);\n}\n");
+}
+
+#[test]
+fn stage_gutter_stripped_from_a_real_read() {
+    let env = TestEnv::new();
+    env.write("g.txt", "alpha\nbeta\ngamma\n");
+    // Copy the lines as `read` shows them, gutter and all.
+    let out = env
+        .cmd()
+        .args(["read", "g.txt", "--offset", "2", "--limit", "2"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(out.stdout).unwrap();
+    let copied: String = shown
+        .lines()
+        .filter(|l| l.contains('\t'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(copied, "     2\tbeta\n     3\tgamma\n");
+    let (stage, _, after) = staged(&env, "g.txt", &copied, &copied.replace("beta", "BETA"));
+    assert_eq!(stage, "gutter-stripped");
+    assert_eq!(after, "alpha\nBETA\ngamma\n");
+}
+
+#[test]
+fn stage_typography() {
+    let env = TestEnv::new();
+    env.write(
+        "t.txt",
+        "He said \u{201C}stop\u{201D} \u{2014} twice.\nEnd.\n",
+    );
+    let (stage, _, after) = staged(
+        &env,
+        "t.txt",
+        "He said \"stop\" - twice.\nEnd.\n",
+        "He said \"stop\" - twice.\nThe end.\n",
+    );
+    assert_eq!(stage, "typography");
+    // The copied line keeps the file's own quotes and dash.
+    assert_eq!(
+        after,
+        "He said \u{201C}stop\u{201D} \u{2014} twice.\nThe end.\n"
+    );
+}
+
+#[test]
+fn an_ambiguous_fuzzy_match_is_refused_with_line_numbers() {
+    let env = TestEnv::new();
+    let before = "fn a() {\n    if ok {\n    }\n}\nfn b() {\n        if ok {\n        }\n}\n";
+    env.write("a.rs", before);
     let (v, out) = edit(
         &env,
-        "f.py",
-        "def f():\n    return 1",
-        "def f():\n    return 2",
+        "a.rs",
+        "if ok {\n}\n",
+        "if ok {\n    run();\n}\n",
         &[],
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(
+            "oldText matched 2 places in a.rs as whole lines at another indentation (match: indent-shifted; lines 2, 6); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+        )
+    );
+    assert_eq!(env.read_string("a.rs"), before);
+    // Overlapping places are refused even with replaceAll.
+    env.write("b.rs", "}\n}\n}\n");
+    let (v, out) = edit(&env, "b.rs", "  }\n  }\n", "}\n", &["--replace-all"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(
+            "oldText matched 2 overlapping places in b.rs as whole lines at another indentation (match: indent-shifted; lines 1, 2); add surrounding context to make it unique."
+        )
+    );
+    assert_eq!(env.read_string("b.rs"), "}\n}\n}\n");
+    // With replaceAll, separate places are each re-indented to their own depth.
+    let (v, out) = edit(
+        &env,
+        "a.rs",
+        "if ok {\n}\n",
+        "if ok {\n    run();\n}\n",
+        &["--replace-all"],
     );
     assert_eq!(code(&out), 0, "{v}");
     assert_eq!(
-        v["output"][0]["text"],
-        json!("Edited f.py: 1 replacement. oldText matched after normalizing whitespace.")
+        env.read_string("a.rs"),
+        "fn a() {\n    if ok {\n        run();\n    }\n}\nfn b() {\n        if ok {\n            run();\n        }\n}\n"
     );
-    assert!(env.read_string("f.py").contains("return 2"));
+}
+
+#[test]
+fn a_python_method_keeps_its_indentation_under_a_dedented_snippet() {
+    let env = TestEnv::new();
+    let before = "class Greeter:\n    def __init__(self, name):\n        self.name = name\n\n    def greet(self):\n        if self.name:\n            return f\"hi {self.name}\"\n        return \"hi\"\n\n\ndef main():\n    print(Greeter(\"x\").greet())\n";
+    env.write("g.py", before);
+    // The method as a model quotes it: dedented by one level, edited inside.
+    let old = "def greet(self):\n    if self.name:\n        return f\"hi {self.name}\"\n    return \"hi\"\n";
+    let new = "def greet(self, loud=False):\n    if self.name:\n        text = f\"hi {self.name}\"\n        return text.upper() if loud else text\n    return \"hi\"\n";
+    let (stage, _, after) = staged(&env, "g.py", old, new);
+    assert_eq!(stage, "indent-shifted");
+    let want = "class Greeter:\n    def __init__(self, name):\n        self.name = name\n\n    def greet(self, loud=False):\n        if self.name:\n            text = f\"hi {self.name}\"\n            return text.upper() if loud else text\n        return \"hi\"\n\n\ndef main():\n    print(Greeter(\"x\").greet())\n";
+    assert_eq!(after, want);
+    // And Python agrees it still parses, when there is a Python to ask.
+    match std::process::Command::new("python3")
+        .args(["-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(env.path("g.py"))
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) => eprintln!("NOTE: python3 is not on PATH; the parse check of g.py did not run"),
+    }
+}
+
+#[test]
+fn an_unplaceable_line_is_refused_and_the_file_untouched() {
+    let env = TestEnv::new();
+    env.write("u.txt", "a\nb\n");
+    let (v, out) = edit(&env, "u.txt", "    a\n    b\n", "  x\n    b\n", &[]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!(
+            "oldText matched in u.txt as whole lines at another indentation (match: indent-shifted), but line 1 of newText is indented less than that match lets it be placed; give oldText and newText at the file's indentation."
+        )
+    );
+    assert_eq!(env.read_string("u.txt"), "a\nb\n");
+}
+
+#[test]
+fn fuzzy_stages_keep_crlf_and_bom() {
+    let env = TestEnv::new();
+    env.write("w.txt", b"\xEF\xBB\xBF{\r\n\tkey = 1\r\n}\r\n");
+    let (stage, _, _) = staged(&env, "w.txt", "    key = 1\n}\n", "    key = 2\n}\n");
+    assert_eq!(stage, "indent-shifted");
+    assert_eq!(env.read("w.txt"), b"\xEF\xBB\xBF{\r\n\tkey = 2\r\n}\r\n");
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! at NUL bytes and read as UTF-8 lossily, so a corpus file is mostly readable text.
 
 use indus_tool::kernel::output::{ceil_char_boundary, floor_char_boundary};
-use indus_tool::tools::files::edit_match::{EditFailure, apply_edit, decode, encode};
+use indus_tool::tools::files::edit_match::{EditFailure, MatchStage, apply_edit, decode, encode};
 use indus_tool::tools::web::{ddg, html};
 use indus_tool::{ClipEnd, OutputBudget, apply_unified_diff};
 use serde_json::Value;
@@ -161,7 +161,11 @@ pub fn edit_match(data: &[u8]) {
             assert!(applied.replacements >= 1);
             assert_ne!(&applied.text, text, "an applied edit changed nothing");
             if literal {
-                assert!(!applied.fuzzy, "a literal match fell through to fuzzy");
+                assert_eq!(
+                    applied.stage,
+                    MatchStage::Exact,
+                    "a literal match fell through"
+                );
                 let count = text.matches(old.as_str()).count();
                 assert_eq!(applied.replacements, if replace_all { count } else { 1 });
                 let expected = if replace_all {

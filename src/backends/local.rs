@@ -558,7 +558,10 @@ impl Fs for LocalFs {
             use std::io::{Read, Seek, SeekFrom};
             let mut file = open_confined(&p, root.as_deref(), false)?;
             let len = file.metadata().map_err(|e| fs_error(e, "fstat", &p))?.len();
-            let mut buf = Vec::new();
+            // Sized to what is there, so a whole-file read holds one copy of it
+            // rather than a doubled buffer.
+            let mut buf =
+                Vec::with_capacity(len.saturating_sub(offset).min(max_len as u64) as usize);
             if offset < len {
                 file.seek(SeekFrom::Start(offset))
                     .map_err(|e| fs_error(e, "lseek", &p))?;

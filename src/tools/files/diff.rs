@@ -1103,7 +1103,6 @@ mod tests {
         assert_eq!(kept, split_lines(&before));
     }
 
-
     /// Every hunk carries full context: `context` lines before its first change and
     /// after its last, or as many as the file has there. GNU `patch` takes a hunk
     /// with less trailing than leading context to be anchored at the end of the

@@ -146,7 +146,10 @@ impl Tool for EditTool {
                 ));
             }
         }
-        let decoded = match edit_match::decode(&bytes) {
+        // Memory: the file's buffer becomes the text matched (no copy for a file
+        // without BOM or CRLF), and the new text is the only other copy of the file
+        // held at once, so an edit peaks at about twice the file's size.
+        let decoded = match edit_match::decode_vec(bytes) {
             Ok(d) => d,
             Err(e) => return ToolResult::failure(e.message(path)),
         };
@@ -154,7 +157,8 @@ impl Tool for EditTool {
             Ok(a) => a,
             Err(failure) => return ToolResult::failure(failure.message(path)),
         };
-        let new_bytes = edit_match::encode(&decoded, &applied.text);
+        let (replacements, stage) = (applied.replacements, applied.stage);
+        let new_bytes = edit_match::encode_owned(&decoded, applied.text);
         let Ok(new_content) = String::from_utf8(new_bytes) else {
             return ToolResult::failure(format!(
                 "Cannot edit {path}: the result is not valid UTF-8."
@@ -172,8 +176,14 @@ impl Tool for EditTool {
             ));
         }
         drop(lock);
-        // The bytes were valid UTF-8 (decode checked), so this is lossless.
-        let before = String::from_utf8_lossy(&bytes);
+        // The diff shows the file's own bytes: its BOM and CRLF endings put back.
+        let before = if decoded.bom || decoded.crlf {
+            std::borrow::Cow::Owned(
+                String::from_utf8_lossy(&edit_match::encode(&decoded, &decoded.text)).into_owned(),
+            )
+        } else {
+            std::borrow::Cow::Borrowed(decoded.text.as_str())
+        };
         let diff = render_unified_diff_with_headers(
             &before,
             &new_content,
@@ -191,17 +201,19 @@ impl Tool for EditTool {
         );
         let mut summary = format!(
             "Edited {path}: {}.",
-            plural(applied.replacements as u64, "replacement", "replacements")
+            plural(replacements as u64, "replacement", "replacements")
         );
-        if applied.fuzzy {
-            summary.push_str(" oldText matched after normalizing whitespace.");
+        if let Some(sentence) = stage.summary() {
+            summary.push(' ');
+            summary.push_str(sentence);
         }
         ToolResult {
             content: vec![
                 ToolContentBlock::Text(summary),
                 ToolContentBlock::Json(json!({
                     "path": path,
-                    "replacements": applied.replacements,
+                    "replacements": replacements,
+                    "match": stage.name(),
                     "diff": diff,
                 })),
             ],

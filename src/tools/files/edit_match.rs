@@ -81,6 +81,9 @@ use std::time::Duration;
 
 use memchr::memmem;
 
+pub use super::edit_lines::MatchStage;
+use super::edit_lines::{LineOutcome, match_lines};
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How many distinct lines a "found N times" refusal lists.
@@ -94,10 +97,6 @@ const MAX_VOTES_PER_KEY: usize = 256;
 const RANKED_WINDOWS: usize = 5;
 /// How many of `oldText`'s words may vote when no line matched.
 const VOTING_WORDS: usize = 32;
-/// Token comparisons the fuzzy stage may spend before it gives up (finding
-/// nothing) rather than crawl through a degenerate file, e.g. one word repeated
-/// millions of times against a long snippet of it.
-const FUZZY_BUDGET: usize = 1 << 26;
 
 /// A file's text ready for matching, with what [`encode`] needs to restore it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,8 +238,8 @@ pub struct EditApplied {
     /// The whole new text, in the same form as the text passed in.
     pub text: String,
     pub replacements: usize,
-    /// The whitespace-fuzzy fallback found the match(es).
-    pub fuzzy: bool,
+    /// The stage of the ladder that found the match(es).
+    pub stage: MatchStage,
 }
 
 /// The region of the file most like an `oldText` that was not found.
@@ -266,6 +265,17 @@ pub enum EditFailure {
         count: usize,
         /// Distinct 1-based lines where the matches begin, ascending.
         lines: Vec<usize>,
+        /// The stage that found them.
+        stage: MatchStage,
+        /// Whole-line places that share lines (refused even with `replaceAll`).
+        overlapping: bool,
+    },
+    /// A line of `newText` is less indented than a whole-line stage's indentation
+    /// mapping can place in the file.
+    Unplaceable {
+        stage: MatchStage,
+        /// 1-based line of `newText`.
+        new_line: usize,
     },
 }
 
@@ -289,7 +299,12 @@ impl EditFailure {
             } => format!(
                 "oldText was not found in {path}. The closest match is at line {line}:\n{region}"
             ),
-            EditFailure::FoundMany { count, lines } => {
+            EditFailure::FoundMany {
+                count,
+                lines,
+                stage,
+                overlapping,
+            } => {
                 let listed: Vec<String> = lines
                     .iter()
                     .take(MAX_LISTED_LINES)
@@ -300,11 +315,28 @@ impl EditFailure {
                     n => format!(" and {n} more"),
                 };
                 let noun = if lines.len() == 1 { "line" } else { "lines" };
-                format!(
-                    "oldText was found {count} times in {path} ({noun} {}{more}); add surrounding context to make it unique, or set replaceAll to replace every occurrence.",
-                    listed.join(", ")
-                )
+                let listed = listed.join(", ");
+                match (stage, overlapping) {
+                    (MatchStage::Exact, _) => format!(
+                        "oldText was found {count} times in {path} ({noun} {listed}{more}); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+                    ),
+                    (_, false) => format!(
+                        "oldText matched {count} places in {path} {} (match: {}; {noun} {listed}{more}); add surrounding context to make it unique, or set replaceAll to replace every occurrence.",
+                        stage.relation(),
+                        stage.name()
+                    ),
+                    (_, true) => format!(
+                        "oldText matched {count} overlapping places in {path} {} (match: {}; {noun} {listed}{more}); add surrounding context to make it unique.",
+                        stage.relation(),
+                        stage.name()
+                    ),
+                }
             }
+            EditFailure::Unplaceable { stage, new_line } => format!(
+                "oldText matched in {path} {} (match: {}), but line {new_line} of newText is indented less than that match lets it be placed; give oldText and newText at the file's indentation.",
+                stage.relation(),
+                stage.name()
+            ),
         }
     }
 }
@@ -405,43 +437,83 @@ pub fn apply_edit(
     let exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
         .map(|at| (at, at + old.len()))
         .collect();
-    let (spans, fuzzy) = if exact.is_empty() {
-        (fuzzy_spans(hay, &old), true)
+    let (stage, spans): (MatchStage, Vec<(usize, usize, Cow<'_, str>)>) = if !exact.is_empty() {
+        if exact.len() > 1 && !replace_all {
+            let starts = exact.iter().map(|&(s, e)| {
+                let lead = hay[s..e].len() - hay[s..e].trim_start().len();
+                if lead == e - s { s } else { s + lead }
+            });
+            let mut lines = line_numbers(hay, starts);
+            lines.dedup();
+            return Err(EditFailure::FoundMany {
+                count: exact.len(),
+                lines,
+                stage: MatchStage::Exact,
+                overlapping: false,
+            });
+        }
+        let spans = exact
+            .into_iter()
+            .map(|(s, e)| (s, e, Cow::Borrowed(new.as_ref())))
+            .collect();
+        (MatchStage::Exact, spans)
     } else {
-        (exact, false)
+        let outcome = if old.trim().is_empty() {
+            LineOutcome::Nothing
+        } else {
+            match_lines(hay, &old, &new, replace_all)
+        };
+        match outcome {
+            LineOutcome::Applied {
+                stage,
+                replacements,
+            } => (
+                stage,
+                replacements
+                    .into_iter()
+                    .map(|r| (r.start, r.end, Cow::Owned(r.text)))
+                    .collect(),
+            ),
+            LineOutcome::Ambiguous {
+                stage,
+                lines,
+                overlapping,
+            } => {
+                return Err(EditFailure::FoundMany {
+                    count: lines.len(),
+                    lines,
+                    stage,
+                    overlapping,
+                });
+            }
+            LineOutcome::Unplaceable { stage, new_line } => {
+                return Err(EditFailure::Unplaceable { stage, new_line });
+            }
+            LineOutcome::Nothing => {
+                if !new.trim().is_empty() && memmem::find(hay.as_bytes(), new.as_bytes()).is_some()
+                {
+                    return Err(EditFailure::AlreadyApplied);
+                }
+                return Err(EditFailure::NotFound {
+                    closest: closest_region(hay, &old),
+                });
+            }
+        }
     };
 
-    if spans.is_empty() {
-        if !new.trim().is_empty() && memmem::find(hay.as_bytes(), new.as_bytes()).is_some() {
-            return Err(EditFailure::AlreadyApplied);
-        }
-        return Err(EditFailure::NotFound {
-            closest: closest_region(hay, &old),
-        });
-    }
-    if spans.len() > 1 && !replace_all {
-        let starts = spans.iter().map(|&(s, e)| {
-            let lead = hay[s..e].len() - hay[s..e].trim_start().len();
-            if lead == e - s { s } else { s + lead }
-        });
-        let mut lines = line_numbers(hay, starts);
-        lines.dedup();
-        return Err(EditFailure::FoundMany {
-            count: spans.len(),
-            lines,
-        });
-    }
-
-    let new_crlf = (!view.crs.is_empty() && new.contains('\n')).then(|| lf_to_crlf(&new));
     let mut out = String::with_capacity(text.len() + spans.len() * (new.len() + 8));
     let mut prev = 0;
     let mut changed = false;
-    for &(s, e) in &spans {
-        let (rs, re) = (view.raw(s), view.raw(e));
-        let replacement: &str = match &new_crlf {
-            Some(crlf) if wants_crlf(text, rs, re) => crlf,
-            _ => &new,
-        };
+    for (s, e, replacement) in &spans {
+        let (rs, re) = (view.raw(*s), view.raw(*e));
+        let crlf;
+        let replacement: &str =
+            if !view.crs.is_empty() && replacement.contains('\n') && wants_crlf(text, rs, re) {
+                crlf = lf_to_crlf(replacement);
+                &crlf
+            } else {
+                replacement
+            };
         changed |= &text[rs..re] != replacement;
         out.push_str(&text[prev..rs]);
         out.push_str(replacement);
@@ -454,7 +526,7 @@ pub fn apply_edit(
     Ok(EditApplied {
         text: out,
         replacements: spans.len(),
-        fuzzy,
+        stage,
     })
 }
 
@@ -469,181 +541,6 @@ fn line_numbers(text: &str, offsets: impl Iterator<Item = usize>) -> Vec<usize> 
             line
         })
         .collect()
-}
-
-fn ws_before(text: &str, at: usize) -> bool {
-    text[..at]
-        .chars()
-        .next_back()
-        .is_some_and(char::is_whitespace)
-}
-
-fn ws_after(text: &str, at: usize) -> bool {
-    text[at..].chars().next().is_some_and(char::is_whitespace)
-}
-
-fn skip_ws_back(text: &str, mut at: usize) -> usize {
-    while let Some(c) = text[..at].chars().next_back().filter(|c| c.is_whitespace()) {
-        at -= c.len_utf8();
-    }
-    at
-}
-
-fn skip_ws_fwd(text: &str, mut at: usize) -> usize {
-    while let Some(c) = text[at..].chars().next().filter(|c| c.is_whitespace()) {
-        at += c.len_utf8();
-    }
-    at
-}
-
-/// Where the tokens of `old` occur in `hay` with the anchor token `tokens[li]` at
-/// `at`: the span from the first token's start to the last token's end.
-fn tokens_at(hay: &str, tokens: &[&str], li: usize, at: usize) -> Option<(usize, usize)> {
-    let last = tokens.len() - 1;
-    let anchor_end = at + tokens[li].len();
-    // Inner tokens are whole words; only the first may end a longer word and only
-    // the last may begin one.
-    if (li > 0 && !ws_before(hay, at)) || (li < last && !ws_after(hay, anchor_end)) {
-        return None;
-    }
-    let mut start = at;
-    for t in (0..li).rev() {
-        let q = skip_ws_back(hay, start);
-        if q == start || !hay[..q].ends_with(tokens[t]) {
-            return None;
-        }
-        start = q - tokens[t].len();
-        if t > 0 && !ws_before(hay, start) {
-            return None;
-        }
-    }
-    let mut end = anchor_end;
-    for (t, token) in tokens.iter().enumerate().skip(li + 1) {
-        let q = skip_ws_fwd(hay, end);
-        if q == end || !hay[q..].starts_with(token) {
-            return None;
-        }
-        end = q + token.len();
-        if t < last && !ws_after(hay, end) {
-            return None;
-        }
-    }
-    Some((start, end))
-}
-
-/// Widen a match start over the whitespace `oldText`'s leading whitespace stands
-/// for: up to its number of line breaks (stopping right after the last one), or,
-/// with none, back to the start of the line, and not at all when other text
-/// precedes the match on its line.
-fn widen_back(hay: &str, start: usize, lead: &str) -> usize {
-    if lead.is_empty() {
-        return start;
-    }
-    let breaks = lead.matches('\n').count();
-    let (mut at, mut seen) = (start, 0);
-    while let Some(c) = hay[..at].chars().next_back() {
-        if c == '\n' {
-            if seen == breaks {
-                break;
-            }
-            seen += 1;
-            at -= 1;
-            if seen == breaks {
-                break;
-            }
-        } else if c.is_whitespace() {
-            at -= c.len_utf8();
-        } else {
-            if breaks == 0 {
-                return start;
-            }
-            break;
-        }
-    }
-    at
-}
-
-/// [`widen_back`]'s mirror for the trailing whitespace.
-fn widen_fwd(hay: &str, end: usize, trail: &str) -> usize {
-    if trail.is_empty() {
-        return end;
-    }
-    let breaks = trail.matches('\n').count();
-    let (mut at, mut seen) = (end, 0);
-    while let Some(c) = hay[at..].chars().next() {
-        if c == '\n' {
-            if seen == breaks {
-                break;
-            }
-            seen += 1;
-            at += 1;
-            if seen == breaks {
-                break;
-            }
-        } else if c.is_whitespace() {
-            at += c.len_utf8();
-        } else {
-            if breaks == 0 {
-                return end;
-            }
-            break;
-        }
-    }
-    at
-}
-
-/// Only whitespace lies between the line's start and `start`, and between `end`
-/// and the line's end.
-fn covers_whole_lines(hay: &str, start: usize, end: usize) -> bool {
-    let line_start = memchr::memrchr(b'\n', &hay.as_bytes()[..start]).map_or(0, |i| i + 1);
-    let line_end = memchr::memchr(b'\n', &hay.as_bytes()[end..]).map_or(hay.len(), |i| end + i);
-    hay[line_start..start].trim().is_empty() && hay[end..line_end].trim().is_empty()
-}
-
-/// Stage 2: the byte spans of `hay` that equal `old` up to whitespace, leftmost
-/// first and not overlapping.
-fn fuzzy_spans(hay: &str, old: &str) -> Vec<(usize, usize)> {
-    let tokens: Vec<&str> = old.split_whitespace().collect();
-    let Some(li) = (0..tokens.len()).max_by_key(|&i| (tokens[i].len(), std::cmp::Reverse(i)))
-    else {
-        return Vec::new();
-    };
-    let trimmed = old.trim();
-    let lead = &old[..old.len() - old.trim_start().len()];
-    let trail = &old[old.trim_end().len()..];
-
-    let finder = memmem::Finder::new(tokens[li]);
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    let mut from = 0;
-    let mut budget = FUZZY_BUDGET;
-    while let Some(i) = finder.find(&hay.as_bytes()[from..]) {
-        let Some(left) = budget.checked_sub(tokens.len()) else {
-            return Vec::new();
-        };
-        budget = left;
-        let at = from + i;
-        // Step one character, not past the match: the first or last token may
-        // overlap an earlier hit inside the same word.
-        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
-        if let Some(span) = tokens_at(hay, &tokens, li, at)
-            && found.last() != Some(&span)
-        {
-            found.push(span);
-        }
-    }
-    if trimmed.contains('\n') && found.iter().any(|&(s, e)| covers_whole_lines(hay, s, e)) {
-        found.retain(|&(s, e)| covers_whole_lines(hay, s, e));
-    }
-    found.sort_unstable();
-    found.dedup();
-    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(found.len());
-    for (s, e) in found {
-        let (s, e) = (widen_back(hay, s, lead), widen_fwd(hay, e, trail));
-        if spans.last().is_none_or(|&(_, prev_end)| s >= prev_end) {
-            spans.push((s, e));
-        }
-    }
-    spans
 }
 
 /// Start offsets of every line.
@@ -796,7 +693,7 @@ mod tests {
         let r = apply_edit("one\ntwo\nthree\n", "two", "TWO", false).unwrap();
         assert_eq!(r.text, "one\nTWO\nthree\n");
         assert_eq!(r.replacements, 1);
-        assert!(!r.fuzzy);
+        assert_eq!(r.stage, MatchStage::Exact);
     }
 
     #[test]
@@ -804,7 +701,7 @@ mod tests {
         // "a  b" is there literally; the single-spaced "a b" must not be touched.
         let r = apply_edit("a b\na  b\n", "a  b", "X", false).unwrap();
         assert_eq!(r.text, "a b\nX\n");
-        assert!(!r.fuzzy);
+        assert_eq!(r.stage, MatchStage::Exact);
     }
 
     #[test]
@@ -832,7 +729,7 @@ mod tests {
     #[test]
     fn a_change_that_changes_nothing_is_refused() {
         // Fuzzy finds "a b" for "a  b"; writing "a b" back changes nothing.
-        let e = apply_edit("x\na b\n", "a  b", "a b", false).unwrap_err();
+        let e = apply_edit("x\na b\n", "     2\ta b", "2\ta b", false).unwrap_err();
         assert_eq!(e, EditFailure::Unchanged);
         assert_eq!(e.message("src/x.rs"), "The edit would not change src/x.rs.");
     }
@@ -845,7 +742,9 @@ mod tests {
             e,
             EditFailure::FoundMany {
                 count: 4,
-                lines: vec![2, 4, 5]
+                lines: vec![2, 4, 5],
+                stage: MatchStage::Exact,
+                overlapping: false,
             }
         );
         assert_eq!(
@@ -881,7 +780,9 @@ mod tests {
             e,
             EditFailure::FoundMany {
                 count: 2,
-                lines: vec![2, 4]
+                lines: vec![2, 4],
+                stage: MatchStage::Exact,
+                overlapping: false,
             }
         );
     }
@@ -964,82 +865,107 @@ mod tests {
         assert_eq!(region, format!("{shown}… (11 more lines)"));
     }
 
+    fn stage_of(text: &str, old: &str, new: &str) -> (MatchStage, String) {
+        let r = apply_edit(text, old, new, false).unwrap();
+        (r.stage, r.text)
+    }
+
     #[test]
-    fn fuzzy_matches_tabs_against_spaces() {
+    fn tabs_in_the_file_spaces_in_the_snippet() {
         let text = "fn f() {\n\tif x {\n\t\treturn 1;\n\t}\n}\n";
-        let r = apply_edit(
+        let (stage, out) = stage_of(
             text,
             "    if x {\n        return 1;\n    }\n",
             "    if y {\n        return 2;\n    }\n",
-            false,
-        )
-        .unwrap();
-        assert!(r.fuzzy);
-        assert_eq!(r.replacements, 1);
-        assert_eq!(
-            r.text,
-            "fn f() {\n    if y {\n        return 2;\n    }\n}\n"
         );
+        assert_eq!(stage, MatchStage::IndentShifted);
+        assert_eq!(out, "fn f() {\n\tif y {\n\t\treturn 2;\n\t}\n}\n");
     }
 
     #[test]
-    fn fuzzy_matches_reflowed_text() {
-        let text = "call(a,\n     b,   c);\nnext();\n";
-        let r = apply_edit(text, "call(a, b, c);", "call(a, b);", false).unwrap();
-        assert!(r.fuzzy);
-        assert_eq!(r.text, "call(a, b);\nnext();\n");
-        // Indentation differs and the snippet has none of its own.
-        let r = apply_edit("  x = 1\n  y = 2\n", "x =  1", "x = 3", false).unwrap();
-        assert_eq!(r.text, "  x = 3\n  y = 2\n");
-    }
-
-    #[test]
-    fn fuzzy_keeps_the_following_line_intact() {
-        let text = "a {\n  b;\n  c;\n}\n";
-        let r = apply_edit(text, "b;\n   c;\n", "B;\n  C;\n", false).unwrap();
-        assert_eq!(r.text, "a {\n  B;\n  C;\n}\n");
-    }
-
-    #[test]
-    fn fuzzy_matches_inside_words_at_the_ends_like_a_literal_search() {
-        let r = apply_edit("xfoo  bary\n", "foo bar", "F B", false).unwrap();
-        assert_eq!(r.text, "xF By\n");
-        // Inner words must be whole.
+    fn whole_lines_only_a_reflowed_or_partial_snippet_is_not_found() {
         assert!(matches!(
-            apply_edit("foo xbar baz\n", "foo bar baz", "q", false),
+            apply_edit(
+                "call(a,\n     b,   c);\nnext();\n",
+                "call(a, b, c);",
+                "QQQ",
+                false
+            ),
+            Err(EditFailure::NotFound { .. })
+        ));
+        assert!(matches!(
+            apply_edit("  x = 1\n", "x =  1", "x = 3", false),
             Err(EditFailure::NotFound { .. })
         ));
     }
 
     #[test]
-    fn fuzzy_prefers_whole_lines_for_multi_line_snippets() {
-        let text = "xa\n b\n\na\n  b\n";
-        let r = apply_edit(text, "a\nb", "A\nB", false).unwrap();
-        assert_eq!(r.text, "xa\n b\n\nA\nB\n");
+    fn a_single_line_at_another_indentation() {
+        let (stage, out) = stage_of("  x = 1\n  y = 2\n", "    x = 1\n", "    x = 3\n");
+        assert_eq!(stage, MatchStage::IndentShifted);
+        assert_eq!(out, "  x = 3\n  y = 2\n");
+        // Without the final line break the line's own break stays.
+        let (_, out) = stage_of("  x = 1\n  y = 2\n", "    x = 1", "    x = 3");
+        assert_eq!(out, "  x = 3\n  y = 2\n");
     }
 
     #[test]
-    fn fuzzy_ambiguity_is_refused() {
-        let text = "if  x {\n}\nif x  {\n}\n";
-        let e = apply_edit(text, "if x {", "if y {", false).unwrap_err();
+    fn fuzzy_keeps_the_following_line_intact() {
+        let text = "a {\n  b;\n  c;\n}\n";
+        let (stage, out) = stage_of(text, "b;\n c;\n", "B;\n C;\n");
+        assert_eq!(stage, MatchStage::FirstLineIndent);
+        assert_eq!(out, "a {\n  B;\n  C;\n}\n");
+    }
+
+    #[test]
+    fn fuzzy_ambiguity_is_refused_with_the_lines() {
+        let text = "if x {\n}\n  if x {\n  }\n    if x {\n    }\n";
+        let e = apply_edit(text, " if x {\n }\n", "if y {\n}\n", false).unwrap_err();
         assert_eq!(
             e,
             EditFailure::FoundMany {
-                count: 2,
-                lines: vec![1, 3]
+                count: 3,
+                lines: vec![1, 3, 5],
+                stage: MatchStage::IndentShifted,
+                overlapping: false,
             }
         );
-        let r = apply_edit(text, "if x {", "if y {", true).unwrap();
-        assert_eq!(r.text, "if y {\n}\nif y {\n}\n");
-        assert!(r.fuzzy);
+        assert_eq!(
+            e.message("f.rs"),
+            "oldText matched 3 places in f.rs as whole lines at another indentation (match: indent-shifted; lines 1, 3, 5); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
+        );
+        let r = apply_edit(text, " if x {\n }\n", " if y {\n }\n", true).unwrap();
+        assert_eq!(r.replacements, 3);
+        assert_eq!(r.stage, MatchStage::IndentShifted);
+        assert_eq!(r.text, "if y {\n}\n  if y {\n  }\n    if y {\n    }\n");
     }
 
     #[test]
-    fn fuzzy_handles_unicode_whitespace_and_words() {
-        let text = "größe\u{00A0}=\u{3000}straße;\n";
-        let r = apply_edit(text, "größe = straße;", "größe = weg;", false).unwrap();
-        assert_eq!(r.text, "größe = weg;\n");
-        assert!(r.fuzzy);
+    fn overlapping_places_are_refused_even_with_replace_all() {
+        let e = apply_edit("}\n}\n}\n", "  }\n  }\n", "]\n", true).unwrap_err();
+        assert_eq!(
+            e.message("x.rs"),
+            "oldText matched 2 overlapping places in x.rs as whole lines at another indentation (match: indent-shifted; lines 1, 2); add surrounding context to make it unique."
+        );
+    }
+
+    #[test]
+    fn an_unplaceable_line_is_refused_with_its_number() {
+        let e = apply_edit("a\nb\n", "    a\n    b\n", "  x\n    b\n", false).unwrap_err();
+        assert_eq!(
+            e.message("f"),
+            "oldText matched in f as whole lines at another indentation (match: indent-shifted), but line 1 of newText is indented less than that match lets it be placed; give oldText and newText at the file's indentation."
+        );
+    }
+
+    #[test]
+    fn typography_and_gutter_stages_through_apply_edit() {
+        let (stage, out) = stage_of("a \u{2014} b\n", "a - b\n", "a -- b\n");
+        assert_eq!(stage, MatchStage::Typography);
+        assert_eq!(out, "a -- b\n");
+        let (stage, out) = stage_of("x\ny\n", "     1\tx\n     2\ty\n", "     1\tx\n     2\tz\n");
+        assert_eq!(stage, MatchStage::GutterStripped);
+        assert_eq!(out, "x\nz\n");
     }
 
     #[test]
@@ -1144,7 +1070,9 @@ mod tests {
             e,
             EditFailure::FoundMany {
                 count: 2,
-                lines: vec![1, 3]
+                lines: vec![1, 3],
+                stage: MatchStage::Exact,
+                overlapping: false,
             }
         );
     }
@@ -1152,9 +1080,9 @@ mod tests {
     #[test]
     fn fuzzy_works_in_mixed_files() {
         let text = "a\r\n\tb  c\r\nd\n";
-        let r = apply_edit(text, "  b c\n", "  B\n  C\n", false).unwrap();
-        assert!(r.fuzzy);
-        assert_eq!(r.text, "a\r\n  B\r\n  C\r\nd\n");
+        let r = apply_edit(text, "  b  c\n", "  B\n  C\n", false).unwrap();
+        assert_eq!(r.stage, MatchStage::IndentShifted);
+        assert_eq!(r.text, "a\r\n\tB\r\n\tC\r\nd\n");
     }
 
     #[test]
@@ -1273,26 +1201,93 @@ mod tests {
             prop_assert_eq!(back.text, text);
         }
 
-        /// A fuzzy match found through reflowed whitespace is replaced, and the rest
-        /// of the text is untouched.
+        /// Whatever a whole-line stage matches, it replaces one block of at most as
+        /// many lines as `oldText` has: no line outside the matched block changes.
         #[test]
-        fn fuzzy_edits_touch_only_the_match(
-            before in body(false),
-            after in body(false),
-            words in prop::collection::vec("[a-z]{1,4}", 1..5),
-            gaps in prop::collection::vec(prop_oneof![Just(" "), Just("\t"), Just("  "), Just("\n  ")], 4),
+        fn fuzzy_edits_touch_only_the_matched_block(
+            lines in prop::collection::vec((0usize..4, 0usize..8, any::<bool>()), 1..24),
+            start in any::<prop::sample::Index>(),
+            len in 1usize..5,
+            perturb in 0u8..5,
+            change in any::<prop::sample::Index>(),
         ) {
-            let mut spaced = format!("«{}", words[0]);
-            for (i, w) in words.iter().enumerate().skip(1) {
-                spaced.push_str(gaps[i - 1]);
-                spaced.push_str(w);
+            let pool = ["fn a() {", "}", "x = 1;", "return y;", "", "// c", "if z {", "}"];
+            let text: String = lines
+                .iter()
+                .map(|&(depth, w, trail)| {
+                    let indent = if pool[w].is_empty() { String::new() } else { "    ".repeat(depth) };
+                    format!("{indent}{}{}\n", pool[w], if trail { " " } else { "" })
+                })
+                .collect();
+            let file: Vec<&str> = text.split_inclusive('\n').collect();
+            let s = start.index(file.len());
+            let k = len.min(file.len() - s);
+            let block: Vec<String> = file[s..s + k].iter().map(|l| l.to_string()).collect();
+            let old_lines: Vec<String> = block
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match perturb {
+                    0 => l.replacen("    ", "", 1),
+                    1 => format!("  {l}"),
+                    2 => l.replace(" \n", "\n").replace('\n', "  \n"),
+                    3 if i == 0 => l.trim_start().to_string(),
+                    3 => l.clone(),
+                    _ => format!("{:>6}\t{l}", s + i + 1),
+                })
+                .collect();
+            let old = old_lines.concat();
+            let mut new_lines = old_lines.clone();
+            let c = change.index(new_lines.len());
+            new_lines[c] = new_lines[c].replace('\n', "");
+            new_lines[c].push_str(" changed\n");
+            let new = new_lines.concat();
+            if let Ok(r) = apply_edit(&text, &old, &new, false)
+                && r.stage != MatchStage::Exact
+            {
+                let out: Vec<&str> = r.text.split_inclusive('\n').collect();
+                let p = file.iter().zip(&out).take_while(|(a, b)| a == b).count();
+                let q = file[p..]
+                    .iter()
+                    .rev()
+                    .zip(out[p..].iter().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                prop_assert!(file.len() - p - q <= k, "{} lines changed for a {}-line oldText: {:?} -> {:?}", file.len() - p - q, k, text, r.text);
             }
-            spaced.push('»');
-            let old = format!("«{}»", words.join(" "));
-            let text = format!("{before} {spaced} {after}");
-            let r = apply_edit(&text, &old, "NEW", false).unwrap();
-            prop_assert_eq!(r.fuzzy, spaced != old);
-            prop_assert_eq!(r.text, format!("{before} NEW {after}"));
+        }
+
+        /// The same block at two depths: a snippet at a third depth matches both
+        /// through indentation, and the edit is refused, never placed at one.
+        #[test]
+        fn an_ambiguous_fuzzy_match_is_always_refused(
+            block in prop::collection::vec((0usize..3, 0usize..4), 2..5),
+            depths in (1usize..4, 1usize..4).prop_filter("two depths", |(a, b)| a != b),
+            filler in prop::collection::vec("[a-z]{1,6};", 0..4),
+            replace_all in any::<bool>(),
+        ) {
+            let pool = ["open {", "close }", "call(x);", "let y = 2;"];
+            let at = |base: usize| -> String {
+                block
+                    .iter()
+                    .map(|&(d, w)| format!("{}{}\n", "  ".repeat(base + d), pool[w]))
+                    .collect()
+            };
+            let fill: String = filler.iter().map(|f| format!("{f}\n")).collect();
+            let text = format!("{fill}{}{fill}{}{fill}", at(depths.0 * 2), at(depths.1 * 2));
+            let old = at(0).replace("  ", "\t");
+            let new = format!("{old}added();\n");
+            match apply_edit(&text, &old, &new, replace_all) {
+                Ok(r) => prop_assert!(
+                    replace_all && r.replacements == 2,
+                    "applied at {} place(s) through {:?}",
+                    r.replacements,
+                    r.stage
+                ),
+                Err(e) => prop_assert!(
+                    matches!(e, EditFailure::FoundMany { count, .. } if count >= 2),
+                    "{e:?}"
+                ),
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod edit;
+pub mod edit_lines;
 pub mod edit_match;
 pub mod gate;
 pub mod ls;

@@ -1,0 +1,980 @@
+//! The whole-line stages of `edit`'s matching ladder (stages 2 to 6), used only
+//! when `oldText` does not occur literally.
+//!
+//! A model or a person copies `oldText` with the wrong indentation, without its
+//! trailing spaces, with its first line cut at the indentation, with `read`'s
+//! line-number gutter, or with typographic quotes. Each of those is a stage with
+//! its own line relation; the first stage that finds anything decides, and finding
+//! more than one place (or places that overlap) is a refusal, never a guess.
+//!
+//! Every stage compares whole lines and writes whole lines. A line is split into
+//! its indentation (leading spaces and tabs), its core, and its trailing spaces and
+//! tabs. The relations:
+//!
+//! - `line-trimmed`: indentation and core equal, trailing whitespace ignored;
+//! - `indent-shifted`: cores equal, and one indentation mapping takes every
+//!   non-blank line of `oldText` to the file's (a common prefix swapped for
+//!   another, or, where one side indents with tabs and the other with spaces, a
+//!   column shift at a tab width of 4, 8 or 2), so the block's own structure must be
+//!   the file's: `}` under `}` at another depth is no match;
+//! - `first-line-indent`: as `indent-shifted`, the mapping taken from every line
+//!   but the first, whose indentation may be anything (a selection started at the
+//!   first line's text);
+//! - `gutter-stripped`: `read`'s `{:>6}\t` gutter on every line of `oldText`, with
+//!   consecutive numbers, is removed (and from `newText` when every line of it has
+//!   one), then the three relations above are tried;
+//! - `typography`: the three relations again with curly quotes, dashes, the
+//!   ellipsis and non-breaking spaces read as ASCII, for the comparison only.
+//!
+//! Blank lines match blank lines. What is written: a line of `newText` that is
+//! also a line of `oldText` (the two snippets aligned by a line diff) is written as
+//! the file has it, byte for byte, so context the caller merely copied is never
+//! altered; any other line gets its indentation through the stage's mapping (so a
+//! block written at the wrong depth lands at the file's depth) and its trailing
+//! whitespace through the mapping the match showed (a trailing space that every
+//! line of `oldText` had and the file has not is dropped). A changed blank line is
+//! never indented. A line of `newText` less indented than the mapping can place is
+//! refused rather than guessed.
+//!
+//! The work is bounded: past 2^26 line comparisons a stage finds nothing.
+//! Hand-written because no crate does indentation-aware line matching; the line
+//! alignment of the two snippets comes from `similar`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use memchr::memmem;
+use similar::{Algorithm, DiffOp};
+
+/// Line comparisons one stage may spend before it gives up and finds nothing.
+const LINE_BUDGET: usize = 1 << 26;
+
+/// Which rule found the text `edit` replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatchStage {
+    Exact,
+    LineTrimmed,
+    IndentShifted,
+    FirstLineIndent,
+    GutterStripped,
+    Typography,
+}
+
+impl MatchStage {
+    /// The stage's name as results show it (`"match": "indent-shifted"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchStage::Exact => "exact",
+            MatchStage::LineTrimmed => "line-trimmed",
+            MatchStage::IndentShifted => "indent-shifted",
+            MatchStage::FirstLineIndent => "first-line-indent",
+            MatchStage::GutterStripped => "gutter-stripped",
+            MatchStage::Typography => "typography",
+        }
+    }
+
+    /// How the stage compared, as the refusals word it.
+    pub fn relation(self) -> &'static str {
+        match self {
+            MatchStage::Exact => "exactly",
+            MatchStage::LineTrimmed => "as whole lines with trailing whitespace ignored",
+            MatchStage::IndentShifted => "as whole lines at another indentation",
+            MatchStage::FirstLineIndent => {
+                "as whole lines at another indentation of the first line"
+            }
+            MatchStage::GutterStripped => "once the line-number gutter was stripped",
+            MatchStage::Typography => "with typographic quotes, dashes and spaces read as ASCII",
+        }
+    }
+
+    /// The sentence a successful edit's summary adds for this stage (none for
+    /// an exact match).
+    pub fn summary(self) -> Option<&'static str> {
+        Some(match self {
+            MatchStage::Exact => return None,
+            MatchStage::LineTrimmed => {
+                "oldText matched whole lines with trailing whitespace ignored (match: line-trimmed)."
+            }
+            MatchStage::IndentShifted => {
+                "oldText matched whole lines at another indentation (match: indent-shifted); newText was re-indented to the file's."
+            }
+            MatchStage::FirstLineIndent => {
+                "oldText matched whole lines, its first line without the file's indentation (match: first-line-indent); newText was re-indented to the file's."
+            }
+            MatchStage::GutterStripped => {
+                "oldText carried read's line-number gutter, stripped before matching (match: gutter-stripped)."
+            }
+            MatchStage::Typography => {
+                "oldText matched with typographic quotes, dashes and spaces read as ASCII (match: typography)."
+            }
+        })
+    }
+}
+
+/// A replacement found by a whole-line stage: view offsets and the LF text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Replacement {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// What the whole-line stages concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineOutcome {
+    /// No stage found anything.
+    Nothing,
+    Applied {
+        stage: MatchStage,
+        replacements: Vec<Replacement>,
+    },
+    /// More than one place (without `replaceAll`), or places that overlap.
+    Ambiguous {
+        stage: MatchStage,
+        /// 1-based line of each place's first non-blank line.
+        lines: Vec<usize>,
+        overlapping: bool,
+    },
+    /// A line of `newText` cannot be placed by the stage's indentation mapping.
+    Unplaceable {
+        stage: MatchStage,
+        /// 1-based line of `newText`.
+        new_line: usize,
+    },
+}
+
+/// A text's lines as offsets, the view the stages index.
+struct Lines<'a> {
+    text: &'a str,
+    /// Start offset of each line; a final `\n` opens no line of its own.
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+        }
+        for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            if nl + 1 < text.len() {
+                starts.push(nl + 1);
+            }
+        }
+        Lines { text, starts }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The end of line `i`'s content (before its `\n`).
+    fn content_end(&self, i: usize) -> usize {
+        match self.starts.get(i + 1) {
+            Some(&next) => next - 1,
+            None => match self.text.as_bytes().last() {
+                Some(b'\n') => self.text.len() - 1,
+                _ => self.text.len(),
+            },
+        }
+    }
+
+    /// The end of line `i` including its `\n`, if it has one.
+    fn full_end(&self, i: usize) -> usize {
+        self.starts.get(i + 1).copied().unwrap_or(self.text.len())
+    }
+
+    fn line(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i]..self.content_end(i)]
+    }
+
+    /// The line holding byte `at`.
+    fn index_of(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at) - 1
+    }
+}
+
+/// A snippet (`oldText` or `newText`) as lines without their `\n`.
+#[derive(Debug, Clone)]
+struct Snippet<'a> {
+    lines: Vec<&'a str>,
+    /// The snippet ended with a line break.
+    newline: bool,
+}
+
+impl<'a> Snippet<'a> {
+    fn new(text: &'a str) -> Self {
+        let (body, newline) = match text.strip_suffix('\n') {
+            Some(b) => (b, true),
+            None => (text, false),
+        };
+        let lines = if body.is_empty() && newline {
+            vec![""]
+        } else if body.is_empty() {
+            Vec::new()
+        } else {
+            body.split('\n').collect()
+        };
+        Snippet { lines, newline }
+    }
+}
+
+fn is_indent_byte(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// A line as indentation, core and trailing whitespace. A blank line is all
+/// trailing whitespace.
+#[derive(Debug, Clone, Copy)]
+struct Parts<'a> {
+    indent: &'a str,
+    core: &'a str,
+    trail: &'a str,
+}
+
+impl Parts<'_> {
+    fn blank(&self) -> bool {
+        self.core.is_empty()
+    }
+}
+
+fn parts(line: &str) -> Parts<'_> {
+    let b = line.as_bytes();
+    let Some(i) = b.iter().position(|&c| !is_indent_byte(c)) else {
+        return Parts {
+            indent: "",
+            core: "",
+            trail: line,
+        };
+    };
+    let j = b
+        .iter()
+        .rposition(|&c| !is_indent_byte(c))
+        .map_or(b.len(), |j| j + 1);
+    Parts {
+        indent: &line[..i],
+        core: &line[i..j],
+        trail: &line[j..],
+    }
+}
+
+/// Typographic characters read as their ASCII look-alikes (for comparison only).
+fn ascii_typography(text: &str) -> Cow<'_, str> {
+    fn plain(c: char) -> Option<&'static str> {
+        Some(match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => "'",
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => "\"",
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => "-",
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' => " ",
+            '\u{2026}' => "...",
+            _ => return None,
+        })
+    }
+    if text.is_ascii() || !text.chars().any(|c| plain(c).is_some()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match plain(c) {
+            Some(p) => out.push_str(p),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Columns an indentation spans at tab width `width`.
+fn columns(indent: &str, width: usize) -> usize {
+    indent.bytes().fold(0, |c, b| {
+        if b == b'\t' {
+            (c / width + 1) * width
+        } else {
+            c + 1
+        }
+    })
+}
+
+fn render_columns(cols: usize, width: usize, tabs: bool) -> String {
+    if tabs {
+        let mut s = "\t".repeat(cols / width);
+        s.push_str(&" ".repeat(cols % width));
+        s
+    } else {
+        " ".repeat(cols)
+    }
+}
+
+/// How `oldText`'s indentation maps to the file's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IndentMap {
+    Same,
+    /// The prefix `from` of every indentation is `to` in the file.
+    Prefix {
+        from: String,
+        to: String,
+    },
+    /// Tabs on one side, spaces on the other: columns shifted by `delta` at tab
+    /// width `width`, written with tabs when the file indents with them.
+    Columns {
+        width: usize,
+        delta: isize,
+        tabs: bool,
+    },
+}
+
+impl IndentMap {
+    /// The single mapping every `(old, file)` indentation pair obeys, if any.
+    fn infer(pairs: &[(&str, &str)]) -> Option<IndentMap> {
+        if pairs.iter().all(|(o, f)| o == f) {
+            return Some(IndentMap::Same);
+        }
+        let uses = |old_side: bool, b: u8| {
+            pairs.iter().any(|(o, f)| {
+                let side = if old_side { o } else { f };
+                side.as_bytes().contains(&b)
+            })
+        };
+        let styles_differ =
+            uses(true, b'\t') != uses(false, b'\t') || uses(true, b' ') != uses(false, b' ');
+        if styles_differ {
+            Self::columns(pairs).or_else(|| Self::prefix(pairs))
+        } else {
+            Self::prefix(pairs).or_else(|| Self::columns(pairs))
+        }
+    }
+
+    fn prefix(pairs: &[(&str, &str)]) -> Option<IndentMap> {
+        let &(from, to) = pairs.iter().min_by_key(|(o, _)| o.len())?;
+        pairs
+            .iter()
+            .all(|(o, f)| match (o.strip_prefix(from), f.strip_prefix(to)) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            })
+            .then(|| IndentMap::Prefix {
+                from: from.to_string(),
+                to: to.to_string(),
+            })
+    }
+
+    fn columns(pairs: &[(&str, &str)]) -> Option<IndentMap> {
+        let tabs = pairs.iter().any(|(_, f)| f.contains('\t'));
+        let mut best: Option<IndentMap> = None;
+        for width in [4, 8, 2] {
+            let (o0, f0) = pairs.iter().min_by_key(|(o, _)| columns(o, width))?;
+            let delta = columns(f0, width) as isize - columns(o0, width) as isize;
+            let fits = pairs.iter().all(|(o, f)| {
+                let want = columns(o, width) as isize + delta;
+                want >= 0
+                    && columns(f, width) as isize == want
+                    && render_columns(want as usize, width, tabs) == *f
+            });
+            let closer = match &best {
+                Some(IndentMap::Columns { delta: d, .. }) => delta.abs() < d.abs(),
+                _ => true,
+            };
+            if fits && closer {
+                best = Some(IndentMap::Columns { width, delta, tabs });
+            }
+        }
+        best
+    }
+
+    /// The file's indentation for a line indented `indent` in `oldText`'s frame.
+    fn apply(&self, indent: &str) -> Option<String> {
+        match self {
+            IndentMap::Same => Some(indent.to_string()),
+            IndentMap::Prefix { from, to } => {
+                if let Some(rest) = indent.strip_prefix(from.as_str()) {
+                    return Some(format!("{to}{rest}"));
+                }
+                // Less indented than the block: take the missing part off the
+                // file's indentation when it ends with it.
+                let missing = from.strip_prefix(indent)?;
+                to.strip_suffix(missing).map(str::to_string)
+            }
+            IndentMap::Columns { width, delta, tabs } => {
+                let want = columns(indent, *width) as isize + delta;
+                (want >= 0).then(|| render_columns(want as usize, *width, *tabs))
+            }
+        }
+    }
+}
+
+/// The trailing whitespace the match showed: each of `oldText`'s trailing
+/// strings that the file always had as one other string. Anything else is kept.
+#[derive(Debug, Default)]
+struct TrailMap {
+    map: HashMap<String, Option<String>>,
+}
+
+impl TrailMap {
+    fn learn(&mut self, old: &str, file: &str) {
+        match self.map.get(old) {
+            None => {
+                self.map.insert(old.to_string(), Some(file.to_string()));
+            }
+            Some(Some(seen)) if seen != file => {
+                self.map.insert(old.to_string(), None);
+            }
+            _ => {}
+        }
+    }
+
+    fn apply<'a>(&'a self, trail: &'a str) -> &'a str {
+        match self.map.get(trail) {
+            Some(Some(file)) => file,
+            _ => trail,
+        }
+    }
+}
+
+/// How the stages relate indentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Indentation {
+    Equal,
+    Shifted,
+    FirstLineFree,
+}
+
+/// One place a stage found, with what it learned there.
+struct Place {
+    /// 0-based file line where the place starts.
+    first: usize,
+    indent: IndentMap,
+    /// The first line's own indentation pair, for `FirstLineFree`.
+    first_pair: Option<(String, String)>,
+    trail: TrailMap,
+}
+
+struct Stage<'a, 'b> {
+    lines: &'b Lines<'a>,
+    old: &'b Snippet<'b>,
+    indentation: Indentation,
+    typography: bool,
+}
+
+impl Stage<'_, '_> {
+    fn prepare<'s>(&self, line: &'s str) -> Cow<'s, str> {
+        if self.typography {
+            ascii_typography(line)
+        } else {
+            Cow::Borrowed(line)
+        }
+    }
+
+    /// Whether `oldText` matches at file line `first`, and how.
+    fn check(&self, first: usize, budget: &mut usize) -> Option<Place> {
+        let k = self.old.lines.len();
+        let mut pairs: Vec<(usize, String, String)> = Vec::new();
+        let mut trail = TrailMap::default();
+        for (j, old_line) in self.old.lines.iter().enumerate() {
+            *budget = budget.checked_sub(1)?;
+            let (o, f) = (
+                self.prepare(old_line),
+                self.prepare(self.lines.line(first + j)),
+            );
+            let (po, pf) = (parts(&o), parts(&f));
+            if po.blank() != pf.blank() || po.core != pf.core {
+                return None;
+            }
+            trail.learn(po.trail, pf.trail);
+            if po.blank() {
+                continue;
+            }
+            if self.indentation == Indentation::Equal && po.indent != pf.indent {
+                return None;
+            }
+            pairs.push((j, po.indent.to_string(), pf.indent.to_string()));
+        }
+        debug_assert!(k > 0);
+        let (indent, first_pair) = match self.indentation {
+            Indentation::Equal => (IndentMap::Same, None),
+            Indentation::Shifted => {
+                let p: Vec<(&str, &str)> = pairs
+                    .iter()
+                    .map(|(_, o, f)| (o.as_str(), f.as_str()))
+                    .collect();
+                (IndentMap::infer(&p)?, None)
+            }
+            Indentation::FirstLineFree => {
+                let (head, rest) = pairs.split_first()?;
+                if head.0 != 0 || rest.is_empty() {
+                    return None;
+                }
+                let p: Vec<(&str, &str)> = rest
+                    .iter()
+                    .map(|(_, o, f)| (o.as_str(), f.as_str()))
+                    .collect();
+                (
+                    IndentMap::infer(&p)?,
+                    Some((head.1.clone(), head.2.clone())),
+                )
+            }
+        };
+        Some(Place {
+            first,
+            indent,
+            first_pair,
+            trail,
+        })
+    }
+
+    /// Every place `oldText` matches, in file order; `None` when the budget ran out.
+    fn find(&self, budget: &mut usize) -> Option<Vec<Place>> {
+        let k = self.old.lines.len();
+        let anchor = self
+            .old
+            .lines
+            .iter()
+            .position(|l| !parts(l).blank())
+            .expect("the caller refuses a blank oldText");
+        let n = self.lines.len();
+        if n < k {
+            return Some(Vec::new());
+        }
+        let mut found = Vec::new();
+        let mut consider = |line: usize, budget: &mut usize| -> Option<()> {
+            if line >= anchor && line - anchor + k <= n {
+                if let Some(place) = self.check(line - anchor, budget) {
+                    found.push(place);
+                }
+                if *budget == 0 {
+                    return None;
+                }
+            }
+            Some(())
+        };
+        if self.typography {
+            // Typographic characters change byte lengths, so every line is read.
+            let want = ascii_typography(parts(self.old.lines[anchor]).core).into_owned();
+            for i in 0..n {
+                *budget = budget.checked_sub(1)?;
+                if parts(&ascii_typography(self.lines.line(i))).core == want {
+                    consider(i, budget)?;
+                }
+            }
+        } else {
+            // The anchor line's core, found literally and confirmed to be a whole
+            // line's core, picks the places worth checking.
+            let core = parts(self.old.lines[anchor]).core;
+            let finder = memmem::Finder::new(core.as_bytes());
+            let bytes = self.lines.text.as_bytes();
+            let mut from = 0;
+            while let Some(hit) = finder.find(&bytes[from..]) {
+                *budget = budget.checked_sub(1)?;
+                let at = from + hit;
+                let i = self.lines.index_of(at);
+                let (start, end) = (self.lines.starts[i], self.lines.content_end(i));
+                let whole = bytes[start..at].iter().all(|&b| is_indent_byte(b))
+                    && bytes[at + core.len()..end]
+                        .iter()
+                        .all(|&b| is_indent_byte(b));
+                if whole {
+                    consider(i, budget)?;
+                    from = self.lines.full_end(i);
+                } else {
+                    from = at + 1;
+                }
+                if from >= bytes.len() {
+                    break;
+                }
+            }
+        }
+        Some(found)
+    }
+}
+
+/// `read`'s gutter (`{:>6}\t`, or any digits and a tab after spaces) removed from
+/// every line, when every line has one and, if `consecutive`, the numbers count up
+/// by one.
+fn strip_gutter(text: &str, consecutive: bool) -> Option<String> {
+    let snippet = Snippet::new(text);
+    if snippet.lines.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last: Option<u64> = None;
+    for (i, line) in snippet.lines.iter().enumerate() {
+        let digits = line.trim_start_matches(' ');
+        let end = digits.bytes().position(|b| !b.is_ascii_digit())?;
+        if end == 0 || digits.as_bytes()[end] != b'\t' {
+            return None;
+        }
+        let n: u64 = digits[..end].parse().ok()?;
+        if consecutive && last.is_some_and(|l| l + 1 != n) {
+            return None;
+        }
+        last = Some(n);
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&digits[end + 1..]);
+    }
+    if snippet.newline {
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Run stages 2 to 6 over `hay` (the LF view of the file). `old` is not blank and
+/// does not occur literally.
+pub(crate) fn match_lines(hay: &str, old: &str, new: &str, replace_all: bool) -> LineOutcome {
+    let lines = Lines::new(hay);
+    let relations = [
+        (MatchStage::LineTrimmed, Indentation::Equal),
+        (MatchStage::IndentShifted, Indentation::Shifted),
+        (MatchStage::FirstLineIndent, Indentation::FirstLineFree),
+    ];
+    for (stage, indentation) in relations {
+        if let Some(outcome) = try_stage(&lines, old, new, replace_all, stage, indentation, false) {
+            return outcome;
+        }
+    }
+    if let Some(bare_old) = strip_gutter(old, true)
+        && !bare_old.trim().is_empty()
+    {
+        let bare_new = strip_gutter(new, false).unwrap_or_else(|| new.to_string());
+        for (_, indentation) in relations {
+            if let Some(outcome) = try_stage(
+                &lines,
+                &bare_old,
+                &bare_new,
+                replace_all,
+                MatchStage::GutterStripped,
+                indentation,
+                false,
+            ) {
+                return outcome;
+            }
+        }
+    }
+    for (_, indentation) in relations {
+        if let Some(outcome) = try_stage(
+            &lines,
+            old,
+            new,
+            replace_all,
+            MatchStage::Typography,
+            indentation,
+            true,
+        ) {
+            return outcome;
+        }
+    }
+    LineOutcome::Nothing
+}
+
+/// One relation of one stage: `None` when it finds nothing.
+fn try_stage(
+    lines: &Lines<'_>,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    stage: MatchStage,
+    indentation: Indentation,
+    typography: bool,
+) -> Option<LineOutcome> {
+    // A snippet that starts with a line break starts at the end of a line; when
+    // both do, that break is context and the snippets are whole lines after it.
+    let (old, new) = match (old.strip_prefix('\n'), new.strip_prefix('\n')) {
+        (Some(o), Some(n)) if !o.is_empty() => (o, n),
+        _ => (old, new),
+    };
+    let old_snippet = Snippet::new(old);
+    if old_snippet.lines.iter().all(|l| parts(l).blank()) {
+        return None;
+    }
+    let stage_search = Stage {
+        lines,
+        old: &old_snippet,
+        indentation,
+        typography,
+    };
+    let mut budget = LINE_BUDGET;
+    let places = stage_search.find(&mut budget)?;
+    if places.is_empty() {
+        return None;
+    }
+    let k = old_snippet.lines.len();
+    let anchor = old_snippet
+        .lines
+        .iter()
+        .position(|l| !parts(l).blank())
+        .unwrap_or(0);
+    let overlapping = places.windows(2).any(|w| w[1].first < w[0].first + k);
+    if overlapping || (places.len() > 1 && !replace_all) {
+        return Some(LineOutcome::Ambiguous {
+            stage,
+            lines: places.iter().map(|p| p.first + anchor + 1).collect(),
+            overlapping,
+        });
+    }
+    let new_snippet = Snippet::new(new);
+    let kept = kept_lines(&old_snippet, &new_snippet);
+    let mut replacements = Vec::with_capacity(places.len());
+    for place in &places {
+        match write_place(lines, &old_snippet, &new_snippet, &kept, place) {
+            Ok(r) => replacements.push(r),
+            Err(new_line) => return Some(LineOutcome::Unplaceable { stage, new_line }),
+        }
+    }
+    Some(LineOutcome::Applied {
+        stage,
+        replacements,
+    })
+}
+
+/// For each line of `new`, the line of `old` it repeats unchanged, if any.
+fn kept_lines(old: &Snippet<'_>, new: &Snippet<'_>) -> Vec<Option<usize>> {
+    let mut kept = vec![None; new.lines.len()];
+    for op in similar::capture_diff_slices(Algorithm::Myers, &old.lines, &new.lines) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                kept[new_index + d] = Some(old_index + d);
+            }
+        }
+    }
+    kept
+}
+
+/// The replacement for one place: kept lines as the file has them, the others
+/// through the place's mappings. `Err` names a `newText` line (1-based) that the
+/// indentation mapping cannot place.
+fn write_place(
+    lines: &Lines<'_>,
+    old: &Snippet<'_>,
+    new: &Snippet<'_>,
+    kept: &[Option<usize>],
+    place: &Place,
+) -> Result<Replacement, usize> {
+    let k = old.lines.len();
+    let last = place.first + k - 1;
+    let file_ends_line = lines.full_end(last) > lines.content_end(last);
+    let start = lines.starts[place.first];
+    let end = if old.newline {
+        lines.full_end(last)
+    } else {
+        lines.content_end(last)
+    };
+    let mut text = String::new();
+    for (j, line) in new.lines.iter().enumerate() {
+        if j > 0 {
+            text.push('\n');
+        }
+        if let Some(i) = kept[j] {
+            text.push_str(lines.line(place.first + i));
+            continue;
+        }
+        let p = parts(line);
+        if p.blank() {
+            text.push_str(place.trail.apply(p.trail));
+            continue;
+        }
+        let indent = match (&place.first_pair, j) {
+            (Some((old_first, file_first)), 0) => match p.indent.strip_prefix(old_first.as_str()) {
+                Some(rest) => Some(format!("{file_first}{rest}")),
+                None => place.indent.apply(p.indent),
+            },
+            _ => place.indent.apply(p.indent),
+        };
+        let Some(indent) = indent else {
+            return Err(j + 1);
+        };
+        text.push_str(&indent);
+        text.push_str(p.core);
+        text.push_str(place.trail.apply(p.trail));
+    }
+    // The file's last line had no line break: the caller's final one stands for
+    // the end of the file, not for a new break.
+    if new.newline && (file_ends_line || !old.newline) {
+        text.push('\n');
+    }
+    Ok(Replacement { start, end, text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(hay: &str, old: &str, new: &str) -> LineOutcome {
+        match_lines(hay, old, new, false)
+    }
+
+    fn applied(hay: &str, old: &str, new: &str) -> (MatchStage, String) {
+        match run(hay, old, new) {
+            LineOutcome::Applied {
+                stage,
+                replacements,
+            } => {
+                let mut out = String::new();
+                let mut prev = 0;
+                for r in replacements {
+                    out.push_str(&hay[prev..r.start]);
+                    out.push_str(&r.text);
+                    prev = r.end;
+                }
+                out.push_str(&hay[prev..]);
+                (stage, out)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn parts_split_indent_core_and_trail() {
+        let p = parts("\t  let x = 1; \t");
+        assert_eq!((p.indent, p.core, p.trail), ("\t  ", "let x = 1;", " \t"));
+        let p = parts("   ");
+        assert!(p.blank());
+        assert_eq!(p.trail, "   ");
+        assert!(parts("").blank());
+    }
+
+    #[test]
+    fn snippets_know_their_final_break() {
+        let s = Snippet::new("a\nb\n");
+        assert_eq!((s.lines, s.newline), (vec!["a", "b"], true));
+        let s = Snippet::new("a");
+        assert_eq!((s.lines, s.newline), (vec!["a"], false));
+        let s = Snippet::new("\n");
+        assert_eq!((s.lines, s.newline), (vec![""], true));
+        assert!(Snippet::new("").lines.is_empty());
+    }
+
+    #[test]
+    fn indent_maps_are_inferred_and_applied() {
+        let m = IndentMap::infer(&[("", "    "), ("    ", "        ")]).unwrap();
+        assert_eq!(m.apply("  ").unwrap(), "      ");
+        let m = IndentMap::infer(&[("        ", "    "), ("            ", "        ")]).unwrap();
+        assert_eq!(m.apply("    ").unwrap(), "");
+        assert_eq!(m.apply("").as_deref(), None);
+        // Spaces in the snippet, tabs in the file: columns at width 4.
+        let m = IndentMap::infer(&[("    ", "\t"), ("        ", "\t\t")]).unwrap();
+        assert_eq!(m.apply("            ").unwrap(), "\t\t\t");
+        // One level only still maps deeper levels by columns, not by prefix.
+        let m = IndentMap::infer(&[("    ", "\t"), ("    ", "\t")]).unwrap();
+        assert_eq!(m.apply("        ").unwrap(), "\t\t");
+        // Tabs in the snippet, spaces in the file.
+        let m = IndentMap::infer(&[("\t", "    "), ("\t\t", "        ")]).unwrap();
+        assert_eq!(m.apply("\t\t\t").unwrap(), "            ");
+        // Structure that differs has no mapping.
+        assert_eq!(IndentMap::infer(&[("", ""), ("    ", "")]), None);
+        assert_eq!(
+            IndentMap::infer(&[("", "  "), ("  ", "    "), ("  ", "      ")]),
+            None
+        );
+    }
+
+    #[test]
+    fn trailing_whitespace_is_ignored_and_kept_as_the_file_has_it() {
+        let hay = "fn f() {   \n    a();\n}\n";
+        let (stage, out) = applied(hay, "fn f() {\n    a();\n", "fn f() {\n    b();\n");
+        assert_eq!(stage, MatchStage::LineTrimmed);
+        assert_eq!(out, "fn f() {   \n    b();\n}\n");
+        // Spaces the snippet added everywhere are not written either.
+        let (_, out) = applied(
+            "x = 1\ny = 2\n",
+            "x = 1 \ny = 2 \n",
+            "x = 1 \ny = 3 \nz = 4 \n",
+        );
+        assert_eq!(out, "x = 1\ny = 3\nz = 4\n");
+    }
+
+    #[test]
+    fn a_dedented_snippet_is_written_at_the_files_depth() {
+        let hay =
+            "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        pass\n";
+        let (stage, out) = applied(
+            hay,
+            "def f(self):\n    return 1\n",
+            "def f(self):\n    if self:\n        return 2\n    return 1\n",
+        );
+        assert_eq!(stage, MatchStage::IndentShifted);
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        if self:\n            return 2\n        return 1\n\n    def g(self):\n        pass\n"
+        );
+    }
+
+    #[test]
+    fn a_first_line_without_its_indentation() {
+        let hay = "fn main() {\n    if x {\n        go();\n    }\n}\n";
+        let (stage, out) = applied(
+            hay,
+            "if x {\n        go();\n    }\n",
+            "if y {\n        stop();\n    }\n",
+        );
+        assert_eq!(stage, MatchStage::FirstLineIndent);
+        assert_eq!(out, "fn main() {\n    if y {\n        stop();\n    }\n}\n");
+    }
+
+    #[test]
+    fn a_read_gutter_is_stripped() {
+        let hay = "a\n    b\nc\n";
+        let (stage, out) = applied(
+            hay,
+            "     2\t    b\n     3\tc\n",
+            "     2\t    B\n     3\tc\n",
+        );
+        assert_eq!(stage, MatchStage::GutterStripped);
+        assert_eq!(out, "a\n    B\nc\n");
+        // Numbers that do not count up are not a gutter.
+        assert_eq!(strip_gutter("     2\ta\n     5\tb\n", true), None);
+        assert_eq!(strip_gutter("2\ta\n3\t\n", true).unwrap(), "a\n\n");
+    }
+
+    #[test]
+    fn typography_is_read_as_ascii_and_the_file_keeps_its_own() {
+        let hay = "say(\u{201C}hi\u{201D}) \u{2013} ok\nnext\n";
+        let (stage, out) = applied(hay, "say(\"hi\") - ok\nnext\n", "say(\"hi\") - ok\nlast\n");
+        assert_eq!(stage, MatchStage::Typography);
+        assert_eq!(out, "say(\u{201C}hi\u{201D}) \u{2013} ok\nlast\n");
+    }
+
+    #[test]
+    fn several_places_are_ambiguous_with_their_lines() {
+        let hay = "fn a() {\n    if x {\n    }\n}\nfn b() {\n        if x {\n        }\n}\n";
+        assert_eq!(
+            run(hay, "if x {\n}\n", "if y {\n}\n"),
+            LineOutcome::Ambiguous {
+                stage: MatchStage::IndentShifted,
+                lines: vec![2, 6],
+                overlapping: false
+            }
+        );
+        // Overlapping places are refused even with replaceAll.
+        let hay = "}\n}\n}\n";
+        assert_eq!(
+            match_lines(hay, " }\n }\n", "]\n]\n", true),
+            LineOutcome::Ambiguous {
+                stage: MatchStage::IndentShifted,
+                lines: vec![1, 2],
+                overlapping: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_line_the_mapping_cannot_place_is_refused() {
+        let hay = "a\nb\n";
+        assert_eq!(
+            run(hay, "        a\n        b\n", "    x\n        b\n"),
+            LineOutcome::Unplaceable {
+                stage: MatchStage::IndentShifted,
+                new_line: 1
+            }
+        );
+    }
+
+    #[test]
+    fn the_files_last_line_without_a_break_stays_so() {
+        let (_, out) = applied("x\n  y", "x \n  y\n", "x \n  z\n");
+        assert_eq!(out, "x\n  z");
+    }
+}
