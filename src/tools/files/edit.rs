@@ -1,10 +1,12 @@
-//! `edit`: replace an exact (or, failing that, whitespace-fuzzy) snippet of a file
-//! and answer with a text summary plus a `{path, replacements, diff}` JSON block.
+//! `edit`: replace an exact snippet of a file (or, failing that, whole lines found by
+//! the ladder of `edit_lines`) and answer with a text summary plus a
+//! `{path, replacements, match, diff}` JSON block.
 //!
 //! This module is the tool's I/O and policy: stat, the read-before-edit gate, the
 //! `expectSha256` stale-write guard, decoding (BOM, line endings, UTF-8 refusal),
 //! the atomic write and the diff. The matching itself, and the wording of why an
-//! edit could not be applied, live in `edit_match`, which is pure and fuzzed.
+//! edit could not be applied, live in `edit_match` and `edit_lines`, which are pure
+//! and fuzzed.
 
 use std::sync::Arc;
 
@@ -50,7 +52,7 @@ impl Tool for EditTool {
     }
 
     fn description(&self) -> &str {
-        "Replace oldText with newText in a file and return a unified diff of the change. oldText must match exactly and be unique (set replaceAll to replace every occurrence); when no exact match exists, one whitespace-insensitive match is tried. Line endings and a UTF-8 BOM are kept; expectSha256 refuses the edit if the file changed. A failed edit says why: not found (with the closest region), found several times, or already applied."
+        "Replace oldText with newText in a file and return a unified diff of the change. oldText must match exactly and be unique (set replaceAll to replace every occurrence). When it does not occur exactly, whole lines are matched in stages: trailing whitespace ignored, another indentation (newText is re-indented to the file's), the first line's indentation missing, a copied read line-number gutter, typographic quotes and dashes; the result names the stage (\"match\") and more than one place is refused. Line endings and a UTF-8 BOM are kept; expectSha256 refuses the edit if the file changed. A failed edit says why: not found (with the closest region), found several times, or already applied."
     }
 
     fn parameters(&self) -> JsonSchema {

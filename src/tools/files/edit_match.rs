@@ -29,23 +29,12 @@
 //! # Matching
 //!
 //! Stage 1 is an exact, literal search (memchr's `memmem`, the hot path; a one-line
-//! edit of a 50 MB file does one scan). A match must be unique unless `replaceAll`.
-//! Only when there is no literal match does stage 2 run: one whitespace-fuzzy
-//! fallback. Text matches when it equals `oldText` after canonicalizing whitespace
-//! (every run of Unicode whitespace collapsed to one space, ends trimmed), which is
-//! the same as saying that the whitespace-separated tokens are equal, the first and
-//! last token of `oldText` being allowed to be the end or start of a longer word as
-//! in a literal search. Each occurrence is found by searching for the longest token
-//! and checking its neighbours, so the work is one scan plus a little per hit.
-//! The byte span replaced runs from the first to the last matched token, widened
-//! over the neighbouring whitespace that `oldText`'s own leading and trailing
-//! whitespace stands for (its indentation, and as many line breaks as it has), so
-//! the replacement's indentation and line breaks land where the original's were.
-//! For a multi-line `oldText`, matches that cover whole lines are preferred over
-//! ones that start or end inside a line. The stage's work is bounded: past
-//! 2^26 token comparisons (only a degenerate file gets there) it finds nothing
-//! rather than guess. Overlapping matches count once,
-//! leftmost first, and replacements are rebuilt in order so offsets stay valid.
+//! edit of a 50 MB file does one scan). A match must be unique unless `replaceAll`;
+//! matches do not overlap (leftmost first). Only when there is no literal match do
+//! the whole-line stages of `edit_lines` run (trailing whitespace, indentation, a
+//! first line without its indentation, `read`'s gutter, typography), each tried
+//! only when the one before found nothing; [`EditApplied::stage`] names the one
+//! that matched. Replacements are rebuilt in order so offsets stay valid.
 //!
 //! # Refusals
 //!
@@ -60,6 +49,15 @@
 //!   it unique, or set replaceAll to replace every occurrence.` — the distinct
 //!   1-based lines where the matches begin (their first non-blank character): `line A`
 //!   when they share one line, the first 20 then ` and M more` when there are more.
+//! - `oldText matched N places in PATH RELATION (match: STAGE; lines A, B); add
+//!   surrounding context to make it unique, or set replaceAll to replace every
+//!   occurrence.` — a whole-line stage's places, by the line of their first
+//!   non-blank line; `oldText matched N overlapping places in PATH RELATION (match:
+//!   STAGE; lines A, B); add surrounding context to make it unique.` when they share
+//!   lines, whatever `replaceAll` says. RELATION is [`MatchStage::relation`].
+//! - `oldText matched in PATH RELATION (match: STAGE), but line N of newText is
+//!   indented less than that match lets it be placed; give oldText and newText at
+//!   the file's indentation.`
 //! - `oldText was not found in PATH. The closest match is at line L:` followed by a
 //!   newline and that region of the file (as many lines as `oldText` has, at most 30,
 //!   then `… (M more lines)`), or just `oldText was not found in PATH.` when nothing
