@@ -31,19 +31,21 @@ Every hunk is tried once unperturbed (class `exact`) and once per perturbation c
                   lines with an indented first line)
   gutter          every line prefixed by a `read` gutter, f"{n:>6}\\t", numbered from
                   the real line number of oldText's first line (both texts)
-  typography      ' -> U+2019, " -> U+201D, " - " -> " U+2013 " on the oldText lines
-                  that also occur in newText, and on those lines in newText
+  typography      ' -> U+2019, " -> U+201D, " - " -> " U+2013 " on the context lines
+                  (the lines around the hunk, present unchanged in both texts)
 
 A class counts for a hunk only when it changes oldText and the changed oldText does
 not itself occur in the file starting at a line start; otherwise the hunk is `n/a`
 for that class. (Occurrences in the middle of a line do not make it n/a: cutting the
 first line's indentation always leaves such a substring, and a tool that matches it
-there replaces text mid-line.)
+there replaces text mid-line. --na-anywhere makes any occurrence n/a instead.)
 
 Each call gets a fresh temp directory holding the current state and a JSON input
 file (`edit --json @FILE`); afterwards the file is compared with the expected state:
 identical (exit 0, bytes equal), refused (exit 1, file untouched), wrong (exit 0 with
 other bytes, or exit 1 with the file changed), crash (any other exit or a timeout).
+A wrong edit whose perturbation lost information no tool could restore (say an
+added line's own trailing spaces) is also counted in the `lossy` column; see lossy().
 When the edit's JSON result carries a `match` key (which matching stage found
 oldText), it is tallied per class. Calls run on a pool of 2 threads.
 
@@ -51,7 +53,7 @@ Exit status: 0 when no class has a wrong or crashed edit, 1 otherwise, 2 on a be
 problem (missing binary, or the binary answered a usage error: exit 2).
 
 Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--per-class-files K]
-                            [--show-wrong N] [--show-refused N] [--json]
+                            [--show-wrong N] [--show-refused N] [--na-anywhere] [--json]
 Binary: $INDUS, default target/release/indus-tool under the repository top.
 """
 import argparse
@@ -170,10 +172,42 @@ def p_gutter(old, new, ctx):
 def p_typography(old, new, ctx):
     def curly(s):
         return s.replace("'", "\u2019").replace('"', "\u201d").replace(" - ", " \u2013 ")
+    # The context lines: the first `lead` and last `trail` lines of both texts.
+    lead, trail = ctx["lead"], ctx["trail"]
+
+    def apply(lines):
+        n = len(lines)
+        return "".join(curly(l) if i < lead or i >= n - trail else l
+                       for i, l in enumerate(lines))
+    return (apply(split_lines(old)), apply(split_lines(new)))
+
+
+def lossy(cls, old, new, ctx):
+    """Whether the perturbation of (old, new) lost something no tool can restore from
+    the call and the file, so that the expected bytes are not derivable: an added
+    line's own trailing whitespace (trailing-space), a newText line outside the
+    common prefix or a whitespace-only line inside it (dedent), a newText first line
+    indented unlike oldText's (first-line), indentation already mixing tabs and spaces
+    (tabs), context already holding curly quotes or dashes (typography). Such wrong
+    edits are still counted as wrong, and also in the table's `lossy` column."""
     olines, nlines = split_lines(old), split_lines(new)
-    shared = set(olines) & set(nlines)
-    return ("".join(curly(l) if l in shared else l for l in olines),
-            "".join(curly(l) if l in shared else l for l in nlines))
+    if cls == "trailing-space":
+        oset = set(olines)
+        return any(l.rstrip("\n") != l.rstrip("\n").rstrip(" \t") and l not in oset
+                   for l in nlines)
+    if cls == "dedent":
+        prefix = os.path.commonprefix([leading_ws(l) for l in olines if l.strip()])
+        return any((l.strip() and not l.startswith(prefix))
+                   or (not l.strip() and l.startswith(prefix)) for l in nlines)
+    if cls == "first-line":
+        return bool(nlines) and leading_ws(nlines[0]) != leading_ws(olines[0])
+    if cls == "tabs":
+        already = " " if ctx["tabs"] else "\t"
+        return any(already in leading_ws(l) for l in olines + nlines)
+    if cls == "typography":
+        ctx_lines = olines[: ctx["lead"]] + olines[len(olines) - ctx["trail"]:]
+        return any(ch in l for l in ctx_lines for ch in ("\u2019", "\u201d", " \u2013 "))
+    return False
 
 
 PERTURB = {
@@ -211,7 +245,8 @@ def replay_file(old_text, new_text, hunks):
             continue
         before, after, old_t = found
         new_t = "".join(before + added + after)
-        ctx = {"first_line_no": ns_ - len(before) + 1, "tabs": indents_with_tabs(state_lines)}
+        ctx = {"first_line_no": ns_ - len(before) + 1, "tabs": indents_with_tabs(state_lines),
+               "lead": len(before), "trail": len(after)}
         yield ("call", state, expected, old_t, new_t, ctx)
 
 
@@ -290,8 +325,8 @@ def run_edit(indus, tmproot, name, state, expected, old_t, new_t):
 # ---------------------------------------------------------------- the run
 
 def new_stats():
-    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "crash": 0,
-                "na": 0, "match": {}} for c in CLASSES}
+    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "wrong_lossy": 0,
+                "crash": 0, "na": 0, "match": {}} for c in CLASSES}
 
 
 def replay_repo(repo, args, indus, pool, tmproot, cases, log):
@@ -311,6 +346,8 @@ def replay_repo(repo, args, indus, pool, tmproot, cases, log):
             return
         st["hunks"] += 1
         st[status] += 1
+        if status == "wrong" and meta["lossy"]:
+            st["wrong_lossy"] += 1
         if match is not None and status in ("identical", "wrong"):
             m = st["match"].setdefault(match, {"identical": 0, "wrong": 0})
             m[status] += 1
@@ -357,14 +394,17 @@ def replay_repo(repo, args, indus, pool, tmproot, cases, log):
                         o2, n2 = old_t, new_t
                     else:
                         r = PERTURB[cls](old_t, new_t, ctx)
-                        if r is None or r[0] == old_t or occurs_at_line_start(state, r[0]):
+                        if r is None or r[0] == old_t or (
+                                r[0] in state if args.na_anywhere
+                                else occurs_at_line_start(state, r[0])):
                             stats[cls]["na"] += 1
                             continue
                         o2, n2 = r
                     used.add(cls)
                     seq += 1
                     meta = {"seq": seq, "commit": commit[:12], "path": path,
-                            "old": o2, "new": n2}
+                            "old": o2, "new": n2,
+                            "lossy": cls != "exact" and lossy(cls, old_t, new_t, ctx)}
                     fut = pool.submit(run_edit, indus, tmproot, name, state, expected, o2, n2)
                     pending.append((fut, cls, meta))
                     drain(8)
@@ -389,14 +429,14 @@ def fmt_match(m):
 
 
 def table(stats):
-    head = ["class", "hunks", "identical", "refused", "wrong", "crash", "identical %", "n/a",
+    head = ["class", "hunks", "identical", "refused", "wrong", "lossy", "crash", "identical %", "n/a",
             "matched by stage"]
     rows = []
     for c in CLASSES:
         s = stats[c]
         pct = "-" if s["identical_pct"] is None else f"{s['identical_pct']:.1f}"
         rows.append([c, str(s["hunks"]), str(s["identical"]), str(s["refused"]),
-                     str(s["wrong"]), str(s["crash"]), pct, str(s["na"]), fmt_match(s["match"])])
+                     str(s["wrong"]), str(s["wrong_lossy"]), str(s["crash"]), pct, str(s["na"]), fmt_match(s["match"])])
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 
     def fmt(r):
@@ -421,7 +461,8 @@ def show_cases(cases, kind, per_class, out):
             continue
         shown[cls] = shown.get(cls, 0) + 1
         print(f"--- {status} [{cls}] {meta['path']} @ {meta['commit']}"
-              + (f" (match: {match})" if match else ""), file=out)
+              + (f" (match: {match})" if match else "")
+              + (" (lossy perturbation)" if meta["lossy"] else ""), file=out)
         if message:
             print(f"    message: {message[:400]}", file=out)
         print(show_text("oldText", meta["old"]), file=out)
@@ -442,6 +483,9 @@ def main():
                     help="print the first N wrong (and crashed) cases of each class")
     ap.add_argument("--show-refused", type=int, default=0, metavar="N",
                     help="print the first N refused cases of each class")
+    ap.add_argument("--na-anywhere", action="store_true",
+                    help="count a class n/a when its oldText occurs anywhere in the file, "
+                         "mid-line too (then first-line is always n/a)")
     ap.add_argument("--json", action="store_true",
                     help="machine-readable summary on stdout (tables go to stderr)")
     args = ap.parse_args()
