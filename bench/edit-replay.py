@@ -28,7 +28,7 @@ Every hunk is tried once unperturbed (class `exact`) and once per perturbation c
   dedent          oldText's common leading whitespace removed from oldText's lines
                   and from the newText lines that start with it
   first-line      the first line of both texts loses its indentation (oldText of 2+
-                  lines with an indented first line)
+                  lines, another of them non-blank, with an indented first line)
   gutter          every line prefixed by a `read` gutter, f"{n:>6}\\t", numbered from
                   the real line number of oldText's first line (both texts)
   typography      ' -> U+2019, " -> U+201D, " - " -> " U+2013 " on the context lines
@@ -44,8 +44,10 @@ Each call gets a fresh temp directory holding the current state and a JSON input
 file (`edit --json @FILE`); afterwards the file is compared with the expected state:
 identical (exit 0, bytes equal), refused (exit 1, file untouched), wrong (exit 0 with
 other bytes, or exit 1 with the file changed), crash (any other exit or a timeout).
-A wrong edit whose perturbation lost information no tool could restore (say an
-added line's own trailing spaces) is also counted in the `lossy` column; see lossy().
+A perturbation that destroys what the real edit needs (see lossy(): an added line's
+own trailing spaces, a newText line less indented than the dedented frame can say)
+leaves a call that no longer describes the commit, so no tool could be right; such
+hunks are set aside for that class and counted in the `n/a lossy` column.
 When the edit's JSON result carries a `match` key (which matching stage found
 oldText), it is tallied per class. Calls run on a pool of 2 threads.
 
@@ -153,7 +155,11 @@ def p_dedent(old, new, ctx):
 
 def p_first_line(old, new, ctx):
     lines = split_lines(old)
-    if len(lines) < 2 or not lines[0].strip() or not leading_ws(lines[0]):
+    # The class is a first line without the indentation "its other lines imply":
+    # there must be another non-blank line to imply it. (One line and blank ones
+    # cut this way is indistinguishable from a dedented one-line snippet.)
+    if (len(lines) < 2 or not lines[0].strip() or not leading_ws(lines[0])
+            or not any(l.strip() for l in lines[1:])):
         return None
     nlines = split_lines(new)
     if nlines:
@@ -189,7 +195,7 @@ def lossy(cls, old, new, ctx):
     common prefix or a whitespace-only line inside it (dedent), a newText first line
     indented unlike oldText's (first-line), indentation already mixing tabs and spaces
     (tabs), context already holding curly quotes or dashes (typography). Such wrong
-    edits are still counted as wrong, and also in the table's `lossy` column."""
+    hunks are not run for that class; the table counts them as `n/a lossy`."""
     olines, nlines = split_lines(old), split_lines(new)
     if cls == "trailing-space":
         oset = set(olines)
@@ -325,7 +331,7 @@ def run_edit(indus, tmproot, name, state, expected, old_t, new_t):
 # ---------------------------------------------------------------- the run
 
 def new_stats():
-    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "wrong_lossy": 0,
+    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "lossy": 0,
                 "crash": 0, "na": 0, "match": {}} for c in CLASSES}
 
 
@@ -346,8 +352,6 @@ def replay_repo(repo, args, indus, pool, tmproot, cases, log):
             return
         st["hunks"] += 1
         st[status] += 1
-        if status == "wrong" and meta["lossy"]:
-            st["wrong_lossy"] += 1
         if match is not None and status in ("identical", "wrong"):
             m = st["match"].setdefault(match, {"identical": 0, "wrong": 0})
             m[status] += 1
@@ -400,11 +404,14 @@ def replay_repo(repo, args, indus, pool, tmproot, cases, log):
                             stats[cls]["na"] += 1
                             continue
                         o2, n2 = r
+                    if cls != "exact" and lossy(cls, old_t, new_t, ctx):
+                        # The perturbed call no longer says what the commit did.
+                        stats[cls]["lossy"] += 1
+                        continue
                     used.add(cls)
                     seq += 1
                     meta = {"seq": seq, "commit": commit[:12], "path": path,
-                            "old": o2, "new": n2,
-                            "lossy": cls != "exact" and lossy(cls, old_t, new_t, ctx)}
+                            "old": o2, "new": n2, "lossy": False}
                     fut = pool.submit(run_edit, indus, tmproot, name, state, expected, o2, n2)
                     pending.append((fut, cls, meta))
                     drain(8)
@@ -429,14 +436,15 @@ def fmt_match(m):
 
 
 def table(stats):
-    head = ["class", "hunks", "identical", "refused", "wrong", "lossy", "crash", "identical %", "n/a",
-            "matched by stage"]
+    head = ["class", "hunks", "identical", "refused", "wrong", "crash", "identical %", "n/a",
+            "n/a lossy", "matched by stage"]
     rows = []
     for c in CLASSES:
         s = stats[c]
         pct = "-" if s["identical_pct"] is None else f"{s['identical_pct']:.1f}"
         rows.append([c, str(s["hunks"]), str(s["identical"]), str(s["refused"]),
-                     str(s["wrong"]), str(s["wrong_lossy"]), str(s["crash"]), pct, str(s["na"]), fmt_match(s["match"])])
+                     str(s["wrong"]), str(s["crash"]), pct, str(s["na"]), str(s["lossy"]),
+                     fmt_match(s["match"])])
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 
     def fmt(r):

@@ -36,7 +36,7 @@ for repo in summary["repos"]:
         if s["hunks"] == 0:
             ok = True
         ident = f"{s['identical']} ident" + (f" ({pct:.1f}%)" if pct is not None else "")
-        wrong = f"{s['wrong']} wrong" + (f" ({s['wrong_lossy']} lossy)" if s["wrong_lossy"] else "")
+        wrong = f"{s['wrong']} wrong"
         wrong += f" +{s['crash']} crash" if s["crash"] else ""
         bar = "0 wrong, >=95%" if cls in barred else "0 wrong"
         print(f"edit replay {repo['repo']}: {cls}\t{s['hunks']} hunks\t{ident}\t"

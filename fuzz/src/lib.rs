@@ -168,6 +168,10 @@ pub fn edit_match(data: &[u8]) {
                 );
                 let count = text.matches(old.as_str()).count();
                 assert_eq!(applied.replacements, if replace_all { count } else { 1 });
+            }
+            // A match at a line's indentation is written as whole lines there; every
+            // other literal match replaces exactly what `str` would.
+            if literal && !applied.anchored {
                 let expected = if replace_all {
                     text.replace(old.as_str(), new)
                 } else {

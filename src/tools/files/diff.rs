@@ -630,6 +630,96 @@ fn render(before: &str, after: &str, context: usize, names: Option<(&str, &str)>
     out
 }
 
+/// The diff of one in-place replacement: `after` is the new text, in which the
+/// `inserted_len` bytes at `at` replaced `removed`. Gives what
+/// [`render_unified_diff_with_headers`] gives for the whole old and new texts, from
+/// excerpts of whole lines around the change, so an edit of a big file never holds
+/// the old text whole.
+pub fn render_splice_diff(
+    after: &str,
+    at: usize,
+    removed: &str,
+    inserted_len: usize,
+    context: usize,
+    names: (&str, &str),
+) -> String {
+    let bytes = after.as_bytes();
+    let mut margin = 4 * context + 16;
+    loop {
+        let mut start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        for _ in 0..margin {
+            if start == 0 {
+                break;
+            }
+            start = memchr::memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
+        }
+        let mut end = at + inserted_len;
+        for _ in 0..=margin {
+            match memchr::memchr(b'\n', &bytes[end..]) {
+                Some(i) => end += i + 1,
+                None => {
+                    end = bytes.len();
+                    break;
+                }
+            }
+        }
+        let before = format!(
+            "{}{removed}{}",
+            &after[start..at],
+            &after[at + inserted_len..end]
+        );
+        let first_line = count_newlines(&bytes[..start]);
+        let edges = (start > 0, end < bytes.len());
+        if let Some(diff) = render_excerpt_diff(
+            &before,
+            &after[start..end],
+            context,
+            names,
+            first_line,
+            edges,
+        ) {
+            return diff;
+        }
+        // A change that slid through a long run of equal lines: widen and retry
+        // (at the whole text both edges are the file's and this always answers).
+        margin = margin.saturating_mul(8);
+    }
+}
+
+/// The diff of two excerpts of a file, `before` and `after`, which start at the
+/// file's 0-based line `first_line` and are equal to each other outside the
+/// excerpts: the hunks [`render_unified_diff_with_headers`] gives for the whole
+/// files, without holding them. `more_before`/`more_after` say whether the file goes
+/// on before or after the excerpts; `None` when a hunk would need context from
+/// there (a change that reaches within `context` lines of a cut), so the caller
+/// takes a wider excerpt.
+pub fn render_excerpt_diff(
+    before: &str,
+    after: &str,
+    context: usize,
+    (old_name, new_name): (&str, &str),
+    first_line: usize,
+    (more_before, more_after): (bool, bool),
+) -> Option<String> {
+    if before == after {
+        return Some(String::new());
+    }
+    let mut w = window(before, after, Some(context));
+    let (Some(first), Some(last)) = (w.blocks.first(), w.blocks.last()) else {
+        return Some(String::new());
+    };
+    // The window only stops short of `context` lines at an end of the excerpt.
+    if (more_before && first.old.start < context)
+        || (more_after && w.old.len() - last.old.end < context)
+    {
+        return None;
+    }
+    w.skipped += first_line;
+    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    render_hunks(&mut out, &w, context);
+    Some(out)
+}
+
 /// Render the change from `before` to `after` as unified-diff hunks (no `---`/`+++`
 /// header), with `context` unchanged lines around each change. Identical texts give
 /// an empty string.
@@ -1103,6 +1193,24 @@ mod tests {
         assert_eq!(kept, split_lines(&before));
     }
 
+    #[test]
+    fn a_splice_in_a_long_run_of_equal_lines_matches_the_whole_diff() {
+        let before = format!("head\n{}tail\n", "same\n".repeat(500));
+        for (at, removed, inserted) in [(5 + 250 * 5, "same\n", ""), (5 + 100 * 5, "", "same\n")] {
+            let after = format!(
+                "{}{inserted}{}",
+                &before[..at],
+                &before[at + removed.len()..]
+            );
+            let whole = render_unified_diff_with_headers(&before, &after, 3, "a/f", "b/f");
+            assert!(whole.contains("@@ -"), "{whole}");
+            assert_eq!(
+                render_splice_diff(&after, at, removed, inserted.len(), 3, ("a/f", "b/f")),
+                whole
+            );
+        }
+    }
+
     /// Every hunk carries full context: `context` lines before its first change and
     /// after its last, or as many as the file has there. GNU `patch` takes a hunk
     /// with less trailing than leading context to be anchored at the end of the
@@ -1220,6 +1328,33 @@ mod tests {
             let minus = diff.lines().filter(|l| l.starts_with('-')).count();
             let plus = diff.lines().filter(|l| l.starts_with('+')).count();
             prop_assert_eq!((d.removed, d.added), (minus, plus));
+        }
+
+        /// A replacement rendered from excerpts is the diff of the whole texts.
+        #[test]
+        fn a_splice_diff_is_the_whole_diff(
+            (before, _) in edited_pair(),
+            at in any::<prop::sample::Index>(),
+            len in 0usize..40,
+            inserted in "(l[0-9]|x|\n|\r\n){0,12}",
+            context in 0usize..4,
+        ) {
+            let mut at = at.index(before.len() + 1);
+            while !before.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + len).min(before.len());
+            while !before.is_char_boundary(end) {
+                end -= 1;
+            }
+            let after = format!("{}{inserted}{}", &before[..at], &before[end..]);
+            let whole = render_unified_diff_with_headers(&before, &after, context, "a/f", "b/f");
+            let spliced = render_splice_diff(&after, at, &before[at..end], inserted.len(), context, ("a/f", "b/f"));
+            if whole.is_empty() {
+                prop_assert_eq!(spliced, "");
+            } else {
+                prop_assert_eq!(spliced, whole);
+            }
         }
 
         #[test]

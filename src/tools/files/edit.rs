@@ -19,7 +19,9 @@ use crate::kernel::{
     ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
     ToolResult, clamp, define_tool,
 };
-use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
+use crate::tools::files::diff::{
+    DEFAULT_CONTEXT, render_splice_diff, render_unified_diff_with_headers,
+};
 use crate::tools::files::edit_match;
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
@@ -34,6 +36,14 @@ pub const DIFF_MAX_BYTES: usize = 16 * 1024;
 pub const EDIT_MAX_BYTES: usize = 128 * 1024 * 1024;
 
 struct EditTool;
+
+/// What the diff of an edit is rendered from.
+enum DiffSource {
+    /// One replacement made in place: where, the bytes it removed, how many it put.
+    Splice(usize, String, usize),
+    /// The file as it was, decoded.
+    Whole(edit_match::Decoded),
+}
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -149,22 +159,35 @@ impl Tool for EditTool {
             }
         }
         // Memory: the file's buffer becomes the text matched (no copy for a file
-        // without BOM or CRLF), and the new text is the only other copy of the file
-        // held at once, so an edit peaks at about twice the file's size.
+        // without BOM or CRLF). One replacement in such a file is made in that
+        // buffer and its diff rendered from excerpts, so the edit holds one copy of
+        // the file; otherwise the new text is a second one.
         let decoded = match edit_match::decode_vec(bytes) {
             Ok(d) => d,
             Err(e) => return ToolResult::failure(e.message(path)),
         };
-        let applied = match edit_match::apply_edit(&decoded.text, old, new, replace_all) {
-            Ok(a) => a,
+        let plan = match edit_match::plan_edit(&decoded.text, old, new, replace_all) {
+            Ok(p) => p,
             Err(failure) => return ToolResult::failure(failure.message(path)),
         };
-        let (replacements, stage) = (applied.replacements, applied.stage);
-        let new_bytes = edit_match::encode_owned(&decoded, applied.text);
-        let Ok(new_content) = String::from_utf8(new_bytes) else {
-            return ToolResult::failure(format!(
-                "Cannot edit {path}: the result is not valid UTF-8."
-            ));
+        let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
+        let in_place = !decoded.bom && !decoded.crlf && plan.splices.len() == 1;
+        let (new_content, source) = if in_place {
+            let splice = plan.splices.into_iter().next().expect("one splice");
+            let mut text = decoded.text;
+            let removed = text[splice.start..splice.end].to_string();
+            text.replace_range(splice.start..splice.end, &splice.text);
+            let inserted = splice.text.len();
+            (text, DiffSource::Splice(splice.start, removed, inserted))
+        } else {
+            let new_text = edit_match::splice_text(&decoded.text, &plan.splices);
+            let Ok(new_content) = String::from_utf8(edit_match::encode_owned(&decoded, new_text))
+            else {
+                return ToolResult::failure(format!(
+                    "Cannot edit {path}: the result is not valid UTF-8."
+                ));
+            };
+            (new_content, DiffSource::Whole(decoded))
         };
         if ctx.cancel.is_cancelled() {
             return ToolResult::failure("edit was cancelled before anything was written.");
@@ -178,21 +201,28 @@ impl Tool for EditTool {
             ));
         }
         drop(lock);
-        // The diff shows the file's own bytes: its BOM and CRLF endings put back.
-        let before = if decoded.bom || decoded.crlf {
-            std::borrow::Cow::Owned(
-                String::from_utf8_lossy(&edit_match::encode(&decoded, &decoded.text)).into_owned(),
-            )
-        } else {
-            std::borrow::Cow::Borrowed(decoded.text.as_str())
+        let (old_name, new_name) = (format!("a/{path}"), format!("b/{path}"));
+        let diff = match source {
+            DiffSource::Splice(at, removed, inserted) => render_splice_diff(
+                &new_content,
+                at,
+                &removed,
+                inserted,
+                DEFAULT_CONTEXT,
+                (&old_name, &new_name),
+            ),
+            DiffSource::Whole(decoded) => {
+                // The diff shows the file's own bytes: its BOM and CRLF endings.
+                let before = edit_match::encode(&decoded, &decoded.text);
+                render_unified_diff_with_headers(
+                    &String::from_utf8_lossy(&before),
+                    &new_content,
+                    DEFAULT_CONTEXT,
+                    &old_name,
+                    &new_name,
+                )
+            }
         };
-        let diff = render_unified_diff_with_headers(
-            &before,
-            &new_content,
-            DEFAULT_CONTEXT,
-            &format!("a/{path}"),
-            &format!("b/{path}"),
-        );
         let diff = clamp(
             &diff,
             &OutputBudget::with_notice(
@@ -208,6 +238,9 @@ impl Tool for EditTool {
         if let Some(sentence) = stage.summary() {
             summary.push(' ');
             summary.push_str(sentence);
+        }
+        if anchored {
+            summary.push_str(" oldText starts at a line's indentation, so newText was written as whole lines at that indentation.");
         }
         ToolResult {
             content: vec![

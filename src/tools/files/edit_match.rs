@@ -238,6 +238,8 @@ pub struct EditApplied {
     pub replacements: usize,
     /// The stage of the ladder that found the match(es).
     pub stage: MatchStage,
+    /// See [`EditPlan::anchored`].
+    pub anchored: bool,
 }
 
 /// The region of the file most like an `oldText` that was not found.
@@ -267,6 +269,12 @@ pub enum EditFailure {
         stage: MatchStage,
         /// Whole-line places that share lines (refused even with `replaceAll`).
         overlapping: bool,
+    },
+    /// `oldText` (one line, or one line and blank ones) starts right after the
+    /// indentation of `line`, and newText's later lines could be meant as written
+    /// or relative to that line: nothing tells which.
+    IndentAmbiguous {
+        line: usize,
     },
     /// A line of `newText` is less indented than a whole-line stage's indentation
     /// mapping can place in the file.
@@ -330,6 +338,9 @@ impl EditFailure {
                     ),
                 }
             }
+            EditFailure::IndentAmbiguous { line } => format!(
+                "oldText starts after the indentation of line {line} in {path}, and the later lines of newText could be meant as written or relative to that line. Include the line's indentation in oldText and write newText at the file's indentation."
+            ),
             EditFailure::Unplaceable { stage, new_line } => format!(
                 "oldText matched in {path} {} (match: {}), but line {new_line} of newText is indented less than that match lets it be placed; give oldText and newText at the file's indentation.",
                 stage.relation(),
@@ -421,6 +432,56 @@ pub fn apply_edit(
     new: &str,
     replace_all: bool,
 ) -> Result<EditApplied, EditFailure> {
+    let plan = plan_edit(text, old, new, replace_all)?;
+    Ok(EditApplied {
+        text: splice_text(text, &plan.splices),
+        replacements: plan.splices.len(),
+        stage: plan.stage,
+        anchored: plan.anchored,
+    })
+}
+
+/// `text` with every splice of a plan made.
+pub fn splice_text(text: &str, splices: &[Splice]) -> String {
+    let grown: usize = splices.iter().map(|s| s.text.len()).sum();
+    let mut out = String::with_capacity(text.len() + grown);
+    let mut prev = 0;
+    for splice in splices {
+        out.push_str(&text[prev..splice.start]);
+        out.push_str(&splice.text);
+        prev = splice.end;
+    }
+    out.push_str(&text[prev..]);
+    out
+}
+
+/// One replacement in the text's own bytes: `text[start..end]` becomes `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// What an edit will do, before any new text is built: the splices in ascending,
+/// non-overlapping order, and the stage that found them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditPlan {
+    pub splices: Vec<Splice>,
+    pub stage: MatchStage,
+    /// An exact match began at a line's indentation and `newText` was written as
+    /// whole lines there (see [`anchor_at_indentation`]).
+    pub anchored: bool,
+}
+
+/// Find what [`apply_edit`] would replace, without building the new text, so a
+/// caller can splice a big file in place.
+pub fn plan_edit(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<EditPlan, EditFailure> {
     if old.is_empty() {
         return Err(EditFailure::EmptyOld);
     }
@@ -432,6 +493,7 @@ pub fn apply_edit(
     let view = View::new(text);
     let hay = view.text.as_ref();
 
+    let mut anchored = false;
     let exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
         .map(|at| (at, at + old.len()))
         .collect();
@@ -450,9 +512,31 @@ pub fn apply_edit(
                 overlapping: false,
             });
         }
+        let mut prev_end = 0;
+        let mut anchors = Vec::with_capacity(exact.len());
+        for &(s, e) in &exact {
+            match anchor_at_indentation(hay, s, e, &old, &new) {
+                Ok(anchor) => anchors.push(anchor.filter(|&(start, _)| start >= prev_end)),
+                Err(()) => {
+                    return Err(EditFailure::IndentAmbiguous {
+                        line: line_numbers(hay, std::iter::once(s))[0],
+                    });
+                }
+            }
+            prev_end = e;
+        }
         let spans = exact
             .into_iter()
-            .map(|(s, e)| (s, e, Cow::Borrowed(new.as_ref())))
+            .zip(anchors)
+            .map(|((s, e), anchor)| match anchor {
+                Some((start, text)) => {
+                    anchored |= text
+                        .strip_prefix(&hay[start..s])
+                        .is_none_or(|rest| rest != new.as_ref());
+                    (start, e, Cow::Owned(text))
+                }
+                None => (s, e, Cow::Borrowed(new.as_ref())),
+            })
             .collect();
         (MatchStage::Exact, spans)
     } else {
@@ -499,33 +583,99 @@ pub fn apply_edit(
         }
     };
 
-    let mut out = String::with_capacity(text.len() + spans.len() * (new.len() + 8));
-    let mut prev = 0;
+    let mut splices = Vec::with_capacity(spans.len());
     let mut changed = false;
-    for (s, e, replacement) in &spans {
-        let (rs, re) = (view.raw(*s), view.raw(*e));
-        let crlf;
-        let replacement: &str =
+    for (s, e, replacement) in spans {
+        let (rs, re) = (view.raw(s), view.raw(e));
+        let replacement =
             if !view.crs.is_empty() && replacement.contains('\n') && wants_crlf(text, rs, re) {
-                crlf = lf_to_crlf(replacement);
-                &crlf
+                lf_to_crlf(&replacement)
             } else {
-                replacement
+                replacement.into_owned()
             };
-        changed |= &text[rs..re] != replacement;
-        out.push_str(&text[prev..rs]);
-        out.push_str(replacement);
-        prev = re;
+        changed |= text[rs..re] != replacement;
+        splices.push(Splice {
+            start: rs,
+            end: re,
+            text: replacement,
+        });
     }
     if !changed {
         return Err(EditFailure::Unchanged);
     }
-    out.push_str(&text[prev..]);
-    Ok(EditApplied {
-        text: out,
-        replacements: spans.len(),
+    Ok(EditPlan {
+        splices,
         stage,
+        anchored,
     })
+}
+
+/// An exact match of `old` at `hay[s..e]` that starts right after a line's
+/// indentation and ends at the end of a line is a snippet of whole lines whose
+/// first line was copied without its indentation. Its replacement is then whole
+/// lines too: the span starts at the line's start, a non-blank first line of `new`
+/// gets the indentation back (as a literal replacement would), a blank one does
+/// not (an emptied line keeps no indentation). When `old` has several non-blank
+/// lines, the later ones matched the file as they are, so the later lines of `new`
+/// are in the file's frame and stand as written. When `old` is one line, they are
+/// in that line's frame (written relative to column 0) if any of them is less
+/// indented than the line; if every one is at least as deep, or `old` is one line
+/// followed by blank ones (the shape of a whole-line selection whose first line lost
+/// its indentation, too), either reading could be meant and the edit is refused
+/// (`Err`). `Ok(None)` when the match is not of that shape: a literal replacement
+/// it is.
+fn anchor_at_indentation(
+    hay: &str,
+    s: usize,
+    e: usize,
+    old: &str,
+    new: &str,
+) -> Result<Option<(usize, String)>, ()> {
+    let bytes = hay.as_bytes();
+    let line_start = memchr::memrchr(b'\n', &bytes[..s]).map_or(0, |i| i + 1);
+    let indent = &hay[line_start..s];
+    if indent.is_empty() || !indent.bytes().all(|b| b == b' ' || b == b'\t') {
+        return Ok(None);
+    }
+    let at_line_end = old.ends_with('\n') || e == bytes.len() || bytes[e] == b'\n';
+    if !at_line_end {
+        return Ok(None);
+    }
+    let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
+    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    let one_line = old_lines.len() == 1;
+    // One line with blank lines after it says no more about the frame of newText's
+    // later lines than one line does, but it is also how a whole-line selection
+    // whose first line lost its indentation looks: the later lines then stand as
+    // the file has them. Either reading is as likely.
+    let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
+    let lines: Vec<&str> = new.split('\n').collect();
+    // The last piece after a final `\n` is not a line of its own.
+    let body = if new.ends_with('\n') {
+        &lines[..lines.len() - 1]
+    } else {
+        &lines[..]
+    };
+    let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
+    let framed = one_line && later.iter().any(|l| !l.starts_with(indent));
+    if (one_line || undecided) && !later.is_empty() && !framed {
+        // Every later line is at least as deep as the line: as written, they sit
+        // beside or under it; read relative to it (column 0 being the line's own
+        // start), one indentation deeper. Nothing tells which was meant.
+        return Err(());
+    }
+    let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let last_piece = i == lines.len() - 1 && new.ends_with('\n');
+        if !last_piece && !blank(line) && (i == 0 || framed) {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    Ok(Some((line_start, out)))
 }
 
 /// 1-based line numbers of ascending offsets, in one pass.
@@ -967,6 +1117,44 @@ mod tests {
     }
 
     #[test]
+    fn an_exact_match_at_a_lines_indentation_writes_whole_lines() {
+        let text = "fn f() {\n    go();\n}\n";
+        // One line quoted without its indentation; newText in that line's frame.
+        let r = apply_edit(text, "go();\n", "go();\nstop();\n", false).unwrap();
+        assert_eq!(r.text, "fn f() {\n    go();\n    stop();\n}\n");
+        assert!(r.anchored && r.stage == MatchStage::Exact);
+        // Later lines all at least as deep could be meant either way: refused.
+        let e = apply_edit(text, "go();", "go();\n    stop();", false).unwrap_err();
+        assert_eq!(e, EditFailure::IndentAmbiguous { line: 2 });
+        assert_eq!(
+            e.message("f.rs"),
+            "oldText starts after the indentation of line 2 in f.rs, and the later lines of newText could be meant as written or relative to that line. Include the line's indentation in oldText and write newText at the file's indentation."
+        );
+        // With the indentation in oldText it is a plain literal edit.
+        let r = apply_edit(text, "    go();", "    go();\n    stop();", false).unwrap();
+        assert_eq!(r.text, "fn f() {\n    go();\n    stop();\n}\n");
+        assert!(!r.anchored);
+        // Deleting the line deletes its indentation too.
+        let r = apply_edit(text, "go();\n", "", false).unwrap();
+        assert_eq!(r.text, "fn f() {\n}\n");
+        assert!(r.anchored);
+        // Several lines, the first without its indentation: the rest is the file's
+        // frame already, and an emptied first line keeps no indentation.
+        let text = "a {\n    b;\n    c;\n}\n";
+        let r = apply_edit(text, "b;\n    c;\n", "\n    c;\n", false).unwrap();
+        assert_eq!(r.text, "a {\n\n    c;\n}\n");
+        let r = apply_edit(text, "b;\n    c;\n", "B;\n    C;\n", false).unwrap();
+        assert_eq!(r.text, "a {\n    B;\n    C;\n}\n");
+        assert!(!r.anchored);
+        // A match inside a line, or ending inside one, is literal.
+        let r = apply_edit("    x = f(a);\n", "f(a", "g(\nb", false).unwrap();
+        assert_eq!(r.text, "    x = g(\nb);\n");
+        let r = apply_edit("    go(a);\n", "go(", "run(\n", false).unwrap();
+        assert_eq!(r.text, "    run(\na);\n");
+        assert!(!r.anchored);
+    }
+
+    #[test]
     fn whitespace_only_old_is_never_fuzzy() {
         assert!(matches!(
             apply_edit("a\tb", "   ", "x", false),
@@ -1173,11 +1361,28 @@ mod tests {
                 let r = r.unwrap();
                 prop_assert_eq!(r.replacements, 1);
                 let out = encode(&d, &r.text);
+                // A match right after a line's indentation that ends the line is
+                // written as whole lines at that indentation: the later lines of
+                // `new` (never indented here) under it, an empty first line bare.
+                let prefix = before.rsplit('\n').next().unwrap_or(&before);
+                let anchored = !prefix.is_empty()
+                    && prefix.bytes().all(|b| b == b' ' || b == b'\t')
+                    && (after.is_empty() || after.starts_with('\n') || after.starts_with("\r\n"));
+                prop_assert_eq!(r.anchored, anchored && (new.is_empty() || new.contains('\n')));
+                let (head, new) = if anchored {
+                    let lines: Vec<String> = new
+                        .split('\n')
+                        .map(|l| if l.is_empty() { String::new() } else { format!("{prefix}{l}") })
+                        .collect();
+                    (&before[..before.len() - prefix.len()], lines.join("\n"))
+                } else {
+                    (before.as_str(), new.clone())
+                };
                 // Inserted lines take the file's ending where the file has one.
                 let has_crlf = format!("{before}{after}").contains("\r\n");
                 let new_raw = if has_crlf { new.replace('\n', "\r\n") } else { new.clone() };
                 let mut want = if bom { BOM.to_vec() } else { Vec::new() };
-                want.extend_from_slice(format!("{before}{new_raw}{after}").as_bytes());
+                want.extend_from_slice(format!("{head}{new_raw}{after}").as_bytes());
                 prop_assert_eq!(out, want);
             }
         }
