@@ -213,7 +213,11 @@ impl Tool for EditTool {
             ),
             DiffSource::Whole(decoded) => {
                 // The diff shows the file's own bytes: its BOM and CRLF endings.
-                let before = edit_match::encode(&decoded, &decoded.text);
+                let before = if decoded.bom || decoded.crlf {
+                    std::borrow::Cow::Owned(edit_match::encode(&decoded, &decoded.text))
+                } else {
+                    std::borrow::Cow::Borrowed(decoded.text.as_bytes())
+                };
                 render_unified_diff_with_headers(
                     &String::from_utf8_lossy(&before),
                     &new_content,
