@@ -169,6 +169,29 @@ pub fn edit_match(data: &[u8]) {
                 let count = text.matches(old.as_str()).count();
                 assert_eq!(applied.replacements, if replace_all { count } else { 1 });
             }
+            // A whole-line stage replaces one block of at most as many lines as
+            // oldText has (one more for a final line without a break) per place:
+            // nothing outside the matched lines changes.
+            if applied.stage != MatchStage::Exact && applied.replacements == 1 {
+                let (a, b): (Vec<&str>, Vec<&str>) = (
+                    text.split_inclusive('\n').collect(),
+                    applied.text.split_inclusive('\n').collect(),
+                );
+                let p = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+                let q = a[p..]
+                    .iter()
+                    .rev()
+                    .zip(b[p..].iter().rev())
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                assert!(
+                    a.len() - p - q <= old.split('\n').count() + 1,
+                    "a {:?} edit changed {} lines for a {}-line oldText",
+                    applied.stage,
+                    a.len() - p - q,
+                    old.split('\n').count()
+                );
+            }
             // A match at a line's indentation is written as whole lines there; every
             // other literal match replaces exactly what `str` would.
             if literal && !applied.anchored {

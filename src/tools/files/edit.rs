@@ -171,16 +171,18 @@ impl Tool for EditTool {
             Err(failure) => return ToolResult::failure(failure.message(path)),
         };
         let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
-        let in_place = !decoded.bom && !decoded.crlf && plan.splices.len() == 1;
-        let (new_content, source) = if in_place {
-            let splice = plan.splices.into_iter().next().expect("one splice");
+
+        let mut splices = plan.splices;
+        let in_place = !decoded.bom && !decoded.crlf && splices.len() == 1;
+        let (new_content, source) = if let Some(splice) = in_place.then(|| splices.pop()).flatten()
+        {
             let mut text = decoded.text;
             let removed = text[splice.start..splice.end].to_string();
             text.replace_range(splice.start..splice.end, &splice.text);
             let inserted = splice.text.len();
             (text, DiffSource::Splice(splice.start, removed, inserted))
         } else {
-            let new_text = edit_match::splice_text(&decoded.text, &plan.splices);
+            let new_text = edit_match::splice_text(&decoded.text, &splices);
             let Ok(new_content) = String::from_utf8(edit_match::encode_owned(&decoded, new_text))
             else {
                 return ToolResult::failure(format!(
