@@ -137,7 +137,20 @@ fn usage_errors_exit_2_with_one_line() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("/definitely/not/a/dir"));
+    assert_eq!(
+        stderr(&out),
+        "indus-tool: error: --cwd /definitely/not/a/dir: the directory does not exist\n"
+    );
+    let out = bin()
+        .current_dir(env.root())
+        .args(["--cwd", "b.txt", "ls"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "indus-tool: error: --cwd b.txt: not a directory\n"
+    );
 }
 
 #[test]

@@ -299,8 +299,11 @@ fn ls_orders_aligns_and_hides() {
     );
     let out = env.run(&["ls", "--show-hidden"]);
     assert!(stdout(&out).contains("file 6 .env\n"));
+    // A file named outright is listed as its one row, as `ls FILE` does.
     let out = env.run(&["ls", "b.txt"]);
-    assert_eq!(stderr(&out), "Not a directory: b.txt\n");
+    assert_eq!(code(&out), 0);
+    let size = std::fs::metadata(env.path("b.txt")).unwrap().len();
+    assert_eq!(stdout(&out), format!("b.txt: 1 entry\nfile {size} b.txt\n"));
 }
 
 // ---------------------------------------------------------------- the gate

@@ -186,10 +186,12 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         Some(dir) => {
             let abs = crate::kernel::root::tidy(&here.join(dir));
             if !abs.is_dir() {
-                return Err(UsageError(format!(
-                    "--cwd {}: not a directory",
-                    dir.display()
-                )));
+                let why = if abs.exists() {
+                    "not a directory"
+                } else {
+                    "the directory does not exist"
+                };
+                return Err(UsageError(format!("--cwd {}: {why}", dir.display())));
             }
             if let Some(root) = &root {
                 root.admit(&dir.to_string_lossy(), &abs)

@@ -1,4 +1,5 @@
-//! `ls`: one directory's immediate children as aligned `kind size name` rows.
+//! `ls`: one directory's immediate children as aligned `kind size name` rows (or,
+//! for a path that is not a directory, that one entry's row).
 //!
 //! Directories come first, then names case-insensitively with a case-sensitive
 //! tiebreak, so the order is stable across filesystems. Dot-entries are hidden unless
@@ -26,6 +27,18 @@ struct Row {
     size: u64,
 }
 
+fn kind_of(info: &crate::kernel::FsEntryInfo) -> &'static str {
+    if info.is_symlink {
+        "link"
+    } else if info.is_directory {
+        "dir"
+    } else if info.is_file {
+        "file"
+    } else {
+        "other"
+    }
+}
+
 fn order(a: &Row, b: &Row) -> Ordering {
     b.is_dir
         .cmp(&a.is_dir)
@@ -40,7 +53,7 @@ impl Tool for Ls {
     }
 
     fn description(&self) -> &str {
-        "List a directory's immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name. Dot-entries are hidden unless showHidden is true; limit caps how many rows are shown."
+        "List a directory's immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name. A path that is not a directory is listed as its one row. Dot-entries are hidden unless showHidden is true; limit caps how many rows are shown."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -77,7 +90,17 @@ impl Tool for Ls {
         };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {}
-            Ok(_) => return ToolResult::failure(format!("Not a directory: {path}")),
+            // A file named outright is listed as its one row, as `ls FILE` does.
+            Ok(info) => {
+                let row = Row {
+                    kind: kind_of(&info),
+                    is_dir: false,
+                    size: info.size,
+                    name: path.to_string(),
+                };
+                let out = format!("{path}: 1 entry\n{} {} {}", row.kind, row.size, row.name);
+                return ToolResult::text(clamp_for(ctx, "ls", &out));
+            }
             Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
         }
         let children = match ctx.fs.read_dir(&abs).await {
@@ -98,15 +121,7 @@ impl Tool for Ls {
             let child_path = format!("{}/{}", abs.trim_end_matches('/'), child.name);
             let row = match ctx.fs.stat(&child_path).await {
                 Ok(info) => Row {
-                    kind: if info.is_symlink {
-                        "link"
-                    } else if info.is_directory {
-                        "dir"
-                    } else if info.is_file {
-                        "file"
-                    } else {
-                        "other"
-                    },
+                    kind: kind_of(&info),
                     is_dir: info.is_directory,
                     size: if info.is_directory { 0 } else { info.size },
                     name: child.name,
