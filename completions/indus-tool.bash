@@ -359,7 +359,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__find)
-            opts="-h --json --pattern --path --type --limit --gitignore --help"
+            opts="-t -n -h --json --pattern --path --type --limit --gitignore --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -381,7 +381,15 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -397,7 +405,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__grep)
-            opts="-h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --help"
+            opts="-e -i -C -n -h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -408,6 +416,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -423,6 +435,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
+                -i)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 --literal)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
@@ -431,11 +447,19 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --glob)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -787,7 +811,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__ls)
-            opts="-h --json --path --show-hidden --limit --help"
+            opts="-n -h --json --path --show-hidden --limit --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -806,6 +830,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -883,7 +911,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__read)
-            opts="-h --json --path --offset --limit --help"
+            opts="-n -h --json --path --offset --limit --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -902,6 +930,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1001,7 +1033,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__websearch)
-            opts="-h --json --query --count --help"
+            opts="-n -h --json --query --count --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1016,6 +1048,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

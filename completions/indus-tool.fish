@@ -67,7 +67,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Pri
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File to read, relative to the working directory.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d '1-based line to start at (default 1).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l limit -d 'Maximum number of lines to show (default: as many as fit the output budget).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'Maximum number of lines to show (default: as many as fit the output budget).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l path -d 'File to write, relative to the working directory.' -r
@@ -85,27 +85,27 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'Th
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory to list, relative to the working directory (default ".").' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l show-hidden -d 'Include entries whose name starts with a dot (default false).' -r -f -a "true\t''
 false\t''"
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l limit -d 'Show at most this many entries.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s n -l limit -d 'Show at most this many entries.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l pattern -d 'The regular expression to search for (or the exact text, with literal).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s e -l pattern -d 'The regular expression to search for (or the exact text, with literal).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l path -d 'Directory or file to search, relative to the working directory (default: the working directory).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l flags -d 'JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l ignore-case -d 'Match case-insensitively (same as flag i; default false).' -r -f -a "true\t''
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s i -l ignore-case -d 'Match case-insensitively (same as flag i; default false).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l literal -d 'Treat pattern as exact text, not a regular expression (default false).' -r -f -a "true\t''
 false\t''"
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l context -d 'Lines of context to show before and after each match (default 0).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s C -l context -d 'Lines of context to show before and after each match (default 0).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l glob -d 'Only search files whose name matches this glob, e.g. "*.rs" (a glob containing / matches the path below the search root).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l limit -d 'Show at most this many matching lines (default 200, at most 5000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s n -l limit -d 'Show at most this many matching lines (default 200, at most 5000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l pattern -d 'Name glob (with * or ?, e.g. "*.rs") or a substring of the name; case-insensitive.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l path -d 'Directory to search, relative to the working directory (default: the working directory).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l type -d 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l limit -d 'Show at most this many entries (default 500, at most 10000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s t -l type -d 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s n -l limit -d 'Show at most this many entries (default 500, at most 10000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -128,7 +128,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_read" -l json
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l query -d 'What to search for, as you would type it into a search box.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l count -d 'How many results to return (default 5).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s n -l count -d 'How many results to return (default 5).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l url -d 'Absolute http:// or https:// URL.' -r

@@ -106,25 +106,68 @@ fn json_input_from_stdin_and_file() {
 }
 
 #[test]
-fn usage_errors_exit_2_with_one_line() {
+fn usage_errors_exit_2_and_say_everything() {
     let env = env_with_tree();
+    // Our own usage errors: one line naming the problem.
     for args in [
-        vec!["ls", "--bogus"],
-        vec!["nosuchtool"],
         vec!["ls", "--json", "{not json"],
         vec!["ls", "--json", "[1]"],
         vec!["ls", "--json", "@missing.json"],
-        vec!["--collection", "nope", "ls"],
         vec!["--tools", "nosuch", "ls"],
-        vec!["--max-bytes", "0", "ls"],
         vec!["call", "{"],
         vec!["call", r#"{"id":"x"}"#],
+        vec!["grep", "-e", "a", ".", "extra"],
     ] {
         let out = env.run(&args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
         let err = stderr(&out);
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("indus-tool: error: "), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+    // clap's: the whole report, with what was wrong, the allowed values or the
+    // usage line, and the hint.
+    for (args, wants) in [
+        (
+            vec!["ls", "--bogus"],
+            vec![
+                "error: unexpected argument '--bogus' found",
+                "Usage: indus-tool ls [OPTIONS] [PATH]",
+            ],
+        ),
+        (
+            vec!["nosuchtool"],
+            vec![
+                "error: unrecognized subcommand 'nosuchtool'",
+                "Usage: indus-tool",
+            ],
+        ),
+        (
+            vec!["--collection", "nope", "ls"],
+            vec![
+                "invalid value 'nope' for '--collection <NAME>'",
+                "[possible values: read-only, coding, all]",
+            ],
+        ),
+        (
+            vec!["--max-bytes", "0", "ls"],
+            vec!["invalid value '0' for '--max-bytes <N>'"],
+        ),
+        (
+            vec!["grep", "x", "--ignore-case=maybe"],
+            vec![
+                "[possible values: true, false]",
+                "For more information, try '--help'.",
+            ],
+        ),
+    ] {
+        let out = env.run(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        for want in wants {
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
+        assert!(err.lines().count() > 1, "{args:?}: {err}");
         assert!(stdout(&out).is_empty());
     }
     let out = env.run(&["ls", "--show-hiden"]);
@@ -359,4 +402,119 @@ fn color_never_reaches_json_or_pipes() {
         !stderr(&out).contains('\u{1b}'),
         "auto does not colour a pipe"
     );
+}
+
+#[test]
+fn global_options_after_the_tool_name() {
+    let env = env_with_tree();
+    env.write("sub/n.txt", "needle\n");
+    let out = env.run(&["grep", "needle", "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        parse_outcome(&out)["output"],
+        json!("sub/n.txt:1: needle\n\nFound 1 match in 1 file (searched 4 files).")
+    );
+    let out = env.run(&["ls", "sub", "--format=json", "--id", "x7"]);
+    assert_eq!(parse_outcome(&out)["id"], json!("x7"));
+    // A tool's own flag of the same name stays the tool's: bash's --cwd.
+    let out = env.run(&["bash", "pwd", "--cwd", "sub", "--format", "json"]);
+    let v = parse_outcome(&out);
+    assert!(v["output"].as_str().unwrap().contains("/sub\n"), "{v}");
+    // A value that looks like a global option is still the flag's value.
+    let out = env.run(&["grep", "--pattern", "--format", "--format", "json"]);
+    assert_eq!(
+        parse_outcome(&out)["output"],
+        json!("No matches for /--format/ in 4 files.")
+    );
+}
+
+#[test]
+fn values_may_start_with_a_dash() {
+    let env = TestEnv::new();
+    env.write("f.md", "- item\n-x here\n");
+    let out = env.run(&["grep", "--pattern", "-x"]);
+    assert_eq!(
+        stdout(&out),
+        "f.md:2: -x here\n\nFound 1 match in 1 file (searched 1 file).\n"
+    );
+    let out = env.run(&["grep", "--pattern=-x"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).starts_with("f.md:2: -x here"));
+    let out = env.run(&[
+        "edit",
+        "f.md",
+        "--old-text",
+        "- item",
+        "--new-text",
+        "- thing",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read_string("f.md"), "- thing\n-x here\n");
+}
+
+#[test]
+fn short_flags_people_expect() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    env.write("d/b.txt", "two\n");
+    // -i, -C, -n, -e on grep.
+    let out = env.run(&["grep", "-i", "-n", "1", "-C", "1", "-e", "two"]);
+    assert_eq!(
+        stdout(&out),
+        "a.txt-1- one\na.txt:2: TWO\na.txt-3- three\n\nShowing the first 1 of 2 matches in 2 files (searched 2 files); raise limit to see more.\n"
+    );
+    // -e with a path as the one word.
+    let out = env.run(&["grep", "-e", "two", "d"]);
+    assert_eq!(
+        stdout(&out),
+        "d/b.txt:1: two\n\nFound 1 match in 1 file (searched 1 file).\n"
+    );
+    // -t and -n on find, -n on ls.
+    let out = env.run(&["find", "*", "-t", "dir"]);
+    let rows: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert!(rows.contains(&"d".to_string()), "{rows:?}");
+    assert!(!rows.iter().any(|r| r.ends_with(".txt")), "{rows:?}");
+    let out = env.run(&["ls", "-n", "1"]);
+    assert!(
+        stdout(&out).contains("showing the first 1"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn process_takes_the_job_id_or_the_command_as_a_word() {
+    let env = TestEnv::new();
+    let out = env.run(&["process", "start", "echo hi"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("Started job-1 "),
+        "{}",
+        stdout(&out)
+    );
+    let mut polled = String::new();
+    for _ in 0..100 {
+        polled = stdout(&env.run(&["process", "poll", "job-1"]));
+        if polled.contains("exited") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(polled.contains("job-1 exited with code 0"), "{polled}");
+    assert!(polled.contains("hi"), "{polled}");
+}
+
+#[test]
+fn call_echoes_a_numeric_id_as_a_number() {
+    let env = env_with_tree();
+    let out = env.run(&[
+        "--format",
+        "json",
+        "call",
+        r#"{"id":7,"name":"ls","input":{"path":"sub"}}"#,
+    ]);
+    let v = parse_outcome(&out);
+    assert_eq!(v["id"], json!(7));
+    let out = env.run(&["--format", "json", "call", r#"{"id":"7","name":"ls"}"#]);
+    assert_eq!(parse_outcome(&out)["id"], json!("7"));
 }

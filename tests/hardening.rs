@@ -1418,9 +1418,14 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
     }
     let json = case.args.iter().any(|a| a == "json");
     let message = match case.want {
+        // The CLI's own usage errors are one line; clap's keep its whole report
+        // (the problem, allowed values or usage line, and the hint).
         Want::Usage => {
-            if stderr.lines().count() != 1 || !stderr.starts_with("indus-tool: error:") {
-                return Err(format!("usage error is not one line: {stderr:?}"));
+            let ours = stderr.lines().count() == 1 && stderr.starts_with("indus-tool: error:");
+            let clap = stderr.starts_with("error: ")
+                && stderr.ends_with("For more information, try '--help'.\n");
+            if !ours && !clap {
+                return Err(format!("not a usage error report: {stderr:?}"));
             }
             stderr
         }

@@ -3,8 +3,10 @@
 //! Each registered tool becomes a subcommand with one `--kebab-case` flag per input
 //! key (typed by its JSON Schema), `--json` for a whole input object, and optionally
 //! positionals from [`CLI_SHAPES`]: a new tool needs no CLI code beyond that table.
-//! Global options go before the tool name; they are not `global` in clap's sense
-//! because tools have inputs of the same names (`bash --cwd`, `webfetch --format`).
+//! Global options go before the tool name, or after it when the tool has no flag of
+//! that name (the CLI moves them in front before clap parses); they are not
+//! `global` in clap's sense because tools have inputs of the same names
+//! (`bash --cwd`, `webfetch --format`).
 
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, Command, value_parser};
@@ -58,7 +60,9 @@ pub const CLI_SHAPES: &[CliShape] = &[
     },
     CliShape {
         tool: "process",
-        positionals: &["action"],
+        // `process poll job-2`; for `start` the second word is the command (see
+        // the CLI's input assembly).
+        positionals: &["action", "id"],
         stdin_key: None,
     },
     CliShape {
@@ -94,6 +98,70 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--color",
     "--id",
 ];
+
+/// Every global option's spelling (those that take a value are [`VALUE_GLOBALS`]).
+pub const GLOBAL_FLAGS: &[&str] = &[
+    "--format",
+    "--cwd",
+    "--root",
+    "--collection",
+    "--tools",
+    "--no-tools",
+    "--max-bytes",
+    "--session",
+    "--gate",
+    "--color",
+    "--id",
+];
+
+/// One spelling of a tool's flag, as argv holds it.
+pub struct ToolFlag {
+    pub spelling: String,
+    /// Whether the next word is its value (booleans take theirs after `=` only).
+    pub takes_value: bool,
+}
+
+/// The short flags people expect, by input key (`-i`, `-C 2`, `-n 5`, `-t dir`),
+/// and `-e PATTERN` for grep.
+fn short_of(tool: &str, key: &str) -> Option<char> {
+    match (tool, key) {
+        (_, "ignoreCase") => Some('i'),
+        (_, "context") => Some('C'),
+        (_, "limit" | "count") => Some('n'),
+        ("find", "type") => Some('t'),
+        ("grep", "pattern") => Some('e'),
+        _ => None,
+    }
+}
+
+/// Every flag spelling of a tool's subcommand (long and short), for telling them
+/// from global options written after the tool name.
+pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
+    let mut flags = vec![ToolFlag {
+        spelling: "--json".to_string(),
+        takes_value: true,
+    }];
+    let empty = serde_json::Map::new();
+    let props = descriptor
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for (key, schema) in props {
+        let takes_value = schema_type(schema) != "boolean";
+        flags.push(ToolFlag {
+            spelling: format!("--{}", kebab(key)),
+            takes_value,
+        });
+        if let Some(c) = short_of(&descriptor.name, key) {
+            flags.push(ToolFlag {
+                spelling: format!("-{c}"),
+                takes_value,
+            });
+        }
+    }
+    flags
+}
 
 /// The meta-commands, which are not tools.
 pub const META_COMMANDS: &[&str] = &[
@@ -203,19 +271,21 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
     for (key, schema) in props {
         let flag = kebab(key);
         let mut arg = Arg::new(key.clone()).long(flag).help(flag_help(schema));
+        if let Some(c) = short_of(&name, key) {
+            arg = arg.short(c);
+        }
+        // A value may start with `-` (`--pattern -x`, `--old-text '- item'`): the
+        // word after a flag that takes one is its value, as with `git commit -m`.
         arg = match schema_type(schema) {
             "boolean" => arg
                 .num_args(0..=1)
                 .require_equals(true)
                 .default_missing_value("true")
                 .value_parser(PossibleValuesParser::new(["true", "false"])),
-            "integer" | "number" => arg.value_name("N").allow_negative_numbers(true),
-            "array" | "object" => arg.value_name("JSON"),
-            _ => arg.value_name(key.to_uppercase()),
+            "integer" | "number" => arg.value_name("N").allow_hyphen_values(true),
+            "array" | "object" => arg.value_name("JSON").allow_hyphen_values(true),
+            _ => arg.value_name(key.to_uppercase()).allow_hyphen_values(true),
         };
-        if shape.is_some_and(|s| s.positionals.contains(&key.as_str())) {
-            arg = arg.conflicts_with(positional_id(key));
-        }
         cmd = cmd.arg(arg);
     }
     cmd

@@ -116,28 +116,18 @@ fn clap_error(e: clap::Error) -> ExitCode {
             }
         }
         _ => {
-            // clap's report is several lines; a script wants one that names the problem.
-            let text = e.to_string();
-            let mut line = text
-                .lines()
-                .next()
-                .unwrap_or("usage error")
-                .trim_start_matches("error: ")
-                .to_string();
-            if let Some(tip) = text
-                .lines()
-                .filter_map(|l| l.trim().strip_prefix("tip: "))
-                .find(|t| t.contains("similar"))
-            {
-                line.push_str(&format!(" ({tip})"));
-            }
-            Printer::new(ColorMode::Auto).usage(&line)
+            // clap's whole report: the problem, the usage line and its hint (which
+            // argument is missing, which values are allowed, a near spelling).
+            let _ = e.print();
+            ExitCode::from(2)
         }
     }
 }
 
 /// Rewrite the tool name in argv to its registered spelling, so `todo-set`,
-/// `TodoSet` and `todoset` all reach `todo_set`.
+/// `TodoSet` and `todoset` all reach `todo_set`, and move global options written
+/// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
+/// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`).
 fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsString> {
     let mut i = 1;
     while i < args.len() {
@@ -156,12 +146,55 @@ fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsStr
                 && let Some(tool) = registry.resolve(arg)
             {
                 args[i] = OsString::from(tool.name());
+                let descriptor = tool.descriptor();
+                return hoist_globals(args, i, &descriptor);
             }
             break;
         }
         i += 1;
     }
     args
+}
+
+/// Move the global options found after the tool name at `at` to just before it.
+fn hoist_globals(args: Vec<OsString>, at: usize, descriptor: &ToolDescriptor) -> Vec<OsString> {
+    let own = command::tool_flags(descriptor);
+    let (mut head, tail) = (args[..at].to_vec(), &args[at..]);
+    let mut kept: Vec<OsString> = vec![tail[0].clone()];
+    let mut j = 1;
+    while j < tail.len() {
+        let Some(arg) = tail[j].to_str() else {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        };
+        if arg == "--" {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        }
+        let name = arg.split_once('=').map_or(arg, |(n, _)| n);
+        match own.iter().find(|f| f.spelling == name) {
+            // The tool's own flag: its value (a separate word, which may start
+            // with `-`) stays with it.
+            Some(flag) => {
+                kept.push(tail[j].clone());
+                if flag.takes_value && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    kept.push(tail[j].clone());
+                }
+            }
+            None if command::GLOBAL_FLAGS.contains(&name) => {
+                head.push(tail[j].clone());
+                if VALUE_GLOBALS.contains(&name) && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    head.push(tail[j].clone());
+                }
+            }
+            None => kept.push(tail[j].clone()),
+        }
+        j += 1;
+    }
+    head.extend(kept);
+    head
 }
 
 fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
@@ -361,7 +394,16 @@ fn dispatch(registry: &ToolRegistry, globals: &Globals, call: ToolCall) -> CliRe
 }
 
 fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> ExitCode {
-    printer.outcome(outcome, globals.json);
+    finish_as(outcome, globals, printer, None)
+}
+
+fn finish_as(
+    outcome: &ToolOutcome,
+    globals: &Globals,
+    printer: &mut Printer,
+    id: Option<&Value>,
+) -> ExitCode {
+    printer.outcome_as(outcome, globals.json, id);
     let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
     if caught != 0 {
         // The shell convention for "ended by signal N".
@@ -474,12 +516,54 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     for (key, schema) in props {
-        let raw = m
-            .get_one::<String>(key)
-            .or_else(|| m.try_get_one::<String>(&positional_id(key)).ok().flatten());
-        if let Some(raw) = raw {
+        if let Some(raw) = m.get_one::<String>(key) {
             input.insert(key.clone(), flag_value(key, schema, raw)?);
         }
+    }
+    // Positional words fill the positional keys that no flag gave, in order, so
+    // `grep -e PATTERN PATH` reads PATH as the path.
+    let positionals = shape_of(&descriptor.name).map_or(&[][..], |s| s.positionals);
+    let words: Vec<&String> = positionals
+        .iter()
+        .filter_map(|k| m.try_get_one::<String>(&positional_id(k)).ok().flatten())
+        .collect();
+    let mut free = positionals
+        .iter()
+        .filter(|k| m.get_one::<String>(k).is_none());
+    for word in words {
+        let Some(key) = free.next() else {
+            let upper = |ks: Vec<&&str>| {
+                ks.iter()
+                    .map(|k| k.to_uppercase())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let by_flag = positionals
+                .iter()
+                .filter(|k| m.get_one::<String>(k).is_some())
+                .collect();
+            return Err(UsageError(format!(
+                "unexpected argument '{word}': {} takes {} as words, and a flag already gave {}",
+                descriptor.name,
+                upper(positionals.iter().collect()),
+                upper(by_flag)
+            )));
+        };
+        if let Some(schema) = props.get(*key) {
+            input.insert(key.to_string(), flag_value(key, schema, word)?);
+        }
+    }
+    // `process start CMD`: the second word is the command, not a job id.
+    if descriptor.name == "process"
+        && input.get("action").and_then(Value::as_str) == Some("start")
+        && !input.contains_key("command")
+        && m.try_get_one::<String>(&positional_id("id"))
+            .ok()
+            .flatten()
+            .is_some()
+        && let Some(word) = input.remove("id")
+    {
+        input.insert("command".to_string(), word);
     }
     if let Some(key) = shape_of(&descriptor.name).and_then(|s| s.stdin_key)
         && !input.contains_key(key)
@@ -542,15 +626,20 @@ fn call(
             ));
         }
     };
-    let id = match obj.remove("id") {
-        Some(Value::String(id)) => id,
-        Some(Value::Number(n)) => n.to_string(),
-        None | Some(Value::Null) => globals.id.clone(),
-        Some(_) => return Err(UsageError("call: \"id\" must be a string".into())),
+    // The id is echoed as sent: a number stays a number in the outcome.
+    let (id, echo) = match obj.remove("id") {
+        Some(Value::String(id)) => (id, None),
+        Some(Value::Number(n)) => (n.to_string(), Some(Value::Number(n))),
+        None | Some(Value::Null) => (globals.id.clone(), None),
+        Some(_) => {
+            return Err(UsageError(
+                "call: \"id\" must be a string or a number".into(),
+            ));
+        }
     };
     let input = obj.remove("input").unwrap_or(Value::Null);
     let outcome = dispatch(registry, globals, ToolCall { id, name, input })?;
-    Ok(finish(&outcome, globals, printer))
+    Ok(finish_as(&outcome, globals, printer, echo.as_ref()))
 }
 
 /// The box a long-running face (`batch`, `mcp`) serves. Its client is a model's

@@ -90,9 +90,19 @@ impl Printer {
     }
 
     /// Print an outcome: one JSON line, or its text blocks (JSON blocks pretty).
-    pub fn outcome(&mut self, outcome: &ToolOutcome, json: bool) {
+    /// `id`, when given, is the JSON line's id as the caller sent it (a number stays
+    /// a number).
+    pub fn outcome_as(&mut self, outcome: &ToolOutcome, json: bool, id: Option<&Value>) {
         if json {
-            let line = serde_json::to_string(outcome).expect("outcomes serialize");
+            let line = match id {
+                Some(id) => serde_json::json!({
+                    "id": id,
+                    "output": outcome.output,
+                    "is_error": outcome.is_error,
+                })
+                .to_string(),
+                None => serde_json::to_string(outcome).expect("outcomes serialize"),
+            };
             self.stdout_line(&line);
             return;
         }
