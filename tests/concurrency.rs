@@ -197,7 +197,7 @@ fn sixty_four_mixed_invocations_leave_everything_whole() {
     let read_todos = |session: &str| {
         let (v, out) = env.run_json(&["--session", session, "todo_read"]);
         assert_eq!(code(&out), 0);
-        v["output"][1]["value"]["items"].clone()
+        v["output"]["items"].clone()
     };
     let shared_items = read_todos("shared");
     let winners: Vec<Value> = (0..8)

@@ -5,7 +5,7 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 
-use common::{TestEnv, code, stderr};
+use common::{TestEnv, code, stderr, stdout};
 use serde_json::{Value, json};
 
 fn edit(
@@ -26,17 +26,22 @@ fn a_unique_exact_edit_returns_summary_and_diff_block() {
     env.write("f.txt", "one\ntwo\nthree\n");
     let (v, out) = edit(&env, "f.txt", "two", "TWO", &[]);
     assert_eq!(code(&out), 0, "{v}");
+    // Programs get the record.
     assert_eq!(
         v["output"],
-        json!([
-            {"kind": "text", "text": "Edited f.txt: 1 replacement."},
-            {"kind": "json", "value": {
-                "path": "f.txt",
-                "replacements": 1,
-                "match": "exact",
-                "diff": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
-            }}
-        ])
+        json!({
+            "path": "f.txt",
+            "replacements": 1,
+            "match": "exact",
+            "diff": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
+        })
+    );
+    // People get the summary and the diff as a diff.
+    env.write("f.txt", "one\ntwo\nthree\n");
+    let out = env.run(&["edit", "f.txt", "--old-text", "two", "--new-text", "TWO"]);
+    assert_eq!(
+        stdout(&out),
+        "Edited f.txt: 1 replacement.\n\n--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
     );
     assert_eq!(env.read_string("f.txt"), "one\nTWO\nthree\n");
 }
@@ -53,10 +58,7 @@ fn the_diff_block_applies_with_git_apply() {
         "println!(\"hello\")",
         &[],
     );
-    let diff = v["output"][1]["value"]["diff"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let diff = v["output"]["diff"].as_str().unwrap().to_string();
     env.write("src/main.rs", before);
     env.write("change.diff", &diff);
     let git = std::process::Command::new("git")
@@ -88,11 +90,16 @@ fn replace_all_and_the_found_many_refusal() {
             "oldText was found 3 times in f.txt (lines 1, 3, 5); add surrounding context to make it unique, or set replaceAll to replace every occurrence."
         )
     );
-    let (v, _) = edit(&env, "f.txt", "x = 1", "x = 9", &["--replace-all"]);
-    assert_eq!(
-        v["output"][0]["text"],
-        json!("Edited f.txt: 3 replacements.")
-    );
+    let out = env.run(&[
+        "edit",
+        "f.txt",
+        "--old-text",
+        "x = 1",
+        "--new-text",
+        "x = 9",
+        "--replace-all",
+    ]);
+    assert!(stdout(&out).starts_with("Edited f.txt: 3 replacements.\n\n--- a/f.txt"));
     assert_eq!(env.read_string("f.txt"), "x = 9\ny = 2\nx = 9\n\nx = 9\n");
 }
 
@@ -143,16 +150,26 @@ fn refusals_say_why() {
 
 /// Runs one edit and returns the JSON block's `match`, the text summary and the
 /// file afterwards.
+/// The edit runs twice from the same file: once in JSON mode for the record, once
+/// in text mode for the summary (its first line); both must write the same file.
 fn staged(env: &TestEnv, path: &str, old: &str, new: &str) -> (String, String, String) {
+    let before = env.read(path);
     let (v, out) = edit(env, path, old, new, &[]);
     assert_eq!(code(&out), 0, "{v}");
-    (
-        v["output"][1]["value"]["match"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-        v["output"][0]["text"].as_str().unwrap().to_string(),
+    let after = env.read_string(path);
+    env.write(path, &before);
+    let out = env.run(&["edit", path, "--old-text", old, "--new-text", new]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
         env.read_string(path),
+        after,
+        "text and JSON mode wrote different files"
+    );
+    let text = stdout(&out);
+    (
+        v["output"]["match"].as_str().unwrap().to_string(),
+        text.lines().next().unwrap_or("").to_string(),
+        after,
     )
 }
 
@@ -515,7 +532,7 @@ fn a_big_diff_is_clamped_to_16_kb() {
     env.write("f.txt", &text);
     let (v, out) = edit(&env, "f.txt", "line", "LINE", &["--replace-all"]);
     assert_eq!(code(&out), 0);
-    let diff = v["output"][1]["value"]["diff"].as_str().unwrap();
+    let diff = v["output"]["diff"].as_str().unwrap();
     assert!(diff.len() <= 16 * 1024 + 100, "{}", diff.len());
     assert!(
         diff.contains("\n[edit: "),

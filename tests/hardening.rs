@@ -323,7 +323,7 @@ fn edge_cases() -> Vec<Case> {
             "edit",
             json!({"path": "f.txt", "oldText": "hello\n", "newText": ""}),
             Ok,
-            &["Edited f.txt"],
+            &["\"replacements\":1", "\"path\":\"f.txt\""],
         ),
         call(
             "edit identical texts",

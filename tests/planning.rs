@@ -17,19 +17,18 @@ const THREE: &str = r#"[
 
 const THREE_TEXT: &str = "3 items: 1 done, 1 active, 1 pending.\n[x] a: Write the parser\n[~] b: Test it (high)\n[ ] c: Ship (low)";
 
-/// The text block of a successful `--format json` outcome of a todo tool.
-fn text_block(outcome: &Value) -> &str {
-    assert_eq!(outcome["is_error"], json!(false), "{outcome}");
-    outcome["output"][0]["text"].as_str().expect("a text block")
+/// What a successful todo call printed for people (text mode), without the final
+/// newline.
+fn text_of(out: &std::process::Output) -> String {
+    assert_eq!(code(out), 0, "{}", stderr(out));
+    stdout(out).trim_end_matches('\n').to_string()
 }
 
-/// `todo_read`'s text for `env` (and any extra globals), through `--format json`.
+/// `todo_read`'s text for `env` (and any extra globals).
 fn read_text(env: &TestEnv, globals: &[&str]) -> String {
     let mut args = globals.to_vec();
     args.push("todo_read");
-    let (outcome, out) = env.run_json(&args);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    text_block(&outcome).to_string()
+    text_of(&env.run(&args))
 }
 
 // ---------------------------------------------------------------- validation
@@ -141,20 +140,13 @@ fn set_then_read_across_invocations() {
     let env = TestEnv::new();
     let out = env.run(&["todo_set", "--items", THREE]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    let want_head = format!("Checklist updated.\n{THREE_TEXT}\n{{\n");
-    assert!(text.starts_with(&want_head), "{text}");
-    // The JSON block follows, pretty-printed in text mode.
-    let json_part: Value =
-        serde_json::from_str(&text["Checklist updated.\n".len() + THREE_TEXT.len()..]).unwrap();
-    assert_eq!(
-        json_part["counts"],
-        json!({"pending": 1, "active": 1, "done": 1})
-    );
+    // People get the lines, no JSON: that is for programs (`--format json`).
+    assert_eq!(stdout(&out), format!("Checklist updated.\n{THREE_TEXT}\n"));
 
     let out = env.run(&["todo_read"]);
     assert_eq!(code(&out), 0);
-    assert!(stdout(&out).starts_with(&format!("{THREE_TEXT}\n{{\n")));
+    // People get the lines; the record is for programs (`--format json`).
+    assert_eq!(stdout(&out), format!("{THREE_TEXT}\n"));
     assert_eq!(read_text(&env, &[]), THREE_TEXT);
     // Reading twice changes nothing.
     let before = env.read("./.indus-process/todos/default.json");
@@ -162,13 +154,12 @@ fn set_then_read_across_invocations() {
     assert_eq!(env.read(".indus-process/todos/default.json"), before);
     // Every spelling of the name reaches the tool.
     for spelling in ["TodoRead", "todo-read", "todoread"] {
-        let (outcome, _) = env.run_json(&[spelling]);
-        assert_eq!(text_block(&outcome), THREE_TEXT, "{spelling}");
+        assert_eq!(text_of(&env.run(&[spelling])), THREE_TEXT, "{spelling}");
     }
 }
 
 #[test]
-fn the_json_outcome_has_a_text_and_a_json_block() {
+fn programs_get_the_checklist_as_a_record() {
     let env = TestEnv::new();
     let (outcome, out) = env.run_json(&["todo_set", "--json", &format!(r#"{{"items":{THREE}}}"#)]);
     assert_eq!(code(&out), 0);
@@ -181,10 +172,7 @@ fn the_json_outcome_has_a_text_and_a_json_block() {
         outcome,
         json!({
             "id": "cli",
-            "output": [
-                {"kind": "text", "text": format!("Checklist updated.\n{THREE_TEXT}")},
-                {"kind": "json", "value": {"items": items, "counts": {"pending": 1, "active": 1, "done": 1}}}
-            ],
+            "output": {"items": items, "counts": {"pending": 1, "active": 1, "done": 1}},
             "is_error": false
         })
     );
@@ -196,10 +184,7 @@ fn the_json_outcome_has_a_text_and_a_json_block() {
     let (outcome, _) = env.run_json(&["todo_read"]);
     assert_eq!(
         outcome["output"],
-        json!([
-            {"kind": "text", "text": THREE_TEXT},
-            {"kind": "json", "value": {"items": items, "counts": {"pending": 1, "active": 1, "done": 1}}}
-        ])
+        json!({"items": items, "counts": {"pending": 1, "active": 1, "done": 1}})
     );
 }
 
@@ -212,10 +197,7 @@ fn an_empty_array_clears_and_an_empty_list_says_so() {
     assert_eq!(code(&out), 0);
     assert_eq!(
         outcome["output"],
-        json!([
-            {"kind": "text", "text": "Checklist cleared."},
-            {"kind": "json", "value": {"items": [], "counts": {"pending": 0, "active": 0, "done": 0}}}
-        ])
+        json!({"items": [], "counts": {"pending": 0, "active": 0, "done": 0}})
     );
     assert_eq!(read_text(&env, &[]), "The checklist is empty.");
     let one = env.run(&[
@@ -223,9 +205,10 @@ fn an_empty_array_clears_and_an_empty_list_says_so() {
         "--items",
         r#"[{"id":"x","text":"two\nlines","status":"pending","priority":"normal"}]"#,
     ]);
-    assert!(stdout(&one).starts_with(
-        "Checklist updated.\n1 item: 0 done, 0 active, 1 pending.\n[ ] x: two\nlines\n{"
-    ));
+    assert_eq!(
+        stdout(&one),
+        "Checklist updated.\n1 item: 0 done, 0 active, 1 pending.\n[ ] x: two\nlines\n"
+    );
 }
 
 #[test]
@@ -236,13 +219,13 @@ fn a_long_checklist_is_clamped_in_both_blocks() {
         .collect();
     let items = Value::Array(items).to_string();
     assert_eq!(code(&env.run(&["todo_set", "--items", &items])), 0);
+    let text = text_of(&env.run(&["--max-bytes", "300", "todo_read"]));
     let (outcome, _) = env.run_json(&["--max-bytes", "300", "todo_read"]);
-    let text = text_block(&outcome);
     assert!(text.starts_with("50 items: 0 done, 0 active, 50 pending.\n[ ] i0: "));
     assert!(text.contains("\n[todo_read: "), "{text}");
     assert!(text.ends_with("[ ] i49: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));
     // The JSON block: the first items that fit in 300 bytes, the rest counted.
-    let block = &outcome["output"][1]["value"];
+    let block = &outcome["output"];
     assert!(block.to_string().len() <= 300, "{block}");
     let shown = block["items"].as_array().unwrap();
     assert!(!shown.is_empty() && shown.len() < 50);
@@ -251,7 +234,7 @@ fn a_long_checklist_is_clamped_in_both_blocks() {
     assert_eq!(block["counts"]["pending"], json!(50));
     // Within the budget, the block is whole and has no "omitted".
     let (whole, _) = env.run_json(&["todo_read"]);
-    let block = &whole["output"][1]["value"];
+    let block = &whole["output"];
     assert_eq!(block["items"].as_array().unwrap().len(), 50);
     assert!(block.get("omitted").is_none());
 }
@@ -281,17 +264,17 @@ fn sessions_are_isolated_by_flag_and_by_env() {
     let out = env
         .cmd()
         .env("INDUS_SESSION", "b")
-        .args(["--format", "json", "todo_read"])
+        .args(["todo_read"])
         .output()
         .unwrap();
-    assert!(text_block(&common::parse_outcome(&out)).ends_with("[ ] 2: in b"));
+    assert!(text_of(&out).ends_with("[ ] 2: in b"));
     let out = env
         .cmd()
         .env("INDUS_SESSION", "b")
-        .args(["--format", "json", "--session", "a", "todo_read"])
+        .args(["--session", "a", "todo_read"])
         .output()
         .unwrap();
-    assert!(text_block(&common::parse_outcome(&out)).ends_with("[ ] 1: in a"));
+    assert!(text_of(&out).ends_with("[ ] 1: in a"));
     let out = env
         .cmd()
         .env("INDUS_SESSION", "env/session")
@@ -313,7 +296,7 @@ fn todo_read_on_a_fresh_folder_creates_nothing() {
     let env = TestEnv::new();
     let out = env.run(&["todo_read"]);
     assert_eq!(code(&out), 0);
-    assert!(stdout(&out).starts_with("The checklist is empty.\n{\n"));
+    assert_eq!(stdout(&out), "The checklist is empty.\n");
     assert_eq!(std::fs::read_dir(env.root()).unwrap().count(), 0);
 }
 
@@ -401,15 +384,11 @@ fn items_come_from_stdin_when_no_other_source_gives_them() {
     let env = TestEnv::new();
     let out = env
         .cmd()
-        .args(["--format", "json", "todo_set"])
+        .args(["todo_set"])
         .write_stdin(THREE)
         .output()
         .unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(
-        text_block(&common::parse_outcome(&out)),
-        format!("Checklist updated.\n{THREE_TEXT}")
-    );
+    assert_eq!(text_of(&out), format!("Checklist updated.\n{THREE_TEXT}"));
     assert_eq!(read_text(&env, &[]), THREE_TEXT);
     // A flag (or --json) wins; stdin is then left unread.
     let out = env

@@ -44,11 +44,26 @@ fn run_json(server: &TestServer, args: &[&str]) -> Value {
     parse_outcome(&run_at(&server.url("/html/"), true, args))
 }
 
-/// The JSON block of a successful outcome.
+/// What text mode prints for people, without the final newline.
+fn run_text(server: &TestServer, args: &[&str]) -> String {
+    let out = run(server, args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim_end_matches('\n')
+        .to_string()
+}
+
+/// The results of a successful outcome: the record programs get.
 fn results_of(outcome: &Value) -> Value {
     assert_eq!(outcome["is_error"], json!(false), "{outcome}");
-    assert_eq!(outcome["output"][1]["kind"], json!("json"), "{outcome}");
-    outcome["output"][1]["value"].clone()
+    assert!(outcome["output"].is_array(), "{outcome}");
+    outcome["output"].clone()
 }
 
 fn titles(results: &Value) -> Vec<String> {
@@ -126,19 +141,13 @@ fn the_classic_layout_as_text_and_json() {
         }
     ]);
 
-    // Text mode: the text block, then the JSON block pretty-printed.
+    // Text mode: the text for people, no JSON (programs get the results).
     let out = run(&server, &["foo"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(
-        stdout(&out),
-        format!(
-            "{text}\n{}\n",
-            serde_json::to_string_pretty(&results).unwrap()
-        )
-    );
+    assert_eq!(stdout(&out), format!("{text}\n"));
     assert_eq!(stderr(&out), "");
 
-    // JSON mode: one line, a text block and a JSON block, keys in order.
+    // JSON mode: one line, the results as records, keys in order.
     let out = run_at(&server.url("/html/"), true, &["foo"]);
     assert_eq!(code(&out), 0);
     let outcome = parse_outcome(&out);
@@ -146,7 +155,7 @@ fn the_classic_layout_as_text_and_json() {
         outcome,
         json!({
             "id": "cli",
-            "output": [{"kind": "text", "text": text}, {"kind": "json", "value": results}],
+            "output": results,
             "is_error": false
         })
     );
@@ -191,15 +200,16 @@ fn duplicates_are_dropped_first_one_wins() {
 #[test]
 fn the_newer_layout_without_ads_or_the_zero_click_box() {
     let server = serve(200, DIRECT);
-    let outcome = run_json(&server, &["rust async", "--count", "10"]);
+    let text = run_text(&server, &["rust async", "--count", "10"]);
     assert_eq!(
-        outcome["output"][0]["text"],
+        json!(text),
         json!(
             "1. Asynchronous Programming in Rust\n   https://rust-lang.github.io/async-book/\n   This book aims to be a comprehensive guide to async programming in Rust.\n\n\
              2. Tutorial | Tokio - An asynchronous Rust runtime\n   https://tokio.rs/tokio/tutorial\n   Tokio is an asynchronous runtime for the Rust programming language.\n\n\
              3. async - Rust\n   https://doc.rust-lang.org/std/keyword.async.html"
         )
     );
+    let outcome = run_json(&server, &["rust async", "--count", "10"]);
     assert_eq!(
         results_of(&outcome),
         json!([
@@ -238,8 +248,7 @@ fn count_caps_the_results_and_is_pinned_at_25() {
     assert_eq!(count(&["q", "--count", "30"]), 25);
     assert_eq!(count(&["q", "--json", r#"{"count": 1000}"#]), 25);
     // Pinning is silent: the text is just the 25 results.
-    let outcome = run_json(&server, &["q", "--count", "30"]);
-    let text = outcome["output"][0]["text"].as_str().unwrap();
+    let text = run_text(&server, &["q", "--count", "30"]);
     assert!(text.starts_with("1. Result 1\n   https://example.com/1\n   Snippet 1.\n\n2. "));
     assert!(text.ends_with("25. Result 25\n    https://example.com/25\n    Snippet 25."));
     // Fewer results than asked for: all of them.
@@ -318,15 +327,13 @@ fn an_empty_page_is_no_results_and_not_an_error() {
     let server = serve(200, NO_RESULTS);
     let out = run(&server, &["zzqxjv"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(stdout(&out), "No results for \"zzqxjv\".\n[]\n");
-    let outcome = run_json(&server, &["say \"what\""]);
+    assert_eq!(stdout(&out), "No results for \"zzqxjv\".\n");
     assert_eq!(
-        outcome["output"],
-        json!([
-            {"kind": "text", "text": "No results for \"say \\\"what\\\"\"."},
-            {"kind": "json", "value": []}
-        ])
+        run_text(&server, &["say \"what\""]),
+        "No results for \"say \\\"what\\\"\"."
     );
+    let outcome = run_json(&server, &["say \"what\""]);
+    assert_eq!(outcome["output"], json!([]));
     assert_eq!(outcome["is_error"], json!(false));
 }
 
@@ -494,6 +501,20 @@ fn the_text_block_is_clamped_with_the_tools_notice() {
     let out = env
         .cmd()
         .env("INDUS_WEBSEARCH_URL", server.url("/html/"))
+        .args(["--max-bytes", "300", "websearch", "q", "--count", "25"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("1. Result 1\n"), "{text}");
+    assert!(text.contains("[websearch: "), "{text}");
+    assert!(
+        text.contains(" bytes elided to stay within the output ceiling]"),
+        "{text}"
+    );
+    // The JSON block keeps the first results that fit the same 300 bytes.
+    let out = env
+        .cmd()
+        .env("INDUS_WEBSEARCH_URL", server.url("/html/"))
         .args([
             "--format",
             "json",
@@ -507,14 +528,6 @@ fn the_text_block_is_clamped_with_the_tools_notice() {
         .output()
         .unwrap();
     let outcome = parse_outcome(&out);
-    let text = outcome["output"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("1. Result 1\n"), "{text}");
-    assert!(text.contains("[websearch: "), "{text}");
-    assert!(
-        text.contains(" bytes elided to stay within the output ceiling]"),
-        "{text}"
-    );
-    // The JSON block keeps the first results that fit the same 300 bytes.
     let results = results_of(&outcome);
     assert_eq!(
         titles(&results),
@@ -564,7 +577,13 @@ fn the_json_block_keeps_the_results_that_fit_the_budget() {
     // Each result is about 2 KB: two fit in 5,000 bytes, in page order.
     assert_eq!(titles(&results), ["Result 1", "Result 2"]);
     assert!(results.to_string().len() <= 5000);
-    let text = outcome["output"][0]["text"].as_str().unwrap();
+    let out = env
+        .cmd()
+        .env("INDUS_WEBSEARCH_URL", server.url("/html/"))
+        .args(["--max-bytes", "5000", "websearch", "q"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("1. Result 1"), "{text}");
     assert!(text.contains("[websearch: "), "{text}");
 }

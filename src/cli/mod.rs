@@ -864,11 +864,26 @@ fn diff(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliResult<E
         &before_name,
         &after_name,
     );
-    if patch.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+    if globals.json {
+        // For programs: the diff and its counts, one line, whatever the exit status.
+        let d = crate::tools::files::diff::diff_lines(&before, &after);
+        let record = serde_json::json!({
+            "before": before_name,
+            "after": after_name,
+            "equal": patch.is_empty(),
+            "added": d.added,
+            "removed": d.removed,
+            "diff": patch,
+        });
+        printer.stdout_raw(&format!("{record}\n"));
+    } else if !patch.is_empty() {
+        printer.stdout_raw(&patch);
     }
-    printer.stdout_raw(&patch);
-    Ok(ExitCode::from(1))
+    Ok(if patch.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The file name of a shell's completion script in `completions/`.

@@ -94,15 +94,15 @@ impl Printer {
     /// a number).
     pub fn outcome_as(&mut self, outcome: &ToolOutcome, json: bool, id: Option<&Value>) {
         if json {
-            let line = match id {
-                Some(id) => serde_json::json!({
-                    "id": id,
-                    "output": outcome.output,
-                    "is_error": outcome.is_error,
-                })
-                .to_string(),
-                None => serde_json::to_string(outcome).expect("outcomes serialize"),
-            };
+            let id = id
+                .cloned()
+                .unwrap_or_else(|| Value::String(outcome.id.clone()));
+            let line = serde_json::json!({
+                "id": id,
+                "output": crate::kernel::program_view(&outcome.output),
+                "is_error": outcome.is_error,
+            })
+            .to_string();
             self.stdout_line(&line);
             return;
         }
@@ -116,13 +116,18 @@ impl Printer {
 }
 
 /// The text form of a projected output: strings as-is, a block array block by block,
-/// any other JSON pretty-printed.
+/// any other JSON pretty-printed. A JSON block beside text is the text's record
+/// for programs (see `program_view`) and is not printed for people.
 pub fn render_text(output: &Value) -> String {
     match output {
         Value::String(s) => s.clone(),
         Value::Array(items) if !items.is_empty() && items.iter().all(is_block) => {
+            let has_text = items
+                .iter()
+                .any(|b| b.get("kind").and_then(Value::as_str) == Some("text"));
             let parts: Vec<String> = items
                 .iter()
+                .filter(|b| !has_text || b.get("kind").and_then(Value::as_str) == Some("text"))
                 .map(|b| match b.get("kind").and_then(Value::as_str) {
                     Some("text") => b
                         .get("text")
@@ -167,7 +172,7 @@ mod tests {
             render_text(
                 &json!([{"kind": "text", "text": "sum\n"}, {"kind": "json", "value": [1]}])
             ),
-            "sum\n[\n  1\n]"
+            "sum"
         );
         // A plain array that is not a block list is just JSON.
         assert_eq!(render_text(&json!([1, 2])), "[\n  1,\n  2\n]");

@@ -240,7 +240,11 @@ where
 
 async fn answer(runner: &dyn ToolRunner, parsed: Parsed, cancel: CancellationToken) -> Value {
     let outcome = runner.run(parsed.call, cancel).await;
-    json!({ "id": parsed.echo_id, "output": outcome.output, "is_error": outcome.is_error })
+    json!({
+        "id": parsed.echo_id,
+        "output": crate::kernel::program_view(&outcome.output),
+        "is_error": outcome.is_error,
+    })
 }
 
 /// Write one outcome line and flush; `Ok(false)` when the reader has gone.

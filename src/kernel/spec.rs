@@ -93,6 +93,33 @@ impl ToolResult {
     }
 }
 
+/// What a program reads of a projected output (the command line's `--format json`,
+/// `batch`): a tool that answers with text for people and one JSON block holding
+/// the same answer as a record (`[text, json]`) gives the record alone, so a
+/// script reads fields instead of parsing prose; any other output is unchanged.
+/// The MCP face keeps both (text content and `structuredContent`).
+pub fn program_view(output: &Value) -> Value {
+    let Value::Array(items) = output else {
+        return output.clone();
+    };
+    let kind = |v: &Value| v.get("kind").and_then(Value::as_str).map(str::to_string);
+    let blocks: Option<Vec<String>> = items.iter().map(kind).collect();
+    let Some(kinds) = blocks else {
+        return output.clone();
+    };
+    let jsons: Vec<&Value> = items
+        .iter()
+        .zip(&kinds)
+        .filter(|(_, k)| k.as_str() == "json")
+        .filter_map(|(v, _)| v.get("value"))
+        .collect();
+    let texts = kinds.iter().filter(|k| k.as_str() == "text").count();
+    match (jsons.as_slice(), texts) {
+        ([record], t) if t > 0 && t + 1 == kinds.len() => (*record).clone(),
+        _ => output.clone(),
+    }
+}
+
 /// The string key of the read-state handle, kept for wire parity with other editions.
 pub const READ_STATE_HANDLE_KEY: &str = "readState";
 
@@ -486,6 +513,21 @@ mod tests {
         assert_eq!(coerce_input(json!("{nope}")), json!("{nope}"));
         assert_eq!(coerce_input(json!(5)), json!(5));
         assert_eq!(coerce_input(json!({"x": "{}"})), json!({"x": "{}"}));
+    }
+
+    #[test]
+    fn programs_read_the_record() {
+        let both = json!([{"kind": "text", "text": "2 rows"}, {"kind": "json", "value": {"rows": [1, 2]}}]);
+        assert_eq!(program_view(&both), json!({"rows": [1, 2]}));
+        for unchanged in [
+            json!("text"),
+            json!({"a": 1}),
+            json!([{"kind": "json", "value": 1}, {"kind": "json", "value": 2}]),
+            json!([{"kind": "json", "value": 1}]),
+            json!([1, 2]),
+        ] {
+            assert_eq!(program_view(&unchanged), unchanged);
+        }
     }
 
     #[test]

@@ -248,9 +248,15 @@ impl Tool for EditTool {
         if anchored {
             summary.push_str(" oldText starts at a line's indentation, so newText was written as whole lines at that indentation.");
         }
+        // People read the summary and the diff as a diff; programs read the record.
+        let mut text = summary;
+        if !diff.is_empty() {
+            text.push_str("\n\n");
+            text.push_str(diff.trim_end_matches('\n'));
+        }
         ToolResult {
             content: vec![
-                ToolContentBlock::Text(summary),
+                ToolContentBlock::Text(text),
                 ToolContentBlock::Json(json!({
                     "path": path,
                     "replacements": replacements,
