@@ -205,8 +205,11 @@ pub fn edit_match(data: &[u8]) {
         }
         Err(failure) => {
             if literal {
+                // Refused only as several places, or as a match at a line's
+                // indentation whose newText could be meant two ways.
                 assert!(
-                    matches!(failure, EditFailure::FoundMany { .. }) && !replace_all,
+                    (matches!(failure, EditFailure::FoundMany { .. }) && !replace_all)
+                        || matches!(failure, EditFailure::IndentAmbiguous { .. }),
                     "a literal match was refused: {failure:?}"
                 );
             }
