@@ -88,7 +88,8 @@ fn every_family_round_trips_in_order() {
             .unwrap()
             .contains("src/lib.rs:2: fn beta() {}")
     );
-    assert_eq!(got[6]["output"], "stdout:\none\n2\nstatus: exit code 0");
+    assert_eq!(got[6]["output"]["stdout"], "one\n2\n");
+    assert_eq!(got[6]["output"]["exitCode"], 0);
     assert_eq!(got[7]["output"], "No background jobs.");
     // A tool answering with text and a record gives programs the record.
     assert_eq!(got[9]["output"]["items"][0]["text"], "ship");

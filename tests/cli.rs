@@ -24,11 +24,17 @@ fn json_format_prints_exactly_one_parsable_outcome_line() {
     let outcome: ToolOutcome = serde_json::from_value(v.clone()).unwrap();
     assert_eq!(outcome.id, "cli");
     assert!(!outcome.is_error);
+    // ls answers programs with its record.
     assert_eq!(
         outcome.output,
-        json!(
-            ".: 3 entries; 1 hidden entry omitted (set showHidden to include them)\ndir  0 sub/\nfile 1 A.txt\nfile 2 b.txt"
-        )
+        json!({
+            "path": ".", "count": 3, "shown": 3, "hidden": 1,
+            "entries": [
+                {"name": "sub", "path": "sub", "kind": "dir", "size": 0},
+                {"name": "A.txt", "path": "A.txt", "kind": "file", "size": 1},
+                {"name": "b.txt", "path": "b.txt", "kind": "file", "size": 2}
+            ]
+        })
     );
     // Errors are one line on stdout too, with status 1.
     let (v, out) = env.run_json(&["ls", "missing"]);
@@ -259,10 +265,8 @@ fn tools_outside_the_selection_are_refused() {
 fn call_takes_a_toolcall_inline_stdin_or_file() {
     let env = env_with_tree();
     let (v, _) = env.run_json(&["call", r#"{"id":"abc","name":"ls","input":{"path":"sub"}}"#]);
-    assert_eq!(
-        v,
-        json!({"id":"abc","output":"sub: 0 entries","is_error":false})
-    );
+    let empty = json!({"path": "sub", "count": 0, "shown": 0, "hidden": 0, "entries": []});
+    assert_eq!(v, json!({"id":"abc","output":empty,"is_error":false}));
     // The input may itself be a JSON string (coerce_input), and the id defaults to --id.
     let (v, _) = env.run_json(&[
         "--id",
@@ -270,10 +274,7 @@ fn call_takes_a_toolcall_inline_stdin_or_file() {
         "call",
         r#"{"name":"ls","input":"{\"path\":\"sub\"}"}"#,
     ]);
-    assert_eq!(
-        v,
-        json!({"id":"z","output":"sub: 0 entries","is_error":false})
-    );
+    assert_eq!(v, json!({"id":"z","output":empty,"is_error":false}));
     let out = env
         .cmd()
         .args(["--format", "json", "call", "-"])
@@ -334,18 +335,45 @@ fn describe_and_schema_hold_every_registered_tool() {
 }
 
 #[test]
-fn max_bytes_clamps_with_the_tools_notice() {
+fn max_bytes_clamps_between_rows() {
     let env = TestEnv::new();
     for i in 0..200 {
         env.write(&format!("file-{i:03}.txt"), "x");
     }
+    // Text: whole rows, then how many were left out; no row is ever cut.
     let out = env.run(&["--max-bytes", "200", "ls"]);
     let text = stdout(&out);
-    assert!(text.contains("\n[ls: "), "{text}");
-    assert!(text.contains(" bytes elided to stay within the output ceiling]\n"));
-    assert!(text.starts_with(".: 200 entries"));
-    assert!(text.trim_end().ends_with("file-199.txt"));
-    assert!(text.len() < 400);
+    assert!(
+        text.starts_with(".: 200 entries\nfile 1 file-000.txt\n"),
+        "{text}"
+    );
+    let notice = text.lines().last().unwrap();
+    assert!(
+        notice.starts_with("[ls: ")
+            && notice.ends_with(" rows left out to stay within the output ceiling]"),
+        "{text}"
+    );
+    for row in text.lines().skip(1).filter(|l| !l.starts_with('[')) {
+        assert!(
+            row.starts_with("file 1 file-") && row.ends_with(".txt"),
+            "a cut row: {row:?}"
+        );
+    }
+    let shown = text.lines().count() - 2;
+    assert_eq!(
+        notice,
+        format!(
+            "[ls: {} rows left out to stay within the output ceiling]",
+            200 - shown
+        )
+    );
+    assert!(text.len() <= 201, "{}", text.len());
+    // JSON: the first entries that fit, and how many were left out.
+    let (v, _) = env.run_json(&["--max-bytes", "300", "ls"]);
+    let entries = v["output"]["entries"].as_array().unwrap();
+    assert!(!entries.is_empty() && entries.len() < 200);
+    assert_eq!(v["output"]["omitted"], json!(200 - entries.len()));
+    assert!(v["output"].to_string().len() <= 300);
 }
 
 #[test]
@@ -419,7 +447,10 @@ fn global_options_after_the_tool_name() {
     // A tool's own flag of the same name stays the tool's: bash's --cwd.
     let out = env.run(&["bash", "pwd", "--cwd", "sub", "--format", "json"]);
     let v = parse_outcome(&out);
-    assert!(v["output"].as_str().unwrap().contains("/sub\n"), "{v}");
+    assert!(
+        v["output"]["stdout"].as_str().unwrap().ends_with("/sub\n"),
+        "{v}"
+    );
     // A value that looks like a global option is still the flag's value.
     let out = env.run(&["grep", "--pattern", "--format", "--format", "json"]);
     assert_eq!(
@@ -517,4 +548,19 @@ fn call_echoes_a_numeric_id_as_a_number() {
     assert_eq!(v["id"], json!(7));
     let out = env.run(&["--format", "json", "call", r#"{"id":"7","name":"ls"}"#]);
     assert_eq!(parse_outcome(&out)["id"], json!("7"));
+}
+
+#[test]
+fn a_colour_reset_never_follows_a_newline() {
+    let env = TestEnv::new();
+    let out = env.run(&["--color", "always", "bash", "printf 'a\\nb\\n' >&2; exit 2"]);
+    let err = stderr(&out);
+    assert!(err.contains('\u{1b}'), "{err:?}");
+    assert!(
+        !err.contains("\n\u{1b}[39m"),
+        "a reset after a newline: {err:?}"
+    );
+    for line in err.lines() {
+        assert!(!line.starts_with("\u{1b}[39m"), "{err:?}");
+    }
 }

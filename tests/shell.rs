@@ -6,6 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{TestEnv, alive, code, pid_in, stderr, stdout, wait_until};
+use serde_json::json;
 
 #[test]
 fn the_report_stitches_streams_and_status() {
@@ -34,11 +35,12 @@ fn json_output_is_one_outcome() {
     let env = TestEnv::new();
     let (v, out) = env.run_json(&["bash", "echo hi"]);
     assert_eq!(code(&out), 0);
-    assert_eq!(v["output"], "stdout:\nhi\nstatus: exit code 0");
+    assert_eq!(v["output"]["stdout"], "hi\n");
+    assert_eq!(v["output"]["exitCode"], 0);
     assert_eq!(v["is_error"], false);
     let (v, out) = env.run_json(&["bash", "--json", r#"{"command":"exit 4"}"#]);
     assert_eq!(code(&out), 1);
-    assert_eq!(v["output"], "status: exit code 4");
+    assert_eq!(v["output"]["exitCode"], 4);
     assert_eq!(v["is_error"], true);
 }
 
@@ -274,4 +276,44 @@ fn a_flood_of_output_is_not_held_in_memory() {
     };
     let max_rss_mb = usage.ru_maxrss / 1024;
     assert!(max_rss_mb < 100, "a child reached {max_rss_mb} MB");
+}
+
+#[test]
+fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout() {
+    let env = TestEnv::new();
+    let (v, out) = env.run_json(&["bash", "echo out; echo err >&2; exit 3"]);
+    assert_eq!(code(&out), 1);
+    let rec = &v["output"];
+    assert_eq!(rec["exitCode"], json!(3));
+    assert_eq!(rec["signal"], json!(null));
+    assert_eq!(rec["stdout"], json!("out\n"));
+    assert_eq!(rec["stderr"], json!("err\n"));
+    assert_eq!(rec["timedOut"], json!(false));
+    assert!(rec["durationMs"].as_u64().is_some());
+    let keys: Vec<&String> = rec.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "exitCode",
+            "signal",
+            "stdout",
+            "stderr",
+            "timedOut",
+            "durationMs"
+        ]
+    );
+    // Text mode: the command's stdout on stdout, the report on stderr.
+    let out = env.run(&["bash", "echo out; echo err >&2; exit 3"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "out\n");
+    assert_eq!(
+        stderr(&out),
+        "stdout:\nout\nstderr:\nerr\nstatus: exit code 3\n"
+    );
+    // A timeout and a signal.
+    let (v, _) = env.run_json(&["bash", "sleep 5", "--timeout-ms", "200"]);
+    assert_eq!(v["output"]["timedOut"], json!(true));
+    assert_eq!(v["output"]["exitCode"], json!(null));
+    let (v, _) = env.run_json(&["bash", "kill -KILL $$"]);
+    assert_eq!(v["output"]["signal"], json!("SIGKILL"));
 }

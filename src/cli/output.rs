@@ -70,11 +70,16 @@ impl Printer {
             s.push('\n');
         }
         let mut err = std::io::stderr().lock();
-        let _ = if self.color_stderr {
-            write!(err, "{}", s.red())
+        if self.color_stderr {
+            // Line by line, so every colour reset lands before its newline and a
+            // reader (or `grep`) never sees a stray escape at a line's start.
+            for line in s.split_inclusive('\n') {
+                let body = line.strip_suffix('\n').unwrap_or(line);
+                let _ = writeln!(err, "{}", body.red());
+            }
         } else {
-            write!(err, "{s}")
-        };
+            let _ = write!(err, "{s}");
+        }
     }
 
     /// A usage error: one line on stderr, status 2.
@@ -108,6 +113,14 @@ impl Printer {
         }
         let text = render_text(&outcome.output);
         if outcome.is_error {
+            // A failed command's own output stays on stdout, as a shell keeps it
+            // (`indus-tool bash 'make' > log`); the report goes to stderr.
+            if let serde_json::Value::Object(record) = crate::kernel::program_view(&outcome.output)
+                && let Some(out) = record.get("stdout").and_then(serde_json::Value::as_str)
+                && !out.is_empty()
+            {
+                self.stdout_raw(out);
+            }
             self.error_text(&text);
         } else if !text.is_empty() {
             self.stdout_line(&text);

@@ -56,6 +56,78 @@ pub fn longest_fitting_prefix(len: usize, fits: impl Fn(usize) -> bool) -> usize
     lo
 }
 
+/// Rows for people within the context's budget, cut between rows, never inside
+/// one: `head`, then the longest prefix of `rows` that fits with the notice
+/// `[TOOL: K rows left out to stay within the output ceiling]`, then `tail` (a
+/// summary line, say). When even the head and tail do not fit, the byte clamp of
+/// [`clamp_for`] has the last word.
+pub fn clamp_rows(
+    ctx: &ToolContext,
+    tool: &'static str,
+    head: &str,
+    rows: &[String],
+    tail: &str,
+) -> String {
+    let join = |k: usize, notice: Option<String>| {
+        let mut out = String::from(head);
+        for row in &rows[..k] {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(row);
+        }
+        if let Some(n) = notice {
+            out.push('\n');
+            out.push_str(&n);
+        }
+        if !tail.is_empty() {
+            out.push_str(tail);
+        }
+        out
+    };
+    let budget = ctx.budget.max_bytes;
+    let whole = join(rows.len(), None);
+    if whole.len() <= budget {
+        return whole;
+    }
+    let notice = |k: usize| {
+        format!(
+            "[{tool}: {} left out to stay within the output ceiling]",
+            plural((rows.len() - k) as u64, "row", "rows")
+        )
+    };
+    let k = longest_fitting_prefix(rows.len(), |k| join(k, Some(notice(k))).len() <= budget);
+    clamp_for(ctx, tool, &join(k, Some(notice(k))))
+}
+
+/// A record for programs holding `rows` under `key`, within `max_bytes`: when the
+/// whole record does not fit, the longest prefix of whole rows that does, and
+/// `"omitted": K` for the rest. Rows are never cut.
+pub fn record_with_rows(
+    mut record: serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    rows: Vec<serde_json::Value>,
+    max_bytes: usize,
+) -> serde_json::Value {
+    use serde_json::Value;
+    let total = rows.len();
+    let with = |record: &serde_json::Map<String, Value>, k: usize| {
+        let mut r = record.clone();
+        r.insert(key.to_string(), Value::Array(rows[..k].to_vec()));
+        if k < total {
+            r.insert("omitted".to_string(), Value::from(total - k));
+        }
+        Value::Object(r)
+    };
+    let whole = with(&record, total);
+    if whole.to_string().len() <= max_bytes {
+        return whole;
+    }
+    let k = longest_fitting_prefix(total, |k| with(&record, k).to_string().len() <= max_bytes);
+    record.insert(key.to_string(), Value::Array(Vec::new()));
+    with(&record, k)
+}
+
 /// What a path that is neither a regular file nor a directory is, for the refusals
 /// of the tools that only handle those (read, write, edit, grep). The seam reports
 /// a link that resolves to nothing (dangling, or a loop) as the link itself, so a

@@ -13,9 +13,10 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::{
-    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
+    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContentBlock, ToolContext, ToolResult,
+    define_tool,
 };
-use crate::tools::{clamp_for, plural};
+use crate::tools::{clamp_for, clamp_rows, plural, record_with_rows};
 
 struct Ls;
 
@@ -99,7 +100,7 @@ impl Tool for Ls {
                     name: path.to_string(),
                 };
                 let out = format!("{path}: 1 entry\n{} {} {}", row.kind, row.size, row.name);
-                return ToolResult::text(clamp_for(ctx, "ls", &out));
+                return answer(ctx, path, clamp_for(ctx, "ls", &out), &[row], 1, 0);
             }
             Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
         }
@@ -168,17 +169,55 @@ impl Tool for Ls {
             .map(|r| r.size.to_string().len())
             .max()
             .unwrap_or(0);
-        let mut out = header;
-        out.push('\n');
-        for r in &rows {
-            let slash = if r.is_dir { "/" } else { "" };
-            out.push_str(&format!(
-                "{:<kind_w$} {:>size_w$} {}{slash}\n",
-                r.kind, r.size, r.name
-            ));
-        }
-        let out = out.trim_end_matches('\n');
-        ToolResult::text(clamp_for(ctx, "ls", out))
+        let lines: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let slash = if r.is_dir { "/" } else { "" };
+                format!("{:<kind_w$} {:>size_w$} {}{slash}", r.kind, r.size, r.name)
+            })
+            .collect();
+        let text = clamp_rows(ctx, "ls", &header, &lines, "");
+        answer(ctx, path, text, &rows, shown_total, hidden)
+    }
+}
+
+/// The text for people and the record for programs:
+/// `{path, count, shown, hidden, entries: [{name, path, kind, size}]}`.
+fn answer(
+    ctx: &ToolContext,
+    path: &str,
+    text: String,
+    rows: &[Row],
+    count: usize,
+    hidden: usize,
+) -> ToolResult {
+    let entries: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let shown = if r.name == path || path == "." {
+                r.name.clone()
+            } else {
+                format!("{}/{}", path.trim_end_matches('/'), r.name)
+            };
+            json!({"name": r.name, "path": shown, "kind": r.kind, "size": r.size})
+        })
+        .collect();
+    let mut record = serde_json::Map::new();
+    record.insert("path".into(), json!(path));
+    record.insert("count".into(), json!(count));
+    record.insert("shown".into(), json!(rows.len()));
+    record.insert("hidden".into(), json!(hidden));
+    ToolResult {
+        content: vec![
+            ToolContentBlock::Text(text),
+            ToolContentBlock::Json(record_with_rows(
+                record,
+                "entries",
+                entries,
+                ctx.budget.max_bytes,
+            )),
+        ],
+        is_error: false,
     }
 }
 

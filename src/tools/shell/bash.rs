@@ -20,7 +20,7 @@ use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::{
     DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
-    ToolContext, ToolResult, define_tool,
+    ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
 use crate::tools::{clamp_for, plural};
 
@@ -96,6 +96,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         // flood beyond that is counted, not held.
         capture_limit: Some(ctx.budget.max_bytes.max(1024)),
     };
+    let started = std::time::Instant::now();
     let exec = ctx.shell.exec(command, options);
     // Dropping the exec future on cancel kills the command's process group.
     let outcome = tokio::select! {
@@ -122,10 +123,16 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                     budget,
                 ),
             );
-            Ok(if done.code == Some(0) {
-                ToolResult::text(text)
-            } else {
-                ToolResult::failure(text)
+            let record = record(
+                (&done.stdout, done.stdout_dropped),
+                (&done.stderr, done.stderr_dropped),
+                (done.code, done.signal, false),
+                started.elapsed(),
+                budget,
+            );
+            Ok(ToolResult {
+                content: vec![ToolContentBlock::Text(text), ToolContentBlock::Json(record)],
+                is_error: done.code != Some(0),
             })
         }
         Err(e) => match ExecTimeout::of(&e) {
@@ -134,7 +141,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                     "status: timed out after {} ms; the command's process group was killed",
                     t.timeout_ms
                 );
-                Err(fail(clamp_for(
+                let text = clamp_for(
                     ctx,
                     "bash",
                     &report(
@@ -143,11 +150,43 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                         &status,
                         budget,
                     ),
-                )))
+                );
+                let record = record(
+                    (&t.stdout, t.stdout_dropped),
+                    (&t.stderr, t.stderr_dropped),
+                    (None, None, true),
+                    started.elapsed(),
+                    budget,
+                );
+                Err(ToolResult {
+                    content: vec![ToolContentBlock::Text(text), ToolContentBlock::Json(record)],
+                    is_error: true,
+                })
             }
             None => Err(fail(format!("bash could not run the command: {e}"))),
         },
     }
+}
+
+/// The run as a record for programs: `{exitCode, signal, stdout, stderr,
+/// timedOut, durationMs}`, each stream within half the budget (head and tail
+/// kept around the same notice people see).
+fn record(
+    stdout: Stream<'_>,
+    stderr: Stream<'_>,
+    (code, signal, timed_out): (Option<i32>, Option<i32>, bool),
+    took: std::time::Duration,
+    budget: usize,
+) -> Value {
+    let quota = budget.saturating_sub(256) / 2;
+    json!({
+        "exitCode": code,
+        "signal": signal.map(signal_name),
+        "stdout": keep_ends(stdout.0, stdout.1, quota, "stdout"),
+        "stderr": keep_ends(stderr.0, stderr.1, quota, "stderr"),
+        "timedOut": timed_out,
+        "durationMs": took.as_millis() as u64,
+    })
 }
 
 /// One captured stream: the kept text and what the capture dropped from it.
