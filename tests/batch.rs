@@ -90,7 +90,7 @@ fn every_family_round_trips_in_order() {
     );
     assert_eq!(got[6]["output"]["stdout"], "one\n2\n");
     assert_eq!(got[6]["output"]["exitCode"], 0);
-    assert_eq!(got[7]["output"], "No background jobs.");
+    assert_eq!(got[7]["output"], serde_json::json!({"jobs": []}));
     // A tool answering with text and a record gives programs the record.
     assert_eq!(got[9]["output"]["items"][0]["text"], "ship");
     assert_eq!(got[9]["output"]["items"][0]["status"], "active");

@@ -166,9 +166,9 @@ fn sixty_four_mixed_invocations_leave_everything_whole() {
         let outcome = parse_outcome(out);
         assert_eq!(outcome["is_error"], json!(false), "{label}: {outcome}");
         if label.starts_with("start") {
-            let text = outcome["output"].as_str().unwrap();
-            let id = text.split_whitespace().nth(1).unwrap().to_string();
-            assert!(started.insert(id), "{label} reused a job id: {text}");
+            // `process start` answers programs with the job's record.
+            let id = outcome["output"]["id"].as_str().unwrap().to_string();
+            assert!(started.insert(id), "{label} reused a job id: {outcome}");
         }
     }
 
@@ -216,22 +216,20 @@ fn sixty_four_mixed_invocations_leave_everything_whole() {
 
     // Jobs: 16 in the table, distinct ids, every one ends with its own output.
     let (list, _) = env.run_json(&["process", "list"]);
-    let listing = list["output"].as_str().unwrap().to_string();
-    assert_eq!(listing.lines().count(), 16, "{listing}");
+    let jobs = list["output"]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 16, "{list}");
     for i in 1..=16 {
         let id = format!("job-{i}");
         let finished = wait_until(Duration::from_secs(10), || {
             let (v, _) = env.run_json(&["process", "poll", "--id", &id]);
-            v["output"]
-                .as_str()
-                .is_some_and(|t| t.contains("exited with code 0"))
+            v["output"]["status"] == json!("exited") && v["output"]["exitCode"] == json!(0)
         });
         assert!(finished, "{id} never finished");
         let (v, _) = env.run_json(&["process", "poll", "--id", &id]);
-        let text = v["output"].as_str().unwrap();
+        let command = v["output"]["command"].as_str().unwrap();
         assert!(
-            text.contains("early-") || text.contains("late-"),
-            "{id}: {text}"
+            command.contains("early-") || command.contains("late-"),
+            "{id}: {v}"
         );
     }
 

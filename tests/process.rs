@@ -426,3 +426,66 @@ fn start_honours_cwd() {
         jobs.env.path("sub").to_str().unwrap()
     );
 }
+
+#[test]
+fn programs_get_jobs_as_records() {
+    let env = TestEnv::new();
+    let (v, _) = env.run_json(&["process", "start", "echo out; echo err >&2"]);
+    let started = &v["output"];
+    assert_eq!(started["id"], "job-1");
+    assert_eq!(started["status"], "running");
+    assert_eq!(started["command"], "echo out; echo err >&2");
+    assert!(started["pid"].as_u64().is_some());
+    assert!(wait_until(Duration::from_secs(10), || {
+        let (v, _) = env.run_json(&["process", "list"]);
+        v["output"]["jobs"][0]["status"] == "exited"
+    }));
+    let (v, _) = env.run_json(&["process", "poll", "job-1"]);
+    let job = &v["output"];
+    assert_eq!(job["exitCode"], 0);
+    assert_eq!(job["signal"], serde_json::Value::Null);
+    assert_eq!(job["stdout"], "out\n");
+    assert_eq!(job["stderr"], "err\n");
+    let keys: Vec<&String> = job.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "pid",
+            "status",
+            "exitCode",
+            "signal",
+            "command",
+            "cwd",
+            "startedAt",
+            "endedAt",
+            "stopped",
+            "stdout",
+            "stderr",
+            "stdoutSkipped",
+            "stderrSkipped"
+        ]
+    );
+    let (v, _) = env.run_json(&["process", "remove", "job-1"]);
+    assert_eq!(
+        v["output"],
+        serde_json::json!({"id": "job-1", "removed": true})
+    );
+}
+
+#[test]
+fn stop_returns_as_soon_as_a_term_ignoring_job_is_gone() {
+    let env = TestEnv::new();
+    let (v, _) = env.run_json(&["process", "start", "trap '' TERM; sleep 30"]);
+    let id = v["output"]["id"].as_str().unwrap().to_string();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let (v, out) = env.run_json(&["process", "stop", &id]);
+    let took = started.elapsed();
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(v["output"]["signalled"], "SIGKILL");
+    assert_eq!(v["output"]["status"], "killed");
+    // The 3 s grace, then no more than a moment for SIGKILL (it was 4.4 s when a
+    // zombie left in the group was waited for).
+    assert!(took < Duration::from_millis(3800), "stop took {took:?}");
+}

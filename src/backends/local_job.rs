@@ -37,6 +37,8 @@ use crate::kernel::{JobIdentity, JobLaunch, JobLiveness, JobSignal};
 pub struct ProcStat {
     /// The state letter (`R`, `S`, `Z`, …).
     pub state: u8,
+    /// The process group (field 5).
+    pub pgrp: u32,
     /// Start time in clock ticks since boot.
     pub start_time: u64,
 }
@@ -49,9 +51,14 @@ pub fn parse_proc_stat(text: &[u8]) -> Option<ProcStat> {
     let rest = std::str::from_utf8(&text[close + 1..]).ok()?;
     let mut fields = rest.split_ascii_whitespace();
     let state = *fields.next()?.as_bytes().first()?;
-    // `state` is field 3; the start time is field 22.
-    let start_time = fields.nth(18)?.parse().ok()?;
-    Some(ProcStat { state, start_time })
+    // `state` is field 3, the group field 5, the start time field 22.
+    let pgrp = fields.nth(1)?.parse().ok()?;
+    let start_time = fields.nth(16)?.parse().ok()?;
+    Some(ProcStat {
+        state,
+        pgrp,
+        start_time,
+    })
 }
 
 /// Read a process's stat line; `Ok(None)` when there is no such process.
@@ -98,6 +105,12 @@ pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
     // SAFETY: killpg has no memory-safety preconditions.
     let rc = unsafe { libc::killpg(job.pgid as libc::pid_t, signal) };
     if rc == 0 {
+        // A probe (signal 0) reaches zombies too; a group left with nothing but
+        // zombies (killed members whose parent has not reaped them yet, or reparented
+        // to an init that never reaps) runs nothing any more.
+        if signal == 0 && !group_has_live_member(job.pgid) {
+            return Ok(JobSignal::NoProcess);
+        }
         return Ok(JobSignal::Delivered);
     }
     let err = io::Error::last_os_error();
@@ -107,6 +120,31 @@ pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
         Some(libc::EPERM) => Ok(JobSignal::Recycled),
         _ => Err(err),
     }
+}
+
+/// Whether any process of group `pgid` is not a zombie. Errs on the side of
+/// "live" when `/proc` cannot be read, so nothing is called gone that is not.
+fn group_has_live_member(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Ok(Some(stat)) = proc_stat(pid)
+            && stat.pgrp == pgid
+            && stat.state != b'Z'
+            && stat.state != b'X'
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Write to a job's stdin FIFO without ever blocking past `timeout`.
@@ -537,6 +575,7 @@ mod tests {
             parse_proc_stat(line),
             Some(ProcStat {
                 state: b'S',
+                pgrp: 4242,
                 start_time: 987654
             })
         );

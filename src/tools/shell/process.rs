@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 use super::{human_duration, one_line, signal_name, working_dir};
 use crate::kernel::input::Args;
 use crate::kernel::{
-    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool,
+    ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
@@ -94,7 +94,7 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
         )));
     };
     let state = StateDir::new(&ctx.cwd);
-    let text = match action {
+    let (text, record) = match action {
         "start" => start(ctx, &args, &state).await?,
         "list" => list(ctx, &state).await?,
         "poll" => poll(ctx, &args, &state).await?,
@@ -102,7 +102,38 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
         "stop" => stop(ctx, &args, &state).await?,
         _ => remove(ctx, &args, &state).await?,
     };
-    Ok(ToolResult::text(clamp_for(ctx, "process", &text)))
+    // People read the text; programs the record (the job's fields).
+    Ok(ToolResult {
+        content: vec![
+            ToolContentBlock::Text(clamp_for(ctx, "process", &text)),
+            ToolContentBlock::Json(record),
+        ],
+        is_error: false,
+    })
+}
+
+/// A job as a record: `{id, pid, status, exitCode, signal, command, cwd,
+/// startedAt, endedAt, stopped}` (`status` is `running`, `exited`, `killed` or
+/// `lost`; times in epoch ms).
+fn job_json(job: &JobRecord, seen: &Seen) -> Value {
+    let (status, code, signal) = match seen.fate {
+        Fate::Running => ("running", None, None),
+        Fate::Exited(code) => ("exited", Some(code), None),
+        Fate::Signalled(sig) => ("killed", None, Some(signal_name(sig))),
+        Fate::Lost => ("lost", None, None),
+    };
+    json!({
+        "id": job.id,
+        "pid": job.pid,
+        "status": status,
+        "exitCode": code,
+        "signal": signal,
+        "command": job.command,
+        "cwd": job.cwd,
+        "startedAt": job.started_at,
+        "endedAt": seen.ended_at,
+        "stopped": job.stopped.is_some(),
+    })
 }
 
 /// How a job stands.
@@ -258,7 +289,11 @@ async fn remove_tree(ctx: &ToolContext, dir: &str) -> std::io::Result<()> {
     ctx.fs.rm(dir, options).await
 }
 
-async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+async fn start(
+    ctx: &ToolContext,
+    args: &Args<'_>,
+    state: &StateDir,
+) -> Result<(String, Value), ToolResult> {
     let command = args.required_str("command").map_err(fail)?;
     let cwd = working_dir(ctx, args).await.map_err(fail)?;
     if ctx.cancel.is_cancelled() {
@@ -310,22 +345,28 @@ async fn start(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
         return Err(state_error(e));
     }
     drop(lock);
-    Ok(format!(
-        "Started {id} (pid {}): {}",
-        identity.pid,
-        one_line(command)
-    ))
+    let text = format!("Started {id} (pid {}): {}", identity.pid, one_line(command));
+    let record = json!({
+        "id": id,
+        "pid": identity.pid,
+        "status": "running",
+        "command": command,
+        "startedAt": started_at,
+    });
+    Ok((text, record))
 }
 
-async fn list(ctx: &ToolContext, state: &StateDir) -> Result<String, ToolResult> {
+async fn list(ctx: &ToolContext, state: &StateDir) -> Result<(String, Value), ToolResult> {
     let table = load_table(state)?;
     if table.jobs.is_empty() {
-        return Ok("No background jobs.".into());
+        return Ok(("No background jobs.".into(), json!({"jobs": []})));
     }
     let now = now_ms();
     let mut rows = Vec::with_capacity(table.jobs.len());
+    let mut jobs = Vec::with_capacity(table.jobs.len());
     for job in &table.jobs {
         let seen = fate_of(ctx, &JobFiles::of(state, &job.id), job).await?;
+        jobs.push(job_json(job, &seen));
         rows.push([
             job.id.clone(),
             seen.fate.short(job.stopped.is_some()),
@@ -343,7 +384,7 @@ async fn list(ctx: &ToolContext, state: &StateDir) -> Result<String, ToolResult>
         ));
     }
     out.pop();
-    Ok(out)
+    Ok((out, json!({ "jobs": jobs })))
 }
 
 /// The header line `poll` and `stop` share.
@@ -452,7 +493,11 @@ fn required_id<'a>(args: &Args<'a>) -> Result<&'a str, ToolResult> {
     args.required_str("id").map_err(fail)
 }
 
-async fn poll(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+async fn poll(
+    ctx: &ToolContext,
+    args: &Args<'_>,
+    state: &StateDir,
+) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     // Under the lock, so two concurrent polls never both return the same bytes.
     let lock = state.lock().map_err(state_error)?;
@@ -472,11 +517,16 @@ async fn poll(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
     }
     drop(lock);
 
+    let mut record = job_json(&job, &seen);
+    record["stdout"] = json!(out.text);
+    record["stderr"] = json!(err.text);
+    record["stdoutSkipped"] = json!(out.skipped);
+    record["stderrSkipped"] = json!(err.skipped);
     let mut text = headline(&job, &seen, now_ms());
     text.push('\n');
     if out.text.is_empty() && err.text.is_empty() && out.skipped == 0 && err.skipped == 0 {
         text.push_str("(no new output)");
-        return Ok(text);
+        return Ok((text, record));
     }
     for (name, read) in [("stdout", &out), ("stderr", &err)] {
         if read.text.is_empty() && read.skipped == 0 {
@@ -497,10 +547,14 @@ async fn poll(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
         }
     }
     text.pop();
-    Ok(text)
+    Ok((text, record))
 }
 
-async fn write(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+async fn write(
+    ctx: &ToolContext,
+    args: &Args<'_>,
+    state: &StateDir,
+) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     let Some(input) = args.opt_str("input").map_err(fail)? else {
         return Err(fail("Missing \"input\": expected a string."));
@@ -527,9 +581,12 @@ async fn write(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<S
             WRITE_TIMEOUT_MS / 1000
         )));
     }
-    Ok(format!(
-        "Sent {} to {id}'s stdin.",
-        plural(sent as u64, "byte", "bytes")
+    Ok((
+        format!(
+            "Sent {} to {id}'s stdin.",
+            plural(sent as u64, "byte", "bytes")
+        ),
+        json!({"id": id, "bytes": sent}),
     ))
 }
 
@@ -548,7 +605,11 @@ async fn group_gone(ctx: &ToolContext, job: &JobRecord, limit: Duration) -> bool
     }
 }
 
-async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<String, ToolResult> {
+async fn stop(
+    ctx: &ToolContext,
+    args: &Args<'_>,
+    state: &StateDir,
+) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     let table = load_table(state)?;
     let job = find_job(&table, id)?;
@@ -561,10 +622,15 @@ async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
     let signal = match first {
         JobSignal::Recycled => {
             let seen = fate_of(ctx, &files, &job).await?;
-            return Ok(format!(
-                "{id} is already gone: pid {} now belongs to another process, so nothing was signalled. It {}.",
-                job.pid,
-                seen.fate.sentence()
+            let mut record = job_json(&job, &seen);
+            record["signalled"] = Value::Null;
+            return Ok((
+                format!(
+                    "{id} is already gone: pid {} now belongs to another process, so nothing was signalled. It {}.",
+                    job.pid,
+                    seen.fate.sentence()
+                ),
+                record,
             ));
         }
         JobSignal::NoProcess => {
@@ -574,9 +640,14 @@ async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
             } else {
                 "had already ended"
             };
-            return Ok(format!(
-                "{id} {already}; nothing was signalled. It {}.",
-                seen.fate.sentence()
+            let mut record = job_json(&job, &seen);
+            record["signalled"] = Value::Null;
+            return Ok((
+                format!(
+                    "{id} {already}; nothing was signalled. It {}.",
+                    seen.fate.sentence()
+                ),
+                record,
             ));
         }
         JobSignal::Delivered => {
@@ -605,9 +676,12 @@ async fn stop(ctx: &ToolContext, args: &Args<'_>, state: &StateDir) -> Result<St
     } else {
         "SIGTERM"
     };
-    Ok(format!(
-        "Stopped {id} with {how}; it {}.",
-        seen.fate.sentence()
+    let mut record = job_json(&job, &seen);
+    record["stopped"] = json!(true);
+    record["signalled"] = json!(signal);
+    Ok((
+        format!("Stopped {id} with {how}; it {}.", seen.fate.sentence()),
+        record,
     ))
 }
 
@@ -615,7 +689,7 @@ async fn remove(
     ctx: &ToolContext,
     args: &Args<'_>,
     state: &StateDir,
-) -> Result<String, ToolResult> {
+) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     let lock = state.lock().map_err(state_error)?;
     let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
@@ -635,7 +709,10 @@ async fn remove(
         .map_err(|e| fail(format!("process cannot delete {}: {e}", files.dir_str())))?;
     table.jobs.retain(|j| j.id != id);
     state.write(&lock, JOB_TABLE, &table).map_err(state_error)?;
-    Ok(format!("Removed {id} and its captured output."))
+    Ok((
+        format!("Removed {id} and its captured output."),
+        json!({"id": id, "removed": true}),
+    ))
 }
 
 /// The `process` tool.
