@@ -359,7 +359,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__find)
-            opts="-h --json --pattern --path --type --limit --gitignore --help"
+            opts="-h --json --pattern --path --type --limit --gitignore --skip-hidden --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +389,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
+                --skip-hidden)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -397,7 +401,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__grep)
-            opts="-h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --help"
+            opts="-h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --skip-hidden --max-file-size --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,6 +445,14 @@ _indus__tool() {
                     ;;
                 --gitignore)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --skip-hidden)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
