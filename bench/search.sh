@@ -7,9 +7,12 @@
 #
 # Differential: for several patterns, the set of PATH:LINE hits of `indus-tool grep`
 # equals ripgrep's over the same scope (hidden files, no ignore files, 2 MiB cap,
-# .git/node_modules pruned), restricted to text files (no NUL byte anywhere: the two
-# tools draw the binary line differently, by design). For several globs, the file set
-# of `indus-tool find` equals `fd -HI`'s.
+# .git/node_modules/.indus-process pruned), restricted to text files (no NUL byte
+# anywhere: the two tools draw the binary line differently, by design). For several
+# globs, the entry set of `indus-tool find` equals `fd -HI -i --glob`'s: name globs
+# (with braces and classes too) as they are, and globs holding a `/`, which find
+# matches against the path below its root, as fd's `--full-path` globs anchored at
+# the (escaped) root.
 
 search_tree() {
   local candidates=(
@@ -33,7 +36,7 @@ TREE=$(search_tree)
 echo "search tree: $TREE ($(du -sh "$TREE" | cut -f1))" >&2
 # Output is compared whole, so the budget must not clamp it.
 BIG="--max-bytes 1000000000"
-RG_SCOPE=(--no-ignore --hidden --max-filesize 2M -g '!.git' -g '!node_modules')
+RG_SCOPE=(--no-ignore --hidden --max-filesize 2M -g '!.git' -g '!node_modules' -g '!.indus-process')
 
 # grep_diff NAME RG_FLAGS OURS_FLAGS PATTERN
 grep_diff() {
@@ -80,22 +83,53 @@ PY
 }
 
 # find_diff GLOB
+# A glob without `/` goes to fd as it is. One with `/` is matched by find against
+# the path below the root, and by fd (`--full-path`) against the absolute path, so
+# fd gets it behind the absolute root with the root's glob characters escaped.
+# Past find's ceiling of 10000 rows, the rows shown are checked against fd's first
+# 10000 in path order and the count in the summary against fd's count.
 find_diff() {
-  local glob=$1
-  "$FD" -HI -i -E .git -E node_modules -g "$glob" "$TREE" >"$WORK/fd.out" || true
+  local glob=$1 fd_glob=$1 fd_flags=() abs_root=$TREE
+  if [[ $glob == */* ]]; then
+    [[ $abs_root == /* ]] || abs_root=$PWD/$abs_root
+    fd_glob="$(printf '%s' "${abs_root%/}" | sed 's/[][{}*?\\]/\\&/g')/$glob"
+    fd_flags=(--full-path)
+  fi
+  "$FD" -HI -i -E .git -E node_modules -E .indus-process "${fd_flags[@]}" -g "$fd_glob" "$TREE" \
+    >"$WORK/fd.out" || true
   "$INDUS" $BIG find --limit 10000 -- "$glob" "$TREE" >"$WORK/ours.out"
   python3 - "$glob" "$TREE" "$WORK/fd.out" "$WORK/ours.out" <<'PY'
-import sys
+import re, sys
 glob, tree, fd_path, ours_path = sys.argv[1:5]
+# Both print the root as given joined with the path below it: compare what is below.
 prefix = tree.rstrip("/") + "/"
-fd = {l.removeprefix(prefix).rstrip("/") for l in open(fd_path, encoding="utf-8", errors="surrogateescape").read().splitlines() if l}
+def below(lines):
+    return {l.removeprefix(prefix).rstrip("/") for l in lines if l.startswith(prefix)}
+fd_lines = open(fd_path, encoding="utf-8", errors="surrogateescape").read().splitlines()
+fd = below(fd_lines)
 body, _, summary = open(ours_path, encoding="utf-8", errors="surrogateescape").read().rpartition("\n\n")
-ours = set(filter(None, body.splitlines()))
-if summary.startswith("Showing the first"):
-    print(f"FAIL find {glob}: the limit cut the output ({summary})", file=sys.stderr)
+ours_lines = body.splitlines()
+# fd never lists its root; find does when the root's own name matches a name glob.
+ours = below(l for l in ours_lines if l != tree)
+stray = [l for l in fd_lines + ours_lines if l and l != tree and not l.startswith(prefix)]
+if stray:
+    print(f"FAIL find {glob}: rows outside the root: {stray[:5]}", file=sys.stderr)
     sys.exit(1)
+cut = re.match(r"Showing the first (\d+) of (\d+) matches", summary)
+if cut:
+    # Past the ceiling, find shows the first N in path order (bytes, `/` lowest)
+    # and counts them all: check both against fd's.
+    shown, total = int(cut.group(1)), int(cut.group(2)) - (tree in ours_lines)
+    order = lambda p: p.encode("utf-8", "surrogateescape").replace(b"/", b"\0")
+    if total != len(fd):
+        print(f"FAIL find {glob}: fd {len(fd)} entries, find counted {total}", file=sys.stderr)
+        sys.exit(1)
+    fd = set(sorted(fd, key=order)[: shown - (tree in ours_lines)])
+    what = f"the first {len(ours)} of {total} entries"
+else:
+    what = f"{len(ours)} entries"
 if fd == ours and fd:
-    print(f"PASS find {glob}: {len(ours)} entries identical to fd", file=sys.stderr)
+    print(f"PASS find {glob}: {what} identical to fd", file=sys.stderr)
     sys.exit(0)
 print(f"FAIL find {glob}: fd {len(fd)}, ours {len(ours)}; only fd: {sorted(fd - ours)[:5]}, only ours: {sorted(ours - fd)[:5]}", file=sys.stderr)
 sys.exit(1)
@@ -110,7 +144,10 @@ grep_diff "unicode class" "" "" '[αβγδλ]' || search_failed=1
 grep_diff "literal" "-F" "--literal" '#[inline(always)]' || search_failed=1
 grep_diff "ignore case" "-i" "--ignore-case" 'ordering::seqcst' || search_failed=1
 grep_diff "flags i" "-i" "--flags gi" 'impl<.*> drop for' || search_failed=1
-for glob in '*.rs' '*.toml' 'read*' '*test*' '?.rs' 'license*'; do
+for glob in '*.rs' '*.toml' 'read*' '*test*' '?.rs' 'license*' \
+  '*.{rs,toml}' '{build,lib,main}.rs' '[lm]*.rs' '*[0-9].rs' '[!a-z]*' \
+  '*/*/src/*.rs' '**/tests/*.rs' '**/src/**/mod.rs' '*/*/Cargo.{toml,lock}' \
+  '**/benches/**' '**/[Rr][Ee][Aa][Dd]*'; do
   find_diff "$glob" || search_failed=1
 done
 if [ "$search_failed" != 0 ]; then
@@ -121,7 +158,7 @@ fi
 # Timed rows, warm cache (hyperfine's warmup runs read the tree first). Both sides
 # print every hit: ours with the ceiling as limit and an unclamped budget.
 NEVER=ZQXJWVK_never_matches_9f2
-RG_SCOPE_WORDS="--no-ignore --hidden --max-filesize 2M -g !.git -g !node_modules"
+RG_SCOPE_WORDS="--no-ignore --hidden --max-filesize 2M -g !.git -g !node_modules -g !.indus-process"
 REGEX="'fn\s+\w+_with_\w+\('"
 
 # rg exits 1 when nothing matches, which hyperfine counts as a failed run: for this

@@ -359,7 +359,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__find)
-            opts="-t -n -h --json --pattern --path --type --limit --gitignore --help"
+            opts="-t -n -h --json --pattern --path --type --limit --gitignore --skip-hidden --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,6 +397,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
+                --skip-hidden)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -405,7 +409,7 @@ _indus__tool() {
             return 0
             ;;
         indus__subcmd__tool__subcmd__grep)
-            opts="-e -i -C -n -h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --help"
+            opts="-e -i -C -n -h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --skip-hidden --max-file-size --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +469,14 @@ _indus__tool() {
                     ;;
                 --gitignore)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --skip-hidden)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -196,6 +196,32 @@ fn bad_fields_are_refused_by_name() {
         fails(&env, &["find", "x", "--limit", "0"]),
         "Invalid \"limit\": expected a positive integer, got the number 0."
     );
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--max-file-size", "0"]),
+        "Invalid \"maxFileSize\": expected a positive integer, got the number 0."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--max-file-size", "1.5"]),
+        "Invalid \"maxFileSize\": expected a positive integer, got the number 1.5."
+    );
+    assert_eq!(
+        fails(&env, &["grep", "--json", r#"{"maxFileSize": "2M"}"#, "hit"]),
+        "Invalid \"maxFileSize\": expected a positive integer, got the string \"2M\"."
+    );
+    for tool in ["grep", "find"] {
+        assert_eq!(
+            fails(&env, &[tool, "--json", r#"{"skipHidden": "yes"}"#, "hit"]),
+            "Invalid \"skipHidden\": expected true or false, got the string \"yes\"."
+        );
+    }
+    assert_eq!(
+        fails(&env, &["find", "*["]),
+        "Invalid \"pattern\": expected a valid glob such as \"*.rs\" or \"src/**/*.rs\" (unclosed character class; missing ']'), got the string \"*[\"."
+    );
+    assert_eq!(
+        fails(&env, &["find", "*.{rs,py"]),
+        "Invalid \"pattern\": expected a valid glob such as \"*.rs\" or \"src/**/*.rs\" (unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)), got the string \"*.{rs,py\"."
+    );
 }
 
 #[test]
@@ -374,6 +400,311 @@ fn binary_and_oversized_files_are_skipped_and_counted() {
         summary(&ok(&env, &["grep", "zzz"])),
         "No matches for /zzz/ in 3 files. Skipped 2 binary files and 1 file over 2 MiB."
     );
+}
+
+/// A text file of about 3 MiB: over the default walk limit, with `hit` on its last
+/// line (and `filler N` on the others).
+fn three_mib_file(env: &TestEnv, rel: &str) -> usize {
+    let mut body = String::new();
+    let mut lines = 0;
+    while body.len() < 3 * 1024 * 1024 {
+        lines += 1;
+        body.push_str(&format!("filler {lines}\n"));
+    }
+    body.push_str("hit at the end\n");
+    env.write(rel, body);
+    lines + 1
+}
+
+#[test]
+fn a_file_named_outright_is_searched_whatever_its_size() {
+    let env = TestEnv::new();
+    let last = three_mib_file(&env, "logs/big.log");
+    env.write("logs/small.log", "hit small\n");
+    // Found by the walk, it is over the limit: skipped and counted.
+    let text = ok(&env, &["grep", "hit"]);
+    assert_eq!(
+        text,
+        "logs/small.log:1: hit small\n\nFound 1 match in 1 file (searched 1 file). Skipped 1 file over 2 MiB."
+    );
+    // Named as the path, it is searched (streamed, context and limit as usual).
+    let text = ok(&env, &["grep", "hit", "logs/big.log"]);
+    assert_eq!(
+        text,
+        format!(
+            "logs/big.log:{last}: hit at the end\n\nFound 1 match in 1 file (searched 1 file)."
+        )
+    );
+    assert_eq!(
+        ok(
+            &env,
+            &["grep", "^filler 2$", "logs/big.log", "--context", "1"]
+        ),
+        "logs/big.log-1- filler 1\nlogs/big.log:2: filler 2\nlogs/big.log-3- filler 3\n\nFound 1 match in 1 file (searched 1 file)."
+    );
+    assert_eq!(
+        ok(
+            &env,
+            &["grep", "filler|hit", "logs/big.log", "--limit", "2"]
+        ),
+        format!(
+            "logs/big.log:1: filler 1\nlogs/big.log:2: filler 2\n\nShowing the first 2 of {last} matches in 1 file (searched 1 file); raise limit to see more."
+        )
+    );
+    // Even with a limit far below its size.
+    let text = ok(
+        &env,
+        &["grep", "end", "logs/big.log", "--max-file-size", "10"],
+    );
+    assert_eq!(
+        rows(&text),
+        [format!("logs/big.log:{last}: hit at the end")]
+    );
+    // A named binary file is still recognised and counted.
+    let mut bin = b"hit\0".to_vec();
+    bin.resize(3 * 1024 * 1024, b'x');
+    env.write("blob.bin", &bin);
+    assert_eq!(
+        ok(&env, &["grep", "hit", "blob.bin"]),
+        "No matches for /hit/ in 0 files. Skipped 1 binary file."
+    );
+}
+
+#[test]
+fn max_file_size_moves_the_walks_limit_and_the_summary_names_it() {
+    let env = TestEnv::new();
+    let last = three_mib_file(&env, "big.log");
+    env.write("small.txt", "hit small\n");
+    env.write("mid.txt", format!("hit mid\n{}\n", "m".repeat(1000)));
+    // Raised: the 3 MiB file is searched.
+    let text = ok(&env, &["grep", "hit", "--max-file-size", "4000000"]);
+    assert_eq!(
+        text,
+        format!(
+            "big.log:{last}: hit at the end\nmid.txt:1: hit mid\nsmall.txt:1: hit small\n\nFound 3 matches in 3 files (searched 3 files)."
+        )
+    );
+    // Lowered: the limit is named in bytes; a file of exactly the limit is searched.
+    let text = ok(&env, &["grep", "hit", "--max-file-size", "1000"]);
+    assert_eq!(
+        text,
+        "small.txt:1: hit small\n\nFound 1 match in 1 file (searched 1 file). Skipped 2 files over 1000 bytes."
+    );
+    let text = ok(&env, &["grep", "hit", "--max-file-size", "1009"]);
+    assert_eq!(
+        summary(&text),
+        "Found 2 matches in 2 files (searched 2 files). Skipped 1 file over 1009 bytes."
+    );
+    assert_eq!(
+        summary(&ok(&env, &["grep", "hit", "--max-file-size", "1"])),
+        "No matches for /hit/ in 0 files. Skipped 3 files over 1 byte."
+    );
+    // The default, given explicitly, keeps the default's wording.
+    assert_eq!(
+        summary(&ok(&env, &["grep", "hit", "--max-file-size", "2097152"])),
+        "Found 2 matches in 2 files (searched 2 files). Skipped 1 file over 2 MiB."
+    );
+    // Larger values are pinned to the ceiling, not refused.
+    assert_eq!(
+        summary(&ok(
+            &env,
+            &["grep", "hit", "--max-file-size", "1000000000000"]
+        )),
+        "Found 3 matches in 3 files (searched 3 files)."
+    );
+}
+
+#[test]
+fn the_state_folder_is_never_searched() {
+    let env = TestEnv::new();
+    env.write("src/a.rs", "hit\n");
+    env.write(
+        ".indus-process/jobs.json",
+        r#"{"jobs": [{"command": "hit"}]}"#,
+    );
+    env.write(".indus-process/jobs/job-1/stdout", "hit\n");
+    env.write("sub/.indus-process/jobs.json", "hit\n");
+    // A real state file too: the todo list of this session.
+    let out = env.run(&[
+        "todo_set",
+        "--items",
+        r#"[{"id": "a", "text": "hit", "status": "pending"}]"#,
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(env.path(".indus-process/todos/default.json").is_file());
+    let text = ok(&env, &["grep", "hit"]);
+    assert_eq!(
+        text,
+        "src/a.rs:1: hit\n\nFound 1 match in 1 file (searched 1 file)."
+    );
+    assert_eq!(
+        rows(&ok(
+            &env,
+            &["grep", "hit", "--skip-hidden=false", "--gitignore"]
+        )),
+        ["src/a.rs:1: hit"]
+    );
+    assert_eq!(
+        ok(&env, &["find", "jobs"]),
+        "No matches for \"jobs\" among 4 entries."
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*"])),
+        [".", "src", "src/a.rs", "sub"]
+    );
+    assert_eq!(
+        ok(&env, &["find", "**/jobs.json"]),
+        "No matches for \"**/jobs.json\" among 4 entries."
+    );
+    // Named outright, like .git, it is searched.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", ".indus-process/jobs"])),
+        [".indus-process/jobs/job-1/stdout:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "jobs", ".indus-process"])),
+        [".indus-process/jobs", ".indus-process/jobs.json"]
+    );
+}
+
+#[test]
+fn skip_hidden_leaves_out_dot_entries_below_the_root() {
+    let env = TestEnv::new();
+    env.write(".env", "hit\n");
+    env.write(".hidden/secret.txt", "hit\n");
+    env.write(".github/workflows/ci.yml", "hit\n");
+    env.write("web/.cache/x.txt", "hit\n");
+    env.write("web/app.js", "hit\n");
+    // Searched by default, as the contract has it.
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit"])),
+        [
+            ".env:1: hit",
+            ".github/workflows/ci.yml:1: hit",
+            ".hidden/secret.txt:1: hit",
+            "web/.cache/x.txt:1: hit",
+            "web/app.js:1: hit"
+        ]
+    );
+    assert_eq!(
+        ok(&env, &["grep", "hit", "--skip-hidden"]),
+        "web/app.js:1: hit\n\nFound 1 match in 1 file (searched 1 file)."
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", "--skip-hidden=false"])).len(),
+        5
+    );
+    assert_eq!(
+        ok(&env, &["find", "*", "--skip-hidden"]),
+        ".\nweb\nweb/app.js\n\nFound 3 matches among 3 entries."
+    );
+    assert_eq!(
+        summary(&ok(&env, &["find", "*"])),
+        "Found 11 matches among 11 entries."
+    );
+    // A dot-named root given outright is still searched (its own dot-entries not).
+    env.write(".github/.secret", "hit\n");
+    assert_eq!(
+        ok(&env, &["grep", "hit", ".github", "--skip-hidden"]),
+        ".github/workflows/ci.yml:1: hit\n\nFound 1 match in 1 file (searched 1 file)."
+    );
+    assert_eq!(
+        rows(&ok(&env, &["grep", "hit", ".env", "--skip-hidden"])),
+        [".env:1: hit"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*.yml", ".github", "--skip-hidden"])),
+        [".github/workflows/ci.yml"]
+    );
+    // With gitignore too: .gitignore is a dot-file, and still honoured.
+    env.write(".gitignore", "web/app.js\n");
+    assert_eq!(
+        ok(&env, &["grep", "hit", "--skip-hidden", "--gitignore"]),
+        "No matches for /hit/ in 0 files."
+    );
+}
+
+#[test]
+fn find_globs_work_like_fds() {
+    let env = TestEnv::new();
+    for f in [
+        "src/main.rs",
+        "src/lib.rs",
+        "src/deep/mod.rs",
+        "src/tests/unit.rs",
+        "tests/cli.rs",
+        "a.py",
+        "b.PY",
+        "c.pyc",
+        "README.md",
+        "thread.rs",
+        "[draft].md",
+        "d.md",
+    ] {
+        env.write(f, "");
+    }
+    let find = |args: &[&str]| {
+        let mut all = vec!["find"];
+        all.extend(args);
+        ok(&env, &all)
+    };
+    // Brace sets and classes.
+    assert_eq!(
+        rows(&find(&["*.{rs,py}"])),
+        [
+            "a.py",
+            "b.PY",
+            "src/deep/mod.rs",
+            "src/lib.rs",
+            "src/main.rs",
+            "src/tests/unit.rs",
+            "tests/cli.rs",
+            "thread.rs"
+        ]
+    );
+    assert_eq!(rows(&find(&["[ab].*"])), ["a.py", "b.PY"]);
+    assert_eq!(rows(&find(&["[!a-c]*.py*"])), Vec::<&str>::new());
+    assert_eq!(rows(&find(&["[draft].md"])), ["d.md"]);
+    assert_eq!(rows(&find(&["\\[draft\\].md"])), ["[draft].md"]);
+    // A slash: the path below the root, `*` within a component, `**` across.
+    assert_eq!(
+        find(&["src/*.rs"]),
+        "src/lib.rs\nsrc/main.rs\n\nFound 2 matches among 17 entries."
+    );
+    assert_eq!(rows(&find(&["SRC/*.RS"])), ["src/lib.rs", "src/main.rs"]);
+    assert_eq!(
+        rows(&find(&["**/tests/*.rs"])),
+        ["src/tests/unit.rs", "tests/cli.rs"]
+    );
+    assert_eq!(
+        rows(&find(&["src/**"])),
+        [
+            "src/deep",
+            "src/deep/mod.rs",
+            "src/lib.rs",
+            "src/main.rs",
+            "src/tests",
+            "src/tests/unit.rs"
+        ]
+    );
+    assert_eq!(
+        rows(&find(&["src/*", "--type", "dir"])),
+        ["src/deep", "src/tests"]
+    );
+    // Relative to the search root, shown under the root as given.
+    assert_eq!(
+        rows(&find(&["*/*.rs", "src"])),
+        ["src/deep/mod.rs", "src/tests/unit.rs"]
+    );
+    assert_eq!(
+        rows(&find(&["src/*.rs", "."])),
+        ["./src/lib.rs", "./src/main.rs"]
+    );
+    assert_eq!(rows(&find(&["src/*.rs", "src"])), Vec::<&str>::new());
+    // No glob character: a substring of the name, as before.
+    assert_eq!(rows(&find(&["read"])), ["README.md", "thread.rs"]);
+    assert_eq!(rows(&find(&["draft"])), ["[draft].md"]);
+    assert_eq!(rows(&find(&["src/main"])), Vec::<&str>::new());
 }
 
 #[test]
@@ -625,9 +956,42 @@ fn paths_keep_the_spelling_of_the_root() {
     let text = ok(&env, &["grep", "hit", "src/a.rs"]);
     assert_eq!(rows(&text), ["src/a.rs:1: hit"]);
     assert_eq!(summary(&text), "Found 1 match in 1 file (searched 1 file).");
-    // find is always relative to its root.
-    assert_eq!(rows(&ok(&env, &["find", "a", "src"])), ["a.rs"]);
-    assert_eq!(rows(&ok(&env, &["find", "src", "src"])), ["."]);
+    // find spells its rows the same way, so one tool's path can go to the other.
+    assert_eq!(rows(&ok(&env, &["find", "a.rs"])), ["src/a.rs"]);
+    assert_eq!(rows(&ok(&env, &["find", "a.rs", "."])), ["./src/a.rs"]);
+    assert_eq!(rows(&ok(&env, &["find", "a.rs", "src"])), ["src/a.rs"]);
+    assert_eq!(rows(&ok(&env, &["find", "a.rs", "src/"])), ["src/a.rs"]);
+    assert_eq!(
+        rows(&ok(&env, &["find", "a.rs", &abs])),
+        [format!("{abs}/a.rs")]
+    );
+    // The root itself is shown as it was given, or as `.` when no path was.
+    assert_eq!(rows(&ok(&env, &["find", "src", "src"])), ["src"]);
+    assert_eq!(rows(&ok(&env, &["find", "src", "src/"])), ["src/"]);
+    assert_eq!(rows(&ok(&env, &["find", "src", &abs])), [abs.as_str()]);
+    assert_eq!(
+        rows(&ok(&env, &["find", "*", "--type", "dir"])),
+        [".", "src"]
+    );
+    assert_eq!(
+        rows(&ok(&env, &["find", "*", ".", "--type", "dir"])),
+        [".", "./src"]
+    );
+    for root in [
+        None,
+        Some("."),
+        Some("src"),
+        Some("src/"),
+        Some(abs.as_str()),
+    ] {
+        let mut grep = vec!["grep", "hit"];
+        let mut find = vec!["find", "a.rs"];
+        grep.extend(root);
+        find.extend(root);
+        let grep = ok(&env, &grep);
+        let grep_path = rows(&grep)[0].strip_suffix(":1: hit").unwrap();
+        assert_eq!(rows(&ok(&env, &find)), [grep_path], "root {root:?}");
+    }
 }
 
 #[test]
@@ -695,7 +1059,7 @@ fn json_output_is_one_outcome_line() {
     assert_eq!(code(&out), 0);
     assert_eq!(
         outcome["output"],
-        json!("B.txt\nb/c.txt\nz.txt\n\nFound 3 matches among 5 entries.")
+        json!("a/B.txt\na/b/c.txt\na/z.txt\n\nFound 3 matches among 5 entries.")
     );
     let (outcome, out) = env.run_json(&["grep", "("]);
     assert_eq!(code(&out), 1);
@@ -777,7 +1141,7 @@ fn find_limit_keeps_the_first_entries_and_is_pinned() {
         ],
     );
     assert_eq!(rows(&text).len(), 10_000);
-    assert_eq!(rows(&text)[9_999], "f09999");
+    assert_eq!(rows(&text)[9_999], "d/f09999");
     assert_eq!(
         summary(&text),
         "Showing the first 10000 of 10003 matches among 10004 entries; raise limit to see more."

@@ -1,20 +1,28 @@
-//! `find`: entries beneath a path whose name matches a glob or a substring, listed
-//! relative to the search root in path order, with a summary line.
+//! `find`: entries beneath a path whose name (or path) matches a glob or whose name
+//! holds a substring, listed in path order and spelled as grep spells its paths, with
+//! a summary line.
 //!
-//! Matching follows the seed: a pattern holding `*` or `?` is an anchored,
-//! case-insensitive glob over the entry's name in which only `*` and `?` are
-//! special; any other pattern is a case-insensitive substring of the name. Both are
-//! compiled to one regex so every entry costs a single match.
+//! A pattern holding `*`, `?`, `[` or `{` is a glob with the syntax and meaning of
+//! fd's `--glob`, because that is what people type (`*.{rs,py}`, `src/**/*.rs`): it
+//! is compiled by `globset` (as fd's is) with `*` stopping at `/`, and matched
+//! against the entry's name, or, when the pattern holds a `/`, against its path
+//! below the search root. Any other pattern is a case-insensitive substring of the
+//! name, the seed's rule (`find read` lists `README.md`). Both are compiled once, so
+//! every entry costs a single match.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use globset::{GlobBuilder, GlobMatcher};
 use regex::{Regex, RegexBuilder};
 use serde_json::{Value, json};
 
-use super::walk::{FirstN, Ranked, merge, plural, run_walk, walk_options};
-use crate::kernel::input::Args;
+use super::walk::{
+    FirstN, Ranked, display_path, is_hidden_below_root, merge, plural, run_walk, walk_options,
+};
+use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntryKind,
     WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
@@ -28,34 +36,97 @@ pub const LIMIT_CEILING: u64 = 10_000;
 
 struct Find;
 
-/// The name matcher of a find pattern (see the module comment). A glob becomes the
-/// seed's regex: `*` → `.*`, `?` → `.` (one character, not one byte), everything
-/// else escaped, anchored at both ends.
-pub fn name_matcher(pattern: &str) -> Result<Regex, String> {
-    let source = if pattern.contains(['*', '?']) {
-        let mut re = String::from("^");
-        let mut literal = String::new();
-        for c in pattern.chars() {
-            if c == '*' || c == '?' {
-                re.push_str(&regex::escape(&literal));
-                literal.clear();
-                re.push_str(if c == '*' { ".*" } else { "." });
-            } else {
-                literal.push(c);
-            }
+/// Whether a pattern is a glob: it holds one of globset's metacharacters. Anything
+/// else (a `\` or `/` alone included) stays a plain substring of the name.
+pub fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
+}
+
+/// A compiled find pattern (see the module comment).
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    /// A case-insensitive substring of the name.
+    Substring(Regex),
+    /// A glob over the name, or with `whole_path` over the path below the root.
+    Glob {
+        matcher: GlobMatcher,
+        whole_path: bool,
+    },
+}
+
+impl Pattern {
+    /// Compile `pattern`; a glob globset cannot parse is refused naming the field.
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        if !is_glob(pattern) {
+            // `s`: a name may hold a newline; the substring must still be found.
+            return RegexBuilder::new(&regex::escape(pattern))
+                .case_insensitive(true)
+                .dot_matches_new_line(true)
+                .build()
+                .map(Pattern::Substring)
+                .map_err(|e| format!("Could not compile the find pattern: {e}"));
         }
-        re.push_str(&regex::escape(&literal));
-        re.push('$');
-        re
-    } else {
-        regex::escape(pattern)
-    };
-    // `s`: a name may hold a newline, and `*` must cover it too.
-    RegexBuilder::new(&source)
-        .case_insensitive(true)
-        .dot_matches_new_line(true)
-        .build()
-        .map_err(|e| format!("Could not compile the find pattern: {e}"))
+        let build = |p: &str| {
+            GlobBuilder::new(p)
+                .literal_separator(true)
+                .case_insensitive(true)
+                .build()
+        };
+        let glob = build(pattern).map_err(|e| {
+            invalid(
+                "pattern",
+                &format!(
+                    "a valid glob such as \"*.rs\" or \"src/**/*.rs\" ({})",
+                    e.kind()
+                ),
+                &Value::String(pattern.to_string()),
+            )
+        })?;
+        // globset folds ASCII case only (it matches bytes); folding the rest of the
+        // letters on both sides keeps find case-insensitive for every alphabet. Should
+        // folding break a class range (`[Ö-à]`), the glob as written still applies.
+        let glob = match fold_non_ascii(pattern) {
+            Cow::Owned(folded) => build(&folded).unwrap_or(glob),
+            Cow::Borrowed(_) => glob,
+        };
+        Ok(Pattern::Glob {
+            matcher: glob.compile_matcher(),
+            whole_path: pattern.contains('/'),
+        })
+    }
+
+    /// Whether the entry at `path` (below the root, empty for the root) named `name`
+    /// matches. The root has no path below itself, so a path glob never matches it.
+    pub fn matches(&self, path: &str, name: &str) -> bool {
+        match self {
+            Pattern::Substring(re) => re.is_match(name),
+            Pattern::Glob {
+                matcher,
+                whole_path: true,
+            } => !path.is_empty() && matcher.is_match(&*fold_non_ascii(path)),
+            Pattern::Glob {
+                matcher,
+                whole_path: false,
+            } => matcher.is_match(&*fold_non_ascii(name)),
+        }
+    }
+}
+
+/// `s` with every non-ASCII character lowercased (ASCII is left to globset's own
+/// case folding, so a class range such as `[Z-a]` keeps its meaning).
+fn fold_non_ascii(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Which kinds of entry to list.
@@ -86,8 +157,9 @@ struct Gathered {
 }
 
 struct Shared {
-    matcher: Regex,
+    pattern: Pattern,
     kind: Option<Kind>,
+    skip_hidden: bool,
     limit: usize,
     cancel: CancellationToken,
     cancelled: AtomicBool,
@@ -133,8 +205,12 @@ impl WalkVisitor for Visitor<'_> {
             }
             WalkEvent::Entry(entry) => entry,
         };
+        if self.shared.skip_hidden && is_hidden_below_root(entry) {
+            // Left out like a pruned entry: not counted, not entered.
+            return WalkFlow::Skip;
+        }
         g.entries += 1;
-        if !self.shared.matcher.is_match(entry.name()) {
+        if !self.shared.pattern.matches(entry.path(), entry.name()) {
             return WalkFlow::Continue;
         }
         if let Some(kind) = self.shared.kind {
@@ -198,6 +274,109 @@ fn summary(matches: u64, shown: usize, entries: u64, unreadable: u64, pattern: &
     line
 }
 
+/// A validated request.
+struct Query {
+    /// As given, for the no-match message.
+    pattern: String,
+    compiled: Pattern,
+    /// The root as the caller spelled it; `None` for the working directory.
+    path: Option<String>,
+    kind: Option<Kind>,
+    limit: usize,
+    gitignore: bool,
+    skip_hidden: bool,
+}
+
+fn parse(input: &Value) -> Result<Query, String> {
+    let args = Args::new("find", input)?;
+    let pattern = args.required_str("pattern")?.to_string();
+    let path = args
+        .opt_str("path")?
+        .filter(|p| !p.is_empty())
+        .map(str::to_string);
+    let kind = match args.opt_enum("type", &["file", "dir"])? {
+        Some("dir") => Some(Kind::Dir),
+        Some(_) => Some(Kind::File),
+        None => None,
+    };
+    let limit = args
+        .opt_positive_int("limit")?
+        .unwrap_or(DEFAULT_LIMIT)
+        .min(LIMIT_CEILING) as usize;
+    let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
+    let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
+    let compiled = Pattern::new(&pattern)?;
+    Ok(Query {
+        pattern,
+        compiled,
+        path,
+        kind,
+        limit,
+        gitignore,
+        skip_hidden,
+    })
+}
+
+/// Run a validated query.
+async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
+    let shown_root = query.path.as_deref().unwrap_or(".");
+    let abs = match ctx.confine(shown_root) {
+        Ok(abs) => abs,
+        Err(message) => return ToolResult::failure(message),
+    };
+    match ctx.fs.stat(&abs).await {
+        Ok(info) if info.is_directory => {}
+        Ok(_) => return ToolResult::failure(format!("Not a directory: {shown_root}")),
+        Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+    }
+    let shared = Arc::new(Shared {
+        pattern: query.compiled,
+        kind: query.kind,
+        skip_hidden: query.skip_hidden,
+        limit: query.limit,
+        cancel: ctx.cancel.clone(),
+        cancelled: AtomicBool::new(false),
+        gathered: Mutex::new(Vec::new()),
+    });
+    let options = walk_options(abs, query.gitignore);
+    if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
+        return ToolResult::failure(message);
+    }
+    if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
+        return ToolResult::failure("find was cancelled.");
+    }
+    let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
+    let (mut matches, mut entries, mut unreadable) = (0, 0, 0);
+    let mut kept = Vec::with_capacity(parts.len());
+    if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
+        return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+    }
+    for g in parts {
+        matches += g.matches;
+        entries += g.entries;
+        unreadable += g.unreadable;
+        kept.push(g.kept);
+    }
+    let found = merge(kept);
+    let shown = found.len().min(query.limit);
+    let mut out = String::new();
+    for f in &found[..shown] {
+        out.push_str(&display_path(query.path.as_deref(), &f.0));
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary(
+        matches,
+        shown,
+        entries,
+        unreadable,
+        &query.pattern,
+    ));
+    ToolResult::text(clamp_for(ctx, "find", &out))
+}
+
 #[async_trait]
 impl Tool for Find {
     fn name(&self) -> &str {
@@ -205,98 +384,29 @@ impl Tool for Find {
     }
 
     fn description(&self) -> &str {
-        "Find files and directories beneath a path by name: a pattern with * or ? is a case-insensitive glob over the whole name, anything else a case-insensitive substring. Paths are relative to the search root (. for the root itself), in byte-wise path order, followed by a summary line; .git and node_modules are skipped."
+        "Find files and directories beneath a path by name or path glob. A pattern holding *, ?, [ or { is a case-insensitive glob as in fd --glob (\"*.{rs,py}\", \"[ab]*\"; one holding / matches the path below the search root, \"src/*.rs\", \"**/tests/*.rs\"), anything else a case-insensitive substring of the name. Rows are paths spelled as grep spells them: the root as given joined with the path below it (no path: relative to the working directory; the root itself is shown as given, or .), in byte-wise path order, followed by a summary line. Unlike fd, hidden entries and entries that .gitignore excludes are listed by default, because an agent must see every file it may edit (dotfiles and ignored build output included) and the same tree must give the same answer whatever ignore files say; skipHidden (--skip-hidden) skips dot-entries and gitignore (--gitignore) honours ignore files. .git, node_modules and .indus-process are never entered."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "pattern": { "type": "string", "description": "Name glob (with * or ?, e.g. \"*.rs\") or a substring of the name; case-insensitive." },
-                "path": { "type": "string", "description": "Directory to search, relative to the working directory (default: the working directory)." },
+                "pattern": { "type": "string", "description": "A glob when it holds *, ?, [ or { (case-insensitive, fd --glob syntax: \"*.rs\", \"*.{rs,py}\", \"[ab]*\"; * stays within one path component, ** crosses them; a glob holding / matches the path below the search root, e.g. \"src/*.rs\", any other glob the name); otherwise a case-insensitive substring of the name." },
+                "path": { "type": "string", "description": "Directory to search, relative to the working directory (default: the working directory); rows are shown under it as it was spelled." },
                 "type": { "type": "string", "enum": ["file", "dir"], "description": "List only files or only directories (a symlink counts as what it points to)." },
                 "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many entries (default 500, at most 10000)." },
-                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false)." }
+                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike fd, ignored entries such as build output are listed, so the same tree gives the same answer whatever ignore files say)." },
+                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." }
             },
             "required": ["pattern"]
         })
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let parsed = (|| {
-            let args = Args::new("find", &input)?;
-            let pattern = args.required_str("pattern")?.to_string();
-            let path = args
-                .opt_str("path")?
-                .filter(|p| !p.is_empty())
-                .unwrap_or(".")
-                .to_string();
-            let kind = match args.opt_enum("type", &["file", "dir"])? {
-                Some("dir") => Some(Kind::Dir),
-                Some(_) => Some(Kind::File),
-                None => None,
-            };
-            let limit = args
-                .opt_positive_int("limit")?
-                .unwrap_or(DEFAULT_LIMIT)
-                .min(LIMIT_CEILING) as usize;
-            let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
-            let matcher = name_matcher(&pattern)?;
-            Ok::<_, String>((pattern, path, kind, limit, gitignore, matcher))
-        })();
-        let (pattern, path, kind, limit, gitignore, matcher) = match parsed {
-            Ok(p) => p,
-            Err(message) => return ToolResult::failure(message),
-        };
-        let abs = match ctx.confine(&path) {
-            Ok(abs) => abs,
-            Err(message) => return ToolResult::failure(message),
-        };
-        match ctx.fs.stat(&abs).await {
-            Ok(info) if info.is_directory => {}
-            Ok(_) => return ToolResult::failure(format!("Not a directory: {path}")),
-            Err(e) => return ToolResult::failure(format!("Cannot search {path}: {e}")),
+        match parse(&input) {
+            Ok(query) => execute(query, ctx).await,
+            Err(message) => ToolResult::failure(message),
         }
-        let shared = Arc::new(Shared {
-            matcher,
-            kind,
-            limit,
-            cancel: ctx.cancel.clone(),
-            cancelled: AtomicBool::new(false),
-            gathered: Mutex::new(Vec::new()),
-        });
-        if let Err(message) =
-            run_walk(ctx, walk_options(abs, gitignore), Arc::clone(&shared), None).await
-        {
-            return ToolResult::failure(message);
-        }
-        if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
-            return ToolResult::failure("find was cancelled.");
-        }
-        let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
-        let (mut matches, mut entries, mut unreadable) = (0, 0, 0);
-        let mut kept = Vec::with_capacity(parts.len());
-        if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-            return ToolResult::failure(format!("Cannot search {path}: {message}"));
-        }
-        for g in parts {
-            matches += g.matches;
-            entries += g.entries;
-            unreadable += g.unreadable;
-            kept.push(g.kept);
-        }
-        let found = merge(kept);
-        let shown = found.len().min(limit);
-        let mut out = String::new();
-        for f in &found[..shown] {
-            out.push_str(if f.0.is_empty() { "." } else { &f.0 });
-            out.push('\n');
-        }
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&summary(matches, shown, entries, unreadable, &pattern));
-        ToolResult::text(clamp_for(ctx, "find", &out))
     }
 }
 
@@ -309,55 +419,114 @@ pub fn find_tool() -> DefinedTool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn globs_are_anchored_and_case_insensitive() {
-        let m = name_matcher("*.rs").unwrap();
-        assert!(m.is_match("main.rs"));
-        assert!(m.is_match("MAIN.RS"));
-        assert!(m.is_match(".hidden.rs"));
-        assert!(!m.is_match("main.rsx"));
-        assert!(!m.is_match("main_rs"));
-        let m = name_matcher("?.txt").unwrap();
-        assert!(m.is_match("a.txt"));
-        assert!(!m.is_match("ab.txt"));
-        assert!(m.is_match("é.txt"), "? is one character, not one byte");
-        assert!(name_matcher("ÉCOLE*").unwrap().is_match("école.md"));
+    /// Does `pattern` match the entry `path` (below the root)?
+    fn hit(pattern: &str, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        Pattern::new(pattern).unwrap().matches(path, name)
     }
 
     #[test]
-    fn only_star_and_question_mark_are_special() {
-        let m = name_matcher("[a]*").unwrap();
-        assert!(m.is_match("[a]x"));
-        assert!(!m.is_match("ax"));
-        let m = name_matcher("{a,b}*").unwrap();
-        assert!(m.is_match("{a,b}.c"));
-        assert!(!m.is_match("a.c"));
-        let m = name_matcher("a\\b*").unwrap();
-        assert!(m.is_match("a\\bc"));
-        assert!(!m.is_match("abc"));
-        let m = name_matcher("a.*").unwrap();
-        assert!(m.is_match("a.b"));
-        assert!(!m.is_match("ab"), "a dot in a glob is literal");
-        assert!(name_matcher("*").unwrap().is_match("two\nlines"));
+    fn globs_are_anchored_and_case_insensitive() {
+        assert!(hit("*.rs", "main.rs"));
+        assert!(hit("*.rs", "src/deep/MAIN.RS"));
+        assert!(hit("*.rs", ".hidden.rs"));
+        assert!(!hit("*.rs", "main.rsx"));
+        assert!(!hit("*.rs", "main_rs"));
+        assert!(hit("?.txt", "a.txt"));
+        assert!(!hit("?.txt", "ab.txt"));
+        assert!(!hit("a.*", "ab"), "a dot in a glob is literal");
+        assert!(hit("*", "two\nlines"));
+        // Case folding reaches beyond ASCII, in the pattern and in the name.
+        assert!(hit("ÉCOLE*", "école.md"));
+        assert!(hit("école*", "ÉCOLE.md"));
+        // globset matches bytes: `?` is one byte, so one ASCII character (as in fd).
+        assert!(hit("?cole.md", "ecole.md"));
+        assert!(!hit("?cole.md", "école.md"));
+    }
+
+    #[test]
+    fn globs_have_globsets_syntax() {
+        assert!(hit("*.{rs,py}", "a.py"));
+        assert!(hit("*.{rs,py}", "a.RS"));
+        assert!(!hit("*.{rs,py}", "a.pyc"));
+        assert!(hit("[ab]*", "bee"));
+        assert!(!hit("[ab]*", "cab"));
+        assert!(hit("[!ab]*", "cab"));
+        assert!(hit("[a-c]?", "Cz"));
+        assert!(hit("a\\*b", "a*b"), "a backslash escapes");
+        assert!(!hit("a\\*b", "axb"));
+        // A brace or bracket alone makes a glob, anchored like any other.
+        assert!(hit("{read}me.md", "README.md"));
+        assert!(!hit("{read}", "README.md"));
+    }
+
+    #[test]
+    fn a_glob_with_a_slash_matches_the_path_below_the_root() {
+        assert!(hit("src/*.rs", "src/main.rs"));
+        assert!(hit("SRC/*.RS", "src/main.rs"));
+        assert!(!hit("src/*.rs", "src/deep/main.rs"), "* stops at /");
+        assert!(!hit("src/*.rs", "x/src/main.rs"), "anchored at the root");
+        assert!(hit("src/**/*.rs", "src/main.rs"));
+        assert!(hit("src/**/*.rs", "src/a/b/main.rs"));
+        assert!(hit("**/tests/*.rs", "tests/cli.rs"));
+        assert!(hit("**/tests/*.rs", "a/b/tests/cli.rs"));
+        assert!(!hit("**/tests/*.rs", "a/tests/x/cli.rs"));
+        assert!(hit("*/main.rs", "src/main.rs"));
+        assert!(!hit("*/main.rs", "main.rs"));
+        // The root has no path below itself.
+        let p = Pattern::new("**/").unwrap();
+        assert!(!p.matches("", "root"));
+        // Without a slash, a glob sees the name only: * may not match a path.
+        assert!(!hit("src*", "src/main.rs"));
+    }
+
+    #[test]
+    fn an_invalid_glob_is_refused_naming_the_field() {
+        for (bad, reason) in [
+            ("*[", "unclosed character class; missing ']'"),
+            (
+                "{a,b",
+                "unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)",
+            ),
+            (
+                "a}*",
+                "unopened alternate group; missing '{' (maybe escape '}' with '[}]'?)",
+            ),
+            ("[z-a]*", "invalid range; 'z' > 'a'"),
+        ] {
+            let err = Pattern::new(bad).unwrap_err();
+            assert_eq!(
+                err,
+                format!(
+                    "Invalid \"pattern\": expected a valid glob such as \"*.rs\" or \"src/**/*.rs\" ({reason}), got the string {}.",
+                    Value::String(bad.into())
+                )
+            );
+        }
     }
 
     #[test]
     fn plain_patterns_are_substrings() {
-        let m = name_matcher("read").unwrap();
-        assert!(m.is_match("README.md"));
-        assert!(m.is_match("thread.rs"));
-        assert!(!m.is_match("rea.d"));
-        let m = name_matcher("a.b").unwrap();
-        assert!(m.is_match("xa.bx"));
-        assert!(!m.is_match("axb"), "a dot is literal");
+        assert!(!is_glob("read") && !is_glob("a\\b") && !is_glob("src/main"));
+        assert!(hit("read", "README.md"));
+        assert!(hit("read", "thread.rs"));
+        assert!(!hit("read", "rea.d"));
+        assert!(hit("a.b", "xa.bx"));
+        assert!(!hit("a.b", "axb"), "a dot is literal");
+        assert!(hit("a\\b", "xa\\bx"), "a backslash is literal");
+        assert!(hit("ÉCOLE", "l'école"));
+        // A slash without a glob character is part of the substring, which a
+        // name never holds.
+        assert!(!hit("src/main", "src/main.rs"));
     }
 
     #[test]
     fn a_cancel_stops_the_walk() {
         let cancel = CancellationToken::new();
         let shared = Shared {
-            matcher: name_matcher("x").unwrap(),
+            pattern: Pattern::new("x").unwrap(),
             kind: None,
+            skip_hidden: false,
             limit: 5,
             cancel: cancel.clone(),
             cancelled: AtomicBool::new(false),

@@ -7,8 +7,12 @@
 //! seed and translated to inline flags. Every file is searched to the end, so the
 //! summary's counts are exact and identical at any thread count; only the rows
 //! that can still be among the first `limit` keep their text (see `walk::FirstN`).
+//!
+//! A file named as `path` is not walked: it is streamed through `Fs::open_read`, so
+//! the walk's size limit (`maxFileSize`, which bounds what each walking thread holds
+//! in memory) never hides the one file the caller asked about.
 
-use std::io;
+use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,7 +25,8 @@ use grep_searcher::{
 use serde_json::{Value, json};
 
 use super::walk::{
-    FirstN, Ranked, display_path, join_and, merge, path_order, plural, run_walk, walk_options,
+    FirstN, Ranked, display_path, is_hidden_below_root, join_and, merge, path_order, plural,
+    run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -35,10 +40,19 @@ use crate::tools::clamp_for;
 pub const DEFAULT_LIMIT: u64 = 200;
 /// `limit` is pinned to this.
 pub const LIMIT_CEILING: u64 = 5000;
-/// Files over 2 MiB are skipped, and so are files with a NUL in their first 4 KiB.
+/// Files found by the walk that are larger than this are skipped when
+/// `maxFileSize` is absent: 2 MiB holds any hand-written source file and passes
+/// over the bundles, dumps and logs a tree search rarely means.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
+/// `maxFileSize` is pinned to this: each walking thread holds a file whole, so the
+/// limit bounds memory (128 MiB, the bound on what indus-tool holds whole elsewhere).
+pub const MAX_FILE_SIZE_CEILING: u64 = 128 * 1024 * 1024;
+/// A file with a NUL byte among its first this-many bytes is binary and skipped.
+pub const NUL_SNIFF: usize = 4096;
+/// The walk's caps when `maxFileSize` is absent.
 pub const READ_LIMITS: ReadLimits = ReadLimits {
-    max_size: 2 * 1024 * 1024,
-    nul_sniff: 4096,
+    max_size: DEFAULT_MAX_FILE_SIZE,
+    nul_sniff: NUL_SNIFF,
 };
 /// Lines longer than this many characters are cut.
 pub const MAX_LINE_CHARS: usize = 500;
@@ -272,9 +286,118 @@ struct Shared {
     glob: Option<FileGlob>,
     limit: usize,
     context: usize,
+    read_limits: ReadLimits,
+    skip_hidden: bool,
     cancel: CancellationToken,
     cancelled: AtomicBool,
     gathered: Mutex<Vec<Gathered>>,
+}
+
+impl Shared {
+    /// Binary files are recognised before searching (a NUL in the head), so the
+    /// searcher itself never stops at one.
+    fn searcher(&self) -> Searcher {
+        SearcherBuilder::new()
+            .line_number(true)
+            .before_context(self.context)
+            .after_context(self.context)
+            .binary_detection(BinaryDetection::none())
+            .build()
+    }
+
+    fn gathered(&self) -> Gathered {
+        Gathered {
+            kept: FirstN::new(self.limit),
+            searched: 0,
+            with_matches: 0,
+            matches: 0,
+            binary: 0,
+            too_large: 0,
+            unreadable: 0,
+            root_error: None,
+        }
+    }
+
+    /// Search one text with `search` (over a slice or a stream) and tally it.
+    fn search_one(
+        &self,
+        path: &str,
+        g: &mut Gathered,
+        search: impl FnOnce(&mut Collect<'_>) -> io::Result<()>,
+    ) {
+        let mut lines = Vec::new();
+        let mut sink = Collect {
+            store: g.kept.wants(path),
+            limit: self.limit,
+            context: self.context as u64,
+            total: 0,
+            stored: 0,
+            last_match: 0,
+            lines: &mut lines,
+        };
+        if search(&mut sink).is_err() {
+            g.unreadable += 1;
+            return;
+        }
+        let (total, stored) = (sink.total, sink.stored);
+        g.searched += 1;
+        if total > 0 {
+            g.with_matches += 1;
+            g.matches += total;
+            if stored > 0 {
+                g.kept.push(FileHits {
+                    path: path.to_string(),
+                    stored_matches: stored,
+                    lines,
+                });
+            }
+        }
+    }
+
+    /// Search a file named outright, streamed: no size limit, and memory holds
+    /// about one line at a time however large the file is.
+    fn search_stream(&self, mut reader: Box<dyn Read + Send>, g: &mut Gathered) {
+        let mut head = Vec::with_capacity(NUL_SNIFF);
+        if (&mut reader)
+            .take(NUL_SNIFF as u64)
+            .read_to_end(&mut head)
+            .is_err()
+        {
+            g.unreadable += 1;
+            return;
+        }
+        if memchr::memchr(0, &head).is_some() {
+            g.binary += 1;
+            return;
+        }
+        let stream = Cancellable {
+            inner: io::Cursor::new(head).chain(reader),
+            cancel: &self.cancel,
+        };
+        let mut searcher = self.searcher();
+        self.search_one("", g, |sink| {
+            searcher.search_reader(&self.matcher, stream, sink)
+        });
+        if self.cancel.is_cancelled() {
+            self.cancelled.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A reader that fails once the call is cancelled, so a search through a huge file
+/// stops between two reads instead of running to its end.
+struct Cancellable<'a, R> {
+    inner: R,
+    cancel: &'a CancellationToken,
+}
+
+impl<R: Read> Read for Cancellable<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.cancel.is_cancelled() {
+            return Err(io::Error::other("grep was cancelled"));
+        }
+        self.inner.read(buf)
+    }
 }
 
 impl WalkVisitorFactory for Shared {
@@ -282,23 +405,9 @@ impl WalkVisitorFactory for Shared {
         Box::new(Visitor {
             shared: self,
             matcher: self.matcher.clone(),
-            searcher: SearcherBuilder::new()
-                .line_number(true)
-                .before_context(self.context)
-                .after_context(self.context)
-                .binary_detection(BinaryDetection::none())
-                .build(),
+            searcher: self.searcher(),
             buf: Vec::new(),
-            gathered: Some(Gathered {
-                kept: FirstN::new(self.limit),
-                searched: 0,
-                with_matches: 0,
-                matches: 0,
-                binary: 0,
-                too_large: 0,
-                unreadable: 0,
-                root_error: None,
-            }),
+            gathered: Some(self.gathered()),
         })
     }
 }
@@ -313,43 +422,15 @@ struct Visitor<'a> {
 
 impl Visitor<'_> {
     fn search(&mut self, entry: &dyn WalkEntry, g: &mut Gathered) {
-        match entry.read(&mut self.buf, READ_LIMITS) {
+        match entry.read(&mut self.buf, self.shared.read_limits) {
             Err(_) => g.unreadable += 1,
             Ok(FileRead::TooLarge { .. }) => g.too_large += 1,
             Ok(FileRead::Binary) => g.binary += 1,
             Ok(FileRead::Read) => {
-                let path = entry.path();
-                let mut lines = Vec::new();
-                let mut sink = Collect {
-                    store: g.kept.wants(path),
-                    limit: self.shared.limit,
-                    context: self.shared.context as u64,
-                    total: 0,
-                    stored: 0,
-                    last_match: 0,
-                    lines: &mut lines,
-                };
-                if self
-                    .searcher
-                    .search_slice(&self.matcher, &self.buf, &mut sink)
-                    .is_err()
-                {
-                    g.unreadable += 1;
-                    return;
-                }
-                g.searched += 1;
-                if sink.total > 0 {
-                    g.with_matches += 1;
-                    g.matches += sink.total;
-                    let stored_matches = sink.stored;
-                    if stored_matches > 0 {
-                        g.kept.push(FileHits {
-                            path: path.to_string(),
-                            stored_matches,
-                            lines,
-                        });
-                    }
-                }
+                let (searcher, matcher, buf) = (&mut self.searcher, &self.matcher, &self.buf);
+                self.shared.search_one(entry.path(), g, |sink| {
+                    searcher.search_slice(matcher, buf, sink)
+                });
             }
         }
     }
@@ -371,8 +452,13 @@ impl WalkVisitor for Visitor<'_> {
                     g.root_error.get_or_insert(message);
                 }
             }
+            WalkEvent::Entry(entry) if self.shared.skip_hidden && is_hidden_below_root(entry) => {
+                self.gathered = Some(g);
+                return WalkFlow::Skip;
+            }
             WalkEvent::Entry(entry) => {
-                // An explicitly named file (the root) is searched whatever the glob.
+                // A root that is a file (one swapped in for the folder after the
+                // stat) is searched whatever the glob, as a named file would be.
                 let wanted = entry.kind() == WalkEntryKind::File
                     && (entry.path().is_empty()
                         || self
@@ -413,6 +499,8 @@ struct Query {
     context: usize,
     limit: usize,
     gitignore: bool,
+    max_file_size: u64,
+    skip_hidden: bool,
 }
 
 fn parse(input: &Value) -> Result<Query, String> {
@@ -432,6 +520,11 @@ fn parse(input: &Value) -> Result<Query, String> {
         .unwrap_or(DEFAULT_LIMIT)
         .min(LIMIT_CEILING);
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
+    let max_file_size = args
+        .opt_positive_int("maxFileSize")?
+        .unwrap_or(DEFAULT_MAX_FILE_SIZE)
+        .min(MAX_FILE_SIZE_CEILING);
+    let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
     flags.ignore_case |= ignore_case;
     let matcher = compile(&regex_source(pattern, literal, flags))?;
     let label = if literal {
@@ -460,6 +553,8 @@ fn parse(input: &Value) -> Result<Query, String> {
         context: usize::try_from(context).unwrap_or(usize::MAX),
         limit: limit as usize,
         gitignore,
+        max_file_size,
+        skip_hidden,
     })
 }
 
@@ -517,8 +612,18 @@ fn render(files: &[FileHits], root: Option<&str>, limit: usize, context: usize) 
     (out, shown)
 }
 
+/// How the summary names the size limit: `2 MiB` for the default (the wording
+/// scripts already match), the exact byte count for any other value.
+fn size_limit_label(max_file_size: u64) -> String {
+    if max_file_size == DEFAULT_MAX_FILE_SIZE {
+        "2 MiB".to_string()
+    } else {
+        plural(max_file_size, "byte", "bytes")
+    }
+}
+
 /// The closing line: what was found, whether the limit cut it, what was skipped.
-fn summary(t: &Totals, shown: usize, label: &str) -> String {
+fn summary(t: &Totals, shown: usize, label: &str, max_file_size: u64) -> String {
     let searched = plural(t.searched, "file", "files");
     let mut line = if t.matches == 0 {
         format!("No matches for {label} in {searched}.")
@@ -545,8 +650,9 @@ fn summary(t: &Totals, shown: usize, label: &str) -> String {
     }
     if t.too_large > 0 {
         skipped.push(format!(
-            "{} over 2 MiB",
-            plural(t.too_large, "file", "files")
+            "{} over {}",
+            plural(t.too_large, "file", "files"),
+            size_limit_label(max_file_size)
         ));
     }
     if t.unreadable > 0 {
@@ -566,6 +672,36 @@ fn summary(t: &Totals, shown: usize, label: &str) -> String {
     line
 }
 
+/// Search the one file named as `path` (streamed, see the module comment) into
+/// `shared.gathered`, like one walking thread that met only the root. A file that
+/// cannot be opened is counted as unreadable, as the walk counts it.
+async fn search_named_file(
+    ctx: &ToolContext,
+    abs: &str,
+    shared: &Arc<Shared>,
+) -> Result<(), String> {
+    let mut g = shared.gathered();
+    match ctx.fs.open_read(abs).await {
+        Err(_) => g.unreadable += 1,
+        Ok(reader) => {
+            let worker = Arc::clone(shared);
+            g = crate::backends::local::blocking(move || {
+                worker.search_stream(reader, &mut g);
+                Ok(g)
+            })
+            .await
+            .map_err(|e| format!("The search failed unexpectedly: {e}"))?;
+        }
+    }
+    g.kept.finish();
+    shared
+        .gathered
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(g);
+    Ok(())
+}
+
 /// Run a validated query.
 async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let shown_root = query.path.as_deref().unwrap_or(".");
@@ -573,7 +709,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         Ok(abs) => abs,
         Err(message) => return ToolResult::failure(message),
     };
-    match ctx.fs.stat(&abs).await {
+    let named_file = match ctx.fs.stat(&abs).await {
         Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
         // Named outright, a FIFO or device would otherwise be skipped in silence
         // (a walk never opens one: reading could block or never end).
@@ -583,20 +719,32 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
                 crate::tools::not_regular(shown_root, &info)
             ));
         }
-        Ok(_) => {}
-    }
+        Ok(info) => info.is_file,
+    };
+    let read_limits = ReadLimits {
+        max_size: query.max_file_size,
+        nul_sniff: NUL_SNIFF,
+    };
     let shared = Arc::new(Shared {
         matcher: query.matcher,
         glob: query.glob,
         limit: query.limit,
         context: query.context,
+        read_limits,
+        skip_hidden: query.skip_hidden,
         cancel: ctx.cancel.clone(),
         cancelled: AtomicBool::new(false),
         gathered: Mutex::new(Vec::new()),
     });
-    let options = walk_options(abs, query.gitignore);
-    if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), Some(READ_LIMITS)).await {
-        return ToolResult::failure(message);
+    if named_file {
+        if let Err(message) = search_named_file(ctx, &abs, &shared).await {
+            return ToolResult::failure(message);
+        }
+    } else {
+        let options = walk_options(abs, query.gitignore);
+        if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), Some(read_limits)).await {
+            return ToolResult::failure(message);
+        }
     }
     if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
         return ToolResult::failure("grep was cancelled.");
@@ -627,7 +775,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     if !out.is_empty() {
         out.push('\n');
     }
-    out.push_str(&summary(&totals, shown, &query.label));
+    out.push_str(&summary(&totals, shown, &query.label, query.max_file_size));
     ToolResult::text(clamp_for(ctx, "grep", &out))
 }
 
@@ -638,7 +786,7 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> &str {
-        "Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences). Each matching line is a `PATH:LINE: TEXT` row, files in byte-wise path order and lines ascending, followed by a summary line. Hidden files are searched; .git and node_modules, files over 2 MiB and binary files are skipped."
+        "Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences). Each matching line is a `PATH:LINE: TEXT` row, files in byte-wise path order and lines ascending, followed by a summary line. Unlike rg, hidden files and files that .gitignore excludes are searched by default, because an agent must see every file it may edit (dotfiles and ignored build output included) and the same tree must give the same answer whatever ignore files say; skipHidden (--skip-hidden) skips dot-entries and gitignore (--gitignore) honours ignore files. .git, node_modules and .indus-process are never entered. Binary files, and files found by the walk that are larger than maxFileSize (default 2 MiB), are skipped and counted; a file named as path is searched whatever its size."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -653,7 +801,9 @@ impl Tool for Grep {
                 "context": { "type": "integer", "minimum": 0, "description": "Lines of context to show before and after each match (default 0)." },
                 "glob": { "type": "string", "description": "Only search files whose name matches this glob, e.g. \"*.rs\" (a glob containing / matches the path below the search root)." },
                 "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many matching lines (default 200, at most 5000)." },
-                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false)." }
+                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike rg, ignored files such as build output are searched, so the same tree gives the same answer whatever ignore files say)." },
+                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
+                "maxFileSize": { "type": "integer", "minimum": 1, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." }
             },
             "required": ["pattern"]
         })
@@ -789,7 +939,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 1, "/x/"),
+            summary(&t, 1, "/x/", DEFAULT_MAX_FILE_SIZE),
             "Found 1 match in 1 file (searched 3 files)."
         );
         let t = Totals {
@@ -801,8 +951,17 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 0, "/x/i"),
+            summary(&t, 0, "/x/i", DEFAULT_MAX_FILE_SIZE),
             "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 2 MiB and 1 unreadable entry."
+        );
+        // Another limit is named exactly, in bytes.
+        assert_eq!(
+            summary(&t, 0, "/x/i", 1000),
+            "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 1000 bytes and 1 unreadable entry."
+        );
+        assert_eq!(
+            summary(&t, 0, "/x/i", 1),
+            "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 1 byte and 1 unreadable entry."
         );
         let t = Totals {
             searched: 9,
@@ -811,8 +970,31 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 5, "/x/"),
+            summary(&t, 5, "/x/", DEFAULT_MAX_FILE_SIZE),
             "Showing the first 5 of 12 matches in 4 files (searched 9 files); raise limit to see more."
+        );
+    }
+
+    #[test]
+    fn max_file_size_is_pinned_not_refused() {
+        let q = parse(&json!({"pattern": "x"})).unwrap();
+        assert_eq!(q.max_file_size, DEFAULT_MAX_FILE_SIZE);
+        let q = parse(&json!({"pattern": "x", "maxFileSize": 1e12})).unwrap();
+        assert_eq!(q.max_file_size, MAX_FILE_SIZE_CEILING);
+        let t = Totals {
+            too_large: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&t, 0, "/x/", q.max_file_size),
+            "No matches for /x/ in 0 files. Skipped 1 file over 134217728 bytes."
+        );
+        let err = parse(&json!({"pattern": "x", "maxFileSize": -5}))
+            .err()
+            .unwrap();
+        assert_eq!(
+            err,
+            "Invalid \"maxFileSize\": expected a positive integer, got the number -5."
         );
     }
 
@@ -843,6 +1025,8 @@ mod tests {
             glob: None,
             limit: 10,
             context: 0,
+            read_limits: READ_LIMITS,
+            skip_hidden: false,
             cancel: CancellationToken::new(),
             cancelled: AtomicBool::new(false),
             gathered: Mutex::new(Vec::new()),
@@ -878,6 +1062,19 @@ mod tests {
         token.cancel();
         let query = parse(&json!({"pattern": "hit"})).unwrap();
         // `execute` is past the kernel's pre-flight check: the walk itself must notice.
+        let result = execute(query, &ctx.with_cancel(token)).await;
+        assert!(result.is_error);
+        assert_eq!(result.project(), json!("grep was cancelled."));
+    }
+
+    #[tokio::test]
+    async fn a_cancel_stops_a_streamed_named_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "hit\n".repeat(10_000)).unwrap();
+        let ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
+        let token = CancellationToken::new();
+        token.cancel();
+        let query = parse(&json!({"pattern": "hit", "path": "a.txt"})).unwrap();
         let result = execute(query, &ctx.with_cancel(token)).await;
         assert!(result.is_error);
         assert_eq!(result.project(), json!("grep was cancelled."));

@@ -116,6 +116,16 @@ mod tests {
             ("find", json!({"pattern": "*"})),
             ("find", json!({"pattern": "a", "type": "dir"})),
             ("find", json!({"pattern": "*.RS", "path": "a", "limit": 1})),
+            // Issue 16's inputs: the size limit, named files, dot-entries, path globs.
+            ("grep", json!({"pattern": "hit", "maxFileSize": 8})),
+            (
+                "grep",
+                json!({"pattern": "hit", "path": "A/x.rs", "maxFileSize": 1}),
+            ),
+            ("grep", json!({"pattern": "hit", "skipHidden": true})),
+            ("find", json!({"pattern": "*", "skipHidden": true})),
+            ("find", json!({"pattern": "a/**/*.rs"})),
+            ("find", json!({"pattern": "*.{rs,txt}", "path": "a"})),
         ];
         for (tool, input) in calls {
             let want = run(&fast, tool, input.clone()).await;

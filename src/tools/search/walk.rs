@@ -1,7 +1,7 @@
-//! What grep and find share: the prune set, the one path order both print in, the
-//! per-thread "first N" keeper that bounds memory without losing determinism, and
-//! the walk driver (the backend's parallel fast path, else a sequential walk over
-//! the plain `Fs` calls).
+//! What grep and find share: the prune set and the `skipHidden` rule, the one path
+//! order both print in and the one way both spell a path, the per-thread "first N"
+//! keeper that bounds memory without losing determinism, and the walk driver (the
+//! backend's parallel fast path, else a sequential walk over the plain `Fs` calls).
 //!
 //! Determinism comes from ordering *after* the parallel walk: each thread keeps only
 //! what could still be among the first N results in path order, the kept parts are
@@ -18,8 +18,11 @@ use crate::kernel::{
     WalkOptions, WalkVisitor, WalkVisitorFactory,
 };
 
-/// Entry names never visited below a search root, whatever their kind.
-pub const PRUNED: [&str; 2] = [".git", "node_modules"];
+/// Entry names never visited below a search root, whatever their kind: version
+/// control internals, installed dependencies, and the toolbox's own state folder
+/// (which lives under `--cwd`, so a search of the working directory would otherwise
+/// report the job table and captured output of the very tools running it).
+pub const PRUNED: [&str; 3] = [".git", "node_modules", ".indus-process"];
 
 /// The walk options both tools use.
 pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
@@ -29,6 +32,13 @@ pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
         ignore_files,
         threads: 0,
     }
+}
+
+/// Whether `skipHidden` leaves this entry out: a dot-name below the root. The root
+/// is exempt, so a dot-folder named outright (`.github`) is still searched. Decided
+/// by the visitors rather than the backend, so every `Fs` walk honours it the same.
+pub fn is_hidden_below_root(entry: &dyn WalkEntry) -> bool {
+    !entry.path().is_empty() && entry.name().starts_with('.')
 }
 
 /// The output order: paths compared byte by byte, component by component, so a
@@ -53,8 +63,10 @@ pub fn path_order(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// A root-relative display path: the root as the user spelled it, joined with the
-/// entry's path below it; with no spelling (the cwd), the path below it alone.
+/// How grep's rows and find's rows spell a path: the root as the user spelled it,
+/// joined with the entry's path below it; with no spelling (the cwd), the path below
+/// it alone (`.` for the cwd itself). One function, so the two tools' paths can be
+/// pasted into each other and into the other tools.
 pub fn display_path(root: Option<&str>, rel: &str) -> String {
     match root {
         None if rel.is_empty() => ".".to_string(),
