@@ -82,12 +82,8 @@ fn every_family_round_trips_in_order() {
             .unwrap()
             .contains("     1\tone\n     2\ttwo")
     );
-    assert!(
-        got[4]["output"]
-            .as_str()
-            .unwrap()
-            .contains("src/lib.rs:2: fn beta() {}")
-    );
+    assert_eq!(got[4]["output"]["rows"][0]["path"], "src/lib.rs");
+    assert_eq!(got[4]["output"]["rows"][0]["text"], "fn beta() {}");
     assert_eq!(got[6]["output"]["stdout"], "one\n2\n");
     assert_eq!(got[6]["output"]["exitCode"], 0);
     assert_eq!(got[7]["output"], serde_json::json!({"jobs": []}));

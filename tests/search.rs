@@ -1047,19 +1047,41 @@ fn json_output_is_one_outcome_line() {
     let env = scrambled_tree();
     let (outcome, out) = env.run_json(&["grep", "hit", "--limit", "1"]);
     assert_eq!(code(&out), 0);
+    // Programs get the totals and the rows as records, keys in this order.
     assert_eq!(
         outcome,
         json!({
             "id": "cli",
-            "output": ".hidden.txt:2: hit here\n\nShowing the first 1 of 10 matches in 10 files (searched 10 files); raise limit to see more.",
+            "output": {
+                "count": 10, "files": 10, "searched": 10, "shown": 1,
+                "skipped": {"binary": 0, "tooLarge": 0, "unreadable": 0},
+                "rows": [{"path": ".hidden.txt", "line": 2, "text": "hit here", "kind": "match"}]
+            },
             "is_error": false
         })
     );
+    assert!(stdout(&out).starts_with(
+        r#"{"id":"cli","output":{"count":10,"files":10,"searched":10,"shown":1,"skipped":{"#
+    ));
     let (outcome, out) = env.run_json(&["find", "*.TXT", "a"]);
     assert_eq!(code(&out), 0);
+    let size = |p: &str| std::fs::metadata(env.path(p)).unwrap().len();
     assert_eq!(
         outcome["output"],
-        json!("a/B.txt\na/b/c.txt\na/z.txt\n\nFound 3 matches among 5 entries.")
+        json!({
+            "count": 3, "shown": 3, "walked": 5, "unreadable": 0,
+            "entries": [
+                {"path": "a/B.txt", "kind": "file", "size": size("a/B.txt")},
+                {"path": "a/b/c.txt", "kind": "file", "size": size("a/b/c.txt")},
+                {"path": "a/z.txt", "kind": "file", "size": size("a/z.txt")}
+            ]
+        })
+    );
+    // Text mode keeps the rows and the summary for people.
+    let out = env.run(&["find", "*.TXT", "a"]);
+    assert_eq!(
+        stdout(&out),
+        "a/B.txt\na/b/c.txt\na/z.txt\n\nFound 3 matches among 5 entries.\n"
     );
     let (outcome, out) = env.run_json(&["grep", "("]);
     assert_eq!(code(&out), 1);
@@ -1160,4 +1182,54 @@ fn output_is_clamped_with_the_tool_notice() {
     assert!(text.contains("[grep: "), "{text}");
     assert!(text.starts_with("a.txt:1: hit number 1\n"));
     assert!(text.ends_with("Found 400 matches in 1 file (searched 1 file)."));
+}
+
+#[test]
+fn a_clamped_grep_cuts_between_rows_and_counts_what_it_left_out() {
+    let env = TestEnv::new();
+    for i in 0..60 {
+        env.write(
+            &format!("dir{i:02}/file.txt"),
+            format!("{}\n", "needle and a long tail of words ".repeat(3)),
+        );
+    }
+    for budget in ["300", "517", "1000", "2049"] {
+        let out = env.run(&["--max-bytes", budget, "grep", "needle"]);
+        assert_eq!(code(&out), 0);
+        let text = stdout(&out);
+        assert!(
+            text.len() <= budget.parse::<usize>().unwrap() + 1,
+            "{}",
+            text.len()
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        let notice = lines.iter().find(|l| l.starts_with("[grep: ")).unwrap();
+        let kept: Vec<&&str> = lines.iter().take_while(|l| !l.starts_with('[')).collect();
+        // Every row is whole: a real file, line 1, the whole line.
+        for row in &kept {
+            let (path, rest) = row.split_once(":1: ").expect("a whole row");
+            assert!(env.path(path).is_file(), "a row naming no file: {row:?}");
+            assert_eq!(rest, "needle and a long tail of words ".repeat(3));
+        }
+        assert_eq!(
+            *notice,
+            format!(
+                "[grep: {} rows left out to stay within the output ceiling]",
+                60 - kept.len()
+            )
+        );
+        assert_eq!(
+            *lines.last().unwrap(),
+            "Found 60 matches in 60 files (searched 60 files)."
+        );
+    }
+    // Programs test for "no match" by the count.
+    let (v, out) = env.run_json(&["grep", "nowhere"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(v["output"]["count"], json!(0));
+    assert_eq!(v["output"]["rows"], json!([]));
+    let (v, _) = env.run_json(&["--max-bytes", "400", "grep", "needle"]);
+    let rows = v["output"]["rows"].as_array().unwrap();
+    assert_eq!(v["output"]["omitted"], json!(60 - rows.len()));
+    assert!(v["output"].to_string().len() <= 400);
 }

@@ -24,10 +24,10 @@ use super::walk::{
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntryKind,
-    WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
+    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult,
+    WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
-use crate::tools::clamp_for;
+use crate::tools::{clamp_rows, record_with_rows};
 
 /// Entries shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 500;
@@ -136,7 +136,7 @@ enum Kind {
     Dir,
 }
 
-struct Found(String);
+struct Found(String, &'static str);
 
 impl Ranked for Found {
     fn key(&self) -> &str {
@@ -226,7 +226,13 @@ impl WalkVisitor for Visitor<'_> {
         }
         g.matches += 1;
         if g.kept.wants(entry.path()) {
-            g.kept.push(Found(entry.path().to_string()));
+            let kind = match entry.kind() {
+                WalkEntryKind::Dir => "dir",
+                WalkEntryKind::File => "file",
+                WalkEntryKind::Symlink => "link",
+                WalkEntryKind::Other => "other",
+            };
+            g.kept.push(Found(entry.path().to_string(), kind));
         }
         WalkFlow::Continue
     }
@@ -338,6 +344,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         cancelled: AtomicBool::new(false),
         gathered: Mutex::new(Vec::new()),
     });
+    let abs_root = abs.clone();
     let options = walk_options(abs, query.gitignore);
     if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
         return ToolResult::failure(message);
@@ -359,22 +366,55 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     }
     let found = merge(kept);
     let shown = found.len().min(query.limit);
-    let mut out = String::new();
-    for f in &found[..shown] {
-        out.push_str(&display_path(query.path.as_deref(), &f.0));
-        out.push('\n');
+    let rows: Vec<String> = found[..shown]
+        .iter()
+        .map(|f| display_path(query.path.as_deref(), &f.0))
+        .collect();
+    let closing = summary(matches, shown, entries, unreadable, &query.pattern);
+    let tail = if rows.is_empty() {
+        closing
+    } else {
+        format!("\n\n{closing}")
+    };
+    let text = clamp_rows(ctx, "find", "", &rows, &tail);
+    // For programs: the count (0 is "no match") and the entries shown, with their
+    // kind as walked (a link is not followed) and size (0 for a folder).
+    let mut records = Vec::with_capacity(rows.len());
+    for (f, shown_path) in found[..shown].iter().zip(&rows) {
+        let size = if f.1 == "file" {
+            let abs = join_below(&abs_root, &f.0);
+            ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0)
+        } else {
+            0
+        };
+        records.push(json!({"path": shown_path, "kind": f.1, "size": size}));
     }
-    if !out.is_empty() {
-        out.push('\n');
+    let mut record = serde_json::Map::new();
+    record.insert("count".into(), json!(matches));
+    record.insert("shown".into(), json!(shown));
+    record.insert("walked".into(), json!(entries));
+    record.insert("unreadable".into(), json!(unreadable));
+    ToolResult {
+        content: vec![
+            ToolContentBlock::Text(text),
+            ToolContentBlock::Json(record_with_rows(
+                record,
+                "entries",
+                records,
+                ctx.budget.max_bytes,
+            )),
+        ],
+        is_error: false,
     }
-    out.push_str(&summary(
-        matches,
-        shown,
-        entries,
-        unreadable,
-        &query.pattern,
-    ));
-    ToolResult::text(clamp_for(ctx, "find", &out))
+}
+
+/// The absolute path of `below` (a walk path, `""` for the root) under `root`.
+fn join_below(root: &str, below: &str) -> String {
+    if below.is_empty() {
+        root.to_string()
+    } else {
+        format!("{}/{below}", root.trim_end_matches('/'))
+    }
 }
 
 #[async_trait]

@@ -30,11 +30,11 @@ use super::walk::{
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContext,
-    ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
-    define_tool,
+    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContentBlock,
+    ToolContext, ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor,
+    WalkVisitorFactory, define_tool,
 };
-use crate::tools::clamp_for;
+use crate::tools::{clamp_rows, record_with_rows};
 
 /// Hits shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 200;
@@ -570,9 +570,17 @@ struct Totals {
 }
 
 /// The rows: matches as `PATH:LINE: TEXT`, context as `PATH-LINE- TEXT`, `--`
-/// between groups that are not adjacent. Returns the text and the matches shown.
-fn render(files: &[FileHits], root: Option<&str>, limit: usize, context: usize) -> (String, usize) {
-    let mut out = String::new();
+/// between groups that are not adjacent, one text row each; beside them the same
+/// lines as records (`{path, line, text, kind}`, `kind` `match` or `context`).
+/// Returns both and the matches shown.
+fn render(
+    files: &[FileHits],
+    root: Option<&str>,
+    limit: usize,
+    context: usize,
+) -> (Vec<String>, Vec<Value>, usize) {
+    let mut rows = Vec::new();
+    let mut records = Vec::new();
     let mut shown = 0usize;
     let mut last_match = 0u64;
     let mut previous: Option<(usize, u64)> = None;
@@ -592,16 +600,19 @@ fn render(files: &[FileHits], root: Option<&str>, limit: usize, context: usize) 
                 && let Some((pi, pn)) = previous
                 && (pi != index || pn.wrapping_add(1) != line.number)
             {
-                out.push_str("--\n");
+                rows.push("--".to_string());
             }
             let sep = if line.is_match { ':' } else { '-' };
-            out.push_str(&shown_path);
-            out.push(sep);
-            out.push_str(&line.number.to_string());
-            out.push(sep);
-            out.push(' ');
-            out.push_str(&line.text);
-            out.push('\n');
+            rows.push(format!(
+                "{shown_path}{sep}{}{sep} {}",
+                line.number, line.text
+            ));
+            records.push(json!({
+                "path": shown_path,
+                "line": line.number,
+                "text": line.text,
+                "kind": if line.is_match { "match" } else { "context" },
+            }));
             if line.is_match {
                 shown += 1;
                 last_match = line.number;
@@ -609,7 +620,7 @@ fn render(files: &[FileHits], root: Option<&str>, limit: usize, context: usize) 
             previous = Some((index, line.number));
         }
     }
-    (out, shown)
+    (rows, records, shown)
 }
 
 /// How the summary names the size limit: `2 MiB` for the default (the wording
@@ -770,13 +781,40 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             .windows(2)
             .all(|w| path_order(&w[0].path, &w[1].path).is_lt())
     );
-    let (rows, shown) = render(&files, query.path.as_deref(), query.limit, query.context);
-    let mut out = rows;
-    if !out.is_empty() {
-        out.push('\n');
+    let (rows, records, shown) = render(&files, query.path.as_deref(), query.limit, query.context);
+    let closing = summary(&totals, shown, &query.label, query.max_file_size);
+    let tail = if rows.is_empty() {
+        closing
+    } else {
+        format!("\n\n{closing}")
+    };
+    let text = clamp_rows(ctx, "grep", "", &rows, &tail);
+    // For programs: the totals (`count` = 0 is "no match") and the lines shown.
+    let mut record = serde_json::Map::new();
+    record.insert("count".into(), json!(totals.matches));
+    record.insert("files".into(), json!(totals.with_matches));
+    record.insert("searched".into(), json!(totals.searched));
+    record.insert("shown".into(), json!(shown));
+    record.insert(
+        "skipped".into(),
+        json!({
+            "binary": totals.binary,
+            "tooLarge": totals.too_large,
+            "unreadable": totals.unreadable,
+        }),
+    );
+    ToolResult {
+        content: vec![
+            ToolContentBlock::Text(text),
+            ToolContentBlock::Json(record_with_rows(
+                record,
+                "rows",
+                records,
+                ctx.budget.max_bytes,
+            )),
+        ],
+        is_error: false,
     }
-    out.push_str(&summary(&totals, shown, &query.label, query.max_file_size));
-    ToolResult::text(clamp_for(ctx, "grep", &out))
 }
 
 #[async_trait]

@@ -85,10 +85,17 @@ mod tests {
             super::find_tool()
         };
         let result = tool.run_result(input, ctx).await;
-        (
-            result.project().as_str().unwrap().to_string(),
-            result.is_error,
-        )
+        // The text for people; the record for programs is compared beside it.
+        let text = match &result.content[0] {
+            crate::kernel::ToolContentBlock::Text(t) => t.clone(),
+            crate::kernel::ToolContentBlock::Json(v) => v.to_string(),
+        };
+        let record = result
+            .content
+            .get(1)
+            .map(|b| b.to_value().to_string())
+            .unwrap_or_default();
+        (format!("{text}{record}"), result.is_error)
     }
 
     #[tokio::test]
@@ -134,6 +141,7 @@ mod tests {
             assert_eq!(got, want, "{tool} {input}");
         }
         let (all, _) = run(&fast, "grep", json!({"pattern": "hit"})).await;
+        let all = &all[..all.find("{\"kind\"").unwrap_or(all.len())];
         assert_eq!(
             all,
             ".hidden:1: hit hidden\nA/x.rs:1: fn hit() {}\na/deep/y.rs:2: hit y\na-b.txt:1: hit dash\nb.txt:1: hit b\n\nFound 5 matches in 5 files (searched 5 files). Skipped 1 binary file."
