@@ -141,12 +141,7 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
         spelling: "--json".to_string(),
         takes_value: true,
     }];
-    let empty = serde_json::Map::new();
-    let props = descriptor
-        .parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let props = properties(descriptor);
     for (key, schema) in props {
         let takes_value = schema_type(schema) != "boolean";
         flags.push(ToolFlag {
@@ -161,6 +156,16 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
         }
     }
     flags
+}
+
+/// A descriptor's input keys and their schemas (none when it declares none).
+pub fn properties(descriptor: &ToolDescriptor) -> &serde_json::Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
+    descriptor
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| EMPTY.get_or_init(serde_json::Map::new))
 }
 
 /// The meta-commands, which are not tools.
@@ -246,12 +251,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let empty = serde_json::Map::new();
-    let props = descriptor
-        .parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let props = properties(descriptor);
     if let Some(shape) = shape {
         for key in shape.positionals {
             if let Some(schema) = props.get(*key) {

@@ -509,12 +509,7 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
         }
         None => Map::new(),
     };
-    let empty = Map::new();
-    let props = descriptor
-        .parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+    let props = command::properties(descriptor);
     for (key, schema) in props {
         if let Some(raw) = m.get_one::<String>(key) {
             input.insert(key.clone(), flag_value(key, schema, raw)?);

@@ -7,7 +7,7 @@ pub mod search;
 pub mod shell;
 pub mod web;
 
-use crate::kernel::{FsEntryInfo, OutputBudget, ToolContext, clamp};
+use crate::kernel::{FsEntryInfo, OutputBudget, ToolContext, ToolResult, clamp};
 
 /// The wall clock in epoch milliseconds, as the gate's records and the job table
 /// store it.
@@ -98,6 +98,18 @@ pub fn clamp_rows(
     };
     let k = longest_fitting_prefix(rows.len(), |k| join(k, Some(notice(k))).len() <= budget);
     clamp_for(ctx, tool, &join(k, Some(notice(k))))
+}
+
+/// An answer in two forms: `text` for people and `record` for programs (what
+/// `program_view` gives `--format json` and `batch`).
+pub fn text_and_record(text: String, record: serde_json::Value, is_error: bool) -> ToolResult {
+    ToolResult {
+        content: vec![
+            crate::kernel::ToolContentBlock::Text(text),
+            crate::kernel::ToolContentBlock::Json(record),
+        ],
+        is_error,
+    }
 }
 
 /// A record for programs holding `rows` under `key`, within `max_bytes`: when the

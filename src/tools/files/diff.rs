@@ -196,27 +196,8 @@ fn window<'a>(before: &'a str, after: &'a str, margin: Option<usize>) -> Window<
         }
     }
 
-    let mut start = prefix;
-    for _ in 0..margin {
-        if start == 0 {
-            break;
-        }
-        start = memchr::memrchr(b'\n', &b[..start - 1]).map_or(0, |i| i + 1);
-    }
-    let (mut stop_b, mut stop_a) = (end_b, end_a);
-    for _ in 0..margin {
-        match memchr::memchr(b'\n', &b[stop_b..]) {
-            Some(i) => {
-                stop_b += i + 1;
-                stop_a += i + 1;
-            }
-            None => {
-                stop_b = b.len();
-                stop_a = a.len();
-                break;
-            }
-        }
-    }
+    let start = lines_back(b, prefix, margin).0;
+    let (stop_b, stop_a) = lines_on(b, a, (end_b, end_a), margin);
 
     let old = raw_lines(&before[start..stop_b]);
     let new = raw_lines(&after[start..stop_a]);
@@ -236,27 +217,8 @@ fn window<'a>(before: &'a str, after: &'a str, margin: Option<usize>) -> Window<
     if blocks.is_empty() {
         (lead_missing, trail_missing) = (0, 0);
     }
-    let mut front = start;
-    let mut shift = 0;
-    while lead_missing > 0 && front > 0 {
-        front = memchr::memrchr(b'\n', &b[..front - 1]).map_or(0, |i| i + 1);
-        lead_missing -= 1;
-        shift += 1;
-    }
-    let (mut back_b, mut back_a) = (stop_b, stop_a);
-    while trail_missing > 0 && back_b < b.len() {
-        match memchr::memchr(b'\n', &b[back_b..]) {
-            Some(i) => {
-                back_b += i + 1;
-                back_a += i + 1;
-            }
-            None => {
-                back_b = b.len();
-                back_a = a.len();
-            }
-        }
-        trail_missing -= 1;
-    }
+    let (front, shift) = lines_back(b, start, lead_missing);
+    let (back_b, back_a) = lines_on(b, a, (stop_b, stop_a), trail_missing);
     if front == start && back_b == stop_b {
         return Window {
             old,
@@ -275,6 +237,32 @@ fn window<'a>(before: &'a str, after: &'a str, margin: Option<usize>) -> Window<
         skipped: count_newlines(&b[..front]),
         blocks,
     }
+}
+
+/// The start of the line `n` lines before the one holding `at` (a line start), and
+/// how many lines were stepped over (fewer at the text's start).
+fn lines_back(b: &[u8], mut at: usize, n: usize) -> (usize, usize) {
+    let mut stepped = 0;
+    while stepped < n && at > 0 {
+        at = memchr::memrchr(b'\n', &b[..at - 1]).map_or(0, |i| i + 1);
+        stepped += 1;
+    }
+    (at, stepped)
+}
+
+/// `n` whole lines on from `(at_b, at_a)`, positions in `b` and `a` whose rest is
+/// the same bytes; at the end of `b`, both ends.
+fn lines_on(b: &[u8], a: &[u8], (mut at_b, mut at_a): (usize, usize), n: usize) -> (usize, usize) {
+    for _ in 0..n {
+        match memchr::memchr(b'\n', &b[at_b..]) {
+            Some(i) => {
+                at_b += i + 1;
+                at_a += i + 1;
+            }
+            None => return (b.len(), a.len()),
+        }
+    }
+    (at_b, at_a)
 }
 
 /// A fast, non-cryptographic hash of a line (FxHash's mixing over 8-byte words).
@@ -646,23 +634,9 @@ pub fn render_splice_diff(
     let bytes = after.as_bytes();
     let mut margin = 4 * context + 16;
     loop {
-        let mut start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-        for _ in 0..margin {
-            if start == 0 {
-                break;
-            }
-            start = memchr::memrchr(b'\n', &bytes[..start - 1]).map_or(0, |i| i + 1);
-        }
-        let mut end = at + inserted_len;
-        for _ in 0..=margin {
-            match memchr::memchr(b'\n', &bytes[end..]) {
-                Some(i) => end += i + 1,
-                None => {
-                    end = bytes.len();
-                    break;
-                }
-            }
-        }
+        let line = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let start = lines_back(bytes, line, margin).0;
+        let end = lines_on(bytes, bytes, (at + inserted_len, 0), margin + 1).0;
         let before = format!(
             "{}{removed}{}",
             &after[start..at],

@@ -13,10 +13,9 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::{
-    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContentBlock, ToolContext, ToolResult,
-    define_tool,
+    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
 };
-use crate::tools::{clamp_for, clamp_rows, plural, record_with_rows};
+use crate::tools::{clamp_for, clamp_rows, plural, record_with_rows, text_and_record};
 
 struct Ls;
 
@@ -207,18 +206,8 @@ fn answer(
     record.insert("count".into(), json!(count));
     record.insert("shown".into(), json!(rows.len()));
     record.insert("hidden".into(), json!(hidden));
-    ToolResult {
-        content: vec![
-            ToolContentBlock::Text(text),
-            ToolContentBlock::Json(record_with_rows(
-                record,
-                "entries",
-                entries,
-                ctx.budget.max_bytes,
-            )),
-        ],
-        is_error: false,
-    }
+    let record = record_with_rows(record, "entries", entries, ctx.budget.max_bytes);
+    text_and_record(text, record, false)
 }
 
 /// The `ls` tool.

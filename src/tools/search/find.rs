@@ -24,10 +24,10 @@ use super::walk::{
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult,
-    WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
+    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntryKind,
+    WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
-use crate::tools::{clamp_rows, record_with_rows};
+use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
 /// Entries shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 500;
@@ -394,18 +394,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     record.insert("shown".into(), json!(shown));
     record.insert("walked".into(), json!(entries));
     record.insert("unreadable".into(), json!(unreadable));
-    ToolResult {
-        content: vec![
-            ToolContentBlock::Text(text),
-            ToolContentBlock::Json(record_with_rows(
-                record,
-                "entries",
-                records,
-                ctx.budget.max_bytes,
-            )),
-        ],
-        is_error: false,
-    }
+    let record = record_with_rows(record, "entries", records, ctx.budget.max_bytes);
+    text_and_record(text, record, false)
 }
 
 /// The absolute path of `below` (a walk path, `""` for the root) under `root`.

@@ -30,11 +30,11 @@ use super::walk::{
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContentBlock,
-    ToolContext, ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor,
-    WalkVisitorFactory, define_tool,
+    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContext,
+    ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
+    define_tool,
 };
-use crate::tools::{clamp_rows, record_with_rows};
+use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
 /// Hits shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 200;
@@ -803,18 +803,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             "unreadable": totals.unreadable,
         }),
     );
-    ToolResult {
-        content: vec![
-            ToolContentBlock::Text(text),
-            ToolContentBlock::Json(record_with_rows(
-                record,
-                "rows",
-                records,
-                ctx.budget.max_bytes,
-            )),
-        ],
-        is_error: false,
-    }
+    let record = record_with_rows(record, "rows", records, ctx.budget.max_bytes);
+    text_and_record(text, record, false)
 }
 
 #[async_trait]

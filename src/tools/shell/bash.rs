@@ -20,9 +20,9 @@ use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::{
     DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
-    ToolContentBlock, ToolContext, ToolResult, define_tool,
+    ToolContext, ToolResult, define_tool,
 };
-use crate::tools::{clamp_for, plural};
+use crate::tools::{clamp_for, plural, text_and_record};
 
 /// The default deadline: 2 minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -130,10 +130,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                 started.elapsed(),
                 budget,
             );
-            Ok(ToolResult {
-                content: vec![ToolContentBlock::Text(text), ToolContentBlock::Json(record)],
-                is_error: done.code != Some(0),
-            })
+            Ok(text_and_record(text, record, done.code != Some(0)))
         }
         Err(e) => match ExecTimeout::of(&e) {
             Some(t) => {
@@ -158,10 +155,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                     started.elapsed(),
                     budget,
                 );
-                Err(ToolResult {
-                    content: vec![ToolContentBlock::Text(text), ToolContentBlock::Json(record)],
-                    is_error: true,
-                })
+                Err(text_and_record(text, record, true))
             }
             None => Err(fail(format!("bash could not run the command: {e}"))),
         },

@@ -21,12 +21,12 @@ use serde_json::{Value, json};
 use super::{human_duration, one_line, signal_name, working_dir};
 use crate::kernel::input::Args;
 use crate::kernel::{
-    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool,
-    ToolContentBlock, ToolContext, ToolResult, define_tool,
+    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
+    ToolResult, define_tool,
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
-use crate::tools::{clamp_for, now_ms, plural};
+use crate::tools::{clamp_for, now_ms, plural, text_and_record};
 
 /// The most of each stream one `poll` returns: the newest bytes win.
 pub const POLL_WINDOW: u64 = 32 * 1024;
@@ -103,13 +103,11 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
         _ => remove(ctx, &args, &state).await?,
     };
     // People read the text; programs the record (the job's fields).
-    Ok(ToolResult {
-        content: vec![
-            ToolContentBlock::Text(clamp_for(ctx, "process", &text)),
-            ToolContentBlock::Json(record),
-        ],
-        is_error: false,
-    })
+    Ok(text_and_record(
+        clamp_for(ctx, "process", &text),
+        record,
+        false,
+    ))
 }
 
 /// A job as a record: `{id, pid, status, exitCode, signal, command, cwd,
