@@ -180,7 +180,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Absolute http:// or https:// URL.')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'text (default), markdown or html. [one of: text, markdown, html]')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Stop downloading after this many bytes of body (default 1048576, at most 5242880).')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default 30000, at most 120000).')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -165,7 +165,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --url 'Absolute http:// or https:// URL.'
             cand --format 'text (default), markdown or html. [one of: text, markdown, html]'
-            cand --max-bytes 'Stop downloading after this many bytes of body (default 1048576, at most 5242880).'
+            cand --max-bytes 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.'
             cand --timeout-ms 'Give up after this many milliseconds (default 30000, at most 120000).'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

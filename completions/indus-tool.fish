@@ -138,7 +138,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s h -l
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l url -d 'Absolute http:// or https:// URL.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l format -d 'text (default), markdown or html. [one of: text, markdown, html]' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l max-bytes -d 'Stop downloading after this many bytes of body (default 1048576, at most 5242880).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l max-bytes -d 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l timeout-ms -d 'Give up after this many milliseconds (default 30000, at most 120000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand list" -s h -l help -d 'Print help'

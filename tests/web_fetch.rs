@@ -10,6 +10,33 @@ use common::http::{Reply, TestServer};
 use common::{TestEnv, code, stderr, stdout};
 
 const ARTICLE: &str = include_str!("fixtures/web/article.html");
+const LINKS: &str = include_str!("fixtures/web/links.html");
+const DDG_PAGE: &str = include_str!("fixtures/web/ddg-results-page.html");
+
+/// A UTF-8 page that still declares the GB2312 it was once saved in.
+const CHINESE: &str = "<html><head><meta charset=\"gb2312\"><title>中文</title></head><body><h1>中文页面</h1><p>这是一个用于测试的中文段落，内容足够长，可以确认编码没有被弄错。</p></body></html>";
+
+/// An article whose markup outweighs its text about seven to one, as on real
+/// pages: `paragraphs` paragraphs of `heavy_text(i)` in wrappers, scripts and
+/// attributes.
+fn heavy_page(paragraphs: usize) -> String {
+    let mut page = String::from(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>A long article</title></head><body><main><article><h1>A long article</h1>",
+    );
+    page.push_str("<p>Sources are on <a href=\"/sources\">the sources page</a>.</p>");
+    for i in 0..paragraphs {
+        page.push_str(&format!(
+            "<div class=\"block block--paragraph js-track-visibility\" data-analytics-id=\"para-{i:04}-0123456789abcdef0123456789abcdef\" data-layout=\"column-wide\"><div class=\"block__inner\"><p class=\"body-text body-text--serif\"><span class=\"tracked\" data-offset=\"{i}\">{}</span></p></div><script type=\"application/json\">{{\"id\":{i},\"impressions\":[0,0,0,0,0,0,0,0],\"pad\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}}</script></div>\n",
+            heavy_text(i)
+        ));
+    }
+    page.push_str("</article></main></body></html>");
+    page
+}
+
+fn heavy_text(i: usize) -> String {
+    format!("Paragraph {i:03}: café crème, déjà vu — text that matters.")
+}
 
 fn server() -> TestServer {
     TestServer::start(|req| match req.path() {
@@ -24,6 +51,15 @@ fn server() -> TestServer {
                 .encode("<html><head><meta charset=\"iso-8859-1\"></head><body><p>Café crème à la française, naïve façade.</p></body></html>");
             Reply::ok("text/html", bytes.into_owned())
         }
+        "/gb2312-utf8" => Reply::ok("text/html", CHINESE),
+        "/gb2312-header-utf8" => Reply::ok("text/html; charset=gb2312", CHINESE),
+        "/gbk" => {
+            let (bytes, _, _) = encoding_rs::GBK.encode(CHINESE);
+            Reply::ok("text/html", bytes.into_owned())
+        }
+        "/links" => Reply::ok("text/html; charset=utf-8", LINKS),
+        "/ddg-page" => Reply::ok("text/html; charset=utf-8", DDG_PAGE),
+        "/heavy" => Reply::ok("text/html; charset=utf-8", heavy_page(300)),
         "/plain" => Reply::ok(
             "text/plain; charset=utf-8",
             "line one\nline two <b>not html</b>\n",
@@ -78,12 +114,13 @@ fn an_article_becomes_readable_text_without_chrome() {
         "## Why integration tests\n",
         "### Fixtures\n",
         "- Exit status: 0, 1 and 2 mean different things.\n- Every error message, byte for byte.\n",
+        "See the first part of the series [1] for the setup.",
+        "Read more in the proptest book [2].",
+        "let out = env.run(&[\"grep\", \"fn main\"]);\nassert_eq!(code(&out), 0);\n",
         &format!(
-            "See the first part of the series ({}) for the setup.",
+            "serves the pages.\n\n[1]: {}\n[2]: https://proptest-rs.github.io/proptest/\n",
             srv.url("/posts/first-steps")
         ),
-        "Read more in the proptest book (https://proptest-rs.github.io/proptest/).",
-        "let out = env.run(&[\"grep\", \"fn main\"]);\nassert_eq!(code(&out), 0);\n",
     ] {
         assert!(text.contains(kept), "missing {kept:?} in\n{text}");
     }
@@ -106,9 +143,11 @@ fn markdown_keeps_structure_and_makes_links_absolute() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let md = stdout(&out);
     assert!(md.contains("\n# Testing Rust tools & friends\n\n"), "{md}");
+    assert!(md.contains("See the [first part of the series][1] for the setup."));
+    assert!(md.contains("Read more in the [proptest book][2]."));
     assert!(
-        md.contains(&format!(
-            "[first part of the series]({})",
+        md.ends_with(&format!(
+            "serves the pages.\n\n[1]: {}\n[2]: https://proptest-rs.github.io/proptest/\n",
             srv.url("/posts/first-steps")
         )),
         "{md}"
@@ -168,7 +207,7 @@ fn text_types_pass_through_and_sniffing_wins_over_labels() {
         "{text}"
     );
     assert!(
-        text.ends_with(&format!("Really HTML ({}).\n", srv.url("/x"))),
+        text.ends_with(&format!("Really HTML [1].\n\n[1]: {}\n", srv.url("/x"))),
         "{text}"
     );
 
@@ -207,7 +246,7 @@ fn a_server_that_never_answers_times_out_on_time() {
 }
 
 #[test]
-fn an_endless_body_stops_at_max_bytes() {
+fn an_endless_body_stops_at_the_download_limit() {
     let (env, srv) = (TestEnv::new(), server());
     let start = Instant::now();
     let out = fetch(&env, &["--max-bytes", "100000", &srv.url("/endless")]);
@@ -215,7 +254,8 @@ fn an_endless_body_stops_at_max_bytes() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains(
-        "Note: the body was cut at 100000 bytes (maxBytes); the rest was not downloaded.\n\nendless body line\n"
+        "Note: the body was cut at 800000 bytes (the download limit: 8 × maxBytes, at most 32 MiB); the rest was not downloaded.\n\
+         Note: the content was cut to fit 100000 bytes (maxBytes); the rest was not shown.\n\nendless body line\n"
     ));
     let body = text.split_once("\n\n").unwrap().1;
     // Within the default 64 KiB output budget: the clamp notice says what went.
@@ -335,4 +375,169 @@ fn bad_input_names_the_field() {
         assert_eq!(code(&out), 1, "{input}");
         assert_eq!(stderr(&out), format!("{message}\n"), "{input}");
     }
+}
+
+/// The header lines and the content of a successful answer.
+fn split(out: &std::process::Output) -> (String, String) {
+    assert_eq!(code(out), 0, "{}", stderr(out));
+    let text = stdout(out);
+    let (head, content) = text.split_once("\n\n").expect("header lines, then content");
+    (head.to_string(), content.to_string())
+}
+
+#[test]
+fn utf8_bytes_outrank_a_legacy_label_and_real_gbk_still_decodes() {
+    let (env, srv) = (TestEnv::new(), server());
+    let expected =
+        "# 中文页面\n\n这是一个用于测试的中文段落，内容足够长，可以确认编码没有被弄错。\n";
+    for (path, served) in [
+        ("/gb2312-utf8", "text/html"),
+        ("/gb2312-header-utf8", "text/html; charset=gb2312"),
+        ("/gbk", "text/html"),
+    ] {
+        let url = srv.url(path);
+        let out = fetch(&env, &[&url]);
+        assert_eq!(
+            stdout(&out),
+            format!("URL: {url}\nStatus: 200 OK\nContent-Type: {served}\n\n{expected}"),
+            "{path}"
+        );
+    }
+    // The raw page too: the bytes decide, the label stays as written.
+    let out = fetch(&env, &["--format", "html", &srv.url("/gb2312-utf8")]);
+    assert!(stdout(&out).ends_with(&format!("\n\n{CHINESE}\n")));
+}
+
+#[test]
+fn links_become_numbered_references_and_the_headline_stays_on_top() {
+    let (env, srv) = (TestEnv::new(), server());
+    let tracker = "https://tracker.example.com/projects/tools/issues?milestone=2.0&status=closed&sort=updated_at&utm_source=release-notes&utm_medium=web";
+    let (_, text) = split(&fetch(&env, &[&srv.url("/links")]));
+    assert_eq!(
+        text,
+        format!(
+            "# Release notes for version 2.0\n\n\
+             Version 2.0 is out. Read the closed issues [1] for the details, or jump to upgrading. Everything is on https://example.com/.\n\n\
+             Upgrading takes three steps, and each of them is short enough to do in one sitting:\n\n\
+             1. Back up the configuration directory before anything else.\n\n\
+             2. Install the new release from the download page [2].\n\n\
+             3. Run the migration; it reports every file it changes.\n\n\
+             [The new dashboard, with the timeline on the left]\n\n\
+             Thanks to everyone who reported a bug on the issue tracker [1]; the full list [1] runs to forty items.\n\n\
+             [1]: {tracker}\n\
+             [2]: {}\n",
+            srv.url("/download")
+        )
+    );
+    let (_, md) = split(&fetch(&env, &["--format", "markdown", &srv.url("/links")]));
+    assert_eq!(
+        md,
+        format!(
+            "# Release notes for version 2.0\n\n\
+             Version 2.0 is out. Read the [closed issues][1] for the details, or jump to upgrading. Everything is on <https://example.com/>.\n\n\
+             Upgrading takes three steps, and each of them is short enough to do in one sitting:\n\n\
+             1. Back up the configuration directory before anything else.\n\n\
+             2. Install the new release from the [download page][2].\n\n\
+             3. Run the migration; it reports every file it changes.\n\n\
+             ![The new dashboard, with the timeline on the left][3]\n\n\
+             Thanks to everyone who reported a bug on the [issue tracker][1]; the [full list][1] runs to forty items.\n\n\
+             [1]: {tracker}\n\
+             [2]: {}\n\
+             [3]: {}\n",
+            srv.url("/download"),
+            srv.url("/img/dashboard.png")
+        )
+    );
+}
+
+#[test]
+fn a_results_page_pays_for_each_long_url_once() {
+    // Every result links its title, its icon, its address and its snippet to the
+    // same long redirect URL.
+    let (env, srv) = (TestEnv::new(), server());
+    for format in ["markdown", "text"] {
+        let (_, content) = split(&fetch(&env, &["--format", format, &srv.url("/ddg-page")]));
+        assert_eq!(
+            content.matches("duckduckgo.com/l/?uddg=").count(),
+            4,
+            "{content}"
+        );
+        assert!(
+            !content.contains("&amp;") && !content.contains(".ico"),
+            "{content}"
+        );
+        assert!(
+            content.ends_with(
+                "[4]: http://duckduckgo.com/l/?uddg=https%3A%2F%2Ffootokyo.jp%2F&rut=27e77e4c19d1d3962bb7a05bc5d164caa319675a386138ddbd553a261f548f90\n\
+                 [5]: http://duckduckgo.com/feedback.html\n"
+            ),
+            "{content}"
+        );
+    }
+    let (_, md) = split(&fetch(
+        &env,
+        &["--format", "markdown", &srv.url("/ddg-page")],
+    ));
+    assert!(
+        md.starts_with(
+            "# foo at DuckDuckGo\n\n## [Foo Fighters - Wikipedia][1]\n\n[en.wikipedia.org/wiki/Foo\\_Fighters ][1]\n\n[Foo Fighters are a rock band"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn max_bytes_bounds_the_content_not_the_download() {
+    let (env, srv) = (TestEnv::new(), server());
+    let url = srv.url("/heavy");
+    let sources = format!("[1]: {}\n", srv.url("/sources"));
+    // 300 paragraphs: some 140 kB of page, 19 kB of text. All of it fits in 20000
+    // bytes of content, though the page is seven times that.
+    let (head, full) = split(&fetch(&env, &["--max-bytes", "20000", &url]));
+    assert_eq!(
+        head,
+        format!("URL: {url}\nStatus: 200 OK\nContent-Type: text/html; charset=utf-8")
+    );
+    assert!(full.starts_with(&format!(
+        "# A long article\n\nSources are on the sources page [1].\n\n{}\n\n",
+        heavy_text(0)
+    )));
+    assert!(
+        full.ends_with(&format!("{}\n\n{sources}", heavy_text(299))),
+        "{full}"
+    );
+    assert!(full.len() <= 20000, "{}", full.len());
+
+    // 5000 bytes of content: the download stops at 8 × 5000, the content is cut
+    // to fit, and keeps the reference its text uses.
+    let (head, cut) = split(&fetch(&env, &["--max-bytes", "5000", &url]));
+    assert_eq!(
+        head,
+        format!(
+            "URL: {url}\nStatus: 200 OK\nContent-Type: text/html; charset=utf-8\n\
+             Note: the body was cut at 40000 bytes (the download limit: 8 × maxBytes, at most 32 MiB); the rest was not downloaded.\n\
+             Note: the content was cut to fit 5000 bytes (maxBytes); the rest was not shown."
+        )
+    );
+    let kept = cut
+        .strip_suffix(&format!("\n\n{sources}"))
+        .unwrap_or_else(|| panic!("no reference at the end of\n{cut}"));
+    assert!(cut.len() <= 5000 + 1, "{}", cut.len());
+    assert!(kept.len() > 4800, "{}", kept.len());
+    assert!(full.starts_with(kept), "{kept}");
+
+    // The markup does not count: markdown and html cut the same way.
+    let (_, md) = split(&fetch(
+        &env,
+        &["--format", "markdown", "--max-bytes", "20000", &url],
+    ));
+    assert!(md.contains(&heavy_text(299)) && md.len() <= 20000 + 1);
+    let (head, html) = split(&fetch(
+        &env,
+        &["--format", "html", "--max-bytes", "20000", &url],
+    ));
+    assert!(head.ends_with(
+        "Note: the content was cut to fit 20000 bytes (maxBytes); the rest was not shown."
+    ));
+    assert!(html.len() <= 20000 + 1 && heavy_page(300).starts_with(html.trim_end()));
 }

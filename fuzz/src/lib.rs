@@ -219,15 +219,22 @@ pub fn edit_match(data: &[u8]) {
     }
 }
 
-/// HTML conversion, charset sniffing and decoding never panic, and a body cut
-/// inside a UTF-8 character loses that character rather than showing U+FFFD.
+/// HTML conversion, charset sniffing and decoding never panic, rendered content
+/// cut to a budget fits it, and a body cut inside a UTF-8 character loses that
+/// character rather than showing U+FFFD.
 pub fn html_convert(data: &[u8]) {
     let (param, rest) = split_first(data);
     let f = fields(rest, 2);
     let (content_type, page) = (&f[0], &f[1]);
     let url = url::Url::parse("https://example.com/dir/page.html").unwrap();
-    let _ = html::to_text(page, &url);
-    let _ = html::to_markdown(page, &url);
+    for style in [html::Style::Text, html::Style::Markdown] {
+        // Whatever the budget, the content with its reference lines fits it.
+        let rendered = html::render(page, &url, style);
+        let max = param as usize * 7;
+        let (out, cut) = rendered.fit(max);
+        assert!(out.len() <= max, "{} > {max}", out.len());
+        assert!(cut || rendered.fit(usize::MAX).0 == out);
+    }
     let enc = html::charset(Some(content_type), page.as_bytes(), param & 1 == 1);
     let _ = html::decode(rest, enc, param & 2 == 2);
     let _ = html::looks_like_html(rest);

@@ -1,12 +1,16 @@
 //! `webfetch`: GET one absolute http(s) URL and return it as readable text, as
 //! Markdown, or as the raw HTML.
 //!
-//! The body is streamed and cut at `maxBytes` without reading further (an endless
-//! or huge response costs at most that much), decoded from its declared or sniffed
-//! charset, and converted (see `html`). Header lines state the final URL after
-//! redirects, the status, the content type and any cut; the whole is then clamped
-//! to the output budget. Binary bodies are refused with their type and size rather
-//! than dumped, and every failure is an `is_error` result.
+//! Two bounds, because markup is not content: `maxBytes` bounds what the caller
+//! reads (the rendered text, Markdown or HTML), while the download gets
+//! [`DOWNLOAD_FACTOR`] times as much (at most [`MAX_DOWNLOAD`]) — a long article in
+//! heavy markup would otherwise be cut before its text began. The body is streamed
+//! and the connection closed at the download bound (an endless or huge response
+//! costs at most that much), decoded from its declared or sniffed charset, and
+//! converted (see `html`). Header lines state the final URL after redirects, the
+//! status, the content type and any cut; the whole is then clamped to the output
+//! budget. Binary bodies are refused with their type and size rather than dumped,
+//! and every failure is an `is_error` result.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,10 +25,15 @@ use crate::kernel::input::{Args, invalid};
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::tools::{clamp_for, plural};
 
-/// Default body cap: 1 MiB.
+/// Default bound of the returned content: 1 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
 /// Ceiling of `maxBytes`: 5 MiB.
 pub const MAX_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// The download may be this many times `maxBytes`: room for the markup around
+/// `maxBytes` of text on a heavy page.
+pub const DOWNLOAD_FACTOR: u64 = 8;
+/// Ceiling of the download: 32 MiB, whatever `maxBytes` is.
+pub const MAX_DOWNLOAD: u64 = 32 * 1024 * 1024;
 /// Default `timeoutMs`: 30 s.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// Ceiling of `timeoutMs`: 2 minutes.
@@ -41,7 +50,7 @@ impl Tool for WebFetchTool {
     }
 
     fn description(&self) -> &str {
-        "Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML. Plain-text responses pass through; binary ones are refused. Header lines state the final URL after redirects, the status, the content type and whether the body was cut at maxBytes."
+        "Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML. Plain-text responses pass through; binary ones are refused. Links are numbered references ([n]) listed once after the content. Header lines state the final URL after redirects, the status, the content type and any cut."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -50,7 +59,7 @@ impl Tool for WebFetchTool {
             "properties": {
                 "url": { "type": "string", "description": "Absolute http:// or https:// URL." },
                 "format": { "type": "string", "enum": FORMATS, "description": "text (default), markdown or html." },
-                "maxBytes": { "type": "integer", "description": "Stop downloading after this many bytes of body (default 1048576, at most 5242880)." },
+                "maxBytes": { "type": "integer", "description": "Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB." },
                 "timeoutMs": { "type": "integer", "description": "Give up after this many milliseconds (default 30000, at most 120000)." }
             },
             "required": ["url"]
@@ -132,6 +141,7 @@ async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResul
         .map_err(fail)?
         .unwrap_or(DEFAULT_MAX_BYTES)
         .min(MAX_MAX_BYTES);
+    let download_limit = (max_bytes * DOWNLOAD_FACTOR).min(MAX_DOWNLOAD) as usize;
     let timeout_ms = args
         .opt_positive_int("timeoutMs")
         .map_err(fail)?
@@ -185,7 +195,7 @@ async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResul
             .await
             .map_err(|e| describe_error(&e, final_url.as_str(), timeout_ms))?
         {
-            let room = max_bytes as usize - body.len();
+            let room = download_limit - body.len();
             if chunk.len() >= room {
                 body.extend_from_slice(&chunk[..room]);
                 // Anything beyond the cap is not even read: the connection closes.
@@ -207,7 +217,7 @@ async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResul
         r = download => r.map_err(fail)?,
         _ = ctx.cancel.cancelled() => return Err(fail("webfetch was cancelled.")),
     };
-    render(&url, format, max_bytes, fetched, ctx)
+    render(&url, format, max_bytes, download_limit, fetched, ctx)
 }
 
 struct Fetched {
@@ -223,6 +233,7 @@ fn render(
     requested: &Url,
     format: &str,
     max_bytes: u64,
+    download_limit: usize,
     f: Fetched,
     ctx: &ToolContext,
 ) -> Result<ToolResult, ToolResult> {
@@ -274,25 +285,23 @@ fn render(
     }
     if f.truncated {
         head.push_str(&format!(
-            "Note: the body was cut at {max_bytes} bytes (maxBytes); the rest was not downloaded.\n"
+            "Note: the body was cut at {download_limit} bytes (the download limit: {DOWNLOAD_FACTOR} × maxBytes, at most {} MiB); the rest was not downloaded.\n",
+            MAX_DOWNLOAD >> 20
         ));
     }
-    let content = match (is_html, format) {
-        (true, "markdown") => with_title(html::to_markdown(&decoded, &f.final_url)),
-        (true, "text") => with_title(html::to_text(&decoded, &f.final_url)),
-        _ => decoded,
+    let page = match (is_html, format) {
+        (true, "markdown") => html::render(&decoded, &f.final_url, html::Style::Markdown),
+        (true, "text") => html::render(&decoded, &f.final_url, html::Style::Text),
+        _ => html::Page::plain(decoded.trim_end().to_string()),
     };
-    let text = format!("{head}\n{}", content.trim_end());
-    Ok(ToolResult::text(clamp_for(ctx, "webfetch", &text)))
-}
-
-fn with_title((title, body): (String, String)) -> String {
-    let body = body.trim();
-    if title.is_empty() || body.starts_with(&format!("# {title}")) {
-        body.to_string()
-    } else {
-        format!("# {title}\n\n{body}")
+    let (content, cut) = page.fit(max_bytes as usize);
+    if cut {
+        head.push_str(&format!(
+            "Note: the content was cut to fit {max_bytes} bytes (maxBytes); the rest was not shown.\n"
+        ));
     }
+    let text = format!("{head}\n{content}");
+    Ok(ToolResult::text(clamp_for(ctx, "webfetch", &text)))
 }
 
 /// The `webfetch` tool.
@@ -337,15 +346,5 @@ mod tests {
         assert!(!texty("application/octet-stream"));
         assert!(binary_type("image/png") && binary_type("application/pdf"));
         assert!(!binary_type("text/html"));
-    }
-
-    #[test]
-    fn titles_are_not_repeated() {
-        assert_eq!(
-            with_title(("T".into(), "# T\n\nbody".into())),
-            "# T\n\nbody"
-        );
-        assert_eq!(with_title(("T".into(), "body".into())), "# T\n\nbody");
-        assert_eq!(with_title((String::new(), "body".into())), "body");
     }
 }
