@@ -185,6 +185,9 @@ pub enum Style {
 /// bytes once however often the page links to it.
 #[derive(Debug, Default)]
 pub struct Page {
+    /// The page's headline (its own `<h1>`, or its title), empty for passed-through
+    /// text.
+    pub title: String,
     body: String,
     /// Numbered in order of first use in `body`, each URL once.
     links: Vec<String>,
@@ -283,7 +286,9 @@ pub fn render(html: &str, url: &Url, style: Style) -> Page {
         (false, Style::Text) => format!("# {headline}\n\n{content}"),
         (false, Style::Markdown) => format!("# {}\n\n{content}", md_heading_text(&headline)),
     };
-    tokens.resolve(&raw, &targets)
+    let mut page = tokens.resolve(&raw, &targets);
+    page.title = headline;
+    page
 }
 
 /// The page's headline and its main content. Readability (`dom_smoothie`) finds the

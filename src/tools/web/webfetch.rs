@@ -22,8 +22,11 @@ use url::Url;
 use super::html;
 use super::{client, describe_error};
 use crate::kernel::input::{Args, invalid};
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
-use crate::tools::{clamp_for, plural};
+use crate::kernel::{
+    ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContext, ToolResult, clamp,
+    define_tool,
+};
+use crate::tools::{clamp_for, plural, text_and_record, tool_notice};
 
 /// Default bound of the returned content: 1 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
@@ -301,7 +304,27 @@ fn render(
         ));
     }
     let text = format!("{head}\n{content}");
-    Ok(ToolResult::text(clamp_for(ctx, "webfetch", &text)))
+    // For programs: the fetch's facts as fields and the content, held to the budget
+    // with the same notice people see.
+    let room = ctx.budget.max_bytes.saturating_sub(
+        512 + requested.as_str().len() + f.final_url.as_str().len() + page.title.len(),
+    );
+    let record = json!({
+        "url": requested.as_str(),
+        "finalUrl": f.final_url.as_str(),
+        "status": f.status.as_u16(),
+        "contentType": f.content_type,
+        "title": (!page.title.is_empty()).then_some(&page.title),
+        "format": format,
+        "content": clamp(&content, &OutputBudget::with_notice(ClipEnd::Middle, room.max(64), |n| tool_notice("webfetch", n))),
+        "contentCut": cut,
+        "downloadCut": f.truncated,
+    });
+    Ok(text_and_record(
+        clamp_for(ctx, "webfetch", &text),
+        record,
+        false,
+    ))
 }
 
 /// The `webfetch` tool.
