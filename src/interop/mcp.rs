@@ -22,6 +22,12 @@
 //! tool's `ToolContext::cancel`: a `bash` in flight kills its process group, a web
 //! fetch drops its connection. A cancelled request gets no response (the protocol
 //! says a receiver should not answer a request it was told to cancel; rmcp drops it).
+//!
+//! Transport: the lines on stdin and stdout are read and written by
+//! [`LineTransport`], which answers what rmcp would drop or choke on (a line
+//! that is not JSON, a request before `initialize`) and hands rmcp the rest.
+
+mod transport;
 
 use std::sync::Arc;
 
@@ -38,6 +44,9 @@ use crate::kernel::{
     CancellationToken, ToolBox, ToolCall, ToolContentBlock, ToolDescriptor, ToolOutcome, ToolRunner,
 };
 use crate::registry::READ_ONLY_NAMES;
+pub use transport::{
+    INVALID_PARAMS, INVALID_REQUEST, LineTransport, MAX_LINE, NOT_INITIALIZED, PARSE_ERROR,
+};
 
 /// The name the server gives in `initialize`.
 pub const SERVER_NAME: &str = "indus-tool";
@@ -120,12 +129,14 @@ impl ServerHandler for McpServer {
 
 /// Serve `tool_box` on stdin/stdout until the client closes stdin or `stop` is
 /// cancelled (a signal). Either way in-flight calls are cancelled once the server
-/// stops reading, after rmcp's short drain of calls about to answer. Returns an
-/// error only when the transport itself fails.
+/// stops reading, after rmcp's short drain of calls about to answer. Lines that are
+/// not messages, and requests before `initialize`, are answered with JSON-RPC errors
+/// (see [`LineTransport`]). Returns an error only when the transport itself fails.
 pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
     // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
     // servers), the blocking stdio handles otherwise.
-    serve(tool_box, rmcp::transport::io::stdio_pipes(), stop).await
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    serve(tool_box, LineTransport::new(read, write), stop).await
 }
 
 /// Serve `tool_box` over any rmcp transport (see [`serve_stdio`]).
