@@ -8,7 +8,7 @@ function __fish_indus_tool_needs_command
     set -l cmd (commandline -opc)
     set -e cmd[1]
     argparse -s (__fish_indus_tool_global_optspecs) -- $cmd 2>/dev/null
-    or return
+    or return 0
     if set -q argv[1]
         # Also print the command, so this can be used to figure out what it is.
         echo $argv[1]
