@@ -945,12 +945,16 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__schema)
-            opts="-h --help"
+            opts="-h --for --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --for)
+                    COMPREPLY=($(compgen -W "openai anthropic mcp" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -13,11 +13,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What every shell must offer: the line typed so far, and one completion of it.
-const CASES: [(&str, &str); 4] = [
+const CASES: [(&str, &str); 5] = [
     ("indus-tool gr", "grep"),
     ("indus-tool grep --ig", "--ignore-case"),
     ("indus-tool todo_set --i", "--items"),
     ("indus-tool --format ", "json"),
+    ("indus-tool schema --for ", "anthropic"),
 ];
 
 fn committed(file: &str) -> PathBuf {

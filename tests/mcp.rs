@@ -565,3 +565,21 @@ fn a_request_before_initialize_gets_a_clear_error() {
     drop(raw.child.stdin.take());
     assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
 }
+
+#[test]
+fn schema_for_mcp_is_what_tools_list_sends() {
+    let env = TestEnv::new();
+    let mut raw = Raw::start(&env);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = raw.receive();
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+    let out = env
+        .cmd()
+        .args(["--format", "json", "schema", "--for", "mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, listed["result"]);
+}

@@ -88,7 +88,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let result = match sub {
         "list" => list(&registry, &globals, &mut printer),
         "describe" => describe(&registry, &globals, sub_matches, &mut printer),
-        "schema" => schema(&registry, &globals, &mut printer),
+        "schema" => schema(&registry, &globals, sub_matches, &mut printer),
         "call" => call(&registry, &globals, sub_matches, &mut printer),
         "batch" => batch(&registry, &globals, sub_matches, &mut printer),
         "mcp" => mcp(&registry, &globals, sub_matches, &mut printer),
@@ -814,13 +814,26 @@ fn describe(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `schema [--for API]`: the exposed tools' descriptors, or their definitions in
+/// the shape `API` takes (see `interop::tool_defs`).
 fn schema(
     registry: &ToolRegistry,
     globals: &Globals,
+    m: &ArgMatches,
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
+    use crate::interop::tool_defs::{ToolApi, tool_definitions};
     let tool_box = selected_box(registry, globals)?;
-    let value = serde_json::to_value(tool_box.descriptors()).expect("descriptors serialize");
+    let descriptors = tool_box.descriptors();
+    let value = match m.get_one::<String>("for") {
+        None => serde_json::to_value(&descriptors).expect("descriptors serialize"),
+        Some(name) => {
+            let api = ToolApi::from_name(name)
+                .ok_or_else(|| UsageError(format!("schema --for {name}: no such API")))?;
+            tool_definitions(api, &descriptors)
+                .map_err(|e| UsageError(format!("schema --for {name}: {e}")))?
+        }
+    };
     print_json(&value, globals, printer);
     Ok(ExitCode::SUCCESS)
 }

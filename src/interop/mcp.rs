@@ -33,8 +33,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ServerResult, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -74,7 +74,7 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(tool_box: ToolBox) -> Self {
-        let tools = tool_box.descriptors().iter().map(mcp_tool).collect();
+        let tools = list_tools_result(&tool_box.descriptors()).tools;
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -106,6 +106,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Built once, by `list_tools_result`, as `schema --for mcp` builds them.
         Ok(ListToolsResult::with_all_items((*self.tools).clone()))
     }
 
@@ -166,6 +167,21 @@ where
         )),
         Ok(_) => Ok(()),
     }
+}
+
+/// The result of `tools/list` for these descriptors, as the server answers it.
+pub fn list_tools_result(descriptors: &[ToolDescriptor]) -> ListToolsResult {
+    ListToolsResult::with_all_items(descriptors.iter().map(mcp_tool).collect())
+}
+
+/// [`list_tools_result`] as the JSON a client that began with `initialize` gets
+/// (`indus-tool schema --for mcp` prints it): `{"tools":[…]}`. rmcp adds
+/// `resultType` and the caching hints only for the stateless lifecycle of protocol
+/// 2026-07-28, and strips `resultType` for every earlier version, as here.
+pub fn list_tools_json(descriptors: &[ToolDescriptor]) -> Result<Value, serde_json::Error> {
+    let mut result = ServerResult::ListToolsResult(list_tools_result(descriptors));
+    result.strip_result_type_for_legacy_peer();
+    serde_json::to_value(result)
 }
 
 /// One descriptor as an MCP tool: name, description, the plain input schema, a
