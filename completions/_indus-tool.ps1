@@ -50,7 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')
@@ -197,6 +197,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;schema' {
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'openai: Chat Completions `tools`; anthropic: Messages `tools`; mcp: the MCP server''s tools/list result')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -252,7 +253,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')

@@ -47,7 +47,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
-            cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
+            cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
@@ -179,6 +179,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --help 'Print help'
         }
         &'indus-tool;schema'= {
+            cand --for 'openai: Chat Completions `tools`; anthropic: Messages `tools`; mcp: the MCP server''s tools/list result'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -227,7 +228,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
-            cand schema 'Print every exposed tool''s descriptor as a JSON array, ready to hand to a model API'
+            cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'

@@ -8,7 +8,7 @@ function __fish_indus_tool_needs_command
     set -l cmd (commandline -opc)
     set -e cmd[1]
     argparse -s (__fish_indus_tool_global_optspecs) -- $cmd 2>/dev/null
-    or return
+    or return 0
     if set -q argv[1]
         # Also print the command, so this can be used to figure out what it is.
         echo $argv[1]
@@ -56,7 +56,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "websearch" -d
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "webfetch" -d 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
@@ -143,6 +143,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l timeo
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand list" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand describe" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -l for -d 'openai: Chat Completions `tools`; anthropic: Messages `tools`; mcp: the MCP server\'s tools/list result' -r -f -a "openai\t''
+anthropic\t''
+mcp\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s j -l jobs -d 'Run up to N calls at once; outcomes are then written as calls finish, each with its call\'s id' -r
@@ -168,7 +171,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fi
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "webfetch" -d 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "list" -d 'List the exposed tools with their collections and one-line summaries'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "describe" -d 'Print one tool\'s descriptor (name, description, JSON Schema) as JSON'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, ready to hand to a model API'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'

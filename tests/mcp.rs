@@ -338,14 +338,18 @@ async fn a_cancelled_bash_loses_its_process_group() {
     client.cancel().await.unwrap();
 }
 
-/// A raw line-oriented session with the server: for how the process ends.
+/// A raw line-oriented session with the server: for how the process ends, and for
+/// lines no MCP client would send.
 struct Raw {
     child: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
+    /// The server's stdout, a line at a time, read on a thread so a silent
+    /// server fails the test instead of hanging it.
+    lines: std::sync::mpsc::Receiver<String>,
 }
 
 impl Raw {
-    fn start(env: &TestEnv) -> Self {
+    /// The server, started, with nothing sent yet.
+    fn spawn(env: &TestEnv) -> Self {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
             .current_dir(env.root())
             .arg("--cwd")
@@ -357,28 +361,55 @@ impl Raw {
             .spawn()
             .expect("spawn");
         let out = BufReader::new(child.stdout.take().unwrap());
-        let mut raw = Self { child, out };
-        raw.send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
-        );
-        let answer = raw.receive();
-        assert_eq!(answer["id"], 1, "{answer}");
-        assert_eq!(answer["result"]["serverInfo"]["name"], "indus-tool");
-        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, lines }
+    }
+
+    /// The server, past the handshake.
+    fn start(env: &TestEnv) -> Self {
+        let mut raw = Self::spawn(env);
+        raw.initialize(1);
         raw
     }
 
+    fn initialize(&mut self, id: u64) {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        );
+        let answer = self.receive();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["serverInfo"]["name"], "indus-tool");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
     fn send(&mut self, message: &Value) {
+        self.send_line(message.to_string().as_bytes());
+    }
+
+    /// Write `line` and a newline, as they are.
+    fn send_line(&mut self, line: &[u8]) {
         let stdin = self.child.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
     }
 
+    /// The next line the server writes, as JSON; a test failure after 10 s.
     fn receive(&mut self) -> Value {
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server answered within 10 s");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
     }
 
@@ -435,4 +466,120 @@ fn sigterm_cancels_calls_in_flight_and_exits_0() {
         wait_until(Duration::from_secs(3), || !alive(sh) && !alive(bg)),
         "the command's process group outlived the server"
     );
+}
+
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_goes_on() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    let mut raw = Raw::spawn(&env);
+    // Before the handshake as after it.
+    raw.send_line(b"not json");
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+            "message": "Parse error: expected ident at line 1 column 2."}})
+    );
+    raw.initialize(1);
+
+    raw.send_line(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list""#);
+    let truncated = raw.receive();
+    assert_eq!(truncated["id"], Value::Null, "{truncated}");
+    assert_eq!(truncated["error"]["code"], -32700);
+    assert_eq!(
+        truncated["error"]["message"],
+        "Parse error: EOF while parsing an object at line 1 column 45."
+    );
+    // Bytes that are not UTF-8 are not JSON either.
+    raw.send_line(b"\"\xff\"");
+    assert_eq!(raw.receive()["error"]["code"], -32700);
+
+    // JSON that is not a message: Invalid Request, with the id when it had one.
+    raw.send_line(b"[1, 2]");
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+            "message": "Invalid Request: a batch (a JSON array) is not accepted; send one message per line."}})
+    );
+    raw.send(&json!({"jsonrpc": "2.0", "id": "x"}));
+    let shapeless = raw.receive();
+    assert_eq!(shapeless["id"], "x");
+    assert_eq!(shapeless["error"]["code"], -32600);
+    // Params a method cannot take: Invalid params, with the request's id.
+    raw.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": 7}));
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602,
+            "message": "Invalid params: the params of \"tools/call\" are not the shape it takes."}})
+    );
+    // A line over 16 MiB is skipped as it streams by, and answered.
+    let mut long = vec![b'x'; 16 * 1024 * 1024 + 1];
+    long[0] = b'"';
+    raw.send_line(&long);
+    drop(long);
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700,
+            "message": "Parse error: the line is over 16777216 bytes (16 MiB), the most the server reads as one message."}})
+    );
+    // A blank line is nothing at all; the next request is served as usual.
+    raw.send_line(b"");
+    raw.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "read", "arguments": {"path": "a.txt"}}}));
+    let read = raw.receive();
+    assert_eq!(read["id"], 4, "{read}");
+    assert_eq!(read["result"]["isError"], false, "{read}");
+
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+}
+
+#[test]
+fn a_request_before_initialize_gets_a_clear_error() {
+    let env = TestEnv::new();
+    let mut raw = Raw::spawn(&env);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32002,
+            "message": "Server not initialized: the first request must be \"initialize\", not \"tools/list\"."}})
+    );
+    // A notification before the handshake is dropped (rmcp alone ended the
+    // server on it), and a ping is answered, as the protocol allows.
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    raw.send(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
+    assert_eq!(
+        raw.receive(),
+        json!({"jsonrpc": "2.0", "id": "p", "result": {}})
+    );
+    raw.initialize(2);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let listed = raw.receive();
+    assert_eq!(listed["id"], 3);
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+}
+
+#[test]
+fn schema_for_mcp_is_what_tools_list_sends() {
+    let env = TestEnv::new();
+    let mut raw = Raw::start(&env);
+    raw.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = raw.receive();
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.exit_code(Duration::from_secs(5)), 0);
+    let out = env
+        .cmd()
+        .args(["--format", "json", "schema", "--for", "mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&out), 0, "{}", common::stderr(&out));
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, listed["result"]);
 }

@@ -393,7 +393,17 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
             .about("Print one tool's descriptor (name, description, JSON Schema) as JSON")
             .arg(Arg::new("tool").required(true).value_name("TOOL")),
     )
-    .subcommand(Command::new("schema").about("Print every exposed tool's descriptor as a JSON array, ready to hand to a model API"))
+    .subcommand(
+        Command::new("schema")
+            .about("Print every exposed tool's descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes")
+            .arg(
+                Arg::new("for")
+                    .long("for")
+                    .value_name("API")
+                    .value_parser(PossibleValuesParser::new(crate::interop::tool_defs::ToolApi::NAMES))
+                    .help("openai: Chat Completions `tools`; anthropic: Messages `tools`; mcp: the MCP server's tools/list result"),
+            ),
+    )
     .subcommand(
         Command::new("call")
             .about("Run one ToolCall given as JSON: {\"id\":..,\"name\":..,\"input\":{..}} ('-' reads stdin, '@FILE' reads a file)")

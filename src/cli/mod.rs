@@ -88,7 +88,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let result = match sub {
         "list" => list(&registry, &globals, &mut printer),
         "describe" => describe(&registry, &globals, sub_matches, &mut printer),
-        "schema" => schema(&registry, &globals, &mut printer),
+        "schema" => schema(&registry, &globals, sub_matches, &mut printer),
         "call" => call(&registry, &globals, sub_matches, &mut printer),
         "batch" => batch(&registry, &globals, sub_matches, &mut printer),
         "mcp" => mcp(&registry, &globals, sub_matches, &mut printer),
@@ -809,13 +809,26 @@ fn describe(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `schema [--for API]`: the exposed tools' descriptors, or their definitions in
+/// the shape `API` takes (see `interop::tool_defs`).
 fn schema(
     registry: &ToolRegistry,
     globals: &Globals,
+    m: &ArgMatches,
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
+    use crate::interop::tool_defs::{ToolApi, tool_definitions};
     let tool_box = selected_box(registry, globals)?;
-    let value = serde_json::to_value(tool_box.descriptors()).expect("descriptors serialize");
+    let descriptors = tool_box.descriptors();
+    let value = match m.get_one::<String>("for") {
+        None => serde_json::to_value(&descriptors).expect("descriptors serialize"),
+        Some(name) => {
+            let api = ToolApi::from_name(name)
+                .ok_or_else(|| UsageError(format!("schema --for {name}: no such API")))?;
+            tool_definitions(api, &descriptors)
+                .map_err(|e| UsageError(format!("schema --for {name}: {e}")))?
+        }
+    };
     print_json(&value, globals, printer);
     Ok(ExitCode::SUCCESS)
 }
@@ -894,12 +907,52 @@ pub fn completion_file_name(shell: clap_complete::Shell) -> &'static str {
     }
 }
 
+/// The program name the completion scripts complete.
+const BIN_NAME: &str = "indus-tool";
+
 /// A completion script for `shell`, as bytes.
 pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::Shell) -> Vec<u8> {
     let mut cmd = build_command(descriptors);
     let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "indus-tool", &mut buf);
-    buf
+    clap_complete::generate(shell, &mut cmd, BIN_NAME, &mut buf);
+    match shell {
+        clap_complete::Shell::Bash => respell_bash_states(&buf),
+        clap_complete::Shell::Fish => loosen_fish_guard(&buf),
+        _ => buf,
+    }
+}
+
+/// Make the bash script's `case` labels match the states its word loop computes.
+///
+/// clap_complete's bash generator (4.6.11 and before; clap-rs/clap#6421) escapes
+/// the program name twice over: the loop that walks the typed words turns
+/// `indus-tool grep` into the state `indus__tool__subcmd__grep`, but the `case`
+/// arm holding grep's flags is labelled `indus__subcmd__tool__subcmd__grep`, so no
+/// subcommand of a hyphenated program ever completes a flag. The labels are
+/// respelled the loop's way; once clap_complete spells them alike, this finds
+/// nothing to change.
+fn respell_bash_states(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let wrong = BIN_NAME.replace('-', "__subcmd__");
+    let right = BIN_NAME.replace('-', "__");
+    text.replace(&wrong, &right).into_bytes()
+}
+
+/// Let fish complete the value of a global option (`indus-tool --format <TAB>`).
+///
+/// clap_complete's fish script decides whether a subcommand has been typed by
+/// running `argparse` over the words so far, and gives up (`or return`, a failure)
+/// when argparse fails, which it does while a global option still waits for its
+/// value: every root-level completion, that value's among them, is then off and
+/// fish falls back to file names. A command line argparse cannot parse yet has not
+/// reached a subcommand, so the guard is made to say so (`or return 0`).
+fn loosen_fish_guard(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    text.replace(
+        "-- $cmd 2>/dev/null\n    or return\n",
+        "-- $cmd 2>/dev/null\n    or return 0\n",
+    )
+    .into_bytes()
 }
 
 fn completions(
@@ -923,19 +976,29 @@ pub fn write_man_pages(
 ) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let cmd = build_command(descriptors);
+    let source = format!("{BIN_NAME} {}", env!("CARGO_PKG_VERSION"));
     let mut written = Vec::new();
     let mut render = |cmd: clap::Command, file: String| -> std::io::Result<()> {
         let mut buf = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut buf)?;
+        clap_mangen::Man::new(cmd)
+            .source(source.clone())
+            .render(&mut buf)?;
         let path = dir.join(file);
         std::fs::write(&path, buf)?;
         written.push(path);
         Ok(())
     };
-    render(cmd.clone(), "indus-tool.1".to_string())?;
+    render(cmd.clone(), format!("{BIN_NAME}.1"))?;
     for sub in cmd.get_subcommands() {
-        let name = format!("indus-tool-{}", sub.get_name());
-        render(sub.clone().name(name.clone()), format!("{name}.1"))?;
+        // The page is `indus-tool-grep(1)`, as git's are `git-commit(1)`, but its
+        // SYNOPSIS shows the command as typed: clap_mangen writes the bin name
+        // there, and the title and NAME from the command's name.
+        let page = format!("{BIN_NAME}-{}", sub.get_name());
+        let typed = format!("{BIN_NAME} {}", sub.get_name());
+        render(
+            sub.clone().name(page.clone()).bin_name(typed),
+            format!("{page}.1"),
+        )?;
     }
     Ok(written)
 }

@@ -22,13 +22,19 @@
 //! tool's `ToolContext::cancel`: a `bash` in flight kills its process group, a web
 //! fetch drops its connection. A cancelled request gets no response (the protocol
 //! says a receiver should not answer a request it was told to cancel; rmcp drops it).
+//!
+//! Transport: the lines on stdin and stdout are read and written by
+//! [`LineTransport`], which answers what rmcp would drop or choke on (a line
+//! that is not JSON, a request before `initialize`) and hands rmcp the rest.
+
+mod transport;
 
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ServerResult, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer, ServerInitializeError};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -38,6 +44,9 @@ use crate::kernel::{
     CancellationToken, ToolBox, ToolCall, ToolContentBlock, ToolDescriptor, ToolOutcome, ToolRunner,
 };
 use crate::registry::READ_ONLY_NAMES;
+pub use transport::{
+    INVALID_PARAMS, INVALID_REQUEST, LineTransport, MAX_LINE, NOT_INITIALIZED, PARSE_ERROR,
+};
 
 /// The name the server gives in `initialize`.
 pub const SERVER_NAME: &str = "indus-tool";
@@ -65,7 +74,7 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(tool_box: ToolBox) -> Self {
-        let tools = tool_box.descriptors().iter().map(mcp_tool).collect();
+        let tools = list_tools_result(&tool_box.descriptors()).tools;
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -97,6 +106,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Built once, by `list_tools_result`, as `schema --for mcp` builds them.
         Ok(ListToolsResult::with_all_items((*self.tools).clone()))
     }
 
@@ -120,12 +130,14 @@ impl ServerHandler for McpServer {
 
 /// Serve `tool_box` on stdin/stdout until the client closes stdin or `stop` is
 /// cancelled (a signal). Either way in-flight calls are cancelled once the server
-/// stops reading, after rmcp's short drain of calls about to answer. Returns an
-/// error only when the transport itself fails.
+/// stops reading, after rmcp's short drain of calls about to answer. Lines that are
+/// not messages, and requests before `initialize`, are answered with JSON-RPC errors
+/// (see [`LineTransport`]). Returns an error only when the transport itself fails.
 pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
     // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
     // servers), the blocking stdio handles otherwise.
-    serve(tool_box, rmcp::transport::io::stdio_pipes(), stop).await
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    serve(tool_box, LineTransport::new(read, write), stop).await
 }
 
 /// Serve `tool_box` over any rmcp transport (see [`serve_stdio`]).
@@ -155,6 +167,21 @@ where
         )),
         Ok(_) => Ok(()),
     }
+}
+
+/// The result of `tools/list` for these descriptors, as the server answers it.
+pub fn list_tools_result(descriptors: &[ToolDescriptor]) -> ListToolsResult {
+    ListToolsResult::with_all_items(descriptors.iter().map(mcp_tool).collect())
+}
+
+/// [`list_tools_result`] as the JSON a client that began with `initialize` gets
+/// (`indus-tool schema --for mcp` prints it): `{"tools":[…]}`. rmcp adds
+/// `resultType` and the caching hints only for the stateless lifecycle of protocol
+/// 2026-07-28, and strips `resultType` for every earlier version, as here.
+pub fn list_tools_json(descriptors: &[ToolDescriptor]) -> Result<Value, serde_json::Error> {
+    let mut result = ServerResult::ListToolsResult(list_tools_result(descriptors));
+    result.strip_result_type_for_legacy_peer();
+    serde_json::to_value(result)
 }
 
 /// One descriptor as an MCP tool: name, description, the plain input schema, a
