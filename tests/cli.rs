@@ -565,3 +565,23 @@ fn a_colour_reset_never_follows_a_newline() {
         assert!(!line.starts_with("\u{1b}[39m"), "{err:?}");
     }
 }
+
+#[test]
+fn diff_gives_programs_its_counts() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\ntwo\nthree\n");
+    env.write("b.txt", "one\n2\nthree\nfour\n");
+    let out = env.run(&["--format", "json", "diff", "a.txt", "b.txt"]);
+    assert_eq!(code(&out), 1);
+    let v: Value = serde_json::from_str(stdout(&out).trim_end()).unwrap();
+    assert_eq!(
+        v,
+        json!({
+            "before": "a.txt", "after": "b.txt", "equal": false, "added": 2, "removed": 1,
+            "diff": "--- a.txt\n+++ b.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n"
+        })
+    );
+    let out = env.run(&["--format", "json", "diff", "a.txt", "a.txt"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains(r#""equal":true"#));
+}

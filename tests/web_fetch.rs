@@ -541,3 +541,50 @@ fn max_bytes_bounds_the_content_not_the_download() {
     ));
     assert!(html.len() <= 20000 + 1 && heavy_page(300).starts_with(html.trim_end()));
 }
+
+#[test]
+fn programs_get_the_fetch_as_a_record() {
+    let (env, srv) = (TestEnv::new(), server());
+    let (v, out) = env.run_json(&["webfetch", &srv.url("/hop1")]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rec = &v["output"];
+    let keys: Vec<&String> = rec.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "url",
+            "finalUrl",
+            "status",
+            "contentType",
+            "title",
+            "format",
+            "content",
+            "contentCut",
+            "downloadCut"
+        ]
+    );
+    assert_eq!(rec["url"], serde_json::json!(srv.url("/hop1")));
+    assert_eq!(rec["finalUrl"], serde_json::json!(srv.url("/article")));
+    assert_eq!(rec["status"], 200);
+    assert_eq!(rec["contentType"], "text/html; charset=utf-8");
+    assert_eq!(rec["title"], "Testing Rust tools & friends");
+    assert_eq!(rec["format"], "text");
+    assert!(
+        rec["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Testing Rust tools & friends\n\n"),
+        "{rec}"
+    );
+    assert_eq!(rec["contentCut"], false);
+    assert_eq!(rec["downloadCut"], false);
+    // Within a small budget the content is cut with the tool's notice.
+    let (v, _) = env.run_json(&["--max-bytes", "600", "webfetch", &srv.url("/article")]);
+    assert!(v["output"].to_string().len() <= 700, "{}", v["output"]);
+    assert!(
+        v["output"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("[webfetch: ")
+    );
+}
