@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobBuilder;
 use regex::{Regex, RegexBuilder};
 use serde_json::{Value, json};
 
@@ -49,7 +49,7 @@ pub enum Pattern {
     Substring(Regex),
     /// A glob over the name, or with `whole_path` over the path below the root.
     Glob {
-        matcher: GlobMatcher,
+        matcher: regex::bytes::Regex,
         whole_path: bool,
     },
 }
@@ -89,8 +89,12 @@ impl Pattern {
             Cow::Owned(folded) => build(&folded).unwrap_or(glob),
             Cow::Borrowed(_) => glob,
         };
+        // The glob's own regex, matched on the name's or path's bytes: globset's
+        // matcher would build a path candidate for every entry of the walk.
+        let matcher = regex::bytes::Regex::new(glob.regex())
+            .map_err(|e| format!("Could not compile the find pattern: {e}"))?;
         Ok(Pattern::Glob {
-            matcher: glob.compile_matcher(),
+            matcher,
             whole_path: pattern.contains('/'),
         })
     }
@@ -103,11 +107,11 @@ impl Pattern {
             Pattern::Glob {
                 matcher,
                 whole_path: true,
-            } => !path.is_empty() && matcher.is_match(&*fold_non_ascii(path)),
+            } => !path.is_empty() && matcher.is_match(fold_non_ascii(path).as_bytes()),
             Pattern::Glob {
                 matcher,
                 whole_path: false,
-            } => matcher.is_match(&*fold_non_ascii(name)),
+            } => matcher.is_match(fold_non_ascii(name).as_bytes()),
         }
     }
 }
@@ -136,7 +140,8 @@ enum Kind {
     Dir,
 }
 
-struct Found(String, &'static str);
+/// A kept entry: its path below the root, its kind as walked, its size (files only).
+struct Found(String, &'static str, u64);
 
 impl Ranked for Found {
     fn key(&self) -> &str {
@@ -232,7 +237,13 @@ impl WalkVisitor for Visitor<'_> {
                 WalkEntryKind::Symlink => "link",
                 WalkEntryKind::Other => "other",
             };
-            g.kept.push(Found(entry.path().to_string(), kind));
+            // The size is asked here, on the walk's threads, and only of what is kept.
+            let size = if kind == "file" {
+                entry.size().unwrap_or(0)
+            } else {
+                0
+            };
+            g.kept.push(Found(entry.path().to_string(), kind, size));
         }
         WalkFlow::Continue
     }
@@ -344,7 +355,6 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         cancelled: AtomicBool::new(false),
         gathered: Mutex::new(Vec::new()),
     });
-    let abs_root = abs.clone();
     let options = walk_options(abs, query.gitignore);
     if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
         return ToolResult::failure(message);
@@ -379,16 +389,11 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let text = clamp_rows(ctx, "find", "", &rows, &tail);
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).
-    let mut records = Vec::with_capacity(rows.len());
-    for (f, shown_path) in found[..shown].iter().zip(&rows) {
-        let size = if f.1 == "file" {
-            let abs = join_below(&abs_root, &f.0);
-            ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0)
-        } else {
-            0
-        };
-        records.push(json!({"path": shown_path, "kind": f.1, "size": size}));
-    }
+    let records: Vec<Value> = found[..shown]
+        .iter()
+        .zip(&rows)
+        .map(|(f, shown_path)| json!({"path": shown_path, "kind": f.1, "size": f.2}))
+        .collect();
     let mut record = serde_json::Map::new();
     record.insert("count".into(), json!(matches));
     record.insert("shown".into(), json!(shown));
@@ -396,15 +401,6 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     record.insert("unreadable".into(), json!(unreadable));
     let record = record_with_rows(record, "entries", records, ctx.budget.max_bytes);
     text_and_record(text, record, false)
-}
-
-/// The absolute path of `below` (a walk path, `""` for the root) under `root`.
-fn join_below(root: &str, below: &str) -> String {
-    if below.is_empty() {
-        root.to_string()
-    } else {
-        format!("{}/{below}", root.trim_end_matches('/'))
-    }
 }
 
 #[async_trait]
