@@ -164,12 +164,6 @@ impl WalkEntry for LocalEntry<'_> {
         let follow = self.path.is_empty();
         read_limited_opts(self.dent.path(), buf, limits, follow)
     }
-
-    fn size(&self) -> Option<u64> {
-        std::fs::symlink_metadata(self.dent.path())
-            .ok()
-            .map(|m| m.len())
-    }
 }
 
 /// Read a file into `buf` unless it is over `max_size` or starts binary.

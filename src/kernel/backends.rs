@@ -386,12 +386,6 @@ pub trait WalkEntry {
     fn is_dir_link(&self) -> bool;
     /// Read a regular file into `buf` (cleared first), within `limits`.
     fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead>;
-    /// The entry's size in bytes, not following a link; `None` when it cannot be
-    /// had. Asked on the walk's own threads, so a tool that shows sizes pays for
-    /// the `lstat`s in parallel and only for the entries it keeps.
-    fn size(&self) -> Option<u64> {
-        None
-    }
 }
 
 /// What a walk hands a visitor.

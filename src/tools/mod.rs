@@ -68,10 +68,12 @@ pub fn clamp_rows(
     rows: &[String],
     tail: &str,
 ) -> String {
+    // A line break goes before every row but a first one with no head before it.
+    let sep = |i: usize| usize::from(i > 0 || !head.is_empty());
     let join = |k: usize, notice: Option<String>| {
         let mut out = String::from(head);
-        for row in &rows[..k] {
-            if !out.is_empty() {
+        for (i, row) in rows[..k].iter().enumerate() {
+            if sep(i) == 1 {
                 out.push('\n');
             }
             out.push_str(row);
@@ -80,15 +82,18 @@ pub fn clamp_rows(
             out.push('\n');
             out.push_str(&n);
         }
-        if !tail.is_empty() {
-            out.push_str(tail);
-        }
+        out.push_str(tail);
         out
     };
+    // Lengths are summed once, so finding the cut costs no rebuilding.
+    let mut upto = Vec::with_capacity(rows.len() + 1);
+    upto.push(head.len());
+    for (i, row) in rows.iter().enumerate() {
+        upto.push(upto[i] + sep(i) + row.len());
+    }
     let budget = ctx.budget.max_bytes;
-    let whole = join(rows.len(), None);
-    if whole.len() <= budget {
-        return whole;
+    if upto[rows.len()] + tail.len() <= budget {
+        return join(rows.len(), None);
     }
     let notice = |k: usize| {
         format!(
@@ -96,7 +101,9 @@ pub fn clamp_rows(
             plural((rows.len() - k) as u64, "row", "rows")
         )
     };
-    let k = longest_fitting_prefix(rows.len(), |k| join(k, Some(notice(k))).len() <= budget);
+    let k = longest_fitting_prefix(rows.len(), |k| {
+        upto[k] + 1 + notice(k).len() + tail.len() <= budget
+    });
     clamp_for(ctx, tool, &join(k, Some(notice(k))))
 }
 
@@ -116,28 +123,59 @@ pub fn text_and_record(text: String, record: serde_json::Value, is_error: bool) 
 /// whole record does not fit, the longest prefix of whole rows that does, and
 /// `"omitted": K` for the rest. Rows are never cut.
 pub fn record_with_rows(
-    mut record: serde_json::Map<String, serde_json::Value>,
+    record: serde_json::Map<String, serde_json::Value>,
     key: &str,
     rows: Vec<serde_json::Value>,
     max_bytes: usize,
 ) -> serde_json::Value {
-    use serde_json::Value;
+    let k = rows_that_fit(&record, key, &rows, max_bytes, 0);
+    rows_record(record, key, rows, k)
+}
+
+/// How many of `rows` [`record_with_rows`] keeps, each row counted `reserve` bytes
+/// longer than it is now (room for a field filled in after the cut). Every row is
+/// serialized once; the cut is then found on sums.
+pub fn rows_that_fit(
+    record: &serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    rows: &[serde_json::Value],
+    max_bytes: usize,
+    reserve: usize,
+) -> usize {
     let total = rows.len();
-    let with = |record: &serde_json::Map<String, Value>, k: usize| {
-        let mut r = record.clone();
-        r.insert(key.to_string(), Value::Array(rows[..k].to_vec()));
-        if k < total {
-            r.insert("omitted".to_string(), Value::from(total - k));
-        }
-        Value::Object(r)
-    };
-    let whole = with(&record, total);
-    if whole.to_string().len() <= max_bytes {
-        return whole;
+    let mut upto = Vec::with_capacity(total + 1);
+    upto.push(0usize);
+    for (i, row) in rows.iter().enumerate() {
+        upto.push(upto[i] + row.to_string().len() + reserve + usize::from(i > 0));
     }
-    let k = longest_fitting_prefix(total, |k| with(&record, k).to_string().len() <= max_bytes);
-    record.insert(key.to_string(), Value::Array(Vec::new()));
-    with(&record, k)
+    let frame = |k: usize| {
+        let mut r = record.clone();
+        r.insert(key.to_string(), serde_json::Value::Array(Vec::new()));
+        if k < total {
+            r.insert("omitted".to_string(), serde_json::Value::from(total - k));
+        }
+        serde_json::Value::Object(r).to_string().len()
+    };
+    if frame(total) + upto[total] <= max_bytes {
+        return total;
+    }
+    longest_fitting_prefix(total, |k| frame(k) + upto[k] <= max_bytes)
+}
+
+/// `record` with the first `k` of `rows` under `key`, and `"omitted"` for the rest.
+pub fn rows_record(
+    mut record: serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    mut rows: Vec<serde_json::Value>,
+    k: usize,
+) -> serde_json::Value {
+    let total = rows.len();
+    rows.truncate(k);
+    record.insert(key.to_string(), serde_json::Value::Array(rows));
+    if k < total {
+        record.insert("omitted".to_string(), serde_json::Value::from(total - k));
+    }
+    serde_json::Value::Object(record)
 }
 
 /// What a path that is neither a regular file nor a directory is, for the refusals

@@ -27,7 +27,7 @@ use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntryKind,
     WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
-use crate::tools::{clamp_rows, record_with_rows, text_and_record};
+use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
 /// Entries shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 500;
@@ -140,8 +140,8 @@ enum Kind {
     Dir,
 }
 
-/// A kept entry: its path below the root, its kind as walked, its size (files only).
-struct Found(String, &'static str, u64);
+/// A kept entry: its path below the root and its kind as walked.
+struct Found(String, &'static str);
 
 impl Ranked for Found {
     fn key(&self) -> &str {
@@ -237,13 +237,7 @@ impl WalkVisitor for Visitor<'_> {
                 WalkEntryKind::Symlink => "link",
                 WalkEntryKind::Other => "other",
             };
-            // The size is asked here, on the walk's threads, and only of what is kept.
-            let size = if kind == "file" {
-                entry.size().unwrap_or(0)
-            } else {
-                0
-            };
-            g.kept.push(Found(entry.path().to_string(), kind, size));
+            g.kept.push(Found(entry.path().to_string(), kind));
         }
         WalkFlow::Continue
     }
@@ -355,6 +349,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         cancelled: AtomicBool::new(false),
         gathered: Mutex::new(Vec::new()),
     });
+    let abs_root = abs.clone();
     let options = walk_options(abs, query.gitignore);
     if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
         return ToolResult::failure(message);
@@ -389,18 +384,35 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let text = clamp_rows(ctx, "find", "", &rows, &tail);
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).
-    let records: Vec<Value> = found[..shown]
+    let mut records: Vec<Value> = found[..shown]
         .iter()
         .zip(&rows)
-        .map(|(f, shown_path)| json!({"path": shown_path, "kind": f.1, "size": f.2}))
+        .map(|(f, shown_path)| json!({"path": shown_path, "kind": f.1, "size": 0}))
         .collect();
     let mut record = serde_json::Map::new();
     record.insert("count".into(), json!(matches));
     record.insert("shown".into(), json!(shown));
     record.insert("walked".into(), json!(entries));
     record.insert("unreadable".into(), json!(unreadable));
-    let record = record_with_rows(record, "entries", records, ctx.budget.max_bytes);
-    text_and_record(text, record, false)
+    // Sizes cost a stat each, so only the rows the budget keeps are measured (with
+    // room for the longest number held back while cutting).
+    let k = rows_that_fit(&record, "entries", &records, ctx.budget.max_bytes, 19);
+    for (f, row) in found[..k].iter().zip(records.iter_mut()) {
+        if f.1 == "file" {
+            let abs = below_root(&abs_root, &f.0);
+            row["size"] = json!(ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0));
+        }
+    }
+    text_and_record(text, rows_record(record, "entries", records, k), false)
+}
+
+/// The absolute path of `below` (a walk path, empty for the root) under `root`.
+fn below_root(root: &str, below: &str) -> String {
+    if below.is_empty() {
+        root.to_string()
+    } else {
+        format!("{}/{below}", root.trim_end_matches('/'))
+    }
 }
 
 #[async_trait]

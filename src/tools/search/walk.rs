@@ -293,9 +293,6 @@ impl WalkEntry for FsEntry {
     fn is_dir_link(&self) -> bool {
         self.dir_link
     }
-    fn size(&self) -> Option<u64> {
-        Some(self.size)
-    }
     fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead> {
         buf.clear();
         if self.size > limits.max_size {
