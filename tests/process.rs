@@ -489,3 +489,37 @@ fn stop_returns_as_soon_as_a_term_ignoring_job_is_gone() {
     // zombie left in the group was waited for).
     assert!(took < Duration::from_millis(3800), "stop took {took:?}");
 }
+
+#[test]
+fn a_long_job_list_is_cut_between_jobs() {
+    let jobs = Jobs::new();
+    for i in 0..12 {
+        jobs.start(&format!("echo job number {i}"));
+    }
+    let out = jobs.env.run(&["--max-bytes", "300", "process", "list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let (notice, rows) = lines.split_last().unwrap();
+    assert!(!rows.is_empty() && rows.len() < 12, "{text}");
+    for (i, row) in rows.iter().enumerate() {
+        assert!(row.starts_with(&format!("job-{} ", i + 1)), "{text}");
+        assert!(row.ends_with(&format!("echo job number {i}")), "{text}");
+    }
+    assert_eq!(
+        *notice,
+        format!(
+            "[process: {} rows left out to stay within the output ceiling]",
+            12 - rows.len()
+        )
+    );
+    // Programs get the same cut: whole job records and the count left out.
+    let (outcome, _) = jobs
+        .env
+        .run_json(&["--max-bytes", "600", "process", "list"]);
+    let record = &outcome["output"];
+    let shown = record["jobs"].as_array().unwrap().len();
+    assert!(shown > 0 && shown < 12, "{record}");
+    assert_eq!(record["omitted"], serde_json::json!(12 - shown));
+    assert!(record.to_string().len() <= 600);
+}

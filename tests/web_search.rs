@@ -506,11 +506,19 @@ fn the_text_block_is_clamped_with_the_tools_notice() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("1. Result 1\n"), "{text}");
-    assert!(text.contains("[websearch: "), "{text}");
-    assert!(
-        text.contains(" bytes elided to stay within the output ceiling]"),
-        "{text}"
+    // Cut between results: the text ends with the last whole result shown, then
+    // the count of the results left out.
+    let (shown, notice) = text.trim_end().rsplit_once('\n').unwrap();
+    let kept = shown.split("\n\n").count();
+    assert!(kept < 25, "{text}");
+    assert_eq!(
+        notice,
+        format!(
+            "[websearch: {} rows left out to stay within the output ceiling]",
+            25 - kept
+        )
     );
+    assert!(shown.ends_with(&format!("Snippet {kept}.")), "{text}");
     // The JSON block keeps the first results that fit the same 300 bytes.
     let out = env
         .cmd()

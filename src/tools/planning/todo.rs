@@ -23,7 +23,7 @@ use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
 pub use crate::kernel::{TodoItem, TodoPriority, TodoStatus, TodoStoreHandle};
-use crate::tools::{clamp_for, longest_fitting_prefix, plural};
+use crate::tools::{clamp_rows, longest_fitting_prefix, plural};
 
 /// The fallback store: one list per context identity, for the life of the process.
 static MEMORY: LazyLock<Mutex<HashMap<u64, Vec<TodoItem>>>> =
@@ -117,29 +117,41 @@ fn counts(items: &[TodoItem]) -> (u64, u64, u64) {
 /// (`3 items: 1 done, 1 active, 1 pending.`) and one line per item in stored order
 /// (`[x] id: text`, with ` (high)`/` (low)` for those priorities). No final newline.
 pub fn render_checklist(items: &[TodoItem]) -> String {
+    let (head, rows) = checklist_lines(items);
+    std::iter::once(head)
+        .chain(rows)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// [`render_checklist`] as its head (the tally, or the empty sentence) and its item
+/// lines, so a clamp can cut between items.
+fn checklist_lines(items: &[TodoItem]) -> (String, Vec<String>) {
     if items.is_empty() {
-        return "The checklist is empty.".to_string();
+        return ("The checklist is empty.".to_string(), Vec::new());
     }
     let (pending, active, done) = counts(items);
-    let mut out = format!(
+    let head = format!(
         "{}: {done} done, {active} active, {pending} pending.",
         plural(items.len() as u64, "item", "items")
     );
-    for item in items {
-        let mark = match item.status {
-            TodoStatus::Pending => "[ ]",
-            TodoStatus::Active => "[~]",
-            TodoStatus::Done => "[x]",
-        };
-        out.push('\n');
-        out.push_str(&format!("{mark} {}: {}", item.id, item.text));
-        match item.priority {
-            Some(TodoPriority::High) => out.push_str(" (high)"),
-            Some(TodoPriority::Low) => out.push_str(" (low)"),
-            Some(TodoPriority::Normal) | None => {}
-        }
-    }
-    out
+    let rows = items
+        .iter()
+        .map(|item| {
+            let mark = match item.status {
+                TodoStatus::Pending => "[ ]",
+                TodoStatus::Active => "[~]",
+                TodoStatus::Done => "[x]",
+            };
+            let weight = match item.priority {
+                Some(TodoPriority::High) => " (high)",
+                Some(TodoPriority::Low) => " (low)",
+                Some(TodoPriority::Normal) | None => "",
+            };
+            format!("{mark} {}: {}{weight}", item.id, item.text)
+        })
+        .collect();
+    (head, rows)
 }
 
 /// The JSON block both tools return: `{"items": [...], "counts": {...}}`.
@@ -172,15 +184,24 @@ pub fn bounded_checklist_json(items: &[TodoItem], max_bytes: usize) -> Value {
     with_prefix(k)
 }
 
+/// The answer both tools give: the checklist for people, cut between items when
+/// the budget is short (`lead` goes before it; an empty list shows `lead` alone when
+/// there is one), and the bounded JSON block.
 fn checklist_result(
     ctx: &ToolContext,
     tool: &'static str,
-    text: String,
+    lead: &str,
     items: &[TodoItem],
 ) -> ToolResult {
+    let (head, rows) = checklist_lines(items);
+    let head = if items.is_empty() && !lead.is_empty() {
+        lead.to_string()
+    } else {
+        format!("{lead}{head}")
+    };
     ToolResult {
         content: vec![
-            ToolContentBlock::Text(clamp_for(ctx, tool, &text)),
+            ToolContentBlock::Text(clamp_rows(ctx, tool, &head, &rows, "")),
             ToolContentBlock::Json(bounded_checklist_json(items, ctx.budget.max_bytes)),
         ],
         is_error: false,
@@ -233,12 +254,12 @@ impl Tool for TodoSetTool {
         if let Err(e) = save(ctx, items.clone()) {
             return ToolResult::failure(format!("Cannot save the checklist: {e}"));
         }
-        let text = if items.is_empty() {
-            "Checklist cleared.".to_string()
+        let lead = if items.is_empty() {
+            "Checklist cleared."
         } else {
-            format!("Checklist updated.\n{}", render_checklist(&items))
+            "Checklist updated.\n"
         };
-        checklist_result(ctx, "todo_set", text, &items)
+        checklist_result(ctx, "todo_set", lead, &items)
     }
 }
 
@@ -263,7 +284,7 @@ impl Tool for TodoReadTool {
             return ToolResult::failure(e);
         }
         match load(ctx) {
-            Ok(items) => checklist_result(ctx, "todo_read", render_checklist(&items), &items),
+            Ok(items) => checklist_result(ctx, "todo_read", "", &items),
             Err(e) => ToolResult::failure(format!("Cannot read the checklist: {e}")),
         }
     }

@@ -26,7 +26,7 @@ use crate::kernel::{
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
-use crate::tools::{clamp_for, now_ms, plural, text_and_record};
+use crate::tools::{clamp_for, clamp_rows, now_ms, plural, record_with_rows, text_and_record};
 
 /// The most of each stream one `poll` returns: the newest bytes win.
 pub const POLL_WINDOW: u64 = 32 * 1024;
@@ -374,15 +374,14 @@ async fn list(ctx: &ToolContext, state: &StateDir) -> Result<(String, Value), To
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let (w0, w1, w2) = (width(0), width(1), width(2));
-    let mut out = String::new();
-    for r in &rows {
-        out.push_str(&format!(
-            "{:<w0$}  {:<w1$}  {:>w2$}  {}\n",
-            r[0], r[1], r[2], r[3]
-        ));
-    }
-    out.pop();
-    Ok((out, json!({ "jobs": jobs })))
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{:<w0$}  {:<w1$}  {:>w2$}  {}", r[0], r[1], r[2], r[3]))
+        .collect();
+    // A long table is cut between jobs, in both forms.
+    let text = clamp_rows(ctx, "process", "", &lines, "");
+    let record = record_with_rows(serde_json::Map::new(), "jobs", jobs, ctx.budget.max_bytes);
+    Ok((text, record))
 }
 
 /// The header line `poll` and `stop` share.

@@ -22,7 +22,7 @@ use crate::kernel::input::Args;
 use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
-use crate::tools::{clamp_for, longest_fitting_prefix};
+use crate::tools::{clamp_for, clamp_rows, longest_fitting_prefix};
 
 /// The endpoint searched when `INDUS_WEBSEARCH_URL` is unset or empty.
 pub const DEFAULT_ENDPOINT: &str = "https://html.duckduckgo.com/html/";
@@ -168,6 +168,12 @@ fn decode(bytes: &[u8], content_type: Option<&str>) -> Option<String> {
 /// URL and (when there is one) the snippet, each indented to line up with the title
 /// (three spaces, four from result 10 on, as a Markdown list item continues).
 pub fn render(results: &[SearchResult]) -> String {
+    result_blocks(results).join("\n\n")
+}
+
+/// One block per result (numbered title, then the URL and the snippet indented
+/// under it), for [`render`] and for a clamp that cuts between results.
+fn result_blocks(results: &[SearchResult]) -> Vec<String> {
     results
         .iter()
         .enumerate()
@@ -182,8 +188,7 @@ pub fn render(results: &[SearchResult]) -> String {
             }
             block
         })
-        .collect::<Vec<_>>()
-        .join("\n\n")
+        .collect()
 }
 
 /// Search `endpoint` for `query` and answer with at most `count` results.
@@ -201,10 +206,20 @@ async fn search(endpoint: &Url, query: &str, count: usize, ctx: &ToolContext) ->
         Page::Results(results) => results,
     };
     results.truncate(count);
+    // Results are separated by a blank line; a clamp cuts between them.
     let text = if results.is_empty() {
-        format!("No results for {}.", quoted(query))
+        clamp_for(
+            ctx,
+            "websearch",
+            &format!("No results for {}.", quoted(query)),
+        )
     } else {
-        render(&results)
+        let mut blocks = result_blocks(&results);
+        for block in blocks.iter_mut().skip(1) {
+            block.insert(0, '\n');
+        }
+        let first = blocks.remove(0);
+        clamp_rows(ctx, "websearch", &first, &blocks, "")
     };
     // The JSON block keeps the results that fit the budget whole (a page can hold
     // snippets of any length); the text block still shows the count of them all.
@@ -213,7 +228,7 @@ async fn search(endpoint: &Url, query: &str, count: usize, ctx: &ToolContext) ->
     });
     ToolResult {
         content: vec![
-            ToolContentBlock::Text(clamp_for(ctx, "websearch", &text)),
+            ToolContentBlock::Text(text),
             ToolContentBlock::Json(json!(results[..shown])),
         ],
         is_error: false,
