@@ -24,8 +24,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: text blocks, or one JSON ToolOutcome line')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working directory the tools resolve paths against (default: the current directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)')
-            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'Which standard collection of tools this invocation exposes')
-            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)')
+            [CompletionResult]::new('--collection', '--collection', [CompletionResultType]::ParameterName, 'Expose a standard collection of the twelve built-ins (read-only, coding, all)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Output budget in bytes (default 65536); longer output is clamped with a notice')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name keying the todo list and the gate''s read-state under .indus-process/')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on a terminal (auto honours NO_COLOR); never in JSON')
@@ -37,17 +38,21 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a text file.')
-            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
             [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name or path glob.')
+            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
+            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
+            [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
-            [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
-            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
-            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
+            [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
+            [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
+            [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
+            [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
@@ -66,25 +71,6 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, '1-based line to start at (default 1).')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Maximum number of lines to show (default: as many as fit the output budget).')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Maximum number of lines to show (default: as many as fit the output budget).')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'indus-tool;write' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
-            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File to write, relative to the working directory.')
-            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The complete new content, written verbatim (absent: an empty file).')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'indus-tool;edit' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
-            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File to edit, relative to the working directory.')
-            [CompletionResult]::new('--old-text', '--old-text', [CompletionResultType]::ParameterName, 'The exact text to replace (written with \n line endings; CRLF files match too).')
-            [CompletionResult]::new('--new-text', '--new-text', [CompletionResultType]::ParameterName, 'The replacement text.')
-            [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence instead of requiring a unique match (default false).')
-            [CompletionResult]::new('--expect-sha256', '--expect-sha256', [CompletionResultType]::ParameterName, 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -134,6 +120,50 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;websearch' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for, as you would type it into a search box.')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;webfetch' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Absolute http:// or https:// URL.')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'text (default), markdown or html. [one of: text, markdown, html]')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default 30000, at most 120000).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;todo_read' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;write' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File to write, relative to the working directory.')
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The complete new content, written verbatim (absent: an empty file).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;edit' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File to edit, relative to the working directory.')
+            [CompletionResult]::new('--old-text', '--old-text', [CompletionResultType]::ParameterName, 'The exact text to replace (written with \n line endings; CRLF files match too).')
+            [CompletionResult]::new('--new-text', '--new-text', [CompletionResultType]::ParameterName, 'The replacement text.')
+            [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence instead of requiring a unique match (default false).')
+            [CompletionResult]::new('--expect-sha256', '--expect-sha256', [CompletionResultType]::ParameterName, 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;bash' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'The command line, run with sh -c.')
@@ -161,27 +191,31 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'indus-tool;todo_read' {
+        'indus-tool;todo' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'read the checklist, or set (replace) it. [one of: read, set]')
+            [CompletionResult]::new('--items', '--items', [CompletionResultType]::ParameterName, 'The whole new checklist, in order (set only; [] clears it).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;memory' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'read the note, replace it, or append a line to it. [one of: read, replace, append]')
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The new note (replace) or the line to add (append). Ignored by read.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;enter_plan_mode' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'indus-tool;websearch' {
+        'indus-tool;exit_plan_mode' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
-            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for, as you would type it into a search box.')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
-            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'indus-tool;webfetch' {
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
-            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Absolute http:// or https:// URL.')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'text (default), markdown or html. [one of: text, markdown, html]')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.')
-            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default 30000, at most 120000).')
+            [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'The plan to present, in Markdown.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -240,17 +274,21 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         }
         'indus-tool;help' {
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Read a text file.')
-            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
-            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).')
             [CompletionResult]::new('find', 'find', [CompletionResultType]::ParameterValue, 'Find files and directories beneath a path by name or path glob.')
+            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
+            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
+            [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
+            [CompletionResult]::new('write', 'write', [CompletionResultType]::ParameterValue, 'Create or overwrite a file with exactly the given content, creating missing parent directories.')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Replace oldText with newText in a file and return a unified diff of the change.')
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
-            [CompletionResult]::new('todo_read', 'todo_read', [CompletionResultType]::ParameterValue, 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).')
-            [CompletionResult]::new('websearch', 'websearch', [CompletionResultType]::ParameterValue, 'Search the web with DuckDuckGo.')
-            [CompletionResult]::new('webfetch', 'webfetch', [CompletionResultType]::ParameterValue, 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.')
+            [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
+            [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
+            [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
+            [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
@@ -266,12 +304,6 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;help;read' {
             break
         }
-        'indus-tool;help;write' {
-            break
-        }
-        'indus-tool;help;edit' {
-            break
-        }
         'indus-tool;help;ls' {
             break
         }
@@ -279,6 +311,21 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;find' {
+            break
+        }
+        'indus-tool;help;websearch' {
+            break
+        }
+        'indus-tool;help;webfetch' {
+            break
+        }
+        'indus-tool;help;todo_read' {
+            break
+        }
+        'indus-tool;help;write' {
+            break
+        }
+        'indus-tool;help;edit' {
             break
         }
         'indus-tool;help;bash' {
@@ -290,13 +337,16 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;help;todo_set' {
             break
         }
-        'indus-tool;help;todo_read' {
+        'indus-tool;help;todo' {
             break
         }
-        'indus-tool;help;websearch' {
+        'indus-tool;help;memory' {
             break
         }
-        'indus-tool;help;webfetch' {
+        'indus-tool;help;enter_plan_mode' {
+            break
+        }
+        'indus-tool;help;exit_plan_mode' {
             break
         }
         'indus-tool;help;list' {

@@ -37,6 +37,12 @@ _indus__tool() {
             indus__tool,edit)
                 cmd="indus__tool__subcmd__edit"
                 ;;
+            indus__tool,enter_plan_mode)
+                cmd="indus__tool__subcmd__enter_plan_mode"
+                ;;
+            indus__tool,exit_plan_mode)
+                cmd="indus__tool__subcmd__exit_plan_mode"
+                ;;
             indus__tool,find)
                 cmd="indus__tool__subcmd__find"
                 ;;
@@ -58,6 +64,9 @@ _indus__tool() {
             indus__tool,mcp)
                 cmd="indus__tool__subcmd__mcp"
                 ;;
+            indus__tool,memory)
+                cmd="indus__tool__subcmd__memory"
+                ;;
             indus__tool,process)
                 cmd="indus__tool__subcmd__process"
                 ;;
@@ -66,6 +75,9 @@ _indus__tool() {
                 ;;
             indus__tool,schema)
                 cmd="indus__tool__subcmd__schema"
+                ;;
+            indus__tool,todo)
+                cmd="indus__tool__subcmd__todo"
                 ;;
             indus__tool,todo_read)
                 cmd="indus__tool__subcmd__todo_read"
@@ -103,6 +115,12 @@ _indus__tool() {
             indus__tool__subcmd__help,edit)
                 cmd="indus__tool__subcmd__help__subcmd__edit"
                 ;;
+            indus__tool__subcmd__help,enter_plan_mode)
+                cmd="indus__tool__subcmd__help__subcmd__enter_plan_mode"
+                ;;
+            indus__tool__subcmd__help,exit_plan_mode)
+                cmd="indus__tool__subcmd__help__subcmd__exit_plan_mode"
+                ;;
             indus__tool__subcmd__help,find)
                 cmd="indus__tool__subcmd__help__subcmd__find"
                 ;;
@@ -124,6 +142,9 @@ _indus__tool() {
             indus__tool__subcmd__help,mcp)
                 cmd="indus__tool__subcmd__help__subcmd__mcp"
                 ;;
+            indus__tool__subcmd__help,memory)
+                cmd="indus__tool__subcmd__help__subcmd__memory"
+                ;;
             indus__tool__subcmd__help,process)
                 cmd="indus__tool__subcmd__help__subcmd__process"
                 ;;
@@ -132,6 +153,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,schema)
                 cmd="indus__tool__subcmd__help__subcmd__schema"
+                ;;
+            indus__tool__subcmd__help,todo)
+                cmd="indus__tool__subcmd__help__subcmd__todo"
                 ;;
             indus__tool__subcmd__help,todo_read)
                 cmd="indus__tool__subcmd__help__subcmd__todo_read"
@@ -155,7 +179,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --tools --no-tools --max-bytes --session --gate --color --id --help --version read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -175,6 +199,10 @@ _indus__tool() {
                     ;;
                 --collection)
                     COMPREPLY=($(compgen -W "read-only coding all" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "authoring survey all" -- "${cur}"))
                     return 0
                     ;;
                 --tools)
@@ -358,6 +386,46 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__enter_plan_mode)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__exit_plan_mode)
+            opts="-h --json --plan --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__find)
             opts="-t -n -h --json --pattern --path --type --limit --gitignore --skip-hidden --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -487,7 +555,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read write edit ls grep find bash process todo_set todo_read websearch webfetch list describe schema call batch mcp diff completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -585,6 +653,34 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__enter_plan_mode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__exit_plan_mode)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -696,6 +792,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__memory)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__process)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -725,6 +835,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__todo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -884,6 +1008,32 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__memory)
+            opts="-h --json --action --content --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__process)
             opts="-h --json --action --command --cwd --id --input --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -965,6 +1115,32 @@ _indus__tool() {
             case "${prev}" in
                 --for)
                     COMPREPLY=($(compgen -W "openai anthropic mcp" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__todo)
+            opts="-h --json --action --items --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --items)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -21,8 +21,9 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --format 'Output format: text blocks, or one JSON ToolOutcome line'
             cand --cwd 'Working directory the tools resolve paths against (default: the current directory)'
             cand --root 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)'
-            cand --collection 'Which standard collection of tools this invocation exposes'
-            cand --tools 'Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)'
+            cand --collection 'Expose a standard collection of the twelve built-ins (read-only, coding, all)'
+            cand --profile 'Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection'
+            cand --tools 'Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)'
             cand --max-bytes 'Output budget in bytes (default 65536); longer output is clamped with a notice'
             cand --session 'Session name keying the todo list and the gate''s read-state under .indus-process/'
             cand --color 'Colour on a terminal (auto honours NO_COLOR); never in JSON'
@@ -34,17 +35,21 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand read 'Read a text file.'
-            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
-            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name or path glob.'
+            cand websearch 'Search the web with DuckDuckGo.'
+            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
-            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
-            cand websearch 'Search the web with DuckDuckGo.'
-            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
+            cand todo 'Keep this session''s checklist.'
+            cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
+            cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
+            cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
@@ -62,23 +67,6 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --offset '1-based line to start at (default 1).'
             cand -n 'Maximum number of lines to show (default: as many as fit the output budget).'
             cand --limit 'Maximum number of lines to show (default: as many as fit the output budget).'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'indus-tool;write'= {
-            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
-            cand --path 'File to write, relative to the working directory.'
-            cand --content 'The complete new content, written verbatim (absent: an empty file).'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'indus-tool;edit'= {
-            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
-            cand --path 'File to edit, relative to the working directory.'
-            cand --old-text 'The exact text to replace (written with \n line endings; CRLF files match too).'
-            cand --new-text 'The replacement text.'
-            cand --replace-all 'Replace every occurrence instead of requiring a unique match (default false).'
-            cand --expect-sha256 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -124,6 +112,45 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;websearch'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --query 'What to search for, as you would type it into a search box.'
+            cand -n 'How many results to return (default 5).'
+            cand --count 'How many results to return (default 5).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;webfetch'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --url 'Absolute http:// or https:// URL.'
+            cand --format 'text (default), markdown or html. [one of: text, markdown, html]'
+            cand --max-bytes 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.'
+            cand --timeout-ms 'Give up after this many milliseconds (default 30000, at most 120000).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;todo_read'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;write'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'File to write, relative to the working directory.'
+            cand --content 'The complete new content, written verbatim (absent: an empty file).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;edit'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'File to edit, relative to the working directory.'
+            cand --old-text 'The exact text to replace (written with \n line endings; CRLF files match too).'
+            cand --new-text 'The replacement text.'
+            cand --replace-all 'Replace every occurrence instead of requiring a unique match (default false).'
+            cand --expect-sha256 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;bash'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --command 'The command line, run with sh -c.'
@@ -148,25 +175,28 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'indus-tool;todo_read'= {
+        &'indus-tool;todo'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'read the checklist, or set (replace) it. [one of: read, set]'
+            cand --items 'The whole new checklist, in order (set only; [] clears it).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;memory'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'read the note, replace it, or append a line to it. [one of: read, replace, append]'
+            cand --content 'The new note (replace) or the line to add (append). Ignored by read.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;enter_plan_mode'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'indus-tool;websearch'= {
+        &'indus-tool;exit_plan_mode'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
-            cand --query 'What to search for, as you would type it into a search box.'
-            cand -n 'How many results to return (default 5).'
-            cand --count 'How many results to return (default 5).'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'indus-tool;webfetch'= {
-            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
-            cand --url 'Absolute http:// or https:// URL.'
-            cand --format 'text (default), markdown or html. [one of: text, markdown, html]'
-            cand --max-bytes 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.'
-            cand --timeout-ms 'Give up after this many milliseconds (default 30000, at most 120000).'
+            cand --plan 'The plan to present, in Markdown.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -215,17 +245,21 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help'= {
             cand read 'Read a text file.'
-            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
-            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand ls 'List a directory''s immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name.'
             cand grep 'Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences).'
             cand find 'Find files and directories beneath a path by name or path glob.'
+            cand websearch 'Search the web with DuckDuckGo.'
+            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
+            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
+            cand write 'Create or overwrite a file with exactly the given content, creating missing parent directories.'
+            cand edit 'Replace oldText with newText in a file and return a unified diff of the change.'
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
-            cand todo_read 'Show the session''s checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done).'
-            cand websearch 'Search the web with DuckDuckGo.'
-            cand webfetch 'Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML.'
+            cand todo 'Keep this session''s checklist.'
+            cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
+            cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
+            cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
@@ -239,15 +273,21 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help;read'= {
         }
-        &'indus-tool;help;write'= {
-        }
-        &'indus-tool;help;edit'= {
-        }
         &'indus-tool;help;ls'= {
         }
         &'indus-tool;help;grep'= {
         }
         &'indus-tool;help;find'= {
+        }
+        &'indus-tool;help;websearch'= {
+        }
+        &'indus-tool;help;webfetch'= {
+        }
+        &'indus-tool;help;todo_read'= {
+        }
+        &'indus-tool;help;write'= {
+        }
+        &'indus-tool;help;edit'= {
         }
         &'indus-tool;help;bash'= {
         }
@@ -255,11 +295,13 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help;todo_set'= {
         }
-        &'indus-tool;help;todo_read'= {
+        &'indus-tool;help;todo'= {
         }
-        &'indus-tool;help;websearch'= {
+        &'indus-tool;help;memory'= {
         }
-        &'indus-tool;help;webfetch'= {
+        &'indus-tool;help;enter_plan_mode'= {
+        }
+        &'indus-tool;help;exit_plan_mode'= {
         }
         &'indus-tool;help;list'= {
         }

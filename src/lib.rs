@@ -3,11 +3,13 @@
 //!
 //! The crate is layered: `kernel` is the authoring shape and dispatch contract,
 //! `backends` binds its I/O seams to the OS, `tools` holds the concrete tools,
-//! `registry` assembles them into collections, and `cli` is the command-line face.
+//! `registry` assembles them into collections, `deck` is the catalog of every tool
+//! (built-ins and app cards) with its profiles, and `cli` is the command-line face.
 //! The most used names are re-exported at the root.
 
 pub mod backends;
 pub mod cli;
+pub mod deck;
 pub mod interop;
 pub mod kernel;
 pub mod registry;

@@ -289,7 +289,10 @@ fn call_takes_a_toolcall_inline_stdin_or_file() {
 
 #[test]
 fn describe_and_schema_hold_every_registered_tool() {
-    let names = indus_tool::builtin_registry().names();
+    // The default selection is the whole deck, in catalog order.
+    let names = indus_tool::deck::deck_registry().names();
+    let ids: Vec<&str> = indus_tool::deck::catalog().iter().map(|r| r.id).collect();
+    assert_eq!(names, ids);
     let out = bin().arg("schema").output().unwrap();
     let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
     let listed: Vec<&str> = schema
@@ -308,8 +311,17 @@ fn describe_and_schema_hold_every_registered_tool() {
             .args(["--format", "json", "describe", name])
             .output()
             .unwrap();
-        let d = parse_outcome(&out);
+        let mut d = parse_outcome(&out);
         assert_eq!(&d["name"], name);
+        // describe adds the catalog's fields to the descriptor schema gives.
+        let row = indus_tool::deck::find_row(name).unwrap();
+        assert_eq!(d["title"], json!(row.title));
+        assert_eq!(d["summary"], json!(row.summary));
+        assert_eq!(d["readOnly"], json!(row.read_only));
+        assert_eq!(d["profiles"], json!(row.profile_names()));
+        for key in ["title", "summary", "readOnly", "profiles", "collections"] {
+            d.as_object_mut().unwrap().remove(key);
+        }
         assert_eq!(
             d,
             schema

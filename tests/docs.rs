@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use indus_tool::builtin_registry;
 use indus_tool::cli::{completion_file_name, completion_script, write_man_pages};
+use indus_tool::deck::deck_registry;
 
 const SHELLS: [clap_complete::Shell; 5] = [
     clap_complete::Shell::Bash,
@@ -24,7 +24,7 @@ const HOW: &str = "regenerate with `INDUS_REGEN=1 cargo test --test docs` and co
 
 #[test]
 fn completions_are_current() {
-    let descriptors: Vec<_> = builtin_registry().tools().map(|t| t.descriptor()).collect();
+    let descriptors: Vec<_> = deck_registry().tools().map(|t| t.descriptor()).collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
     for shell in SHELLS {
         let want = completion_script(&descriptors, shell);
@@ -41,7 +41,7 @@ fn completions_are_current() {
 
 #[test]
 fn man_pages_are_current() {
-    let descriptors: Vec<_> = builtin_registry().tools().map(|t| t.descriptor()).collect();
+    let descriptors: Vec<_> = deck_registry().tools().map(|t| t.descriptor()).collect();
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
     let fresh = tempfile::tempdir().unwrap();
     let written = write_man_pages(&descriptors, fresh.path()).unwrap();
@@ -79,7 +79,7 @@ fn man_pages_are_current() {
 /// `man` renders it.
 #[test]
 fn man_synopses_name_the_command_as_typed() {
-    let descriptors: Vec<_> = builtin_registry().tools().map(|t| t.descriptor()).collect();
+    let descriptors: Vec<_> = deck_registry().tools().map(|t| t.descriptor()).collect();
     let fresh = tempfile::tempdir().unwrap();
     let pages = write_man_pages(&descriptors, fresh.path()).unwrap();
     let subcommand_pages = pages.len() - 1;

@@ -71,6 +71,21 @@ pub const CLI_SHAPES: &[CliShape] = &[
         stdin_key: Some("items"),
     },
     CliShape {
+        tool: "todo",
+        positionals: &["action"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "memory",
+        positionals: &["action", "content"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "exit_plan_mode",
+        positionals: &["plan"],
+        stdin_key: Some("plan"),
+    },
+    CliShape {
         tool: "websearch",
         positionals: &["query"],
         stdin_key: None,
@@ -92,6 +107,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--cwd",
     "--root",
     "--collection",
+    "--profile",
     "--tools",
     "--max-bytes",
     "--session",
@@ -105,6 +121,7 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--cwd",
     "--root",
     "--collection",
+    "--profile",
     "--tools",
     "--no-tools",
     "--max-bytes",
@@ -328,9 +345,17 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
             Arg::new("collection")
                 .long("collection")
                 .value_name("NAME")
+                .env("INDUS_COLLECTION")
                 .value_parser(PossibleValuesParser::new(["read-only", "coding", "all"]))
-                .default_value("all")
-                .help("Which standard collection of tools this invocation exposes"),
+                .help("Expose a standard collection of the twelve built-ins (read-only, coding, all)"),
+        )
+        .arg(
+            Arg::new("profile")
+                .long("profile")
+                .value_name("NAME")
+                .env("INDUS_PROFILE")
+                .value_parser(PossibleValuesParser::new(crate::deck::Profile::NAMES))
+                .help("Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection"),
         )
         .arg(
             Arg::new("tools")
@@ -338,7 +363,7 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .value_name("A,B")
                 .value_delimiter(',')
                 .action(ArgAction::Append)
-                .help("Allow-list: expose only these tools of the collection (names match case-insensitively, _ and - ignored)"),
+                .help("Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)"),
         )
         .arg(
             Arg::new("no-tools")

@@ -20,12 +20,12 @@ use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use crate::backends::local::{budget_of, confine_local, make_local_context, open_confined};
+use crate::deck::{Profile, deck_registry, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
 };
 use crate::kernel::{ReadStateHandle, Root, TodoStoreHandle};
-use crate::registry::builtin_registry;
 use crate::state::StateDir;
 use crate::state::read_state::{CachedReadState, PersistentReadState};
 use crate::state::todos::PersistentTodoStore;
@@ -46,7 +46,8 @@ pub struct Globals {
     pub cwd: String,
     /// `--root` / `INDUS_ROOT`: the folder every tool's paths are confined to.
     pub root: Option<Arc<Root>>,
-    pub collection: String,
+    /// What the invocation exposes before `--tools` narrows it.
+    pub selection: Selection,
     pub tools: Option<Vec<String>>,
     pub no_tools: bool,
     pub max_bytes: Option<usize>,
@@ -56,9 +57,26 @@ pub struct Globals {
     pub id: String,
 }
 
+/// The catalog selection of an invocation: a deck profile or a standard collection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    Profile(Profile),
+    Collection(String),
+}
+
+impl Selection {
+    /// `profile all` or `collection coding`, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Selection::Profile(p) => format!("profile {}", p.name()),
+            Selection::Collection(c) => format!("collection {c}"),
+        }
+    }
+}
+
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    let registry = builtin_registry();
+    let registry = deck_registry();
     let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
     let args = normalize_argv(args, &registry);
     let mut printer = Printer::new(ColorMode::Auto);
@@ -243,7 +261,7 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         json: get("format") == "json",
         cwd: cwd.to_string_lossy().into_owned(),
         root,
-        collection: get("collection"),
+        selection: selection_of(m),
         tools: m.get_many::<String>("tools").map(|v| {
             v.map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
@@ -265,15 +283,43 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
     })
 }
 
-/// The names this invocation exposes: the collection, narrowed by `--tools`, or
-/// nothing under `--no-tools`.
+/// The selection `--profile`/`--collection` (and their variables) ask for: a flag
+/// beats the environment, and of two at the same level the profile wins. Neither
+/// given: the profile `all`, the whole deck.
+fn selection_of(m: &ArgMatches) -> Selection {
+    use clap::parser::ValueSource;
+    let level = |key: &str| match m.value_source(key) {
+        Some(ValueSource::CommandLine) => 2,
+        Some(ValueSource::EnvVariable) => 1,
+        _ => 0,
+    };
+    let profile = m
+        .get_one::<String>("profile")
+        .and_then(|p| Profile::from_name(p));
+    let collection = m.get_one::<String>("collection").cloned();
+    match (profile, collection) {
+        (Some(_), Some(c)) if level("collection") > level("profile") => Selection::Collection(c),
+        (Some(p), _) => Selection::Profile(p),
+        (None, Some(c)) => Selection::Collection(c),
+        (None, None) => Selection::Profile(Profile::All),
+    }
+}
+
+/// The names this invocation exposes: the profile or collection, narrowed by
+/// `--tools`, or nothing under `--no-tools`.
 pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<Vec<String>> {
     if globals.no_tools {
         return Ok(Vec::new());
     }
-    let members = registry
-        .members_of(&globals.collection)
-        .map_err(|e| UsageError(e.to_string()))?;
+    let members = match &globals.selection {
+        Selection::Profile(p) => rows_for_profile(*p)
+            .filter(|r| registry.has(r.id))
+            .map(|r| r.id.to_string())
+            .collect(),
+        Selection::Collection(c) => registry
+            .members_of(c)
+            .map_err(|e| UsageError(e.to_string()))?,
+    };
     let Some(allow) = &globals.tools else {
         return Ok(members);
     };
@@ -320,6 +366,7 @@ fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             StateDir::new(&globals.cwd),
             &globals.session,
         )) as Arc<dyn TodoStoreHandle>),
+        session: Some(globals.session.clone()),
     };
     let root = globals.root.clone();
     Arc::new(move || {
@@ -741,36 +788,52 @@ fn mcp(
 
 fn list(registry: &ToolRegistry, globals: &Globals, printer: &mut Printer) -> CliResult<ExitCode> {
     let names = selected_names(registry, globals)?;
-    let rows: Vec<(String, Vec<String>, String)> = names
+    let rows: Vec<Value> = names
         .iter()
         .filter_map(|n| registry.get(n))
-        .map(|t| {
-            (
-                t.name().to_string(),
-                registry.collections_of(t.name()),
-                summary(t.description()).to_string(),
-            )
-        })
+        .map(|t| catalog_entry(registry, t))
         .collect();
     if globals.json {
-        let value: Vec<Value> = rows
-            .iter()
-            .map(|(name, cols, sum)| serde_json::json!({"name": name, "collections": cols, "summary": sum}))
-            .collect();
-        printer.stdout_line(&Value::Array(value).to_string());
+        printer.stdout_line(&Value::Array(rows).to_string());
     } else {
-        let name_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
-        let col_w = rows.iter().map(|r| r.1.join(",").len()).max().unwrap_or(0);
+        let field = |r: &Value, k: &str| r[k].as_str().unwrap_or_default().to_string();
+        let id_w = rows
+            .iter()
+            .map(|r| field(r, "name").len())
+            .max()
+            .unwrap_or(0);
+        let title_w = rows
+            .iter()
+            .map(|r| field(r, "title").chars().count())
+            .max()
+            .unwrap_or(0);
         let mut out = String::new();
-        for (name, cols, sum) in &rows {
+        for r in &rows {
             out.push_str(&format!(
-                "{name:<name_w$}  {:<col_w$}  {sum}\n",
-                cols.join(",")
+                "{:<id_w$}  {:<title_w$}  {}\n",
+                field(r, "name"),
+                field(r, "title"),
+                field(r, "summary")
             ));
         }
         printer.stdout_raw(&out);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tool as the catalog lists it: `{name, title, summary, readOnly, profiles,
+/// collections}` (a tool outside the catalog is titled by its name and summarised
+/// by its description's first sentence).
+fn catalog_entry(registry: &ToolRegistry, tool: &crate::kernel::DefinedTool) -> Value {
+    let row = crate::deck::find_row(tool.name()).filter(|r| r.id == tool.name());
+    serde_json::json!({
+        "name": tool.name(),
+        "title": row.map_or(tool.name(), |r| r.title),
+        "summary": row.map_or(summary(tool.description()), |r| r.summary),
+        "readOnly": row.is_some_and(|r| r.read_only),
+        "profiles": row.map(|r| r.profile_names()).unwrap_or_default(),
+        "collections": registry.collections_of(tool.name()),
+    })
 }
 
 fn print_json(value: &Value, globals: &Globals, printer: &mut Printer) {
@@ -801,11 +864,15 @@ fn describe(
         printer.error_text(&no_such_tool_message(wanted));
         return Ok(ExitCode::from(1));
     }
-    print_json(
-        &serde_json::to_value(tool.descriptor()).expect("descriptors serialize"),
-        globals,
-        printer,
-    );
+    let mut described = serde_json::to_value(tool.descriptor()).expect("descriptors serialize");
+    if let (Value::Object(d), Value::Object(entry)) =
+        (&mut described, catalog_entry(registry, tool))
+    {
+        for key in ["title", "summary", "readOnly", "profiles", "collections"] {
+            d.insert(key.to_string(), entry[key].clone());
+        }
+    }
+    print_json(&described, globals, printer);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -43,7 +43,6 @@ use serde_json::{Map, Value, json};
 use crate::kernel::{
     CancellationToken, ToolBox, ToolCall, ToolContentBlock, ToolDescriptor, ToolOutcome, ToolRunner,
 };
-use crate::registry::READ_ONLY_NAMES;
 pub use transport::{
     INVALID_PARAMS, INVALID_REQUEST, LineTransport, MAX_LINE, NOT_INITIALIZED, PARSE_ERROR,
 };
@@ -238,38 +237,26 @@ pub fn plain_schema(schema: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The behaviour hints of a built-in tool (`None` for any other name: a host's own
+/// The behaviour hints of a catalog tool (`None` for any other name: a host's own
 /// tool gets no hints, which clients read as the cautious defaults).
 ///
-/// `readOnlyHint` for the read-only collection and `todo_read` (it only reads the
-/// checklist); `destructiveHint` for the tools that overwrite files or run commands;
-/// `openWorldHint` for the two that reach the web. Hints the spec defines only for
-/// tools that are not read-only (destructive, idempotent) are set only on those.
+/// The title and `readOnlyHint` come from the deck's catalog; `destructiveHint` for
+/// the tools that overwrite files or run programs; `openWorldHint` for those that
+/// reach the web. Hints the spec defines only for tools that are not read-only
+/// (destructive, idempotent) are set only on those.
 pub fn annotations(name: &str) -> Option<ToolAnnotations> {
-    let title = match name {
-        "read" => "Read a file",
-        "write" => "Write a file",
-        "edit" => "Edit a file",
-        "ls" => "List a directory",
-        "grep" => "Search file contents",
-        "find" => "Find files by name",
-        "bash" => "Run a shell command",
-        "process" => "Manage background processes",
-        "todo_set" => "Set the checklist",
-        "todo_read" => "Read the checklist",
-        "websearch" => "Search the web",
-        "webfetch" => "Fetch a URL",
-        _ => return None,
-    };
-    let read_only = READ_ONLY_NAMES.contains(&name) || name == "todo_read";
-    let open_world = matches!(name, "websearch" | "webfetch");
-    let mut hints = ToolAnnotations::with_title(title)
-        .read_only(read_only)
+    let row = crate::deck::find_row(name).filter(|r| r.id == name)?;
+    let open_world = matches!(name, "websearch" | "webfetch" | "saas-action");
+    let mut hints = ToolAnnotations::with_title(row.title)
+        .read_only(row.read_only)
         .open_world(open_world);
-    if !read_only {
+    if !row.read_only {
         hints = hints
-            .destructive(matches!(name, "write" | "edit" | "bash" | "process"))
-            .idempotent(matches!(name, "write" | "todo_set"));
+            .destructive(matches!(
+                name,
+                "write" | "edit" | "bash" | "process" | "bg-process" | "task" | "saas-action"
+            ))
+            .idempotent(matches!(name, "write" | "todo_set" | "todo"));
     }
     Some(hints)
 }
@@ -484,7 +471,7 @@ mod tests {
             let name = tool.name.as_ref();
             assert_eq!(
                 hints.read_only_hint,
-                Some(READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
+                Some(crate::registry::READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
                 "{name}"
             );
             assert_eq!(

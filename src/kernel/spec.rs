@@ -231,11 +231,14 @@ pub trait TodoStoreHandle: Send + Sync {
 
 /// Optional handles a host injects into every context. An absent handle turns the
 /// corresponding discipline off (the gate) or falls back to an in-process default
-/// (the todo store).
+/// (the todo store, the deck cards' stores).
 #[derive(Clone, Default)]
 pub struct Framework {
     pub read_state: Option<Arc<dyn ReadStateHandle>>,
     pub todo: Option<Arc<dyn TodoStoreHandle>>,
+    /// The session whose state the deck's cards keep under `.indus-process/`
+    /// (`--session`); `None` is the session `default`.
+    pub session: Option<String>,
 }
 
 impl fmt::Debug for Framework {
@@ -243,6 +246,7 @@ impl fmt::Debug for Framework {
         f.debug_struct("Framework")
             .field("read_state", &self.read_state.as_ref().map(|_| "<handle>"))
             .field("todo", &self.todo.as_ref().map(|_| "<handle>"))
+            .field("session", &self.session)
             .finish()
     }
 }

@@ -1,0 +1,155 @@
+//! `memory`: a working-memory note per session, for facts and decisions that must
+//! survive a context that scrolls away. The note is one UTF-8 text file in the
+//! session's folder (`memory.md`), changed under the state folder's lock and
+//! replaced atomically, so concurrent appends lose nothing. A cap keeps it a note:
+//! a change that would take it past [`MEMORY_CAP`] bytes is refused whole.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use crate::backends::local::atomic_write;
+use crate::kernel::input::Args;
+use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::state::StateDir;
+use crate::tools::{clamp_for, plural, text_and_record};
+
+use super::session_rel;
+
+/// The largest note, in bytes.
+pub const MEMORY_CAP: usize = 32 * 1024;
+const ACTIONS: [&str; 3] = ["read", "replace", "append"];
+
+struct MemoryCard;
+
+fn note_record(note: &str, path: &str) -> Value {
+    json!({"content": note, "bytes": note.len(), "cap": MEMORY_CAP, "path": path})
+}
+
+fn read_note(file: &std::path::Path) -> Result<String, String> {
+    match std::fs::read(file) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            format!(
+                "memory: {} is not UTF-8 text; fix or delete it",
+                file.display()
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(format!("memory could not read {}: {e}", file.display())),
+    }
+}
+
+#[async_trait]
+impl Tool for MemoryCard {
+    fn name(&self) -> &str {
+        "memory"
+    }
+
+    fn description(&self) -> &str {
+        "Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns. action \"read\" returns the note; \"replace\" overwrites it with content; \"append\" adds content as a new line. The note is capped at 32 KiB; a change past the cap is refused and the note is left as it was."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ACTIONS, "description": "read the note, replace it, or append a line to it."},
+                "content": {"type": "string", "description": "The new note (replace) or the line to add (append). Ignored by read."}
+            },
+            "required": ["action"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("memory", &input) {
+            Ok(args) => args,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let action = match args.required_enum("action", &ACTIONS) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let content = match args.get("content") {
+            None => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                return ToolResult::failure(crate::kernel::input::invalid(
+                    "content", "a string", other,
+                ));
+            }
+        };
+        let state = StateDir::new(&ctx.cwd);
+        let file = state.path(&session_rel(ctx, "memory.md"));
+        let shown = file.to_string_lossy().into_owned();
+        if action == "read" {
+            let note = if state.root().is_dir() {
+                match state.locked(|| Ok(read_note(&file))) {
+                    Ok(Ok(note)) => note,
+                    Ok(Err(e)) => return ToolResult::failure(e),
+                    Err(e) => return ToolResult::failure(format!("memory: {e}")),
+                }
+            } else {
+                String::new()
+            };
+            let text = if note.is_empty() {
+                "The memory note is empty.".to_string()
+            } else {
+                clamp_for(ctx, "memory", &note)
+            };
+            return text_and_record(text, note_record(&note, &shown), false);
+        }
+        let Some(content) = content else {
+            return ToolResult::failure(format!(
+                "Missing \"content\": {action} needs the text to {}.",
+                if action == "replace" { "store" } else { "add" }
+            ));
+        };
+        let outcome = state.locked(|| {
+            let old = match read_note(&file) {
+                Ok(old) => old,
+                Err(e) => return Ok(Err(e)),
+            };
+            let new = if action == "replace" || old.is_empty() {
+                content.to_string()
+            } else if old.ends_with('\n') {
+                format!("{old}{content}")
+            } else {
+                format!("{old}\n{content}")
+            };
+            if new.len() > MEMORY_CAP {
+                return Ok(Err(format!(
+                    "memory: the note would be {} bytes, past its cap of {MEMORY_CAP}; nothing was changed. Replace it with a shorter note, or keep long text in a file.",
+                    new.len()
+                )));
+            }
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            atomic_write(&file, new.as_bytes())?;
+            Ok(Ok(new))
+        });
+        match outcome {
+            Ok(Ok(note)) => text_and_record(
+                format!(
+                    "{} the memory note ({} of {MEMORY_CAP}).",
+                    if action == "replace" {
+                        "Replaced"
+                    } else {
+                        "Appended to"
+                    },
+                    plural(note.len() as u64, "byte", "bytes")
+                ),
+                note_record(&note, &shown),
+                false,
+            ),
+            Ok(Err(e)) => ToolResult::failure(e),
+            Err(e) => ToolResult::failure(format!("memory could not write {shown}: {e}")),
+        }
+    }
+}
+
+/// The `memory` card.
+pub fn memory_card() -> DefinedTool {
+    define_tool(Arc::new(MemoryCard))
+}

@@ -1,0 +1,75 @@
+//! The seed's app cards: tools the built-ins do not provide, in the profile `all`
+//! only. Each keys its behaviour on its input, answers bad input with an
+//! `is_error` result naming the field, and keeps what must outlive one invocation
+//! in the session's folder of the state store (`.indus-process/sessions/<session>/`),
+//! so state survives across invocations and two sessions never share it.
+
+pub mod memory;
+pub mod plan;
+pub mod todo;
+
+use std::path::PathBuf;
+
+use crate::kernel::ToolContext;
+use crate::state::{StateDir, file_key};
+
+use super::catalog::{CARD, CatalogRow};
+
+/// The cards' rows, in the seed's order.
+pub fn app_cards() -> Vec<CatalogRow> {
+    let card = |id, title, summary, read_only, build| CatalogRow {
+        id,
+        title,
+        summary,
+        profiles: CARD,
+        read_only,
+        build,
+    };
+    vec![
+        card(
+            "todo",
+            "Checklist",
+            "Read or wholesale replace a checklist of weighted items with four states.",
+            false,
+            todo::todo_card,
+        ),
+        card(
+            "memory",
+            "Working memory",
+            "Read, replace or append to the session's working-memory note.",
+            false,
+            memory::memory_card,
+        ),
+        card(
+            "enter_plan_mode",
+            "Enter plan mode",
+            "Mark the start of an explore-only planning phase.",
+            true,
+            plan::enter_plan_mode_card,
+        ),
+        card(
+            "exit_plan_mode",
+            "Exit plan mode",
+            "Present a finished plan for approval and keep it as a file.",
+            true,
+            plan::exit_plan_mode_card,
+        ),
+    ]
+}
+
+/// The session a card keeps its state for (`--session`; `default` when the host
+/// names none).
+pub fn session_of(ctx: &ToolContext) -> &str {
+    ctx.framework.session.as_deref().unwrap_or("default")
+}
+
+/// The path of the session's folder, relative to the state folder
+/// (`sessions/<session>`), for [`StateDir`]'s JSON files.
+pub fn session_rel(ctx: &ToolContext, file: &str) -> String {
+    format!("sessions/{}/{file}", file_key(session_of(ctx)))
+}
+
+/// The session's folder on disk (nothing is created).
+pub fn session_dir(ctx: &ToolContext) -> PathBuf {
+    StateDir::new(&ctx.cwd).path(&format!("sessions/{}", file_key(session_of(ctx))))
+}

@@ -1,0 +1,350 @@
+//! The one catalog: a static slice of rows, built-ins first in the seed's table
+//! order, then the app cards in the seed's order. Profiles, titles, the read-only
+//! flag and every lookup are read from it, never kept beside it.
+//!
+//! The profile names are the seed's, with its deliberate inversion kept (and pinned
+//! by tests): `authoring` is the observe-only built-ins, `survey` every built-in,
+//! `all` every built-in plus the cards.
+
+use crate::kernel::{DefinedTool, ToolRegistry, normalize_tool_name};
+use crate::registry::{MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection};
+use crate::tools;
+
+use super::cards;
+
+/// A named selection over the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// The observe-only built-ins (the seed's name; not a typo for "read-only").
+    Authoring,
+    /// Every built-in, mutating ones included.
+    Survey,
+    /// Every built-in and every app card.
+    All,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 3] = [Self::Authoring, Self::Survey, Self::All];
+    /// The profile names, for a flag's allowed values.
+    pub const NAMES: [&'static str; 3] = ["authoring", "survey", "all"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Authoring => "authoring",
+            Self::Survey => "survey",
+            Self::All => "all",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// One catalog row: what a tool is called, how it is titled and summarised, which
+/// profiles hold it, and how to build it.
+#[derive(Clone, Copy)]
+pub struct CatalogRow {
+    /// The wire name a model or a script calls.
+    pub id: &'static str,
+    pub title: &'static str,
+    pub summary: &'static str,
+    pub profiles: &'static [Profile],
+    /// The tool only observes (never changes files, state or the world).
+    pub read_only: bool,
+    pub build: fn() -> DefinedTool,
+}
+
+impl CatalogRow {
+    pub fn in_profile(&self, profile: Profile) -> bool {
+        self.profiles.contains(&profile)
+    }
+
+    /// The profile names holding this row, in [`Profile::ALL`] order.
+    pub fn profile_names(&self) -> Vec<&'static str> {
+        Profile::ALL
+            .into_iter()
+            .filter(|p| self.in_profile(*p))
+            .map(Profile::name)
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for CatalogRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogRow")
+            .field("id", &self.id)
+            .field("title", &self.title)
+            .field("profiles", &self.profiles)
+            .field("read_only", &self.read_only)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Membership of an observe-only built-in (the seed's `READ_ONLY` tag).
+pub const READ_ONLY: &[Profile] = &[Profile::Authoring, Profile::Survey, Profile::All];
+/// Membership of a mutating built-in (the seed's `MUTATING` tag).
+pub const MUTATING: &[Profile] = &[Profile::Survey, Profile::All];
+/// Membership of an app card.
+pub const CARD: &[Profile] = &[Profile::All];
+
+const fn holds(profiles: &[Profile], wanted: Profile) -> bool {
+    let mut i = 0;
+    while i < profiles.len() {
+        if profiles[i] as u8 == wanted as u8 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn builtin(
+    id: &'static str,
+    title: &'static str,
+    summary: &'static str,
+    profiles: &'static [Profile],
+    build: fn() -> DefinedTool,
+) -> CatalogRow {
+    CatalogRow {
+        id,
+        title,
+        summary,
+        profiles,
+        // Derived from the membership, so the flag and the profiles never drift.
+        read_only: holds(profiles, Profile::Authoring),
+        build,
+    }
+}
+
+static BUILTINS: [CatalogRow; 12] = [
+    builtin(
+        "read",
+        "Read file",
+        "Show a file's lines numbered like cat -n, a window at a time.",
+        READ_ONLY,
+        tools::files::read_tool,
+    ),
+    builtin(
+        "ls",
+        "List directory",
+        "List a directory's entries with kind and size, directories first.",
+        READ_ONLY,
+        tools::files::ls_tool,
+    ),
+    builtin(
+        "grep",
+        "Search file contents",
+        "Find lines matching a regular expression or literal across a tree.",
+        READ_ONLY,
+        tools::search::grep_tool,
+    ),
+    builtin(
+        "find",
+        "Find files by name",
+        "Find files and directories by glob or substring beneath a root.",
+        READ_ONLY,
+        tools::search::find_tool,
+    ),
+    builtin(
+        "websearch",
+        "Web search",
+        "Search the web and return ranked titles, URLs and snippets.",
+        READ_ONLY,
+        tools::web::websearch_tool,
+    ),
+    builtin(
+        "webfetch",
+        "Fetch URL",
+        "Fetch a URL and return its content as text, Markdown or HTML.",
+        READ_ONLY,
+        tools::web::webfetch_tool,
+    ),
+    builtin(
+        "todo_read",
+        "Read checklist",
+        "Show the session's checklist.",
+        READ_ONLY,
+        tools::planning::todo_read_tool,
+    ),
+    builtin(
+        "write",
+        "Write file",
+        "Create or replace a file atomically, making parent folders.",
+        MUTATING,
+        tools::files::write_tool,
+    ),
+    builtin(
+        "edit",
+        "Edit file",
+        "Replace a span of a file's text and show the unified diff.",
+        MUTATING,
+        tools::files::edit_tool,
+    ),
+    builtin(
+        "bash",
+        "Run shell command",
+        "Run a shell command and return its output and exit status.",
+        MUTATING,
+        tools::shell::bash_tool,
+    ),
+    builtin(
+        "process",
+        "Manage background processes",
+        "Start, poll, feed, stop and list background jobs.",
+        MUTATING,
+        tools::shell::process_tool,
+    ),
+    builtin(
+        "todo_set",
+        "Update checklist",
+        "Replace the session's checklist.",
+        MUTATING,
+        tools::planning::todo_set_tool,
+    ),
+];
+
+/// Every row: the twelve built-ins in the seed's table order, then the app cards
+/// in the seed's order. The same slice on every call.
+pub fn catalog() -> &'static [CatalogRow] {
+    static ROWS: std::sync::OnceLock<Vec<CatalogRow>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| BUILTINS.iter().copied().chain(cards::app_cards()).collect())
+}
+
+/// The row of a tool, by its id or any spelling the name normalisation accepts.
+pub fn find_row(name: &str) -> Option<&'static CatalogRow> {
+    let rows = catalog();
+    rows.iter().find(|r| r.id == name).or_else(|| {
+        let wanted = normalize_tool_name(name);
+        rows.iter().find(|r| normalize_tool_name(r.id) == wanted)
+    })
+}
+
+/// The rows a profile holds, in catalog order.
+pub fn rows_for_profile(profile: Profile) -> impl Iterator<Item = &'static CatalogRow> {
+    catalog().iter().filter(move |r| r.in_profile(profile))
+}
+
+/// One registry holding every catalog row's tool, in catalog order, with the
+/// standard collections of S0 (`read-only`, `coding`, `all`) over the built-ins.
+pub fn deck_registry() -> ToolRegistry {
+    let mut reg = ToolRegistry::new();
+    reg.register_all(catalog().iter().map(|r| (r.build)()));
+    let builtin_ids: Vec<&str> = BUILTINS.iter().map(|r| r.id).collect();
+    let read_only: Vec<&str> = builtin_ids
+        .iter()
+        .copied()
+        .filter(|id| READ_ONLY_NAMES.contains(id))
+        .collect();
+    let coding: Vec<&str> = builtin_ids
+        .iter()
+        .copied()
+        .filter(|id| READ_ONLY_NAMES.contains(id) || MUTATING_NAMES.contains(id))
+        .collect();
+    for (collection, members) in [
+        (ToolCollection::ReadOnly, read_only),
+        (ToolCollection::Coding, coding),
+        (ToolCollection::All, builtin_ids),
+    ] {
+        reg.collection(collection.name(), &members)
+            .expect("the built-ins are registered");
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_is_one_slice_in_the_seeds_order() {
+        let ids: Vec<&str> = catalog().iter().map(|r| r.id).collect();
+        assert_eq!(
+            &ids[..12],
+            [
+                "read",
+                "ls",
+                "grep",
+                "find",
+                "websearch",
+                "webfetch",
+                "todo_read",
+                "write",
+                "edit",
+                "bash",
+                "process",
+                "todo_set"
+            ]
+        );
+        assert!(std::ptr::eq(catalog().as_ptr(), catalog().as_ptr()));
+        // Every built-in of the S0 lists is in the catalog, once.
+        let mut builtins: Vec<&str> = ids[..12].to_vec();
+        builtins.sort();
+        let mut s0: Vec<&str> = READ_ONLY_NAMES
+            .iter()
+            .chain(MUTATING_NAMES.iter())
+            .copied()
+            .collect();
+        s0.sort();
+        assert_eq!(builtins, s0);
+    }
+
+    #[test]
+    fn the_profiles_keep_the_seeds_inversion() {
+        let of = |p: Profile| -> Vec<&str> { rows_for_profile(p).map(|r| r.id).collect() };
+        // "authoring" is the observe-only set, "survey" every built-in.
+        assert_eq!(
+            of(Profile::Authoring),
+            [
+                "read",
+                "ls",
+                "grep",
+                "find",
+                "websearch",
+                "webfetch",
+                "todo_read"
+            ]
+        );
+        assert_eq!(
+            of(Profile::Survey),
+            &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..12]
+        );
+        assert_eq!(of(Profile::All).len(), catalog().len());
+        for row in catalog() {
+            assert_eq!(
+                row.read_only,
+                row.in_profile(Profile::Authoring)
+                    || matches!(row.id, "enter_plan_mode" | "exit_plan_mode"),
+                "{}",
+                row.id
+            );
+        }
+    }
+
+    #[test]
+    fn no_profile_holds_two_tools_whose_names_collide() {
+        for profile in Profile::ALL {
+            let mut seen = std::collections::HashSet::new();
+            for row in rows_for_profile(profile) {
+                assert!(seen.insert(normalize_tool_name(row.id)), "{}", row.id);
+            }
+        }
+    }
+
+    #[test]
+    fn the_registry_holds_every_row_and_the_standard_collections() {
+        let reg = deck_registry();
+        let ids: Vec<String> = catalog().iter().map(|r| r.id.to_string()).collect();
+        assert_eq!(reg.names(), ids);
+        for row in catalog() {
+            assert_eq!((row.build)().name(), row.id);
+        }
+        assert_eq!(reg.members_of("all").unwrap(), &ids[..12]);
+        assert_eq!(
+            reg.members_of("read-only").unwrap().len(),
+            READ_ONLY_NAMES.len()
+        );
+        assert_eq!(find_row("Todo-Read").map(|r| r.id), Some("todo_read"));
+        assert!(find_row("nope").is_none());
+    }
+}
