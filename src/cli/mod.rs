@@ -20,7 +20,7 @@ use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use crate::backends::local::{budget_of, confine_local, make_local_context, open_confined};
-use crate::deck::{Profile, deck_registry, rows_for_profile};
+use crate::deck::{DeckContext, Profile, deck_registry, deck_registry_for, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
@@ -102,6 +102,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Err(e) => return printer.usage(&e.0),
     };
     printer = Printer::new(globals.color);
+    // The tools that run are built for the working directory (a card may read its
+    // configuration); the command tree above, docs and completions use the
+    // machine-independent deck.
+    let registry = deck_registry_for(&DeckContext::at(&globals.cwd));
     let (sub, sub_matches) = matches.subcommand().expect("clap enforces a subcommand");
     let result = match sub {
         "list" => list(&registry, &globals, &mut printer),

@@ -52,10 +52,44 @@ pub struct CatalogRow {
     pub profiles: &'static [Profile],
     /// The tool only observes (never changes files, state or the world).
     pub read_only: bool,
-    pub build: fn() -> DefinedTool,
+    pub build: Builder,
+}
+
+/// How a row makes its tool: most need nothing; a card whose description or
+/// behaviour depends on where it runs (the `task` card's roster of configured
+/// agents) reads the [`DeckContext`].
+#[derive(Clone, Copy)]
+pub enum Builder {
+    Plain(fn() -> DefinedTool),
+    InContext(fn(&DeckContext) -> DefinedTool),
+}
+
+/// Where a deck is built: the working directory whose configuration (such as
+/// `.indusvx/`) a card may read, or none for a deck that must not depend on the
+/// machine (generated docs, completions).
+#[derive(Debug, Clone, Default)]
+pub struct DeckContext {
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+impl DeckContext {
+    /// A deck built for `cwd`.
+    pub fn at(cwd: impl Into<std::path::PathBuf>) -> Self {
+        Self {
+            cwd: Some(cwd.into()),
+        }
+    }
 }
 
 impl CatalogRow {
+    /// The row's tool, built for `ctx`.
+    pub fn build_in(&self, ctx: &DeckContext) -> DefinedTool {
+        match self.build {
+            Builder::Plain(f) => f(),
+            Builder::InContext(f) => f(ctx),
+        }
+    }
+
     pub fn in_profile(&self, profile: Profile) -> bool {
         self.profiles.contains(&profile)
     }
@@ -106,6 +140,7 @@ const fn builtin(
     profiles: &'static [Profile],
     build: fn() -> DefinedTool,
 ) -> CatalogRow {
+    let build = Builder::Plain(build);
     CatalogRow {
         id,
         title,
@@ -225,11 +260,18 @@ pub fn rows_for_profile(profile: Profile) -> impl Iterator<Item = &'static Catal
     catalog().iter().filter(move |r| r.in_profile(profile))
 }
 
-/// One registry holding every catalog row's tool, in catalog order, with the
-/// standard collections of S0 (`read-only`, `coding`, `all`) over the built-ins.
+/// [`deck_registry_for`] a context that reads no configuration: the same tools and
+/// descriptions on every machine.
 pub fn deck_registry() -> ToolRegistry {
+    deck_registry_for(&DeckContext::default())
+}
+
+/// One registry holding every catalog row's tool built for `ctx`, in catalog
+/// order, with the standard collections of S0 (`read-only`, `coding`, `all`) over
+/// the built-ins.
+pub fn deck_registry_for(ctx: &DeckContext) -> ToolRegistry {
     let mut reg = ToolRegistry::new();
-    reg.register_all(catalog().iter().map(|r| (r.build)()));
+    reg.register_all(catalog().iter().map(|r| r.build_in(ctx)));
     let builtin_ids: Vec<&str> = BUILTINS.iter().map(|r| r.id).collect();
     let read_only: Vec<&str> = builtin_ids
         .iter()
@@ -337,7 +379,7 @@ mod tests {
         let ids: Vec<String> = catalog().iter().map(|r| r.id.to_string()).collect();
         assert_eq!(reg.names(), ids);
         for row in catalog() {
-            assert_eq!((row.build)().name(), row.id);
+            assert_eq!(row.build_in(&DeckContext::default()).name(), row.id);
         }
         assert_eq!(reg.members_of("all").unwrap(), &ids[..12]);
         assert_eq!(

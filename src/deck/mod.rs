@@ -13,4 +13,7 @@
 pub mod cards;
 pub mod catalog;
 
-pub use catalog::{CatalogRow, Profile, catalog, deck_registry, find_row, rows_for_profile};
+pub use catalog::{
+    Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,
+    rows_for_profile,
+};

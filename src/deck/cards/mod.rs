@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use crate::kernel::ToolContext;
 use crate::state::{StateDir, file_key};
 
-use super::catalog::{CARD, CatalogRow};
+use super::catalog::{Builder, CARD, CatalogRow};
 
 /// The cards' rows, in the seed's order.
 pub fn app_cards() -> Vec<CatalogRow> {
@@ -23,7 +23,7 @@ pub fn app_cards() -> Vec<CatalogRow> {
         summary,
         profiles: CARD,
         read_only,
-        build,
+        build: Builder::Plain(build),
     };
     vec![
         card(
