@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
+            [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
@@ -199,6 +200,17 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;bg-process' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'What to do. [one of: start, poll, stop, list]')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'start: the command line, run with sh -c.')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'start: directory to run in, relative to the working directory (default: the working directory).')
+            [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'poll, stop: the id returned by start.')
+            [CompletionResult]::new('--since-last', '--since-last', [CompletionResultType]::ParameterName, 'poll: only output that arrived since the previous poll (default false: the whole ring).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;memory' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'read the note, replace it, or append a line to it. [one of: read, replace, append]')
@@ -286,6 +298,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
+            [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
@@ -338,6 +351,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;todo' {
+            break
+        }
+        'indus-tool;help;bg-process' {
             break
         }
         'indus-tool;help;memory' {

@@ -22,6 +22,9 @@ _indus__tool() {
             indus__tool,batch)
                 cmd="indus__tool__subcmd__batch"
                 ;;
+            indus__tool,bg-process)
+                cmd="indus__tool__subcmd__bg__subcmd__process"
+                ;;
             indus__tool,call)
                 cmd="indus__tool__subcmd__call"
                 ;;
@@ -99,6 +102,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,batch)
                 cmd="indus__tool__subcmd__help__subcmd__batch"
+                ;;
+            indus__tool__subcmd__help,bg-process)
+                cmd="indus__tool__subcmd__help__subcmd__bg__subcmd__process"
                 ;;
             indus__tool__subcmd__help,call)
                 cmd="indus__tool__subcmd__help__subcmd__call"
@@ -179,7 +185,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,6 +281,44 @@ _indus__tool() {
                     ;;
                 -j)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__bg__subcmd__process)
+            opts="-h --json --action --command --cwd --id --since-last --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since-last)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -555,7 +599,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -583,6 +627,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__batch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__bg__subcmd__process)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

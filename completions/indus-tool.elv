@@ -47,6 +47,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo 'Keep this session''s checklist.'
+            cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
@@ -182,6 +183,16 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;bg-process'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'What to do. [one of: start, poll, stop, list]'
+            cand --command 'start: the command line, run with sh -c.'
+            cand --cwd 'start: directory to run in, relative to the working directory (default: the working directory).'
+            cand --id 'poll, stop: the id returned by start.'
+            cand --since-last 'poll: only output that arrived since the previous poll (default false: the whole ring).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;memory'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --action 'read the note, replace it, or append a line to it. [one of: read, replace, append]'
@@ -257,6 +268,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo 'Keep this session''s checklist.'
+            cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
@@ -296,6 +308,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;todo_set'= {
         }
         &'indus-tool;help;todo'= {
+        }
+        &'indus-tool;help;bg-process'= {
         }
         &'indus-tool;help;memory'= {
         }

@@ -328,3 +328,134 @@ fn plan_markers_and_plan_files() {
     assert_eq!(code(&out), 1);
     assert!(stderr(&out).contains("\"plan\""), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------- bg-process card
+
+/// Stop every bg job of the sessions named, pass or fail.
+struct BgJobs<'a> {
+    env: &'a TestEnv,
+    sessions: &'a [&'a str],
+}
+
+impl Drop for BgJobs<'_> {
+    fn drop(&mut self) {
+        for session in self.sessions {
+            let (v, _) = self
+                .env
+                .run_json(&["--session", session, "bg-process", "list"]);
+            for job in v["output"]["jobs"].as_array().into_iter().flatten() {
+                if job["status"] == "running" {
+                    let id = job["id"].as_str().unwrap();
+                    self.env
+                        .run(&["--session", session, "bg-process", "stop", id]);
+                }
+            }
+        }
+    }
+}
+
+fn bg_poll(env: &TestEnv, args: &[&str]) -> Value {
+    let mut full = vec!["bg-process", "poll"];
+    full.extend(args);
+    let (v, out) = env.run_json(&full);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    v["output"].clone()
+}
+
+fn bg_wait_exit(env: &TestEnv, id: &str) {
+    let done = common::wait_until(std::time::Duration::from_secs(10), || {
+        bg_poll(env, &[id])["status"] != "running"
+    });
+    assert!(done, "{id} never ended");
+}
+
+#[test]
+fn bg_process_keeps_a_ring_of_the_last_2000_lines() {
+    let env = TestEnv::new();
+    let _jobs = BgJobs {
+        env: &env,
+        sessions: &["default"],
+    };
+    let out = env.run(&[
+        "bg-process",
+        "start",
+        "seq 1 5000 | sed 's/^/line /'; echo oops >&2",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("Started bg-1 (pid "),
+        "{}",
+        stdout(&out)
+    );
+    bg_wait_exit(&env, "bg-1");
+    let polled = bg_poll(&env, &["bg-1"]);
+    let lines: Vec<&str> = polled["stdout"].as_str().unwrap().lines().collect();
+    assert_eq!(lines.len(), 2000);
+    assert_eq!(lines[0], "line 3001");
+    assert_eq!(lines[1999], "line 5000");
+    assert_eq!(polled["stdoutDroppedLines"], 3000);
+    assert_eq!(polled["stderr"], "oops\n");
+    assert_eq!(polled["exitCode"], 0);
+    let text = stdout(&env.run(&["bg-process", "poll", "bg-1"]));
+    assert!(
+        text.contains("[bg-process: 3000 earlier lines left out; the ring keeps the last 2000 lines]\nline 3001\n"),
+        "{}",
+        &text[..300.min(text.len())]
+    );
+}
+
+#[test]
+fn bg_process_polls_since_the_last_poll_per_session() {
+    let env = TestEnv::new();
+    let _jobs = BgJobs {
+        env: &env,
+        sessions: &["default", "other"],
+    };
+    let gate = env.path("go");
+    let command = format!(
+        "echo first; while [ ! -e '{}' ]; do sleep 0.02; done; echo second",
+        gate.display()
+    );
+    assert_eq!(code(&env.run(&["bg-process", "start", &command])), 0);
+    let ok = common::wait_until(std::time::Duration::from_secs(10), || {
+        bg_poll(&env, &["bg-1"])["stdout"] == "first\n"
+    });
+    assert!(ok);
+    // Nothing new since that poll.
+    let quiet = bg_poll(&env, &["bg-1", "--since-last"]);
+    assert_eq!(quiet["stdout"], "");
+    assert_eq!(quiet["status"], "running");
+    std::fs::write(&gate, "").unwrap();
+    let ok = common::wait_until(std::time::Duration::from_secs(10), || {
+        let p = bg_poll(&env, &["bg-1", "--since-last=true"]);
+        p["status"] == "exited" && p["stdout"] == "second\n"
+    });
+    assert!(ok, "the second line never arrived alone");
+    // Without sinceLast, the whole ring again.
+    assert_eq!(bg_poll(&env, &["bg-1"])["stdout"], "first\nsecond\n");
+    // Another session has its own table: no bg-1 there, and its own numbering.
+    let out = env.run(&["--session", "other", "bg-process", "poll", "bg-1"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("No job \"bg-1\""), "{}", stderr(&out));
+    let out = env.run(&["--session", "other", "bg-process", "start", "sleep 30"]);
+    assert!(
+        stdout(&out).starts_with("Started bg-1 "),
+        "{}",
+        stdout(&out)
+    );
+    // The built-in process table does not see the card's jobs.
+    assert_eq!(
+        stdout(&env.run(&["process", "list"])),
+        "No background jobs.\n"
+    );
+    let out = env.run(&["--session", "other", "bg-process", "stop", "bg-1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("Stopped bg-1 with SIGTERM"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.run(&["bg-process", "poll"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("\"id\""), "{}", stderr(&out));
+}

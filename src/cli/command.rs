@@ -76,6 +76,11 @@ pub const CLI_SHAPES: &[CliShape] = &[
         stdin_key: None,
     },
     CliShape {
+        tool: "bg-process",
+        positionals: &["action", "id"],
+        stdin_key: None,
+    },
+    CliShape {
         tool: "memory",
         positionals: &["action", "content"],
         stdin_key: None,

@@ -599,8 +599,9 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
             input.insert(key.to_string(), flag_value(key, schema, word)?);
         }
     }
-    // `process start CMD`: the second word is the command, not a job id.
-    if descriptor.name == "process"
+    // `process start CMD` (and `bg-process start CMD`): the second word is the
+    // command, not a job id.
+    if matches!(descriptor.name.as_str(), "process" | "bg-process")
         && input.get("action").and_then(Value::as_str) == Some("start")
         && !input.contains_key("command")
         && m.try_get_one::<String>(&positional_id("id"))

@@ -81,14 +81,19 @@ impl JobRecord {
 impl JobTable {
     /// Claim the next id (`job-1`, `job-2`, …).
     pub fn next_id(&mut self) -> String {
+        self.next_id_with("job-")
+    }
+
+    /// Claim the next id with another prefix (`bg-1`, …).
+    pub fn next_id_with(&mut self, prefix: &str) -> String {
         let highest = self
             .jobs
             .iter()
-            .filter_map(|j| j.id.strip_prefix("job-")?.parse::<u64>().ok())
+            .filter_map(|j| j.id.strip_prefix(prefix)?.parse::<u64>().ok())
             .max()
             .unwrap_or(0);
         self.last_id = self.last_id.max(highest) + 1;
-        format!("job-{}", self.last_id)
+        format!("{prefix}{}", self.last_id)
     }
 
     pub fn find(&self, id: &str) -> Option<&JobRecord> {
@@ -97,6 +102,40 @@ impl JobTable {
 
     pub fn find_mut(&mut self, id: &str) -> Option<&mut JobRecord> {
         self.jobs.iter_mut().find(|j| j.id == id)
+    }
+}
+
+/// One table of jobs and the folder of their files. The job engine is one; its
+/// tables are several: `process` keeps one per working directory (`jobs.json`,
+/// `jobs/<id>/`), the deck's `bg-process` card one per session (in the session's
+/// folder), so two sessions never see each other's jobs.
+#[derive(Debug, Clone)]
+pub struct JobBook {
+    pub state: StateDir,
+    /// The table file, relative to the state folder.
+    pub table: String,
+    /// The folder of the jobs' files, relative to the state folder.
+    pub jobs_dir: String,
+    /// What ids start with (`job-`, `bg-`).
+    pub prefix: &'static str,
+}
+
+impl JobBook {
+    /// The `process` tool's book.
+    pub fn process(state: StateDir) -> Self {
+        Self {
+            state,
+            table: JOB_TABLE.to_string(),
+            jobs_dir: "jobs".to_string(),
+            prefix: "job-",
+        }
+    }
+
+    /// Where job `id`'s files live.
+    pub fn files(&self, id: &str) -> JobFiles {
+        JobFiles {
+            dir: self.state.path(&self.jobs_dir).join(id),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! in the session's folder of the state store (`.indus-process/sessions/<session>/`),
 //! so state survives across invocations and two sessions never share it.
 
+pub mod bg_process;
 pub mod memory;
 pub mod plan;
 pub mod todo;
@@ -32,6 +33,13 @@ pub fn app_cards() -> Vec<CatalogRow> {
             "Read or wholesale replace a checklist of weighted items with four states.",
             false,
             todo::todo_card,
+        ),
+        card(
+            "bg-process",
+            "Background process",
+            "Start, poll and stop long-lived commands, keeping the last 2,000 lines per stream.",
+            false,
+            bg_process::bg_process_card,
         ),
         card(
             "memory",

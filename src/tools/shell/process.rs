@@ -25,7 +25,7 @@ use crate::kernel::{
     ToolResult, define_tool,
 };
 use crate::state::StateDir;
-use crate::state::jobs::{JOB_TABLE, JobFiles, JobRecord, JobTable, StopRecord};
+use crate::state::jobs::{JobBook, JobFiles, JobRecord, JobTable, StopRecord};
 use crate::tools::{clamp_for, clamp_rows, now_ms, plural, record_with_rows, text_and_record};
 
 /// The most of each stream one `poll` returns: the newest bytes win.
@@ -77,7 +77,7 @@ fn fail(message: impl Into<String>) -> ToolResult {
     ToolResult::failure(message)
 }
 
-fn state_error(e: std::io::Error) -> ToolResult {
+pub(crate) fn state_error(e: std::io::Error) -> ToolResult {
     fail(format!("process could not use its state: {e}"))
 }
 
@@ -93,14 +93,14 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
                 .join(", ")
         )));
     };
-    let state = StateDir::new(&ctx.cwd);
+    let book = JobBook::process(StateDir::new(&ctx.cwd));
     let (text, record) = match action {
-        "start" => start(ctx, &args, &state).await?,
-        "list" => list(ctx, &state).await?,
-        "poll" => poll(ctx, &args, &state).await?,
-        "write" => write(ctx, &args, &state).await?,
-        "stop" => stop(ctx, &args, &state).await?,
-        _ => remove(ctx, &args, &state).await?,
+        "start" => start(ctx, &args, &book).await?,
+        "list" => list(ctx, &book).await?,
+        "poll" => poll(ctx, &args, &book).await?,
+        "write" => write(ctx, &args, &book).await?,
+        "stop" => stop(ctx, &args, &book).await?,
+        _ => remove(ctx, &args, &book).await?,
     };
     // People read the text; programs the record (the job's fields).
     Ok(text_and_record(
@@ -113,7 +113,7 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
 /// A job as a record: `{id, pid, status, exitCode, signal, command, cwd,
 /// startedAt, endedAt, stopped}` (`status` is `running`, `exited`, `killed` or
 /// `lost`; times in epoch ms).
-fn job_json(job: &JobRecord, seen: &Seen) -> Value {
+pub(crate) fn job_json(job: &JobRecord, seen: &Seen) -> Value {
     let (status, code, signal) = match seen.fate {
         Fate::Running => ("running", None, None),
         Fate::Exited(code) => ("exited", Some(code), None),
@@ -136,7 +136,7 @@ fn job_json(job: &JobRecord, seen: &Seen) -> Value {
 
 /// How a job stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fate {
+pub(crate) enum Fate {
     Running,
     Exited(i32),
     Signalled(i32),
@@ -145,10 +145,10 @@ enum Fate {
     Lost,
 }
 
-struct Seen {
-    fate: Fate,
+pub(crate) struct Seen {
+    pub(crate) fate: Fate,
     /// Epoch ms when the exit was recorded.
-    ended_at: Option<u64>,
+    pub(crate) ended_at: Option<u64>,
 }
 
 impl Fate {
@@ -218,7 +218,11 @@ async fn exit_record(ctx: &ToolContext, files: &JobFiles) -> Result<Option<Seen>
 }
 
 /// Read a job's fate live (see the module comment).
-async fn fate_of(ctx: &ToolContext, files: &JobFiles, job: &JobRecord) -> Result<Seen, ToolResult> {
+pub(crate) async fn fate_of(
+    ctx: &ToolContext,
+    files: &JobFiles,
+    job: &JobRecord,
+) -> Result<Seen, ToolResult> {
     if let Some(seen) = exit_record(ctx, files).await? {
         return Ok(seen);
     }
@@ -252,12 +256,12 @@ fn age(job: &JobRecord, now: u64) -> String {
     human_duration(now.saturating_sub(job.started_at))
 }
 
-fn load_table(state: &StateDir) -> Result<JobTable, ToolResult> {
-    state.load(JOB_TABLE).map_err(state_error)
+fn load_table(book: &JobBook) -> Result<JobTable, ToolResult> {
+    book.state.load(&book.table).map_err(state_error)
 }
 
 /// The job called `id`, or the refusal that lists the jobs there are.
-fn find_job(table: &JobTable, id: &str) -> Result<JobRecord, ToolResult> {
+pub(crate) fn find_job(table: &JobTable, id: &str) -> Result<JobRecord, ToolResult> {
     table
         .find(id)
         .cloned()
@@ -287,10 +291,10 @@ async fn remove_tree(ctx: &ToolContext, dir: &str) -> std::io::Result<()> {
     ctx.fs.rm(dir, options).await
 }
 
-async fn start(
+pub(crate) async fn start(
     ctx: &ToolContext,
     args: &Args<'_>,
-    state: &StateDir,
+    book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let command = args.required_str("command").map_err(fail)?;
     let cwd = working_dir(ctx, args).await.map_err(fail)?;
@@ -299,10 +303,10 @@ async fn start(
     }
     // One transaction: the id is claimed and the job recorded under the lock, so
     // concurrent starts get distinct ids and nobody sees a half-made entry.
-    let lock = state.lock().map_err(state_error)?;
-    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
-    let id = table.next_id();
-    let files = JobFiles::of(state, &id);
+    let lock = book.state.lock().map_err(state_error)?;
+    let mut table: JobTable = book.state.read(&lock, &book.table).map_err(state_error)?;
+    let id = table.next_id_with(book.prefix);
+    let files = book.files(&id);
     let dir = files.dir_str();
     // A folder left by a table that was deleted by hand holds nothing we know.
     let _ = remove_tree(ctx, &dir).await;
@@ -337,7 +341,7 @@ async fn start(
         cursor: Default::default(),
         stopped: None,
     });
-    if let Err(e) = state.write(&lock, JOB_TABLE, &table) {
+    if let Err(e) = book.state.write(&lock, &book.table, &table) {
         // Do not leave a job running that no table knows about.
         let _ = ctx.shell.signal_job(&identity, SIGKILL);
         return Err(state_error(e));
@@ -354,8 +358,8 @@ async fn start(
     Ok((text, record))
 }
 
-async fn list(ctx: &ToolContext, state: &StateDir) -> Result<(String, Value), ToolResult> {
-    let table = load_table(state)?;
+pub(crate) async fn list(ctx: &ToolContext, book: &JobBook) -> Result<(String, Value), ToolResult> {
+    let table = load_table(book)?;
     if table.jobs.is_empty() {
         return Ok(("No background jobs.".into(), json!({"jobs": []})));
     }
@@ -363,7 +367,7 @@ async fn list(ctx: &ToolContext, state: &StateDir) -> Result<(String, Value), To
     let mut rows = Vec::with_capacity(table.jobs.len());
     let mut jobs = Vec::with_capacity(table.jobs.len());
     for job in &table.jobs {
-        let seen = fate_of(ctx, &JobFiles::of(state, &job.id), job).await?;
+        let seen = fate_of(ctx, &book.files(&job.id), job).await?;
         jobs.push(job_json(job, &seen));
         rows.push([
             job.id.clone(),
@@ -385,7 +389,7 @@ async fn list(ctx: &ToolContext, state: &StateDir) -> Result<(String, Value), To
 }
 
 /// The header line `poll` and `stop` share.
-fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
+pub(crate) fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
     let command = one_line(&job.command);
     match seen.fate {
         Fate::Running => format!(
@@ -417,7 +421,7 @@ fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
 /// Where a window of new bytes starts and ends so it decodes cleanly: skip the
 /// continuation bytes of a character cut by the window's start, and while the job
 /// runs, hold back a character it has only half written.
-fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
+pub(crate) fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
     let mut start = 0;
     if cut_at_start {
         while start < bytes.len().min(3) && bytes[start] & 0xC0 == 0x80 {
@@ -493,14 +497,14 @@ fn required_id<'a>(args: &Args<'a>) -> Result<&'a str, ToolResult> {
 async fn poll(
     ctx: &ToolContext,
     args: &Args<'_>,
-    state: &StateDir,
+    book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     // Under the lock, so two concurrent polls never both return the same bytes.
-    let lock = state.lock().map_err(state_error)?;
-    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
+    let lock = book.state.lock().map_err(state_error)?;
+    let mut table: JobTable = book.state.read(&lock, &book.table).map_err(state_error)?;
     let job = find_job(&table, id)?;
-    let files = JobFiles::of(state, id);
+    let files = book.files(id);
     // The fate first: if the job has ended, everything it wrote is on disk now.
     let seen = fate_of(ctx, &files, &job).await?;
     let running = seen.fate == Fate::Running;
@@ -510,7 +514,9 @@ async fn poll(
         let entry = table.find_mut(id).expect("found above");
         entry.cursor.stdout = out.new_cursor;
         entry.cursor.stderr = err.new_cursor;
-        state.write(&lock, JOB_TABLE, &table).map_err(state_error)?;
+        book.state
+            .write(&lock, &book.table, &table)
+            .map_err(state_error)?;
     }
     drop(lock);
 
@@ -550,15 +556,15 @@ async fn poll(
 async fn write(
     ctx: &ToolContext,
     args: &Args<'_>,
-    state: &StateDir,
+    book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
     let Some(input) = args.opt_str("input").map_err(fail)? else {
         return Err(fail("Missing \"input\": expected a string."));
     };
-    let table = load_table(state)?;
+    let table = load_table(book)?;
     let job = find_job(&table, id)?;
-    let files = JobFiles::of(state, id);
+    let files = book.files(id);
     let seen = fate_of(ctx, &files, &job).await?;
     if seen.fate != Fate::Running {
         return Err(fail(format!(
@@ -602,15 +608,15 @@ async fn group_gone(ctx: &ToolContext, job: &JobRecord, limit: Duration) -> bool
     }
 }
 
-async fn stop(
+pub(crate) async fn stop(
     ctx: &ToolContext,
     args: &Args<'_>,
-    state: &StateDir,
+    book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
-    let table = load_table(state)?;
+    let table = load_table(book)?;
     let job = find_job(&table, id)?;
-    let files = JobFiles::of(state, id);
+    let files = book.files(id);
     // The lock is not held while waiting out the grace: other invocations go on.
     let first = ctx
         .shell
@@ -658,8 +664,8 @@ async fn stop(
         }
     };
     let seen = fate_of(ctx, &files, &job).await?;
-    state
-        .update(JOB_TABLE, |t: &mut JobTable| {
+    book.state
+        .update(&book.table, |t: &mut JobTable| {
             if let Some(entry) = t.find_mut(id) {
                 entry.stopped = Some(StopRecord {
                     at: now_ms(),
@@ -685,13 +691,13 @@ async fn stop(
 async fn remove(
     ctx: &ToolContext,
     args: &Args<'_>,
-    state: &StateDir,
+    book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
-    let lock = state.lock().map_err(state_error)?;
-    let mut table: JobTable = state.read(&lock, JOB_TABLE).map_err(state_error)?;
+    let lock = book.state.lock().map_err(state_error)?;
+    let mut table: JobTable = book.state.read(&lock, &book.table).map_err(state_error)?;
     let job = find_job(&table, id)?;
-    let files = JobFiles::of(state, id);
+    let files = book.files(id);
     let seen = fate_of(ctx, &files, &job).await?;
     if seen.fate == Fate::Running {
         return Err(fail(format!("{id} is still running; stop it first.")));
@@ -705,7 +711,9 @@ async fn remove(
         .await
         .map_err(|e| fail(format!("process cannot delete {}: {e}", files.dir_str())))?;
     table.jobs.retain(|j| j.id != id);
-    state.write(&lock, JOB_TABLE, &table).map_err(state_error)?;
+    book.state
+        .write(&lock, &book.table, &table)
+        .map_err(state_error)?;
     Ok((
         format!("Removed {id} and its captured output."),
         json!({"id": id, "removed": true}),
