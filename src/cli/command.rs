@@ -461,7 +461,7 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     .subcommand(
         Command::new("mcp")
             .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes")
-            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.")
+            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.")
             .arg(
                 Arg::new("no-gate")
                     .long("no-gate")
