@@ -459,3 +459,29 @@ fn bg_process_polls_since_the_last_poll_per_session() {
     assert_eq!(code(&out), 1);
     assert!(stderr(&out).contains("\"id\""), "{}", stderr(&out));
 }
+
+#[test]
+fn batch_reaches_the_cards_by_any_spelling() {
+    let env = TestEnv::new();
+    let calls = [
+        json!({"id": 1, "name": "memory", "input": {"action": "append", "content": "from batch"}}),
+        json!({"id": 2, "name": "BG_Process", "input": {"action": "list"}}),
+        json!({"id": 3, "name": "todo", "input": {"action": "set", "items": [{"task": "t", "state": "active"}]}}),
+        json!({"id": 4, "name": "memory", "input": {"action": "read"}}),
+    ];
+    let stdin: String = calls.iter().map(|c| format!("{c}\n")).collect();
+    let out = env.cmd().arg("batch").write_stdin(stdin).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let outcomes: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(outcomes.len(), 4);
+    assert!(
+        outcomes.iter().all(|o| o["is_error"] == false),
+        "{outcomes:?}"
+    );
+    assert_eq!(outcomes[1]["output"], json!({"jobs": []}));
+    assert_eq!(outcomes[2]["output"]["counts"]["active"], 1);
+    assert_eq!(outcomes[3]["output"]["content"], "from batch");
+}
