@@ -6,6 +6,8 @@
 
 pub mod memory;
 pub mod plan;
+pub mod saas;
+pub mod task;
 pub mod todo;
 
 use std::path::PathBuf;
@@ -32,6 +34,22 @@ pub fn app_cards() -> Vec<CatalogRow> {
             "Read or wholesale replace a checklist of weighted items with four states.",
             false,
             todo::todo_card,
+        ),
+        CatalogRow {
+            id: "task",
+            title: "Delegate task",
+            summary: "Hand a self-contained objective to a configured sub-agent CLI and return its answer.",
+            profiles: CARD,
+            read_only: false,
+            // The description lists the agents configured for the working directory.
+            build: Builder::InContext(task::task_card),
+        },
+        card(
+            "saas-action",
+            "SaaS action",
+            "Discover and run third-party SaaS actions through the Composio REST API.",
+            false,
+            saas::saas_card,
         ),
         card(
             "memory",
