@@ -134,7 +134,12 @@ impl Gateway {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .build()
-            .map_err(|e| format!("saas-action could not set up its HTTP client: {}", chain(&e)))
+            .map_err(|e| {
+                format!(
+                    "saas-action could not set up its HTTP client: {}",
+                    chain(&e)
+                )
+            })
     }
 
     fn key_header(&self) -> Result<reqwest::header::HeaderValue, String> {
@@ -146,7 +151,11 @@ impl Gateway {
     }
 
     /// Send `request`, and read the answer as JSON, or say what went wrong.
-    async fn exchange(&self, request: reqwest::RequestBuilder, what: &str) -> Result<Value, String> {
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        what: &str,
+    ) -> Result<Value, String> {
         let response = request
             .header("x-api-key", self.key_header()?)
             .header(reqwest::header::ACCEPT, "application/json")
@@ -154,7 +163,10 @@ impl Gateway {
             .await
             .map_err(|e| self.describe(&e, what))?;
         let status = response.status();
-        let body = response.bytes().await.map_err(|e| self.describe(&e, what))?;
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| self.describe(&e, what))?;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
         if !status.is_success() {
             let said = parsed
@@ -194,7 +206,9 @@ impl Gateway {
             let cause = std::error::Error::source(e)
                 .map(chain)
                 .unwrap_or_else(|| e.to_string());
-            format!("saas-action: cannot connect to Composio at {base} ({cause}); check {BASE_URL_ENV} and the network.")
+            format!(
+                "saas-action: cannot connect to Composio at {base} ({cause}); check {BASE_URL_ENV} and the network."
+            )
         } else {
             format!("saas-action: {what} failed: {}", chain(e))
         }
@@ -208,8 +222,12 @@ fn server_message(body: &Value) -> Option<String> {
         Some(Value::String(s)) => Some(s.clone()),
         _ => None,
     };
-    m.or_else(|| body.get("message").and_then(Value::as_str).map(str::to_string))
-        .map(|s| excerpt(&s))
+    m.or_else(|| {
+        body.get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })
+    .map(|s| excerpt(&s))
 }
 
 /// The first characters of `text` on one line.
@@ -234,7 +252,9 @@ fn scrub(text: &str, key: &str) -> String {
 fn scrub_value(value: Value, key: &str) -> Value {
     match value {
         Value::String(s) => Value::String(scrub(&s, key)),
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| scrub_value(v, key)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| scrub_value(v, key)).collect())
+        }
         Value::Object(map) => Value::Object(
             map.into_iter()
                 .map(|(k, v)| (scrub(&k, key), scrub_value(v, key)))
@@ -279,7 +299,11 @@ fn toolkits_of(args: &Args<'_>) -> Result<Vec<String>, String> {
                 match item {
                     Value::String(s) if !s.trim().is_empty() => out.extend(split(s)),
                     other => {
-                        return Err(invalid(&format!("toolkits[{i}]"), "a non-empty string", other));
+                        return Err(invalid(
+                            &format!("toolkits[{i}]"),
+                            "a non-empty string",
+                            other,
+                        ));
                     }
                 }
             }
@@ -315,10 +339,17 @@ fn row_text(row: &Value) -> String {
     if !f("name").is_empty() {
         line.push_str(&format!(" {}", f("name")));
     }
-    let description: String = f("description").split_whitespace().collect::<Vec<_>>().join(" ");
+    let description: String = f("description")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if !description.is_empty() {
         let shown: String = description.chars().take(ROW_DESCRIPTION_CHARS).collect();
-        let more = if shown.len() < description.len() { "…" } else { "" };
+        let more = if shown.len() < description.len() {
+            "…"
+        } else {
+            ""
+        };
         line.push_str(&format!(" — {shown}{more}"));
     }
     line
@@ -326,8 +357,14 @@ fn row_text(row: &Value) -> String {
 
 async fn discover(gw: &Gateway, args: &Args<'_>, ctx: &ToolContext) -> Result<ToolResult, String> {
     let toolkits = toolkits_of(args)?;
-    let query = args.opt_str("query")?.map(str::trim).filter(|q| !q.is_empty());
-    let limit = args.opt_positive_int("limit")?.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT);
+    let query = args
+        .opt_str("query")?
+        .map(str::trim)
+        .filter(|q| !q.is_empty());
+    let limit = args
+        .opt_positive_int("limit")?
+        .unwrap_or(DEFAULT_LIMIT)
+        .min(MAX_LIMIT);
     let mut url = gw.url(&["tools"]);
     {
         let mut pairs = url.query_pairs_mut();
@@ -392,7 +429,13 @@ async fn execute(gw: &Gateway, args: &Args<'_>, ctx: &ToolContext) -> Result<Too
     let arguments = match args.get("arguments") {
         None => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v.clone(),
-        Some(other) => return Err(invalid("arguments", "an object of the action's arguments", other)),
+        Some(other) => {
+            return Err(invalid(
+                "arguments",
+                "an object of the action's arguments",
+                other,
+            ));
+        }
     };
     let url = gw.url(&["tools", "execute", slug]);
     let body = json!({"arguments": arguments, "user_id": gw.user_id});
@@ -404,7 +447,10 @@ async fn execute(gw: &Gateway, args: &Args<'_>, ctx: &ToolContext) -> Result<Too
         .body(body.to_string());
     let answer = gw.exchange(request, &what).await?;
     let data = answer.get("data").cloned().unwrap_or(Value::Null);
-    let successful = answer.get("successful").and_then(Value::as_bool).unwrap_or(true);
+    let successful = answer
+        .get("successful")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
     if !successful {
         let error = match answer.get("error") {
             None | Some(Value::Null) => "no error message was given".to_string(),
@@ -513,21 +559,35 @@ mod tests {
     #[test]
     fn the_key_is_scrubbed_everywhere() {
         let v = json!({"a": ["sk-1 here"], "sk-1": 2});
-        assert_eq!(scrub_value(v, "sk-1"), json!({"a": ["[redacted] here"], "[redacted]": 2}));
+        assert_eq!(
+            scrub_value(v, "sk-1"),
+            json!({"a": ["[redacted] here"], "[redacted]": 2})
+        );
         assert_eq!(scrub("nothing", ""), "nothing");
     }
 
     #[test]
     fn rows_take_the_toolkits_slug() {
-        let row = tool_row(&json!({"slug": "GITHUB_X", "name": "X", "description": "d\nmore", "toolkit": {"slug": "github", "name": "GitHub"}}));
-        assert_eq!(row, json!({"slug": "GITHUB_X", "name": "X", "description": "d\nmore", "toolkit": "github"}));
+        let row = tool_row(
+            &json!({"slug": "GITHUB_X", "name": "X", "description": "d\nmore", "toolkit": {"slug": "github", "name": "GitHub"}}),
+        );
+        assert_eq!(
+            row,
+            json!({"slug": "GITHUB_X", "name": "X", "description": "d\nmore", "toolkit": "github"})
+        );
         assert_eq!(row_text(&row), "GITHUB_X [github] X — d more");
     }
 
     #[test]
     fn server_messages_are_found() {
-        assert_eq!(server_message(&json!({"error": {"message": "bad key"}})).as_deref(), Some("bad key"));
-        assert_eq!(server_message(&json!({"message": "m"})).as_deref(), Some("m"));
+        assert_eq!(
+            server_message(&json!({"error": {"message": "bad key"}})).as_deref(),
+            Some("bad key")
+        );
+        assert_eq!(
+            server_message(&json!({"message": "m"})).as_deref(),
+            Some("m")
+        );
         assert_eq!(server_message(&json!({})), None);
     }
 }

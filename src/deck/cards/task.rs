@@ -32,8 +32,8 @@ use serde_json::{Map, Value, json};
 use crate::deck::catalog::DeckContext;
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
-    ToolContext, ToolResult, define_tool,
+    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
+    ToolResult, define_tool,
 };
 use crate::tools::shell::{human_duration, signal_name};
 use crate::tools::{clamp_for, text_and_record};
@@ -189,10 +189,7 @@ pub fn load_roster(cwd: &Path) -> Roster {
 
 /// Parse one agents file: `{"agents": {NAME: AGENT, …}}`. A file that is not of
 /// that shape is an error; a bad entry is skipped with a warning (the rest load).
-pub fn parse_agents_file(
-    text: &str,
-    file: &Path,
-) -> Result<(Vec<AgentSpec>, Vec<String>), String> {
+pub fn parse_agents_file(text: &str, file: &Path) -> Result<(Vec<AgentSpec>, Vec<String>), String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("it is not valid JSON ({e})"))?;
     let Value::Object(top) = &value else {
@@ -227,11 +224,25 @@ pub fn parse_agents_file(
 }
 
 /// A preset's fields: command, prompt, output, resultField, description.
-fn preset(name: &str) -> (Vec<String>, PromptVia, OutputKind, Option<&'static str>, &'static str) {
+fn preset(
+    name: &str,
+) -> (
+    Vec<String>,
+    PromptVia,
+    OutputKind,
+    Option<&'static str>,
+    &'static str,
+) {
     let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match name {
         "claude" => (
-            argv(&["claude", "-p", PROMPT_PLACEHOLDER, "--output-format", "json"]),
+            argv(&[
+                "claude",
+                "-p",
+                PROMPT_PLACEHOLDER,
+                "--output-format",
+                "json",
+            ]),
             PromptVia::Arg,
             OutputKind::Json,
             Some("result"),
@@ -267,7 +278,11 @@ pub fn parse_agent(name: &str, entry: &Value, file: &Path) -> Result<AgentSpec, 
         return Err("an agent's name must not be empty".into());
     }
     let Value::Object(map) = entry else {
-        return Err(invalid(name, "an object (a \"preset\" or a \"command\")", entry));
+        return Err(invalid(
+            name,
+            "an object (a \"preset\" or a \"command\")",
+            entry,
+        ));
     };
     if let Some(key) = map.keys().find(|k| !AGENT_FIELDS.contains(&k.as_str())) {
         return Err(format!(
@@ -326,9 +341,7 @@ pub fn parse_agent(name: &str, entry: &Value, file: &Path) -> Result<AgentSpec, 
     let result_field = match args.opt_str("resultField")? {
         Some("") => None,
         Some(f) => Some(f.to_string()),
-        None if output == OutputKind::Json => {
-            base.as_ref().and_then(|p| p.3).map(str::to_string)
-        }
+        None if output == OutputKind::Json => base.as_ref().and_then(|p| p.3).map(str::to_string),
         None => None,
     };
     if result_field.is_some() && output == OutputKind::Text {
@@ -513,11 +526,21 @@ fn timeout_of(args: &Args<'_>) -> Result<u64, String> {
     };
     match value.as_f64() {
         Some(f) if f.is_finite() && f >= 1.0 => Ok((f.floor() as u64).min(MAX_TIMEOUT_MS)),
-        _ => Err(invalid("timeoutMs", "a positive number of milliseconds", value)),
+        _ => Err(invalid(
+            "timeoutMs",
+            "a positive number of milliseconds",
+            value,
+        )),
     }
 }
 
-fn record(agent: &str, exit: Option<i32>, result: &str, took: Duration, timed_out: bool) -> Map<String, Value> {
+fn record(
+    agent: &str,
+    exit: Option<i32>,
+    result: &str,
+    took: Duration,
+    timed_out: bool,
+) -> Map<String, Value> {
     let mut r = Map::new();
     r.insert("agent".into(), json!(agent));
     r.insert("exitCode".into(), json!(exit));
@@ -632,8 +655,15 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                 text.push_str(&format!("\nIts output so far:\n{partial}"));
             }
             let mut r = record(name, None, "", took, true);
-            r.insert("error".into(), json!(format!("timed out after {} ms", t.timeout_ms)));
-            return Err(text_and_record(clamp_for(ctx, "task", &text), Value::Object(r), true));
+            r.insert(
+                "error".into(),
+                json!(format!("timed out after {} ms", t.timeout_ms)),
+            );
+            return Err(text_and_record(
+                clamp_for(ctx, "task", &text),
+                Value::Object(r),
+                true,
+            ));
         }
     };
     let stdout = done.stdout.trim();
@@ -681,7 +711,11 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
             if !err_tail.is_empty() {
                 r.insert("stderr".into(), json!(err_tail));
             }
-            Err(text_and_record(clamp_for(ctx, "task", &text), Value::Object(r), true))
+            Err(text_and_record(
+                clamp_for(ctx, "task", &text),
+                Value::Object(r),
+                true,
+            ))
         }
     }
 }
@@ -718,11 +752,31 @@ mod tests {
     #[test]
     fn bad_entries_name_the_field() {
         assert!(agent(json!({})).unwrap_err().contains("a.command"));
-        assert!(agent(json!({"command": []})).unwrap_err().contains("a.command"));
-        assert!(agent(json!({"command": [1]})).unwrap_err().contains("a.command[0]"));
-        assert!(agent(json!({"preset": "nope"})).unwrap_err().contains("a.preset"));
-        assert!(agent(json!({"command": ["x"], "comand": 1})).unwrap_err().contains("comand"));
-        assert!(agent(json!({"command": ["x"], "resultField": "r"})).unwrap_err().contains("resultField"));
+        assert!(
+            agent(json!({"command": []}))
+                .unwrap_err()
+                .contains("a.command")
+        );
+        assert!(
+            agent(json!({"command": [1]}))
+                .unwrap_err()
+                .contains("a.command[0]")
+        );
+        assert!(
+            agent(json!({"preset": "nope"}))
+                .unwrap_err()
+                .contains("a.preset")
+        );
+        assert!(
+            agent(json!({"command": ["x"], "comand": 1}))
+                .unwrap_err()
+                .contains("comand")
+        );
+        assert!(
+            agent(json!({"command": ["x"], "resultField": "r"}))
+                .unwrap_err()
+                .contains("resultField")
+        );
     }
 
     #[test]
@@ -744,15 +798,32 @@ mod tests {
 
     #[test]
     fn quoting_survives_quotes() {
-        assert_eq!(exec_line(&["a b".into(), "it's".into()]), "exec 'a b' 'it'\\''s'");
+        assert_eq!(
+            exec_line(&["a b".into(), "it's".into()]),
+            "exec 'a b' 'it'\\''s'"
+        );
     }
 
     #[test]
     fn json_answers_are_read_by_field() {
-        assert_eq!(json_answer("{\"result\":\" hi \"}", Some("result")).unwrap(), "hi");
-        assert_eq!(json_answer("noise\n{\"a\":{\"b\":1}}\n", Some("a.b")).unwrap(), "1");
-        assert!(json_answer("{}", Some("result")).unwrap_err().contains("\"result\""));
-        assert!(json_answer("not json", None).unwrap_err().contains("not JSON"));
+        assert_eq!(
+            json_answer("{\"result\":\" hi \"}", Some("result")).unwrap(),
+            "hi"
+        );
+        assert_eq!(
+            json_answer("noise\n{\"a\":{\"b\":1}}\n", Some("a.b")).unwrap(),
+            "1"
+        );
+        assert!(
+            json_answer("{}", Some("result"))
+                .unwrap_err()
+                .contains("\"result\"")
+        );
+        assert!(
+            json_answer("not json", None)
+                .unwrap_err()
+                .contains("not JSON")
+        );
         assert!(json_answer("{\"is_error\":true,\"result\":\"x\"}", Some("result")).is_err());
     }
 
