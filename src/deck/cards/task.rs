@@ -306,7 +306,7 @@ pub fn parse_agent(name: &str, entry: &Value, file: &Path) -> Result<AgentSpec, 
             let mut argv = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 match item {
-                    Value::String(s) if !(i == 0 && s.is_empty()) && !s.contains('\0') => {
+                    Value::String(s) if !s.contains('\0') && (i > 0 || !s.is_empty()) => {
                         argv.push(s.clone())
                     }
                     other => {
