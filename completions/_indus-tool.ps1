@@ -51,6 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
+            [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.')
+            [CompletionResult]::new('saas-action', 'saas-action', [CompletionResultType]::ParameterValue, 'Discover and run third-party SaaS actions (GitHub, Slack, Gmail, Linear, …) through the Composio gateway.')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
@@ -211,6 +213,31 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;task' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--objective', '--objective', [CompletionResultType]::ParameterName, 'A complete, self-contained statement of what the sub-agent should accomplish (it does not see your conversation).')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The configured agent to run (see the description''s roster). Omit for the default agent.')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Extra background the sub-agent should start with; sent after the objective under a "Context:" line.')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Extra background the sub-agent should start with; sent after the objective under a "Context:" line.')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Deadline in milliseconds (default 600000, at most 3600000); the agent''s process group is killed at it.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;saas-action' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'discover lists available actions; execute runs one. [one of: discover, execute]')
+            [CompletionResult]::new('--slug', '--slug', [CompletionResultType]::ParameterName, 'The action to run, exactly as discover lists it (case-sensitive, e.g. GITHUB_CREATE_AN_ISSUE). Required by execute.')
+            [CompletionResult]::new('--arguments', '--arguments', [CompletionResultType]::ParameterName, 'The action''s arguments, as the action expects them (execute).')
+            [CompletionResult]::new('--toolkits', '--toolkits', [CompletionResultType]::ParameterName, 'On discover, only these toolkits (e.g. ["github", "slack"]).')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'On discover, free text to search actions by name and description.')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'On discover, the most actions listed (default 20, at most 1000).')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'On discover, the most actions listed (default 20, at most 1000).')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default 30000 or COMPOSIO_TIMEOUT_MS, at most 300000).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;memory' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'read the note, replace it, or append a line to it. [one of: read, replace, append]')
@@ -299,6 +326,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
+            [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.')
+            [CompletionResult]::new('saas-action', 'saas-action', [CompletionResultType]::ParameterValue, 'Discover and run third-party SaaS actions (GitHub, Slack, Gmail, Linear, …) through the Composio gateway.')
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
@@ -354,6 +383,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;bg-process' {
+            break
+        }
+        'indus-tool;help;task' {
+            break
+        }
+        'indus-tool;help;saas-action' {
             break
         }
         'indus-tool;help;memory' {

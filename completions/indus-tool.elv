@@ -48,6 +48,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo 'Keep this session''s checklist.'
             cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
+            cand task 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.'
+            cand saas-action 'Discover and run third-party SaaS actions (GitHub, Slack, Gmail, Linear, …) through the Composio gateway.'
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
@@ -193,6 +195,29 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;task'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --objective 'A complete, self-contained statement of what the sub-agent should accomplish (it does not see your conversation).'
+            cand --agent 'The configured agent to run (see the description''s roster). Omit for the default agent.'
+            cand -C 'Extra background the sub-agent should start with; sent after the objective under a "Context:" line.'
+            cand --context 'Extra background the sub-agent should start with; sent after the objective under a "Context:" line.'
+            cand --timeout-ms 'Deadline in milliseconds (default 600000, at most 3600000); the agent''s process group is killed at it.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;saas-action'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'discover lists available actions; execute runs one. [one of: discover, execute]'
+            cand --slug 'The action to run, exactly as discover lists it (case-sensitive, e.g. GITHUB_CREATE_AN_ISSUE). Required by execute.'
+            cand --arguments 'The action''s arguments, as the action expects them (execute).'
+            cand --toolkits 'On discover, only these toolkits (e.g. ["github", "slack"]).'
+            cand --query 'On discover, free text to search actions by name and description.'
+            cand -n 'On discover, the most actions listed (default 20, at most 1000).'
+            cand --limit 'On discover, the most actions listed (default 20, at most 1000).'
+            cand --timeout-ms 'Give up after this many milliseconds (default 30000 or COMPOSIO_TIMEOUT_MS, at most 300000).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;memory'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --action 'read the note, replace it, or append a line to it. [one of: read, replace, append]'
@@ -269,6 +294,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand todo_set 'Replace the session''s checklist with the given items.'
             cand todo 'Keep this session''s checklist.'
             cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
+            cand task 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.'
+            cand saas-action 'Discover and run third-party SaaS actions (GitHub, Slack, Gmail, Linear, …) through the Composio gateway.'
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
@@ -310,6 +337,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;todo'= {
         }
         &'indus-tool;help;bg-process'= {
+        }
+        &'indus-tool;help;task'= {
+        }
+        &'indus-tool;help;saas-action'= {
         }
         &'indus-tool;help;memory'= {
         }

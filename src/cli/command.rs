@@ -81,6 +81,16 @@ pub const CLI_SHAPES: &[CliShape] = &[
         stdin_key: None,
     },
     CliShape {
+        tool: "task",
+        positionals: &["objective"],
+        stdin_key: Some("context"),
+    },
+    CliShape {
+        tool: "saas-action",
+        positionals: &["action", "slug"],
+        stdin_key: None,
+    },
+    CliShape {
         tool: "memory",
         positionals: &["action", "content"],
         stdin_key: None,

@@ -406,7 +406,7 @@ static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// tools keep the default action (die at once), which loses nothing; installing
 /// handlers for them would cost every call a signal driver it does not need.
 fn runs_commands(name: &str) -> bool {
-    normalize_tool_name(name) == "bash"
+    matches!(normalize_tool_name(name).as_str(), "bash" | "task")
 }
 
 /// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.

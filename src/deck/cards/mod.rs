@@ -7,6 +7,8 @@
 pub mod bg_process;
 pub mod memory;
 pub mod plan;
+pub mod saas;
+pub mod task;
 pub mod todo;
 
 use std::path::PathBuf;
@@ -40,6 +42,22 @@ pub fn app_cards() -> Vec<CatalogRow> {
             "Start, poll and stop long-lived commands, keeping the last 2,000 lines per stream.",
             false,
             bg_process::bg_process_card,
+        ),
+        CatalogRow {
+            id: "task",
+            title: "Delegate task",
+            summary: "Hand a self-contained objective to a configured sub-agent CLI and return its answer.",
+            profiles: CARD,
+            read_only: false,
+            // The description lists the agents configured for the working directory.
+            build: Builder::InContext(task::task_card),
+        },
+        card(
+            "saas-action",
+            "SaaS action",
+            "Discover and run third-party SaaS actions through the Composio REST API.",
+            false,
+            saas::saas_card,
         ),
         card(
             "memory",
