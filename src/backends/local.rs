@@ -733,7 +733,17 @@ fn base_command(command: &str, launch: &ShellLaunchOptions) -> Command {
         cmd.current_dir(cwd);
     }
     cmd.envs(launch.env.iter().map(|(k, v)| (k, v)));
-    cmd.process_group(0);
+    if launch.detach_terminal {
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                nix::unistd::setsid().map_err(std::io::Error::from)?;
+                Ok(())
+            });
+        }
+    } else {
+        cmd.process_group(0);
+    }
     cmd
 }
 
@@ -1409,12 +1419,38 @@ mod tests {
             launch: ShellLaunchOptions {
                 cwd: Some(dir.path().to_str().unwrap().into()),
                 env: vec![("INDUS_T".into(), "v1".into())],
+                ..Default::default()
             },
             ..Default::default()
         };
         let r = LocalShell.exec("pwd; echo $INDUS_T", o).await.unwrap();
         let canon = std::fs::canonicalize(dir.path()).unwrap();
         assert_eq!(r.stdout, format!("{}\nv1\n", canon.display()));
+    }
+
+    #[tokio::test]
+    async fn a_detached_command_leads_its_own_session_and_group() {
+        // Fields 5 and 6 of /proc/PID/stat are the process group and the session.
+        let probe = "set -- $(cat /proc/$$/stat); echo \"$$ $5 $6\"";
+        let run = |detach| {
+            let o = ShellExecOptions {
+                launch: ShellLaunchOptions {
+                    detach_terminal: detach,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            LocalShell.exec(probe, o)
+        };
+        let r = run(true).await.unwrap();
+        let ids: Vec<&str> = r.stdout.split_whitespace().collect();
+        assert_eq!(ids.len(), 3, "{}", r.stdout);
+        assert_eq!((ids[1], ids[2]), (ids[0], ids[0]), "pid pgrp session");
+        // Without it: its own group, the caller's session.
+        let r = run(false).await.unwrap();
+        let ids: Vec<&str> = r.stdout.split_whitespace().collect();
+        assert_eq!(ids[1], ids[0]);
+        assert_ne!(ids[2], ids[0]);
     }
 
     #[tokio::test]

@@ -134,6 +134,11 @@ pub struct ShellLaunchOptions {
     pub cwd: Option<String>,
     /// Variables overlaid onto the inherited environment.
     pub env: Vec<(String, String)>,
+    /// Start the command in a session of its own, away from the caller's
+    /// controlling terminal, so a program that opens `/dev/tty` to prompt cannot
+    /// reach a person (the sub-agents of `task`). Either way the command leads its
+    /// own process group.
+    pub detach_terminal: bool,
 }
 
 /// `exec` settings: the launch options plus a deadline and optional stdin bytes.

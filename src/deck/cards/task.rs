@@ -623,6 +623,8 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         launch: ShellLaunchOptions {
             cwd: Some(ctx.cwd.clone()),
             env: Vec::new(),
+            // No terminal: an agent CLI must never stop to prompt a person.
+            detach_terminal: true,
         },
         timeout_ms: Some(timeout_ms),
         input: (agent.prompt == PromptVia::Stdin).then(|| prompt.clone()),

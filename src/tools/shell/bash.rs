@@ -89,6 +89,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         launch: ShellLaunchOptions {
             cwd: Some(cwd),
             env: Vec::new(),
+            detach_terminal: false,
         },
         timeout_ms: Some(timeout_ms),
         input: None,
