@@ -1,0 +1,818 @@
+//! The checkpoint store: what `write` and `edit` changed, turn by turn, so a later
+//! `indus-tool checkpoint rewind` can put files back exactly as they were.
+//!
+//! One session's checkpoints live in `.indus-process/checkpoints/<session>/`:
+//!
+//! - `index.json`: the nodes (turns) in the order they began; each holds, per file
+//!   it touched, the file's content before its first change in that node (the
+//!   pre-image: first seen wins) and the SHA-256 of what the toolbox last wrote
+//!   there (`after`), so a rewind can tell a file changed outside the toolbox since.
+//! - `blobs/<sha256>`: pre-image contents, named by their hash, so the same content
+//!   recorded a hundred times is stored once.
+//!
+//! A pre-image over the size cap is recorded as not kept (with its size) rather
+//! than silently skipped; the caller reports it. Every index change, blob writes
+//! and garbage collection included, happens under the state folder's lock
+//! ([`StateDir::lock`]), so concurrent invocations never lose a record and a blob is
+//! never collected between being written and being referenced.
+//!
+//! This module owns the data and the file operations (record, list, diff inputs,
+//! rewind, drop); the tool wrapper is `deck::checkpoint`, the command line
+//! `cli::checkpoint_command`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{StateDir, StateLock, file_key};
+use crate::backends::local::atomic_write_within;
+use crate::kernel::Root;
+
+/// The folder of every session's checkpoints, inside the state folder.
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+/// The largest pre-image kept: 16 MiB. A bigger file is recorded as not kept.
+pub const DEFAULT_CAP: u64 = 16 * 1024 * 1024;
+
+/// What a file was before a node first changed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum Image {
+    /// The file did not exist: a rewind deletes it.
+    Absent,
+    /// The content is kept in `blobs/<sha256>`.
+    Kept { sha256: String, size: u64 },
+    /// The file was over the cap; its content was not kept.
+    OverCap { size: u64, cap: u64 },
+    /// The file existed but could not be read (the write went ahead regardless).
+    Unreadable { reason: String },
+}
+
+impl Image {
+    /// Why a rewind cannot restore this image, if it cannot.
+    pub fn not_kept(&self) -> Option<String> {
+        match self {
+            Image::Absent | Image::Kept { .. } => None,
+            Image::OverCap { size, cap } => Some(format!(
+                "not kept: over the cap ({size} bytes; the cap is {cap})"
+            )),
+            Image::Unreadable { reason } => Some(format!("not kept: unreadable ({reason})")),
+        }
+    }
+
+    /// One-phrase description for listings: `absent`, `12 bytes`, or why not kept.
+    pub fn describe(&self) -> String {
+        match self {
+            Image::Absent => "absent (created since)".to_string(),
+            Image::Kept { size, .. } => crate::tools::plural(*size, "byte", "bytes"),
+            other => other.not_kept().unwrap_or_default(),
+        }
+    }
+}
+
+/// One file a node touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// The absolute path the tool resolved.
+    pub path: String,
+    /// The file before this node first changed it.
+    pub before: Image,
+    /// SHA-256 of what the toolbox last wrote in this node (`None` until a change
+    /// succeeded and was read back).
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// One checkpoint node: a turn (`--turn`) or one invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub name: String,
+    /// When the node began, epoch milliseconds.
+    pub created_ms: u64,
+    /// Whether the name was given (`--turn`) rather than made up per invocation.
+    #[serde(default)]
+    pub named: bool,
+    pub files: Vec<FileRecord>,
+}
+
+/// The whole `index.json` of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+}
+
+impl Index {
+    fn position(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Every path touched at or after node `from`, in the order first touched,
+    /// with its earliest pre-image among those nodes (what a rewind restores) and
+    /// the hash of the toolbox's latest write there.
+    pub fn touched_since(&self, from: usize) -> Vec<Touched> {
+        let mut order: Vec<Touched> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for node in &self.nodes[from..] {
+            for rec in &node.files {
+                match at.get(rec.path.as_str()) {
+                    Some(&i) => order[i].last_after = rec.after.clone(),
+                    None => {
+                        at.insert(&rec.path, order.len());
+                        order.push(Touched {
+                            path: rec.path.clone(),
+                            restore: rec.before.clone(),
+                            last_after: rec.after.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// Every blob hash a record still refers to.
+    fn referenced(&self) -> BTreeSet<&str> {
+        self.nodes
+            .iter()
+            .flat_map(|n| &n.files)
+            .filter_map(|f| match &f.before {
+                Image::Kept { sha256, .. } => Some(sha256.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The node names, for messages.
+    pub fn names(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.name.clone()).collect()
+    }
+}
+
+/// A path touched at or after some node (see [`Index::touched_since`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    pub path: String,
+    pub restore: Image,
+    pub last_after: Option<String>,
+}
+
+/// What the wrapper read of a file before the tool ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Capture {
+    Absent,
+    Bytes(Vec<u8>),
+    OverCap(u64),
+    Unreadable(String),
+}
+
+/// The node records go to: a `--turn` name, or one made up for the invocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeName {
+    pub name: String,
+    /// Given with `--turn`: reusing it after a later node began is refused.
+    pub named: bool,
+}
+
+impl NodeName {
+    /// The node named by `--turn`.
+    pub fn turn(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            named: true,
+        }
+    }
+
+    /// This invocation's own node: `t-<base36 epoch-ms>-<pid>`, unique per process.
+    pub fn invocation() -> Self {
+        Self {
+            name: format!(
+                "t-{}-{}",
+                crate::deck::cards::plan::base36(crate::tools::now_ms()),
+                std::process::id()
+            ),
+            named: false,
+        }
+    }
+}
+
+/// Why a checkpoint operation did not happen.
+#[derive(Debug)]
+pub enum CheckpointError {
+    /// No node of that name; the known ones, oldest first.
+    UnknownNode { name: String, known: Vec<String> },
+    /// A `--turn` name reused after a later node began.
+    StaleTurn { name: String, newest: String },
+    /// A rewind that would overwrite changes made outside the toolbox (or could
+    /// not restore some files): `(path, why)`, nothing was touched.
+    Refused { files: Vec<(String, String)> },
+    Io(io::Error),
+}
+
+impl From<io::Error> for CheckpointError {
+    fn from(e: io::Error) -> Self {
+        CheckpointError::Io(e)
+    }
+}
+
+impl std::fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckpointError::UnknownNode { name, known } if known.is_empty() => {
+                write!(f, "no checkpoint named \"{name}\": this session has none")
+            }
+            CheckpointError::UnknownNode { name, known } => write!(
+                f,
+                "no checkpoint named \"{name}\"; known: {}",
+                known.join(", ")
+            ),
+            CheckpointError::StaleTurn { name, newest } => write!(
+                f,
+                "checkpoint turn \"{name}\" is not the newest (\"{newest}\" began after it); name a new turn, so a rewind to \"{newest}\" stays exact"
+            ),
+            CheckpointError::Refused { files } => {
+                write!(f, "rewind refused; nothing was changed:")?;
+                for (path, why) in files {
+                    write!(f, "\n  {path}: {why}")?;
+                }
+                write!(
+                    f,
+                    "\n(--force overwrites changed files and leaves files whose content was not kept as they are)"
+                )
+            }
+            CheckpointError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What a rewind did, per path (absolute).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RewindReport {
+    pub restored: Vec<String>,
+    pub deleted: Vec<String>,
+    /// Left as they are: `(path, why)`.
+    pub skipped: Vec<(String, String)>,
+    /// The nodes forgotten (the rewound one and every later one).
+    pub dropped: Vec<String>,
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    crate::tools::files::edit::sha256_hex(bytes)
+}
+
+/// SHA-256 of a reader's bytes, streamed (for files of any size).
+pub fn sha256_of_reader(mut reader: impl Read) -> io::Result<String> {
+    let mut hasher = Sha256::new();
+    io::copy(&mut reader, &mut hasher)?;
+    let digest = hasher.finalize();
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The current hash of a file: `None` when it does not exist.
+fn current_hash(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::File::open(path) {
+        Ok(f) => {
+            if !f.metadata()?.is_file() {
+                return Err(io::Error::other("not a regular file"));
+            }
+            sha256_of_reader(f).map(Some)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether a path lies inside a `.git` folder (a rewind never touches one).
+pub fn inside_git(path: &str) -> bool {
+    Path::new(path)
+        .components()
+        .any(|c| c.as_os_str() == ".git")
+}
+
+/// One session's checkpoints.
+#[derive(Debug, Clone)]
+pub struct CheckpointStore {
+    dir: StateDir,
+    /// `checkpoints/<session key>`, relative to the state folder.
+    rel: String,
+    cap: u64,
+}
+
+impl CheckpointStore {
+    pub fn new(dir: StateDir, session: &str) -> Self {
+        Self {
+            dir,
+            rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
+            cap: DEFAULT_CAP,
+        }
+    }
+
+    /// The same store with another size cap (tests, library hosts).
+    pub fn with_cap(mut self, cap: u64) -> Self {
+        self.cap = cap;
+        self
+    }
+
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// The session's folder.
+    pub fn folder(&self) -> PathBuf {
+        self.dir.path(&self.rel)
+    }
+
+    fn index_rel(&self) -> String {
+        format!("{}/index.json", self.rel)
+    }
+
+    /// Where a pre-image of this hash is kept.
+    pub fn blob_path(&self, sha256: &str) -> PathBuf {
+        self.folder().join("blobs").join(sha256)
+    }
+
+    /// The index (empty when nothing was recorded; creates nothing).
+    pub fn load(&self) -> io::Result<Index> {
+        self.dir.load(&self.index_rel())
+    }
+
+    /// A kept pre-image's bytes, checked against its name.
+    pub fn blob(&self, sha256: &str) -> io::Result<Vec<u8>> {
+        let path = self.blob_path(sha256);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            io::Error::new(e.kind(), format!("checkpoint blob {}: {e}", path.display()))
+        })?;
+        if sha256_hex(&bytes) != sha256 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "checkpoint blob {} is corrupt (its content does not hash to its name); fix or delete it",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Keep `bytes` as a blob unless a blob of that hash exists (inside a lock).
+    fn keep_blob(&self, _lock: &StateLock, sha256: &str, bytes: &[u8]) -> io::Result<()> {
+        let path = self.blob_path(sha256);
+        if path.is_file() {
+            return Ok(());
+        }
+        let dir = self.folder().join("blobs");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", dir.display())))?;
+        atomic_write_within(&path, bytes, None)
+            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", path.display())))
+    }
+
+    /// Record `path`'s pre-image under `node` unless the node already holds one
+    /// (first seen wins), creating the node when it is new. Answers the image when
+    /// this call recorded it, `None` when the node already had the path.
+    pub fn record_before(
+        &self,
+        node: &NodeName,
+        path: &str,
+        capture: Capture,
+    ) -> Result<Option<Image>, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let at = match index.position(&node.name) {
+            Some(i) if node.named && i + 1 != index.nodes.len() => {
+                return Err(CheckpointError::StaleTurn {
+                    name: node.name.clone(),
+                    newest: index.nodes[index.nodes.len() - 1].name.clone(),
+                });
+            }
+            Some(i) => i,
+            None => {
+                index.nodes.push(Node {
+                    name: node.name.clone(),
+                    created_ms: crate::tools::now_ms(),
+                    named: node.named,
+                    files: Vec::new(),
+                });
+                index.nodes.len() - 1
+            }
+        };
+        if index.nodes[at].files.iter().any(|f| f.path == path) {
+            return Ok(None);
+        }
+        let image = match capture {
+            Capture::Absent => Image::Absent,
+            Capture::OverCap(size) => Image::OverCap {
+                size,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) if bytes.len() as u64 > self.cap => Image::OverCap {
+                size: bytes.len() as u64,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) => {
+                let sha256 = sha256_hex(&bytes);
+                self.keep_blob(&lock, &sha256, &bytes)?;
+                Image::Kept {
+                    sha256,
+                    size: bytes.len() as u64,
+                }
+            }
+            Capture::Unreadable(reason) => Image::Unreadable { reason },
+        };
+        index.nodes[at].files.push(FileRecord {
+            path: path.to_string(),
+            before: image.clone(),
+            after: None,
+        });
+        self.dir.write(&lock, &self.index_rel(), &index)?;
+        Ok(Some(image))
+    }
+
+    /// Note what the toolbox wrote to `path` in `node` (its hash).
+    pub fn record_after(&self, node: &NodeName, path: &str, sha256: &str) -> io::Result<()> {
+        let lock = self.dir.lock()?;
+        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let Some(rec) = index
+            .nodes
+            .iter_mut()
+            .find(|n| n.name == node.name)
+            .and_then(|n| n.files.iter_mut().find(|f| f.path == path))
+        else {
+            // Dropped meanwhile (a concurrent `checkpoint drop`): nothing to note.
+            return Ok(());
+        };
+        if rec.after.as_deref() == Some(sha256) {
+            return Ok(());
+        }
+        rec.after = Some(sha256.to_string());
+        self.dir.write(&lock, &self.index_rel(), &index)
+    }
+
+    /// Take back a record this call made when the tool then changed nothing (it
+    /// failed), so the listing shows only files that were changed.
+    pub fn forget_record(&self, node: &NodeName, path: &str) -> io::Result<()> {
+        let lock = self.dir.lock()?;
+        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let Some(n) = index.nodes.iter_mut().find(|n| n.name == node.name) else {
+            return Ok(());
+        };
+        n.files.retain(|f| f.path != path);
+        if n.files.is_empty() {
+            let name = n.name.clone();
+            index.nodes.retain(|n| n.name != name);
+        }
+        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.collect_garbage(&lock, &index)
+    }
+
+    /// The position of `name` in `index`, or the error naming the known nodes.
+    pub fn find(index: &Index, name: &str) -> Result<usize, CheckpointError> {
+        index
+            .position(name)
+            .ok_or_else(|| CheckpointError::UnknownNode {
+                name: name.to_string(),
+                known: index.names(),
+            })
+    }
+
+    /// Put every file touched at or after `name` back as it was before that node,
+    /// then forget that node and every later one.
+    ///
+    /// Refused as a whole (nothing touched) when a file was changed outside the
+    /// toolbox since the toolbox last wrote it, or its pre-image was not kept,
+    /// unless `force`: then changed files are overwritten and files without a kept
+    /// pre-image are left as they are (and reported). Paths inside a `.git` folder
+    /// are never touched. Each file is replaced atomically (temp file and rename in
+    /// its folder, mode kept), with the exact bytes recorded.
+    pub fn rewind(
+        &self,
+        name: &str,
+        force: bool,
+        root: Option<&Root>,
+    ) -> Result<RewindReport, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let from = Self::find(&index, name)?;
+        let touched = index.touched_since(from);
+        let mut report = RewindReport::default();
+        let mut refusals = Vec::new();
+        let mut work = Vec::new();
+        for t in touched {
+            if inside_git(&t.path) {
+                report
+                    .skipped
+                    .push((t.path, "inside a .git folder (never touched)".into()));
+                continue;
+            }
+            if let Some(root) = root
+                && let Err(message) = root.admit(&t.path, Path::new(&t.path))
+            {
+                report.skipped.push((t.path, message));
+                continue;
+            }
+            if let Some(why) = t.restore.not_kept() {
+                // Forcing cannot bring back what was not kept.
+                if force {
+                    report.skipped.push((t.path, why));
+                } else {
+                    refusals.push((t.path, why));
+                }
+                continue;
+            }
+            let now = current_hash(Path::new(&t.path));
+            let changed = match (&now, &t.last_after) {
+                (Err(e), _) => Some(format!("cannot be read ({e})")),
+                (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
+                (Ok(None), Some(_)) => Some("deleted since the toolbox last wrote it".into()),
+                (Ok(Some(h)), Some(want)) if h != want => {
+                    Some("changed since the toolbox last wrote it".into())
+                }
+                _ => None,
+            };
+            // A file already back at its pre-image needs nothing, whoever put it there.
+            let already = match (&now, &t.restore) {
+                (Ok(None), Image::Absent) => true,
+                (Ok(Some(h)), Image::Kept { sha256, .. }) => h == sha256,
+                _ => false,
+            };
+            if let Some(why) = changed
+                && !already
+                && !force
+            {
+                refusals.push((t.path, why));
+                continue;
+            }
+            work.push((t, already));
+        }
+        if !refusals.is_empty() {
+            return Err(CheckpointError::Refused { files: refusals });
+        }
+        for (t, already) in work {
+            match &t.restore {
+                Image::Absent => {
+                    if !already {
+                        match std::fs::remove_file(&t.path) {
+                            Ok(()) => {}
+                            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                            Err(e) => {
+                                return Err(io::Error::new(
+                                    e.kind(),
+                                    format!("cannot delete {}: {e}", t.path),
+                                )
+                                .into());
+                            }
+                        }
+                    }
+                    report.deleted.push(t.path);
+                }
+                Image::Kept { sha256, .. } => {
+                    if !already {
+                        let bytes = self.blob(sha256)?;
+                        let path = Path::new(&t.path);
+                        if let Some(parent) = path.parent() {
+                            std::fs::create_dir_all(parent).map_err(|e| {
+                                io::Error::new(
+                                    e.kind(),
+                                    format!("cannot restore {}: {e}", t.path),
+                                )
+                            })?;
+                        }
+                        atomic_write_within(path, &bytes, root).map_err(|e| {
+                            io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
+                        })?;
+                    }
+                    report.restored.push(t.path);
+                }
+                Image::OverCap { .. } | Image::Unreadable { .. } => {}
+            }
+        }
+        report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
+        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.collect_garbage(&lock, &index)?;
+        Ok(report)
+    }
+
+    /// Forget `name` and every older node (a rewind to a newer node needs only the
+    /// newer ones, so it stays exact), or every node when `name` is `None`.
+    /// Answers the names forgotten; unreferenced blobs are deleted.
+    pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let upto = match name {
+            Some(name) => Self::find(&index, name)? + 1,
+            None => index.nodes.len(),
+        };
+        let dropped: Vec<String> = index.nodes.drain(..upto).map(|n| n.name).collect();
+        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.collect_garbage(&lock, &index)?;
+        Ok(dropped)
+    }
+
+    /// Delete every blob no record refers to.
+    fn collect_garbage(&self, _lock: &StateLock, index: &Index) -> io::Result<()> {
+        let keep = index.referenced();
+        let dir = self.folder().join("blobs");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("state file {}: {e}", dir.display()),
+                ));
+            }
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if !keep.contains(name.to_string_lossy().as_ref()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `2026-11-23T21:05:49.123Z` for epoch milliseconds (UTC, proleptic Gregorian).
+pub fn iso8601_utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(dir: &Path) -> CheckpointStore {
+        CheckpointStore::new(StateDir::new(dir), "s/1")
+    }
+
+    fn file(dir: &Path, name: &str) -> String {
+        dir.join(name).to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601_utc(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso8601_utc(1_700_000_000_000), "2023-11-14T22:13:20.000Z");
+    }
+
+    #[test]
+    fn first_seen_wins_and_blobs_are_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let t1 = NodeName::turn("t1");
+        let a = file(dir.path(), "a");
+        let b = file(dir.path(), "b");
+        let got = s
+            .record_before(&t1, &a, Capture::Bytes(b"one".to_vec()))
+            .unwrap();
+        assert_eq!(
+            got,
+            Some(Image::Kept {
+                sha256: sha256_hex(b"one"),
+                size: 3
+            })
+        );
+        assert_eq!(
+            s.record_before(&t1, &a, Capture::Bytes(b"two".to_vec()))
+                .unwrap(),
+            None
+        );
+        s.record_before(&t1, &b, Capture::Bytes(b"one".to_vec()))
+            .unwrap();
+        let index = s.load().unwrap();
+        assert_eq!(index.nodes.len(), 1);
+        assert_eq!(index.nodes[0].files.len(), 2);
+        // One blob for the two records of the same content, under the session key.
+        let blobs: Vec<_> = std::fs::read_dir(s.folder().join("blobs"))
+            .unwrap()
+            .collect();
+        assert_eq!(blobs.len(), 1);
+        assert!(s.folder().ends_with("checkpoints/s%2F1"));
+        assert_eq!(s.blob(&sha256_hex(b"one")).unwrap(), b"one");
+    }
+
+    #[test]
+    fn over_the_cap_is_recorded_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path()).with_cap(4);
+        let t = NodeName::turn("t");
+        let got = s
+            .record_before(&t, &file(dir.path(), "big"), Capture::Bytes(b"12345".to_vec()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, Image::OverCap { size: 5, cap: 4 });
+        assert!(got.not_kept().unwrap().contains("over the cap"));
+        assert!(!s.folder().join("blobs").exists());
+    }
+
+    #[test]
+    fn a_stale_turn_is_refused_but_the_newest_is_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        s.record_before(&NodeName::turn("t1"), &a, Capture::Absent)
+            .unwrap();
+        s.record_before(&NodeName::turn("t2"), &a, Capture::Absent)
+            .unwrap();
+        let err = s
+            .record_before(&NodeName::turn("t1"), &file(dir.path(), "b"), Capture::Absent)
+            .unwrap_err();
+        assert!(err.to_string().contains("\"t2\" began after it"), "{err}");
+        s.record_before(&NodeName::turn("t2"), &file(dir.path(), "b"), Capture::Absent)
+            .unwrap();
+        assert_eq!(s.load().unwrap().nodes[1].files.len(), 2);
+    }
+
+    #[test]
+    fn rewind_restores_deletes_refuses_and_collects() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        let n = file(dir.path(), "new");
+        // t1: a "v1" -> "v2"; t2: a "v2" -> "v3", new created.
+        for (turn, path, before, after) in [
+            ("t1", &a, Some(&b"v1"[..]), &b"v2"[..]),
+            ("t2", &a, Some(b"v2"), b"v3"),
+            ("t2", &n, None, b"n"),
+        ] {
+            let node = NodeName::turn(turn);
+            let capture = before.map_or(Capture::Absent, |b| Capture::Bytes(b.to_vec()));
+            s.record_before(&node, path, capture).unwrap();
+            std::fs::write(path, after).unwrap();
+            s.record_after(&node, path, &sha256_hex(after)).unwrap();
+        }
+        // Changed outside the toolbox: refused, nothing touched.
+        std::fs::write(&a, "outside").unwrap();
+        let err = s.rewind("t2", false, None).unwrap_err();
+        assert!(matches!(&err, CheckpointError::Refused { files } if files.len() == 1 && files[0].0 == a));
+        assert!(Path::new(&n).exists());
+        let err = s.rewind("t9", false, None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no checkpoint named \"t9\"; known: t1, t2"
+        );
+        let report = s.rewind("t2", true, None).unwrap();
+        assert_eq!(report.restored, vec![a.clone()]);
+        assert_eq!(report.deleted, vec![n.clone()]);
+        assert_eq!(report.dropped, vec!["t2".to_string()]);
+        assert_eq!(std::fs::read(&a).unwrap(), b"v2");
+        assert!(!Path::new(&n).exists());
+        // Only t1's blob ("v1") is left.
+        let blobs: Vec<String> = std::fs::read_dir(s.folder().join("blobs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(blobs, vec![sha256_hex(b"v1")]);
+    }
+
+    #[test]
+    fn drop_forgets_the_node_and_older_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        for t in ["t1", "t2", "t3"] {
+            s.record_before(
+                &NodeName::turn(t),
+                &file(dir.path(), t),
+                Capture::Bytes(t.as_bytes().to_vec()),
+            )
+            .unwrap();
+        }
+        assert_eq!(s.drop_nodes(Some("t2")).unwrap(), vec!["t1", "t2"]);
+        assert_eq!(s.load().unwrap().names(), vec!["t3"]);
+        assert_eq!(
+            std::fs::read_dir(s.folder().join("blobs")).unwrap().count(),
+            1
+        );
+        assert_eq!(s.drop_nodes(None).unwrap(), vec!["t3"]);
+        assert!(s.load().unwrap().nodes.is_empty());
+    }
+
+    #[test]
+    fn git_paths_are_never_touched() {
+        assert!(inside_git("/r/.git/config"));
+        assert!(!inside_git("/r/.github/x"));
+    }
+}
