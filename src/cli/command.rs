@@ -416,6 +416,8 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .long("checkpoint")
                 .env("INDUS_CHECKPOINT")
                 .action(ArgAction::SetTrue)
+                // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
+                .value_parser(clap::builder::FalseyValueParser::new())
                 .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
         )
         .arg(
