@@ -80,14 +80,19 @@ pub fn command(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliR
     })
 }
 
-fn image_record(image: &Image) -> Value {
+/// A file of `list --format json`: `{path, before, size?, sha256?, notKept?}`.
+fn file_record(path: String, image: &Image) -> Value {
     match image {
-        Image::Absent => json!({"before": "absent"}),
-        Image::Kept { size, sha256 } => json!({"before": "kept", "size": size, "sha256": sha256}),
-        Image::OverCap { size, .. } => {
-            json!({"before": "overCap", "size": size, "notKept": image.not_kept()})
+        Image::Absent => json!({"path": path, "before": "absent"}),
+        Image::Kept { size, sha256 } => {
+            json!({"path": path, "before": "kept", "size": size, "sha256": sha256})
         }
-        Image::Unreadable { .. } => json!({"before": "unreadable", "notKept": image.not_kept()}),
+        Image::OverCap { size, .. } => {
+            json!({"path": path, "before": "overCap", "size": size, "notKept": image.not_kept()})
+        }
+        Image::Unreadable { .. } => {
+            json!({"path": path, "before": "unreadable", "notKept": image.not_kept()})
+        }
     }
 }
 
@@ -105,11 +110,7 @@ fn list(
                 let files: Vec<Value> = n
                     .files
                     .iter()
-                    .map(|f| {
-                        let mut rec = image_record(&f.before);
-                        rec["path"] = Value::String(shown(globals, &f.path));
-                        rec
-                    })
+                    .map(|f| file_record(shown(globals, &f.path), &f.before))
                     .collect();
                 json!({"node": n.name, "createdAt": iso8601_utc(n.created_ms), "files": files})
             })

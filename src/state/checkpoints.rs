@@ -7,6 +7,9 @@
 //!   it touched, the file's content before its first change in that node (the
 //!   pre-image: first seen wins) and the SHA-256 of what the toolbox last wrote
 //!   there (`after`), so a rewind can tell a file changed outside the toolbox since.
+//! - `after.log`: those hashes as they are noted, one JSON line per change,
+//!   appended (every checkpointed call notes one, and an append costs far less
+//!   than rewriting the index); folded into `index.json` whenever it is rewritten.
 //! - `blobs/<sha256>`: pre-image contents, named by their hash, so the same content
 //!   recorded a hundred times is stored once.
 //!
@@ -293,6 +296,19 @@ pub fn inside_git(path: &str) -> bool {
         .any(|c| c.as_os_str() == ".git")
 }
 
+/// The journal of what the toolbox wrote, beside `index.json`.
+const AFTER_LOG: &str = "after.log";
+/// Past this size the journal is folded into `index.json` (about 400 lines).
+const AFTER_LOG_FOLD: u64 = 64 * 1024;
+
+/// One line of `after.log`.
+#[derive(Debug, Serialize, Deserialize)]
+struct AfterLine {
+    node: String,
+    path: String,
+    after: String,
+}
+
 /// One session's checkpoints.
 #[derive(Debug, Clone)]
 pub struct CheckpointStore {
@@ -337,7 +353,73 @@ impl CheckpointStore {
 
     /// The index (empty when nothing was recorded; creates nothing).
     pub fn load(&self) -> io::Result<Index> {
-        self.dir.load(&self.index_rel())
+        if !self.folder().join("index.json").is_file() {
+            return Ok(Index::default());
+        }
+        let lock = self.dir.lock()?;
+        self.read_index(&lock)
+    }
+
+    fn after_log(&self) -> PathBuf {
+        self.folder().join(AFTER_LOG)
+    }
+
+    /// `index.json` with the hashes of `after.log` folded in (inside a lock).
+    fn read_index(&self, lock: &StateLock) -> io::Result<Index> {
+        let mut index: Index = self.dir.read(lock, &self.index_rel())?;
+        let log = self.after_log();
+        let bytes = match std::fs::read(&log) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(index),
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("state file {}: {e}", log.display()),
+                ));
+            }
+        };
+        // A last line without its newline is an append cut short by a crash: its
+        // write counts as not noted (a rewind then asks for --force), the safe side.
+        let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+            Some(end) => &bytes[..end],
+            None => &[][..],
+        };
+        for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let noted: AfterLine = serde_json::from_slice(line).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "state file {} is corrupt ({e}); fix or delete it",
+                        log.display()
+                    ),
+                )
+            })?;
+            // A node dropped since has nothing to note.
+            if let Some(rec) = index
+                .nodes
+                .iter_mut()
+                .find(|n| n.name == noted.node)
+                .and_then(|n| n.files.iter_mut().find(|f| f.path == noted.path))
+            {
+                rec.after = Some(noted.after);
+            }
+        }
+        Ok(index)
+    }
+
+    /// Replace `index.json` (hashes included) and empty `after.log`, whose lines
+    /// it now holds (inside a lock; a crash between the two only replays lines
+    /// already folded in, to the same result).
+    fn write_index(&self, lock: &StateLock, index: &Index) -> io::Result<()> {
+        self.dir.write(lock, &self.index_rel(), index)?;
+        match std::fs::remove_file(self.after_log()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!("state file {}: {e}", self.after_log().display()),
+            )),
+        }
     }
 
     /// A kept pre-image's bytes, checked against its name.
@@ -381,7 +463,7 @@ impl CheckpointStore {
         capture: Capture,
     ) -> Result<Option<Image>, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let mut index = self.read_index(&lock)?;
         let at = match index.position(&node.name) {
             Some(i) if node.named && i + 1 != index.nodes.len() => {
                 return Err(CheckpointError::StaleTurn {
@@ -401,6 +483,11 @@ impl CheckpointStore {
             }
         };
         if index.nodes[at].files.iter().any(|f| f.path == path) {
+            // Many changes to files a turn already holds only append to the
+            // journal; past a bound it is folded in, so reading stays cheap.
+            if std::fs::metadata(self.after_log()).is_ok_and(|m| m.len() > AFTER_LOG_FOLD) {
+                self.write_index(&lock, &index)?;
+            }
             return Ok(None);
         }
         let image = match capture {
@@ -428,35 +515,38 @@ impl CheckpointStore {
             before: image.clone(),
             after: None,
         });
-        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.write_index(&lock, &index)?;
         Ok(Some(image))
     }
 
-    /// Note what the toolbox wrote to `path` in `node` (its hash).
+    /// Note what the toolbox wrote to `path` in `node` (its hash): one line
+    /// appended to `after.log` under the lock, folded into the index when it is
+    /// next rewritten. Every checkpointed call notes one, so it is kept to an
+    /// append (no read of the index, no rewrite of it).
     pub fn record_after(&self, node: &NodeName, path: &str, sha256: &str) -> io::Result<()> {
-        let lock = self.dir.lock()?;
-        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
-        let Some(rec) = index
-            .nodes
-            .iter_mut()
-            .find(|n| n.name == node.name)
-            .and_then(|n| n.files.iter_mut().find(|f| f.path == path))
-        else {
-            // Dropped meanwhile (a concurrent `checkpoint drop`): nothing to note.
-            return Ok(());
-        };
-        if rec.after.as_deref() == Some(sha256) {
-            return Ok(());
-        }
-        rec.after = Some(sha256.to_string());
-        self.dir.write(&lock, &self.index_rel(), &index)
+        use std::io::Write;
+        let mut line = serde_json::to_vec(&AfterLine {
+            node: node.name.clone(),
+            path: path.to_string(),
+            after: sha256.to_string(),
+        })
+        .map_err(io::Error::other)?;
+        line.push(b'\n');
+        let log = self.after_log();
+        let _lock = self.dir.lock()?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .and_then(|mut f| f.write_all(&line))
+            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", log.display())))
     }
 
     /// Take back a record this call made when the tool then changed nothing (it
     /// failed), so the listing shows only files that were changed.
     pub fn forget_record(&self, node: &NodeName, path: &str) -> io::Result<()> {
         let lock = self.dir.lock()?;
-        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let mut index = self.read_index(&lock)?;
         let Some(n) = index.nodes.iter_mut().find(|n| n.name == node.name) else {
             return Ok(());
         };
@@ -465,7 +555,7 @@ impl CheckpointStore {
             let name = n.name.clone();
             index.nodes.retain(|n| n.name != name);
         }
-        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.write_index(&lock, &index)?;
         self.collect_garbage(&lock, &index)
     }
 
@@ -495,7 +585,7 @@ impl CheckpointStore {
         root: Option<&Root>,
     ) -> Result<RewindReport, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let mut index = self.read_index(&lock)?;
         let from = Self::find(&index, name)?;
         let touched = index.touched_since(from);
         let mut report = RewindReport::default();
@@ -591,7 +681,7 @@ impl CheckpointStore {
             }
         }
         report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
-        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.write_index(&lock, &index)?;
         self.collect_garbage(&lock, &index)?;
         Ok(report)
     }
@@ -601,13 +691,13 @@ impl CheckpointStore {
     /// Answers the names forgotten; unreferenced blobs are deleted.
     pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index: Index = self.dir.read(&lock, &self.index_rel())?;
+        let mut index = self.read_index(&lock)?;
         let upto = match name {
             Some(name) => Self::find(&index, name)? + 1,
             None => index.nodes.len(),
         };
         let dropped: Vec<String> = index.nodes.drain(..upto).map(|n| n.name).collect();
-        self.dir.write(&lock, &self.index_rel(), &index)?;
+        self.write_index(&lock, &index)?;
         self.collect_garbage(&lock, &index)?;
         Ok(dropped)
     }
@@ -808,6 +898,36 @@ mod tests {
         );
         assert_eq!(s.drop_nodes(None).unwrap(), vec!["t3"]);
         assert!(s.load().unwrap().nodes.is_empty());
+    }
+
+    #[test]
+    fn hashes_are_journaled_folded_and_a_torn_last_line_is_not_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let t = NodeName::turn("t");
+        let a = file(dir.path(), "a");
+        s.record_before(&t, &a, Capture::Absent).unwrap();
+        s.record_after(&t, &a, "h1").unwrap();
+        s.record_after(&t, &a, "h2").unwrap();
+        assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
+        // An append cut short: the complete lines count, the torn one does not.
+        let log = s.folder().join(AFTER_LOG);
+        let mut bytes = std::fs::read(&log).unwrap();
+        bytes.extend_from_slice(b"{\"node\":\"t\",\"pa");
+        std::fs::write(&log, &bytes).unwrap();
+        assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
+        // A rewrite of the index folds the journal in and empties it.
+        s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
+            .unwrap();
+        assert!(!log.exists());
+        let index: Index = StateDir::new(dir.path())
+            .load(&format!("{}/index.json", s.rel))
+            .unwrap();
+        assert_eq!(index.nodes[0].files[0].after.as_deref(), Some("h2"));
+        // A complete line that does not parse is an error naming the file.
+        std::fs::write(&log, "nope\n").unwrap();
+        let err = s.load().unwrap_err();
+        assert!(err.to_string().contains("after.log is corrupt"), "{err}");
     }
 
     #[test]
