@@ -3,13 +3,16 @@
 //!
 //! One session's checkpoints live in `.indus-process/checkpoints/<session>/`:
 //!
-//! - `index.json`: the nodes (turns) in the order they began; each holds, per file
-//!   it touched, the file's content before its first change in that node (the
-//!   pre-image: first seen wins) and the SHA-256 of what the toolbox last wrote
-//!   there (`after`), so a rewind can tell a file changed outside the toolbox since.
-//! - `after.log`: those hashes as they are noted, one JSON line per change,
-//!   appended (every checkpointed call notes one, and an append costs far less
-//!   than rewriting the index); folded into `index.json` whenever it is rewritten.
+//! - `nodes/<seq>-<name>.json`: one file per node (turn), `seq` giving the order
+//!   the nodes began in; each holds, per file it touched, the file's content
+//!   before its first change in that node (the pre-image: first seen wins) and the
+//!   SHA-256 of what the toolbox last wrote there (`after`), so a rewind can tell a
+//!   file changed outside the toolbox since. A file per node keeps a checkpointed
+//!   call's cost independent of how many nodes are kept.
+//! - `nodes/<seq>-<name>.after`: those hashes as they are noted, one JSON line per
+//!   change, appended (every checkpointed call notes one, and an append costs far
+//!   less than rewriting the node); folded into the node's file when it is next
+//!   rewritten.
 //! - `blobs/<sha256>`: pre-image contents, named by their hash, so the same content
 //!   recorded a hundred times is stored once.
 //!
@@ -101,7 +104,7 @@ pub struct Node {
     pub files: Vec<FileRecord>,
 }
 
-/// The whole `index.json` of a session.
+/// Every node of a session, oldest first (read from `nodes/`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Index {
     #[serde(default)]
@@ -296,17 +299,25 @@ pub fn inside_git(path: &str) -> bool {
         .any(|c| c.as_os_str() == ".git")
 }
 
-/// The journal of what the toolbox wrote, beside `index.json`.
-const AFTER_LOG: &str = "after.log";
-/// Past this size the journal is folded into `index.json` (about 400 lines).
+/// Past this size a node's journal of hashes is folded into its file (about 400
+/// lines).
 const AFTER_LOG_FOLD: u64 = 64 * 1024;
 
-/// One line of `after.log`.
+/// One line of a node's journal (`<node file stem>.after`).
 #[derive(Debug, Serialize, Deserialize)]
 struct AfterLine {
-    node: String,
     path: String,
     after: String,
+}
+
+/// A node's files in `nodes/`: `<seq>-<key>.json` and its journal `<seq>-<key>.after`.
+#[derive(Debug, Clone)]
+struct NodeFiles {
+    seq: u64,
+    /// The node's name as a file key ([`file_key`] is one-to-one).
+    key: String,
+    json: PathBuf,
+    after: PathBuf,
 }
 
 /// One session's checkpoints.
@@ -342,8 +353,8 @@ impl CheckpointStore {
         self.dir.path(&self.rel)
     }
 
-    fn index_rel(&self) -> String {
-        format!("{}/index.json", self.rel)
+    fn nodes_dir(&self) -> PathBuf {
+        self.folder().join("nodes")
     }
 
     /// Where a pre-image of this hash is kept.
@@ -351,75 +362,95 @@ impl CheckpointStore {
         self.folder().join("blobs").join(sha256)
     }
 
-    /// The index (empty when nothing was recorded; creates nothing).
-    pub fn load(&self) -> io::Result<Index> {
-        if !self.folder().join("index.json").is_file() {
-            return Ok(Index::default());
+    /// The node files, oldest first (inside a lock). Names that are not a node's
+    /// (a temp file of an interrupted write) are passed over.
+    fn node_files(&self, _lock: &StateLock) -> io::Result<Vec<NodeFiles>> {
+        let dir = self.nodes_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(state_error(&dir, e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| state_error(&dir, e))?;
+            let name = entry.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            let Some((seq, key)) = stem.split_once('-') else {
+                continue;
+            };
+            let Ok(seq) = seq.parse::<u64>() else {
+                continue;
+            };
+            out.push(NodeFiles {
+                seq,
+                key: key.to_string(),
+                json: dir.join(format!("{stem}.json")),
+                after: dir.join(format!("{stem}.after")),
+            });
         }
-        let lock = self.dir.lock()?;
-        self.read_index(&lock)
+        out.sort_by_key(|f| f.seq);
+        Ok(out)
     }
 
-    fn after_log(&self) -> PathBuf {
-        self.folder().join(AFTER_LOG)
-    }
-
-    /// `index.json` with the hashes of `after.log` folded in (inside a lock).
-    fn read_index(&self, lock: &StateLock) -> io::Result<Index> {
-        let mut index: Index = self.dir.read(lock, &self.index_rel())?;
-        let log = self.after_log();
-        let bytes = match std::fs::read(&log) {
+    /// A node with the hashes of its journal folded in.
+    fn read_node(&self, files: &NodeFiles) -> io::Result<Node> {
+        let bytes = std::fs::read(&files.json).map_err(|e| state_error(&files.json, e))?;
+        let mut node: Node = serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
+        let log = match std::fs::read(&files.after) {
             Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(index),
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!("state file {}: {e}", log.display()),
-                ));
-            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(node),
+            Err(e) => return Err(state_error(&files.after, e)),
         };
         // A last line without its newline is an append cut short by a crash: its
         // write counts as not noted (a rewind then asks for --force), the safe side.
-        let complete = match bytes.iter().rposition(|b| *b == b'\n') {
-            Some(end) => &bytes[..end],
+        let complete = match log.iter().rposition(|b| *b == b'\n') {
+            Some(end) => &log[..end],
             None => &[][..],
         };
         for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let noted: AfterLine = serde_json::from_slice(line).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "state file {} is corrupt ({e}); fix or delete it",
-                        log.display()
-                    ),
-                )
-            })?;
-            // A node dropped since has nothing to note.
-            if let Some(rec) = index
-                .nodes
-                .iter_mut()
-                .find(|n| n.name == noted.node)
-                .and_then(|n| n.files.iter_mut().find(|f| f.path == noted.path))
-            {
+            let noted: AfterLine =
+                serde_json::from_slice(line).map_err(|e| corrupt(&files.after, e))?;
+            if let Some(rec) = node.files.iter_mut().find(|f| f.path == noted.path) {
                 rec.after = Some(noted.after);
             }
         }
-        Ok(index)
+        Ok(node)
     }
 
-    /// Replace `index.json` (hashes included) and empty `after.log`, whose lines
-    /// it now holds (inside a lock; a crash between the two only replays lines
-    /// already folded in, to the same result).
-    fn write_index(&self, lock: &StateLock, index: &Index) -> io::Result<()> {
-        self.dir.write(lock, &self.index_rel(), index)?;
-        match std::fs::remove_file(self.after_log()) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io::Error::new(
-                e.kind(),
-                format!("state file {}: {e}", self.after_log().display()),
-            )),
+    /// Replace a node's file (hashes included) and empty its journal, whose lines
+    /// it now holds (a crash between the two only replays lines already folded
+    /// in, to the same result).
+    fn write_node(&self, lock: &StateLock, files: &NodeFiles, node: &Node) -> io::Result<()> {
+        let rel = format!("{}/nodes/{}-{}.json", self.rel, seq_name(files.seq), files.key);
+        self.dir.write(lock, &rel, node)?;
+        remove_if_there(&files.after)
+    }
+
+    fn remove_node(&self, files: &NodeFiles) -> io::Result<()> {
+        remove_if_there(&files.json)?;
+        remove_if_there(&files.after)
+    }
+
+    /// Every node, oldest first (inside a lock).
+    fn read_index(&self, lock: &StateLock) -> io::Result<(Index, Vec<NodeFiles>)> {
+        let files = self.node_files(lock)?;
+        let nodes = files
+            .iter()
+            .map(|f| self.read_node(f))
+            .collect::<io::Result<_>>()?;
+        Ok((Index { nodes }, files))
+    }
+
+    /// Every node, oldest first (empty when nothing was recorded; creates nothing).
+    pub fn load(&self) -> io::Result<Index> {
+        if !self.nodes_dir().is_dir() {
+            return Ok(Index::default());
         }
+        let lock = self.dir.lock()?;
+        Ok(self.read_index(&lock)?.0)
     }
 
     /// A kept pre-image's bytes, checked against its name.
@@ -447,15 +478,16 @@ impl CheckpointStore {
             return Ok(());
         }
         let dir = self.folder().join("blobs");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", dir.display())))?;
-        atomic_write_within(&path, bytes, None)
-            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", path.display())))
+        std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
+        atomic_write_within(&path, bytes, None).map_err(|e| state_error(&path, e))
     }
 
     /// Record `path`'s pre-image under `node` unless the node already holds one
     /// (first seen wins), creating the node when it is new. Answers the image when
     /// this call recorded it, `None` when the node already had the path.
+    ///
+    /// Only the node's own file is read and written (and the folder listed), so
+    /// the cost does not grow with the number of nodes kept.
     pub fn record_before(
         &self,
         node: &NodeName,
@@ -463,30 +495,40 @@ impl CheckpointStore {
         capture: Capture,
     ) -> Result<Option<Image>, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index = self.read_index(&lock)?;
-        let at = match index.position(&node.name) {
-            Some(i) if node.named && i + 1 != index.nodes.len() => {
+        let all = self.node_files(&lock)?;
+        let key = file_key(&node.name);
+        let (files, mut current) = match all.iter().position(|f| f.key == key) {
+            Some(i) if node.named && i + 1 != all.len() => {
+                let newest = self.read_node(&all[all.len() - 1])?;
                 return Err(CheckpointError::StaleTurn {
                     name: node.name.clone(),
-                    newest: index.nodes[index.nodes.len() - 1].name.clone(),
+                    newest: newest.name,
                 });
             }
-            Some(i) => i,
+            Some(i) => (all[i].clone(), self.read_node(&all[i])?),
             None => {
-                index.nodes.push(Node {
+                let seq = all.last().map_or(1, |f| f.seq + 1);
+                let stem = format!("{}-{key}", seq_name(seq));
+                let files = NodeFiles {
+                    seq,
+                    key,
+                    json: self.nodes_dir().join(format!("{stem}.json")),
+                    after: self.nodes_dir().join(format!("{stem}.after")),
+                };
+                let fresh = Node {
                     name: node.name.clone(),
                     created_ms: crate::tools::now_ms(),
                     named: node.named,
                     files: Vec::new(),
-                });
-                index.nodes.len() - 1
+                };
+                (files, fresh)
             }
         };
-        if index.nodes[at].files.iter().any(|f| f.path == path) {
-            // Many changes to files a turn already holds only append to the
+        if current.files.iter().any(|f| f.path == path) {
+            // Many changes to files a turn already holds only append to its
             // journal; past a bound it is folded in, so reading stays cheap.
-            if std::fs::metadata(self.after_log()).is_ok_and(|m| m.len() > AFTER_LOG_FOLD) {
-                self.write_index(&lock, &index)?;
+            if std::fs::metadata(&files.after).is_ok_and(|m| m.len() > AFTER_LOG_FOLD) {
+                self.write_node(&lock, &files, &current)?;
             }
             return Ok(None);
         }
@@ -510,52 +552,57 @@ impl CheckpointStore {
             }
             Capture::Unreadable(reason) => Image::Unreadable { reason },
         };
-        index.nodes[at].files.push(FileRecord {
+        current.files.push(FileRecord {
             path: path.to_string(),
             before: image.clone(),
             after: None,
         });
-        self.write_index(&lock, &index)?;
+        self.write_node(&lock, &files, &current)?;
         Ok(Some(image))
     }
 
     /// Note what the toolbox wrote to `path` in `node` (its hash): one line
-    /// appended to `after.log` under the lock, folded into the index when it is
-    /// next rewritten. Every checkpointed call notes one, so it is kept to an
-    /// append (no read of the index, no rewrite of it).
+    /// appended to the node's journal under the lock, folded into the node's file
+    /// when that is next rewritten. Every checkpointed call notes one, so it is
+    /// kept to an append (no read or rewrite of the node).
     pub fn record_after(&self, node: &NodeName, path: &str, sha256: &str) -> io::Result<()> {
         use std::io::Write;
         let mut line = serde_json::to_vec(&AfterLine {
-            node: node.name.clone(),
             path: path.to_string(),
             after: sha256.to_string(),
         })
         .map_err(io::Error::other)?;
         line.push(b'\n');
-        let log = self.after_log();
-        let _lock = self.dir.lock()?;
+        let lock = self.dir.lock()?;
+        let key = file_key(&node.name);
+        // Dropped meanwhile (a concurrent `checkpoint drop`): nothing to note.
+        let Some(files) = self.node_files(&lock)?.into_iter().find(|f| f.key == key) else {
+            return Ok(());
+        };
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(&log)
+            .open(&files.after)
             .and_then(|mut f| f.write_all(&line))
-            .map_err(|e| io::Error::new(e.kind(), format!("state file {}: {e}", log.display())))
+            .map_err(|e| state_error(&files.after, e))
     }
 
     /// Take back a record this call made when the tool then changed nothing (it
     /// failed), so the listing shows only files that were changed.
     pub fn forget_record(&self, node: &NodeName, path: &str) -> io::Result<()> {
         let lock = self.dir.lock()?;
-        let mut index = self.read_index(&lock)?;
-        let Some(n) = index.nodes.iter_mut().find(|n| n.name == node.name) else {
+        let key = file_key(&node.name);
+        let Some(files) = self.node_files(&lock)?.into_iter().find(|f| f.key == key) else {
             return Ok(());
         };
-        n.files.retain(|f| f.path != path);
-        if n.files.is_empty() {
-            let name = n.name.clone();
-            index.nodes.retain(|n| n.name != name);
+        let mut current = self.read_node(&files)?;
+        current.files.retain(|f| f.path != path);
+        if current.files.is_empty() {
+            self.remove_node(&files)?;
+        } else {
+            self.write_node(&lock, &files, &current)?;
         }
-        self.write_index(&lock, &index)?;
+        let (index, _) = self.read_index(&lock)?;
         self.collect_garbage(&lock, &index)
     }
 
@@ -585,7 +632,7 @@ impl CheckpointStore {
         root: Option<&Root>,
     ) -> Result<RewindReport, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index = self.read_index(&lock)?;
+        let (mut index, files) = self.read_index(&lock)?;
         let from = Self::find(&index, name)?;
         let touched = index.touched_since(from);
         let mut report = RewindReport::default();
@@ -681,7 +728,9 @@ impl CheckpointStore {
             }
         }
         report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
-        self.write_index(&lock, &index)?;
+        for f in &files[from..] {
+            self.remove_node(f)?;
+        }
         self.collect_garbage(&lock, &index)?;
         Ok(report)
     }
@@ -691,13 +740,15 @@ impl CheckpointStore {
     /// Answers the names forgotten; unreferenced blobs are deleted.
     pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
         let lock = self.dir.lock()?;
-        let mut index = self.read_index(&lock)?;
+        let (mut index, files) = self.read_index(&lock)?;
         let upto = match name {
             Some(name) => Self::find(&index, name)? + 1,
             None => index.nodes.len(),
         };
         let dropped: Vec<String> = index.nodes.drain(..upto).map(|n| n.name).collect();
-        self.write_index(&lock, &index)?;
+        for f in &files[..upto] {
+            self.remove_node(f)?;
+        }
         self.collect_garbage(&lock, &index)?;
         Ok(dropped)
     }
@@ -709,12 +760,7 @@ impl CheckpointStore {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => {
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!("state file {}: {e}", dir.display()),
-                ));
-            }
+            Err(e) => return Err(state_error(&dir, e)),
         };
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -723,6 +769,30 @@ impl CheckpointStore {
             }
         }
         Ok(())
+    }
+}
+
+/// A node file's sequence number, zero-padded so names sort as numbers do.
+fn seq_name(seq: u64) -> String {
+    format!("{seq:010}")
+}
+
+fn state_error(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("state file {}: {e}", path.display()))
+}
+
+fn corrupt(path: &Path, e: serde_json::Error) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("state file {} is corrupt ({e}); fix or delete it", path.display()),
+    )
+}
+
+fn remove_if_there(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(state_error(path, e)),
     }
 }
 
@@ -911,23 +981,24 @@ mod tests {
         s.record_after(&t, &a, "h2").unwrap();
         assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
         // An append cut short: the complete lines count, the torn one does not.
-        let log = s.folder().join(AFTER_LOG);
+        let log = s.folder().join("nodes/0000000001-t.after");
         let mut bytes = std::fs::read(&log).unwrap();
-        bytes.extend_from_slice(b"{\"node\":\"t\",\"pa");
+        bytes.extend_from_slice(b"{\"pa");
         std::fs::write(&log, &bytes).unwrap();
         assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
-        // A rewrite of the index folds the journal in and empties it.
+        // A rewrite of the node folds the journal in and empties it.
         s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
             .unwrap();
         assert!(!log.exists());
-        let index: Index = StateDir::new(dir.path())
-            .load(&format!("{}/index.json", s.rel))
-            .unwrap();
-        assert_eq!(index.nodes[0].files[0].after.as_deref(), Some("h2"));
+        let node: Node = serde_json::from_slice(
+            &std::fs::read(s.folder().join("nodes/0000000001-t.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(node.files[0].after.as_deref(), Some("h2"));
         // A complete line that does not parse is an error naming the file.
         std::fs::write(&log, "nope\n").unwrap();
         let err = s.load().unwrap_err();
-        assert!(err.to_string().contains("after.log is corrupt"), "{err}");
+        assert!(err.to_string().contains("t.after is corrupt"), "{err}");
     }
 
     #[test]
