@@ -3,8 +3,9 @@
 # measured against the same edit without it, in the same run. Bar: ratio <= 1.2.
 #  - one turn (`--turn bench`), many edits: the pre-image is recorded once per
 #    file and turn, then each edit only notes the hash of what it wrote;
-#  - a node per invocation (no `--turn`): every edit records a new node (the
-#    index grows by one node a run; runs are capped so it stays under ~350).
+#  - a node per invocation (no `--turn`): every edit records a new node (one new
+#    node file a run; a call reads only its own node, so the 320 nodes a run
+#    leaves do not slow the later runs).
 # Each run flips a word back and forth so every edit makes a real change.
 ckpt_edit_script() { # DIR EXTRA_GLOBALS -> a script editing DIR/small.txt
   local dir=$1 extra=$2

@@ -44,12 +44,46 @@ fn three_turns(env: &TestEnv) {
     env.write("a.txt", LF);
     env.write("b.txt", CRLF_BOM);
     env.write("bin.dat", BINARY);
-    ck(env, "t1", &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"]);
-    ck(env, "t2", &["write", "new.txt", "--content", "created in t2\n"]);
-    ck(env, "t2", &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"]);
+    ck(
+        env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
+    ck(
+        env,
+        "t2",
+        &["write", "new.txt", "--content", "created in t2\n"],
+    );
+    ck(
+        env,
+        "t2",
+        &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"],
+    );
     ck(env, "t2", &["write", "bin.dat", "--content", "text now\n"]);
-    ck(env, "t3", &["edit", "a.txt", "--old-text", "gamma", "--new-text", "GAMMA"]);
-    ck(env, "t3", &["edit", "b.txt", "--old-text", "three", "--new-text", "THREE"]);
+    ck(
+        env,
+        "t3",
+        &[
+            "edit",
+            "a.txt",
+            "--old-text",
+            "gamma",
+            "--new-text",
+            "GAMMA",
+        ],
+    );
+    ck(
+        env,
+        "t3",
+        &[
+            "edit",
+            "b.txt",
+            "--old-text",
+            "three",
+            "--new-text",
+            "THREE",
+        ],
+    );
 }
 
 #[test]
@@ -97,11 +131,30 @@ fn diff_shows_every_change_since_the_turn_and_applies() {
     let env = TestEnv::new();
     env.write("a.txt", LF);
     env.write("b.txt", CRLF_BOM);
-    ck(&env, "t1", &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"]);
+    ck(
+        &env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
     let before_t2 = (env.read("a.txt"), env.read("b.txt"));
     ck(&env, "t2", &["write", "new.txt", "--content", "n1\nn2\n"]);
-    ck(&env, "t2", &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"]);
-    ck(&env, "t3", &["edit", "a.txt", "--old-text", "gamma", "--new-text", "GAMMA"]);
+    ck(
+        &env,
+        "t2",
+        &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"],
+    );
+    ck(
+        &env,
+        "t3",
+        &[
+            "edit",
+            "a.txt",
+            "--old-text",
+            "gamma",
+            "--new-text",
+            "GAMMA",
+        ],
+    );
 
     let out = env.run(&["checkpoint", "diff", "t2"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -196,7 +249,11 @@ fn a_rewind_over_an_outside_change_is_refused_unless_forced() {
     let env = TestEnv::new();
     env.write("a.txt", LF);
     env.write("b.txt", "keep\n");
-    ck(&env, "t1", &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"]);
+    ck(
+        &env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
     ck(&env, "t1", &["write", "b.txt", "--content", "toolbox\n"]);
     env.write("a.txt", "changed by hand\n");
 
@@ -329,9 +386,21 @@ fn unknown_nodes_stale_turns_git_folders_and_drop() {
         "checkpoint: no checkpoint named \"t9\"; known: t1, t2\n"
     );
     // An older turn named again after a newer one began: refused, file untouched.
-    let out = env.run(&["--checkpoint", "--turn", "t1", "write", "one.txt", "--content", "x"]);
+    let out = env.run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "write",
+        "one.txt",
+        "--content",
+        "x",
+    ]);
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("\"t2\" began after it"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\"t2\" began after it"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(env.read_string("one.txt"), "1");
     // Another session sees none of it.
     assert_eq!(

@@ -18,9 +18,7 @@ use super::{CliResult, Globals};
 use crate::deck::checkpoint::{CheckpointHandle, install_checkpoints};
 use crate::kernel::ToolRegistry;
 use crate::state::StateDir;
-use crate::state::checkpoints::{
-    CheckpointError, CheckpointStore, Image, NodeName, iso8601_utc,
-};
+use crate::state::checkpoints::{CheckpointError, CheckpointStore, Image, NodeName, iso8601_utc};
 use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
 
 fn store_of(globals: &Globals) -> CheckpointStore {
@@ -63,7 +61,12 @@ pub fn command(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliR
     let node = sm.try_get_one::<String>("node").ok().flatten().cloned();
     let result = match sub {
         "list" => list(&store, globals, printer),
-        "diff" => diff(&store, globals, node.as_deref().unwrap_or_default(), printer),
+        "diff" => diff(
+            &store,
+            globals,
+            node.as_deref().unwrap_or_default(),
+            printer,
+        ),
         "rewind" => rewind(
             &store,
             globals,
@@ -194,9 +197,13 @@ fn diff(
                 let new_name = if now.is_none() { "/dev/null" } else { &b };
                 let patch = match (text(&then), text(&now)) {
                     _ if status == "unchanged" => String::new(),
-                    (Some(x), Some(y)) => {
-                        render_unified_diff_with_headers(&x, &y, DEFAULT_CONTEXT, old_name, new_name)
-                    }
+                    (Some(x), Some(y)) => render_unified_diff_with_headers(
+                        &x,
+                        &y,
+                        DEFAULT_CONTEXT,
+                        old_name,
+                        new_name,
+                    ),
                     _ => format!("Binary files {old_name} and {new_name} differ\n"),
                 };
                 (status, patch)

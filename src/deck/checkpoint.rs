@@ -26,9 +26,7 @@ use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolRegistry, ToolResult,
     define_tool,
 };
-use crate::state::checkpoints::{
-    Capture, CheckpointStore, Image, NodeName, sha256_of_reader,
-};
+use crate::state::checkpoints::{Capture, CheckpointStore, Image, NodeName, sha256_of_reader};
 
 /// The tools whose changes are checkpointed (`bash` and `process` change files
 /// the toolbox cannot see, so they are not).
@@ -122,7 +120,9 @@ fn with_notice(mut result: ToolResult, notice: &str) -> ToolResult {
         }
     }
     if !texted {
-        result.content.insert(0, ToolContentBlock::Text(notice.to_string()));
+        result
+            .content
+            .insert(0, ToolContentBlock::Text(notice.to_string()));
     }
     result
 }
@@ -254,7 +254,10 @@ mod tests {
             panic!("text first")
         };
         assert!(text.starts_with("Saved 1 byte to big.txt."), "{text}");
-        assert!(text.contains("over the cap (10 bytes; the cap is 8)"), "{text}");
+        assert!(
+            text.contains("over the cap (10 bytes; the cap is 8)"),
+            "{text}"
+        );
         let out = write
             .run_result(json!({"path": "new.txt", "content": "hi"}), &ctx)
             .await;

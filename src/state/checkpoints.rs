@@ -209,12 +209,20 @@ impl NodeName {
 #[derive(Debug)]
 pub enum CheckpointError {
     /// No node of that name; the known ones, oldest first.
-    UnknownNode { name: String, known: Vec<String> },
+    UnknownNode {
+        name: String,
+        known: Vec<String>,
+    },
     /// A `--turn` name reused after a later node began.
-    StaleTurn { name: String, newest: String },
+    StaleTurn {
+        name: String,
+        newest: String,
+    },
     /// A rewind that would overwrite changes made outside the toolbox (or could
     /// not restore some files): `(path, why)`, nothing was touched.
-    Refused { files: Vec<(String, String)> },
+    Refused {
+        files: Vec<(String, String)>,
+    },
     Io(io::Error),
 }
 
@@ -424,7 +432,12 @@ impl CheckpointStore {
     /// it now holds (a crash between the two only replays lines already folded
     /// in, to the same result).
     fn write_node(&self, lock: &StateLock, files: &NodeFiles, node: &Node) -> io::Result<()> {
-        let rel = format!("{}/nodes/{}-{}.json", self.rel, seq_name(files.seq), files.key);
+        let rel = format!(
+            "{}/nodes/{}-{}.json",
+            self.rel,
+            seq_name(files.seq),
+            files.key
+        );
         self.dir.write(lock, &rel, node)?;
         remove_if_there(&files.after)
     }
@@ -712,10 +725,7 @@ impl CheckpointStore {
                         let path = Path::new(&t.path);
                         if let Some(parent) = path.parent() {
                             std::fs::create_dir_all(parent).map_err(|e| {
-                                io::Error::new(
-                                    e.kind(),
-                                    format!("cannot restore {}: {e}", t.path),
-                                )
+                                io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
                             })?;
                         }
                         atomic_write_within(path, &bytes, root).map_err(|e| {
@@ -784,7 +794,10 @@ fn state_error(path: &Path, e: io::Error) -> io::Error {
 fn corrupt(path: &Path, e: serde_json::Error) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        format!("state file {} is corrupt ({e}); fix or delete it", path.display()),
+        format!(
+            "state file {} is corrupt ({e}); fix or delete it",
+            path.display()
+        ),
     )
 }
 
@@ -880,7 +893,11 @@ mod tests {
         let s = store(dir.path()).with_cap(4);
         let t = NodeName::turn("t");
         let got = s
-            .record_before(&t, &file(dir.path(), "big"), Capture::Bytes(b"12345".to_vec()))
+            .record_before(
+                &t,
+                &file(dir.path(), "big"),
+                Capture::Bytes(b"12345".to_vec()),
+            )
             .unwrap()
             .unwrap();
         assert_eq!(got, Image::OverCap { size: 5, cap: 4 });
@@ -898,11 +915,19 @@ mod tests {
         s.record_before(&NodeName::turn("t2"), &a, Capture::Absent)
             .unwrap();
         let err = s
-            .record_before(&NodeName::turn("t1"), &file(dir.path(), "b"), Capture::Absent)
+            .record_before(
+                &NodeName::turn("t1"),
+                &file(dir.path(), "b"),
+                Capture::Absent,
+            )
             .unwrap_err();
         assert!(err.to_string().contains("\"t2\" began after it"), "{err}");
-        s.record_before(&NodeName::turn("t2"), &file(dir.path(), "b"), Capture::Absent)
-            .unwrap();
+        s.record_before(
+            &NodeName::turn("t2"),
+            &file(dir.path(), "b"),
+            Capture::Absent,
+        )
+        .unwrap();
         assert_eq!(s.load().unwrap().nodes[1].files.len(), 2);
     }
 
@@ -927,13 +952,12 @@ mod tests {
         // Changed outside the toolbox: refused, nothing touched.
         std::fs::write(&a, "outside").unwrap();
         let err = s.rewind("t2", false, None).unwrap_err();
-        assert!(matches!(&err, CheckpointError::Refused { files } if files.len() == 1 && files[0].0 == a));
+        assert!(
+            matches!(&err, CheckpointError::Refused { files } if files.len() == 1 && files[0].0 == a)
+        );
         assert!(Path::new(&n).exists());
         let err = s.rewind("t9", false, None).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "no checkpoint named \"t9\"; known: t1, t2"
-        );
+        assert_eq!(err.to_string(), "no checkpoint named \"t9\"; known: t1, t2");
         let report = s.rewind("t2", true, None).unwrap();
         assert_eq!(report.restored, vec![a.clone()]);
         assert_eq!(report.deleted, vec![n.clone()]);
@@ -979,13 +1003,19 @@ mod tests {
         s.record_before(&t, &a, Capture::Absent).unwrap();
         s.record_after(&t, &a, "h1").unwrap();
         s.record_after(&t, &a, "h2").unwrap();
-        assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
+        assert_eq!(
+            s.load().unwrap().nodes[0].files[0].after.as_deref(),
+            Some("h2")
+        );
         // An append cut short: the complete lines count, the torn one does not.
         let log = s.folder().join("nodes/0000000001-t.after");
         let mut bytes = std::fs::read(&log).unwrap();
         bytes.extend_from_slice(b"{\"pa");
         std::fs::write(&log, &bytes).unwrap();
-        assert_eq!(s.load().unwrap().nodes[0].files[0].after.as_deref(), Some("h2"));
+        assert_eq!(
+            s.load().unwrap().nodes[0].files[0].after.as_deref(),
+            Some("h2")
+        );
         // A rewrite of the node folds the journal in and empties it.
         s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
             .unwrap();
