@@ -3,13 +3,13 @@
 //!
 //! One session's checkpoints live in `.indus-process/checkpoints/<session>/`:
 //!
-//! - `nodes/<seq>-<name>.json`: one file per node (turn), `seq` giving the order
-//!   the nodes began in; each holds, per file it touched, the file's content
+//! - `nodes/<start>-<name>.json`: one file per node (turn), `start` (the node's
+//!   start, epoch milliseconds) giving the order the nodes began in; each holds, per file it touched, the file's content
 //!   before its first change in that node (the pre-image: first seen wins) and the
 //!   SHA-256 of what the toolbox last wrote there (`after`), so a rewind can tell a
 //!   file changed outside the toolbox since. A file per node keeps a checkpointed
 //!   call's cost independent of how many nodes are kept.
-//! - `nodes/<seq>-<name>.after`: those hashes as they are noted, one JSON line per
+//! - `nodes/<start>-<name>.after`: those hashes as they are noted, one JSON line per
 //!   change, appended (every checkpointed call notes one, and an append costs far
 //!   less than rewriting the node); folded into the node's file when it is next
 //!   rewritten.
@@ -29,6 +29,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -318,7 +319,9 @@ struct AfterLine {
     after: String,
 }
 
-/// A node's files in `nodes/`: `<seq>-<key>.json` and its journal `<seq>-<key>.after`.
+/// A node's files in `nodes/`: `<seq>-<key>.json` and its journal `<seq>-<key>.after`,
+/// `seq` being the node's start in epoch milliseconds (a `--turn` node begun in
+/// the same millisecond as the newest node is put one past it, so it sorts after).
 #[derive(Debug, Clone)]
 struct NodeFiles {
     seq: u64,
@@ -335,6 +338,10 @@ pub struct CheckpointStore {
     /// `checkpoints/<session key>`, relative to the state folder.
     rel: String,
     cap: u64,
+    /// The files of the node this store last recorded into, so later calls of the
+    /// same invocation (and the hash noted after each) find it without listing
+    /// `nodes/`.
+    slot: Arc<Mutex<Option<NodeFiles>>>,
 }
 
 impl CheckpointStore {
@@ -343,6 +350,27 @@ impl CheckpointStore {
             dir,
             rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
             cap: DEFAULT_CAP,
+            slot: Arc::default(),
+        }
+    }
+
+    fn remembered(&self, key: &str) -> Option<NodeFiles> {
+        let slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref().filter(|f| f.key == key).cloned()
+    }
+
+    fn remember(&self, files: &NodeFiles) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(files.clone());
+    }
+
+    /// The files of a node that does not exist yet.
+    fn new_node_files(&self, seq: u64, key: String) -> NodeFiles {
+        let stem = format!("{}-{key}", seq_name(seq));
+        NodeFiles {
+            seq,
+            key,
+            json: self.nodes_dir().join(format!("{stem}.json")),
+            after: self.nodes_dir().join(format!("{stem}.after")),
         }
     }
 
@@ -399,7 +427,7 @@ impl CheckpointStore {
                 after: dir.join(format!("{stem}.after")),
             });
         }
-        out.sort_by_key(|f| f.seq);
+        out.sort_by(|a, b| (a.seq, &a.key).cmp(&(b.seq, &b.key)));
         Ok(out)
     }
 
@@ -508,35 +536,54 @@ impl CheckpointStore {
         capture: Capture,
     ) -> Result<Option<Image>, CheckpointError> {
         let lock = self.dir.lock()?;
-        let all = self.node_files(&lock)?;
         let key = file_key(&node.name);
-        let (files, mut current) = match all.iter().position(|f| f.key == key) {
-            Some(i) if node.named && i + 1 != all.len() => {
-                let newest = self.read_node(&all[all.len() - 1])?;
-                return Err(CheckpointError::StaleTurn {
-                    name: node.name.clone(),
-                    newest: newest.name,
-                });
+        let fresh = || Node {
+            name: node.name.clone(),
+            created_ms: crate::tools::now_ms(),
+            named: node.named,
+            files: Vec::new(),
+        };
+        let (files, mut current) = if node.named {
+            // A turn may have been begun by another invocation, or be stale: the
+            // folder is listed to tell.
+            let all = self.node_files(&lock)?;
+            match all.iter().position(|f| f.key == key) {
+                Some(i) if i + 1 != all.len() => {
+                    let newest = self.read_node(&all[all.len() - 1])?;
+                    return Err(CheckpointError::StaleTurn {
+                        name: node.name.clone(),
+                        newest: newest.name,
+                    });
+                }
+                Some(i) => (all[i].clone(), self.read_node(&all[i])?),
+                None => {
+                    let node = fresh();
+                    let seq = all
+                        .last()
+                        .map_or(node.created_ms, |f| node.created_ms.max(f.seq + 1));
+                    (self.new_node_files(seq, key), node)
+                }
             }
-            Some(i) => (all[i].clone(), self.read_node(&all[i])?),
-            None => {
-                let seq = all.last().map_or(1, |f| f.seq + 1);
-                let stem = format!("{}-{key}", seq_name(seq));
-                let files = NodeFiles {
-                    seq,
-                    key,
-                    json: self.nodes_dir().join(format!("{stem}.json")),
-                    after: self.nodes_dir().join(format!("{stem}.after")),
-                };
-                let fresh = Node {
-                    name: node.name.clone(),
-                    created_ms: crate::tools::now_ms(),
-                    named: node.named,
-                    files: Vec::new(),
-                };
-                (files, fresh)
+        } else {
+            // An invocation's own node (its name holds the time and the pid): new
+            // on its first call, then remembered; one a `drop` took meanwhile is
+            // begun again.
+            match self.remembered(&key) {
+                Some(f) => match self.read_node(&f) {
+                    Ok(n) => (f, n),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        let node = fresh();
+                        (self.new_node_files(node.created_ms, key), node)
+                    }
+                    Err(e) => return Err(e.into()),
+                },
+                None => {
+                    let node = fresh();
+                    (self.new_node_files(node.created_ms, key), node)
+                }
             }
         };
+        self.remember(&files);
         if current.files.iter().any(|f| f.path == path) {
             // Many changes to files a turn already holds only append to its
             // journal; past a bound it is folded in, so reading stays cheap.
@@ -588,8 +635,12 @@ impl CheckpointStore {
         line.push(b'\n');
         let lock = self.dir.lock()?;
         let key = file_key(&node.name);
+        let files = match self.remembered(&key) {
+            Some(f) if f.json.is_file() => Some(f),
+            _ => self.node_files(&lock)?.into_iter().find(|f| f.key == key),
+        };
         // Dropped meanwhile (a concurrent `checkpoint drop`): nothing to note.
-        let Some(files) = self.node_files(&lock)?.into_iter().find(|f| f.key == key) else {
+        let Some(files) = files else {
             return Ok(());
         };
         std::fs::OpenOptions::new()
@@ -782,9 +833,9 @@ impl CheckpointStore {
     }
 }
 
-/// A node file's sequence number, zero-padded so names sort as numbers do.
+/// A node file's start, zero-padded so names sort as numbers do.
 fn seq_name(seq: u64) -> String {
-    format!("{seq:010}")
+    format!("{seq:013}")
 }
 
 fn state_error(path: &Path, e: io::Error) -> io::Error {
@@ -1008,7 +1059,8 @@ mod tests {
             Some("h2")
         );
         // An append cut short: the complete lines count, the torn one does not.
-        let log = s.folder().join("nodes/0000000001-t.after");
+        let files = s.node_files(&s.dir.lock().unwrap()).unwrap().remove(0);
+        let log = files.after.clone();
         let mut bytes = std::fs::read(&log).unwrap();
         bytes.extend_from_slice(b"{\"pa");
         std::fs::write(&log, &bytes).unwrap();
@@ -1020,15 +1072,34 @@ mod tests {
         s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
             .unwrap();
         assert!(!log.exists());
-        let node: Node = serde_json::from_slice(
-            &std::fs::read(s.folder().join("nodes/0000000001-t.json")).unwrap(),
-        )
-        .unwrap();
+        let node: Node = serde_json::from_slice(&std::fs::read(&files.json).unwrap()).unwrap();
         assert_eq!(node.files[0].after.as_deref(), Some("h2"));
         // A complete line that does not parse is an error naming the file.
         std::fs::write(&log, "nope\n").unwrap();
         let err = s.load().unwrap_err();
         assert!(err.to_string().contains("t.after is corrupt"), "{err}");
+    }
+
+    #[test]
+    fn an_invocations_node_is_remembered_and_begun_again_after_a_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let me = NodeName::invocation();
+        assert!(
+            me.name.starts_with("t-") && me.name.ends_with(&format!("-{}", std::process::id()))
+        );
+        s.record_before(&me, &file(dir.path(), "a"), Capture::Absent)
+            .unwrap();
+        s.record_before(&me, &file(dir.path(), "b"), Capture::Absent)
+            .unwrap();
+        assert_eq!(s.load().unwrap().nodes[0].files.len(), 2);
+        s.drop_nodes(None).unwrap();
+        s.record_before(&me, &file(dir.path(), "c"), Capture::Absent)
+            .unwrap();
+        s.record_after(&me, &file(dir.path(), "c"), "h").unwrap();
+        let index = s.load().unwrap();
+        assert_eq!(index.names(), vec![me.name.clone()]);
+        assert_eq!(index.nodes[0].files[0].after.as_deref(), Some("h"));
     }
 
     #[test]
