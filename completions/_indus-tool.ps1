@@ -31,8 +31,10 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session name keying the todo list and the gate''s read-state under .indus-process/')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on a terminal (auto honours NO_COLOR); never in JSON')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The id of the ToolCall (echoed in the JSON outcome; default "cli")')
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'The checkpoint node this invocation''s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Expose no tools at all')
             [CompletionResult]::new('--gate', '--gate', [CompletionResultType]::ParameterName, 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session')
+            [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -63,6 +65,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
+            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -301,6 +304,61 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'indus-tool;checkpoint' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
+            [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'indus-tool;checkpoint;list' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;diff' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;rewind' {
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Overwrite files changed outside the toolbox since it wrote them (refused otherwise)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;drop' {
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Forget every node of the session')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
+            [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'indus-tool;checkpoint;help;list' {
+            break
+        }
+        'indus-tool;checkpoint;help;diff' {
+            break
+        }
+        'indus-tool;checkpoint;help;rewind' {
+            break
+        }
+        'indus-tool;checkpoint;help;drop' {
+            break
+        }
+        'indus-tool;checkpoint;help;help' {
+            break
+        }
         'indus-tool;completions' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -338,6 +396,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
+            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -419,6 +478,25 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;diff' {
+            break
+        }
+        'indus-tool;help;checkpoint' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
+            [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
+            break
+        }
+        'indus-tool;help;checkpoint;list' {
+            break
+        }
+        'indus-tool;help;checkpoint;diff' {
+            break
+        }
+        'indus-tool;help;checkpoint;rewind' {
+            break
+        }
+        'indus-tool;help;checkpoint;drop' {
             break
         }
         'indus-tool;help;completions' {

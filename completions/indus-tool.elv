@@ -28,8 +28,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --session 'Session name keying the todo list and the gate''s read-state under .indus-process/'
             cand --color 'Colour on a terminal (auto honours NO_COLOR); never in JSON'
             cand --id 'The id of the ToolCall (echoed in the JSON outcome; default "cli")'
+            cand --turn 'The checkpoint node this invocation''s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)'
             cand --no-tools 'Expose no tools at all'
             cand --gate 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
+            cand --checkpoint 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -60,6 +62,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -271,6 +274,50 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;checkpoint'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
+            cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;checkpoint;list'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;diff'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;rewind'= {
+            cand --force 'Overwrite files changed outside the toolbox since it wrote them (refused otherwise)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;drop'= {
+            cand --all 'Forget every node of the session'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;help'= {
+            cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
+            cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;checkpoint;help;list'= {
+        }
+        &'indus-tool;checkpoint;help;diff'= {
+        }
+        &'indus-tool;checkpoint;help;rewind'= {
+        }
+        &'indus-tool;checkpoint;help;drop'= {
+        }
+        &'indus-tool;checkpoint;help;help'= {
+        }
         &'indus-tool;completions'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -306,6 +353,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
             cand completions 'Print a shell completion script'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -361,6 +409,20 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;mcp'= {
         }
         &'indus-tool;help;diff'= {
+        }
+        &'indus-tool;help;checkpoint'= {
+            cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
+            cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
+        }
+        &'indus-tool;help;checkpoint;list'= {
+        }
+        &'indus-tool;help;checkpoint;diff'= {
+        }
+        &'indus-tool;help;checkpoint;rewind'= {
+        }
+        &'indus-tool;help;checkpoint;drop'= {
         }
         &'indus-tool;help;completions'= {
         }

@@ -128,6 +128,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--session",
     "--color",
     "--id",
+    "--turn",
 ];
 
 /// Every global option's spelling (those that take a value are [`VALUE_GLOBALS`]).
@@ -144,6 +145,8 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--gate",
     "--color",
     "--id",
+    "--checkpoint",
+    "--turn",
 ];
 
 /// One spelling of a tool's flag, as argv holds it.
@@ -208,6 +211,7 @@ pub const META_COMMANDS: &[&str] = &[
     "call",
     "batch",
     "mcp",
+    "checkpoint",
     "completions",
     "man",
     "help",
@@ -421,6 +425,22 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .long("id")
                 .value_name("ID")
                 .help("The id of the ToolCall (echoed in the JSON outcome; default \"cli\")"),
+        )
+        .arg(
+            Arg::new("checkpoint")
+                .long("checkpoint")
+                .env("INDUS_CHECKPOINT")
+                .action(ArgAction::SetTrue)
+                // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
+                .value_parser(clap::builder::FalseyValueParser::new())
+                .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
+        )
+        .arg(
+            Arg::new("turn")
+                .long("turn")
+                .env("INDUS_TURN")
+                .value_name("NAME")
+                .help("The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)"),
         );
     for d in descriptors {
         cmd = cmd.subcommand(tool_command(d));
@@ -492,6 +512,42 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                     .value_parser(value_parser!(usize))
                     .default_value("3")
                     .help("Lines of context around each change"),
+            ),
+    )
+    .subcommand(
+        Command::new("checkpoint")
+            .about("List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit")
+            .long_about("List, diff, rewind or drop the checkpoints that --checkpoint (INDUS_CHECKPOINT=1) recorded for write and edit in the session (--session). A node is a turn (--turn NAME) or one invocation.")
+            .subcommand_required(true)
+            .arg_required_else_help(true)
+            .subcommand(Command::new("list").about("The nodes, oldest first, with their time and the files they touched (size before, or why not kept)"))
+            .subcommand(
+                Command::new("diff")
+                    .about("Unified diff from the state before NODE to now, for every file touched at or after NODE")
+                    .arg(Arg::new("node").required(true).value_name("NODE")),
+            )
+            .subcommand(
+                Command::new("rewind")
+                    .about("Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes")
+                    .arg(Arg::new("node").required(true).value_name("NODE"))
+                    .arg(
+                        Arg::new("force")
+                            .long("force")
+                            .action(ArgAction::SetTrue)
+                            .help("Overwrite files changed outside the toolbox since it wrote them (refused otherwise)"),
+                    ),
+            )
+            .subcommand(
+                Command::new("drop")
+                    .about("Forget NODE and every older node (or --all), deleting contents no node needs")
+                    .arg(Arg::new("node").value_name("NODE").required_unless_present("all"))
+                    .arg(
+                        Arg::new("all")
+                            .long("all")
+                            .action(ArgAction::SetTrue)
+                            .conflicts_with("node")
+                            .help("Forget every node of the session"),
+                    ),
             ),
     )
     .subcommand(

@@ -5,6 +5,7 @@
 //! Exit status: 0 success, 1 the tool reported `is_error`, 2 a usage error (always
 //! one line on stderr naming the problem). A closed stdout ends the program quietly.
 
+mod checkpoint;
 pub mod command;
 mod output;
 
@@ -55,6 +56,10 @@ pub struct Globals {
     pub gate: bool,
     pub color: ColorMode,
     pub id: String,
+    /// `--checkpoint` / `INDUS_CHECKPOINT`: record what write and edit change.
+    pub checkpoint: bool,
+    /// `--turn` / `INDUS_TURN`: the checkpoint node (default: one per invocation).
+    pub turn: Option<String>,
 }
 
 /// The catalog selection of an invocation: a deck profile or a standard collection.
@@ -105,7 +110,11 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // The tools that run are built for the working directory (a card may read its
     // configuration); the command tree above, docs and completions use the
     // machine-independent deck.
-    let registry = deck_registry_for(&DeckContext::at(&globals.cwd));
+    let mut registry = deck_registry_for(&DeckContext::at(&globals.cwd));
+    // Off (the default): nothing is wrapped, the tools are the deck's own.
+    if globals.checkpoint {
+        checkpoint::install(&mut registry, &globals);
+    }
     let (sub, sub_matches) = matches.subcommand().expect("clap enforces a subcommand");
     let result = match sub {
         "list" => list(&registry, &globals, &mut printer),
@@ -115,6 +124,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "batch" => batch(&registry, &globals, sub_matches, &mut printer),
         "mcp" => mcp(&registry, &globals, sub_matches, &mut printer),
         "diff" => diff(&globals, sub_matches, &mut printer),
+        "checkpoint" => checkpoint::command(&globals, sub_matches, &mut printer),
         "completions" => completions(&descriptors, sub_matches, &mut printer),
         "man" => man(&descriptors, sub_matches, &mut printer),
         tool => tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
@@ -284,6 +294,11 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .get_one::<String>("id")
             .cloned()
             .unwrap_or_else(|| "cli".to_string()),
+        checkpoint: m.get_flag("checkpoint"),
+        turn: m
+            .get_one::<String>("turn")
+            .filter(|t| !t.is_empty())
+            .cloned(),
     })
 }
 

@@ -12,6 +12,7 @@
 
 pub mod cards;
 pub mod catalog;
+pub mod checkpoint;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,

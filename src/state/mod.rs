@@ -7,6 +7,7 @@
 //! that does not parse is an error naming the file; it is never silently reset,
 //! because resetting would quietly drop what a session recorded.
 
+pub mod checkpoints;
 pub mod jobs;
 pub mod read_state;
 pub mod todos;

@@ -97,6 +97,8 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("INDUS_FORMAT")
         .env_remove("INDUS_SESSION")
         .env_remove("INDUS_ROOT")
+        .env_remove("INDUS_CHECKPOINT")
+        .env_remove("INDUS_TURN")
         .env_remove("INDUS_WEBSEARCH_URL");
     c
 }

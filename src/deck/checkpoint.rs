@@ -1,0 +1,285 @@
+//! The checkpoint wrapper (seed `002_…`, "The Checkpoint Wrapper"): `write` and
+//! `edit` folded inside a tool that records the target file's current content
+//! under the active checkpoint node before the inner tool runs, so a later
+//! `checkpoint rewind` can restore it.
+//!
+//! The kernel's `Framework` has no checkpoint handle and the tool factories take
+//! no arguments, so the wrapper is where the store reaches the two tools: the
+//! command line re-registers the wrapped `write` and `edit` (same names) when
+//! checkpointing is on, and registers nothing extra when it is off, which keeps an
+//! invocation without `--checkpoint` exactly as before (same tool, no cost).
+//!
+//! Every model-facing field (name, description, parameters) is the inner tool's, so
+//! the wrap is invisible in descriptors; only `run` is augmented. Reading the prior
+//! content is best effort (an unreadable file is recorded as such and the write
+//! goes ahead); a pre-image over the cap is recorded as not kept and the tool's
+//! result says so. A store that cannot record (a corrupt index, a reused old
+//! `--turn`) fails the call before the file is touched, since a change that could
+//! not be rewound must not happen silently under `--checkpoint`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::kernel::{
+    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolRegistry, ToolResult,
+    define_tool,
+};
+use crate::state::checkpoints::{Capture, CheckpointStore, Image, NodeName, sha256_of_reader};
+
+/// The tools whose changes are checkpointed (`bash` and `process` change files
+/// the toolbox cannot see, so they are not).
+pub const CHECKPOINTED_TOOLS: &[&str] = &["write", "edit"];
+
+/// Where a wrapped tool records: one session's store and the active node.
+#[derive(Debug, Clone)]
+pub struct CheckpointHandle {
+    pub store: CheckpointStore,
+    pub node: NodeName,
+}
+
+/// `tool` folded inside the checkpoint wrapper when a handle is given and the tool
+/// is one of [`CHECKPOINTED_TOOLS`]; otherwise the very same tool.
+pub fn maybe_wrap_checkpoint(
+    tool: DefinedTool,
+    handle: Option<&Arc<CheckpointHandle>>,
+) -> DefinedTool {
+    match handle {
+        Some(handle) if CHECKPOINTED_TOOLS.contains(&tool.name()) => {
+            define_tool(Arc::new(Checkpointing {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                inner: tool,
+                handle: Arc::clone(handle),
+            }))
+        }
+        _ => tool,
+    }
+}
+
+/// Replace `write` and `edit` in `registry` by their wrapped selves (in place, so
+/// order and collections are unchanged).
+pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle) {
+    let handle = Arc::new(handle);
+    let wrapped: Vec<DefinedTool> = CHECKPOINTED_TOOLS
+        .iter()
+        .filter_map(|name| registry.get(name).cloned())
+        .map(|tool| maybe_wrap_checkpoint(tool, Some(&handle)))
+        .collect();
+    registry.register_all(wrapped);
+}
+
+struct Checkpointing {
+    // Kept as owned strings: `Tool` lends `&str` from `self`.
+    name: String,
+    description: String,
+    inner: DefinedTool,
+    handle: Arc<CheckpointHandle>,
+}
+
+/// Read the file's current content through the context's filesystem, up to the
+/// cap; never fails (what could not be read is recorded as such).
+async fn capture(ctx: &ToolContext, abs: &str, cap: u64) -> Option<Capture> {
+    match ctx.fs.stat(abs).await {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Capture::Absent),
+        Err(e) => Some(Capture::Unreadable(e.to_string())),
+        // A directory or a device: the inner tool refuses it, nothing to record.
+        Ok(info) if !info.is_file => None,
+        Ok(info) if info.size > cap => Some(Capture::OverCap(info.size)),
+        Ok(_) => match ctx.fs.read_range(abs, 0, cap as usize + 1).await {
+            Ok((_, len)) if len > cap => Some(Capture::OverCap(len)),
+            Ok((bytes, _)) => Some(Capture::Bytes(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Capture::Absent),
+            Err(e) => Some(Capture::Unreadable(e.to_string())),
+        },
+    }
+}
+
+/// Append `notice` to the result's text (and, for a tool answering with a record,
+/// as its `checkpoint` field, so `--format json` readers see it too).
+fn with_notice(mut result: ToolResult, notice: &str) -> ToolResult {
+    let mut texted = false;
+    for block in &mut result.content {
+        match block {
+            ToolContentBlock::Text(text) if !texted => {
+                // After the summary line, before a diff if there is one.
+                match text.find("\n\n") {
+                    Some(at) => text.insert_str(at, &format!(" {notice}")),
+                    None => {
+                        text.push(' ');
+                        text.push_str(notice);
+                    }
+                }
+                texted = true;
+            }
+            ToolContentBlock::Json(Value::Object(record)) => {
+                record.insert("checkpoint".into(), Value::String(notice.to_string()));
+            }
+            _ => {}
+        }
+    }
+    if !texted {
+        result
+            .content
+            .insert(0, ToolContentBlock::Text(notice.to_string()));
+    }
+    result
+}
+
+#[async_trait]
+impl Tool for Checkpointing {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        self.inner.parameters()
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        // A missing or refused path: the inner tool says what is wrong with it.
+        let Some(abs) = input
+            .get("path")
+            .and_then(Value::as_str)
+            .and_then(|p| ctx.confine(p).ok())
+        else {
+            return self.inner.run_result(input, ctx).await;
+        };
+        let shown = input["path"].as_str().unwrap_or_default().to_string();
+        let store = &self.handle.store;
+        let node = &self.handle.node;
+        let Some(captured) = capture(ctx, &abs, store.cap()).await else {
+            return self.inner.run_result(input, ctx).await;
+        };
+        // The store works under the state folder's lock with blocking I/O; the
+        // files are small (index, one blob at most) and the call is made once.
+        let recorded = match store.record_before(node, &abs, captured) {
+            Ok(r) => r,
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "{}: {shown} was not changed, because its checkpoint could not be recorded: {e}",
+                    self.name
+                ));
+            }
+        };
+        let result = self.inner.run_result(input, ctx).await;
+        if result.is_error {
+            // Nothing was written, so a record made for this call is taken back.
+            if recorded.is_some()
+                && let Err(e) = store.forget_record(node, &abs)
+            {
+                return with_notice(
+                    result,
+                    &format!("(Its checkpoint record could not be taken back: {e}.)"),
+                );
+            }
+            return result;
+        }
+        // The hash of what was written, read back, so a rewind can tell a later
+        // change made outside the toolbox.
+        let after = match ctx.fs.open_read(&abs).await {
+            Ok(reader) => sha256_of_reader(reader),
+            Err(e) => Err(e),
+        };
+        let noted = after.and_then(|sha| store.record_after(node, &abs, &sha));
+        if let Err(e) = noted {
+            return ToolResult::failure(format!(
+                "{}: {shown} was changed, but the checkpoint could not note what was written ({e}); a rewind will ask for --force",
+                self.name
+            ));
+        }
+        match recorded {
+            Some(image @ (Image::OverCap { .. } | Image::Unreadable { .. })) => with_notice(
+                result,
+                &format!(
+                    "Checkpoint {}: the previous content of {shown} was {}, so a rewind cannot restore it.",
+                    node.name,
+                    image.not_kept().unwrap_or_default()
+                ),
+            ),
+            _ => result,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::local::make_local_context;
+    use crate::state::StateDir;
+    use serde_json::json;
+
+    fn handle(dir: &std::path::Path, cap: u64) -> Arc<CheckpointHandle> {
+        Arc::new(CheckpointHandle {
+            store: CheckpointStore::new(StateDir::new(dir), "default").with_cap(cap),
+            node: NodeName::turn("t1"),
+        })
+    }
+
+    #[test]
+    fn without_a_handle_the_tool_is_the_same() {
+        let tool = crate::tools::files::write_tool();
+        let same = maybe_wrap_checkpoint(tool.clone(), None);
+        assert_eq!(same.descriptor(), tool.descriptor());
+        let dir = tempfile::tempdir().unwrap();
+        let h = handle(dir.path(), 1024);
+        let read = maybe_wrap_checkpoint(crate::tools::files::read_tool(), Some(&h));
+        assert_eq!(format!("{read:?}"), "DefinedTool { name: \"read\" }");
+        for tool in [
+            crate::tools::files::write_tool(),
+            crate::tools::files::edit_tool(),
+        ] {
+            let wrapped = maybe_wrap_checkpoint(tool.clone(), Some(&h));
+            assert_eq!(wrapped.descriptor(), tool.descriptor());
+        }
+    }
+
+    #[tokio::test]
+    async fn records_before_and_after_and_reports_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = handle(dir.path(), 8);
+        let write = maybe_wrap_checkpoint(crate::tools::files::write_tool(), Some(&h));
+        let ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
+        std::fs::write(dir.path().join("big.txt"), "0123456789").unwrap();
+        let out = write
+            .run_result(json!({"path": "big.txt", "content": "x"}), &ctx)
+            .await;
+        assert!(!out.is_error);
+        let ToolContentBlock::Text(text) = &out.content[0] else {
+            panic!("text first")
+        };
+        assert!(text.starts_with("Saved 1 byte to big.txt."), "{text}");
+        assert!(
+            text.contains("over the cap (10 bytes; the cap is 8)"),
+            "{text}"
+        );
+        let out = write
+            .run_result(json!({"path": "new.txt", "content": "hi"}), &ctx)
+            .await;
+        assert!(!out.is_error);
+        let index = h.store.load().unwrap();
+        let files = &index.nodes[0].files;
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[1].before, Image::Absent);
+        assert_eq!(
+            files[1].after.as_deref(),
+            Some(crate::state::checkpoints::sha256_hex(b"hi").as_str())
+        );
+        // A failed edit leaves no record behind.
+        let edit = maybe_wrap_checkpoint(crate::tools::files::edit_tool(), Some(&h));
+        std::fs::write(dir.path().join("e.txt"), "abc").unwrap();
+        let out = edit
+            .run_result(
+                json!({"path": "e.txt", "oldText": "zzz", "newText": "y"}),
+                &ctx,
+            )
+            .await;
+        assert!(out.is_error);
+        assert_eq!(h.store.load().unwrap().nodes[0].files.len(), 2);
+    }
+}

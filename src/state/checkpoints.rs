@@ -1,0 +1,1110 @@
+//! The checkpoint store: what `write` and `edit` changed, turn by turn, so a later
+//! `indus-tool checkpoint rewind` can put files back exactly as they were.
+//!
+//! One session's checkpoints live in `.indus-process/checkpoints/<session>/`:
+//!
+//! - `nodes/<start>-<name>.json`: one file per node (turn), `start` (the node's
+//!   start, epoch milliseconds) giving the order the nodes began in; each holds, per file it touched, the file's content
+//!   before its first change in that node (the pre-image: first seen wins) and the
+//!   SHA-256 of what the toolbox last wrote there (`after`), so a rewind can tell a
+//!   file changed outside the toolbox since. A file per node keeps a checkpointed
+//!   call's cost independent of how many nodes are kept.
+//! - `nodes/<start>-<name>.after`: those hashes as they are noted, one JSON line per
+//!   change, appended (every checkpointed call notes one, and an append costs far
+//!   less than rewriting the node); folded into the node's file when it is next
+//!   rewritten.
+//! - `blobs/<sha256>`: pre-image contents, named by their hash, so the same content
+//!   recorded a hundred times is stored once.
+//!
+//! A pre-image over the size cap is recorded as not kept (with its size) rather
+//! than silently skipped; the caller reports it. Every index change, blob writes
+//! and garbage collection included, happens under the state folder's lock
+//! ([`StateDir::lock`]), so concurrent invocations never lose a record and a blob is
+//! never collected between being written and being referenced.
+//!
+//! This module owns the data and the file operations (record, list, diff inputs,
+//! rewind, drop); the tool wrapper is `deck::checkpoint`, the command line
+//! `cli::checkpoint_command`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{StateDir, StateLock, file_key};
+use crate::backends::local::atomic_write_within;
+use crate::kernel::Root;
+
+/// The folder of every session's checkpoints, inside the state folder.
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+/// The largest pre-image kept: 16 MiB. A bigger file is recorded as not kept.
+pub const DEFAULT_CAP: u64 = 16 * 1024 * 1024;
+
+/// What a file was before a node first changed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+pub enum Image {
+    /// The file did not exist: a rewind deletes it.
+    Absent,
+    /// The content is kept in `blobs/<sha256>`.
+    Kept { sha256: String, size: u64 },
+    /// The file was over the cap; its content was not kept.
+    OverCap { size: u64, cap: u64 },
+    /// The file existed but could not be read (the write went ahead regardless).
+    Unreadable { reason: String },
+}
+
+impl Image {
+    /// Why a rewind cannot restore this image, if it cannot.
+    pub fn not_kept(&self) -> Option<String> {
+        match self {
+            Image::Absent | Image::Kept { .. } => None,
+            Image::OverCap { size, cap } => Some(format!(
+                "not kept: over the cap ({size} bytes; the cap is {cap})"
+            )),
+            Image::Unreadable { reason } => Some(format!("not kept: unreadable ({reason})")),
+        }
+    }
+
+    /// One-phrase description for listings: `absent`, `12 bytes`, or why not kept.
+    pub fn describe(&self) -> String {
+        match self {
+            Image::Absent => "absent (created since)".to_string(),
+            Image::Kept { size, .. } => crate::tools::plural(*size, "byte", "bytes"),
+            other => other.not_kept().unwrap_or_default(),
+        }
+    }
+}
+
+/// One file a node touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// The absolute path the tool resolved.
+    pub path: String,
+    /// The file before this node first changed it.
+    pub before: Image,
+    /// SHA-256 of what the toolbox last wrote in this node (`None` until a change
+    /// succeeded and was read back).
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+/// One checkpoint node: a turn (`--turn`) or one invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub name: String,
+    /// When the node began, epoch milliseconds.
+    pub created_ms: u64,
+    /// Whether the name was given (`--turn`) rather than made up per invocation.
+    #[serde(default)]
+    pub named: bool,
+    pub files: Vec<FileRecord>,
+}
+
+/// Every node of a session, oldest first (read from `nodes/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+}
+
+impl Index {
+    fn position(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Every path touched at or after node `from`, in the order first touched,
+    /// with its earliest pre-image among those nodes (what a rewind restores) and
+    /// the hash of the toolbox's latest write there.
+    pub fn touched_since(&self, from: usize) -> Vec<Touched> {
+        let mut order: Vec<Touched> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for node in &self.nodes[from..] {
+            for rec in &node.files {
+                match at.get(rec.path.as_str()) {
+                    Some(&i) => order[i].last_after = rec.after.clone(),
+                    None => {
+                        at.insert(&rec.path, order.len());
+                        order.push(Touched {
+                            path: rec.path.clone(),
+                            restore: rec.before.clone(),
+                            last_after: rec.after.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// Every blob hash a record still refers to.
+    fn referenced(&self) -> BTreeSet<&str> {
+        self.nodes
+            .iter()
+            .flat_map(|n| &n.files)
+            .filter_map(|f| match &f.before {
+                Image::Kept { sha256, .. } => Some(sha256.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The node names, for messages.
+    pub fn names(&self) -> Vec<String> {
+        self.nodes.iter().map(|n| n.name.clone()).collect()
+    }
+}
+
+/// A path touched at or after some node (see [`Index::touched_since`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    pub path: String,
+    pub restore: Image,
+    pub last_after: Option<String>,
+}
+
+/// What the wrapper read of a file before the tool ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Capture {
+    Absent,
+    Bytes(Vec<u8>),
+    OverCap(u64),
+    Unreadable(String),
+}
+
+/// The node records go to: a `--turn` name, or one made up for the invocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeName {
+    pub name: String,
+    /// Given with `--turn`: reusing it after a later node began is refused.
+    pub named: bool,
+}
+
+impl NodeName {
+    /// The node named by `--turn`.
+    pub fn turn(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            named: true,
+        }
+    }
+
+    /// This invocation's own node: `t-<base36 epoch-ms>-<pid>`, unique per process.
+    pub fn invocation() -> Self {
+        Self {
+            name: format!(
+                "t-{}-{}",
+                crate::deck::cards::plan::base36(crate::tools::now_ms()),
+                std::process::id()
+            ),
+            named: false,
+        }
+    }
+}
+
+/// Why a checkpoint operation did not happen.
+#[derive(Debug)]
+pub enum CheckpointError {
+    /// No node of that name; the known ones, oldest first.
+    UnknownNode {
+        name: String,
+        known: Vec<String>,
+    },
+    /// A `--turn` name reused after a later node began.
+    StaleTurn {
+        name: String,
+        newest: String,
+    },
+    /// A rewind that would overwrite changes made outside the toolbox (or could
+    /// not restore some files): `(path, why)`, nothing was touched.
+    Refused {
+        files: Vec<(String, String)>,
+    },
+    Io(io::Error),
+}
+
+impl From<io::Error> for CheckpointError {
+    fn from(e: io::Error) -> Self {
+        CheckpointError::Io(e)
+    }
+}
+
+impl std::fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckpointError::UnknownNode { name, known } if known.is_empty() => {
+                write!(f, "no checkpoint named \"{name}\": this session has none")
+            }
+            CheckpointError::UnknownNode { name, known } => write!(
+                f,
+                "no checkpoint named \"{name}\"; known: {}",
+                known.join(", ")
+            ),
+            CheckpointError::StaleTurn { name, newest } => write!(
+                f,
+                "checkpoint turn \"{name}\" is not the newest (\"{newest}\" began after it); name a new turn, so a rewind to \"{newest}\" stays exact"
+            ),
+            CheckpointError::Refused { files } => {
+                write!(f, "rewind refused; nothing was changed:")?;
+                for (path, why) in files {
+                    write!(f, "\n  {path}: {why}")?;
+                }
+                write!(
+                    f,
+                    "\n(--force overwrites changed files and leaves files whose content was not kept as they are)"
+                )
+            }
+            CheckpointError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What a rewind did, per path (absolute).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RewindReport {
+    pub restored: Vec<String>,
+    pub deleted: Vec<String>,
+    /// Left as they are: `(path, why)`.
+    pub skipped: Vec<(String, String)>,
+    /// The nodes forgotten (the rewound one and every later one).
+    pub dropped: Vec<String>,
+}
+
+/// Lower-case hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    crate::tools::files::edit::sha256_hex(bytes)
+}
+
+/// SHA-256 of a reader's bytes, streamed (for files of any size).
+pub fn sha256_of_reader(mut reader: impl Read) -> io::Result<String> {
+    let mut hasher = Sha256::new();
+    io::copy(&mut reader, &mut hasher)?;
+    let digest = hasher.finalize();
+    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The current hash of a file: `None` when it does not exist.
+fn current_hash(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::File::open(path) {
+        Ok(f) => {
+            if !f.metadata()?.is_file() {
+                return Err(io::Error::other("not a regular file"));
+            }
+            sha256_of_reader(f).map(Some)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether a path lies inside a `.git` folder (a rewind never touches one).
+pub fn inside_git(path: &str) -> bool {
+    Path::new(path)
+        .components()
+        .any(|c| c.as_os_str() == ".git")
+}
+
+/// Past this size a node's journal of hashes is folded into its file (about 400
+/// lines).
+const AFTER_LOG_FOLD: u64 = 64 * 1024;
+
+/// One line of a node's journal (`<node file stem>.after`).
+#[derive(Debug, Serialize, Deserialize)]
+struct AfterLine {
+    path: String,
+    after: String,
+}
+
+/// A node's files in `nodes/`: `<seq>-<key>.json` and its journal `<seq>-<key>.after`,
+/// `seq` being the node's start in epoch milliseconds (a `--turn` node begun in
+/// the same millisecond as the newest node is put one past it, so it sorts after).
+#[derive(Debug, Clone)]
+struct NodeFiles {
+    seq: u64,
+    /// The node's name as a file key ([`file_key`] is one-to-one).
+    key: String,
+    json: PathBuf,
+    after: PathBuf,
+}
+
+/// One session's checkpoints.
+#[derive(Debug, Clone)]
+pub struct CheckpointStore {
+    dir: StateDir,
+    /// `checkpoints/<session key>`, relative to the state folder.
+    rel: String,
+    cap: u64,
+    /// The files of the node this store last recorded into, so later calls of the
+    /// same invocation (and the hash noted after each) find it without listing
+    /// `nodes/`.
+    slot: Arc<Mutex<Option<NodeFiles>>>,
+}
+
+impl CheckpointStore {
+    pub fn new(dir: StateDir, session: &str) -> Self {
+        Self {
+            dir,
+            rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
+            cap: DEFAULT_CAP,
+            slot: Arc::default(),
+        }
+    }
+
+    fn remembered(&self, key: &str) -> Option<NodeFiles> {
+        let slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref().filter(|f| f.key == key).cloned()
+    }
+
+    fn remember(&self, files: &NodeFiles) {
+        *self.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(files.clone());
+    }
+
+    /// The files of a node that does not exist yet.
+    fn new_node_files(&self, seq: u64, key: String) -> NodeFiles {
+        let stem = format!("{}-{key}", seq_name(seq));
+        NodeFiles {
+            seq,
+            key,
+            json: self.nodes_dir().join(format!("{stem}.json")),
+            after: self.nodes_dir().join(format!("{stem}.after")),
+        }
+    }
+
+    /// The same store with another size cap (tests, library hosts).
+    pub fn with_cap(mut self, cap: u64) -> Self {
+        self.cap = cap;
+        self
+    }
+
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// The session's folder.
+    pub fn folder(&self) -> PathBuf {
+        self.dir.path(&self.rel)
+    }
+
+    fn nodes_dir(&self) -> PathBuf {
+        self.folder().join("nodes")
+    }
+
+    /// Where a pre-image of this hash is kept.
+    pub fn blob_path(&self, sha256: &str) -> PathBuf {
+        self.folder().join("blobs").join(sha256)
+    }
+
+    /// The node files, oldest first (inside a lock). Names that are not a node's
+    /// (a temp file of an interrupted write) are passed over.
+    fn node_files(&self, _lock: &StateLock) -> io::Result<Vec<NodeFiles>> {
+        let dir = self.nodes_dir();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(state_error(&dir, e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| state_error(&dir, e))?;
+            let name = entry.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            let Some((seq, key)) = stem.split_once('-') else {
+                continue;
+            };
+            let Ok(seq) = seq.parse::<u64>() else {
+                continue;
+            };
+            out.push(NodeFiles {
+                seq,
+                key: key.to_string(),
+                json: dir.join(format!("{stem}.json")),
+                after: dir.join(format!("{stem}.after")),
+            });
+        }
+        out.sort_by(|a, b| (a.seq, &a.key).cmp(&(b.seq, &b.key)));
+        Ok(out)
+    }
+
+    /// A node with the hashes of its journal folded in.
+    fn read_node(&self, files: &NodeFiles) -> io::Result<Node> {
+        let bytes = std::fs::read(&files.json).map_err(|e| state_error(&files.json, e))?;
+        let mut node: Node = serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
+        let log = match std::fs::read(&files.after) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(node),
+            Err(e) => return Err(state_error(&files.after, e)),
+        };
+        // A last line without its newline is an append cut short by a crash: its
+        // write counts as not noted (a rewind then asks for --force), the safe side.
+        let complete = match log.iter().rposition(|b| *b == b'\n') {
+            Some(end) => &log[..end],
+            None => &[][..],
+        };
+        for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let noted: AfterLine =
+                serde_json::from_slice(line).map_err(|e| corrupt(&files.after, e))?;
+            if let Some(rec) = node.files.iter_mut().find(|f| f.path == noted.path) {
+                rec.after = Some(noted.after);
+            }
+        }
+        Ok(node)
+    }
+
+    /// Replace a node's file (hashes included) and empty its journal, whose lines
+    /// it now holds (a crash between the two only replays lines already folded
+    /// in, to the same result).
+    fn write_node(&self, lock: &StateLock, files: &NodeFiles, node: &Node) -> io::Result<()> {
+        let rel = format!(
+            "{}/nodes/{}-{}.json",
+            self.rel,
+            seq_name(files.seq),
+            files.key
+        );
+        self.dir.write(lock, &rel, node)?;
+        remove_if_there(&files.after)
+    }
+
+    fn remove_node(&self, files: &NodeFiles) -> io::Result<()> {
+        remove_if_there(&files.json)?;
+        remove_if_there(&files.after)
+    }
+
+    /// Every node, oldest first (inside a lock).
+    fn read_index(&self, lock: &StateLock) -> io::Result<(Index, Vec<NodeFiles>)> {
+        let files = self.node_files(lock)?;
+        let nodes = files
+            .iter()
+            .map(|f| self.read_node(f))
+            .collect::<io::Result<_>>()?;
+        Ok((Index { nodes }, files))
+    }
+
+    /// Every node, oldest first (empty when nothing was recorded; creates nothing).
+    pub fn load(&self) -> io::Result<Index> {
+        if !self.nodes_dir().is_dir() {
+            return Ok(Index::default());
+        }
+        let lock = self.dir.lock()?;
+        Ok(self.read_index(&lock)?.0)
+    }
+
+    /// A kept pre-image's bytes, checked against its name.
+    pub fn blob(&self, sha256: &str) -> io::Result<Vec<u8>> {
+        let path = self.blob_path(sha256);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            io::Error::new(e.kind(), format!("checkpoint blob {}: {e}", path.display()))
+        })?;
+        if sha256_hex(&bytes) != sha256 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "checkpoint blob {} is corrupt (its content does not hash to its name); fix or delete it",
+                    path.display()
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Keep `bytes` as a blob unless a blob of that hash exists (inside a lock).
+    fn keep_blob(&self, _lock: &StateLock, sha256: &str, bytes: &[u8]) -> io::Result<()> {
+        let path = self.blob_path(sha256);
+        if path.is_file() {
+            return Ok(());
+        }
+        let dir = self.folder().join("blobs");
+        std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
+        atomic_write_within(&path, bytes, None).map_err(|e| state_error(&path, e))
+    }
+
+    /// Record `path`'s pre-image under `node` unless the node already holds one
+    /// (first seen wins), creating the node when it is new. Answers the image when
+    /// this call recorded it, `None` when the node already had the path.
+    ///
+    /// Only the node's own file is read and written (and the folder listed), so
+    /// the cost does not grow with the number of nodes kept.
+    pub fn record_before(
+        &self,
+        node: &NodeName,
+        path: &str,
+        capture: Capture,
+    ) -> Result<Option<Image>, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let key = file_key(&node.name);
+        let fresh = || Node {
+            name: node.name.clone(),
+            created_ms: crate::tools::now_ms(),
+            named: node.named,
+            files: Vec::new(),
+        };
+        let (files, mut current) = if node.named {
+            // A turn may have been begun by another invocation, or be stale: the
+            // folder is listed to tell.
+            let all = self.node_files(&lock)?;
+            match all.iter().position(|f| f.key == key) {
+                Some(i) if i + 1 != all.len() => {
+                    let newest = self.read_node(&all[all.len() - 1])?;
+                    return Err(CheckpointError::StaleTurn {
+                        name: node.name.clone(),
+                        newest: newest.name,
+                    });
+                }
+                Some(i) => (all[i].clone(), self.read_node(&all[i])?),
+                None => {
+                    let node = fresh();
+                    let seq = all
+                        .last()
+                        .map_or(node.created_ms, |f| node.created_ms.max(f.seq + 1));
+                    (self.new_node_files(seq, key), node)
+                }
+            }
+        } else {
+            // An invocation's own node (its name holds the time and the pid): new
+            // on its first call, then remembered; one a `drop` took meanwhile is
+            // begun again.
+            match self.remembered(&key) {
+                Some(f) => match self.read_node(&f) {
+                    Ok(n) => (f, n),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        let node = fresh();
+                        (self.new_node_files(node.created_ms, key), node)
+                    }
+                    Err(e) => return Err(e.into()),
+                },
+                None => {
+                    let node = fresh();
+                    (self.new_node_files(node.created_ms, key), node)
+                }
+            }
+        };
+        self.remember(&files);
+        if current.files.iter().any(|f| f.path == path) {
+            // Many changes to files a turn already holds only append to its
+            // journal; past a bound it is folded in, so reading stays cheap.
+            if std::fs::metadata(&files.after).is_ok_and(|m| m.len() > AFTER_LOG_FOLD) {
+                self.write_node(&lock, &files, &current)?;
+            }
+            return Ok(None);
+        }
+        let image = match capture {
+            Capture::Absent => Image::Absent,
+            Capture::OverCap(size) => Image::OverCap {
+                size,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) if bytes.len() as u64 > self.cap => Image::OverCap {
+                size: bytes.len() as u64,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) => {
+                let sha256 = sha256_hex(&bytes);
+                self.keep_blob(&lock, &sha256, &bytes)?;
+                Image::Kept {
+                    sha256,
+                    size: bytes.len() as u64,
+                }
+            }
+            Capture::Unreadable(reason) => Image::Unreadable { reason },
+        };
+        current.files.push(FileRecord {
+            path: path.to_string(),
+            before: image.clone(),
+            after: None,
+        });
+        self.write_node(&lock, &files, &current)?;
+        Ok(Some(image))
+    }
+
+    /// Note what the toolbox wrote to `path` in `node` (its hash): one line
+    /// appended to the node's journal under the lock, folded into the node's file
+    /// when that is next rewritten. Every checkpointed call notes one, so it is
+    /// kept to an append (no read or rewrite of the node).
+    pub fn record_after(&self, node: &NodeName, path: &str, sha256: &str) -> io::Result<()> {
+        use std::io::Write;
+        let mut line = serde_json::to_vec(&AfterLine {
+            path: path.to_string(),
+            after: sha256.to_string(),
+        })
+        .map_err(io::Error::other)?;
+        line.push(b'\n');
+        let lock = self.dir.lock()?;
+        let key = file_key(&node.name);
+        let files = match self.remembered(&key) {
+            Some(f) if f.json.is_file() => Some(f),
+            _ => self.node_files(&lock)?.into_iter().find(|f| f.key == key),
+        };
+        // Dropped meanwhile (a concurrent `checkpoint drop`): nothing to note.
+        let Some(files) = files else {
+            return Ok(());
+        };
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&files.after)
+            .and_then(|mut f| f.write_all(&line))
+            .map_err(|e| state_error(&files.after, e))
+    }
+
+    /// Take back a record this call made when the tool then changed nothing (it
+    /// failed), so the listing shows only files that were changed.
+    pub fn forget_record(&self, node: &NodeName, path: &str) -> io::Result<()> {
+        let lock = self.dir.lock()?;
+        let key = file_key(&node.name);
+        let Some(files) = self.node_files(&lock)?.into_iter().find(|f| f.key == key) else {
+            return Ok(());
+        };
+        let mut current = self.read_node(&files)?;
+        current.files.retain(|f| f.path != path);
+        if current.files.is_empty() {
+            self.remove_node(&files)?;
+        } else {
+            self.write_node(&lock, &files, &current)?;
+        }
+        let (index, _) = self.read_index(&lock)?;
+        self.collect_garbage(&lock, &index)
+    }
+
+    /// The position of `name` in `index`, or the error naming the known nodes.
+    pub fn find(index: &Index, name: &str) -> Result<usize, CheckpointError> {
+        index
+            .position(name)
+            .ok_or_else(|| CheckpointError::UnknownNode {
+                name: name.to_string(),
+                known: index.names(),
+            })
+    }
+
+    /// Put every file touched at or after `name` back as it was before that node,
+    /// then forget that node and every later one.
+    ///
+    /// Refused as a whole (nothing touched) when a file was changed outside the
+    /// toolbox since the toolbox last wrote it, or its pre-image was not kept,
+    /// unless `force`: then changed files are overwritten and files without a kept
+    /// pre-image are left as they are (and reported). Paths inside a `.git` folder
+    /// are never touched. Each file is replaced atomically (temp file and rename in
+    /// its folder, mode kept), with the exact bytes recorded.
+    pub fn rewind(
+        &self,
+        name: &str,
+        force: bool,
+        root: Option<&Root>,
+    ) -> Result<RewindReport, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let (mut index, files) = self.read_index(&lock)?;
+        let from = Self::find(&index, name)?;
+        let touched = index.touched_since(from);
+        let mut report = RewindReport::default();
+        let mut refusals = Vec::new();
+        let mut work = Vec::new();
+        for t in touched {
+            if inside_git(&t.path) {
+                report
+                    .skipped
+                    .push((t.path, "inside a .git folder (never touched)".into()));
+                continue;
+            }
+            if let Some(root) = root
+                && let Err(message) = root.admit(&t.path, Path::new(&t.path))
+            {
+                report.skipped.push((t.path, message));
+                continue;
+            }
+            if let Some(why) = t.restore.not_kept() {
+                // Forcing cannot bring back what was not kept.
+                if force {
+                    report.skipped.push((t.path, why));
+                } else {
+                    refusals.push((t.path, why));
+                }
+                continue;
+            }
+            let now = current_hash(Path::new(&t.path));
+            let changed = match (&now, &t.last_after) {
+                (Err(e), _) => Some(format!("cannot be read ({e})")),
+                (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
+                (Ok(None), Some(_)) => Some("deleted since the toolbox last wrote it".into()),
+                (Ok(Some(h)), Some(want)) if h != want => {
+                    Some("changed since the toolbox last wrote it".into())
+                }
+                _ => None,
+            };
+            // A file already back at its pre-image needs nothing, whoever put it there.
+            let already = match (&now, &t.restore) {
+                (Ok(None), Image::Absent) => true,
+                (Ok(Some(h)), Image::Kept { sha256, .. }) => h == sha256,
+                _ => false,
+            };
+            if let Some(why) = changed
+                && !already
+                && !force
+            {
+                refusals.push((t.path, why));
+                continue;
+            }
+            work.push((t, already));
+        }
+        if !refusals.is_empty() {
+            return Err(CheckpointError::Refused { files: refusals });
+        }
+        for (t, already) in work {
+            match &t.restore {
+                Image::Absent => {
+                    if !already {
+                        match std::fs::remove_file(&t.path) {
+                            Ok(()) => {}
+                            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                            Err(e) => {
+                                return Err(io::Error::new(
+                                    e.kind(),
+                                    format!("cannot delete {}: {e}", t.path),
+                                )
+                                .into());
+                            }
+                        }
+                    }
+                    report.deleted.push(t.path);
+                }
+                Image::Kept { sha256, .. } => {
+                    if !already {
+                        let bytes = self.blob(sha256)?;
+                        let path = Path::new(&t.path);
+                        if let Some(parent) = path.parent() {
+                            std::fs::create_dir_all(parent).map_err(|e| {
+                                io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
+                            })?;
+                        }
+                        atomic_write_within(path, &bytes, root).map_err(|e| {
+                            io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
+                        })?;
+                    }
+                    report.restored.push(t.path);
+                }
+                Image::OverCap { .. } | Image::Unreadable { .. } => {}
+            }
+        }
+        report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
+        for f in &files[from..] {
+            self.remove_node(f)?;
+        }
+        self.collect_garbage(&lock, &index)?;
+        Ok(report)
+    }
+
+    /// Forget `name` and every older node (a rewind to a newer node needs only the
+    /// newer ones, so it stays exact), or every node when `name` is `None`.
+    /// Answers the names forgotten; unreferenced blobs are deleted.
+    pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
+        let lock = self.dir.lock()?;
+        let (mut index, files) = self.read_index(&lock)?;
+        let upto = match name {
+            Some(name) => Self::find(&index, name)? + 1,
+            None => index.nodes.len(),
+        };
+        let dropped: Vec<String> = index.nodes.drain(..upto).map(|n| n.name).collect();
+        for f in &files[..upto] {
+            self.remove_node(f)?;
+        }
+        self.collect_garbage(&lock, &index)?;
+        Ok(dropped)
+    }
+
+    /// Delete every blob no record refers to.
+    fn collect_garbage(&self, _lock: &StateLock, index: &Index) -> io::Result<()> {
+        let keep = index.referenced();
+        let dir = self.folder().join("blobs");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(state_error(&dir, e)),
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if !keep.contains(name.to_string_lossy().as_ref()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A node file's start, zero-padded so names sort as numbers do.
+fn seq_name(seq: u64) -> String {
+    format!("{seq:013}")
+}
+
+fn state_error(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("state file {}: {e}", path.display()))
+}
+
+fn corrupt(path: &Path, e: serde_json::Error) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "state file {} is corrupt ({e}); fix or delete it",
+            path.display()
+        ),
+    )
+}
+
+fn remove_if_there(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(state_error(path, e)),
+    }
+}
+
+/// `2026-11-23T21:05:49.123Z` for epoch milliseconds (UTC, proleptic Gregorian).
+pub fn iso8601_utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(dir: &Path) -> CheckpointStore {
+        CheckpointStore::new(StateDir::new(dir), "s/1")
+    }
+
+    fn file(dir: &Path, name: &str) -> String {
+        dir.join(name).to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601_utc(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso8601_utc(1_700_000_000_000), "2023-11-14T22:13:20.000Z");
+    }
+
+    #[test]
+    fn first_seen_wins_and_blobs_are_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let t1 = NodeName::turn("t1");
+        let a = file(dir.path(), "a");
+        let b = file(dir.path(), "b");
+        let got = s
+            .record_before(&t1, &a, Capture::Bytes(b"one".to_vec()))
+            .unwrap();
+        assert_eq!(
+            got,
+            Some(Image::Kept {
+                sha256: sha256_hex(b"one"),
+                size: 3
+            })
+        );
+        assert_eq!(
+            s.record_before(&t1, &a, Capture::Bytes(b"two".to_vec()))
+                .unwrap(),
+            None
+        );
+        s.record_before(&t1, &b, Capture::Bytes(b"one".to_vec()))
+            .unwrap();
+        let index = s.load().unwrap();
+        assert_eq!(index.nodes.len(), 1);
+        assert_eq!(index.nodes[0].files.len(), 2);
+        // One blob for the two records of the same content, under the session key.
+        let blobs: Vec<_> = std::fs::read_dir(s.folder().join("blobs"))
+            .unwrap()
+            .collect();
+        assert_eq!(blobs.len(), 1);
+        assert!(s.folder().ends_with("checkpoints/s%2F1"));
+        assert_eq!(s.blob(&sha256_hex(b"one")).unwrap(), b"one");
+    }
+
+    #[test]
+    fn over_the_cap_is_recorded_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path()).with_cap(4);
+        let t = NodeName::turn("t");
+        let got = s
+            .record_before(
+                &t,
+                &file(dir.path(), "big"),
+                Capture::Bytes(b"12345".to_vec()),
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, Image::OverCap { size: 5, cap: 4 });
+        assert!(got.not_kept().unwrap().contains("over the cap"));
+        assert!(!s.folder().join("blobs").exists());
+    }
+
+    #[test]
+    fn a_stale_turn_is_refused_but_the_newest_is_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        s.record_before(&NodeName::turn("t1"), &a, Capture::Absent)
+            .unwrap();
+        s.record_before(&NodeName::turn("t2"), &a, Capture::Absent)
+            .unwrap();
+        let err = s
+            .record_before(
+                &NodeName::turn("t1"),
+                &file(dir.path(), "b"),
+                Capture::Absent,
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("\"t2\" began after it"), "{err}");
+        s.record_before(
+            &NodeName::turn("t2"),
+            &file(dir.path(), "b"),
+            Capture::Absent,
+        )
+        .unwrap();
+        assert_eq!(s.load().unwrap().nodes[1].files.len(), 2);
+    }
+
+    #[test]
+    fn rewind_restores_deletes_refuses_and_collects() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        let n = file(dir.path(), "new");
+        // t1: a "v1" -> "v2"; t2: a "v2" -> "v3", new created.
+        for (turn, path, before, after) in [
+            ("t1", &a, Some(&b"v1"[..]), &b"v2"[..]),
+            ("t2", &a, Some(b"v2"), b"v3"),
+            ("t2", &n, None, b"n"),
+        ] {
+            let node = NodeName::turn(turn);
+            let capture = before.map_or(Capture::Absent, |b| Capture::Bytes(b.to_vec()));
+            s.record_before(&node, path, capture).unwrap();
+            std::fs::write(path, after).unwrap();
+            s.record_after(&node, path, &sha256_hex(after)).unwrap();
+        }
+        // Changed outside the toolbox: refused, nothing touched.
+        std::fs::write(&a, "outside").unwrap();
+        let err = s.rewind("t2", false, None).unwrap_err();
+        assert!(
+            matches!(&err, CheckpointError::Refused { files } if files.len() == 1 && files[0].0 == a)
+        );
+        assert!(Path::new(&n).exists());
+        let err = s.rewind("t9", false, None).unwrap_err();
+        assert_eq!(err.to_string(), "no checkpoint named \"t9\"; known: t1, t2");
+        let report = s.rewind("t2", true, None).unwrap();
+        assert_eq!(report.restored, vec![a.clone()]);
+        assert_eq!(report.deleted, vec![n.clone()]);
+        assert_eq!(report.dropped, vec!["t2".to_string()]);
+        assert_eq!(std::fs::read(&a).unwrap(), b"v2");
+        assert!(!Path::new(&n).exists());
+        // Only t1's blob ("v1") is left.
+        let blobs: Vec<String> = std::fs::read_dir(s.folder().join("blobs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(blobs, vec![sha256_hex(b"v1")]);
+    }
+
+    #[test]
+    fn drop_forgets_the_node_and_older_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        for t in ["t1", "t2", "t3"] {
+            s.record_before(
+                &NodeName::turn(t),
+                &file(dir.path(), t),
+                Capture::Bytes(t.as_bytes().to_vec()),
+            )
+            .unwrap();
+        }
+        assert_eq!(s.drop_nodes(Some("t2")).unwrap(), vec!["t1", "t2"]);
+        assert_eq!(s.load().unwrap().names(), vec!["t3"]);
+        assert_eq!(
+            std::fs::read_dir(s.folder().join("blobs")).unwrap().count(),
+            1
+        );
+        assert_eq!(s.drop_nodes(None).unwrap(), vec!["t3"]);
+        assert!(s.load().unwrap().nodes.is_empty());
+    }
+
+    #[test]
+    fn hashes_are_journaled_folded_and_a_torn_last_line_is_not_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let t = NodeName::turn("t");
+        let a = file(dir.path(), "a");
+        s.record_before(&t, &a, Capture::Absent).unwrap();
+        s.record_after(&t, &a, "h1").unwrap();
+        s.record_after(&t, &a, "h2").unwrap();
+        assert_eq!(
+            s.load().unwrap().nodes[0].files[0].after.as_deref(),
+            Some("h2")
+        );
+        // An append cut short: the complete lines count, the torn one does not.
+        let files = s.node_files(&s.dir.lock().unwrap()).unwrap().remove(0);
+        let log = files.after.clone();
+        let mut bytes = std::fs::read(&log).unwrap();
+        bytes.extend_from_slice(b"{\"pa");
+        std::fs::write(&log, &bytes).unwrap();
+        assert_eq!(
+            s.load().unwrap().nodes[0].files[0].after.as_deref(),
+            Some("h2")
+        );
+        // A rewrite of the node folds the journal in and empties it.
+        s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
+            .unwrap();
+        assert!(!log.exists());
+        let node: Node = serde_json::from_slice(&std::fs::read(&files.json).unwrap()).unwrap();
+        assert_eq!(node.files[0].after.as_deref(), Some("h2"));
+        // A complete line that does not parse is an error naming the file.
+        std::fs::write(&log, "nope\n").unwrap();
+        let err = s.load().unwrap_err();
+        assert!(err.to_string().contains("t.after is corrupt"), "{err}");
+    }
+
+    #[test]
+    fn an_invocations_node_is_remembered_and_begun_again_after_a_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let me = NodeName::invocation();
+        assert!(
+            me.name.starts_with("t-") && me.name.ends_with(&format!("-{}", std::process::id()))
+        );
+        s.record_before(&me, &file(dir.path(), "a"), Capture::Absent)
+            .unwrap();
+        s.record_before(&me, &file(dir.path(), "b"), Capture::Absent)
+            .unwrap();
+        assert_eq!(s.load().unwrap().nodes[0].files.len(), 2);
+        s.drop_nodes(None).unwrap();
+        s.record_before(&me, &file(dir.path(), "c"), Capture::Absent)
+            .unwrap();
+        s.record_after(&me, &file(dir.path(), "c"), "h").unwrap();
+        let index = s.load().unwrap();
+        assert_eq!(index.names(), vec![me.name.clone()]);
+        assert_eq!(index.nodes[0].files[0].after.as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn git_paths_are_never_touched() {
+        assert!(inside_git("/r/.git/config"));
+        assert!(!inside_git("/r/.github/x"));
+    }
+}

@@ -1,0 +1,424 @@
+//! Checkpoints through the binary: `--checkpoint`/`--turn` recording what `write`
+//! and `edit` change, and `checkpoint list|diff|rewind|drop` putting it back.
+
+mod common;
+
+use std::process::Command;
+
+use common::{TestEnv, code, stderr, stdout};
+use serde_json::Value;
+
+const LF: &[u8] = b"alpha\nbeta\ngamma\n";
+/// A UTF-8 BOM and CRLF line endings: edit keeps both, a rewind must too.
+const CRLF_BOM: &[u8] = b"\xef\xbb\xbfone\r\ntwo\r\nthree\r\n";
+/// Not UTF-8: `write` replaces it, a rewind must bring these exact bytes back.
+const BINARY: &[u8] = b"\x00\xff\xfe raw \x80\n";
+
+/// Run one checkpointed tool call under `turn`, asserting it succeeded.
+fn ck(env: &TestEnv, turn: &str, args: &[&str]) -> String {
+    let mut all = vec!["--checkpoint", "--turn", turn];
+    all.extend_from_slice(args);
+    let out = env.run(&all);
+    assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+fn list_json(env: &TestEnv) -> Value {
+    let out = env.run(&["--format", "json", "checkpoint", "list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    serde_json::from_str(stdout(&out).trim_end()).expect("list is JSON")
+}
+
+fn node_names(env: &TestEnv) -> Vec<String> {
+    list_json(env)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Three turns: t1 edits a.txt; t2 creates new.txt, edits b.txt (CRLF + BOM) and
+/// overwrites bin.dat; t3 edits a.txt and b.txt again.
+fn three_turns(env: &TestEnv) {
+    env.write("a.txt", LF);
+    env.write("b.txt", CRLF_BOM);
+    env.write("bin.dat", BINARY);
+    ck(
+        env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
+    ck(
+        env,
+        "t2",
+        &["write", "new.txt", "--content", "created in t2\n"],
+    );
+    ck(
+        env,
+        "t2",
+        &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"],
+    );
+    ck(env, "t2", &["write", "bin.dat", "--content", "text now\n"]);
+    ck(
+        env,
+        "t3",
+        &[
+            "edit",
+            "a.txt",
+            "--old-text",
+            "gamma",
+            "--new-text",
+            "GAMMA",
+        ],
+    );
+    ck(
+        env,
+        "t3",
+        &[
+            "edit",
+            "b.txt",
+            "--old-text",
+            "three",
+            "--new-text",
+            "THREE",
+        ],
+    );
+}
+
+#[test]
+fn rewind_restores_the_exact_bytes_before_the_turn_and_deletes_what_it_created() {
+    let env = TestEnv::new();
+    three_turns(&env);
+    assert_eq!(env.read("b.txt"), b"\xef\xbb\xbfone\r\nTWO\r\nTHREE\r\n");
+    assert_eq!(node_names(&env), ["t1", "t2", "t3"]);
+
+    let out = env.run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "Rewound to before t2; forgot t2, t3.\n\
+         restored  b.txt\n\
+         restored  bin.dat\n\
+         restored  a.txt\n\
+         deleted   new.txt\n"
+    );
+    // The state before t2: t1's edit kept, everything after it gone.
+    assert_eq!(env.read("a.txt"), b"alpha\nBETA\ngamma\n");
+    assert_eq!(env.read("b.txt"), CRLF_BOM);
+    assert_eq!(env.read("bin.dat"), BINARY);
+    assert!(!env.path("new.txt").exists());
+    // The rewound nodes are forgotten; t1 can still be rewound.
+    assert_eq!(node_names(&env), ["t1"]);
+    let out = env.run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read("a.txt"), LF);
+    assert_eq!(node_names(&env), Vec::<String>::new());
+    // No blob is left once no node needs it.
+    let blobs = env.path(".indus-process/checkpoints/default/blobs");
+    assert_eq!(std::fs::read_dir(blobs).unwrap().count(), 0);
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn diff_shows_every_change_since_the_turn_and_applies() {
+    let env = TestEnv::new();
+    env.write("a.txt", LF);
+    env.write("b.txt", CRLF_BOM);
+    ck(
+        &env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
+    let before_t2 = (env.read("a.txt"), env.read("b.txt"));
+    ck(&env, "t2", &["write", "new.txt", "--content", "n1\nn2\n"]);
+    ck(
+        &env,
+        "t2",
+        &["edit", "b.txt", "--old-text", "two", "--new-text", "TWO"],
+    );
+    ck(
+        &env,
+        "t3",
+        &[
+            "edit",
+            "a.txt",
+            "--old-text",
+            "gamma",
+            "--new-text",
+            "GAMMA",
+        ],
+    );
+
+    let out = env.run(&["checkpoint", "diff", "t2"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let diff = stdout(&out);
+    assert_eq!(
+        diff,
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+n1\n+n2\n\
+         --- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n \u{feff}one\r\n-two\r\n+TWO\r\n three\r\n\
+         --- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n alpha\n BETA\n-gamma\n+GAMMA\n"
+    );
+    // JSON: per file status and diff, and the whole.
+    let out = env.run(&["--format", "json", "checkpoint", "diff", "t2"]);
+    let rec: Value = serde_json::from_str(stdout(&out).trim_end()).unwrap();
+    let statuses: Vec<&str> = rec["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["created", "modified", "modified"]);
+    assert_eq!(rec["diff"], diff);
+
+    // Applied in reverse to the files now, the diff gives the state before t2.
+    env.write("ck.patch", &diff);
+    let applied = if have("git") {
+        Command::new("git")
+            .current_dir(env.root())
+            .args(["apply", "-R", "ck.patch"])
+            .output()
+    } else if have("patch") {
+        Command::new("patch")
+            .current_dir(env.root())
+            .args(["-R", "-p1", "-E", "-i", "ck.patch"])
+            .output()
+    } else {
+        eprintln!("\n*** NOTE: neither git nor patch is installed: the diff was not applied ***\n");
+        return;
+    }
+    .unwrap();
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    assert_eq!((env.read("a.txt"), env.read("b.txt")), before_t2);
+    assert!(!env.path("new.txt").exists());
+}
+
+#[test]
+fn concurrent_invocations_in_one_turn_lose_no_record() {
+    let env = TestEnv::new();
+    for i in 0..8 {
+        env.write(&format!("f{i}.txt"), format!("file {i}\n"));
+    }
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            common::bin_std()
+                .current_dir(env.root())
+                .args(["--cwd", env.root().to_str().unwrap()])
+                .args(["--checkpoint", "--turn", "par", "edit"])
+                .arg(format!("f{i}.txt"))
+                .args(["--old-text", "file", "--new-text", "FILE"])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let list = list_json(&env);
+    let nodes = list.as_array().unwrap();
+    assert_eq!(nodes.len(), 1);
+    let mut paths: Vec<&str> = nodes[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    let want: Vec<String> = (0..8).map(|i| format!("f{i}.txt")).collect();
+    assert_eq!(paths, want);
+    let out = env.run(&["checkpoint", "rewind", "par"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    for i in 0..8 {
+        assert_eq!(env.read_string(&format!("f{i}.txt")), format!("file {i}\n"));
+    }
+}
+
+#[test]
+fn a_rewind_over_an_outside_change_is_refused_unless_forced() {
+    let env = TestEnv::new();
+    env.write("a.txt", LF);
+    env.write("b.txt", "keep\n");
+    ck(
+        &env,
+        "t1",
+        &["edit", "a.txt", "--old-text", "beta", "--new-text", "BETA"],
+    );
+    ck(&env, "t1", &["write", "b.txt", "--content", "toolbox\n"]);
+    env.write("a.txt", "changed by hand\n");
+
+    let out = env.run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "checkpoint: rewind refused; nothing was changed:\n  a.txt: changed since the toolbox last wrote it\n(--force overwrites changed files and leaves files whose content was not kept as they are)\n"
+    );
+    // Nothing was touched, and the node is still there.
+    assert_eq!(env.read_string("a.txt"), "changed by hand\n");
+    assert_eq!(env.read_string("b.txt"), "toolbox\n");
+    assert_eq!(node_names(&env), ["t1"]);
+
+    let out = env.run(&["checkpoint", "rewind", "t1", "--force"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read("a.txt"), LF);
+    assert_eq!(env.read_string("b.txt"), "keep\n");
+}
+
+#[test]
+fn a_file_over_the_cap_is_reported_not_silently_skipped() {
+    let env = TestEnv::new();
+    let big = vec![b'x'; 16 * 1024 * 1024 + 1];
+    env.write("big.txt", &big);
+    let out = ck(&env, "t1", &["write", "big.txt", "--content", "small\n"]);
+    assert_eq!(
+        out,
+        "Saved 6 bytes to big.txt. Checkpoint t1: the previous content of big.txt was not kept: over the cap (16777217 bytes; the cap is 16777216), so a rewind cannot restore it.\n"
+    );
+    let list = env.run(&["checkpoint", "list"]);
+    assert!(
+        stdout(&list).contains("big.txt  not kept: over the cap (16777217 bytes"),
+        "{}",
+        stdout(&list)
+    );
+    assert_eq!(list_json(&env)[0]["files"][0]["before"], "overCap");
+    // A rewind cannot bring it back: refused, and with --force left as it is.
+    let out = env.run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("big.txt: not kept: over the cap"));
+    let out = env.run(&["checkpoint", "rewind", "t1", "--force"]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("left      big.txt: not kept: over the cap"));
+    assert_eq!(env.read_string("big.txt"), "small\n");
+}
+
+#[test]
+fn without_checkpointing_nothing_is_recorded() {
+    let env = TestEnv::new();
+    env.write("a.txt", LF);
+    let out = env.run(&["write", "n.txt", "--content", "x"]);
+    assert_eq!(code(&out), 0);
+    let out = env.run(&["edit", "a.txt", "--old-text", "beta", "--new-text", "B"]);
+    assert_eq!(code(&out), 0);
+    assert!(!env.path(".indus-process/checkpoints").exists());
+    // INDUS_CHECKPOINT=0 is off too; =1 is on, with INDUS_TURN naming the node.
+    let out = env
+        .cmd()
+        .env("INDUS_CHECKPOINT", "0")
+        .args(["write", "m.txt", "--content", "y"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0);
+    assert!(!env.path(".indus-process/checkpoints").exists());
+    let out = env
+        .cmd()
+        .env("INDUS_CHECKPOINT", "1")
+        .env("INDUS_TURN", "from-env")
+        .args(["write", "m.txt", "--content", "z"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0);
+    assert_eq!(node_names(&env), ["from-env"]);
+}
+
+#[test]
+fn the_wrapped_tools_describe_exactly_as_the_plain_ones() {
+    let env = TestEnv::new();
+    for tool in ["write", "edit"] {
+        let plain = env.run(&["describe", tool]);
+        let wrapped = env.run(&["--checkpoint", "describe", tool]);
+        assert_eq!(code(&wrapped), 0);
+        assert_eq!(stdout(&plain), stdout(&wrapped));
+    }
+    let plain = env.run(&["schema"]);
+    let wrapped = env.run(&["--checkpoint", "schema"]);
+    assert_eq!(stdout(&plain), stdout(&wrapped));
+}
+
+#[test]
+fn each_invocation_is_its_own_node_and_a_batch_run_is_one() {
+    let env = TestEnv::new();
+    env.run(&["--checkpoint", "write", "a.txt", "--content", "1"]);
+    env.run(&["--checkpoint", "write", "b.txt", "--content", "2"]);
+    let names = node_names(&env);
+    assert_eq!(names.len(), 2);
+    assert!(names.iter().all(|n| n.starts_with("t-")), "{names:?}");
+    assert_ne!(names[0], names[1]);
+    let out = env
+        .cmd()
+        .args(["--checkpoint", "batch"])
+        .write_stdin(
+            "{\"id\":1,\"name\":\"write\",\"input\":{\"path\":\"c.txt\",\"content\":\"3\"}}\n\
+             {\"id\":2,\"name\":\"write\",\"input\":{\"path\":\"d.txt\",\"content\":\"4\"}}\n",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let list = list_json(&env);
+    assert_eq!(list.as_array().unwrap().len(), 3);
+    assert_eq!(list[2]["files"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn unknown_nodes_stale_turns_git_folders_and_drop() {
+    let env = TestEnv::new();
+    let out = env.run(&["checkpoint", "rewind", "nope"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "checkpoint: no checkpoint named \"nope\": this session has none\n"
+    );
+    ck(&env, "t1", &["write", "one.txt", "--content", "1"]);
+    ck(&env, "t2", &["write", ".git/hooks/x", "--content", "2"]);
+    let out = env.run(&["checkpoint", "diff", "t9"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        "checkpoint: no checkpoint named \"t9\"; known: t1, t2\n"
+    );
+    // An older turn named again after a newer one began: refused, file untouched.
+    let out = env.run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "write",
+        "one.txt",
+        "--content",
+        "x",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("\"t2\" began after it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(env.read_string("one.txt"), "1");
+    // Another session sees none of it.
+    assert_eq!(
+        stdout(&env.run(&["--session", "other", "checkpoint", "list"])),
+        "No checkpoints in session \"other\".\n"
+    );
+    // A rewind never touches a .git folder.
+    let out = env.run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("left      .git/hooks/x: inside a .git folder"));
+    assert!(env.path(".git/hooks/x").exists());
+    // drop: a usage error without a node, then the node and older ones.
+    assert_eq!(code(&env.run(&["checkpoint", "drop"])), 2);
+    ck(&env, "t3", &["write", "three.txt", "--content", "3"]);
+    let out = env.run(&["checkpoint", "drop", "t1"]);
+    assert_eq!(stdout(&out), "Dropped t1.\n");
+    assert_eq!(node_names(&env), ["t3"]);
+    let out = env.run(&["--format", "json", "checkpoint", "drop", "--all"]);
+    assert_eq!(stdout(&out), "{\"dropped\":[\"t3\"]}\n");
+    assert_eq!(node_names(&env), Vec::<String>::new());
+}
