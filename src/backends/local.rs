@@ -108,15 +108,34 @@ pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io:
     let Some(name) = target.file_name() else {
         return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
     };
-    replace_in_dir(&dir, name, data, root)
+    replace_in_dir(&dir, name, data, root, true)
 }
 
-/// The descriptor-based half of [`atomic_write_within`]: replace `name` in `dir`.
+/// [`atomic_write`] without the two `fsync`s: still never torn (the rename is
+/// atomic, and a process killed at any point leaves the old or the new file), but
+/// only as durable as the page cache until the kernel writes it back. For records
+/// that must not slow down the write they accompany (checkpoint pre-images), never
+/// for a user's file.
+pub fn atomic_write_unsynced(path: &Path, data: &[u8]) -> io::Result<()> {
+    let target = write_target(path)?;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = target.file_name() else {
+        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
+    };
+    replace_in_dir(&dir, name, data, None, false)
+}
+
+/// The descriptor-based half of [`atomic_write_within`]: replace `name` in `dir`
+/// (`durable`: fsync the file and then the folder).
 fn replace_in_dir(
     dir: &Path,
     name: &std::ffi::OsStr,
     data: &[u8],
     root: Option<&Root>,
+    durable: bool,
 ) -> io::Result<()> {
     use nix::fcntl::AtFlags;
     use nix::fcntl::{OFlag, openat, renameat};
@@ -174,11 +193,15 @@ fn replace_in_dir(
             let _ = std::os::unix::fs::fchown(&file, Some(st.st_uid), Some(st.st_gid));
         }
         file.write_all(data)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         renameat(&dir_fd, temp.as_os_str(), &dir_fd, name)?;
-        // Make the rename itself durable; some filesystems refuse fsync on a dir.
-        let _ = dir_fd.sync_all();
+        if durable {
+            // Make the rename itself durable; some filesystems refuse fsync on a dir.
+            let _ = dir_fd.sync_all();
+        }
         Ok(())
     })();
     if result.is_err() {

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{StateDir, StateLock, file_key};
-use crate::backends::local::atomic_write_within;
+use crate::backends::local::{atomic_write_unsynced, atomic_write_within};
 use crate::kernel::Root;
 
 /// The folder of every session's checkpoints, inside the state folder.
@@ -466,7 +466,7 @@ impl CheckpointStore {
             seq_name(files.seq),
             files.key
         );
-        self.dir.write(lock, &rel, node)?;
+        self.dir.write_unsynced(lock, &rel, node)?;
         remove_if_there(&files.after)
     }
 
@@ -520,7 +520,7 @@ impl CheckpointStore {
         }
         let dir = self.folder().join("blobs");
         std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
-        atomic_write_within(&path, bytes, None).map_err(|e| state_error(&path, e))
+        atomic_write_unsynced(&path, bytes).map_err(|e| state_error(&path, e))
     }
 
     /// Record `path`'s pre-image under `node` unless the node already holds one

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::backends::local::atomic_write;
+use crate::backends::local::{atomic_write, atomic_write_unsynced};
 
 /// The folder's name under the working directory.
 pub const STATE_DIR_NAME: &str = ".indus-process";
@@ -119,12 +119,21 @@ impl StateDir {
     }
 
     fn store_unlocked<T: Serialize>(&self, file: &Path, value: &T) -> io::Result<()> {
+        self.store_with(file, value, true)
+    }
+
+    fn store_with<T: Serialize>(&self, file: &Path, value: &T, durable: bool) -> io::Result<()> {
         if let Some(parent) = file.parent() {
             std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
         }
         let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
         bytes.push(b'\n');
-        atomic_write(file, &bytes).map_err(|e| self.error(file, e))
+        let written = if durable {
+            atomic_write(file, &bytes)
+        } else {
+            atomic_write_unsynced(file, &bytes)
+        };
+        written.map_err(|e| self.error(file, e))
     }
 
     /// Read a JSON state file (absent → `T::default()`), under the lock.
@@ -148,6 +157,17 @@ impl StateDir {
     /// Replace a JSON state file atomically inside a transaction.
     pub fn write<T: Serialize>(&self, _lock: &StateLock, rel: &str, value: &T) -> io::Result<()> {
         self.store_unlocked(&self.path(rel), value)
+    }
+
+    /// [`StateDir::write`] without waiting for the disk (see
+    /// [`atomic_write_unsynced`]): never torn, durable once the kernel writes back.
+    pub fn write_unsynced<T: Serialize>(
+        &self,
+        _lock: &StateLock,
+        rel: &str,
+        value: &T,
+    ) -> io::Result<()> {
+        self.store_with(&self.path(rel), value, false)
     }
 
     /// Read-modify-write a JSON state file under the lock, replacing it atomically.
