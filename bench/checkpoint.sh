@@ -4,7 +4,7 @@
 #  - one turn (`--turn bench`), many edits: the content before is recorded once
 #    per file and turn, then each edit only appends the hash of what it wrote;
 #  - a node per invocation (no `--turn`): every edit also creates its node's file
-#    (one durable write, fsync included).
+#    (written atomically, without waiting for the disk).
 # The three variants are run interleaved (plain, turn, node, plain, ...), each on
 # its own copy of the file, so load from elsewhere on the machine falls on all of
 # them alike; medians of 300 calls after 20 warmup rounds. Each call flips a word

@@ -1225,22 +1225,50 @@ mod tests {
     fn a_directory_swapped_for_an_outgoing_link_is_not_written_into() {
         let (_d, base, root) = swapped_tree();
         // The name-based checks are past; only the descriptor check stands.
-        let err =
-            replace_in_dir(&base.join("app/out"), "new".as_ref(), b"x", Some(&root)).unwrap_err();
+        let err = replace_in_dir(
+            &base.join("app/out"),
+            "new".as_ref(),
+            b"x",
+            Some(&root),
+            true,
+        )
+        .unwrap_err();
         assert!(OutsideRoot::is(&err), "{err}");
         assert!(err.to_string().contains("outside the root"), "{err}");
         assert!(!base.join("out/new").exists());
         let names: Vec<_> = std::fs::read_dir(base.join("out")).unwrap().collect();
         assert_eq!(names.len(), 1, "no temp file is left outside");
         // Unconfined, the same call writes through the link.
-        replace_in_dir(&base.join("app/out"), "new".as_ref(), b"x", None).unwrap();
+        replace_in_dir(&base.join("app/out"), "new".as_ref(), b"x", None, true).unwrap();
         assert!(base.join("out/new").exists());
+    }
+
+    #[test]
+    fn an_unsynced_write_still_replaces_atomically_and_keeps_the_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blob");
+        atomic_write_unsynced(&path, b"one").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write_unsynced(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temp file is left");
     }
 
     #[test]
     fn a_file_swapped_for_an_outgoing_link_is_replaced_not_followed() {
         let (_d, base, root) = swapped_tree();
-        replace_in_dir(&base.join("app"), "link".as_ref(), b"mine", Some(&root)).unwrap();
+        replace_in_dir(
+            &base.join("app"),
+            "link".as_ref(),
+            b"mine",
+            Some(&root),
+            true,
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(base.join("out/secret")).unwrap(),
             "keep"
