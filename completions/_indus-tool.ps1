@@ -308,6 +308,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('on', 'on', [CompletionResultType]::ParameterValue, 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)')
+            [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
@@ -315,6 +317,16 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;checkpoint;list' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;on' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;checkpoint;off' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -338,6 +350,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         }
         'indus-tool;checkpoint;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('on', 'on', [CompletionResultType]::ParameterValue, 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)')
+            [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
@@ -345,6 +359,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;checkpoint;help;list' {
+            break
+        }
+        'indus-tool;checkpoint;help;on' {
+            break
+        }
+        'indus-tool;checkpoint;help;off' {
             break
         }
         'indus-tool;checkpoint;help;diff' {
@@ -482,12 +502,20 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         }
         'indus-tool;help;checkpoint' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)')
+            [CompletionResult]::new('on', 'on', [CompletionResultType]::ParameterValue, 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)')
+            [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
             break
         }
         'indus-tool;help;checkpoint;list' {
+            break
+        }
+        'indus-tool;help;checkpoint;on' {
+            break
+        }
+        'indus-tool;help;checkpoint;off' {
             break
         }
         'indus-tool;help;checkpoint;diff' {

@@ -118,6 +118,12 @@ _indus__tool() {
             indus__tool__subcmd__checkpoint,list)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__list"
                 ;;
+            indus__tool__subcmd__checkpoint,off)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__off"
+                ;;
+            indus__tool__subcmd__checkpoint,on)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__on"
+                ;;
             indus__tool__subcmd__checkpoint,rewind)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__rewind"
                 ;;
@@ -132,6 +138,12 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__checkpoint__subcmd__help,list)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__list"
+                ;;
+            indus__tool__subcmd__checkpoint__subcmd__help,off)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__off"
+                ;;
+            indus__tool__subcmd__checkpoint__subcmd__help,on)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__on"
                 ;;
             indus__tool__subcmd__checkpoint__subcmd__help,rewind)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__rewind"
@@ -234,6 +246,12 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help__subcmd__checkpoint,list)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__list"
+                ;;
+            indus__tool__subcmd__help__subcmd__checkpoint,off)
+                cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__off"
+                ;;
+            indus__tool__subcmd__help__subcmd__checkpoint,on)
+                cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__on"
                 ;;
             indus__tool__subcmd__help__subcmd__checkpoint,rewind)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__rewind"
@@ -407,7 +425,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__checkpoint)
-            opts="-h --help list diff rewind drop help"
+            opts="-h --help list on off diff rewind drop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -449,7 +467,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__checkpoint__subcmd__help)
-            opts="list diff rewind drop help"
+            opts="list on off diff rewind drop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,6 +536,34 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__checkpoint__subcmd__help__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__checkpoint__subcmd__help__subcmd__on)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__checkpoint__subcmd__help__subcmd__rewind)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -533,6 +579,34 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__checkpoint__subcmd__list)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__checkpoint__subcmd__off)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__checkpoint__subcmd__on)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -887,7 +961,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__checkpoint)
-            opts="list diff rewind drop"
+            opts="list on off diff rewind drop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -929,6 +1003,34 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__checkpoint__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__checkpoint__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__checkpoint__subcmd__on)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -278,12 +278,22 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand on 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
+            cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;checkpoint;list'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;on'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;checkpoint;off'= {
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -303,12 +313,18 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;checkpoint;help'= {
             cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand on 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
+            cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;checkpoint;help;list'= {
+        }
+        &'indus-tool;checkpoint;help;on'= {
+        }
+        &'indus-tool;checkpoint;help;off'= {
         }
         &'indus-tool;checkpoint;help;diff'= {
         }
@@ -412,11 +428,17 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help;checkpoint'= {
             cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
+            cand on 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
+            cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
         }
         &'indus-tool;help;checkpoint;list'= {
+        }
+        &'indus-tool;help;checkpoint;on'= {
+        }
+        &'indus-tool;help;checkpoint;off'= {
         }
         &'indus-tool;help;checkpoint;diff'= {
         }

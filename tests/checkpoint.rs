@@ -422,3 +422,47 @@ fn unknown_nodes_stale_turns_git_folders_and_drop() {
     assert_eq!(stdout(&out), "{\"dropped\":[\"t3\"]}\n");
     assert_eq!(node_names(&env), Vec::<String>::new());
 }
+
+#[test]
+fn a_session_that_asks_is_checkpointed_without_the_flag() {
+    let env = TestEnv::new();
+    env.write("f.txt", LF);
+    let out = env.run(&["checkpoint", "on"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("Checkpoints are on for session default"));
+    // No flag, yet recorded; another session is not.
+    let out = env.run(&["edit", "f.txt", "--old-text", "beta", "--new-text", "BETA"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(node_names(&env).len(), 1);
+    let out = env.run(&[
+        "--session",
+        "s2",
+        "edit",
+        "f.txt",
+        "--old-text",
+        "BETA",
+        "--new-text",
+        "Beta",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let s2 = env.run(&["--session", "s2", "--format", "json", "checkpoint", "list"]);
+    assert_eq!(stdout(&s2).trim_end(), "[]");
+    // INDUS_CHECKPOINT=0 skips one invocation of the asking session.
+    let out = env
+        .cmd()
+        .env("INDUS_CHECKPOINT", "0")
+        .args(["edit", "f.txt", "--old-text", "Beta", "--new-text", "beta"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(node_names(&env).len(), 1);
+    // off: back to the flag alone; the nodes stay.
+    let out = env.run(&["--format", "json", "checkpoint", "off"]);
+    assert_eq!(
+        stdout(&out).trim_end(),
+        r#"{"session":"default","checkpoint":false}"#
+    );
+    let out = env.run(&["edit", "f.txt", "--old-text", "beta", "--new-text", "b"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(node_names(&env).len(), 1);
+}

@@ -75,12 +75,40 @@ pub fn command(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliR
             printer,
         ),
         "drop" => drop_nodes(&store, globals, node.as_deref(), printer),
+        "on" | "off" => always(&store, globals, sub == "on", printer),
         other => unreachable!("clap knows no checkpoint subcommand {other}"),
     };
     Ok(match result {
         Ok(code) => code,
         Err(e) => fail(printer, &e),
     })
+}
+
+/// `checkpoint on|off`: the session's default.
+fn always(
+    store: &CheckpointStore,
+    globals: &Globals,
+    on: bool,
+    printer: &mut Printer,
+) -> Result<ExitCode, CheckpointError> {
+    store.set_always(on)?;
+    let text = if on {
+        format!(
+            "Checkpoints are on for session {}: every write and edit is recorded (until `checkpoint off`; INDUS_CHECKPOINT=0 skips one invocation).",
+            globals.session
+        )
+    } else {
+        format!(
+            "Checkpoints are off for session {} unless --checkpoint asks; the nodes recorded so far stay.",
+            globals.session
+        )
+    };
+    if globals.json {
+        printer.stdout_line(&json!({"session": globals.session, "checkpoint": on}).to_string());
+    } else {
+        printer.stdout_line(&text);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A file of `list --format json`: `{path, before, size?, sha256?, notKept?}`.

@@ -521,6 +521,8 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
             .subcommand_required(true)
             .arg_required_else_help(true)
             .subcommand(Command::new("list").about("The nodes, oldest first, with their time and the files they touched (size before, or why not kept)"))
+            .subcommand(Command::new("on").about("Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)"))
+            .subcommand(Command::new("off").about("Stop checkpointing this session by default (the nodes already recorded stay)"))
             .subcommand(
                 Command::new("diff")
                     .about("Unified diff from the state before NODE to now, for every file touched at or after NODE")

@@ -294,12 +294,29 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .get_one::<String>("id")
             .cloned()
             .unwrap_or_else(|| "cli".to_string()),
-        checkpoint: m.get_flag("checkpoint"),
+        checkpoint: checkpoint_wanted(m, &cwd, &session_name(m)),
         turn: m
             .get_one::<String>("turn")
             .filter(|t| !t.is_empty())
             .cloned(),
     })
+}
+
+fn session_name(m: &ArgMatches) -> String {
+    m.get_one::<String>("session").cloned().unwrap_or_default()
+}
+
+/// Whether write and edit are checkpointed: `--checkpoint` or `INDUS_CHECKPOINT`
+/// when given (`INDUS_CHECKPOINT=0` is off even for a session that asked), else
+/// whether the session asked with `checkpoint on`.
+fn checkpoint_wanted(m: &ArgMatches, cwd: &Path, session: &str) -> bool {
+    use clap::parser::ValueSource;
+    match m.value_source("checkpoint") {
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable) => m.get_flag("checkpoint"),
+        _ => {
+            crate::state::checkpoints::CheckpointStore::new(StateDir::new(cwd), session).always_on()
+        }
+    }
 }
 
 /// The selection `--profile`/`--collection` (and their variables) ask for: a flag

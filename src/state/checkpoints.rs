@@ -389,6 +389,29 @@ impl CheckpointStore {
         self.dir.path(&self.rel)
     }
 
+    /// The marker of a session that asked to be checkpointed by default.
+    fn always_marker(&self) -> PathBuf {
+        self.folder().join("always")
+    }
+
+    /// Whether the session asked to be checkpointed by default (`checkpoint on`).
+    pub fn always_on(&self) -> bool {
+        self.always_marker().is_file()
+    }
+
+    /// Ask (or stop asking) for every write and edit of the session to be
+    /// checkpointed without `--checkpoint`.
+    pub fn set_always(&self, on: bool) -> io::Result<()> {
+        let marker = self.always_marker();
+        if on {
+            self.dir.ensure()?;
+            std::fs::create_dir_all(self.folder()).map_err(|e| state_error(&self.folder(), e))?;
+            atomic_write_within(&marker, b"on\n", None).map_err(|e| state_error(&marker, e))
+        } else {
+            remove_if_there(&marker)
+        }
+    }
+
     fn nodes_dir(&self) -> PathBuf {
         self.folder().join("nodes")
     }
