@@ -352,14 +352,25 @@ pub fn capability_of(server: &str, tool: Tool) -> BridgeCapability {
 
 /// An MCP tool result as a toolbox result: text content as text blocks, other
 /// content (images, resources) as JSON blocks of their wire form,
-/// `structuredContent` as a JSON block; `isError` carried over.
+/// `structuredContent` as a JSON block; `isError` carried over. A text block that
+/// is just `structuredContent` serialized (the copy the MCP spec asks servers to
+/// add for older clients) is dropped, so the record is not shown twice.
 pub fn tool_result_of(result: CallToolResult) -> ToolResult {
+    let structured = result.structured_content.as_ref();
     let mut content: Vec<ToolContentBlock> = result
         .content
         .iter()
-        .map(|c| match c.as_text() {
-            Some(t) => ToolContentBlock::Text(t.text.clone()),
-            None => ToolContentBlock::Json(serde_json::to_value(c).unwrap_or(Value::Null)),
+        .filter_map(|c| match c.as_text() {
+            Some(t)
+                if structured.is_some()
+                    && serde_json::from_str::<Value>(&t.text).ok().as_ref() == structured =>
+            {
+                None
+            }
+            Some(t) => Some(ToolContentBlock::Text(t.text.clone())),
+            None => Some(ToolContentBlock::Json(
+                serde_json::to_value(c).unwrap_or(Value::Null),
+            )),
         })
         .collect();
     if let Some(structured) = result.structured_content {
