@@ -332,6 +332,25 @@ impl Connection {
         }
         kill_group(self.pgid.take());
     }
+
+    /// End a session whose call did not finish (timed out, cancelled): end of
+    /// input and SIGTERM to the group first, so a server can stop what it started
+    /// in process groups of its own, then, after a short grace, SIGKILL.
+    pub async fn abandon(mut self) {
+        if let Some(pgid) = self.pgid {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        if let Some(mut service) = self.service.take() {
+            let _ = service.close_with_timeout(Duration::from_millis(300)).await;
+        }
+        if self.pgid.is_some() {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        kill_group(self.pgid.take());
+    }
 }
 
 /// A listed tool as a ledger capability (qualified name, the server's own name,

@@ -307,12 +307,17 @@ impl Tool for GraftedTool {
             _ = ctx.cancel.cancelled() => Err(String::new()),
             r = conn.call(&self.capability.tool, input) => r,
         };
-        if conn.tools_changed()
+        if result.is_ok()
+            && conn.tools_changed()
             && let Ok(caps) = conn.capabilities().await
         {
             resync(&self.cwd, &self.server.name, caps);
         }
-        conn.close().await;
+        if result.is_ok() {
+            conn.close().await;
+        } else {
+            conn.abandon().await;
+        }
         match result {
             Ok(r) => r,
             Err(e) if e.is_empty() => cancelled(),
