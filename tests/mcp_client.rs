@@ -377,3 +377,189 @@ fn malformed_configs_are_skipped_with_a_warning_naming_them() {
     assert!(err.contains("server \"nothing\""), "{err}");
     assert!(stdout(&out).contains("hello"));
 }
+
+mod http_server {
+    //! A Streamable HTTP MCP server on 127.0.0.1, built with rmcp: `echo` (text
+    //! plus structuredContent), `fail` (isError), and `grow`, which adds the tool
+    //! `extra` and announces `notifications/tools/list_changed`.
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::{RequestContext, RoleServer};
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use rmcp::{ErrorData, ServerHandler};
+    use serde_json::json;
+
+    #[derive(Clone)]
+    struct Handler {
+        grown: Arc<AtomicBool>,
+    }
+
+    fn tool(name: &str, description: &str) -> Tool {
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        Tool::new(name.to_string(), description.to_string(), Arc::new(schema))
+    }
+
+    impl ServerHandler for Handler {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_tool_list_changed()
+                    .build(),
+            )
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let mut tools = vec![
+                tool("echo", "Echo the text."),
+                tool("fail", "Always fails."),
+                tool("grow", "Add a tool."),
+            ];
+            if self.grown.load(Ordering::SeqCst) {
+                tools.push(tool("extra", "Appears after grow."));
+            }
+            Ok(ListToolsResult::with_all_items(tools))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let text = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("text"))
+                .and_then(|t| t.as_str())
+                .unwrap_or("")
+                .to_string();
+            let result = match request.name.as_ref() {
+                "echo" => {
+                    let mut r =
+                        CallToolResult::success(vec![ContentBlock::text(format!("echo: {text}"))]);
+                    r.structured_content = Some(json!({"echoed": text}));
+                    r
+                }
+                "fail" => {
+                    CallToolResult::error(vec![ContentBlock::text(format!("refused: {text}"))])
+                }
+                "grow" => {
+                    self.grown.store(true, Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("grown")])
+                }
+                other => {
+                    CallToolResult::error(vec![ContentBlock::text(format!("no tool {other}"))])
+                }
+            };
+            Ok(result.into())
+        }
+    }
+
+    /// Serve on 127.0.0.1 in a background thread; the URL of its endpoint.
+    pub fn start() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let grown = Arc::new(AtomicBool::new(false));
+                let service = StreamableHttpService::new(
+                    move || {
+                        Ok(Handler {
+                            grown: Arc::clone(&grown),
+                        })
+                    },
+                    LocalSessionManager::default().into(),
+                    StreamableHttpServerConfig::default(),
+                );
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let service = service.clone();
+                    tokio::spawn(async move {
+                        let io = hyper_util::rt::TokioIo::new(stream);
+                        let svc = hyper_util::service::TowerToHyperService::new(service);
+                        let _ = hyper_util::server::conn::auto::Builder::new(
+                            hyper_util::rt::TokioExecutor::new(),
+                        )
+                        .serve_connection(io, svc)
+                        .await;
+                    });
+                }
+            });
+        });
+        format!("http://{addr}/mcp")
+    }
+}
+
+#[test]
+fn a_streamable_http_server_is_grafted_with_errors_and_list_changes() {
+    let env = TestEnv::new();
+    let url = http_server::start();
+    env.write(
+        ".vscode-style.json",
+        serde_json::to_string(&json!({"servers": {"web": {"type": "http", "url": url}}})).unwrap(),
+    );
+    let cfg = env.path(".vscode-style.json");
+    let cfg = cfg.to_string_lossy();
+    let with = |args: &[&str]| {
+        let mut all = vec!["--mcp-config", &cfg];
+        all.extend_from_slice(args);
+        run(&env, &all)
+    };
+    let out = with(&["web__echo", "hi there"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "echo: hi there\n");
+    let out = with(&["--format", "json", "web__echo", "text=x"]);
+    let v = json_lines(&out);
+    assert_eq!(v["output"], json!({"echoed": "x"}), "{v}");
+
+    let out = with(&["web__fail", "nope"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("refused: nope"), "{}", stderr(&out));
+
+    let names = |out: &Output| -> Vec<String> {
+        json_lines(out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&with(&["--format", "json", "mcp", "tools"])),
+        ["web__echo", "web__fail", "web__grow"]
+    );
+    let out = with(&["web__grow", "go"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            names(&with(&["--format", "json", "mcp", "tools"])).contains(&"web__extra".to_string())
+        }),
+        "the tool list change was not picked up"
+    );
+    let out = with(&["--format", "json", "mcp", "servers"]);
+    assert_eq!(json_lines(&out)[0]["transport"], "http");
+}
