@@ -32,6 +32,9 @@ pub const CHILD_MARKER: &str = "INDUS_MCP_CHILD";
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default per-call timeout.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long after a call a server that announces tool-list changes is given to
+/// deliver one.
+pub const LIST_CHANGED_GRACE: Duration = Duration::from_millis(50);
 /// How much of a child's stderr is kept (the tail).
 const STDERR_TAIL: usize = 4096;
 
@@ -59,6 +62,7 @@ impl Timeouts {
 #[derive(Clone, Default)]
 pub struct Watcher {
     pub tools_changed: Arc<AtomicBool>,
+    changed: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Watcher {
@@ -71,6 +75,7 @@ impl ClientHandler for Watcher {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
     }
 }
 
@@ -320,8 +325,25 @@ impl Connection {
         }
     }
 
-    /// Did the server announce `notifications/tools/list_changed`?
-    pub fn tools_changed(&self) -> bool {
+    /// Did the server announce `notifications/tools/list_changed`? A server that
+    /// declares the `tools.listChanged` capability may send it on another stream
+    /// than the call's answer (Streamable HTTP), so for such a server a notice not
+    /// yet seen is waited for a moment ([`LIST_CHANGED_GRACE`]).
+    pub async fn tools_changed(&self) -> bool {
+        if self.watcher.tools_changed.load(Ordering::SeqCst) {
+            return true;
+        }
+        let announces = self
+            .service()
+            .peer_info()
+            .and_then(|i| i.capabilities.tools.as_ref().and_then(|t| t.list_changed))
+            == Some(true);
+        if announces {
+            let notified = self.watcher.changed.notified();
+            if !self.watcher.tools_changed.load(Ordering::SeqCst) {
+                let _ = tokio::time::timeout(LIST_CHANGED_GRACE, notified).await;
+            }
+        }
         self.watcher.tools_changed.load(Ordering::SeqCst)
     }
 

@@ -308,7 +308,7 @@ impl Tool for GraftedTool {
             r = conn.call(&self.capability.tool, input) => r,
         };
         if result.is_ok()
-            && conn.tools_changed()
+            && conn.tools_changed().await
             && let Ok(caps) = conn.capabilities().await
         {
             resync(&self.cwd, &self.server.name, caps);
