@@ -940,6 +940,10 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
         cwd: cwd.map_or(here.clone(), |c| crate::kernel::root::tidy(&here.join(c))),
         no_mcp,
     };
+    // A `--cwd` that is no directory is a usage error, reported after parsing.
+    if !opts.cwd.is_dir() {
+        return None;
+    }
     crate::interop::mcp_client::graft::Graft::prepare(&opts)
 }
 

@@ -173,7 +173,16 @@ impl Discovery<'_> {
         for (file, required) in self.candidates() {
             let text = match std::fs::read_to_string(&file) {
                 Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => continue,
+                // Absent: no file, or a path through something that is not a folder.
+                Err(e)
+                    if !required
+                        && matches!(
+                            e.kind(),
+                            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                        ) =>
+                {
+                    continue;
+                }
                 Err(e) => {
                     config.files.push(file.clone());
                     config.warnings.push(ConfigWarning {
