@@ -563,3 +563,44 @@ fn a_streamable_http_server_is_grafted_with_errors_and_list_changes() {
     let out = with(&["--format", "json", "mcp", "servers"]);
     assert_eq!(json_lines(&out)[0]["transport"], "http");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_serve_re_exports_the_grafted_tools() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+    let mut cmd = tokio::process::Command::new(bin_path());
+    cmd.current_dir(env.root())
+        .env("HOME", common::no_home())
+        .env("XDG_CONFIG_HOME", common::no_home().join(".config"))
+        .env_remove("INDUS_MCP_CHILD")
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "mcp",
+            "serve",
+            "--no-gate",
+        ]);
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let client = ().serve(transport).await.expect("handshake");
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(
+        names.contains(&"read") && names.contains(&"peer__read"),
+        "{names:?}"
+    );
+    let args = json!({"path": "f.txt"});
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("peer__read")
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true));
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("hello"), "{text}");
+    client.cancel().await.unwrap();
+}

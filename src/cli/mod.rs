@@ -106,8 +106,13 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             bad.to_string_lossy()
         ));
     }
-    let mut tree: Vec<ToolDescriptor> = descriptors.clone();
-    tree.extend(grafted.iter().map(|t| t.descriptor()));
+    let tree: std::borrow::Cow<[ToolDescriptor]> = if grafted.is_empty() {
+        std::borrow::Cow::Borrowed(&descriptors)
+    } else {
+        let mut all = descriptors.clone();
+        all.extend(grafted.iter().map(|t| t.descriptor()));
+        std::borrow::Cow::Owned(all)
+    };
     let matches = match build_command(&tree).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(e),
