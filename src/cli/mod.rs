@@ -894,6 +894,7 @@ fn graft_options(globals: &Globals) -> crate::interop::mcp_client::graft::Option
         explicit: globals.mcp_config.clone(),
         cwd: PathBuf::from(&globals.cwd),
         no_mcp: globals.no_mcp,
+        no_auto_refresh: false,
     }
 }
 
@@ -907,6 +908,7 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
     let mut cwd: Option<PathBuf> = None;
     let mut no_mcp = false;
     let mut sub: Option<&str> = None;
+    let mut next_word: Option<&str> = None;
     let mut i = 1;
     while i < args.len() {
         let arg = args[i].to_str()?;
@@ -932,6 +934,9 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
             "--cwd" if sub.is_none() => cwd = value(&mut i).map(PathBuf::from),
             n if sub.is_none() && VALUE_GLOBALS.contains(&n) && inline.is_none() => i += 1,
             n if sub.is_none() && !n.starts_with('-') => sub = Some(arg),
+            n if sub.is_some() && next_word.is_none() && !n.starts_with('-') => {
+                next_word = Some(arg)
+            }
             _ => {}
         }
         i += 1;
@@ -944,6 +949,7 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
         explicit,
         cwd: cwd.map_or(here.clone(), |c| crate::kernel::root::tidy(&here.join(c))),
         no_mcp,
+        no_auto_refresh: sub == Some("mcp") && next_word == Some("refresh"),
     };
     // A `--cwd` that is no directory is a usage error, reported after parsing.
     if !opts.cwd.is_dir() {

@@ -61,6 +61,8 @@ pub struct Options {
     pub cwd: PathBuf,
     /// `--no-mcp`.
     pub no_mcp: bool,
+    /// Skip the refresh a changed config triggers (`mcp refresh` does its own).
+    pub no_auto_refresh: bool,
 }
 
 /// Why grafting is off, when it is.
@@ -118,7 +120,9 @@ impl Graft {
             Ok(s) => graft.status = s,
             Err(e) => graft.notes.push(format!("mcp: {e}")),
         }
-        if graft.status.config_hash.as_deref() != Some(graft.config.hash().as_str()) {
+        if !opts.no_auto_refresh
+            && graft.status.config_hash.as_deref() != Some(graft.config.hash().as_str())
+        {
             for report in graft.refresh(None) {
                 if let Some(e) = &report.status.last_error {
                     graft.notes.push(e.clone());
