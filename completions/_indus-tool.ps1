@@ -32,9 +32,11 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour on a terminal (auto honours NO_COLOR); never in JSON')
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'The id of the ToolCall (echoed in the JSON outcome; default "cli")')
             [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'The checkpoint node this invocation''s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers'' tools are grafted as SERVER__TOOL')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Expose no tools at all')
             [CompletionResult]::new('--gate', '--gate', [CompletionResultType]::ParameterName, 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session')
             [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`')
+            [CompletionResult]::new('--no-mcp', '--no-mcp', [CompletionResultType]::ParameterName, 'Graft no MCP server''s tools (read no MCP config)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -63,7 +65,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
-            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -295,6 +297,65 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Turn the read-before-edit gate off (it is on in the MCP server)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does')
+            [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'The configured MCP servers: name, transport, status, tool count, last error')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
+            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
+            [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'indus-tool;mcp;serve' {
+            [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Turn the read-before-edit gate off (it is on in the MCP server)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;servers' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;tools' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;ledger' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;refresh' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;help' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does')
+            [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'The configured MCP servers: name, transport, status, tool count, last error')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
+            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
+            [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'indus-tool;mcp;help;serve' {
+            break
+        }
+        'indus-tool;mcp;help;servers' {
+            break
+        }
+        'indus-tool;mcp;help;tools' {
+            break
+        }
+        'indus-tool;mcp;help;ledger' {
+            break
+        }
+        'indus-tool;mcp;help;refresh' {
+            break
+        }
+        'indus-tool;mcp;help;help' {
             break
         }
         'indus-tool;diff' {
@@ -414,7 +475,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
             [CompletionResult]::new('call', 'call', [CompletionResultType]::ParameterValue, 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)')
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
-            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -495,6 +556,26 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;mcp' {
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does')
+            [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'The configured MCP servers: name, transport, status, tool count, last error')
+            [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
+            [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
+            [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            break
+        }
+        'indus-tool;help;mcp;serve' {
+            break
+        }
+        'indus-tool;help;mcp;servers' {
+            break
+        }
+        'indus-tool;help;mcp;tools' {
+            break
+        }
+        'indus-tool;help;mcp;ledger' {
+            break
+        }
+        'indus-tool;help;mcp;refresh' {
             break
         }
         'indus-tool;help;diff' {

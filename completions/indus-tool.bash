@@ -256,6 +256,57 @@ _indus__tool() {
             indus__tool__subcmd__help__subcmd__checkpoint,rewind)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__rewind"
                 ;;
+            indus__tool__subcmd__help__subcmd__mcp,ledger)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__ledger"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,refresh)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__refresh"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,serve)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__serve"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,servers)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__servers"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,tools)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__tools"
+                ;;
+            indus__tool__subcmd__mcp,help)
+                cmd="indus__tool__subcmd__mcp__subcmd__help"
+                ;;
+            indus__tool__subcmd__mcp,ledger)
+                cmd="indus__tool__subcmd__mcp__subcmd__ledger"
+                ;;
+            indus__tool__subcmd__mcp,refresh)
+                cmd="indus__tool__subcmd__mcp__subcmd__refresh"
+                ;;
+            indus__tool__subcmd__mcp,serve)
+                cmd="indus__tool__subcmd__mcp__subcmd__serve"
+                ;;
+            indus__tool__subcmd__mcp,servers)
+                cmd="indus__tool__subcmd__mcp__subcmd__servers"
+                ;;
+            indus__tool__subcmd__mcp,tools)
+                cmd="indus__tool__subcmd__mcp__subcmd__tools"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,help)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__help"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,ledger)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__ledger"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,refresh)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__refresh"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,serve)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__serve"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,servers)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__servers"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,tools)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__tools"
+                ;;
             *)
                 ;;
         esac
@@ -263,7 +314,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --turn --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --turn --mcp-config --no-mcp --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -310,6 +361,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --turn)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mcp-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1227,8 +1282,78 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__mcp)
-            opts=""
+            opts="serve servers tools ledger refresh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__ledger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__refresh)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__servers)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__tools)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1471,8 +1596,176 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp)
-            opts="-h --no-gate --help"
+            opts="-h --no-gate --help serve servers tools ledger refresh help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help)
+            opts="serve servers tools ledger refresh help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__ledger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__refresh)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__serve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__servers)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__tools)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__ledger)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__refresh)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__serve)
+            opts="-h --no-gate --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__servers)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__tools)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -29,9 +29,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --color 'Colour on a terminal (auto honours NO_COLOR); never in JSON'
             cand --id 'The id of the ToolCall (echoed in the JSON outcome; default "cli")'
             cand --turn 'The checkpoint node this invocation''s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)'
+            cand --mcp-config 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers'' tools are grafted as SERVER__TOOL'
             cand --no-tools 'Expose no tools at all'
             cand --gate 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
             cand --checkpoint 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
+            cand --no-mcp 'Graft no MCP server''s tools (read no MCP config)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -60,7 +62,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
-            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
+            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
             cand completions 'Print a shell completion script'
@@ -267,6 +269,53 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+            cand serve 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+            cand servers 'The configured MCP servers: name, transport, status, tool count, last error'
+            cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
+            cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
+            cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;mcp;serve'= {
+            cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;servers'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;tools'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;ledger'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;refresh'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;help'= {
+            cand serve 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+            cand servers 'The configured MCP servers: name, transport, status, tool count, last error'
+            cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
+            cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
+            cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'indus-tool;mcp;help;serve'= {
+        }
+        &'indus-tool;mcp;help;servers'= {
+        }
+        &'indus-tool;mcp;help;tools'= {
+        }
+        &'indus-tool;mcp;help;ledger'= {
+        }
+        &'indus-tool;mcp;help;refresh'= {
+        }
+        &'indus-tool;mcp;help;help'= {
         }
         &'indus-tool;diff'= {
             cand -U 'Lines of context around each change'
@@ -367,7 +416,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
             cand call 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (''-'' reads stdin, ''@FILE'' reads a file)'
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
-            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
+            cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
             cand completions 'Print a shell completion script'
@@ -423,6 +472,21 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;batch'= {
         }
         &'indus-tool;help;mcp'= {
+            cand serve 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+            cand servers 'The configured MCP servers: name, transport, status, tool count, last error'
+            cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
+            cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
+            cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+        }
+        &'indus-tool;help;mcp;serve'= {
+        }
+        &'indus-tool;help;mcp;servers'= {
+        }
+        &'indus-tool;help;mcp;tools'= {
+        }
+        &'indus-tool;help;mcp;ledger'= {
+        }
+        &'indus-tool;help;mcp;refresh'= {
         }
         &'indus-tool;help;diff'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint turn= h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint turn= mcp-config= no-mcp h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -42,9 +42,11 @@ always\t''
 never\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l id -d 'The id of the ToolCall (echoed in the JSON outcome; default "cli")' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expose no tools at all'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a text file.'
@@ -71,7 +73,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "describe" -d 
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "checkpoint" -d 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "completions" -d 'Print a shell completion script'
@@ -200,8 +202,26 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s j -l jobs -d 'Run up to N calls at once; outcomes are then written as calls finish, each with its call\'s id' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -l no-gate -d 'Turn the read-before-edit gate off (it is on in batch mode)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s h -l help -d 'Print help'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "servers" -d 'The configured MCP servers: name, transport, status, tool count, last error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "tools" -d 'The grafted tools (from the ledger cache; nothing is spawned)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "ledger" -d 'The bridge ledger\'s event log (--format json: one JSON event per line)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from serve" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from servers" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from tools" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from ledger" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from refresh" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "servers" -d 'The configured MCP servers: name, transport, status, tool count, last error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "tools" -d 'The grafted tools (from the ledger cache; nothing is spawned)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "ledger" -d 'The bridge ledger\'s event log (--format json: one JSON event per line)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l context -d 'Lines of context around each change' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand checkpoint; and not __fish_seen_subcommand_from list on off diff rewind drop help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -253,12 +273,17 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fi
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "schema" -d 'Print every exposed tool\'s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "checkpoint" -d 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "completions" -d 'Print a shell completion script'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "servers" -d 'The configured MCP servers: name, transport, status, tool count, last error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "tools" -d 'The grafted tools (from the ledger cache; nothing is spawned)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "ledger" -d 'The bridge ledger\'s event log (--format json: one JSON event per line)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "list" -d 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "on" -d 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "off" -d 'Stop checkpointing this session by default (the nodes already recorded stay)'

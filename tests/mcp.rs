@@ -28,7 +28,10 @@ fn server_command(env: &TestEnv, globals: &[&str], args: &[&str]) -> tokio::proc
         .args(args)
         .env_remove("INDUS_FORMAT")
         .env_remove("INDUS_SESSION")
-        .env_remove("INDUS_WEBSEARCH_URL");
+        .env_remove("INDUS_WEBSEARCH_URL")
+        // No MCP config of the host's can graft tools into the server under test.
+        .env("HOME", common::no_home())
+        .env("XDG_CONFIG_HOME", common::no_home().join(".config"));
     cmd
 }
 

@@ -112,6 +112,16 @@ pub const CLI_SHAPES: &[CliShape] = &[
     },
 ];
 
+/// The clap id of a grafted MCP tool's input words.
+pub const GRAFTED_WORDS: &str = "words@grafted";
+
+/// A grafted MCP tool's name (`<server>__<tool>`): its command takes input words
+/// (`KEY=VALUE`, or bare values for its required keys in order) instead of a
+/// [`CliShape`].
+pub fn is_grafted(tool: &str) -> bool {
+    tool.contains("__")
+}
+
 pub fn shape_of(tool: &str) -> Option<&'static CliShape> {
     CLI_SHAPES.iter().find(|s| s.tool == tool)
 }
@@ -129,6 +139,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--color",
     "--id",
     "--turn",
+    "--mcp-config",
 ];
 
 /// Every global option's spelling (those that take a value are [`VALUE_GLOBALS`]).
@@ -147,6 +158,8 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--id",
     "--checkpoint",
     "--turn",
+    "--mcp-config",
+    "--no-mcp",
 ];
 
 /// One spelling of a tool's flag, as argv holds it.
@@ -288,6 +301,18 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let props = properties(descriptor);
+    if shape.is_none() && is_grafted(&name) {
+        cmd = cmd.arg(
+            Arg::new(GRAFTED_WORDS)
+                .value_name("KEY=VALUE|VALUE")
+                .num_args(0..)
+                .allow_hyphen_values(false)
+                .help(format!(
+                    "Input words: KEY=VALUE sets an input key (typed by the schema); a bare VALUE fills the next required key ({})",
+                    if required.is_empty() { "none".to_string() } else { required.join(", ") }
+                )),
+        );
+    }
     if let Some(shape) = shape {
         for key in shape.positionals {
             if let Some(schema) = props.get(*key) {
@@ -304,10 +329,20 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
             }
         }
     }
+    // A grafted MCP tool's keys are whatever its server chose: a key whose flag
+    // or short is taken (`json`, `help`, two keys kebab-casing alike) gets no
+    // flag of its own and is reached through `--json`.
+    let mut longs: Vec<String> = vec!["json".into(), "help".into()];
+    let mut shorts: Vec<char> = vec!['h'];
     for (key, schema) in props {
         let flag = kebab(key);
+        if longs.contains(&flag) || flag.is_empty() || flag.starts_with('-') {
+            continue;
+        }
+        longs.push(flag.clone());
         let mut arg = Arg::new(key.clone()).long(flag).help(flag_help(schema));
-        if let Some(c) = short_of(&name, key) {
+        if let Some(c) = short_of(&name, key).filter(|c| !shorts.contains(c)) {
+            shorts.push(c);
             arg = arg.short(c);
         }
         // A value may start with `-` (`--pattern -x`, `--old-text '- item'`): the
@@ -441,6 +476,19 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .env("INDUS_TURN")
                 .value_name("NAME")
                 .help("The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)"),
+        )
+        .arg(
+            Arg::new("mcp-config")
+                .long("mcp-config")
+                .value_name("FILE")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers' tools are grafted as SERVER__TOOL"),
+        )
+        .arg(
+            Arg::new("no-mcp")
+                .long("no-mcp")
+                .action(ArgAction::SetTrue)
+                .help("Graft no MCP server's tools (read no MCP config)"),
         );
     for d in descriptors {
         cmd = cmd.subcommand(tool_command(d));
@@ -490,13 +538,41 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     )
     .subcommand(
         Command::new("mcp")
-            .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes")
-            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.")
+            .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted")
+            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
             .arg(
                 Arg::new("no-gate")
                     .long("no-gate")
                     .action(ArgAction::SetTrue)
                     .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
+            )
+            .subcommand(
+                Command::new("serve")
+                    .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
+                    .arg(
+                        Arg::new("no-gate")
+                            .long("no-gate")
+                            .action(ArgAction::SetTrue)
+                            .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
+                    ),
+            )
+            .subcommand(
+                Command::new("servers")
+                    .about("The configured MCP servers: name, transport, status, tool count, last error"),
+            )
+            .subcommand(
+                Command::new("tools")
+                    .about("The grafted tools (from the ledger cache; nothing is spawned)")
+                    .arg(Arg::new("server").value_name("SERVER").help("Only this server's tools")),
+            )
+            .subcommand(
+                Command::new("ledger")
+                    .about("The bridge ledger's event log (--format json: one JSON event per line)"),
+            )
+            .subcommand(
+                Command::new("refresh")
+                    .about("Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed")
+                    .arg(Arg::new("server").value_name("SERVER").help("Only this server")),
             ),
     )
     .subcommand(

@@ -60,6 +60,12 @@ pub struct Globals {
     pub checkpoint: bool,
     /// `--turn` / `INDUS_TURN`: the checkpoint node (default: one per invocation).
     pub turn: Option<String>,
+    /// The grafted MCP tools' names (`<server>__<tool>`), exposed beside the
+    /// selection unless `--no-mcp`.
+    pub grafted: Vec<String>,
+    /// `--mcp-config FILE`.
+    pub mcp_config: Option<PathBuf>,
+    pub no_mcp: bool,
 }
 
 /// The catalog selection of an invocation: a deck profile or a standard collection.
@@ -81,10 +87,17 @@ impl Selection {
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    let registry = deck_registry();
+    let mut registry = deck_registry();
+    // The grafted MCP tools must be known before clap parses (their names are
+    // subcommands); with no MCP config this reads a few absent files and nothing
+    // else.
+    let mut graft = mcp_graft(&args);
+    let grafted = graft_tools(graft.as_ref());
     let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
+    registry.register_all(grafted.iter().cloned());
     let args = normalize_argv(args, &registry);
     let mut printer = Printer::new(ColorMode::Auto);
+    graft_notes(graft.as_ref(), &mut printer);
     // clap's own report ("invalid UTF-8 was detected in one or more arguments")
     // does not say which; every input is JSON text, so name the argument.
     if let Some((i, bad)) = args
@@ -98,19 +111,28 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             bad.to_string_lossy()
         ));
     }
-    let matches = match build_command(&descriptors).try_get_matches_from(args) {
+    let tree: std::borrow::Cow<[ToolDescriptor]> = if grafted.is_empty() {
+        std::borrow::Cow::Borrowed(&descriptors)
+    } else {
+        let mut all = descriptors.clone();
+        all.extend(grafted.iter().map(|t| t.descriptor()));
+        std::borrow::Cow::Owned(all)
+    };
+    let matches = match build_command(&tree).try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(e),
     };
-    let globals = match read_globals(&matches) {
+    let mut globals = match read_globals(&matches) {
         Ok(g) => g,
         Err(e) => return printer.usage(&e.0),
     };
+    globals.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
     printer = Printer::new(globals.color);
     // The tools that run are built for the working directory (a card may read its
     // configuration); the command tree above, docs and completions use the
     // machine-independent deck.
     let mut registry = deck_registry_for(&DeckContext::at(&globals.cwd));
+    registry.register_all(grafted);
     // Off (the default): nothing is wrapped, the tools are the deck's own.
     if globals.checkpoint {
         checkpoint::install(&mut registry, &globals);
@@ -122,7 +144,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "schema" => schema(&registry, &globals, sub_matches, &mut printer),
         "call" => call(&registry, &globals, sub_matches, &mut printer),
         "batch" => batch(&registry, &globals, sub_matches, &mut printer),
-        "mcp" => mcp(&registry, &globals, sub_matches, &mut printer),
+        "mcp" => mcp(&registry, &globals, sub_matches, &mut printer, &mut graft),
         "diff" => diff(&globals, sub_matches, &mut printer),
         "checkpoint" => checkpoint::command(&globals, sub_matches, &mut printer),
         "completions" => completions(&descriptors, sub_matches, &mut printer),
@@ -299,6 +321,9 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .get_one::<String>("turn")
             .filter(|t| !t.is_empty())
             .cloned(),
+        grafted: Vec::new(),
+        mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
+        no_mcp: m.get_flag("no-mcp"),
     })
 }
 
@@ -347,7 +372,7 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
     if globals.no_tools {
         return Ok(Vec::new());
     }
-    let members = match &globals.selection {
+    let mut members: Vec<String> = match &globals.selection {
         Selection::Profile(p) => rows_for_profile(*p)
             .filter(|r| registry.has(r.id))
             .map(|r| r.id.to_string())
@@ -356,6 +381,9 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
             .members_of(c)
             .map_err(|e| UsageError(e.to_string()))?,
     };
+    // Grafted MCP tools belong to no profile or collection; they are exposed
+    // whenever servers are configured (and `--tools` may narrow them).
+    members.extend(globals.grafted.iter().filter(|n| registry.has(n)).cloned());
     let Some(allow) = &globals.tools else {
         return Ok(members);
     };
@@ -438,7 +466,9 @@ static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// tools keep the default action (die at once), which loses nothing; installing
 /// handlers for them would cost every call a signal driver it does not need.
 fn runs_commands(name: &str) -> bool {
+    // A grafted MCP tool may run a stdio server in its own process group.
     matches!(normalize_tool_name(name).as_str(), "bash" | "task")
+        || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
 }
 
 /// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.
@@ -631,6 +661,44 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
             input.insert(key.to_string(), flag_value(key, schema, word)?);
         }
     }
+    if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
+        let required: Vec<&str> = descriptor
+            .parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut bare: Vec<&String> = Vec::new();
+        for word in words {
+            match word.split_once('=') {
+                Some((key, raw)) if props.contains_key(key) => {
+                    input.insert(key.to_string(), flag_value(key, &props[key], raw)?);
+                }
+                _ => bare.push(word),
+            }
+        }
+        let open: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|k| !input.contains_key(*k))
+            .collect();
+        let mut free = open.into_iter();
+        for word in bare {
+            let Some(key) = free.next() else {
+                return Err(UsageError(format!(
+                    "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values only for its required keys ({})",
+                    descriptor.name,
+                    if required.is_empty() {
+                        "none".to_string()
+                    } else {
+                        required.join(", ")
+                    }
+                )));
+            };
+            let schema = props.get(key).cloned().unwrap_or(Value::Null);
+            input.insert(key.to_string(), flag_value(key, &schema, word)?);
+        }
+    }
     // `process start CMD` (and `bg-process start CMD`): the second word is the
     // command, not a job id.
     if matches!(descriptor.name.as_str(), "process" | "bg-process")
@@ -775,14 +843,41 @@ fn batch(
     })
 }
 
-/// `mcp`: the selected tools as an MCP server on stdio (see `interop::mcp`).
+/// `mcp` (or `mcp serve`): the selected tools, grafted ones included, as an MCP
+/// server on stdio (see `interop::mcp`); `mcp servers | tools | ledger | refresh`:
+/// the MCP client's views (see `interop::mcp_client::graft`).
 #[cfg(feature = "mcp")]
 fn mcp(
     registry: &ToolRegistry,
     globals: &Globals,
     m: &ArgMatches,
     printer: &mut Printer,
+    graft: &mut Option<crate::interop::mcp_client::graft::Graft>,
 ) -> CliResult<ExitCode> {
+    let m = match m.subcommand() {
+        None => m,
+        Some(("serve", serve)) => serve,
+        Some((view, vm)) => {
+            let opts = graft_options(globals);
+            let arg = vm
+                .try_get_one::<String>("server")
+                .ok()
+                .flatten()
+                .map(String::as_str);
+            let out = crate::interop::mcp_client::graft::view(
+                graft.as_mut(),
+                &opts,
+                view,
+                arg,
+                globals.json,
+            );
+            printer.stdout_raw(&out.stdout);
+            for line in &out.stderr {
+                printer.error_text(line);
+            }
+            return Ok(ExitCode::from(out.code));
+        }
+    };
     let tool_box = long_running_box(registry, globals, m)?;
     // One thread. rmcp still runs every request as its own task, so calls overlap
     // wherever they wait (a command, a socket, a timer) and a cancellation is read
@@ -817,11 +912,111 @@ fn mcp(
     _globals: &Globals,
     _m: &ArgMatches,
     _printer: &mut Printer,
+    _graft: &mut Option<()>,
 ) -> CliResult<ExitCode> {
     Err(UsageError(
         "mcp: this indus-tool was built without the MCP server (cargo feature `mcp`)".into(),
     ))
 }
+
+/// Where grafting reads its config from, per the parsed globals.
+#[cfg(feature = "mcp")]
+fn graft_options(globals: &Globals) -> crate::interop::mcp_client::graft::Options {
+    crate::interop::mcp_client::graft::Options {
+        explicit: globals.mcp_config.clone(),
+        cwd: PathBuf::from(&globals.cwd),
+        no_mcp: globals.no_mcp,
+        no_auto_refresh: false,
+    }
+}
+
+/// The grafting options read from raw argv, before clap parses it (the grafted
+/// tools are subcommands, so they must be known first): `--no-mcp` and
+/// `--mcp-config FILE` anywhere before `--`, `--cwd DIR` before the subcommand.
+/// Nothing is grafted for the static outputs (`completions`, `man`) or help.
+#[cfg(feature = "mcp")]
+fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Graft> {
+    let mut explicit = None;
+    let mut cwd: Option<PathBuf> = None;
+    let mut no_mcp = false;
+    let mut sub: Option<&str> = None;
+    let mut next_word: Option<&str> = None;
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].to_str()?;
+        if arg == "--" {
+            break;
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+            _ => (arg, None),
+        };
+        let value = |i: &mut usize| -> Option<String> {
+            match inline {
+                Some(v) => Some(v.to_string()),
+                None => {
+                    *i += 1;
+                    args.get(*i).and_then(|a| a.to_str()).map(str::to_string)
+                }
+            }
+        };
+        match name {
+            "--no-mcp" => no_mcp = true,
+            "--mcp-config" => explicit = value(&mut i).map(PathBuf::from),
+            "--cwd" if sub.is_none() => cwd = value(&mut i).map(PathBuf::from),
+            n if sub.is_none() && VALUE_GLOBALS.contains(&n) && inline.is_none() => i += 1,
+            n if sub.is_none() && !n.starts_with('-') => sub = Some(arg),
+            n if sub.is_some() && next_word.is_none() && !n.starts_with('-') => {
+                next_word = Some(arg)
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if matches!(sub, None | Some("completions" | "man" | "help")) {
+        return None;
+    }
+    let here = std::env::current_dir().ok()?;
+    let opts = crate::interop::mcp_client::graft::Options {
+        explicit,
+        cwd: cwd.map_or(here.clone(), |c| crate::kernel::root::tidy(&here.join(c))),
+        no_mcp,
+        no_auto_refresh: sub == Some("mcp") && next_word == Some("refresh"),
+    };
+    // A `--cwd` that is no directory is a usage error, reported after parsing.
+    if !opts.cwd.is_dir() {
+        return None;
+    }
+    crate::interop::mcp_client::graft::Graft::prepare(&opts)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn mcp_graft(_args: &[OsString]) -> Option<()> {
+    None
+}
+
+#[cfg(feature = "mcp")]
+fn graft_tools(
+    graft: Option<&crate::interop::mcp_client::graft::Graft>,
+) -> Vec<crate::kernel::DefinedTool> {
+    graft.map(|g| g.tools()).unwrap_or_default()
+}
+
+#[cfg(not(feature = "mcp"))]
+fn graft_tools(_graft: Option<&()>) -> Vec<crate::kernel::DefinedTool> {
+    Vec::new()
+}
+
+/// Config warnings and refresh failures, on stderr.
+#[cfg(feature = "mcp")]
+fn graft_notes(graft: Option<&crate::interop::mcp_client::graft::Graft>, printer: &mut Printer) {
+    for note in graft.map(|g| g.notes.as_slice()).unwrap_or_default() {
+        printer.error_text(note);
+    }
+}
+
+#[cfg(not(feature = "mcp"))]
+fn graft_notes(_graft: Option<&()>, _printer: &mut Printer) {}
 
 fn list(registry: &ToolRegistry, globals: &Globals, printer: &mut Printer) -> CliResult<ExitCode> {
     let names = selected_names(registry, globals)?;

@@ -7,4 +7,5 @@
 pub mod batch;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod mcp_client;
 pub mod tool_defs;

@@ -84,6 +84,13 @@ impl TestEnv {
     }
 }
 
+/// The home directory the binary sees in tests: one that does not exist, so no
+/// MCP config of the host (`~/.config/indusvx/mcp.json`, `~/.indusvx/agent/…`)
+/// can graft tools into a test.
+pub fn no_home() -> PathBuf {
+    std::env::temp_dir().join("indus-tool-tests-no-home")
+}
+
 /// The binary with a scrubbed environment and no `--cwd`.
 pub fn bin() -> Command {
     Command::from_std(bin_std())
@@ -99,7 +106,12 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("INDUS_ROOT")
         .env_remove("INDUS_CHECKPOINT")
         .env_remove("INDUS_TURN")
-        .env_remove("INDUS_WEBSEARCH_URL");
+        .env_remove("INDUS_PROFILE")
+        .env_remove("INDUS_COLLECTION")
+        .env_remove("INDUS_WEBSEARCH_URL")
+        .env_remove("INDUS_MCP_CHILD")
+        .env("HOME", no_home())
+        .env("XDG_CONFIG_HOME", no_home().join(".config"));
     c
 }
 

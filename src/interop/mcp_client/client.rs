@@ -1,0 +1,427 @@
+//! One connection to one configured MCP server, on the official Rust SDK (rmcp):
+//! connect (stdio child or Streamable HTTP), list its tools, call one, close.
+//!
+//! This module owns the transport-level lifecycle and its failure modes, so that
+//! every failure is a message naming the server (never a panic or a hang):
+//! connect and call are bounded by timeouts; a stdio child runs in its own process
+//! group with its stderr captured (the tail is quoted when anything fails) and the
+//! whole group is killed when the connection is dropped; a server that dies
+//! mid-call is reported as such. Children get `INDUS_MCP_CHILD=1`, which turns
+//! grafting off in an `indus-tool` started that way, so a config that names
+//! indus-tool itself cannot graft itself recursively.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Tool};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+
+use super::config::{ServerConfig, ServerTransport};
+use super::ledger::{BridgeCapability, qualify_bridge_name};
+use crate::kernel::{ToolContentBlock, ToolResult};
+
+/// The variable set on every stdio child; an `indus-tool` that sees it grafts
+/// nothing.
+pub const CHILD_MARKER: &str = "INDUS_MCP_CHILD";
+/// Default connect timeout (spawn or dial, `initialize`, `tools/list`).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default per-call timeout.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long after a call a server that announces tool-list changes is given to
+/// deliver one.
+pub const LIST_CHANGED_GRACE: Duration = Duration::from_millis(50);
+/// How much of a child's stderr is kept (the tail).
+const STDERR_TAIL: usize = 4096;
+
+/// The timeouts of one server.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub call: Duration,
+}
+
+impl Timeouts {
+    pub fn of(server: &ServerConfig) -> Self {
+        Self {
+            connect: server
+                .connect_timeout_ms
+                .map_or(DEFAULT_CONNECT_TIMEOUT, Duration::from_millis),
+            call: server
+                .call_timeout_ms
+                .map_or(DEFAULT_CALL_TIMEOUT, Duration::from_millis),
+        }
+    }
+}
+
+/// The client side's handler: remembers a `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+pub struct Watcher {
+    pub tools_changed: Arc<AtomicBool>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for Watcher {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info.name = "indus-tool".into();
+        info.client_info.version = env!("CARGO_PKG_VERSION").into();
+        info
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+}
+
+/// A live connection. Dropping it ends the session and kills a stdio child's
+/// process group.
+pub struct Connection {
+    server: String,
+    service: Option<RunningService<RoleClient, Watcher>>,
+    watcher: Watcher,
+    pgid: Option<i32>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    timeouts: Timeouts,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+    }
+}
+
+fn kill_group(pgid: Option<i32>) {
+    if let Some(pgid) = pgid {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(pgid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+fn tail_of(buf: &Mutex<Vec<u8>>) -> String {
+    let bytes = buf.lock().map(|b| b.clone()).unwrap_or_default();
+    String::from_utf8_lossy(&bytes).trim().to_string()
+}
+
+/// `mcp server "NAME": WHAT` plus the child's stderr tail, when there is one.
+fn failure(server: &str, what: &str, stderr: &Mutex<Vec<u8>>) -> String {
+    let tail = tail_of(stderr);
+    if tail.is_empty() {
+        format!("mcp server \"{server}\": {what}")
+    } else {
+        format!("mcp server \"{server}\": {what}; its stderr:\n{tail}")
+    }
+}
+
+/// Connect to `server` (relative stdio `cwd`s resolve against `cwd`), within its
+/// connect timeout.
+pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, String> {
+    let timeouts = Timeouts::of(server);
+    let watcher = Watcher::default();
+    let stderr = Arc::new(Mutex::new(Vec::new()));
+    match &server.transport {
+        ServerTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd: dir,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args)
+                .envs(env)
+                .env(CHILD_MARKER, "1")
+                .current_dir(dir.as_ref().map_or(cwd.to_path_buf(), |d| cwd.join(d)))
+                .process_group(0);
+            let (transport, child_stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| {
+                    format!(
+                        "mcp server \"{}\": cannot start `{command}`: {e}",
+                        server.name
+                    )
+                })?;
+            let pgid = transport.id().map(|p| p as i32);
+            if let Some(mut pipe) = child_stderr {
+                let sink = Arc::clone(&stderr);
+                tokio::spawn(async move {
+                    let mut chunk = [0u8; 2048];
+                    while let Ok(n) = pipe.read(&mut chunk).await {
+                        if n == 0 {
+                            break;
+                        }
+                        if let Ok(mut buf) = sink.lock() {
+                            buf.extend_from_slice(&chunk[..n]);
+                            let len = buf.len();
+                            if len > STDERR_TAIL {
+                                buf.drain(..len - STDERR_TAIL);
+                            }
+                        }
+                    }
+                });
+            }
+            let mut conn = Connection {
+                server: server.name.clone(),
+                service: None,
+                watcher: watcher.clone(),
+                pgid,
+                stderr,
+                timeouts,
+            };
+            let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
+            conn.service = Some(conn.handshake(served).await?);
+            Ok(conn)
+        }
+        ServerTransport::Http { url, headers } | ServerTransport::Sse { url, headers } => {
+            use rmcp::transport::StreamableHttpClientTransport;
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            let mut custom = std::collections::HashMap::new();
+            for (name, value) in headers {
+                if name.eq_ignore_ascii_case("authorization")
+                    && let Some(token) = value.strip_prefix("Bearer ")
+                {
+                    config = config.auth_header(token);
+                    continue;
+                }
+                let header =
+                    reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
+                        format!("mcp server \"{}\": header \"{name}\": {e}", server.name)
+                    })?;
+                let value = reqwest::header::HeaderValue::from_str(value).map_err(|e| {
+                    format!("mcp server \"{}\": header \"{name}\": {e}", server.name)
+                })?;
+                custom.insert(header, value);
+            }
+            config = config.custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let mut conn = Connection {
+                server: server.name.clone(),
+                service: None,
+                watcher: watcher.clone(),
+                pgid: None,
+                stderr,
+                timeouts,
+            };
+            let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
+            conn.service = Some(conn.handshake(served).await.map_err(|e| {
+                if matches!(server.transport, ServerTransport::Sse { .. }) {
+                    format!(
+                        "{e} (the row asks for the legacy SSE transport, which this build cannot speak; it tried Streamable HTTP at the same URL)"
+                    )
+                } else {
+                    e
+                }
+            })?);
+            Ok(conn)
+        }
+    }
+}
+
+impl Connection {
+    async fn handshake<E: std::fmt::Display>(
+        &self,
+        served: Result<Result<RunningService<RoleClient, Watcher>, E>, tokio::time::error::Elapsed>,
+    ) -> Result<RunningService<RoleClient, Watcher>, String> {
+        match served {
+            Ok(Ok(service)) => Ok(service),
+            Ok(Err(e)) => {
+                // Give a dying child a moment to finish writing its stderr.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Err(failure(
+                    &self.server,
+                    &format!("the MCP handshake failed: {e}"),
+                    &self.stderr,
+                ))
+            }
+            Err(_) => Err(failure(
+                &self.server,
+                &format!(
+                    "no answer to initialize within {} ms (connect timeout)",
+                    self.timeouts.connect.as_millis()
+                ),
+                &self.stderr,
+            )),
+        }
+    }
+
+    fn service(&self) -> &RunningService<RoleClient, Watcher> {
+        self.service.as_ref().expect("connected")
+    }
+
+    /// Every tool the server lists (all pages), within the connect timeout.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, String> {
+        match tokio::time::timeout(self.timeouts.connect, self.service().list_all_tools()).await {
+            Ok(Ok(tools)) => Ok(tools),
+            Ok(Err(e)) => Err(failure(
+                &self.server,
+                &format!("tools/list failed: {e}"),
+                &self.stderr,
+            )),
+            Err(_) => Err(failure(
+                &self.server,
+                &format!(
+                    "no answer to tools/list within {} ms",
+                    self.timeouts.connect.as_millis()
+                ),
+                &self.stderr,
+            )),
+        }
+    }
+
+    /// The server's tools as ledger capabilities.
+    pub async fn capabilities(&self) -> Result<Vec<BridgeCapability>, String> {
+        Ok(self
+            .list_tools()
+            .await?
+            .into_iter()
+            .map(|t| capability_of(&self.server, t))
+            .collect())
+    }
+
+    /// Call `tool` with `arguments`, within the call timeout. A transport-level
+    /// failure (the server died, timed out) is `Err`; the server's own `isError`
+    /// is an `Ok` result with `is_error` set.
+    pub async fn call(&self, tool: &str, arguments: Value) -> Result<ToolResult, String> {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        match arguments {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => {}
+            other => {
+                return Err(format!(
+                    "mcp server \"{}\": the arguments of {tool} must be a JSON object, got {}",
+                    self.server,
+                    crate::kernel::input::describe_value(&other)
+                ));
+            }
+        }
+        match tokio::time::timeout(self.timeouts.call, self.service().call_tool(params)).await {
+            Ok(Ok(result)) => Ok(tool_result_of(result)),
+            Ok(Err(e)) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let what = match e {
+                    rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => {
+                        format!("the server closed the connection during the call of {tool} ({e})")
+                    }
+                    other => format!("the call of {tool} failed: {other}"),
+                };
+                Err(failure(&self.server, &what, &self.stderr))
+            }
+            Err(_) => Err(failure(
+                &self.server,
+                &format!(
+                    "{tool} gave no answer within {} ms (call timeout)",
+                    self.timeouts.call.as_millis()
+                ),
+                &self.stderr,
+            )),
+        }
+    }
+
+    /// Did the server announce `notifications/tools/list_changed`? A server that
+    /// declares the `tools.listChanged` capability may send it on another stream
+    /// than the call's answer (Streamable HTTP), so for such a server a notice not
+    /// yet seen is waited for a moment ([`LIST_CHANGED_GRACE`]).
+    pub async fn tools_changed(&self) -> bool {
+        if self.watcher.tools_changed.load(Ordering::SeqCst) {
+            return true;
+        }
+        let announces = self
+            .service()
+            .peer_info()
+            .and_then(|i| i.capabilities.tools.as_ref().and_then(|t| t.list_changed))
+            == Some(true);
+        if announces {
+            let notified = self.watcher.changed.notified();
+            if !self.watcher.tools_changed.load(Ordering::SeqCst) {
+                let _ = tokio::time::timeout(LIST_CHANGED_GRACE, notified).await;
+            }
+        }
+        self.watcher.tools_changed.load(Ordering::SeqCst)
+    }
+
+    /// End the session politely (briefly), then kill what is left.
+    pub async fn close(mut self) {
+        if let Some(mut service) = self.service.take() {
+            let _ = service.close_with_timeout(Duration::from_millis(200)).await;
+        }
+        kill_group(self.pgid.take());
+    }
+
+    /// End a session whose call did not finish (timed out, cancelled): end of
+    /// input and SIGTERM to the group first, so a server can stop what it started
+    /// in process groups of its own, then, after a short grace, SIGKILL.
+    pub async fn abandon(mut self) {
+        if let Some(pgid) = self.pgid {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        if let Some(mut service) = self.service.take() {
+            let _ = service.close_with_timeout(Duration::from_millis(300)).await;
+        }
+        if self.pgid.is_some() {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        kill_group(self.pgid.take());
+    }
+}
+
+/// A listed tool as a ledger capability (qualified name, the server's own name,
+/// description, input schema).
+pub fn capability_of(server: &str, tool: Tool) -> BridgeCapability {
+    BridgeCapability {
+        name: qualify_bridge_name(server, &tool.name),
+        description: tool
+            .description
+            .as_deref()
+            .map(str::to_string)
+            .or(tool.title.clone())
+            .unwrap_or_default(),
+        tool: tool.name.into_owned(),
+        input_schema: Value::Object((*tool.input_schema).clone()),
+    }
+}
+
+/// An MCP tool result as a toolbox result: text content as text blocks, other
+/// content (images, resources) as JSON blocks of their wire form,
+/// `structuredContent` as a JSON block; `isError` carried over. A text block that
+/// is just `structuredContent` serialized (the copy the MCP spec asks servers to
+/// add for older clients) is dropped, so the record is not shown twice.
+pub fn tool_result_of(result: CallToolResult) -> ToolResult {
+    let structured = result.structured_content.as_ref();
+    let mut content: Vec<ToolContentBlock> = result
+        .content
+        .iter()
+        .filter_map(|c| match c.as_text() {
+            Some(t)
+                if structured.is_some()
+                    && serde_json::from_str::<Value>(&t.text).ok().as_ref() == structured =>
+            {
+                None
+            }
+            Some(t) => Some(ToolContentBlock::Text(t.text.clone())),
+            None => Some(ToolContentBlock::Json(
+                serde_json::to_value(c).unwrap_or(Value::Null),
+            )),
+        })
+        .collect();
+    if let Some(structured) = result.structured_content {
+        content.push(ToolContentBlock::Json(structured));
+    }
+    if content.is_empty() {
+        content.push(ToolContentBlock::Text(String::new()));
+    }
+    ToolResult {
+        content,
+        is_error: result.is_error == Some(true),
+    }
+}

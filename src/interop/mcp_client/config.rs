@@ -1,0 +1,674 @@
+//! MCP config discovery: which MCP servers this invocation may graft, read from the
+//! files users already keep for their editors and agents.
+//!
+//! This module owns reading and merging those files and nothing else (no
+//! connection, no state). Precedence, earliest wins on a repeated server name:
+//! `--mcp-config FILE` (parsed directly), `<cwd>/.indusvx/mcp.json`,
+//! `$XDG_CONFIG_HOME/indusvx/mcp.json` (default `~/.config`), then the legacy
+//! `~/.indusvx/agent/mcp.json` and `~/.indusvx/agent/mcp-servers.json`.
+//!
+//! Accepted shapes: `{"servers": [{"name": …}]}`, `{"servers": {name: {…}}}`,
+//! `{"mcpServers": {name: {…}}}` (Claude Desktop, Claude Code, Cursor) and VS
+//! Code's `{"servers": {name: {"type": "stdio"|"http"|"sse", …}}}`. A row with
+//! `"enabled": false` is dropped; `command` (+ `args`, `env`, `cwd`) is a stdio
+//! server, `url` (+ `headers`) a Streamable HTTP one (SSE when `type`/`transport`
+//! says `sse`). `${VAR}` and `${VAR:-default}` expand from the environment in
+//! command, args, env, cwd, url and headers. Errors are data: a malformed or
+//! unreadable file, or a row matching no transport, becomes a [`ConfigWarning`]
+//! naming the file (and server) and why, and only that file or row is skipped.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// How to reach one server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ServerTransport {
+    /// A child process speaking MCP on its stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: IndexMap<String, String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        url: String,
+        headers: IndexMap<String, String>,
+    },
+    /// The legacy HTTP+SSE transport (rmcp 3.9 has no client for it; the client
+    /// tries Streamable HTTP at the same URL and says so when that fails).
+    Sse {
+        url: String,
+        headers: IndexMap<String, String>,
+    },
+}
+
+impl ServerTransport {
+    /// `stdio`, `http` or `sse`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ServerTransport::Stdio { .. } => "stdio",
+            ServerTransport::Http { .. } => "http",
+            ServerTransport::Sse { .. } => "sse",
+        }
+    }
+}
+
+/// One configured server, its `${VAR}`s expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    pub name: String,
+    pub transport: ServerTransport,
+    /// Connect (spawn + initialize + tools/list) timeout, milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect_timeout_ms: Option<u64>,
+    /// Per-call timeout, milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_timeout_ms: Option<u64>,
+    /// The file the row came from (not part of the config hash).
+    #[serde(skip)]
+    pub source: PathBuf,
+}
+
+/// A file or row that was skipped, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mcp config {}: {}; skipped",
+            self.file.display(),
+            self.message
+        )
+    }
+}
+
+/// The merged configuration of one invocation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpConfig {
+    /// Servers by name, in precedence order (first file first, rows in file order).
+    pub servers: Vec<ServerConfig>,
+    pub warnings: Vec<ConfigWarning>,
+    /// The files that existed and were read (parsed or not), in precedence order.
+    pub files: Vec<PathBuf>,
+}
+
+impl McpConfig {
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// `sha256:<64 hex>` over the canonical JSON of the merged servers (after
+    /// expansion, so a changed variable changes the hash; the source files do not
+    /// count). The ledger is refreshed when this changes.
+    pub fn hash(&self) -> String {
+        let mut servers: Vec<&ServerConfig> = self.servers.iter().collect();
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        let value = serde_json::to_value(&servers).expect("configs serialize");
+        let bytes = super::ledger::canonical_json(&value);
+        format!("sha256:{}", hex(&Sha256::digest(bytes.as_bytes())))
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where to look, and how to read the environment (injectable for tests).
+pub struct Discovery<'a> {
+    /// `--mcp-config FILE`.
+    pub explicit: Option<PathBuf>,
+    pub cwd: PathBuf,
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Discovery<'_> {
+    /// The candidate files in precedence order (whether they exist or not), the
+    /// explicit one marked `true` (it must exist).
+    pub fn candidates(&self) -> Vec<(PathBuf, bool)> {
+        let mut out = Vec::new();
+        if let Some(file) = &self.explicit {
+            out.push((self.cwd.join(file), true));
+        }
+        out.push((self.cwd.join(".indusvx").join("mcp.json"), false));
+        let home = (self.env)("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let xdg = (self.env)("XDG_CONFIG_HOME")
+            .filter(|x| !x.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".config")));
+        if let Some(xdg) = xdg {
+            out.push((xdg.join("indusvx").join("mcp.json"), false));
+        }
+        if let Some(home) = home {
+            let agent = home.join(".indusvx").join("agent");
+            out.push((agent.join("mcp.json"), false));
+            out.push((agent.join("mcp-servers.json"), false));
+        }
+        out
+    }
+
+    /// Read and merge every candidate. Absent optional files cost one failed
+    /// `open` each and produce nothing.
+    pub fn load(&self) -> McpConfig {
+        let mut config = McpConfig::default();
+        let mut merged: IndexMap<String, ServerConfig> = IndexMap::new();
+        for (file, required) in self.candidates() {
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                // Absent: no file, or a path through something that is not a folder.
+                Err(e)
+                    if !required
+                        && matches!(
+                            e.kind(),
+                            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                        ) =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    config.files.push(file.clone());
+                    config.warnings.push(ConfigWarning {
+                        file,
+                        message: format!("cannot read it: {e}"),
+                    });
+                    continue;
+                }
+            };
+            config.files.push(file.clone());
+            let (servers, warnings) = parse_config_text(&text, &file, self.env);
+            config.warnings.extend(warnings);
+            for server in servers {
+                merged.entry(server.name.clone()).or_insert(server);
+            }
+        }
+        config.servers = merged.into_values().collect();
+        config
+    }
+}
+
+/// Parse one file's text into its enabled servers and the warnings about what was
+/// skipped.
+pub fn parse_config_text(
+    text: &str,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<ServerConfig>, Vec<ConfigWarning>) {
+    let mut warnings = Vec::new();
+    let warn = |warnings: &mut Vec<ConfigWarning>, message: String| {
+        warnings.push(ConfigWarning {
+            file: file.to_path_buf(),
+            message,
+        })
+    };
+    let root: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            warn(&mut warnings, format!("malformed JSON ({e})"));
+            return (Vec::new(), warnings);
+        }
+    };
+    let Value::Object(root) = root else {
+        warn(
+            &mut warnings,
+            "expected a JSON object with \"servers\" or \"mcpServers\"".to_string(),
+        );
+        return (Vec::new(), warnings);
+    };
+    let mut rows: Vec<(String, Value)> = Vec::new();
+    let mut saw_key = false;
+    for key in ["servers", "mcpServers"] {
+        match root.get(key) {
+            None => {}
+            Some(Value::Object(map)) => {
+                saw_key = true;
+                rows.extend(map.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            Some(Value::Array(items)) => {
+                saw_key = true;
+                for (i, item) in items.iter().enumerate() {
+                    match item.get("name").and_then(Value::as_str) {
+                        Some(name) if !name.is_empty() => {
+                            rows.push((name.to_string(), item.clone()))
+                        }
+                        _ => warn(
+                            &mut warnings,
+                            format!("\"{key}\"[{i}] has no \"name\" string"),
+                        ),
+                    }
+                }
+            }
+            Some(_) => {
+                saw_key = true;
+                warn(
+                    &mut warnings,
+                    format!("\"{key}\" must be an object or an array"),
+                );
+            }
+        }
+    }
+    if !saw_key {
+        warn(
+            &mut warnings,
+            "no \"servers\" or \"mcpServers\" key".to_string(),
+        );
+    }
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    for (name, row) in rows {
+        if servers.iter().any(|s| s.name == name) {
+            continue;
+        }
+        match parse_row(&name, &row, file, env) {
+            Ok(Some(server)) => servers.push(server),
+            Ok(None) => {}
+            Err(message) => warn(&mut warnings, format!("server \"{name}\": {message}")),
+        }
+    }
+    (servers, warnings)
+}
+
+/// One row: `Ok(None)` when disabled, `Err` when it matches no transport or a
+/// field has the wrong type.
+fn parse_row(
+    name: &str,
+    row: &Value,
+    file: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<ServerConfig>, String> {
+    let Value::Object(row) = row else {
+        return Err("expected an object".to_string());
+    };
+    if row.get("enabled").and_then(Value::as_bool) == Some(false)
+        || row.get("disabled").and_then(Value::as_bool) == Some(true)
+    {
+        return Ok(None);
+    }
+    let expand = |s: &str| expand_vars(s, env);
+    let string = |key: &str| -> Result<Option<String>, String> {
+        match row.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(expand(s))),
+            Some(_) => Err(format!("\"{key}\" must be a string")),
+        }
+    };
+    let map = |key: &str| -> Result<IndexMap<String, String>, String> {
+        match row.get(key) {
+            None | Some(Value::Null) => Ok(IndexMap::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), expand(s))),
+                    Value::Number(n) => Ok((k.clone(), n.to_string())),
+                    Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                    _ => Err(format!("\"{key}.{k}\" must be a string")),
+                })
+                .collect(),
+            Some(_) => Err(format!("\"{key}\" must be an object of strings")),
+        }
+    };
+    let kind = string("type")?
+        .or(string("transport")?)
+        .map(|k| k.to_ascii_lowercase());
+    let command = string("command")?;
+    let url = string("url")?.or(string("serverUrl")?);
+    let transport = match (kind.as_deref(), command, url) {
+        (Some("sse"), _, Some(url)) => ServerTransport::Sse {
+            url,
+            headers: map("headers")?,
+        },
+        (Some("http" | "streamable-http" | "streamablehttp" | "streamable_http"), _, Some(url))
+        | (None | Some("stdio"), None, Some(url)) => ServerTransport::Http {
+            url,
+            headers: map("headers")?,
+        },
+        (None | Some("stdio"), Some(command), _) => {
+            let args = match row.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|a| match a {
+                        Value::String(s) => Ok(expand(s)),
+                        Value::Number(n) => Ok(n.to_string()),
+                        _ => Err("\"args\" must be an array of strings".to_string()),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("\"args\" must be an array of strings".to_string()),
+            };
+            ServerTransport::Stdio {
+                command,
+                args,
+                env: map("env")?,
+                cwd: string("cwd")?,
+            }
+        }
+        (Some(other), _, _)
+            if !matches!(
+                other,
+                "stdio" | "http" | "sse" | "streamable-http" | "streamablehttp" | "streamable_http"
+            ) =>
+        {
+            return Err(format!("unknown transport type \"{other}\""));
+        }
+        (Some(kind), _, _) => {
+            return Err(format!(
+                "type \"{kind}\" needs {}",
+                if kind == "stdio" {
+                    "\"command\""
+                } else {
+                    "\"url\""
+                }
+            ));
+        }
+        (None, None, None) => {
+            return Err("no \"command\" (stdio) or \"url\" (HTTP); matches no transport".into());
+        }
+    };
+    let millis = |key: &str| -> Result<Option<u64>, String> {
+        match row.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| *n > 0)
+                .map(Some)
+                .ok_or_else(|| format!("\"{key}\" must be a positive number of milliseconds")),
+        }
+    };
+    Ok(Some(ServerConfig {
+        name: name.to_string(),
+        transport,
+        connect_timeout_ms: millis("connectTimeoutMs")?,
+        call_timeout_ms: millis("callTimeoutMs")?.or(millis("timeout")?),
+        source: file.to_path_buf(),
+    }))
+}
+
+/// Expand `${VAR}` and `${VAR:-default}` (the default when VAR is unset or
+/// empty). An unset `${VAR}` without a default expands to nothing; `$` not
+/// followed by `{`, and an unclosed `${`, are kept as written.
+pub fn expand_vars(text: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        let inner = &after[..end];
+        let (var, default) = match inner.split_once(":-") {
+            Some((v, d)) => (v, Some(d)),
+            None => (inner, None),
+        };
+        match (env(var).filter(|v| !v.is_empty()), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {}
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The process environment as a lookup.
+pub fn process_env(key: &str) -> Option<String> {
+    std::env::var(key).ok()
+}
+
+/// Convenience: discover with the process environment.
+pub fn discover(explicit: Option<PathBuf>, cwd: &Path) -> McpConfig {
+    Discovery {
+        explicit,
+        cwd: cwd.to_path_buf(),
+        env: &process_env,
+    }
+    .load()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    fn parse(text: &str) -> (Vec<ServerConfig>, Vec<ConfigWarning>) {
+        parse_config_text(text, Path::new("/cfg.json"), &env_of(&[("TOKEN", "t0k")]))
+    }
+
+    #[test]
+    fn the_seed_array_and_object_shapes() {
+        let (a, w) = parse(r#"{"servers":[{"name":"fs","command":"mcp-fs","args":["/tmp"]}]}"#);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].name, "fs");
+        assert_eq!(
+            a[0].transport,
+            ServerTransport::Stdio {
+                command: "mcp-fs".into(),
+                args: vec!["/tmp".into()],
+                env: IndexMap::new(),
+                cwd: None
+            }
+        );
+        let (o, w) = parse(r#"{"servers":{"fs":{"command":"mcp-fs","args":["/tmp"]}}}"#);
+        assert!(w.is_empty());
+        assert_eq!(o[0].transport, a[0].transport);
+    }
+
+    #[test]
+    fn the_claude_cursor_shape_and_vscode_types() {
+        let (s, w) = parse(
+            r#"{"mcpServers":{
+                "git":{"command":"uvx","args":["mcp-server-git"],"env":{"K":"${TOKEN}"}},
+                "remote":{"url":"https://example.com/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}
+            }}"#,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(s[0].transport.kind(), "stdio");
+        let ServerTransport::Stdio { env, .. } = &s[0].transport else {
+            panic!()
+        };
+        assert_eq!(env["K"], "t0k");
+        let ServerTransport::Http { url, headers } = &s[1].transport else {
+            panic!()
+        };
+        assert_eq!(url, "https://example.com/mcp");
+        assert_eq!(headers["Authorization"], "Bearer t0k");
+
+        let (v, w) = parse(
+            r#"{"servers":{
+                "a":{"type":"stdio","command":"x"},
+                "b":{"type":"http","url":"http://h/mcp"},
+                "c":{"type":"sse","url":"http://h/sse"},
+                "d":{"type":"carrier-pigeon","url":"x"}
+            }}"#,
+        );
+        let kinds: Vec<&str> = v.iter().map(|s| s.transport.kind()).collect();
+        assert_eq!(kinds, ["stdio", "http", "sse"]);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].message.contains("\"d\""), "{}", w[0].message);
+        assert!(w[0].message.contains("carrier-pigeon"));
+    }
+
+    #[test]
+    fn disabled_rows_are_dropped_and_rows_without_transport_skipped_alone() {
+        let (s, w) = parse(
+            r#"{"servers":[
+                {"name":"off","command":"x","enabled":false},
+                {"name":"none"},
+                {"command":"nameless"},
+                {"name":"ok","command":"y"}
+            ]}"#,
+        );
+        assert_eq!(
+            s.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["ok"]
+        );
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].message.contains("\"servers\"[2]"));
+        assert!(w[1].message.contains("server \"none\""));
+        assert!(w[1].message.contains("no transport"));
+        assert!(w[1].to_string().starts_with("mcp config /cfg.json: "));
+    }
+
+    #[test]
+    fn malformed_files_are_one_warning_naming_the_file() {
+        for text in ["{ nope", "[1,2]", r#"{"other":1}"#, r#"{"servers":3}"#] {
+            let (s, w) = parse(text);
+            assert!(s.is_empty());
+            assert_eq!(w.len(), 1, "{text}");
+            assert_eq!(w[0].file, Path::new("/cfg.json"));
+        }
+        let (_, w) = parse("{ nope");
+        assert!(w[0].message.contains("malformed JSON"));
+    }
+
+    #[test]
+    fn variables_expand_with_defaults() {
+        let env = env_of(&[("A", "1"), ("EMPTY", "")]);
+        assert_eq!(expand_vars("x${A}y", &env), "x1y");
+        assert_eq!(expand_vars("${B:-dflt}", &env), "dflt");
+        assert_eq!(expand_vars("${EMPTY:-d}", &env), "d");
+        assert_eq!(expand_vars("${A:-d}", &env), "1");
+        assert_eq!(expand_vars("${B}", &env), "");
+        assert_eq!(expand_vars("$A ${unclosed", &env), "$A ${unclosed");
+        let (s, _) = parse_config_text(
+            r#"{"servers":{"s":{"command":"${A}/bin","args":["--p=${B:-9}"],"cwd":"${A}"}}}"#,
+            Path::new("/c"),
+            &env,
+        );
+        assert_eq!(
+            s[0].transport,
+            ServerTransport::Stdio {
+                command: "1/bin".into(),
+                args: vec!["--p=9".into()],
+                env: IndexMap::new(),
+                cwd: Some("1".into())
+            }
+        );
+    }
+
+    #[test]
+    fn precedence_merges_by_name_earlier_wins() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let cwd = tmp.path().join("proj");
+        let w = |p: PathBuf, t: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w(
+            tmp.path().join("given.json"),
+            r#"{"mcpServers":{"a":{"command":"given"}}}"#,
+        );
+        w(
+            cwd.join(".indusvx/mcp.json"),
+            r#"{"servers":{"a":{"command":"project"},"b":{"command":"project"}}}"#,
+        );
+        w(
+            home.join(".config/indusvx/mcp.json"),
+            r#"{"servers":{"b":{"command":"xdg"},"c":{"command":"xdg"}}}"#,
+        );
+        w(
+            home.join(".indusvx/agent/mcp.json"),
+            r#"{"servers":{"c":{"command":"legacy"},"d":{"command":"legacy"}}}"#,
+        );
+        w(home.join(".indusvx/agent/mcp-servers.json"), "{ broken");
+        let home_s = home.to_string_lossy().into_owned();
+        let env = env_of(&[("HOME", &home_s)]);
+        let d = Discovery {
+            explicit: Some(tmp.path().join("given.json")),
+            cwd: cwd.clone(),
+            env: &env,
+        };
+        let c = d.load();
+        let got: Vec<(String, String)> = c
+            .servers
+            .iter()
+            .map(|s| match &s.transport {
+                ServerTransport::Stdio { command, .. } => (s.name.clone(), command.clone()),
+                _ => panic!(),
+            })
+            .collect();
+        let want: Vec<(String, String)> = [
+            ("a", "given"),
+            ("b", "project"),
+            ("c", "xdg"),
+            ("d", "legacy"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert_eq!(got, want);
+        assert_eq!(c.files.len(), 5);
+        assert_eq!(c.warnings.len(), 1);
+        assert!(c.warnings[0].file.ends_with("mcp-servers.json"));
+
+        // XDG_CONFIG_HOME replaces ~/.config.
+        let xdg = tmp.path().join("xdg");
+        w(
+            xdg.join("indusvx/mcp.json"),
+            r#"{"servers":{"z":{"url":"http://z"}}}"#,
+        );
+        let xdg_s = xdg.to_string_lossy().into_owned();
+        let env = env_of(&[("HOME", &home_s), ("XDG_CONFIG_HOME", &xdg_s)]);
+        let c = Discovery {
+            explicit: None,
+            cwd,
+            env: &env,
+        }
+        .load();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "z", "c", "d"]);
+    }
+
+    #[test]
+    fn a_missing_explicit_file_is_a_warning_and_the_hash_tracks_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let env = env_of(&[]);
+        let c = Discovery {
+            explicit: Some(tmp.path().join("nope.json")),
+            cwd: tmp.path().to_path_buf(),
+            env: &env,
+        }
+        .load();
+        assert!(c.servers.is_empty());
+        assert_eq!(c.warnings.len(), 1);
+        assert!(c.warnings[0].message.contains("cannot read"));
+
+        let (a, _) = parse(r#"{"servers":{"x":{"command":"a"},"y":{"url":"http://u"}}}"#);
+        let (b, _) = parse(r#"{"servers":{"y":{"url":"http://u"},"x":{"command":"a"}}}"#);
+        let (c2, _) = parse(r#"{"servers":{"x":{"command":"b"},"y":{"url":"http://u"}}}"#);
+        let cfg = |s| McpConfig {
+            servers: s,
+            ..Default::default()
+        };
+        assert_eq!(cfg(a.clone()).hash(), cfg(b).hash());
+        assert_ne!(cfg(a).hash(), cfg(c2).hash());
+    }
+}

@@ -1,0 +1,606 @@
+//! The MCP client through the real binary: configs that graft real MCP servers
+//! started by the tests (another indus-tool's own `mcp` server over stdio as
+//! `peer`, a server that crashes on start, one that never answers, one whose tool
+//! hangs), with HOME and XDG_CONFIG_HOME pointed at temp dirs so the host's MCP
+//! configs cannot leak in.
+#![cfg(feature = "mcp")]
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use common::{TestEnv, alive, code, stderr, stdout, wait_until};
+use serde_json::{Value, json};
+
+fn bin_path() -> String {
+    assert_cmd::cargo::cargo_bin("indus-tool")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A `peer` row: another indus-tool serving its tools over stdio, in `dir`.
+fn peer(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--cwd".to_string(), dir.to_string_lossy().into_owned()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["mcp".to_string(), "--no-gate".to_string()]);
+    json!({"command": bin_path(), "args": args})
+}
+
+/// Write `.indusvx/mcp.json` in the env's working directory.
+fn configure(env: &TestEnv, servers: Value) {
+    env.write(
+        ".indusvx/mcp.json",
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    );
+}
+
+fn run(env: &TestEnv, args: &[&str]) -> Output {
+    env.cmd().args(args).output().expect("run indus-tool")
+}
+
+fn json_lines(out: &Output) -> Value {
+    serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {:?} (stderr {:?})",
+            stdout(out),
+            stderr(out)
+        )
+    })
+}
+
+#[test]
+fn a_peer_indus_tool_is_grafted_and_callable_every_way() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    // The peer is indus-tool itself reading the same config: it must not graft
+    // itself (its children run with INDUS_MCP_CHILD set).
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+
+    let out = run(&env, &["peer__read", "f.txt"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("     1\thello"), "{}", stdout(&out));
+
+    let out = run(&env, &["--format", "json", "peer__read", "path=f.txt"]);
+    let v = json_lines(&out);
+    assert_eq!(v["is_error"], false);
+    assert!(v["output"].as_str().unwrap().contains("hello"));
+
+    let out = run(
+        &env,
+        &["peer__read", "--json", r#"{"path":"f.txt","limit":1}"#],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    // JSON records come back as records (structuredContent), not twice.
+    let out = run(&env, &["--format", "json", "peer__ls"]);
+    let v = json_lines(&out);
+    assert_eq!(v["output"]["entries"][0]["name"], "f.txt", "{v}");
+
+    let out = run(
+        &env,
+        &[
+            "call",
+            r#"{"id":7,"name":"peer__read","input":{"path":"f.txt"}}"#,
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("hello"));
+
+    let out = env
+        .cmd()
+        .arg("batch")
+        .write_stdin("{\"id\":1,\"name\":\"peer__read\",\"input\":{\"path\":\"f.txt\"}}\n")
+        .output()
+        .unwrap();
+    let v = json_lines(&out);
+    assert_eq!(v["id"], 1);
+    assert_eq!(v["is_error"], false);
+
+    // Listed beside the built-ins, in no profile; no recursive grafting.
+    let out = run(&env, &["--format", "json", "list"]);
+    let rows = json_lines(&out);
+    let names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"read") && names.contains(&"peer__read"));
+    assert!(
+        !names.iter().any(|n| n.starts_with("peer__peer__")),
+        "{names:?}"
+    );
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "peer__read")
+        .unwrap();
+    assert_eq!(row["profiles"], json!([]));
+
+    let out = run(&env, &["describe", "peer__read"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(json_lines(&out)["parameters"]["required"], json!(["path"]));
+
+    // --tools can name them; --no-mcp leaves them out.
+    let out = run(&env, &["--tools", "peer__read", "--format", "json", "list"]);
+    assert_eq!(json_lines(&out).as_array().unwrap().len(), 1);
+    let out = run(&env, &["--no-mcp", "list"]);
+    assert!(!stdout(&out).contains("peer__"));
+    let out = run(&env, &["--no-mcp", "peer__read", "f.txt"]);
+    assert_eq!(code(&out), 2);
+
+    // The server's isError is exit 1 with its message.
+    let out = run(&env, &["peer__read", "missing.txt"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("missing.txt"), "{}", stderr(&out));
+
+    // mcp serve re-exports the grafted tools.
+    let out = run(&env, &["--format", "json", "schema"]);
+    assert!(stdout(&out).contains("\"peer__read\""));
+}
+
+#[test]
+fn list_describe_and_schema_read_the_cache_and_spawn_nothing() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    let script = env.write(
+        "peer.sh",
+        format!(
+            "#!/bin/sh\necho started >> {}\nexec {} \"$@\"\n",
+            env.path("starts.log").display(),
+            bin_path()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut row = peer(env.root(), &[]);
+    row["command"] = json!(script.to_string_lossy());
+    configure(&env, json!({ "peer": row }));
+    let starts = || {
+        std::fs::read_to_string(env.path("starts.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    // The first invocation sees a config it has not refreshed for: one start.
+    assert_eq!(code(&run(&env, &["list"])), 0);
+    assert_eq!(starts(), 1);
+    for args in [
+        &["list"][..],
+        &["describe", "peer__read"],
+        &["schema"],
+        &["mcp", "tools"],
+        &["mcp", "servers"],
+        &["mcp", "ledger"],
+        &["read", "f.txt"],
+    ] {
+        let out = run(&env, args);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(starts(), 1, "a cached view spawned the server");
+    assert_eq!(code(&run(&env, &["peer__read", "f.txt"])), 0);
+    assert_eq!(starts(), 2);
+}
+
+#[test]
+fn failing_servers_are_reported_withdrawn_and_break_nothing_else() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    let hang_pid = env.path("hang.pid");
+    configure(
+        &env,
+        json!({
+            "peer": peer(env.root(), &[]),
+            "crash": {"command": "sh", "args": ["-c", "echo boom-on-stderr >&2; exit 3"]},
+            "hang": {
+                "command": "sh",
+                "args": ["-c", format!("echo $$ > {}; exec sleep 60", hang_pid.display())],
+                "connectTimeoutMs": 800
+            },
+            "absent": {"command": "/nonexistent/mcp-server"}
+        }),
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("mcp server \"crash\"") && err.contains("boom-on-stderr"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mcp server \"hang\"") && err.contains("connect timeout"),
+        "{err}"
+    );
+    assert!(
+        err.contains("mcp server \"absent\"") && err.contains("cannot start"),
+        "{err}"
+    );
+    // The hanging server's process group was killed.
+    let pid: u32 = std::fs::read_to_string(&hang_pid)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(pid)),
+        "hang still alive"
+    );
+
+    let out = run(&env, &["--format", "json", "mcp", "servers"]);
+    let servers = json_lines(&out);
+    let status: Vec<(String, String, u64)> = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["status"].as_str().unwrap().to_string(),
+                s["tools"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(status[0].0, "peer");
+    assert_eq!(status[0].1, "ready");
+    assert!(status[0].2 > 5);
+    for (name, state, tools) in &status[1..] {
+        assert_eq!((state.as_str(), *tools), ("failed", 0), "{name}");
+    }
+    assert!(
+        servers[1]["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("boom-on-stderr")
+    );
+
+    // The others (and the built-ins) still work.
+    let out = run(&env, &["peer__read", "f.txt"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(code(&run(&env, &["read", "f.txt"])), 0);
+    let out = run(&env, &["mcp", "refresh", "nope"]);
+    assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn a_call_that_outlives_its_timeout_is_an_error_and_its_processes_are_killed() {
+    let env = TestEnv::new();
+    let mut row = peer(env.root(), &[]);
+    row["callTimeoutMs"] = json!(1500);
+    configure(&env, json!({ "peer": row }));
+    let started = std::time::Instant::now();
+    let out = run(
+        &env,
+        &["peer__bash", "command=echo $$ > sleeper.pid; exec sleep 60"],
+    );
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stderr(&out).contains("call timeout"), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let pid: u32 = env.read_string("sleeper.pid").trim().parse().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(pid)),
+        "the peer's command outlived the call"
+    );
+}
+
+#[test]
+fn a_config_change_refreshes_the_ledger_with_enrolls_and_retires() {
+    let env = TestEnv::new();
+    configure(
+        &env,
+        json!({ "peer": peer(env.root(), &["--tools", "read"]) }),
+    );
+    let tools = |env: &TestEnv| -> Vec<String> {
+        let out = run(env, &["--format", "json", "mcp", "tools"]);
+        json_lines(&out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(tools(&env), ["peer__read"]);
+    configure(
+        &env,
+        json!({ "peer": peer(env.root(), &["--tools", "ls,read"]) }),
+    );
+    assert_eq!(tools(&env), ["peer__read", "peer__ls"]);
+    configure(
+        &env,
+        json!({ "peer": peer(env.root(), &["--tools", "ls"]) }),
+    );
+    assert_eq!(tools(&env), ["peer__ls"]);
+
+    let out = run(&env, &["--format", "json", "mcp", "ledger"]);
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ops: Vec<(&str, u64)> = events
+        .iter()
+        .map(|e| (e["op"].as_str().unwrap(), e["seq"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        ops,
+        [("enroll", 1), ("enroll", 2), ("retire", 3)],
+        "{events:?}"
+    );
+    assert_eq!(events[2]["key"], events[0]["key"]);
+    assert!(events[0]["key"].as_str().unwrap().starts_with("bk_"));
+    assert!(events[0]["at"].as_str().unwrap().ends_with('Z'));
+
+    // A server taken out of the config is withdrawn; its events stay.
+    configure(&env, json!({}));
+    env.write(
+        ".indusvx/mcp.json",
+        r#"{"mcpServers": {"other": {"command": "sh", "args": ["-c", "exit 0"]}}}"#,
+    );
+    let out = run(&env, &["list"]);
+    assert!(!stdout(&out).contains("peer__"));
+    let out = run(&env, &["--format", "json", "mcp", "ledger"]);
+    let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    assert_eq!(last["op"], "retire");
+    assert_eq!(last["server"], "peer");
+}
+
+#[test]
+fn malformed_configs_are_skipped_with_a_warning_naming_them() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    env.write(".indusvx/mcp.json", "{ not json");
+    let given = env.write(
+        "given.json",
+        serde_json::to_string(&json!({"servers": [
+            {"name": "peer", "command": bin_path(),
+             "args": ["--cwd", env.root().to_string_lossy(), "mcp"]},
+            {"name": "nothing"}
+        ]}))
+        .unwrap(),
+    );
+    let out = run(
+        &env,
+        &[
+            "--mcp-config",
+            &given.to_string_lossy(),
+            "peer__read",
+            "f.txt",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".indusvx/mcp.json") && err.contains("malformed JSON"),
+        "{err}"
+    );
+    assert!(err.contains("server \"nothing\""), "{err}");
+    assert!(stdout(&out).contains("hello"));
+}
+
+mod http_server {
+    //! A Streamable HTTP MCP server on 127.0.0.1, built with rmcp: `echo` (text
+    //! plus structuredContent), `fail` (isError), and `grow`, which adds the tool
+    //! `extra` and announces `notifications/tools/list_changed`.
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    };
+    use rmcp::service::{RequestContext, RoleServer};
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    use rmcp::{ErrorData, ServerHandler};
+    use serde_json::json;
+
+    #[derive(Clone)]
+    struct Handler {
+        grown: Arc<AtomicBool>,
+    }
+
+    fn tool(name: &str, description: &str) -> Tool {
+        let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
+        let serde_json::Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        Tool::new(name.to_string(), description.to_string(), Arc::new(schema))
+    }
+
+    impl ServerHandler for Handler {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_tool_list_changed()
+                    .build(),
+            )
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let mut tools = vec![
+                tool("echo", "Echo the text."),
+                tool("fail", "Always fails."),
+                tool("grow", "Add a tool."),
+            ];
+            if self.grown.load(Ordering::SeqCst) {
+                tools.push(tool("extra", "Appears after grow."));
+            }
+            Ok(ListToolsResult::with_all_items(tools))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let text = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("text"))
+                .and_then(|t| t.as_str())
+                .unwrap_or("")
+                .to_string();
+            let result = match request.name.as_ref() {
+                "echo" => {
+                    let mut r =
+                        CallToolResult::success(vec![ContentBlock::text(format!("echo: {text}"))]);
+                    r.structured_content = Some(json!({"echoed": text}));
+                    r
+                }
+                "fail" => {
+                    CallToolResult::error(vec![ContentBlock::text(format!("refused: {text}"))])
+                }
+                "grow" => {
+                    self.grown.store(true, Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("grown")])
+                }
+                other => {
+                    CallToolResult::error(vec![ContentBlock::text(format!("no tool {other}"))])
+                }
+            };
+            Ok(result.into())
+        }
+    }
+
+    /// Serve on 127.0.0.1 in a background thread; the URL of its endpoint.
+    pub fn start() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let grown = Arc::new(AtomicBool::new(false));
+                let service = StreamableHttpService::new(
+                    move || {
+                        Ok(Handler {
+                            grown: Arc::clone(&grown),
+                        })
+                    },
+                    LocalSessionManager::default().into(),
+                    StreamableHttpServerConfig::default(),
+                );
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let service = service.clone();
+                    tokio::spawn(async move {
+                        let io = hyper_util::rt::TokioIo::new(stream);
+                        let svc = hyper_util::service::TowerToHyperService::new(service);
+                        let _ = hyper_util::server::conn::auto::Builder::new(
+                            hyper_util::rt::TokioExecutor::new(),
+                        )
+                        .serve_connection(io, svc)
+                        .await;
+                    });
+                }
+            });
+        });
+        format!("http://{addr}/mcp")
+    }
+}
+
+#[test]
+fn a_streamable_http_server_is_grafted_with_errors_and_list_changes() {
+    let env = TestEnv::new();
+    let url = http_server::start();
+    env.write(
+        ".vscode-style.json",
+        serde_json::to_string(&json!({"servers": {"web": {"type": "http", "url": url}}})).unwrap(),
+    );
+    let cfg = env.path(".vscode-style.json");
+    let cfg = cfg.to_string_lossy();
+    let with = |args: &[&str]| {
+        let mut all = vec!["--mcp-config", &cfg];
+        all.extend_from_slice(args);
+        run(&env, &all)
+    };
+    let out = with(&["web__echo", "hi there"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "echo: hi there\n");
+    let out = with(&["--format", "json", "web__echo", "text=x"]);
+    let v = json_lines(&out);
+    assert_eq!(v["output"], json!({"echoed": "x"}), "{v}");
+
+    let out = with(&["web__fail", "nope"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("refused: nope"), "{}", stderr(&out));
+
+    let names = |out: &Output| -> Vec<String> {
+        json_lines(out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&with(&["--format", "json", "mcp", "tools"])),
+        ["web__echo", "web__fail", "web__grow"]
+    );
+    let out = with(&["web__grow", "go"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            names(&with(&["--format", "json", "mcp", "tools"])).contains(&"web__extra".to_string())
+        }),
+        "the tool list change was not picked up"
+    );
+    let out = with(&["--format", "json", "mcp", "servers"]);
+    assert_eq!(json_lines(&out)[0]["transport"], "http");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_serve_re_exports_the_grafted_tools() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+    let mut cmd = tokio::process::Command::new(bin_path());
+    cmd.current_dir(env.root())
+        .env("HOME", common::no_home())
+        .env("XDG_CONFIG_HOME", common::no_home().join(".config"))
+        .env_remove("INDUS_MCP_CHILD")
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "mcp",
+            "serve",
+            "--no-gate",
+        ]);
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let client = ().serve(transport).await.expect("handshake");
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(
+        names.contains(&"read") && names.contains(&"peer__read"),
+        "{names:?}"
+    );
+    let args = json!({"path": "f.txt"});
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("peer__read")
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true));
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.contains("hello"), "{text}");
+    client.cancel().await.unwrap();
+}
