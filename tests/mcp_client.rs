@@ -604,3 +604,34 @@ async fn mcp_serve_re_exports_the_grafted_tools() {
     assert!(text.contains("hello"), "{text}");
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn a_grafted_name_that_normalises_like_a_built_in_is_not_grafted() {
+    let env = TestEnv::new();
+    // Server "todo" serving `read`: `todo__read` is `todo_read` once _ is ignored.
+    configure(
+        &env,
+        json!({ "todo": peer(env.root(), &["--profile", "authoring", "--tools", "read"]) }),
+    );
+    let out = run(&env, &["--format", "json", "list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let names: Vec<String> = json_lines(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!names.contains(&"todo__read".to_string()), "{names:?}");
+    assert!(names.contains(&"todo_read".to_string()));
+    assert!(
+        stderr(&out).contains(
+            "MCP tool todo__read is not grafted: its name matches the built-in todo_read"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // The built-in is still the one any spelling reaches.
+    let out = run(&env, &["todoread"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "The checklist is empty.\n");
+}

@@ -142,6 +142,15 @@ impl Graft {
             .live_capabilities()
             .into_iter()
             .filter_map(|live| {
+                // A name that normalises like a catalog tool's (`todo__read` and
+                // `todo_read`) would make name matching ambiguous: not grafted.
+                if let Some(row) = crate::deck::find_row(&live.capability.name) {
+                    eprintln!(
+                        "indus-tool: MCP tool {} is not grafted: its name matches the built-in {} once _ and - are ignored",
+                        live.capability.name, row.id
+                    );
+                    return None;
+                }
                 let server = self.config.server(&live.server)?;
                 Some(define_tool(Arc::new(GraftedTool {
                     capability: live.capability,
