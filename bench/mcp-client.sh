@@ -1,0 +1,48 @@
+# MCP client: the cost of reaching a grafted tool.
+#  - cold call: `indus-tool peer__read small.txt`, where `peer` is indus-tool's own MCP
+#    server over stdio (spawned, initialized and called, then ended), against the same
+#    call made by the official Python MCP SDK client starting the same server
+#    (pip package `mcp`, installed into a venv under $WORK). Bar: ratio <= 1.0.
+#  - list with three configured servers and a warm ledger (nothing is spawned: the
+#    ledger is the tool-list cache), against the startup row's command
+#    (`indus-tool ls` on a small folder). Bar: ratio <= 2.
+mc="$WORK/mcp-client"
+mkdir -p "$mc/one" "$mc/three"
+for i in $(seq 1 40); do echo "line $i of a small file for the MCP client"; done >"$mc/one/small.txt"
+row() { # row SERVER_DIR: a stdio row serving indus-tool's tools from SERVER_DIR
+  python3 -c 'import json,sys; print(json.dumps({"command": sys.argv[1], "args": ["--cwd", sys.argv[2], "mcp", "--no-gate"]}))' "$INDUS" "$1"
+}
+mkdir -p "$mc/one/.indusvx" "$mc/three/.indusvx"
+echo "{\"mcpServers\": {\"peer\": $(row "$mc/one")}}" >"$mc/one/.indusvx/mcp.json"
+echo "{\"mcpServers\": {\"a\": $(row "$mc/one"), \"b\": $(row "$mc/one"), \"c\": $(row "$mc/one")}}" >"$mc/three/.indusvx/mcp.json"
+
+python3 -m venv "$mc/venv" >&2
+"$mc/venv/bin/pip" install --quiet --disable-pip-version-check mcp >&2
+cat >"$mc/client.py" <<'PY'
+import asyncio, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    params = StdioServerParameters(command=sys.argv[1],
+                                   args=["--cwd", sys.argv[2], "mcp", "--no-gate"],
+                                   env={"INDUS_MCP_CHILD": "1", "PATH": "/usr/bin:/bin"})
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("read", {"path": "small.txt"})
+            assert not getattr(result, "is_error", getattr(result, "isError", False)), result
+
+asyncio.run(main())
+PY
+# Warm both ledgers (the first invocation after a config change lists the servers).
+(cd "$mc/one" && "$INDUS" list >/dev/null)
+(cd "$mc/three" && "$INDUS" list >/dev/null)
+"$INDUS" --cwd "$mc/one" peer__read small.txt | grep -q "line 40" || { echo "peer__read failed" >&2; exit 1; }
+
+compare "mcp client: cold peer__read (stdio)" \
+  "$mc/venv/bin/python $mc/client.py $INDUS $mc/one" \
+  "$INDUS --cwd $mc/one peer__read small.txt" 1.0 3 30
+compare "mcp client: list, 3 servers, warm ledger" \
+  "$INDUS ls $mc/one" \
+  "$INDUS --cwd $mc/three list" 2 5 200
