@@ -198,7 +198,7 @@ impl NodeName {
         Self {
             name: format!(
                 "t-{}-{}",
-                crate::deck::cards::plan::base36(crate::tools::now_ms()),
+                crate::tools::base36(crate::tools::now_ms()),
                 std::process::id()
             ),
             named: false,
@@ -883,28 +883,7 @@ fn remove_if_there(path: &Path) -> io::Result<()> {
     }
 }
 
-/// `2026-11-23T21:05:49.123Z` for epoch milliseconds (UTC, proleptic Gregorian).
-pub fn iso8601_utc(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
-}
+pub use crate::tools::iso8601_utc;
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
-use crate::tools::text_and_record;
+use crate::tools::{base36, text_and_record};
 
 use super::session_dir;
 
@@ -50,21 +50,6 @@ pub fn plan_slug(plan: &str) -> String {
     } else {
         slug.to_string()
     }
-}
-
-/// Base 36 of `n`, digits then lower-case letters (JavaScript's `toString(36)`).
-pub fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII digits")
 }
 
 /// `<session_dir>/plans/<name>.md`.

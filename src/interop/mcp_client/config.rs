@@ -19,10 +19,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::tools::files::edit::sha256_hex;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 /// How to reach one server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -122,12 +122,8 @@ impl McpConfig {
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         let value = serde_json::to_value(&servers).expect("configs serialize");
         let bytes = super::ledger::canonical_json(&value);
-        format!("sha256:{}", hex(&Sha256::digest(bytes.as_bytes())))
+        format!("sha256:{}", sha256_hex(bytes.as_bytes()))
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Where to look, and how to read the environment (injectable for tests).

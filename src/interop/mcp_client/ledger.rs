@@ -35,10 +35,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use super::config::hex;
 use crate::state::StateDir;
+use crate::tools::files::edit::sha256_hex;
 
 /// The qualifier between a server's name and its tool's.
 pub const QUALIFIER: &str = "__";
@@ -346,8 +345,8 @@ pub fn bridge_content_key(server: &str, tool: &str, schema: Option<&Value>) -> B
         "name": qualify_bridge_name(server, tool),
         "schema": schema.cloned().unwrap_or(Value::Null),
     });
-    let digest = Sha256::digest(canonical_json(&identity).as_bytes());
-    BridgeKey(format!("bk_{}", &hex(&digest)[..32]))
+    let digest = sha256_hex(canonical_json(&identity).as_bytes());
+    BridgeKey(format!("bk_{}", &digest[..32]))
 }
 
 fn sanitize(part: &str) -> String {
@@ -385,7 +384,7 @@ pub fn qualify_bridge_name(server: &str, tool: &str) -> String {
     if s == server && t == tool && plain.len() <= MAX_NAME {
         return plain;
     }
-    let digest = hex(&Sha256::digest(format!("{server}\0{tool}").as_bytes()));
+    let digest = sha256_hex(format!("{server}\0{tool}").as_bytes());
     let mut cut = plain;
     cut.truncate(MAX_NAME - 9);
     format!("{cut}_{}", &digest[..8])
@@ -396,37 +395,9 @@ pub fn server_of_qualified(name: &str) -> &str {
     name.split_once(QUALIFIER).map_or(name, |(s, _)| s)
 }
 
-/// Now as ISO-8601 UTC with milliseconds (`2026-11-23T21:43:16.123Z`), by a
-/// civil-from-days conversion (no date crate).
+/// Now as ISO-8601 UTC with milliseconds (`2026-11-23T21:43:16.123Z`).
 pub fn now_iso() -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    iso_of_millis(ms)
-}
-
-/// Epoch milliseconds as ISO-8601 UTC.
-pub fn iso_of_millis(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
+    crate::tools::iso8601_utc(crate::tools::now_ms())
 }
 
 /// Read the persisted log (absent: empty). A line that does not parse is an
@@ -676,9 +647,15 @@ mod tests {
 
     #[test]
     fn timestamps_are_iso_utc() {
-        assert_eq!(iso_of_millis(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso_of_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
-        assert_eq!(iso_of_millis(1_795_477_396_000), "2026-11-23T23:43:16.000Z");
+        assert_eq!(crate::tools::iso8601_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            crate::tools::iso8601_utc(951_782_400_123),
+            "2000-02-29T00:00:00.123Z"
+        );
+        assert_eq!(
+            crate::tools::iso8601_utc(1_795_477_396_000),
+            "2026-11-23T23:43:16.000Z"
+        );
         assert!(now_iso().ends_with('Z'));
     }
 }
