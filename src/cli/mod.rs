@@ -21,7 +21,7 @@ use clap::error::ErrorKind;
 use serde_json::{Map, Value};
 
 use crate::backends::local::{budget_of, confine_local, make_local_context, open_confined};
-use crate::deck::{DeckContext, Profile, deck_registry, deck_registry_for, rows_for_profile};
+use crate::deck::{DeckContext, Profile, deck_registry, rebuild_in_context, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ToolBox, ToolCall, ToolDescriptor, ToolOutcome,
     ToolRegistry, no_such_tool_message, normalize_tool_name,
@@ -128,11 +128,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     };
     globals.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
     printer = Printer::new(globals.color);
-    // The tools that run are built for the working directory (a card may read its
-    // configuration); the command tree above, docs and completions use the
-    // machine-independent deck.
-    let mut registry = deck_registry_for(&DeckContext::at(&globals.cwd));
-    registry.register_all(grafted);
+    // The tools that run are built for the working directory: the rows whose tool
+    // reads its configuration (the task card's roster) are built again for it; the
+    // command tree above, docs and completions use the machine-independent deck.
+    rebuild_in_context(&mut registry, &DeckContext::at(&globals.cwd));
     // Off (the default): nothing is wrapped, the tools are the deck's own.
     if globals.checkpoint {
         checkpoint::install(&mut registry, &globals);

@@ -294,6 +294,16 @@ pub fn deck_registry_for(ctx: &DeckContext) -> ToolRegistry {
     reg
 }
 
+/// Build again, for `ctx`, the tools of `registry` whose rows read their context
+/// (the others are the same wherever they are built); each keeps its place.
+pub fn rebuild_in_context(registry: &mut ToolRegistry, ctx: &DeckContext) {
+    for row in catalog() {
+        if matches!(row.build, Builder::InContext(_)) && registry.has(row.id) {
+            registry.register(row.build_in(ctx));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

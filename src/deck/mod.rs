@@ -16,5 +16,5 @@ pub mod checkpoint;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,
-    rows_for_profile,
+    rebuild_in_context, rows_for_profile,
 };
