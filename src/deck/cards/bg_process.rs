@@ -20,7 +20,7 @@ use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, defi
 use crate::state::StateDir;
 use crate::state::jobs::{JobBook, JobTable};
 use crate::tools::shell::process::{
-    Fate, clean_window, fate_of, find_job, headline, job_json, list, start, state_error, stop,
+    Fate, fate_of, find_job, headline, job_json, list, read_window, start, state_error, stop,
 };
 use crate::tools::{clamp_for, now_ms, text_and_record};
 
@@ -76,29 +76,9 @@ async fn read_ring(
     from: u64,
     running: bool,
 ) -> Result<Ring, ToolResult> {
-    let len = match ctx.fs.stat(path).await {
-        Ok(info) => info.size,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => return Err(state_error(e)),
-    };
-    let from = if from > len { 0 } else { from };
-    let start = from.max(len.saturating_sub(RING_BYTES));
-    if start >= len {
-        return Ok(Ring {
-            text: String::new(),
-            dropped_lines: 0,
-            skipped_bytes: 0,
-            end: from,
-        });
-    }
-    let (bytes, _) = ctx
-        .fs
-        .read_range(path, start, (len - start) as usize)
-        .await
-        .map_err(state_error)?;
-    let (s, e) = clean_window(&bytes, start > from, running);
-    let mut window = &bytes[s..e];
-    let mut skipped = start + s as u64 - from;
+    let w = read_window(ctx, path, from, running, RING_BYTES).await?;
+    let mut window = &w.bytes[..];
+    let mut skipped = w.skipped;
     // A window cut inside a line begins at the next whole one.
     if skipped > 0
         && let Some(nl) = window.iter().position(|&b| b == b'\n')
@@ -112,7 +92,7 @@ async fn read_ring(
         text: kept.to_string(),
         dropped_lines,
         skipped_bytes: skipped,
-        end: start + e as u64,
+        end: w.new_cursor,
     })
 }
 

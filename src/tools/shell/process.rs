@@ -421,7 +421,7 @@ pub(crate) fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
 /// Where a window of new bytes starts and ends so it decodes cleanly: skip the
 /// continuation bytes of a character cut by the window's start, and while the job
 /// runs, hold back a character it has only half written.
-pub(crate) fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
+fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
     let mut start = 0;
     if cut_at_start {
         while start < bytes.len().min(3) && bytes[start] & 0xC0 == 0x80 {
@@ -456,37 +456,65 @@ struct StreamRead {
     new_cursor: u64,
 }
 
+/// What one look at a capture file found past a cursor: the newest bytes, at most
+/// a window of them, cut so they decode cleanly.
+pub(crate) struct Window {
+    pub(crate) bytes: Vec<u8>,
+    /// Bytes past the cursor left out, before the window.
+    pub(crate) skipped: u64,
+    /// Where the next look starts.
+    pub(crate) new_cursor: u64,
+}
+
+/// The newest at most `window` bytes of `path` past `cursor` (a capture file
+/// truncated by hand starts over), for `poll` here and the `bg-process` card's ring.
+pub(crate) async fn read_window(
+    ctx: &ToolContext,
+    path: &str,
+    cursor: u64,
+    running: bool,
+    window: u64,
+) -> Result<Window, ToolResult> {
+    let len = match ctx.fs.stat(path).await {
+        Ok(info) => info.size,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(state_error(e)),
+    };
+    let cursor = if cursor > len { 0 } else { cursor };
+    let from = cursor.max(len.saturating_sub(window));
+    if from >= len {
+        return Ok(Window {
+            bytes: Vec::new(),
+            skipped: 0,
+            new_cursor: cursor,
+        });
+    }
+    let (mut bytes, _) = ctx
+        .fs
+        .read_range(path, from, window as usize)
+        .await
+        .map_err(state_error)?;
+    let (s, e) = clean_window(&bytes, from > cursor, running);
+    bytes.truncate(e);
+    bytes.drain(..s);
+    Ok(Window {
+        bytes,
+        skipped: from + s as u64 - cursor,
+        new_cursor: from + e as u64,
+    })
+}
+
 async fn read_new(
     ctx: &ToolContext,
     path: &str,
     cursor: u64,
     running: bool,
 ) -> Result<StreamRead, ToolResult> {
-    let len = match ctx.fs.stat(path).await {
-        Ok(info) => info.size,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => return Err(state_error(e)),
-    };
-    // A capture file truncated by hand starts over.
-    let cursor = if cursor > len { 0 } else { cursor };
-    let from = cursor.max(len.saturating_sub(POLL_WINDOW));
-    if from >= len {
-        return Ok(StreamRead {
-            text: String::new(),
-            skipped: 0,
-            new_cursor: cursor,
-        });
-    }
-    let (bytes, _) = ctx
-        .fs
-        .read_range(path, from, POLL_WINDOW as usize)
-        .await
-        .map_err(state_error)?;
-    let (s, e) = clean_window(&bytes, from > cursor, running);
+    let w = read_window(ctx, path, cursor, running, POLL_WINDOW).await?;
     Ok(StreamRead {
-        text: String::from_utf8_lossy(&bytes[s..e]).into_owned(),
-        skipped: from + s as u64 - cursor,
-        new_cursor: from + e as u64,
+        text: String::from_utf8_lossy(&w.bytes).into_owned(),
+        skipped: w.skipped,
+        new_cursor: w.new_cursor,
     })
 }
 
