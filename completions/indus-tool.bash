@@ -337,7 +337,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -W "authoring survey all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "authoring survey all buddy" -- "${cur}"))
                     return 0
                     ;;
                 --tools)

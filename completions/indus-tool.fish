@@ -33,7 +33,8 @@ coding\t''
 all\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l profile -d 'Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection' -r -f -a "authoring\t''
 survey\t''
-all\t''"
+all\t''
+buddy\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tools -d 'Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l max-bytes -d 'Output budget in bytes (default 65536); longer output is clamped with a notice' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l session -d 'Session name keying the todo list and the gate\'s read-state under .indus-process/' -r

@@ -21,18 +21,22 @@ pub enum Profile {
     Survey,
     /// Every built-in and every app card.
     All,
+    /// The operator's tools of the buddy seed: time, a risk-annotated shell,
+    /// tmux sessions and panes, and the seed's file and web front ends.
+    Buddy,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 3] = [Self::Authoring, Self::Survey, Self::All];
+    pub const ALL: [Profile; 4] = [Self::Authoring, Self::Survey, Self::All, Self::Buddy];
     /// The profile names, for a flag's allowed values.
-    pub const NAMES: [&'static str; 3] = ["authoring", "survey", "all"];
+    pub const NAMES: [&'static str; 4] = ["authoring", "survey", "all", "buddy"];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::Authoring => "authoring",
             Self::Survey => "survey",
             Self::All => "all",
+            Self::Buddy => "buddy",
         }
     }
 
@@ -121,6 +125,10 @@ pub const READ_ONLY: &[Profile] = &[Profile::Authoring, Profile::Survey, Profile
 pub const MUTATING: &[Profile] = &[Profile::Survey, Profile::All];
 /// Membership of an app card.
 pub const CARD: &[Profile] = &[Profile::All];
+/// Membership of an operator's tool of the buddy seed.
+pub const BUDDY: &[Profile] = &[Profile::Buddy];
+/// Membership of an operator's tool the whole deck holds as well (`time`).
+pub const BUDDY_AND_ALL: &[Profile] = &[Profile::All, Profile::Buddy];
 
 const fn holds(profiles: &[Profile], wanted: Profile) -> bool {
     let mut i = 0;
