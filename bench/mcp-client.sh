@@ -6,6 +6,8 @@
 #  - list with three configured servers and a warm ledger (nothing is spawned: the
 #    ledger is the tool-list cache), against the startup row's command
 #    (`indus-tool ls` on a small folder). Bar: ratio <= 2.
+#  - warm call: the same `peer__read` while `mcp up` keeps the server open.
+#    Bar: p50 <= 5 ms (no peer: the Python SDK has no broker to compare with).
 mc="$WORK/mcp-client"
 mkdir -p "$mc/one" "$mc/three"
 for i in $(seq 1 40); do echo "line $i of a small file for the MCP client"; done >"$mc/one/small.txt"
@@ -46,3 +48,11 @@ compare "mcp client: cold peer__read (stdio)" \
 compare "mcp client: list, 3 servers, warm ledger" \
   "$INDUS ls $mc/one" \
   "$INDUS --cwd $mc/three list" 2 5 200
+
+# Warm: `mcp up` keeps the peer server open; each call is one invocation plus a
+# unix-socket round trip to the broker. Bar: p50 (the median) <= 5 ms.
+"$INDUS" --cwd "$mc/one" mcp up >&2
+"$INDUS" --cwd "$mc/one" peer__read small.txt | grep -q "line 40" || { echo "warm peer__read failed" >&2; exit 1; }
+measure "mcp client: warm peer__read through mcp up (p50)" \
+  "$INDUS --cwd $mc/one peer__read small.txt" 5 5 200
+"$INDUS" --cwd "$mc/one" mcp down >&2

@@ -302,6 +302,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
             [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -331,12 +334,32 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'indus-tool;mcp;up' {
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'Exit after this many seconds without a call')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;down' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'indus-tool;mcp;broker' {
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'idle')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'indus-tool;mcp;help' {
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does')
             [CompletionResult]::new('servers', 'servers', [CompletionResultType]::ParameterValue, 'The configured MCP servers: name, transport, status, tool count, last error')
             [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
             [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -353,6 +376,15 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;mcp;help;refresh' {
+            break
+        }
+        'indus-tool;mcp;help;up' {
+            break
+        }
+        'indus-tool;mcp;help;down' {
+            break
+        }
+        'indus-tool;mcp;help;broker' {
             break
         }
         'indus-tool;mcp;help;help' {
@@ -561,6 +593,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('tools', 'tools', [CompletionResultType]::ParameterValue, 'The grafted tools (from the ledger cache; nothing is spawned)')
             [CompletionResult]::new('ledger', 'ledger', [CompletionResultType]::ParameterValue, 'The bridge ledger''s event log (--format json: one JSON event per line)')
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
+            [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
+            [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             break
         }
         'indus-tool;help;mcp;serve' {
@@ -576,6 +611,15 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;mcp;refresh' {
+            break
+        }
+        'indus-tool;help;mcp;up' {
+            break
+        }
+        'indus-tool;help;mcp;down' {
+            break
+        }
+        'indus-tool;help;mcp;broker' {
             break
         }
         'indus-tool;help;diff' {

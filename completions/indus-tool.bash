@@ -256,6 +256,12 @@ _indus__tool() {
             indus__tool__subcmd__help__subcmd__checkpoint,rewind)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__rewind"
                 ;;
+            indus__tool__subcmd__help__subcmd__mcp,broker)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__broker"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,down)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__down"
+                ;;
             indus__tool__subcmd__help__subcmd__mcp,ledger)
                 cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__ledger"
                 ;;
@@ -270,6 +276,15 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help__subcmd__mcp,tools)
                 cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__tools"
+                ;;
+            indus__tool__subcmd__help__subcmd__mcp,up)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__up"
+                ;;
+            indus__tool__subcmd__mcp,broker)
+                cmd="indus__tool__subcmd__mcp__subcmd__broker"
+                ;;
+            indus__tool__subcmd__mcp,down)
+                cmd="indus__tool__subcmd__mcp__subcmd__down"
                 ;;
             indus__tool__subcmd__mcp,help)
                 cmd="indus__tool__subcmd__mcp__subcmd__help"
@@ -289,6 +304,15 @@ _indus__tool() {
             indus__tool__subcmd__mcp,tools)
                 cmd="indus__tool__subcmd__mcp__subcmd__tools"
                 ;;
+            indus__tool__subcmd__mcp,up)
+                cmd="indus__tool__subcmd__mcp__subcmd__up"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,broker)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__broker"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,down)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__down"
+                ;;
             indus__tool__subcmd__mcp__subcmd__help,help)
                 cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__help"
                 ;;
@@ -306,6 +330,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__mcp__subcmd__help,tools)
                 cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__tools"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,up)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__up"
                 ;;
             *)
                 ;;
@@ -1282,8 +1309,36 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__mcp)
-            opts="serve servers tools ledger refresh"
+            opts="serve servers tools ledger refresh up down broker"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__down)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1352,6 +1407,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__mcp__subcmd__tools)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__up)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1596,7 +1665,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp)
-            opts="-h --no-gate --help serve servers tools ledger refresh help"
+            opts="-h --no-gate --help serve servers tools ledger refresh up down broker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1609,9 +1678,69 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        indus__tool__subcmd__mcp__subcmd__help)
-            opts="serve servers tools ledger refresh help"
+        indus__tool__subcmd__mcp__subcmd__broker)
+            opts="-h --idle --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__down)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help)
+            opts="serve servers tools ledger refresh up down broker help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__down)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1707,6 +1836,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__up)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__mcp__subcmd__ledger)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1770,6 +1913,24 @@ _indus__tool() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__up)
+            opts="-h --idle --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

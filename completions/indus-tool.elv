@@ -274,6 +274,9 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
             cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+            cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
+            cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand broker 'The warm broker itself (started by `mcp up`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;mcp;serve'= {
@@ -297,12 +300,29 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;mcp;up'= {
+            cand --idle 'Exit after this many seconds without a call'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;down'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'indus-tool;mcp;broker'= {
+            cand --idle 'idle'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'indus-tool;mcp;help'= {
             cand serve 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
             cand servers 'The configured MCP servers: name, transport, status, tool count, last error'
             cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
             cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+            cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
+            cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand broker 'The warm broker itself (started by `mcp up`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;mcp;help;serve'= {
@@ -314,6 +334,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;mcp;help;ledger'= {
         }
         &'indus-tool;mcp;help;refresh'= {
+        }
+        &'indus-tool;mcp;help;up'= {
+        }
+        &'indus-tool;mcp;help;down'= {
+        }
+        &'indus-tool;mcp;help;broker'= {
         }
         &'indus-tool;mcp;help;help'= {
         }
@@ -477,6 +503,9 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand tools 'The grafted tools (from the ledger cache; nothing is spawned)'
             cand ledger 'The bridge ledger''s event log (--format json: one JSON event per line)'
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+            cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
+            cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand broker 'The warm broker itself (started by `mcp up`)'
         }
         &'indus-tool;help;mcp;serve'= {
         }
@@ -487,6 +516,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;mcp;ledger'= {
         }
         &'indus-tool;help;mcp;refresh'= {
+        }
+        &'indus-tool;help;mcp;up'= {
+        }
+        &'indus-tool;help;mcp;down'= {
+        }
+        &'indus-tool;help;mcp;broker'= {
         }
         &'indus-tool;help;diff'= {
         }

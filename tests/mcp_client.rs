@@ -635,3 +635,224 @@ fn a_grafted_name_that_normalises_like_a_built_in_is_not_grafted() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), "The checklist is empty.\n");
 }
+
+/// The pid the peer's `bash` reports as its parent: the peer server's own.
+fn server_pid(env: &TestEnv) -> u32 {
+    let out = run(env, &["peer__bash", "command=echo PPID=$PPID"]);
+    assert_eq!(code(&out), 0, "{} {}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    let at = text.find("PPID=").expect("the peer answered") + 5;
+    text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+/// Runs `mcp down` when dropped, so a failing test leaves no broker behind.
+struct BrokerGuard<'a>(&'a TestEnv);
+
+impl Drop for BrokerGuard<'_> {
+    fn drop(&mut self) {
+        let _ = run(self.0, &["mcp", "down"]);
+    }
+}
+
+/// The broker's pid, from `mcp up`'s first line.
+fn broker_pid(out: &Output) -> u32 {
+    let text = stdout(out);
+    let at = text.find("pid ").expect("mcp up names the pid") + 4;
+    text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_server_that_dies_mid_call_is_reported_and_the_next_call_works() {
+    let env = TestEnv::new();
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+    let started = std::time::Instant::now();
+    let out = run(&env, &["peer__bash", "command=kill -9 $PPID; sleep 30"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "mcp server \"peer\": the server closed the connection during the call of bash"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_ne!(server_pid(&env), 0);
+}
+
+#[test]
+fn the_warm_broker_keeps_servers_open_across_invocations() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+    let _guard = BrokerGuard(&env);
+    // Cold: every call starts the server anew.
+    assert_ne!(server_pid(&env), server_pid(&env));
+
+    let up = run(&env, &["mcp", "up"]);
+    assert_eq!(code(&up), 0, "{} {}", stdout(&up), stderr(&up));
+    assert!(
+        stdout(&up).starts_with("mcp broker started: pid "),
+        "{}",
+        stdout(&up)
+    );
+    assert!(
+        stdout(&up).contains("  peer: connected\n"),
+        "{}",
+        stdout(&up)
+    );
+    let broker = broker_pid(&up);
+    assert!(alive(broker));
+    let socket = env.path(".indus-process/mcp/broker.sock");
+    assert!(socket.exists());
+    // Warm: one server for every call, whatever the face.
+    let warm = server_pid(&env);
+    assert_eq!(server_pid(&env), warm);
+    let out = run(&env, &["--format", "json", "peer__read", "path=f.txt"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("hello"), "{}", stdout(&out));
+    // A second `up` finds it running.
+    let again = run(&env, &["mcp", "up"]);
+    assert!(
+        stdout(&again).starts_with("mcp broker already running: pid "),
+        "{}",
+        stdout(&again)
+    );
+    assert_eq!(broker_pid(&again), broker);
+
+    // The server dies mid-call: reported, and the broker reconnects next time.
+    let out = run(&env, &["peer__bash", "command=kill -9 $PPID; sleep 30"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("the server closed the connection during the call of bash"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!alive(warm));
+    let second = server_pid(&env);
+    assert_ne!(second, warm);
+    assert_eq!(server_pid(&env), second);
+    assert!(alive(broker), "one server's death took the broker down");
+
+    let down = run(&env, &["mcp", "down"]);
+    assert_eq!(code(&down), 0, "{}", stderr(&down));
+    assert_eq!(stdout(&down), format!("mcp broker stopped: pid {broker}\n"));
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(broker)),
+        "the broker outlived mcp down"
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(second)),
+        "the broker's server outlived it"
+    );
+    assert!(!socket.exists());
+    // Its log stays until the next `up`.
+    let log =
+        std::fs::read_to_string(env.path(".indus-process/mcp/broker/broker-1/stderr")).unwrap();
+    assert!(log.contains("mcp broker: exiting (asked to stop)"), "{log}");
+    assert_eq!(
+        stdout(&run(&env, &["mcp", "down"])),
+        "mcp broker is not running\n"
+    );
+    // Cold again.
+    assert_ne!(server_pid(&env), server_pid(&env));
+}
+
+#[test]
+fn an_idle_or_killed_broker_leaves_callers_connecting_cold() {
+    let env = TestEnv::new();
+    configure(&env, json!({ "peer": peer(env.root(), &[]) }));
+    let _guard = BrokerGuard(&env);
+    let up = run(&env, &["mcp", "up", "--idle", "1"]);
+    assert_eq!(code(&up), 0, "{}", stderr(&up));
+    assert!(
+        stdout(&up).contains("exits after 1 s idle"),
+        "{}",
+        stdout(&up)
+    );
+    let broker = broker_pid(&up);
+    let warm = server_pid(&env);
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(broker)),
+        "the idle broker did not exit"
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(warm)),
+        "its server outlived it"
+    );
+    assert!(!env.path(".indus-process/mcp/broker.sock").exists());
+    assert_ne!(server_pid(&env), server_pid(&env));
+
+    // A broker killed outright leaves its socket behind: callers still connect
+    // cold, and the next `up` replaces it.
+    let up = run(&env, &["mcp", "up"]);
+    let broker = broker_pid(&up);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(broker as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || !alive(broker)));
+    assert!(env.path(".indus-process/mcp/broker.sock").exists());
+    assert_ne!(server_pid(&env), server_pid(&env));
+    let up = run(&env, &["mcp", "up"]);
+    assert!(
+        stdout(&up).starts_with("mcp broker started: "),
+        "{} {}",
+        stdout(&up),
+        stderr(&up)
+    );
+    let warm = server_pid(&env);
+    assert_eq!(server_pid(&env), warm);
+    assert_eq!(code(&run(&env, &["mcp", "down"])), 0);
+}
+
+#[test]
+fn a_directory_too_deep_for_a_socket_path_gets_a_private_socket() {
+    let env = TestEnv::new();
+    let deep = format!("{}/{}", "d".repeat(60), "e".repeat(60));
+    env.mkdir(&deep);
+    let dir = env.path(&deep);
+    let run_in = |args: &[&str]| {
+        common::bin()
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .expect("run indus-tool")
+    };
+    env.write(
+        &format!("{deep}/.indusvx/mcp.json"),
+        serde_json::to_string(&json!({"mcpServers": {"peer": peer(&dir, &[])}})).unwrap(),
+    );
+    let up = run_in(&["mcp", "up"]);
+    assert_eq!(code(&up), 0, "{}", stderr(&up));
+    let text = stdout(&up);
+    assert!(!text.contains(".indus-process"), "{text}");
+    assert!(text.contains("/indus-tool-"), "{text}");
+    let pid = |out: Output| -> String {
+        let text = stdout(&out);
+        text[text.find("PPID=").expect("answered")..]
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let first = pid(run_in(&["peer__bash", "command=echo PPID=$PPID"]));
+    assert_eq!(
+        pid(run_in(&["peer__bash", "command=echo PPID=$PPID"])),
+        first
+    );
+    assert_eq!(
+        stdout(&run_in(&["mcp", "down"])),
+        format!("mcp broker stopped: pid {}\n", broker_pid(&up))
+    );
+}

@@ -539,7 +539,7 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     .subcommand(
         Command::new("mcp")
             .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted")
-            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
+            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers, and up and down start and stop the warm broker that keeps their connections open (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
             .arg(
                 Arg::new("no-gate")
                     .long("no-gate")
@@ -573,6 +573,34 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 Command::new("refresh")
                     .about("Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed")
                     .arg(Arg::new("server").value_name("SERVER").help("Only this server")),
+            )
+            .subcommand(
+                Command::new("up")
+                    .about("Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers' startup; exit 1 if it did not start or a server failed")
+                    .arg(
+                        Arg::new("idle")
+                            .long("idle")
+                            .value_name("SECS")
+                            .value_parser(value_parser!(u64).range(1..))
+                            .default_value("600")
+                            .help("Exit after this many seconds without a call"),
+                    ),
+            )
+            .subcommand(
+                Command::new("down")
+                    .about("Stop this directory's warm broker and the servers it keeps open (not running is not an error)"),
+            )
+            .subcommand(
+                Command::new("broker")
+                    .hide(true)
+                    .about("The warm broker itself (started by `mcp up`)")
+                    .arg(
+                        Arg::new("idle")
+                            .long("idle")
+                            .value_name("SECS")
+                            .value_parser(value_parser!(u64).range(1..))
+                            .default_value("600"),
+                    ),
             ),
     )
     .subcommand(

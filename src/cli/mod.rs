@@ -856,6 +856,28 @@ fn mcp(
     let m = match m.subcommand() {
         None => m,
         Some(("serve", serve)) => serve,
+        Some(("up", up)) => {
+            let idle = std::time::Duration::from_secs(*up.get_one::<u64>("idle").expect("default"));
+            let empty = crate::interop::mcp_client::config::McpConfig::default();
+            let config = graft.as_ref().map_or(&empty, |g| &g.config);
+            let out =
+                crate::interop::mcp_client::broker::up(context_factory(globals)(), config, idle);
+            return Ok(view_output(printer, &out));
+        }
+        Some(("down", _)) => {
+            let out = crate::interop::mcp_client::broker::down(context_factory(globals)());
+            return Ok(view_output(printer, &out));
+        }
+        Some(("broker", b)) => {
+            let idle = std::time::Duration::from_secs(*b.get_one::<u64>("idle").expect("default"));
+            return match crate::interop::mcp_client::broker::run(Path::new(&globals.cwd), idle) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    printer.error_text(&format!("mcp broker: {e}"));
+                    Ok(ExitCode::from(1))
+                }
+            };
+        }
         Some((view, vm)) => {
             let opts = graft_options(globals);
             let arg = vm
@@ -870,11 +892,7 @@ fn mcp(
                 arg,
                 globals.json,
             );
-            printer.stdout_raw(&out.stdout);
-            for line in &out.stderr {
-                printer.error_text(line);
-            }
-            return Ok(ExitCode::from(out.code));
+            return Ok(view_output(printer, &out));
         }
     };
     let tool_box = long_running_box(registry, globals, m)?;
@@ -902,6 +920,19 @@ fn mcp(
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Print an `mcp` view's output; its exit status.
+#[cfg(feature = "mcp")]
+fn view_output(
+    printer: &mut Printer,
+    out: &crate::interop::mcp_client::graft::ViewOutput,
+) -> ExitCode {
+    printer.stdout_raw(&out.stdout);
+    for line in &out.stderr {
+        printer.error_text(line);
+    }
+    ExitCode::from(out.code)
 }
 
 /// `mcp` in a build without the `mcp` feature: a usage error that says so.
@@ -972,7 +1003,10 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
         }
         i += 1;
     }
-    if matches!(sub, None | Some("completions" | "man" | "help")) {
+    // The broker reads no config: its callers send theirs with each call.
+    if matches!(sub, None | Some("completions" | "man" | "help"))
+        || (sub == Some("mcp") && next_word == Some("broker"))
+    {
         return None;
     }
     let here = std::env::current_dir().ok()?;

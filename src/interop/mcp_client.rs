@@ -3,9 +3,12 @@
 //!
 //! `config` discovers and merges the servers a user configured, `ledger` is the
 //! event-sourced record (and tool-list cache) of what each server contributes,
-//! `client` one rmcp connection, `graft` the policy tying them into the toolbox
+//! `client` one rmcp connection, `broker` the warm background process keeping
+//! connections open across invocations, `graft` the policy tying them into the toolbox
 //! (grafted tools, refresh, the `mcp servers/tools/ledger/refresh` views).
 
+#[cfg(feature = "mcp")]
+pub mod broker;
 #[cfg(feature = "mcp")]
 pub mod client;
 pub mod config;

@@ -48,6 +48,17 @@ impl ToolContentBlock {
             ToolContentBlock::Json(value) => json!({ "kind": "json", "value": value }),
         }
     }
+
+    /// The block a [`Self::to_value`] object stands for; `None` for anything else.
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value.get("kind")?.as_str()? {
+            "text" => Some(ToolContentBlock::Text(
+                value.get("text")?.as_str()?.to_string(),
+            )),
+            "json" => Some(ToolContentBlock::Json(value.get("value")?.clone())),
+            _ => None,
+        }
+    }
 }
 
 /// What a tool's `run` returns.

@@ -35,7 +35,7 @@ use crate::kernel::{
     DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
     ToolResult, define_tool,
 };
-use crate::tools::shell::{human_duration, signal_name};
+use crate::tools::shell::{exec_line, human_duration, signal_name};
 use crate::tools::{clamp_for, text_and_record};
 
 /// The default deadline: 10 minutes (agents think for a while).
@@ -392,18 +392,6 @@ pub fn argv_for(agent: &AgentSpec, prompt: &str) -> Vec<String> {
         }
     }
     argv
-}
-
-/// `s` as one `sh` word.
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// The `sh -c` line that replaces the shell with the agent (so the group's leader
-/// is the agent itself).
-fn exec_line(argv: &[String]) -> String {
-    let words: Vec<String> = argv.iter().map(|a| sh_quote(a)).collect();
-    format!("exec {}", words.join(" "))
 }
 
 /// The last lines of `text`, within [`STDERR_TAIL_BYTES`].

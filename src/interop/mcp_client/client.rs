@@ -347,6 +347,16 @@ impl Connection {
         self.watcher.tools_changed.load(Ordering::SeqCst)
     }
 
+    /// [`Self::tools_changed`], and forget the notice once it is taken: a
+    /// connection kept open across calls (the broker's) reports each change once.
+    pub async fn take_tools_changed(&self) -> bool {
+        let changed = self.tools_changed().await;
+        if changed {
+            self.watcher.tools_changed.store(false, Ordering::SeqCst);
+        }
+        changed
+    }
+
     /// End the session politely (briefly), then kill what is left.
     pub async fn close(mut self) {
         if let Some(mut service) = self.service.take() {

@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 
 use crate::tools::files::edit::sha256_hex;
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// How to reach one server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ServerTransport {
     /// A child process speaking MCP on its stdin/stdout.
@@ -33,7 +33,7 @@ pub enum ServerTransport {
         command: String,
         args: Vec<String>,
         env: IndexMap<String, String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
     /// Streamable HTTP.
@@ -61,19 +61,19 @@ impl ServerTransport {
 }
 
 /// One configured server, its `${VAR}`s expanded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerConfig {
     pub name: String,
     pub transport: ServerTransport,
     /// Connect (spawn + initialize + tools/list) timeout, milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_timeout_ms: Option<u64>,
     /// Per-call timeout, milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_timeout_ms: Option<u64>,
     /// The file the row came from (not part of the config hash).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub source: PathBuf,
 }
 

@@ -9,8 +9,9 @@
 //! `describe` and `schema` on a warm cache spawn nothing. A refresh connects to the
 //! servers concurrently, then, under the state lock, re-reads the log and appends
 //! only the difference: a server that failed, or that left the config, is
-//! withdrawn (its past events stay). A grafted tool's `run` opens a fresh
-//! connection, makes the call and closes it (killing a stdio child's group); a
+//! withdrawn (its past events stay). A grafted tool's `run` goes through the warm
+//! broker when one runs (see `broker`), else opens a fresh connection, makes the
+//! call and closes it (killing a stdio child's group); a
 //! `notifications/tools/list_changed` seen during the call re-syncs that server.
 
 use std::path::{Path, PathBuf};
@@ -308,6 +309,22 @@ impl Tool for GraftedTool {
                 self.capability.name, self.server.name
             ))
         };
+        // A warm broker (`mcp up`) takes the call when one runs here.
+        if let Some(outcome) = super::broker::call(
+            &self.cwd,
+            &self.server,
+            &self.capability.tool,
+            &input,
+            &ctx.cancel,
+        )
+        .await
+        {
+            return match outcome {
+                Ok(r) => r,
+                Err(e) if e.is_empty() => cancelled(),
+                Err(e) => ToolResult::failure(e),
+            };
+        }
         let conn = tokio::select! {
             _ = ctx.cancel.cancelled() => return cancelled(),
             conn = connect(&self.server, &self.cwd) => conn,
@@ -341,7 +358,7 @@ impl Tool for GraftedTool {
 
 /// Fold one server's fresh tool list into the persisted ledger (after a
 /// `tools/list_changed`). Best effort: the call's own result is what matters.
-fn resync(cwd: &Path, server: &str, caps: Vec<BridgeCapability>) {
+pub(super) fn resync(cwd: &Path, server: &str, caps: Vec<BridgeCapability>) {
     let state = StateDir::new(cwd);
     let _ = (|| -> std::io::Result<()> {
         let lock = state.lock()?;

@@ -61,6 +61,18 @@ pub fn one_line(command: &str) -> String {
     }
 }
 
+/// `s` as one `sh` word.
+pub(crate) fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The `sh -c` line that replaces the shell with `argv` (so a job's group leader
+/// is the program itself, not a shell waiting on it).
+pub(crate) fn exec_line(argv: &[String]) -> String {
+    let words: Vec<String> = argv.iter().map(|a| sh_quote(a)).collect();
+    format!("exec {}", words.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

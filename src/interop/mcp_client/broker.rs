@@ -1,0 +1,770 @@
+//! The warm broker (`mcp up` / `mcp down`): one background process per working
+//! directory that keeps the MCP servers' connections open, so that a grafted call
+//! from a one-shot invocation costs a unix-socket round trip instead of a
+//! server's startup.
+//!
+//! A one-shot `indus-tool` cannot keep a stdio child alive past its own exit, so
+//! the connections live in a process of their own. It is started on the one job
+//! engine (a supervised, detached job like `process start`'s, in a table of its
+//! own, `mcp/broker-jobs.json`, so `process list` does not show it and its exit
+//! status and logs are kept like any job's) and listens on
+//! `.indus-process/mcp/broker.sock` — or, when that path is too long for a unix
+//! socket (108 bytes), on a socket named by a hash of the working directory in a
+//! per-user folder under the temp directory that only its owner may enter. It
+//! exits by itself after an idle time (no call in flight, none made for that
+//! long), on `mcp down`, or on SIGTERM/SIGINT/SIGHUP, closing every connection
+//! (a stdio child's process group is killed).
+//!
+//! Protocol: one connection per request, one JSON object per line each way. A
+//! call carries the full server config (after `${VAR}` expansion) the caller
+//! would have connected with, so the broker reads no config file: a caller with
+//! another `--mcp-config` or another environment gets a connection made for its
+//! own config (connections are keyed by the config's canonical JSON). The caller
+//! connects cold whenever the broker is not there, refuses (another version), or
+//! cannot be reached; a broker that ends *during* a call is reported, never
+//! retried, since the call may have had effects. A caller that goes away (Ctrl-C)
+//! closes its socket; the broker then drops the call, keeping the connection.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio_util::sync::CancellationToken;
+
+use super::client::{Connection, Timeouts, connect};
+use super::config::{McpConfig, ServerConfig};
+use super::graft::{ViewOutput, resync};
+use super::ledger::canonical_json;
+use crate::kernel::input::Args;
+use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
+use crate::state::StateDir;
+use crate::state::jobs::{JobBook, JobTable};
+use crate::tools::files::edit::sha256_hex;
+use crate::tools::shell::exec_line;
+
+/// How long the broker waits without a call before it exits, by default.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
+/// The broker's socket, inside the state folder.
+pub const SOCKET_FILE: &str = "mcp/broker.sock";
+/// The longest socket path used as is (`sun_path` holds 108 bytes with its NUL).
+const MAX_SOCKET_PATH: usize = 100;
+/// How long a caller waits to be accepted before connecting cold.
+const DIAL_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long `mcp up` waits for a fresh broker to answer.
+const START_TIMEOUT: Duration = Duration::from_secs(5);
+/// Beyond the server's own timeouts, what a caller allows the broker.
+const REPLY_MARGIN: Duration = Duration::from_secs(5);
+
+/// The broker and its callers must be the same program.
+fn version() -> String {
+    format!("indus-tool {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The job book the broker runs in: its own table and folder under `mcp/`.
+pub fn broker_book(state: StateDir) -> JobBook {
+    JobBook {
+        state,
+        table: "mcp/broker-jobs.json".to_string(),
+        jobs_dir: "mcp/broker".to_string(),
+        prefix: "broker-",
+    }
+}
+
+/// Where the broker of `cwd` listens (see the module comment).
+pub fn socket_path(cwd: &Path) -> PathBuf {
+    let preferred = StateDir::new(cwd).path(SOCKET_FILE);
+    if preferred.as_os_str().len() <= MAX_SOCKET_PATH {
+        return preferred;
+    }
+    let hash = sha256_hex(cwd.as_os_str().as_encoded_bytes());
+    private_dir().join(format!("{}.sock", &hash[..24]))
+}
+
+/// The per-user folder of sockets too long for their state folder.
+fn private_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("indus-tool-{}", nix::unistd::getuid()))
+}
+
+/// A socket outside the state folder is used only in a folder that is ours and
+/// closed to others, so nobody else can plant a broker for us to talk to.
+fn trusted(socket: &Path) -> bool {
+    let Some(dir) = socket.parent() else {
+        return false;
+    };
+    if dir != private_dir() {
+        return true;
+    }
+    std::fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.is_dir() && m.uid() == nix::unistd::getuid().as_raw() && m.mode() & 0o077 == 0
+    })
+}
+
+/// A request, as the socket carries it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum Request {
+    /// Call `tool` of `server` (connecting first when no connection is open).
+    Call {
+        version: String,
+        server: Box<ServerConfig>,
+        tool: String,
+        arguments: Value,
+    },
+    /// Connect to these servers now (`mcp up`), concurrently.
+    Connect {
+        version: String,
+        servers: Vec<ServerConfig>,
+    },
+    /// Who are you?
+    Ping,
+    /// Exit now.
+    Shutdown,
+}
+
+fn result_to_wire(result: &ToolResult) -> Value {
+    let content: Vec<Value> = result
+        .content
+        .iter()
+        .map(ToolContentBlock::to_value)
+        .collect();
+    json!({"content": content, "isError": result.is_error})
+}
+
+fn result_from_wire(value: &Value) -> Option<ToolResult> {
+    let content = value
+        .get("content")?
+        .as_array()?
+        .iter()
+        .map(ToolContentBlock::from_value)
+        .collect::<Option<Vec<_>>>()?;
+    Some(ToolResult {
+        content,
+        is_error: value.get("isError")?.as_bool()?,
+    })
+}
+
+// ---------------------------------------------------------------- the caller
+
+/// Make `tool`'s call through the broker of `cwd`. `None`: no broker took it
+/// (none running, unreachable, another version) and nothing was sent to a
+/// server, so the caller connects cold. `Some(Err(""))`: cancelled.
+pub async fn call(
+    cwd: &Path,
+    server: &ServerConfig,
+    tool: &str,
+    arguments: &Value,
+    cancel: &CancellationToken,
+) -> Option<Result<ToolResult, String>> {
+    let socket = socket_path(cwd);
+    // One `stat` is all a cold call pays for the broker's absence.
+    if std::fs::symlink_metadata(&socket).is_err() || !trusted(&socket) {
+        return None;
+    }
+    let stream = tokio::time::timeout(DIAL_TIMEOUT, tokio::net::UnixStream::connect(&socket))
+        .await
+        .ok()?
+        .ok()?;
+    let request = Request::Call {
+        version: version(),
+        server: Box::new(server.clone()),
+        tool: tool.to_string(),
+        arguments: arguments.clone(),
+    };
+    let mut line = serde_json::to_vec(&request).expect("requests serialize");
+    line.push(b'\n');
+    let (read, mut write) = stream.into_split();
+    write.write_all(&line).await.ok()?;
+    let timeouts = Timeouts::of(server);
+    let limit = timeouts.connect + timeouts.call + REPLY_MARGIN;
+    let mut reply = String::new();
+    let mut reader = tokio::io::BufReader::new(read);
+    let read = tokio::select! {
+        _ = cancel.cancelled() => return Some(Err(String::new())),
+        r = tokio::time::timeout(limit, reader.read_line(&mut reply)) => r,
+    };
+    drop(write);
+    let gone = |why: &str| {
+        Some(Err(format!(
+            "mcp server \"{}\": the warm broker ({}) {why} during the call of {tool}; the call may or may not have run",
+            server.name,
+            socket.display()
+        )))
+    };
+    match read {
+        Err(_) => return gone(&format!("gave no answer within {} ms", limit.as_millis())),
+        Ok(Err(e)) => return gone(&format!("failed ({e})")),
+        Ok(Ok(0)) => return gone("ended"),
+        Ok(Ok(_)) => {}
+    }
+    let value: Value = match serde_json::from_str(&reply) {
+        Ok(v) => v,
+        Err(e) => return gone(&format!("answered something unreadable ({e})")),
+    };
+    if value.get("refused").is_some() {
+        return None;
+    }
+    if let Some(e) = value.get("error").and_then(Value::as_str) {
+        return Some(Err(e.to_string()));
+    }
+    match value.get("result").and_then(result_from_wire) {
+        Some(result) => Some(Ok(result)),
+        None => gone("answered without a result"),
+    }
+}
+
+/// One blocking request to the broker of `cwd`, for `mcp up` / `mcp down`: the
+/// reply, or `None` when no broker answers within `limit`.
+fn ask(cwd: &Path, request: &Request, limit: Duration) -> Option<Value> {
+    let socket = socket_path(cwd);
+    if !trusted(&socket) {
+        return None;
+    }
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).ok()?;
+    stream.set_read_timeout(Some(limit)).ok()?;
+    stream.set_write_timeout(Some(limit)).ok()?;
+    let mut line = serde_json::to_vec(request).expect("requests serialize");
+    line.push(b'\n');
+    stream.write_all(&line).ok()?;
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).ok()?;
+    serde_json::from_str(&reply).ok()
+}
+
+/// The running broker's answer to a ping: `{"pid", "socket", "idleSecs", "servers"}`.
+pub fn ping(cwd: &Path) -> Option<Value> {
+    ask(cwd, &Request::Ping, Duration::from_secs(2)).filter(|v| v.get("pid").is_some())
+}
+
+/// `mcp up`: start the broker of `cwd` unless one runs, then connect it to every
+/// configured server. Exit 1 when the broker did not start or a server failed.
+pub fn up(ctx: ToolContext, config: &McpConfig, idle: Duration) -> ViewOutput {
+    let mut out = ViewOutput::default();
+    let cwd = PathBuf::from(&ctx.cwd);
+    let (pong, fresh) = match ping(&cwd) {
+        Some(pong) => (pong, false),
+        None => match start(&ctx, idle) {
+            Ok(pong) => (pong, true),
+            Err(e) => {
+                out.stderr.push(format!("mcp up: {e}"));
+                out.code = 1;
+                return out;
+            }
+        },
+    };
+    let pid = &pong["pid"];
+    let socket = pong["socket"].as_str().unwrap_or_default();
+    let idle_secs = &pong["idleSecs"];
+    out.stdout = if fresh {
+        format!("mcp broker started: pid {pid}, socket {socket}, exits after {idle_secs} s idle\n")
+    } else {
+        format!(
+            "mcp broker already running: pid {pid}, socket {socket}, exits after {idle_secs} s idle\n"
+        )
+    };
+    if config.is_empty() {
+        out.stderr
+            .push("mcp up: no MCP servers are configured; calls will connect when made".into());
+        return out;
+    }
+    let timeout = config
+        .servers
+        .iter()
+        .map(|s| Timeouts::of(s).connect)
+        .max()
+        .unwrap_or_default()
+        + REPLY_MARGIN;
+    let request = Request::Connect {
+        version: version(),
+        servers: config.servers.clone(),
+    };
+    let Some(reply) = ask(&cwd, &request, timeout) else {
+        out.stderr
+            .push("mcp up: the broker did not answer the request to connect".into());
+        out.code = 1;
+        return out;
+    };
+    if let Some(refused) = reply.get("refused").and_then(Value::as_str) {
+        out.stderr.push(format!("mcp up: {refused}"));
+        out.code = 1;
+        return out;
+    }
+    for server in &config.servers {
+        match reply["servers"].get(&server.name) {
+            Some(Value::Null) => out
+                .stdout
+                .push_str(&format!("  {}: connected\n", server.name)),
+            Some(Value::String(e)) => {
+                out.stdout.push_str(&format!("  {}: failed\n", server.name));
+                out.stderr.push(e.clone());
+                out.code = 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Start the broker as a job and wait for it to answer.
+fn start(ctx: &ToolContext, idle: Duration) -> Result<Value, String> {
+    let cwd = PathBuf::from(&ctx.cwd);
+    let book = broker_book(StateDir::new(&cwd));
+    let runtime = runtime();
+    runtime.block_on(prune(ctx, &book));
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program's path to start the broker: {e}"))?;
+    let argv = [
+        exe.to_string_lossy().into_owned(),
+        "--no-mcp".into(),
+        "mcp".into(),
+        "broker".into(),
+        "--idle".into(),
+        idle.as_secs().max(1).to_string(),
+    ];
+    let input = json!({"action": "start", "command": exec_line(&argv)});
+    let args = Args::new("mcp up", &input).map_err(|e| e.to_string())?;
+    let started = runtime.block_on(crate::tools::shell::process::start(ctx, &args, &book));
+    let id = match started {
+        Ok((_, record)) => record["id"].as_str().unwrap_or_default().to_string(),
+        Err(e) => return Err(text_of(&e)),
+    };
+    let files = book.files(&id);
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if let Some(pong) = ping(&cwd) {
+            return Ok(pong);
+        }
+        if std::path::Path::new(&files.exit()).exists() {
+            let stderr = std::fs::read_to_string(files.stderr()).unwrap_or_default();
+            return Err(format!(
+                "the broker ({id}) ended at once: {}",
+                stderr.trim()
+            ));
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "the broker ({id}) did not answer on {} within {} s; its log is {}",
+                socket_path(&cwd).display(),
+                START_TIMEOUT.as_secs(),
+                files.stderr()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Forget brokers that have ended (their records and folders).
+async fn prune(ctx: &ToolContext, book: &JobBook) {
+    let Ok(table) = book.state.load::<JobTable>(&book.table) else {
+        return;
+    };
+    for job in &table.jobs {
+        let files = book.files(&job.id);
+        let ended = std::path::Path::new(&files.exit()).exists()
+            || ctx.shell.probe_job(&job.identity()).ok()
+                != Some(crate::kernel::JobLiveness::Running);
+        if ended {
+            let _ = std::fs::remove_dir_all(&files.dir);
+            let _ = book.state.update(&book.table, |t: &mut JobTable| {
+                t.jobs.retain(|j| j.id != job.id)
+            });
+        }
+    }
+}
+
+/// `mcp down`: ask the broker to exit; stop its job (SIGTERM, then SIGKILL) if it
+/// does not. Not running is not an error.
+pub fn down(ctx: ToolContext) -> ViewOutput {
+    let mut out = ViewOutput::default();
+    let cwd = PathBuf::from(&ctx.cwd);
+    let book = broker_book(StateDir::new(&cwd));
+    let runtime = runtime();
+    let pong = ping(&cwd);
+    if pong.is_some() {
+        let _ = ask(&cwd, &Request::Shutdown, Duration::from_secs(2));
+    }
+    let table: JobTable = book.state.load(&book.table).unwrap_or_default();
+    let mut stopped = Vec::new();
+    for job in &table.jobs {
+        let files = book.files(&job.id);
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let running = || {
+            !std::path::Path::new(&files.exit()).exists()
+                && ctx.shell.probe_job(&job.identity()).ok()
+                    == Some(crate::kernel::JobLiveness::Running)
+        };
+        if !running() {
+            continue;
+        }
+        while running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if running() {
+            let input = json!({"action": "stop", "id": job.id});
+            if let Ok(args) = Args::new("mcp down", &input)
+                && let Err(e) =
+                    runtime.block_on(crate::tools::shell::process::stop(&ctx, &args, &book))
+            {
+                out.stderr.push(format!("mcp down: {}", text_of(&e)));
+                out.code = 1;
+            }
+        }
+        stopped.push(job.pid);
+    }
+    // The records stay until the next `mcp up`, so the last broker's log can be read.
+    let socket = socket_path(&cwd);
+    if ping(&cwd).is_none() {
+        let _ = std::fs::remove_file(&socket);
+    }
+    out.stdout = match (pong, stopped.as_slice()) {
+        (_, [pid, ..]) => format!("mcp broker stopped: pid {pid}\n"),
+        (Some(p), []) => format!("mcp broker stopped: pid {}\n", p["pid"]),
+        (None, []) => "mcp broker is not running\n".to_string(),
+    };
+    out
+}
+
+/// The text of a job-engine refusal.
+fn text_of(result: &ToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ToolContentBlock::Text(t) => Some(t.as_str()),
+            ToolContentBlock::Json(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds")
+}
+
+// ---------------------------------------------------------------- the broker
+
+/// One open connection and the config it was made for.
+struct Live {
+    key: String,
+    conn: Arc<Connection>,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Live>>>;
+
+struct Broker {
+    cwd: PathBuf,
+    socket: PathBuf,
+    idle: Duration,
+    /// One slot per server name; a slot's lock is held while connecting, so two
+    /// callers never start the same server twice.
+    slots: std::sync::Mutex<HashMap<String, Slot>>,
+    active: AtomicUsize,
+    last: std::sync::Mutex<Instant>,
+    stop: CancellationToken,
+}
+
+/// The key of a server's config: its canonical JSON.
+fn config_key(server: &ServerConfig) -> String {
+    canonical_json(&serde_json::to_value(server).expect("configs serialize"))
+}
+
+impl Broker {
+    fn slot(&self, name: &str) -> Slot {
+        let mut slots = self.slots.lock().expect("slots lock");
+        slots.entry(name.to_string()).or_default().clone()
+    }
+
+    async fn connection(&self, server: &ServerConfig) -> Result<Arc<Connection>, String> {
+        let slot = self.slot(&server.name);
+        let mut live = slot.lock().await;
+        let key = config_key(server);
+        if let Some(l) = live.as_ref()
+            && l.key == key
+        {
+            return Ok(l.conn.clone());
+        }
+        // Another config under the same name: the old connection goes (its child
+        // is killed once no call holds it any more).
+        *live = None;
+        let conn = Arc::new(connect(server, &self.cwd).await?);
+        eprintln!("mcp broker: connected to \"{}\"", server.name);
+        *live = Some(Live {
+            key,
+            conn: conn.clone(),
+        });
+        Ok(conn)
+    }
+
+    /// Drop a connection that failed, unless it was replaced meanwhile.
+    async fn forget(&self, name: &str, conn: &Arc<Connection>) {
+        let slot = self.slot(name);
+        let mut live = slot.lock().await;
+        if live.as_ref().is_some_and(|l| Arc::ptr_eq(&l.conn, conn)) {
+            *live = None;
+            eprintln!("mcp broker: dropped the connection to \"{name}\"");
+        }
+    }
+
+    async fn call(&self, server: &ServerConfig, tool: &str, arguments: Value) -> Value {
+        let conn = match self.connection(server).await {
+            Ok(c) => c,
+            Err(e) => return json!({"error": e}),
+        };
+        match conn.call(tool, arguments).await {
+            Ok(result) => {
+                if conn.take_tools_changed().await
+                    && let Ok(caps) = conn.capabilities().await
+                {
+                    let (cwd, name) = (self.cwd.clone(), server.name.clone());
+                    let _ = tokio::task::spawn_blocking(move || resync(&cwd, &name, caps)).await;
+                }
+                json!({"result": result_to_wire(&result)})
+            }
+            Err(e) => {
+                // A transport failure (died, timed out): the next call reconnects.
+                self.forget(&server.name, &conn).await;
+                json!({"error": e})
+            }
+        }
+    }
+
+    async fn connect_all(&self, servers: Vec<ServerConfig>) -> Value {
+        let attempts = servers.iter().map(|s| async move {
+            let outcome = self.connection(s).await.err();
+            (s.name.clone(), outcome)
+        });
+        let mut report = serde_json::Map::new();
+        for (name, error) in futures_util::future::join_all(attempts).await {
+            report.insert(name, error.map_or(Value::Null, Value::String));
+        }
+        json!({"servers": report})
+    }
+
+    fn touch(&self) {
+        *self.last.lock().expect("clock lock") = Instant::now();
+    }
+
+    fn idle_out(&self) -> bool {
+        self.active.load(Ordering::SeqCst) == 0
+            && self.last.lock().expect("clock lock").elapsed() >= self.idle
+    }
+
+    /// One caller: one request line, one reply line.
+    async fn serve(self: Arc<Self>, stream: tokio::net::UnixStream) {
+        let (read, mut write) = stream.into_split();
+        let mut reader = tokio::io::BufReader::new(read);
+        let mut line = String::new();
+        if !matches!(reader.read_line(&mut line).await, Ok(n) if n > 0) {
+            return;
+        }
+        self.active.fetch_add(1, Ordering::SeqCst);
+        self.touch();
+        let refused = |v: &str| json!({"refused": format!("the broker is {} and the caller {v}; run `indus-tool mcp down` and `mcp up` again", version())});
+        let reply = match serde_json::from_str::<Request>(&line) {
+            Err(e) => Some(json!({"error": format!("mcp broker: unreadable request: {e}")})),
+            Ok(Request::Ping) => Some(json!({
+                "pid": std::process::id(),
+                "socket": self.socket.display().to_string(),
+                "idleSecs": self.idle.as_secs(),
+                "version": version(),
+                "servers": self.slots.lock().expect("slots lock").keys().cloned().collect::<Vec<_>>(),
+            })),
+            Ok(Request::Shutdown) => {
+                self.stop.cancel();
+                Some(json!({"ok": true}))
+            }
+            Ok(Request::Connect { version: v, .. } | Request::Call { version: v, .. })
+                if v != version() =>
+            {
+                Some(refused(&v))
+            }
+            Ok(Request::Connect { servers, .. }) => Some(self.connect_all(servers).await),
+            Ok(Request::Call {
+                server,
+                tool,
+                arguments,
+                ..
+            }) => {
+                // The caller holds its end open until it has the answer; end of
+                // input before that means it went away (Ctrl-C): drop the call.
+                let mut rest = [0u8; 1];
+                tokio::select! {
+                    reply = self.call(&server, &tool, arguments) => Some(reply),
+                    _ = reader.read(&mut rest) => None,
+                }
+            }
+        };
+        if let Some(reply) = reply {
+            let mut bytes = serde_json::to_vec(&reply).expect("replies serialize");
+            bytes.push(b'\n');
+            let _ = write.write_all(&bytes).await;
+        }
+        self.touch();
+        self.active.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    async fn close_all(&self) {
+        let slots: Vec<Slot> = self
+            .slots
+            .lock()
+            .expect("slots lock")
+            .drain()
+            .map(|(_, s)| s)
+            .collect();
+        for slot in slots {
+            if let Some(live) = slot.lock().await.take()
+                && let Ok(conn) = Arc::try_unwrap(live.conn)
+            {
+                conn.close().await;
+            }
+        }
+    }
+}
+
+/// Bind the socket: refuse when a broker answers there, replace a stale one.
+fn bind(socket: &Path) -> std::io::Result<tokio::net::UnixListener> {
+    let dir = socket.parent().expect("a socket has a folder");
+    if dir == private_dir() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        if !trusted(socket) {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder of this user closed to others",
+                dir.display()
+            )));
+        }
+    } else {
+        std::fs::create_dir_all(dir)?;
+    }
+    if std::fs::symlink_metadata(socket).is_ok() {
+        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                format!("a broker already listens on {}", socket.display()),
+            ));
+        }
+        std::fs::remove_file(socket)?;
+    }
+    let listener = tokio::net::UnixListener::bind(socket)?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))?;
+    Ok(listener)
+}
+
+/// The broker's life (the hidden `mcp broker` command): serve until idle, told
+/// to stop, or signalled; then close every connection and remove the socket.
+pub fn run(cwd: &Path, idle: Duration) -> std::io::Result<()> {
+    let socket = socket_path(cwd);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = bind(&socket)?;
+        eprintln!(
+            "mcp broker: pid {} listening on {}, exits after {} s idle",
+            std::process::id(),
+            socket.display(),
+            idle.as_secs()
+        );
+        let broker = Arc::new(Broker {
+            cwd: cwd.to_path_buf(),
+            socket: socket.clone(),
+            idle,
+            slots: Default::default(),
+            active: AtomicUsize::new(0),
+            last: std::sync::Mutex::new(Instant::now()),
+            stop: CancellationToken::new(),
+        });
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut hup = signal(SignalKind::hangup())?;
+        let mut tick = tokio::time::interval(idle.min(Duration::from_secs(1)));
+        let why = loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        tokio::spawn(broker.clone().serve(stream));
+                    }
+                    Err(e) => eprintln!("mcp broker: accept failed: {e}"),
+                },
+                _ = tick.tick() => if broker.idle_out() {
+                    break format!("idle for {} s", idle.as_secs());
+                },
+                _ = broker.stop.cancelled() => break "asked to stop".to_string(),
+                _ = term.recv() => break "SIGTERM".to_string(),
+                _ = int.recv() => break "SIGINT".to_string(),
+                _ = hup.recv() => break "SIGHUP".to_string(),
+            }
+        };
+        drop(listener);
+        // The socket is removed first, so a caller arriving now connects cold.
+        let _ = std::fs::remove_file(&socket);
+        broker.close_all().await;
+        eprintln!("mcp broker: exiting ({why})");
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_cross_the_socket_unchanged() {
+        let result = ToolResult {
+            content: vec![
+                ToolContentBlock::Text("a\nb".into()),
+                ToolContentBlock::Json(json!({"x": [1, 2]})),
+            ],
+            is_error: true,
+        };
+        assert_eq!(
+            result_from_wire(&result_to_wire(&result)),
+            Some(result.clone())
+        );
+        assert_eq!(
+            result_from_wire(&json!({"content": [{"kind": "nope"}], "isError": false})),
+            None
+        );
+    }
+
+    #[test]
+    fn long_working_directories_get_a_private_short_socket() {
+        let short = Path::new("/tmp/p");
+        assert_eq!(
+            socket_path(short),
+            short.join(".indus-process/mcp/broker.sock")
+        );
+        let long = PathBuf::from(format!("/tmp/{}", "d".repeat(120)));
+        let socket = socket_path(&long);
+        assert!(
+            socket.as_os_str().len() <= MAX_SOCKET_PATH,
+            "{}",
+            socket.display()
+        );
+        assert_eq!(socket.parent(), Some(private_dir().as_path()));
+        assert_ne!(socket_path(&long.join("x")), socket);
+    }
+
+    #[test]
+    fn requests_carry_the_servers_config() {
+        let text = r#"{"op":"call","version":"v","server":{"name":"s","transport":{"type":"stdio","command":"x","args":[],"env":{}}},"tool":"t","arguments":{}}"#;
+        let Ok(Request::Call { server, tool, .. }) = serde_json::from_str::<Request>(text) else {
+            panic!("a call parses");
+        };
+        assert_eq!((server.name.as_str(), tool.as_str()), ("s", "t"));
+        assert!(serde_json::from_str::<Request>(r#"{"op":"ping"}"#).is_ok());
+        assert!(serde_json::from_str::<Request>(r#"{"op":"reboot"}"#).is_err());
+    }
+}
