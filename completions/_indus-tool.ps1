@@ -304,6 +304,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('names', 'names', [CompletionResultType]::ParameterValue, 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -345,6 +346,11 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'indus-tool;mcp;names' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'indus-tool;mcp;broker' {
             [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'idle')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -359,6 +365,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('names', 'names', [CompletionResultType]::ParameterValue, 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -382,6 +389,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;mcp;help;down' {
+            break
+        }
+        'indus-tool;mcp;help;names' {
             break
         }
         'indus-tool;mcp;help;broker' {
@@ -595,6 +605,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('refresh', 'refresh', [CompletionResultType]::ParameterValue, 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed')
             [CompletionResult]::new('up', 'up', [CompletionResultType]::ParameterValue, 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed')
             [CompletionResult]::new('down', 'down', [CompletionResultType]::ParameterValue, 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)')
+            [CompletionResult]::new('names', 'names', [CompletionResultType]::ParameterValue, 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)')
             [CompletionResult]::new('broker', 'broker', [CompletionResultType]::ParameterValue, 'The warm broker itself (started by `mcp up`)')
             break
         }
@@ -617,6 +628,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;mcp;down' {
+            break
+        }
+        'indus-tool;help;mcp;names' {
             break
         }
         'indus-tool;help;mcp;broker' {

@@ -265,6 +265,9 @@ _indus__tool() {
             indus__tool__subcmd__help__subcmd__mcp,ledger)
                 cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__ledger"
                 ;;
+            indus__tool__subcmd__help__subcmd__mcp,names)
+                cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__names"
+                ;;
             indus__tool__subcmd__help__subcmd__mcp,refresh)
                 cmd="indus__tool__subcmd__help__subcmd__mcp__subcmd__refresh"
                 ;;
@@ -292,6 +295,9 @@ _indus__tool() {
             indus__tool__subcmd__mcp,ledger)
                 cmd="indus__tool__subcmd__mcp__subcmd__ledger"
                 ;;
+            indus__tool__subcmd__mcp,names)
+                cmd="indus__tool__subcmd__mcp__subcmd__names"
+                ;;
             indus__tool__subcmd__mcp,refresh)
                 cmd="indus__tool__subcmd__mcp__subcmd__refresh"
                 ;;
@@ -318,6 +324,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__mcp__subcmd__help,ledger)
                 cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__ledger"
+                ;;
+            indus__tool__subcmd__mcp__subcmd__help,names)
+                cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__names"
                 ;;
             indus__tool__subcmd__mcp__subcmd__help,refresh)
                 cmd="indus__tool__subcmd__mcp__subcmd__help__subcmd__refresh"
@@ -1309,7 +1318,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__mcp)
-            opts="serve servers tools ledger refresh up down broker"
+            opts="serve servers tools ledger refresh up down names broker"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1351,6 +1360,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__mcp__subcmd__ledger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__mcp__subcmd__names)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1665,7 +1688,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp)
-            opts="-h --no-gate --help serve servers tools ledger refresh up down broker help"
+            opts="-h --no-gate --help serve servers tools ledger refresh up down names broker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1711,7 +1734,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp__subcmd__help)
-            opts="serve servers tools ledger refresh up down broker help"
+            opts="serve servers tools ledger refresh up down names broker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1767,6 +1790,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp__subcmd__help__subcmd__ledger)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__help__subcmd__names)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1851,6 +1888,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp__subcmd__ledger)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__mcp__subcmd__names)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2301,8 +2352,31 @@ _indus__tool() {
     esac
 }
 
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+_indus__tool_grafted() {
+    _indus__tool "$@"
+    local i w cur="${COMP_WORDS[COMP_CWORD]}" passed=()
+    [[ $cur == -* ]] && return 0
+    for (( i=1; i<COMP_CWORD; i++ )); do
+        w=${COMP_WORDS[i]}
+        case "$w" in
+            --cwd|--mcp-config) passed+=("$w" "${COMP_WORDS[i+1]}"); (( i++ )) ;;
+            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config) (( i++ )) ;;
+            --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
+            -*) ;;
+            *) return 0 ;;
+        esac
+    done
+    local line names=()
+    while IFS= read -r line; do
+        names+=("${line%%$'\t'*}")
+    done < <("${COMP_WORDS[0]}" "${passed[@]}" mcp names 2>/dev/null)
+    [[ ${#names[@]} -gt 0 ]] && COMPREPLY+=( $(compgen -W "${names[*]}" -- "$cur") )
+    return 0
+}
+
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
-    complete -F _indus__tool -o nosort -o bashdefault -o default indus-tool
+    complete -F _indus__tool_grafted -o nosort -o bashdefault -o default indus-tool
 else
-    complete -F _indus__tool -o bashdefault -o default indus-tool
+    complete -F _indus__tool_grafted -o bashdefault -o default indus-tool
 fi

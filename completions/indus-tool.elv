@@ -276,6 +276,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
             cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
             cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand names 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
             cand broker 'The warm broker itself (started by `mcp up`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -309,6 +310,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;mcp;names'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'indus-tool;mcp;broker'= {
             cand --idle 'idle'
             cand -h 'Print help'
@@ -322,6 +327,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
             cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
             cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand names 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
             cand broker 'The warm broker itself (started by `mcp up`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -338,6 +344,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;mcp;help;up'= {
         }
         &'indus-tool;mcp;help;down'= {
+        }
+        &'indus-tool;mcp;help;names'= {
         }
         &'indus-tool;mcp;help;broker'= {
         }
@@ -505,6 +513,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand refresh 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
             cand up 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers'' startup; exit 1 if it did not start or a server failed'
             cand down 'Stop this directory''s warm broker and the servers it keeps open (not running is not an error)'
+            cand names 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
             cand broker 'The warm broker itself (started by `mcp up`)'
         }
         &'indus-tool;help;mcp;serve'= {
@@ -520,6 +529,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;mcp;up'= {
         }
         &'indus-tool;help;mcp;down'= {
+        }
+        &'indus-tool;help;mcp;names'= {
         }
         &'indus-tool;help;mcp;broker'= {
         }

@@ -203,17 +203,18 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s j -l jobs -d 'Run up to N calls at once; outcomes are then written as calls finish, each with its call\'s id' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -l no-gate -d 'Turn the read-before-edit gate off (it is on in batch mode)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s h -l help -d 'Print help'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "servers" -d 'The configured MCP servers: name, transport, status, tool count, last error'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "tools" -d 'The grafted tools (from the ledger cache; nothing is spawned)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "ledger" -d 'The bridge ledger\'s event log (--format json: one JSON event per line)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "up" -d 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers\' startup; exit 1 if it did not start or a server failed'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "down" -d 'Stop this directory\'s warm broker and the servers it keeps open (not running is not an error)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "broker" -d 'The warm broker itself (started by `mcp up`)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down broker help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "servers" -d 'The configured MCP servers: name, transport, status, tool count, last error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "tools" -d 'The grafted tools (from the ledger cache; nothing is spawned)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "ledger" -d 'The bridge ledger\'s event log (--format json: one JSON event per line)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "up" -d 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers\' startup; exit 1 if it did not start or a server failed'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "down" -d 'Stop this directory\'s warm broker and the servers it keeps open (not running is not an error)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "names" -d 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "broker" -d 'The warm broker itself (started by `mcp up`)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from serve" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from serve" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from servers" -s h -l help -d 'Print help'
@@ -223,6 +224,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_se
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from up" -l idle -d 'Exit after this many seconds without a call' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from up" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from down" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from names" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from broker" -l idle -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from broker" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "serve" -d 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
@@ -232,6 +234,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_se
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "up" -d 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers\' startup; exit 1 if it did not start or a server failed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "down" -d 'Stop this directory\'s warm broker and the servers it keeps open (not running is not an error)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "names" -d 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "broker" -d 'The warm broker itself (started by `mcp up`)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l context -d 'Lines of context around each change' -r
@@ -298,6 +301,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_s
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "refresh" -d 'Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "up" -d 'Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers\' startup; exit 1 if it did not start or a server failed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "down" -d 'Stop this directory\'s warm broker and the servers it keeps open (not running is not an error)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "names" -d 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "broker" -d 'The warm broker itself (started by `mcp up`)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "list" -d 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "on" -d 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
@@ -305,3 +309,10 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_s
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "diff" -d 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "rewind" -d 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "drop" -d 'Forget NODE and every older node (or --all), deleting contents no node needs'
+
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+function __fish_indus_tool_grafted
+    set -l cmd (commandline -opc)
+    $cmd[1] mcp names 2>/dev/null
+end
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "(__fish_indus_tool_grafted)"

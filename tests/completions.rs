@@ -223,3 +223,108 @@ fn fish_completes_with_the_committed_script() {
             .collect()
     });
 }
+
+/// Grafted MCP tools complete at the command's place in every shell, read from
+/// the ledger cache: the server (which counts its starts) is started once, by the
+/// `list` that warms the cache, and never by a TAB.
+#[cfg(feature = "mcp")]
+#[test]
+fn grafted_mcp_tools_complete_from_the_cache_without_starting_a_server() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join("project");
+    std::fs::create_dir_all(project.join(".indusvx")).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("indus-tool");
+    let starts = project.join("starts");
+    let server = format!(
+        "echo start >> '{}'; exec '{}' --cwd '{}' mcp --no-gate",
+        starts.display(),
+        bin.display(),
+        project.display()
+    );
+    std::fs::write(
+        project.join(".indusvx/mcp.json"),
+        serde_json::json!({"mcpServers": {"peer": {"command": "sh", "args": ["-c", server]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let warm = hermetic(&bin.to_string_lossy(), home.path())
+        .current_dir(&project)
+        .arg("list")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&warm.stdout).contains("peer__read"));
+    let started = || std::fs::read_to_string(&starts).unwrap().lines().count();
+    assert_eq!(started(), 1);
+    let wanted = |shell: &str, offered: Vec<String>| {
+        assert!(
+            offered.iter().any(|c| c == "peer__read"),
+            "{shell}: `indus-tool peer__r<TAB>` offers {offered:?}"
+        );
+        assert!(
+            !offered.iter().any(|c| c == "peer__bash"),
+            "{shell}: {offered:?}"
+        );
+    };
+    if have("bash") {
+        let harness = home.path().join("harness.bash");
+        std::fs::write(&harness, BASH_HARNESS).unwrap();
+        for line in ["indus-tool peer__r", "indus-tool --format json peer__r"] {
+            let mut cmd = hermetic("bash", home.path());
+            cmd.current_dir(&project)
+                .env("PATH", &path)
+                .arg("--norc")
+                .arg("--noprofile")
+                .arg(&harness)
+                .arg(committed("indus-tool.bash"))
+                .arg(line);
+            wanted("bash", completions_from(cmd, "bash grafted"));
+        }
+        // After a command, no grafted name is offered.
+        let mut cmd = hermetic("bash", home.path());
+        cmd.current_dir(&project)
+            .env("PATH", &path)
+            .arg("--norc")
+            .arg("--noprofile")
+            .arg(&harness)
+            .arg(committed("indus-tool.bash"))
+            .arg("indus-tool read peer__r");
+        let offered = completions_from(cmd, "bash after a command");
+        assert!(!offered.iter().any(|c| c == "peer__read"), "{offered:?}");
+    }
+    if have("zsh") {
+        let harness = home.path().join("harness.zsh");
+        std::fs::write(&harness, ZSH_HARNESS).unwrap();
+        let functions = home.path().join("functions");
+        std::fs::create_dir_all(&functions).unwrap();
+        std::fs::copy(committed("_indus-tool"), functions.join("_indus-tool")).unwrap();
+        let mut cmd = hermetic("zsh", home.path());
+        cmd.current_dir(&project)
+            .env("PATH", &path)
+            .arg("-f")
+            .arg(&harness)
+            .arg(&functions)
+            .arg("indus-tool peer__r");
+        wanted("zsh", completions_from(cmd, "zsh grafted"));
+    }
+    if have("fish") {
+        let mut cmd = hermetic("fish", home.path());
+        cmd.current_dir(&project)
+            .env("PATH", &path)
+            .arg("--no-config")
+            .arg("-c")
+            .arg("source $argv[1]; and complete -C $argv[2]")
+            .arg(committed("indus-tool.fish"))
+            .arg("indus-tool peer__r");
+        let offered = completions_from(cmd, "fish grafted")
+            .into_iter()
+            .map(|c| c.split('\t').next().unwrap_or_default().to_string())
+            .collect();
+        wanted("fish", offered);
+    }
+    assert_eq!(started(), 1, "a completion started the MCP server");
+}

@@ -591,6 +591,11 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                     .about("Stop this directory's warm broker and the servers it keeps open (not running is not an error)"),
             )
             .subcommand(
+                Command::new("names")
+                    .hide(true)
+                    .about("The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)"),
+            )
+            .subcommand(
                 Command::new("broker")
                     .hide(true)
                     .about("The warm broker itself (started by `mcp up`)")

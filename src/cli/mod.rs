@@ -1014,7 +1014,8 @@ fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Gra
         explicit,
         cwd: cwd.map_or(here.clone(), |c| crate::kernel::root::tidy(&here.join(c))),
         no_mcp,
-        no_auto_refresh: sub == Some("mcp") && next_word == Some("refresh"),
+        // `names` feeds shell completion, which must never start a server.
+        no_auto_refresh: sub == Some("mcp") && matches!(next_word, Some("refresh" | "names")),
     };
     // A `--cwd` that is no directory is a usage error, reported after parsing.
     if !opts.cwd.is_dir() {
@@ -1248,10 +1249,88 @@ pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::S
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, BIN_NAME, &mut buf);
     match shell {
-        clap_complete::Shell::Bash => respell_bash_states(&buf),
-        clap_complete::Shell::Fish => loosen_fish_guard(&buf),
+        clap_complete::Shell::Bash => complete_grafted_bash(&respell_bash_states(&buf)),
+        clap_complete::Shell::Zsh => complete_grafted_zsh(&buf),
+        clap_complete::Shell::Fish => complete_grafted_fish(&loosen_fish_guard(&buf)),
         _ => buf,
     }
+}
+
+/// Bash: the grafted MCP tools (`SERVER__TOOL`) are offered where a command goes,
+/// from `indus-tool mcp names` (the ledger cache: nothing is spawned). clap's
+/// function runs first; a wrapper adds the names when no command is typed yet,
+/// passing on the `--cwd`, `--mcp-config` and `--no-mcp` already typed.
+fn complete_grafted_bash(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let values = VALUE_GLOBALS.join("|");
+    let wrapper = format!(
+        r#"
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+_indus__tool_grafted() {{
+    _indus__tool "$@"
+    local i w cur="${{COMP_WORDS[COMP_CWORD]}}" passed=()
+    [[ $cur == -* ]] && return 0
+    for (( i=1; i<COMP_CWORD; i++ )); do
+        w=${{COMP_WORDS[i]}}
+        case "$w" in
+            --cwd|--mcp-config) passed+=("$w" "${{COMP_WORDS[i+1]}}"); (( i++ )) ;;
+            {values}) (( i++ )) ;;
+            --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
+            -*) ;;
+            *) return 0 ;;
+        esac
+    done
+    local line names=()
+    while IFS= read -r line; do
+        names+=("${{line%%$'\t'*}}")
+    done < <("${{COMP_WORDS[0]}}" "${{passed[@]}}" mcp names 2>/dev/null)
+    [[ ${{#names[@]}} -gt 0 ]] && COMPREPLY+=( $(compgen -W "${{names[*]}}" -- "$cur") )
+    return 0
+}}
+"#
+    );
+    let registered = text.replace(
+        "complete -F _indus__tool ",
+        "complete -F _indus__tool_grafted ",
+    );
+    let at = registered
+        .find("\nif [[ \"${BASH_VERSINFO[0]}\"")
+        .unwrap_or(registered.len());
+    let mut out = registered[..at].to_string();
+    out.push_str(&wrapper);
+    out.push_str(&registered[at..]);
+    out.into_bytes()
+}
+
+/// Zsh: the grafted MCP tools join the commands offered at the command's place.
+fn complete_grafted_zsh(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let anchor = format!("    _describe -t commands '{BIN_NAME} commands' commands \"$@\"");
+    let names = format!(
+        r#"    # Grafted MCP tools (SERVER__TOOL), from the ledger cache (nothing is spawned).
+    local -a grafted
+    grafted=(${{(f)"$({BIN_NAME} mcp names 2>/dev/null)"}})
+    grafted=(${{grafted//:/\\:}})
+    commands+=(${{grafted//$'\t'/:}})
+{anchor}"#
+    );
+    text.replacen(&anchor, &names, 1).into_bytes()
+}
+
+/// Fish: the grafted MCP tools complete where a command goes.
+fn complete_grafted_fish(script: &[u8]) -> Vec<u8> {
+    let mut text = String::from_utf8_lossy(script).into_owned();
+    text.push_str(&format!(
+        r#"
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+function __fish_indus_tool_grafted
+    set -l cmd (commandline -opc)
+    $cmd[1] mcp names 2>/dev/null
+end
+complete -c {BIN_NAME} -n "__fish_indus_tool_needs_command" -f -a "(__fish_indus_tool_grafted)"
+"#
+    ));
+    text.into_bytes()
 }
 
 /// Make the bash script's `case` labels match the states its word loop computes.

@@ -445,6 +445,18 @@ pub fn view(
         out.code = 2;
         return out;
     }
+    if sub == "names" {
+        // For shell completion: `NAME<TAB>SUMMARY` lines from the cache, quietly.
+        for tool in graft.tools() {
+            let summary = first_line(crate::cli::command::summary(tool.description()));
+            out.stdout.push_str(&format!(
+                "{}\t{}\n",
+                tool.name(),
+                summary.replace(['\t', '\n'], " ")
+            ));
+        }
+        return out;
+    }
     if graft.config.is_empty() && sub != "ledger" {
         out.stderr
             .push("mcp: no MCP servers are configured (see `indus-tool mcp --help`)".into());
