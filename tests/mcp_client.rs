@@ -470,6 +470,128 @@ mod http_server {
         }
     }
 
+    /// The legacy HTTP+SSE transport (MCP 2024-11-05), served by hand over raw
+    /// HTTP/1.1 (rmcp 3.9 has no SSE server): `GET /sse` opens a session whose
+    /// first event names `/messages?sessionId=N`; each `POST` there is fed to an
+    /// rmcp server of the same handler over an in-memory pipe, and everything the
+    /// server writes goes back as `message` events. The URL of the stream.
+    pub fn start_sse() -> String {
+        use std::collections::HashMap;
+        use std::sync::atomic::AtomicU64;
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+        type Sessions =
+            Arc<tokio::sync::Mutex<HashMap<u64, tokio::io::WriteHalf<tokio::io::DuplexStream>>>>;
+
+        async fn handle(
+            stream: tokio::net::TcpStream,
+            sessions: Sessions,
+            grown: Arc<AtomicBool>,
+            next: Arc<AtomicU64>,
+        ) {
+            use rmcp::ServiceExt;
+            let (read, mut write) = stream.into_split();
+            let mut read = BufReader::new(read);
+            loop {
+                let mut request = String::new();
+                if read.read_line(&mut request).await.unwrap_or(0) == 0 {
+                    return;
+                }
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if read.read_line(&mut line).await.unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0u8; length];
+                if read.read_exact(&mut body).await.is_err() {
+                    return;
+                }
+                let mut words = request.split_whitespace();
+                let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                if method == "GET" && path == "/sse" {
+                    let id = next.fetch_add(1, Ordering::SeqCst);
+                    let (server_io, glue_io) = tokio::io::duplex(1 << 20);
+                    let handler = Handler {
+                        grown: Arc::clone(&grown),
+                    };
+                    tokio::spawn(async move {
+                        if let Ok(running) = handler.serve(tokio::io::split(server_io)).await {
+                            let _ = running.waiting().await;
+                        }
+                    });
+                    let (from_server, to_server) = tokio::io::split(glue_io);
+                    sessions.lock().await.insert(id, to_server);
+                    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
+                    let first = format!("event: endpoint\ndata: /messages?sessionId={id}\n\n");
+                    if write.write_all(head.as_bytes()).await.is_err()
+                        || write.write_all(first.as_bytes()).await.is_err()
+                    {
+                        return;
+                    }
+                    let mut lines = BufReader::new(from_server).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        let event = format!("event: message\ndata: {line}\n\n");
+                        if write.write_all(event.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                    sessions.lock().await.remove(&id);
+                    return;
+                }
+                let session = path
+                    .strip_prefix("/messages?sessionId=")
+                    .and_then(|id| id.parse::<u64>().ok());
+                let mut sessions = sessions.lock().await;
+                let reply = match (method, session.and_then(|id| sessions.get_mut(&id))) {
+                    ("POST", Some(to_server)) => {
+                        body.push(b'\n');
+                        let _ = to_server.write_all(&body).await;
+                        "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
+                    }
+                    _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n",
+                };
+                drop(sessions);
+                if write.write_all(reply.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+        }
+
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let sessions: Sessions = Default::default();
+                let grown = Arc::new(AtomicBool::new(false));
+                let next = Arc::new(AtomicU64::new(1));
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    tokio::spawn(handle(
+                        stream,
+                        Arc::clone(&sessions),
+                        Arc::clone(&grown),
+                        Arc::clone(&next),
+                    ));
+                }
+            });
+        });
+        format!("http://{addr}/sse")
+    }
+
     /// Serve on 127.0.0.1 in a background thread; the URL of its endpoint.
     pub fn start() -> String {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -855,4 +977,76 @@ fn a_directory_too_deep_for_a_socket_path_gets_a_private_socket() {
         stdout(&run_in(&["mcp", "down"])),
         format!("mcp broker stopped: pid {}\n", broker_pid(&up))
     );
+}
+
+#[test]
+fn a_legacy_sse_server_is_grafted_when_asked_for_and_as_the_fallback() {
+    let env = TestEnv::new();
+    let url = http_server::start_sse();
+    configure(
+        &env,
+        json!({
+            "legacy": {"type": "sse", "url": url},
+            // A plain URL row: Streamable HTTP is tried first (the server answers
+            // 404), then the legacy transport at the same URL.
+            "plain": {"url": url},
+        }),
+    );
+    let out = run(&env, &["legacy__echo", "over sse"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "echo: over sse\n");
+    let out = run(&env, &["--format", "json", "plain__echo", "text=fallback"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json_lines(&out)["output"], json!({"echoed": "fallback"}));
+    let out = run(&env, &["legacy__fail", "no"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("refused: no"), "{}", stderr(&out));
+    let servers = json_lines(&run(&env, &["--format", "json", "mcp", "servers"]));
+    let transports: Vec<(&str, &str, &str)> = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["transport"].as_str().unwrap(),
+                s["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        transports,
+        [("legacy", "sse", "ready"), ("plain", "http", "ready")]
+    );
+}
+
+#[test]
+fn a_url_that_speaks_neither_http_transport_names_both_failures() {
+    let env = TestEnv::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Everything answers 404.
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    configure(
+        &env,
+        json!({"nowhere": {"url": format!("http://{addr}/mcp")}}),
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("mcp server \"nowhere\": the MCP handshake failed"),
+        "{err}"
+    );
+    assert!(err.contains("the legacy SSE transport at the same URL failed too: the MCP handshake failed: GET http://"), "{err}");
+    assert!(err.contains("404"), "{err}");
 }

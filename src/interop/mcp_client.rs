@@ -3,7 +3,7 @@
 //!
 //! `config` discovers and merges the servers a user configured, `ledger` is the
 //! event-sourced record (and tool-list cache) of what each server contributes,
-//! `client` one rmcp connection, `broker` the warm background process keeping
+//! `client` one rmcp connection (`sse` its legacy HTTP+SSE transport), `broker` the warm background process keeping
 //! connections open across invocations, `graft` the policy tying them into the toolbox
 //! (grafted tools, refresh, the `mcp servers/tools/ledger/refresh` views).
 
@@ -15,3 +15,5 @@ pub mod config;
 #[cfg(feature = "mcp")]
 pub mod graft;
 pub mod ledger;
+#[cfg(feature = "mcp")]
+pub mod sse;

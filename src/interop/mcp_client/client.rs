@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use indexmap::IndexMap;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, Tool};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -180,49 +181,86 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
             Ok(conn)
         }
         ServerTransport::Http { url, headers } | ServerTransport::Sse { url, headers } => {
-            use rmcp::transport::StreamableHttpClientTransport;
-            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-            let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-            let mut custom = std::collections::HashMap::new();
-            for (name, value) in headers {
-                if name.eq_ignore_ascii_case("authorization")
-                    && let Some(token) = value.strip_prefix("Bearer ")
-                {
-                    config = config.auth_header(token);
-                    continue;
-                }
-                let header =
-                    reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|e| {
-                        format!("mcp server \"{}\": header \"{name}\": {e}", server.name)
-                    })?;
-                let value = reqwest::header::HeaderValue::from_str(value).map_err(|e| {
-                    format!("mcp server \"{}\": header \"{name}\": {e}", server.name)
-                })?;
-                custom.insert(header, value);
-            }
-            config = config.custom_headers(custom);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let mut conn = Connection {
+            let header_map = header_map(&server.name, headers)?;
+            // Each attempt has a watcher of its own, so a failed one leaves nothing.
+            let conn = |watcher: &Watcher| Connection {
                 server: server.name.clone(),
                 service: None,
                 watcher: watcher.clone(),
                 pgid: None,
-                stderr,
+                stderr: Arc::clone(&stderr),
                 timeouts,
             };
-            let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
-            conn.service = Some(conn.handshake(served).await.map_err(|e| {
-                if matches!(server.transport, ServerTransport::Sse { .. }) {
-                    format!(
-                        "{e} (the row asks for the legacy SSE transport, which this build cannot speak; it tried Streamable HTTP at the same URL)"
-                    )
-                } else {
-                    e
+            let legacy = matches!(server.transport, ServerTransport::Sse { .. });
+            let mut first_error = None;
+            if !legacy {
+                use rmcp::transport::StreamableHttpClientTransport;
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                let mut custom = std::collections::HashMap::new();
+                for (name, value) in &header_map {
+                    // rmcp sends the bearer token itself, from `auth_header`.
+                    if name == reqwest::header::AUTHORIZATION
+                        && let Some(token) =
+                            value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "))
+                    {
+                        config = config.auth_header(token);
+                        continue;
+                    }
+                    custom.insert(name.clone(), value.clone());
                 }
-            })?);
-            Ok(conn)
+                config = config.custom_headers(custom);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let watcher = Watcher::default();
+                let mut c = conn(&watcher);
+                let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
+                match c.handshake(served).await {
+                    Ok(service) => {
+                        c.service = Some(service);
+                        return Ok(c);
+                    }
+                    Err(e) => first_error = Some(e),
+                }
+            }
+            // The legacy transport: asked for, or the fallback of a URL that does
+            // not speak Streamable HTTP (as MCP's compatibility rules advise).
+            let mut c = conn(&watcher);
+            let opened = tokio::time::timeout(timeouts.connect, async {
+                let halves = super::sse::open(url, header_map).await?;
+                watcher.serve(halves).await.map_err(|e| e.to_string())
+            })
+            .await;
+            match (c.handshake(opened).await, first_error) {
+                (Ok(service), _) => {
+                    c.service = Some(service);
+                    Ok(c)
+                }
+                (Err(sse), None) => Err(sse),
+                (Err(sse), Some(http)) => Err(format!(
+                    "{http}; the legacy SSE transport at the same URL failed too: {}",
+                    sse.strip_prefix(&format!("mcp server \"{}\": ", server.name))
+                        .unwrap_or(&sse)
+                )),
+            }
         }
     }
+}
+
+/// A row's `headers` as an HTTP header map; a name or value HTTP cannot carry is
+/// an error naming it.
+fn header_map(
+    server: &str,
+    headers: &IndexMap<String, String>,
+) -> Result<reqwest::header::HeaderMap, String> {
+    let mut map = reqwest::header::HeaderMap::new();
+    for (name, value) in headers {
+        let header = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| format!("mcp server \"{server}\": header \"{name}\": {e}"))?;
+        let value = reqwest::header::HeaderValue::from_str(value)
+            .map_err(|e| format!("mcp server \"{server}\": header \"{name}\": {e}"))?;
+        map.insert(header, value);
+    }
+    Ok(map)
 }
 
 impl Connection {

@@ -41,8 +41,7 @@ pub enum ServerTransport {
         url: String,
         headers: IndexMap<String, String>,
     },
-    /// The legacy HTTP+SSE transport (rmcp 3.9 has no client for it; the client
-    /// tries Streamable HTTP at the same URL and says so when that fails).
+    /// The legacy HTTP+SSE transport (see `sse`).
     Sse {
         url: String,
         headers: IndexMap<String, String>,
