@@ -8,6 +8,10 @@
 #    (`indus-tool ls` on a small folder). Bar: ratio <= 2.
 #  - warm call: the same `peer__read` while `mcp up` keeps the server open.
 #    Bar: p50 <= 5 ms (no peer: the Python SDK has no broker to compare with).
+#  - a server nobody here wrote: the reference filesystem server from npm
+#    (@modelcontextprotocol/server-filesystem) grafted as `fs`; cold
+#    `fs__read_text_file` against the Python SDK client making the same call to the
+#    same server (bar 1.0), and warm through `mcp up` (bar: p50 <= 5 ms).
 mc="$WORK/mcp-client"
 mkdir -p "$mc/one" "$mc/three"
 for i in $(seq 1 40); do echo "line $i of a small file for the MCP client"; done >"$mc/one/small.txt"
@@ -56,3 +60,49 @@ compare "mcp client: list, 3 servers, warm ledger" \
 measure "mcp client: warm peer__read through mcp up (p50)" \
   "$INDUS --cwd $mc/one peer__read small.txt" 5 5 200
 "$INDUS" --cwd "$mc/one" mcp down >&2
+
+# The reference filesystem server from npm, grafted as `fs`.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "installing: nodejs npm" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >&2
+fi
+npm install --prefix "$mc/node" --no-audit --no-fund --loglevel=error \
+  @modelcontextprotocol/server-filesystem >&2
+fsserver="$mc/node/node_modules/.bin/mcp-server-filesystem"
+mkdir -p "$mc/fs/.indusvx"
+cp "$mc/one/small.txt" "$mc/fs/small.txt"
+python3 -c 'import json,sys; print(json.dumps({"mcpServers": {"fs": {"command": sys.argv[1], "args": [sys.argv[2]]}}}))' \
+  "$fsserver" "$mc/fs" >"$mc/fs/.indusvx/mcp.json"
+cat >"$mc/client_once.py" <<'PY'
+import asyncio, json, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    command, tool, arguments, *args = sys.argv[1:]
+    params = StdioServerParameters(command=command, args=args)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool(tool, json.loads(arguments))
+            assert not getattr(result, "is_error", getattr(result, "isError", False)), result
+
+asyncio.run(main())
+PY
+(cd "$mc/fs" && "$INDUS" list >/dev/null)
+"$INDUS" --cwd "$mc/fs" fs__read_text_file path="$mc/fs/small.txt" | grep -q "line 40" ||
+  { echo "fs__read_text_file failed" >&2; exit 1; }
+# The peer's JSON argument, kept out of hyperfine's word splitting in a script.
+printf '#!/bin/sh\nexec "%s" "%s" "%s" read_text_file '"'"'{"path": "%s"}'"'"' "%s"\n' \
+  "$mc/venv/bin/python" "$mc/client_once.py" "$fsserver" "$mc/fs/small.txt" "$mc/fs" >"$mc/fs_once.sh"
+chmod +x "$mc/fs_once.sh"
+"$mc/fs_once.sh" || { echo "the Python SDK client failed on the npm server" >&2; exit 1; }
+compare "mcp client: cold fs__read_text_file (npm server-filesystem)" \
+  "$mc/fs_once.sh" \
+  "$INDUS --cwd $mc/fs fs__read_text_file path=$mc/fs/small.txt" 1.0 3 20
+"$INDUS" --cwd "$mc/fs" mcp up >&2
+measure "mcp client: warm fs__read_text_file through mcp up (p50)" \
+  "$INDUS --cwd $mc/fs fs__read_text_file path=$mc/fs/small.txt" 5 5 200
+"$INDUS" --cwd "$mc/fs" mcp down >&2

@@ -521,7 +521,7 @@ impl Broker {
         };
         match conn.call(tool, arguments).await {
             Ok(result) => {
-                if conn.take_tools_changed().await
+                if conn.take_tools_changed()
                     && let Ok(caps) = conn.capabilities().await
                 {
                     let (cwd, name) = (self.cwd.clone(), server.name.clone());

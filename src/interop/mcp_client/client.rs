@@ -87,6 +87,8 @@ pub struct Connection {
     service: Option<RunningService<RoleClient, Watcher>>,
     watcher: Watcher,
     pgid: Option<i32>,
+    /// Notices and answers share one ordered stream (stdio).
+    ordered: bool,
     stderr: Arc<Mutex<Vec<u8>>>,
     timeouts: Timeouts,
 }
@@ -173,6 +175,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 service: None,
                 watcher: watcher.clone(),
                 pgid,
+                ordered: true,
                 stderr,
                 timeouts,
             };
@@ -188,6 +191,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 service: None,
                 watcher: watcher.clone(),
                 pgid: None,
+                ordered: false,
                 stderr: Arc::clone(&stderr),
                 timeouts,
             };
@@ -363,13 +367,14 @@ impl Connection {
         }
     }
 
-    /// Did the server announce `notifications/tools/list_changed`? A server that
-    /// declares the `tools.listChanged` capability may send it on another stream
-    /// than the call's answer (Streamable HTTP), so for such a server a notice not
-    /// yet seen is waited for a moment ([`LIST_CHANGED_GRACE`]).
+    /// Did the server announce `notifications/tools/list_changed`? Over stdio the
+    /// notice shares the answer's ordered stream, so one sent before the answer
+    /// has been seen. Over HTTP a server that declares the `tools.listChanged`
+    /// capability may send it on another stream than the call's answer, so a
+    /// notice not yet seen is waited for a moment ([`LIST_CHANGED_GRACE`]).
     pub async fn tools_changed(&self) -> bool {
-        if self.watcher.tools_changed.load(Ordering::SeqCst) {
-            return true;
+        if self.watcher.tools_changed.load(Ordering::SeqCst) || self.ordered {
+            return self.watcher.tools_changed.load(Ordering::SeqCst);
         }
         let announces = self
             .service()
@@ -385,14 +390,11 @@ impl Connection {
         self.watcher.tools_changed.load(Ordering::SeqCst)
     }
 
-    /// [`Self::tools_changed`], and forget the notice once it is taken: a
-    /// connection kept open across calls (the broker's) reports each change once.
-    pub async fn take_tools_changed(&self) -> bool {
-        let changed = self.tools_changed().await;
-        if changed {
-            self.watcher.tools_changed.store(false, Ordering::SeqCst);
-        }
-        changed
+    /// Whether a `tools/list_changed` notice has arrived since the last time this
+    /// was asked, without waiting: for a connection kept open across calls (the
+    /// broker's), where a notice that comes late is taken at the next call.
+    pub fn take_tools_changed(&self) -> bool {
+        self.watcher.tools_changed.swap(false, Ordering::SeqCst)
     }
 
     /// End the session politely (briefly), then kill what is left.
