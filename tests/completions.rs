@@ -273,7 +273,7 @@ fn grafted_mcp_tools_complete_from_the_cache_without_starting_a_server() {
     if have("bash") {
         let harness = home.path().join("harness.bash");
         std::fs::write(&harness, BASH_HARNESS).unwrap();
-        for line in ["indus-tool peer__r", "indus-tool --format json peer__r"] {
+        let bash = |line: &str| {
             let mut cmd = hermetic("bash", home.path());
             cmd.current_dir(&project)
                 .env("PATH", &path)
@@ -282,18 +282,13 @@ fn grafted_mcp_tools_complete_from_the_cache_without_starting_a_server() {
                 .arg(&harness)
                 .arg(committed("indus-tool.bash"))
                 .arg(line);
-            wanted("bash", completions_from(cmd, "bash grafted"));
+            completions_from(cmd, &format!("bash `{line}`"))
+        };
+        for line in ["indus-tool peer__r", "indus-tool --format json peer__r"] {
+            wanted("bash", bash(line));
         }
         // After a command, no grafted name is offered.
-        let mut cmd = hermetic("bash", home.path());
-        cmd.current_dir(&project)
-            .env("PATH", &path)
-            .arg("--norc")
-            .arg("--noprofile")
-            .arg(&harness)
-            .arg(committed("indus-tool.bash"))
-            .arg("indus-tool read peer__r");
-        let offered = completions_from(cmd, "bash after a command");
+        let offered = bash("indus-tool read peer__r");
         assert!(!offered.iter().any(|c| c == "peer__read"), "{offered:?}");
     }
     if have("zsh") {

@@ -562,38 +562,32 @@ mod http_server {
             }
         }
 
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        listener.set_nonblocking(true).unwrap();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let sessions: Sessions = Default::default();
-                let grown = Arc::new(AtomicBool::new(false));
-                let next = Arc::new(AtomicU64::new(1));
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        continue;
-                    };
-                    tokio::spawn(handle(
-                        stream,
-                        Arc::clone(&sessions),
-                        Arc::clone(&grown),
-                        Arc::clone(&next),
-                    ));
-                }
-            });
+        let addr = serve_in_background(|listener| async move {
+            let sessions: Sessions = Default::default();
+            let grown = Arc::new(AtomicBool::new(false));
+            let next = Arc::new(AtomicU64::new(1));
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::spawn(handle(
+                    stream,
+                    Arc::clone(&sessions),
+                    Arc::clone(&grown),
+                    Arc::clone(&next),
+                ));
+            }
         });
         format!("http://{addr}/sse")
     }
 
-    /// Serve on 127.0.0.1 in a background thread; the URL of its endpoint.
-    pub fn start() -> String {
+    /// Run `serve` with a listener on a free port of 127.0.0.1, on a runtime of
+    /// its own in a background thread (the test's lifetime); the address.
+    fn serve_in_background<F, Fut>(serve: F) -> std::net::SocketAddr
+    where
+        F: FnOnce(tokio::net::TcpListener) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()>,
+    {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         listener.set_nonblocking(true).unwrap();
@@ -604,33 +598,40 @@ mod http_server {
                 .build()
                 .unwrap();
             rt.block_on(async move {
-                let grown = Arc::new(AtomicBool::new(false));
-                let service = StreamableHttpService::new(
-                    move || {
-                        Ok(Handler {
-                            grown: Arc::clone(&grown),
-                        })
-                    },
-                    LocalSessionManager::default().into(),
-                    StreamableHttpServerConfig::default(),
-                );
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        continue;
-                    };
-                    let service = service.clone();
-                    tokio::spawn(async move {
-                        let io = hyper_util::rt::TokioIo::new(stream);
-                        let svc = hyper_util::service::TowerToHyperService::new(service);
-                        let _ = hyper_util::server::conn::auto::Builder::new(
-                            hyper_util::rt::TokioExecutor::new(),
-                        )
-                        .serve_connection(io, svc)
-                        .await;
-                    });
-                }
+                serve(tokio::net::TcpListener::from_std(listener).unwrap()).await;
             });
+        });
+        addr
+    }
+
+    /// Serve on 127.0.0.1 in a background thread; the URL of its endpoint.
+    pub fn start() -> String {
+        let addr = serve_in_background(|listener| async move {
+            let grown = Arc::new(AtomicBool::new(false));
+            let service = StreamableHttpService::new(
+                move || {
+                    Ok(Handler {
+                        grown: Arc::clone(&grown),
+                    })
+                },
+                LocalSessionManager::default().into(),
+                StreamableHttpServerConfig::default(),
+            );
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let svc = hyper_util::service::TowerToHyperService::new(service);
+                    let _ = hyper_util::server::conn::auto::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(io, svc)
+                    .await;
+                });
+            }
         });
         format!("http://{addr}/mcp")
     }
