@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Expose no tools at all')
             [CompletionResult]::new('--gate', '--gate', [CompletionResultType]::ParameterName, 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session')
             [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`')
+            [CompletionResult]::new('--envelope', '--envelope', [CompletionResultType]::ParameterName, 'Wrap every result in the buddy seed''s envelope {"harness_timestamp": {"source": "harness", "unix_millis": N}, "result": …} (always on in the buddy profile)')
             [CompletionResult]::new('--no-mcp', '--no-mcp', [CompletionResultType]::ParameterName, 'Graft no MCP server''s tools (read no MCP config)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -60,6 +61,11 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
+            [CompletionResult]::new('read_file', 'read_file', [CompletionResultType]::ParameterValue, 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}')
+            [CompletionResult]::new('write_file', 'write_file', [CompletionResultType]::ParameterValue, 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}')
+            [CompletionResult]::new('fetch_url', 'fetch_url', [CompletionResultType]::ParameterValue, 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}')
+            [CompletionResult]::new('web_search', 'web_search', [CompletionResultType]::ParameterValue, 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}')
+            [CompletionResult]::new('time', 'time', [CompletionResultType]::ParameterValue, 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
@@ -260,6 +266,41 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;exit_plan_mode' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--plan', '--plan', [CompletionResultType]::ParameterName, 'The plan to present, in Markdown.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;read_file' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The file to read.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;write_file' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The file to write.')
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The complete new content.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;fetch_url' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'An absolute http or https URL.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;web_search' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;time' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -512,6 +553,11 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
+            [CompletionResult]::new('read_file', 'read_file', [CompletionResultType]::ParameterValue, 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}')
+            [CompletionResult]::new('write_file', 'write_file', [CompletionResultType]::ParameterValue, 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}')
+            [CompletionResult]::new('fetch_url', 'fetch_url', [CompletionResultType]::ParameterValue, 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}')
+            [CompletionResult]::new('web_search', 'web_search', [CompletionResultType]::ParameterValue, 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}')
+            [CompletionResult]::new('time', 'time', [CompletionResultType]::ParameterValue, 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes')
@@ -580,6 +626,21 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;exit_plan_mode' {
+            break
+        }
+        'indus-tool;help;read_file' {
+            break
+        }
+        'indus-tool;help;write_file' {
+            break
+        }
+        'indus-tool;help;fetch_url' {
+            break
+        }
+        'indus-tool;help;web_search' {
+            break
+        }
+        'indus-tool;help;time' {
             break
         }
         'indus-tool;help;list' {

@@ -49,6 +49,9 @@ _indus__tool() {
             indus__tool,exit_plan_mode)
                 cmd="indus__tool__subcmd__exit_plan_mode"
                 ;;
+            indus__tool,fetch_url)
+                cmd="indus__tool__subcmd__fetch_url"
+                ;;
             indus__tool,find)
                 cmd="indus__tool__subcmd__find"
                 ;;
@@ -79,6 +82,9 @@ _indus__tool() {
             indus__tool,read)
                 cmd="indus__tool__subcmd__read"
                 ;;
+            indus__tool,read_file)
+                cmd="indus__tool__subcmd__read_file"
+                ;;
             indus__tool,saas-action)
                 cmd="indus__tool__subcmd__saas__subcmd__action"
                 ;;
@@ -87,6 +93,9 @@ _indus__tool() {
                 ;;
             indus__tool,task)
                 cmd="indus__tool__subcmd__task"
+                ;;
+            indus__tool,time)
+                cmd="indus__tool__subcmd__time"
                 ;;
             indus__tool,todo)
                 cmd="indus__tool__subcmd__todo"
@@ -97,6 +106,9 @@ _indus__tool() {
             indus__tool,todo_set)
                 cmd="indus__tool__subcmd__todo_set"
                 ;;
+            indus__tool,web_search)
+                cmd="indus__tool__subcmd__web_search"
+                ;;
             indus__tool,webfetch)
                 cmd="indus__tool__subcmd__webfetch"
                 ;;
@@ -105,6 +117,9 @@ _indus__tool() {
                 ;;
             indus__tool,write)
                 cmd="indus__tool__subcmd__write"
+                ;;
+            indus__tool,write_file)
+                cmd="indus__tool__subcmd__write_file"
                 ;;
             indus__tool__subcmd__checkpoint,diff)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__diff"
@@ -181,6 +196,9 @@ _indus__tool() {
             indus__tool__subcmd__help,exit_plan_mode)
                 cmd="indus__tool__subcmd__help__subcmd__exit_plan_mode"
                 ;;
+            indus__tool__subcmd__help,fetch_url)
+                cmd="indus__tool__subcmd__help__subcmd__fetch_url"
+                ;;
             indus__tool__subcmd__help,find)
                 cmd="indus__tool__subcmd__help__subcmd__find"
                 ;;
@@ -211,6 +229,9 @@ _indus__tool() {
             indus__tool__subcmd__help,read)
                 cmd="indus__tool__subcmd__help__subcmd__read"
                 ;;
+            indus__tool__subcmd__help,read_file)
+                cmd="indus__tool__subcmd__help__subcmd__read_file"
+                ;;
             indus__tool__subcmd__help,saas-action)
                 cmd="indus__tool__subcmd__help__subcmd__saas__subcmd__action"
                 ;;
@@ -219,6 +240,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,task)
                 cmd="indus__tool__subcmd__help__subcmd__task"
+                ;;
+            indus__tool__subcmd__help,time)
+                cmd="indus__tool__subcmd__help__subcmd__time"
                 ;;
             indus__tool__subcmd__help,todo)
                 cmd="indus__tool__subcmd__help__subcmd__todo"
@@ -229,6 +253,9 @@ _indus__tool() {
             indus__tool__subcmd__help,todo_set)
                 cmd="indus__tool__subcmd__help__subcmd__todo_set"
                 ;;
+            indus__tool__subcmd__help,web_search)
+                cmd="indus__tool__subcmd__help__subcmd__web_search"
+                ;;
             indus__tool__subcmd__help,webfetch)
                 cmd="indus__tool__subcmd__help__subcmd__webfetch"
                 ;;
@@ -237,6 +264,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,write)
                 cmd="indus__tool__subcmd__help__subcmd__write"
+                ;;
+            indus__tool__subcmd__help,write_file)
+                cmd="indus__tool__subcmd__help__subcmd__write_file"
                 ;;
             indus__tool__subcmd__help__subcmd__checkpoint,diff)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__diff"
@@ -350,7 +380,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --turn --mcp-config --no-mcp --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --envelope --turn --mcp-config --no-mcp --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode read_file write_file fetch_url web_search time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -853,6 +883,28 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__fetch_url)
+            opts="-h --json --url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__find)
             opts="-t -n -h --json --pattern --path --type --limit --gitignore --skip-hidden --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -982,7 +1034,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode list describe schema call batch mcp diff checkpoint completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode read_file write_file fetch_url web_search time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1220,6 +1272,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__exit_plan_mode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__fetch_url)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1499,6 +1565,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__read_file)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__saas__subcmd__action)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1528,6 +1608,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__task)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__time)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1583,6 +1677,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__web_search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__webfetch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1612,6 +1720,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__write)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__write_file)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2087,6 +2209,28 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__read_file)
+            opts="-h --json --path --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__saas__subcmd__action)
             opts="-n -h --json --action --slug --arguments --toolkits --query --limit --timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2193,6 +2337,24 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__time)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__todo)
             opts="-h --json --action --items --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2249,6 +2411,28 @@ _indus__tool() {
                     return 0
                     ;;
                 --items)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__web_search)
+            opts="-h --json --query --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2324,6 +2508,32 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__write)
+            opts="-h --json --path --content --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__write_file)
             opts="-h --json --path --content --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

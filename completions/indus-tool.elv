@@ -33,6 +33,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --no-tools 'Expose no tools at all'
             cand --gate 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
             cand --checkpoint 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
+            cand --envelope 'Wrap every result in the buddy seed''s envelope {"harness_timestamp": {"source": "harness", "unix_millis": N}, "result": …} (always on in the buddy profile)'
             cand --no-mcp 'Graft no MCP server''s tools (read no MCP config)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -57,6 +58,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
+            cand read_file 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}'
+            cand write_file 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}'
+            cand fetch_url 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}'
+            cand web_search 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}'
+            cand time 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
@@ -238,6 +244,36 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;exit_plan_mode'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --plan 'The plan to present, in Markdown.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;read_file'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'The file to read.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;write_file'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --path 'The file to write.'
+            cand --content 'The complete new content.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;fetch_url'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --url 'An absolute http or https URL.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;web_search'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --query 'What to search for.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;time'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -445,6 +481,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
+            cand read_file 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}'
+            cand write_file 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}'
+            cand fetch_url 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}'
+            cand web_search 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}'
+            cand time 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
             cand schema 'Print every exposed tool''s descriptor as a JSON array, or (--for) the tool definitions in the shape a model API takes'
@@ -494,6 +535,16 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;enter_plan_mode'= {
         }
         &'indus-tool;help;exit_plan_mode'= {
+        }
+        &'indus-tool;help;read_file'= {
+        }
+        &'indus-tool;help;write_file'= {
+        }
+        &'indus-tool;help;fetch_url'= {
+        }
+        &'indus-tool;help;web_search'= {
+        }
+        &'indus-tool;help;time'= {
         }
         &'indus-tool;help;list'= {
         }

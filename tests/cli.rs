@@ -293,6 +293,9 @@ fn describe_and_schema_hold_every_registered_tool() {
     let names = indus_tool::deck::deck_registry().names();
     let ids: Vec<&str> = indus_tool::deck::catalog().iter().map(|r| r.id).collect();
     assert_eq!(names, ids);
+    let names: Vec<String> = indus_tool::deck::rows_for_profile(indus_tool::deck::Profile::All)
+        .map(|r| r.id.to_string())
+        .collect();
     let out = bin().arg("schema").output().unwrap();
     let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
     let listed: Vec<&str> = schema

@@ -82,7 +82,9 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     // The whole deck by default, in catalog order.
-    let ids: Vec<&str> = indus_tool::deck::catalog().iter().map(|r| r.id).collect();
+    let ids: Vec<&str> = indus_tool::deck::rows_for_profile(indus_tool::deck::Profile::All)
+        .map(|r| r.id)
+        .collect();
     assert_eq!(names, ids);
     for t in &tools {
         assert_eq!(

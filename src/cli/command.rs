@@ -24,6 +24,26 @@ pub struct CliShape {
 
 pub const CLI_SHAPES: &[CliShape] = &[
     CliShape {
+        tool: "read_file",
+        positionals: &["path"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "write_file",
+        positionals: &["path"],
+        stdin_key: Some("content"),
+    },
+    CliShape {
+        tool: "fetch_url",
+        positionals: &["url"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "web_search",
+        positionals: &["query"],
+        stdin_key: None,
+    },
+    CliShape {
         tool: "read",
         positionals: &["path"],
         stdin_key: None,
@@ -160,6 +180,7 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--turn",
     "--mcp-config",
     "--no-mcp",
+    "--envelope",
 ];
 
 /// One spelling of a tool's flag, as argv holds it.
@@ -469,6 +490,14 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
                 .value_parser(clap::builder::FalseyValueParser::new())
                 .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
+        )
+        .arg(
+            Arg::new("envelope")
+                .long("envelope")
+                .env("INDUS_ENVELOPE")
+                .action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+                .help("Wrap every result in the buddy seed's envelope {\"harness_timestamp\": {\"source\": \"harness\", \"unix_millis\": N}, \"result\": …} (always on in the buddy profile)"),
         )
         .arg(
             Arg::new("turn")

@@ -66,6 +66,9 @@ pub struct Globals {
     /// `--mcp-config FILE`.
     pub mcp_config: Option<PathBuf>,
     pub no_mcp: bool,
+    /// `--envelope` / `INDUS_ENVELOPE`, or the `buddy` profile: results in the
+    /// buddy seed's envelope.
+    pub envelope: bool,
 }
 
 /// The catalog selection of an invocation: a deck profile or a standard collection.
@@ -135,6 +138,9 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // Off (the default): nothing is wrapped, the tools are the deck's own.
     if globals.checkpoint {
         checkpoint::install(&mut registry, &globals);
+    }
+    if globals.envelope {
+        crate::deck::envelope::install_envelope(&mut registry);
     }
     let (sub, sub_matches) = matches.subcommand().expect("clap enforces a subcommand");
     let result = match sub {
@@ -323,6 +329,7 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         grafted: Vec::new(),
         mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
         no_mcp: m.get_flag("no-mcp"),
+        envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
     })
 }
 

@@ -247,11 +247,73 @@ static BUILTINS: [CatalogRow; 12] = [
     ),
 ];
 
+/// The operator's tools of the buddy seed, in the seed's order (those built so
+/// far: the tmux-backed shell and pane tools are not among them yet).
+fn operator_rows() -> Vec<CatalogRow> {
+    let row = |id, title, summary, profiles, read_only, build| CatalogRow {
+        id,
+        title,
+        summary,
+        profiles,
+        read_only,
+        build: Builder::Plain(build),
+    };
+    vec![
+        row(
+            "read_file",
+            "Read file (text)",
+            "Return a file's text as is, up to 8,000 characters.",
+            BUDDY,
+            true,
+            tools::operator::read_file_tool,
+        ),
+        row(
+            "write_file",
+            "Write file (text)",
+            "Create or replace a file atomically and say how many bytes were written.",
+            BUDDY,
+            false,
+            tools::operator::write_file_tool,
+        ),
+        row(
+            "fetch_url",
+            "Fetch URL body",
+            "HTTP GET a URL and return its body, up to 8,000 characters.",
+            BUDDY,
+            true,
+            tools::operator::fetch_url_tool,
+        ),
+        row(
+            "web_search",
+            "Web search (top 8)",
+            "Search the web and return up to eight numbered results.",
+            BUDDY,
+            true,
+            tools::operator::web_search_tool,
+        ),
+        row(
+            "time",
+            "Current time",
+            "Return the harness's wall-clock time in epoch, ISO-8601 and RFC 2822 forms.",
+            BUDDY_AND_ALL,
+            true,
+            tools::operator::time_tool,
+        ),
+    ]
+}
+
 /// Every row: the twelve built-ins in the seed's table order, then the app cards
-/// in the seed's order. The same slice on every call.
+/// in the seed's order, then the operator's tools. The same slice on every call.
 pub fn catalog() -> &'static [CatalogRow] {
     static ROWS: std::sync::OnceLock<Vec<CatalogRow>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| BUILTINS.iter().copied().chain(cards::app_cards()).collect())
+    ROWS.get_or_init(|| {
+        BUILTINS
+            .iter()
+            .copied()
+            .chain(cards::app_cards())
+            .chain(operator_rows())
+            .collect()
+    })
 }
 
 /// The row of a tool, by its id or any spelling the name normalisation accepts.
@@ -369,8 +431,21 @@ mod tests {
             of(Profile::Survey),
             &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..12]
         );
-        assert_eq!(of(Profile::All).len(), catalog().len());
+        // `all`: every row but the operator's own (time excepted).
+        let all = of(Profile::All);
         for row in catalog() {
+            assert_eq!(
+                all.contains(&row.id),
+                !row.in_profile(Profile::Buddy) || row.id == "time",
+                "{}",
+                row.id
+            );
+        }
+        assert_eq!(
+            of(Profile::Buddy),
+            ["read_file", "write_file", "fetch_url", "web_search", "time"]
+        );
+        for row in catalog().iter().filter(|r| !r.in_profile(Profile::Buddy)) {
             assert_eq!(
                 row.read_only,
                 row.in_profile(Profile::Authoring)
@@ -378,6 +453,32 @@ mod tests {
                 "{}",
                 row.id
             );
+        }
+    }
+
+    /// The buddy seed's description guidance: every tool of the profile says when
+    /// to use it, when not, how it differs from its neighbours, and shows an
+    /// example; a tool asking for a command's safety fields keeps them required.
+    #[test]
+    fn every_buddy_description_follows_the_seeds_guidance() {
+        for row in rows_for_profile(Profile::Buddy) {
+            let tool = row.build_in(&DeckContext::default());
+            let text = tool.description();
+            for section in [
+                "When to use:",
+                "When NOT to use:",
+                "Disambiguation:",
+                "Examples:",
+            ] {
+                assert!(text.contains(section), "{}: no {section}", row.id);
+            }
+            let schema = tool.parameters();
+            if schema["properties"].get("risk").is_some() {
+                let required = schema["required"].as_array().expect("required");
+                for field in ["risk", "mutation", "privesc", "why"] {
+                    assert!(required.contains(&field.into()), "{}: {field}", row.id);
+                }
+            }
         }
     }
 

@@ -13,6 +13,7 @@
 pub mod cards;
 pub mod catalog;
 pub mod checkpoint;
+pub mod envelope;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,

@@ -2,6 +2,7 @@
 //! tool shares (the tool-prefixed clamp notice).
 
 pub mod files;
+pub mod operator;
 pub mod planning;
 pub mod search;
 pub mod shell;

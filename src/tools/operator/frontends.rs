@@ -1,0 +1,272 @@
+//! `read_file`, `write_file`, `fetch_url` and `web_search`: the seed's file and
+//! web tools over the toolbox's engines. Each keeps the engine's guarantees
+//! (path rules and `--root`, the atomic write and the gate, the fetch's limits
+//! and the search endpoint) and only reshapes input and output to the seed's:
+//! 8,000 characters with `...[truncated]`, `Wrote N bytes to /path`, up to 8
+//! numbered results.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use super::cap_text;
+use crate::kernel::input::Args;
+use crate::kernel::{
+    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
+};
+use crate::tools::files::gate::{get_read_state_handle, record_read_state};
+
+/// The JSON block of an engine's result (its record), if it has one.
+fn record_of(result: &ToolResult) -> Option<&Value> {
+    result.content.iter().find_map(|b| match b {
+        ToolContentBlock::Json(v) => Some(v),
+        ToolContentBlock::Text(_) => None,
+    })
+}
+
+struct ReadFile;
+
+#[async_trait]
+impl Tool for ReadFile {
+    fn name(&self) -> &str {
+        "read_file"
+    }
+
+    fn description(&self) -> &str {
+        "Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.\n\nWhen to use: to look at a configuration file, a log excerpt or a script before acting on it.\n\nWhen NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.\n\nDisambiguation: returns raw text without line numbers; the path is relative to the working directory.\n\nExamples: {\"path\": \"/etc/hostname\"}"
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "The file to read."}},
+            "required": ["path"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("read_file", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let path = match args.required_str("path") {
+            Ok(p) => p,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
+        match ctx.fs.stat(&abs).await {
+            Ok(info) if info.is_directory => {
+                return ToolResult::failure(format!(
+                    "{path} is a directory; read_file needs a file path."
+                ));
+            }
+            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            _ => {}
+        }
+        let text = match ctx.fs.read_text(&abs).await {
+            Ok(t) => t,
+            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+        };
+        let handle = get_read_state_handle(ctx);
+        if let Err(e) = record_read_state(ctx, &abs, handle, None).await {
+            return ToolResult::failure(format!(
+                "Read {path}, but its read-state could not be recorded: {e}"
+            ));
+        }
+        ToolResult::text(cap_text(&text))
+    }
+}
+
+struct WriteFile;
+
+#[async_trait]
+impl Tool for WriteFile {
+    fn name(&self) -> &str {
+        "write_file"
+    }
+
+    fn description(&self) -> &str {
+        "Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.\n\nWhen to use: to create or wholly replace a configuration file, a script or a note.\n\nWhen NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.\n\nDisambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.\n\nExamples: {\"path\": \"/tmp/output.txt\", \"content\": \"hello world\\n\"}"
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "The file to write."},
+                "content": {"type": "string", "description": "The complete new content."}
+            },
+            "required": ["path", "content"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("write_file", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let (path, content) = match (args.required_str("path"), args.required_str("content")) {
+            (Ok(p), Ok(c)) => (p, c),
+            (Err(e), _) | (_, Err(e)) => return ToolResult::failure(e),
+        };
+        let abs = match ctx.confine(path) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
+        let written = crate::tools::files::write_tool()
+            .run_result(json!({"path": path, "content": content}), ctx)
+            .await;
+        if written.is_error {
+            return written;
+        }
+        ToolResult::text(format!("Wrote {} bytes to {abs}", content.len()))
+    }
+}
+
+struct FetchUrl;
+
+#[async_trait]
+impl Tool for FetchUrl {
+    fn name(&self) -> &str {
+        "fetch_url"
+    }
+
+    fn description(&self) -> &str {
+        "HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.\n\nWhen to use: to read an API's JSON, a raw configuration file or a documentation page by URL.\n\nWhen NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.\n\nDisambiguation: the body comes as served (HTML stays HTML); redirects are followed.\n\nExamples: {\"url\": \"https://example.com/api/data\"}"
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {"url": {"type": "string", "description": "An absolute http or https URL."}},
+            "required": ["url"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("fetch_url", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let url = match args.required_str("url") {
+            Ok(u) => u,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let fetched = crate::tools::web::webfetch_tool()
+            .run_result(json!({"url": url, "format": "html"}), ctx)
+            .await;
+        if fetched.is_error {
+            return fetched;
+        }
+        match record_of(&fetched).and_then(|r| r["content"].as_str()) {
+            Some(body) => ToolResult::text(cap_text(body)),
+            None => ToolResult::failure(format!("fetch_url: {url} gave no body")),
+        }
+    }
+}
+
+struct WebSearch;
+
+/// The seed's rendering of results: `N. title`, the URL and the snippet indented.
+fn render_results(results: &[Value]) -> String {
+    if results.is_empty() {
+        return "No results.".to_string();
+    }
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let field = |k: &str| r[k].as_str().unwrap_or("").trim().to_string();
+            let mut entry = format!("{}. {}\n   {}", i + 1, field("title"), field("url"));
+            let snippet = field("snippet");
+            if !snippet.is_empty() {
+                entry.push_str(&format!("\n   {snippet}"));
+            }
+            entry
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[async_trait]
+impl Tool for WebSearch {
+    fn name(&self) -> &str {
+        "web_search"
+    }
+
+    fn description(&self) -> &str {
+        "Search the web (DuckDuckGo's HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.\n\nWhen to use: to find documentation, an error message's explanation or a download page.\n\nWhen NOT to use: when you already know the URL (use fetch_url).\n\nDisambiguation: returns links and snippets only; fetch a result to read it.\n\nExamples: {\"query\": \"rust tokio tutorial\"}"
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "What to search for."}},
+            "required": ["query"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("web_search", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let query = match args.required_str("query") {
+            Ok(q) => q,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let found = crate::tools::web::websearch_tool()
+            .run_result(json!({"query": query, "count": 8}), ctx)
+            .await;
+        if found.is_error {
+            return found;
+        }
+        let results = record_of(&found)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        ToolResult::text(render_results(&results[..results.len().min(8)]))
+    }
+}
+
+/// The `read_file` front end.
+pub fn read_file_tool() -> DefinedTool {
+    define_tool(Arc::new(ReadFile))
+}
+
+/// The `write_file` front end.
+pub fn write_file_tool() -> DefinedTool {
+    define_tool(Arc::new(WriteFile))
+}
+
+/// The `fetch_url` front end.
+pub fn fetch_url_tool() -> DefinedTool {
+    define_tool(Arc::new(FetchUrl))
+}
+
+/// The `web_search` front end.
+pub fn web_search_tool() -> DefinedTool {
+    define_tool(Arc::new(WebSearch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_render_as_the_seed_shows() {
+        let r = vec![
+            json!({"title": "Tokio", "url": "https://tokio.rs", "snippet": "A runtime."}),
+            json!({"title": "Tutorial", "url": "https://tokio.rs/t", "snippet": ""}),
+        ];
+        assert_eq!(
+            render_results(&r),
+            "1. Tokio\n   https://tokio.rs\n   A runtime.\n\n2. Tutorial\n   https://tokio.rs/t"
+        );
+        assert_eq!(render_results(&[]), "No results.");
+    }
+}
