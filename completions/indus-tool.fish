@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint envelope turn= mcp-config= no-mcp h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -42,11 +42,14 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l color -d 'Colour 
 always\t''
 never\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l id -d 'The id of the ToolCall (echoed in the JSON outcome; default "cli")' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats -d 'Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)' -r -f -a "true\t''
+false\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expose no tools at all'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also "shell_confirm": true in .indusvx/buddy.json'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the buddy seed\'s envelope {"harness_timestamp": {"source": "harness", "unix_millis": N}, "result": …} (always on in the buddy profile)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'

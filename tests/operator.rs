@@ -200,3 +200,197 @@ fn fetch_url_and_web_search_reshape_the_web_engines() {
         assert!(lines.next().unwrap().starts_with("   http"), "{entry}");
     }
 }
+
+/// `script` (util-linux) gives the command a pseudo-terminal as its controlling
+/// terminal and types `answer` into it.
+fn on_a_terminal(env: &TestEnv, args: &str, answer: &str) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("indus-tool");
+    let line = format!(
+        "'{}' --cwd '{}' {args}",
+        bin.display(),
+        env.root().display()
+    );
+    std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("HOME", common::no_home())
+        .env_remove("INDUS_CONFIRM")
+        .env_remove("INDUS_SUPPRESS_REPEATS")
+        .env_remove("INDUS_PROFILE")
+        .env("NO_COLOR", "1")
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(answer.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("run script(1)")
+}
+
+fn have_script() -> bool {
+    let ok = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "script(1) is missing, but CI must run the terminal approval test"
+        );
+        eprintln!(
+            "\n*** NOTE: script(1) (util-linux) is missing: the terminal approval test did not run ***\n"
+        );
+    }
+    ok
+}
+
+#[test]
+fn confirmation_asks_on_the_terminal_and_denies_without_one() {
+    let env = TestEnv::new();
+    if have_script() {
+        let yes = on_a_terminal(&env, "--confirm bash 'echo ran > ran.txt'", "y\n");
+        let shown = String::from_utf8_lossy(&yes.stdout).to_string();
+        assert!(shown.contains("Run: echo ran > ran.txt [y/N]"), "{shown}");
+        assert!(env.path("ran.txt").exists(), "{shown}");
+        let no = on_a_terminal(&env, "--confirm bash 'echo again > again.txt'", "n\n");
+        let shown = String::from_utf8_lossy(&no.stdout).to_string();
+        assert!(
+            shown.contains("Command execution denied by user."),
+            "{shown}"
+        );
+        assert!(!env.path("again.txt").exists());
+    }
+    // No controlling terminal (a new session): denied, nothing asked, nothing run.
+    let out = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "--confirm",
+            "bash",
+            "echo x > x.txt",
+        ])
+        .env("HOME", common::no_home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert_eq!(stderr(&out), "Command execution denied by user.\n");
+    assert!(!env.path("x.txt").exists());
+    // The buddy envelope carries the seed's result.
+    let out = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "--confirm",
+            "--envelope",
+            "--format",
+            "json",
+            "bash",
+            "true",
+        ])
+        .env("HOME", common::no_home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(result_of(&line), "Command execution denied by user.");
+}
+
+#[test]
+fn the_policy_denies_through_wrappers_and_allows_without_asking() {
+    let env = TestEnv::new();
+    env.write(
+        ".indusvx/policy.json",
+        r#"{"allow": ["echo", "touch"], "deny": ["rm -rf", "git push"]}"#,
+    );
+    for command in [
+        "timeout 5 sh -c 'rm -rf x'",
+        "env A=1 git push",
+        "nice -n 5 nohup git push origin",
+        "echo ok; rm -rf /tmp/nothing-here",
+    ] {
+        let out = env.run(&["bash", command]);
+        assert_eq!(code(&out), 1, "{command}");
+        assert!(
+            stderr(&out).starts_with("Command denied by policy: `"),
+            "{command}: {}",
+            stderr(&out)
+        );
+    }
+    let out = env.run(&["process", "start", "git push"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    // Allowed commands run even with confirmation on and no terminal.
+    let out = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "--confirm",
+            "bash",
+            "echo a && touch t.txt",
+        ])
+        .env("HOME", common::no_home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(env.path("t.txt").exists());
+    // `shell_confirm` in buddy.json turns confirmation on.
+    env.write(".indusvx/buddy.json", r#"{"shell_confirm": true}"#);
+    let out = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args(["--cwd", &env.root().to_string_lossy(), "bash", "ls"])
+        .env("HOME", common::no_home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&out), "Command execution denied by user.\n");
+}
+
+#[test]
+fn repeated_identical_failures_are_suppressed_across_invocations() {
+    let env = TestEnv::new();
+    let call = || env.run(&["--suppress-repeats", "read", "missing.txt"]);
+    for _ in 0..3 {
+        let out = call();
+        assert_eq!(code(&out), 1);
+        assert!(stderr(&out).contains("ENOENT"), "{}", stderr(&out));
+    }
+    let out = call();
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).starts_with("Not run: read with these exact arguments has already failed 3 times in this session with the same error"),
+        "{}",
+        stderr(&out)
+    );
+    // Other arguments, another session, or suppression off: the call runs.
+    assert!(stderr(&env.run(&["--suppress-repeats", "read", "other.txt"])).contains("ENOENT"));
+    assert!(
+        stderr(&env.run(&[
+            "--suppress-repeats",
+            "--session",
+            "s2",
+            "read",
+            "missing.txt"
+        ]))
+        .contains("ENOENT")
+    );
+    assert!(stderr(&env.run(&["read", "missing.txt"])).contains("ENOENT"));
+    // On by default in the buddy profile; a success clears the count.
+    let buddy = |path: &str| env.run(&["--profile", "buddy", "read_file", path]);
+    for _ in 0..3 {
+        assert!(stderr(&buddy("gone.txt")).contains("ENOENT"));
+    }
+    assert!(stderr(&buddy("gone.txt")).contains("Not run: read_file"));
+    env.write("here.txt", "x");
+    assert_eq!(code(&buddy("here.txt")), 0);
+}

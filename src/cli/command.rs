@@ -181,6 +181,8 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--mcp-config",
     "--no-mcp",
     "--envelope",
+    "--confirm",
+    "--suppress-repeats",
 ];
 
 /// One spelling of a tool's flag, as argv holds it.
@@ -490,6 +492,25 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
                 .value_parser(clap::builder::FalseyValueParser::new())
                 .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
+        )
+        .arg(
+            Arg::new("confirm")
+                .long("confirm")
+                .env("INDUS_CONFIRM")
+                .action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+                .help("Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also \"shell_confirm\": true in .indusvx/buddy.json"),
+        )
+        .arg(
+            Arg::new("suppress-repeats")
+                .long("suppress-repeats")
+                .env("INDUS_SUPPRESS_REPEATS")
+                .value_name("BOOL")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .value_parser(clap::builder::FalseyValueParser::new())
+                .help("Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)"),
         )
         .arg(
             Arg::new("envelope")

@@ -69,6 +69,10 @@ pub struct Globals {
     /// `--envelope` / `INDUS_ENVELOPE`, or the `buddy` profile: results in the
     /// buddy seed's envelope.
     pub envelope: bool,
+    /// `--confirm` / `INDUS_CONFIRM` (or `shell_confirm` in `buddy.json`).
+    pub confirm: Option<bool>,
+    /// `--suppress-repeats[=BOOL]` / `INDUS_SUPPRESS_REPEATS`, when given.
+    pub suppress: Option<bool>,
 }
 
 /// The catalog selection of an invocation: a deck profile or a standard collection.
@@ -139,10 +143,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     if globals.checkpoint {
         checkpoint::install(&mut registry, &globals);
     }
-    if globals.envelope {
-        crate::deck::envelope::install_envelope(&mut registry);
-    }
     let (sub, sub_matches) = matches.subcommand().expect("clap enforces a subcommand");
+    install_operator_wrappers(&mut registry, &globals, sub, &mut printer);
     let result = match sub {
         "list" => list(&registry, &globals, &mut printer),
         "describe" => describe(&registry, &globals, sub_matches, &mut printer),
@@ -330,6 +332,14 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
         no_mcp: m.get_flag("no-mcp"),
         envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
+        confirm: m.value_source("confirm").and_then(|s| {
+            matches!(
+                s,
+                clap::parser::ValueSource::CommandLine | clap::parser::ValueSource::EnvVariable
+            )
+            .then(|| m.get_flag("confirm"))
+        }),
+        suppress: m.get_one::<bool>("suppress-repeats").copied(),
     })
 }
 
@@ -347,6 +357,59 @@ fn checkpoint_wanted(m: &ArgMatches, cwd: &Path, session: &str) -> bool {
         _ => {
             crate::state::checkpoints::CheckpointStore::new(StateDir::new(cwd), session).always_on()
         }
+    }
+}
+
+/// The wrappers around the tools, innermost first: approval of commands, then
+/// repeated-failure suppression, then the envelope. Each is installed only when
+/// it can change something, and its configuration is read only then.
+fn install_operator_wrappers(
+    registry: &mut ToolRegistry,
+    globals: &Globals,
+    sub: &str,
+    printer: &mut Printer,
+) {
+    use crate::deck::approval::{APPROVED_TOOLS, Approval, install_approval, policy_of};
+    use crate::deck::buddy_config::{BuddyConfig, DEFAULT_SUPPRESS_AFTER};
+    let buddy = globals.selection == Selection::Profile(Profile::Buddy);
+    let long_running = matches!(sub, "batch" | "mcp" | "call");
+    let runs_commands = long_running || APPROVED_TOOLS.contains(&sub);
+    let suppress = globals
+        .suppress
+        .unwrap_or(buddy || matches!(sub, "batch" | "mcp"));
+    let cwd = Path::new(&globals.cwd);
+    let needs_config = (runs_commands && globals.confirm.is_none()) || suppress;
+    let config = if needs_config {
+        let (config, warnings) = BuddyConfig::load(cwd);
+        for w in warnings {
+            printer.error_text(&format!("indus-tool: {w}"));
+        }
+        config
+    } else {
+        BuddyConfig::default()
+    };
+    if runs_commands {
+        let (policy, warnings) = policy_of(cwd);
+        for w in warnings {
+            printer.error_text(&format!("indus-tool: {w}"));
+        }
+        let confirm = globals.confirm.or(config.shell_confirm).unwrap_or(false);
+        install_approval(
+            registry,
+            Approval {
+                confirm,
+                policy: Arc::new(policy),
+            },
+        );
+    }
+    if suppress {
+        crate::deck::suppress::install_suppression(
+            registry,
+            config.suppress_after.unwrap_or(DEFAULT_SUPPRESS_AFTER),
+        );
+    }
+    if globals.envelope {
+        crate::deck::envelope::install_envelope(registry);
     }
 }
 

@@ -10,10 +10,13 @@
 //! kernel [`Tool`](crate::kernel::Tool) like any built-in, so the CLI, batch mode and
 //! the MCP server run cards exactly as they run built-ins.
 
+pub mod approval;
+pub mod buddy_config;
 pub mod cards;
 pub mod catalog;
 pub mod checkpoint;
 pub mod envelope;
+pub mod suppress;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,

@@ -1,0 +1,632 @@
+//! Approval of commands before they run (the buddy seed's `shell_confirm`, plus a
+//! policy of allow and deny rules): one wrapper over the tools that run a shell
+//! command — `bash`, `process` and `bg-process` (action `start`) — keyed on the
+//! tool's name and input, so the tools themselves know nothing of it.
+//!
+//! The order of decisions: a command any of whose simple commands matches a
+//! **deny** rule is refused (always, whenever a policy file has deny rules).
+//! Otherwise, with confirmation on (`--confirm`, `INDUS_CONFIRM`, or
+//! `"shell_confirm": true` in `buddy.json`): a command whose every simple command
+//! matches an **allow** rule runs without asking, unless it escalates privileges
+//! (`sudo`, `doas`, `su`, `pkexec`) or its input says `"risk": "high"` or
+//! `"privesc": true`, which always ask; anything else asks `Run: <cmd> [y/N] ` on
+//! the controlling terminal (`/dev/tty`, never standard input, which may carry
+//! `--json -`). With no terminal the answer is no: the seed's
+//! `Command execution denied by user.`
+//!
+//! Rules match on words: a rule is a command prefix (`git push`, `rm -rf`) and
+//! matches a simple command whose first words are the rule's. A command line is
+//! split into simple commands on `;`, `&`, `&&`, `||`, `|` and newlines outside
+//! quotes; the text of `$( … )` and backquotes is checked as commands too; and
+//! wrappers are looked through: leading `VAR=value` assignments, `env`, `timeout`,
+//! `nice`, `nohup`, `ionice`, `stdbuf`, `command`, `exec`, `time`, `xargs`,
+//! `sudo`/`doas`, and `sh -c '…'` (any shell) recursively. The lexer is written
+//! here because no maintained crate splits shell operators while keeping quotes
+//! (`shlex`/`shell-words` split words only, full shell parsers are far larger
+//! than this need); it errs towards finding commands, never towards hiding them.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::buddy_config::{Policy, Rule};
+use crate::kernel::{
+    DefinedTool, JsonSchema, Tool, ToolContext, ToolRegistry, ToolResult, define_tool,
+};
+
+/// The seed's answer to a refused command.
+pub const DENIED: &str = "Command execution denied by user.";
+
+/// One word of a command line, and whether an operator ended a command after it.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Break,
+}
+
+/// Split a command line into words and command breaks; quotes are removed, the
+/// text of substitutions is collected apart in `inner`.
+fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    let flush = |word: &mut String, in_word: &mut bool, out: &mut Vec<Token>| {
+        if *in_word {
+            out.push(Token::Word(std::mem::take(word)));
+            *in_word = false;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    word.push(chars[i]);
+                    i += 1;
+                }
+            }
+            '"' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\' && i + 1 < chars.len() {
+                        i += 1;
+                    } else if chars[i] == '$' && chars.get(i + 1) == Some(&'(') {
+                        let (text, end) = balanced(&chars, i + 2);
+                        inner.push(text.clone());
+                        word.push_str(&format!("$({text})"));
+                        i = end;
+                        continue;
+                    } else if chars[i] == '`' {
+                        let end = chars[i + 1..]
+                            .iter()
+                            .position(|&c| c == '`')
+                            .map_or(chars.len(), |p| i + 1 + p);
+                        inner.push(chars[i + 1..end].iter().collect());
+                        i = end + 1;
+                        continue;
+                    }
+                    word.push(chars[i.min(chars.len() - 1)]);
+                    i += 1;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(&next) = chars.get(i + 1) {
+                    if next != '\n' {
+                        word.push(next);
+                    }
+                    i += 1;
+                }
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                in_word = true;
+                let (text, end) = balanced(&chars, i + 2);
+                inner.push(text.clone());
+                word.push_str(&format!("$({text})"));
+                i = end;
+                continue;
+            }
+            '`' => {
+                in_word = true;
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map_or(chars.len(), |p| i + 1 + p);
+                let text: String = chars[i + 1..end].iter().collect();
+                word.push_str(&format!("`{text}`"));
+                inner.push(text);
+                i = end;
+            }
+            ';' | '&' | '|' | '\n' | '(' | ')' => {
+                flush(&mut word, &mut in_word, &mut out);
+                out.push(Token::Break);
+            }
+            c if c.is_whitespace() => flush(&mut word, &mut in_word, &mut out),
+            '#' if !in_word => {
+                // A comment runs to the end of the line.
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+        i += 1;
+    }
+    flush(&mut word, &mut in_word, &mut out);
+    out
+}
+
+/// The text up to the `)` matching an opened `$(` (nesting counted), and the
+/// index after it.
+fn balanced(chars: &[char], start: usize) -> (String, usize) {
+    let mut depth = 1;
+    let mut i = start;
+    while i < chars.len() {
+        match chars[i] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (chars[start..i].iter().collect(), i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (chars[start..].iter().collect(), chars.len())
+}
+
+/// The words of a rule or a command with no operators (quotes removed).
+pub fn words_of(text: &str) -> Vec<String> {
+    lex(text, &mut Vec::new())
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w),
+            Token::Break => None,
+        })
+        .collect()
+}
+
+/// What a command line runs: each simple command's words after wrappers, and
+/// whether anything escalates privileges.
+#[derive(Debug, Default, PartialEq)]
+pub struct Analysis {
+    pub commands: Vec<Vec<String>>,
+    pub privesc: bool,
+}
+
+/// Split `line` into its simple commands, looking through wrappers.
+pub fn analyse(line: &str) -> Analysis {
+    let mut analysis = Analysis::default();
+    analyse_into(line, &mut analysis, 0);
+    analysis
+}
+
+fn analyse_into(line: &str, analysis: &mut Analysis, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let mut inner = Vec::new();
+    let tokens = lex(line, &mut inner);
+    let mut current: Vec<String> = Vec::new();
+    let finish = |words: &mut Vec<String>, analysis: &mut Analysis| {
+        if !words.is_empty() {
+            unwrap(std::mem::take(words), analysis, depth);
+        }
+    };
+    for token in tokens {
+        match token {
+            Token::Word(w) => current.push(w),
+            Token::Break => finish(&mut current, analysis),
+        }
+    }
+    finish(&mut current, analysis);
+    for text in inner {
+        analyse_into(&text, analysis, depth + 1);
+    }
+}
+
+fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Options of a wrapper that take the next word as their value.
+fn takes_value(wrapper: &str, option: &str) -> bool {
+    matches!(
+        (wrapper, option),
+        ("env", "-u" | "-C" | "-S")
+            | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
+            | ("nice", "-n" | "--adjustment")
+            | ("ionice", "-c" | "-n" | "-p" | "-t")
+            | ("stdbuf", "-i" | "-o" | "-e")
+            | (
+                "sudo",
+                "-u" | "-g" | "-h" | "-p" | "-C" | "-D" | "-R" | "-T" | "-U"
+            )
+            | ("doas", "-u" | "-C")
+            | (
+                "xargs",
+                "-I" | "-L" | "-n" | "-P" | "-s" | "-d" | "-E" | "-a"
+            )
+    )
+}
+
+fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
+    loop {
+        while words.first().is_some_and(|w| is_assignment(w)) {
+            words.remove(0);
+        }
+        let Some(first) = words.first().cloned() else {
+            return;
+        };
+        let program = first.rsplit('/').next().unwrap_or(&first).to_string();
+        match program.as_str() {
+            "sudo" | "doas" | "su" | "pkexec" => analysis.privesc = true,
+            _ => {}
+        }
+        match program.as_str() {
+            "env" | "timeout" | "nice" | "nohup" | "ionice" | "stdbuf" | "command" | "exec"
+            | "time" | "xargs" | "sudo" | "doas" => {
+                let mut i = 1;
+                while i < words.len() {
+                    let w = &words[i];
+                    if w == "--" {
+                        i += 1;
+                        break;
+                    }
+                    if program == "env" && is_assignment(w) {
+                        i += 1;
+                        continue;
+                    }
+                    if !w.starts_with('-') || w == "-" {
+                        break;
+                    }
+                    i += if takes_value(&program, w) { 2 } else { 1 };
+                }
+                // `timeout` takes its duration first.
+                if program == "timeout" && i < words.len() {
+                    i += 1;
+                }
+                if i >= words.len() {
+                    analysis.commands.push(words);
+                    return;
+                }
+                words.drain(..i);
+            }
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "busybox" => {
+                let mut rest = &words[1..];
+                if program == "busybox" {
+                    match rest.first().map(String::as_str) {
+                        Some("sh" | "ash") => rest = &rest[1..],
+                        _ => {
+                            analysis.commands.push(words);
+                            return;
+                        }
+                    }
+                }
+                // `-c SCRIPT`, also combined (`-lc`, `-ec`): the script is the first
+                // word after the options.
+                let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
+                if flags
+                    .iter()
+                    .any(|f| !f.starts_with("--") && f.contains('c'))
+                    && let Some(script) = rest.get(flags.len())
+                {
+                    analysis.commands.push(words.clone());
+                    analyse_into(script, analysis, depth + 1);
+                    return;
+                }
+                analysis.commands.push(words);
+                return;
+            }
+            _ => {
+                analysis.commands.push(words);
+                return;
+            }
+        }
+    }
+}
+
+fn matches(rule: &Rule, command: &[String]) -> bool {
+    rule.words.len() <= command.len()
+        && rule.words.iter().zip(command).all(|(r, c)| {
+            // The program may be spelled with its path.
+            r == c || (c.contains('/') && c.rsplit('/').next() == Some(r.as_str()))
+        })
+}
+
+/// The verdict on one command line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Run it.
+    Run,
+    /// Ask the person.
+    Ask,
+    /// A deny rule matched: the refusal's text.
+    Deny(String),
+}
+
+/// Decide on `line` under `policy`; `confirm` says whether unlisted commands
+/// are asked about, `high` whether the caller declared high risk or privesc.
+pub fn decide(line: &str, policy: &Policy, confirm: bool, high: bool) -> Verdict {
+    let analysis = analyse(line);
+    for command in &analysis.commands {
+        if let Some(rule) = policy.deny.iter().find(|r| matches(r, command)) {
+            return Verdict::Deny(format!(
+                "Command denied by policy: `{}` matches the deny rule \"{}\" of {}.",
+                command.join(" "),
+                rule.text,
+                rule.file.display()
+            ));
+        }
+    }
+    if !confirm {
+        return Verdict::Run;
+    }
+    let allowed = !analysis.commands.is_empty()
+        && analysis
+            .commands
+            .iter()
+            .all(|c| policy.allow.iter().any(|r| matches(r, c)));
+    if allowed && !analysis.privesc && !high {
+        Verdict::Run
+    } else {
+        Verdict::Ask
+    }
+}
+
+/// Ask `Run: <cmd> [y/N] ` on the controlling terminal; no terminal is a no.
+fn ask_terminal(command: &str) -> bool {
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return false;
+    };
+    let mut writer = &tty;
+    if write!(writer, "Run: {command} [y/N] ")
+        .and_then(|_| writer.flush())
+        .is_err()
+    {
+        return false;
+    }
+    let mut answer = String::new();
+    if std::io::BufReader::new(&tty)
+        .read_line(&mut answer)
+        .is_err()
+    {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// The command a call of `tool` with `input` would run, if it runs one.
+fn command_of(tool: &str, input: &Value) -> Option<String> {
+    let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
+    match tool {
+        "bash" | "run_shell" => field("command"),
+        "process" | "bg-process" if field("action").as_deref() == Some("start") => field("command"),
+        "send-keys" => field("literal_text").or_else(|| match input.get("keys") {
+            Some(Value::Array(keys)) => Some(
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            Some(Value::String(k)) => Some(k.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// The tools whose commands are approved.
+pub const APPROVED_TOOLS: &[&str] = &["bash", "process", "bg-process", "run_shell", "send-keys"];
+
+/// How approval is configured for an invocation.
+#[derive(Debug, Clone)]
+pub struct Approval {
+    pub confirm: bool,
+    pub policy: Arc<Policy>,
+}
+
+struct Approving {
+    name: String,
+    description: String,
+    inner: DefinedTool,
+    approval: Approval,
+}
+
+#[async_trait]
+impl Tool for Approving {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        self.inner.parameters()
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let Some(command) = command_of(&self.name, &input) else {
+            return self.inner.run_result(input, ctx).await;
+        };
+        let high = input.get("risk").and_then(Value::as_str) == Some("high")
+            || input.get("privesc").and_then(Value::as_bool) == Some(true);
+        match decide(&command, &self.approval.policy, self.approval.confirm, high) {
+            Verdict::Run => self.inner.run_result(input, ctx).await,
+            Verdict::Deny(why) => ToolResult::failure(why),
+            Verdict::Ask => {
+                let shown = command.clone();
+                let yes = tokio::task::spawn_blocking(move || ask_terminal(&shown))
+                    .await
+                    .unwrap_or(false);
+                if yes {
+                    self.inner.run_result(input, ctx).await
+                } else {
+                    ToolResult::failure(DENIED)
+                }
+            }
+        }
+    }
+}
+
+/// Wrap the command-running tools of `registry` in approval, when it can change
+/// anything (confirmation on, or a policy with deny rules).
+pub fn install_approval(registry: &mut ToolRegistry, approval: Approval) {
+    if !approval.confirm && approval.policy.deny.is_empty() {
+        return;
+    }
+    for name in APPROVED_TOOLS {
+        if let Some(tool) = registry.get(name).cloned() {
+            registry.register(define_tool(Arc::new(Approving {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                inner: tool,
+                approval: approval.clone(),
+            })));
+        }
+    }
+}
+
+/// The policy of `cwd`, with its files' warnings.
+pub fn policy_of(cwd: &Path) -> (Policy, Vec<String>) {
+    Policy::load(cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn cmds(line: &str) -> Vec<String> {
+        analyse(line).commands.iter().map(|c| c.join(" ")).collect()
+    }
+
+    fn policy(allow: &[&str], deny: &[&str]) -> Policy {
+        let rule = |t: &&str| Rule {
+            text: t.to_string(),
+            words: words_of(t),
+            file: PathBuf::from("policy.json"),
+        };
+        Policy {
+            allow: allow.iter().map(rule).collect(),
+            deny: deny.iter().map(rule).collect(),
+        }
+    }
+
+    #[test]
+    fn compound_commands_split_on_operators_but_not_inside_quotes() {
+        assert_eq!(
+            cmds("git status; ls -la && make || echo 'a; b' | wc -l"),
+            ["git status", "ls -la", "make", "echo a; b", "wc -l"]
+        );
+        assert_eq!(
+            cmds("echo \"x && y\"\nrm -rf a"),
+            ["echo x && y", "rm -rf a"]
+        );
+        assert_eq!(cmds("sleep 1 & git push"), ["sleep 1", "git push"]);
+        assert_eq!(cmds("(cd a && rm x)"), ["cd a", "rm x"]);
+        assert_eq!(cmds("# just a comment"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn wrappers_are_looked_through() {
+        assert_eq!(cmds("env A=1 B=2 git push"), ["git push"]);
+        assert_eq!(cmds("A=1 git push"), ["git push"]);
+        assert_eq!(cmds("nice -n 5 nohup git push origin"), ["git push origin"]);
+        assert_eq!(cmds("timeout -s KILL 5 make"), ["make"]);
+        assert_eq!(
+            cmds("timeout 5 sh -c 'rm -rf x; echo done'"),
+            ["sh -c rm -rf x; echo done", "rm -rf x", "echo done"]
+        );
+        assert_eq!(
+            cmds("bash -lc \"git push\""),
+            ["bash -lc git push", "git push"]
+        );
+        assert_eq!(
+            cmds("echo $(rm -rf /tmp/x)"),
+            ["echo $(rm -rf /tmp/x)", "rm -rf /tmp/x"]
+        );
+        assert_eq!(cmds("echo `git push`"), ["echo `git push`", "git push"]);
+        let a = analyse("sudo -u root systemctl restart x");
+        assert!(a.privesc);
+        assert_eq!(a.commands, [vec!["systemctl", "restart", "x"]]);
+    }
+
+    #[test]
+    fn deny_wins_wherever_the_command_hides() {
+        let p = policy(&["timeout", "sh", "git"], &["rm -rf", "git push"]);
+        for line in [
+            "timeout 5 sh -c 'rm -rf x'",
+            "env A=1 git push",
+            "nice -n 5 nohup git push",
+            "ls; /usr/bin/git push --force",
+            "echo $(rm -rf y)",
+        ] {
+            assert!(
+                matches!(decide(line, &p, false, false), Verdict::Deny(_)),
+                "{line}"
+            );
+            assert!(
+                matches!(decide(line, &p, true, false), Verdict::Deny(_)),
+                "{line}"
+            );
+        }
+        // A quoted `;` is not a command break.
+        assert_eq!(
+            decide("echo 'rm -rf x; git push'", &p, false, false),
+            Verdict::Run
+        );
+        let Verdict::Deny(why) = decide("git push", &p, false, false) else {
+            panic!()
+        };
+        assert_eq!(
+            why,
+            "Command denied by policy: `git push` matches the deny rule \"git push\" of policy.json."
+        );
+    }
+
+    #[test]
+    fn allowed_commands_run_and_high_risk_or_privesc_always_asks() {
+        let p = policy(&["git status", "ls"], &[]);
+        assert_eq!(
+            decide("git status && ls -la", &p, true, false),
+            Verdict::Run
+        );
+        assert_eq!(decide("git status; make", &p, true, false), Verdict::Ask);
+        assert_eq!(decide("git status", &p, true, true), Verdict::Ask);
+        assert_eq!(
+            decide("sudo ls", &policy(&["ls", "sudo"], &[]), true, false),
+            Verdict::Ask
+        );
+        assert_eq!(decide("make", &p, false, false), Verdict::Run);
+    }
+
+    #[test]
+    fn commands_are_found_in_every_tool_that_runs_one() {
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert_eq!(
+            command_of("bash", &v(r#"{"command":"ls"}"#)).as_deref(),
+            Some("ls")
+        );
+        assert_eq!(
+            command_of("process", &v(r#"{"action":"start","command":"make"}"#)).as_deref(),
+            Some("make")
+        );
+        assert_eq!(
+            command_of("process", &v(r#"{"action":"poll","id":"job-1"}"#)),
+            None
+        );
+        assert_eq!(
+            command_of("send-keys", &v(r#"{"keys":["C-c","Enter"]}"#)).as_deref(),
+            Some("C-c Enter")
+        );
+        assert_eq!(command_of("read", &v(r#"{"path":"x"}"#)), None);
+    }
+}

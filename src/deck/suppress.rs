@@ -1,0 +1,170 @@
+//! Repeated-failure suppression (the buddy seed's "To reduce retry loops"): the
+//! same call — a tool and its arguments, as canonical JSON — failing with the
+//! same message more than a threshold of times in a session is not run again;
+//! its answer is a fixed remediation error instead. A success of the same call,
+//! or a different failure, resets its count, and a run of failures is forgotten
+//! 10 minutes after the last one (by then the cause may be fixed).
+//!
+//! One wrapper over every tool; the counts live in the session's folder of the
+//! state store (`.indus-process/sessions/<session>/failures.json`, keyed by a
+//! hash of the call), so they hold across invocations. On by default in the
+//! `buddy` profile, in `batch` and in `mcp serve`; opt-in for one-shot calls.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::kernel::{
+    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolRegistry, ToolResult,
+    define_tool,
+};
+use crate::state::StateDir;
+
+/// The state file, inside the session's folder.
+pub const FAILURES_FILE: &str = "failures.json";
+
+/// One call's run of identical failures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failures {
+    pub tool: String,
+    pub count: u32,
+    /// The repeated error message.
+    pub message: String,
+    /// When it last failed (epoch milliseconds).
+    #[serde(default)]
+    pub at: u64,
+}
+
+/// How long a run of failures is remembered: a retry after this long (the cause
+/// may be fixed by then) runs again.
+pub const WINDOW_MS: u64 = 10 * 60 * 1000;
+
+type Table = BTreeMap<String, Failures>;
+
+fn key_of(tool: &str, input: &Value) -> String {
+    let canonical = crate::interop::mcp_client::ledger::canonical_json(input);
+    crate::tools::files::edit::sha256_hex(format!("{tool}\n{canonical}").as_bytes())[..32]
+        .to_string()
+}
+
+fn message_of(result: &ToolResult) -> String {
+    result
+        .content
+        .iter()
+        .map(|b| match b {
+            ToolContentBlock::Text(t) => t.clone(),
+            ToolContentBlock::Json(v) => v.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The answer to a suppressed call.
+pub fn remediation(tool: &str, count: u32, message: &str) -> String {
+    let first = message.lines().next().unwrap_or("");
+    format!(
+        "Not run: {tool} with these exact arguments has already failed {count} times in this session with the same error (\"{first}\"). Running it again unchanged will fail again: change the arguments, or fix the cause first (the same call runs again 10 minutes after its last failure, or in another session)."
+    )
+}
+
+struct Suppressing {
+    name: String,
+    description: String,
+    inner: DefinedTool,
+    threshold: u32,
+}
+
+#[async_trait]
+impl Tool for Suppressing {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        self.inner.parameters()
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let state = StateDir::new(&ctx.cwd);
+        let rel = super::cards::session_rel(ctx, FAILURES_FILE);
+        let key = key_of(&self.name, &input);
+        if let Ok(table) = state.load::<Table>(&rel)
+            && let Some(f) = table.get(&key)
+            && f.count >= self.threshold
+            && crate::tools::now_ms().saturating_sub(f.at) < WINDOW_MS
+        {
+            return ToolResult::failure(remediation(&self.name, f.count, &f.message));
+        }
+        let result = self.inner.run_result(input, ctx).await;
+        let message = message_of(&result);
+        let is_error = result.is_error;
+        let (tool, threshold) = (self.name.clone(), self.threshold);
+        // Best effort: a state folder that cannot be written must not fail the call.
+        let _ = state.update(&rel, |table: &mut Table| {
+            if !is_error {
+                table.remove(&key);
+                return;
+            }
+            let now = crate::tools::now_ms();
+            let entry = table.entry(key).or_insert(Failures {
+                tool,
+                count: 0,
+                message: message.clone(),
+                at: now,
+            });
+            let fresh = now.saturating_sub(entry.at) < WINDOW_MS;
+            entry.at = now;
+            if entry.message == message && fresh {
+                entry.count = (entry.count + 1).min(threshold);
+            } else {
+                entry.count = 1;
+                entry.message = message;
+            }
+        });
+        result
+    }
+}
+
+/// Wrap every tool of `registry` in suppression after `threshold` identical
+/// failures.
+pub fn install_suppression(registry: &mut ToolRegistry, threshold: u32) {
+    for name in registry.names() {
+        if let Some(tool) = registry.get(&name).cloned() {
+            registry.register(define_tool(Arc::new(Suppressing {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                inner: tool,
+                threshold: threshold.max(1),
+            })));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn calls_are_keyed_by_tool_and_canonical_arguments() {
+        assert_eq!(
+            key_of("read", &json!({"a": 1, "b": [1, 2]})),
+            key_of("read", &json!({"b": [1, 2], "a": 1}))
+        );
+        assert_ne!(
+            key_of("read", &json!({"a": 1})),
+            key_of("ls", &json!({"a": 1}))
+        );
+        assert_ne!(
+            key_of("read", &json!({"b": [1, 2]})),
+            key_of("read", &json!({"b": [2, 1]}))
+        );
+    }
+}
