@@ -95,39 +95,56 @@ impl Tool for Suppressing {
         let state = StateDir::new(&ctx.cwd);
         let rel = super::cards::session_rel(ctx, FAILURES_FILE);
         let key = key_of(&self.name, &input);
-        if let Ok(table) = state.load::<Table>(&rel)
-            && let Some(f) = table.get(&key)
+        // A session with no failures has no file: one `stat`, no lock.
+        let record = if state.path(&rel).exists() {
+            state
+                .load::<Table>(&rel)
+                .ok()
+                .and_then(|mut t| t.remove(&key))
+        } else {
+            None
+        };
+        if let Some(f) = &record
             && f.count >= self.threshold
             && crate::tools::now_ms().saturating_sub(f.at) < WINDOW_MS
         {
             return ToolResult::failure(remediation(&self.name, f.count, &f.message));
         }
+        let known = record.is_some();
         let result = self.inner.run_result(input, ctx).await;
+        // A success of a call with no record changes nothing: nothing is written.
+        if !result.is_error && !known {
+            return result;
+        }
         let message = message_of(&result);
         let is_error = result.is_error;
         let (tool, threshold) = (self.name.clone(), self.threshold);
-        // Best effort: a state folder that cannot be written must not fail the call.
-        let _ = state.update(&rel, |table: &mut Table| {
+        // Best effort, and not waiting for the disk (a lost count costs a retry):
+        // a state folder that cannot be written must not fail the call.
+        let _ = (|| -> std::io::Result<()> {
+            let lock = state.lock()?;
+            let mut table: Table = state.read(&lock, &rel)?;
             if !is_error {
                 table.remove(&key);
-                return;
-            }
-            let now = crate::tools::now_ms();
-            let entry = table.entry(key).or_insert(Failures {
-                tool,
-                count: 0,
-                message: message.clone(),
-                at: now,
-            });
-            let fresh = now.saturating_sub(entry.at) < WINDOW_MS;
-            entry.at = now;
-            if entry.message == message && fresh {
-                entry.count = (entry.count + 1).min(threshold);
             } else {
-                entry.count = 1;
-                entry.message = message;
+                let now = crate::tools::now_ms();
+                let entry = table.entry(key).or_insert(Failures {
+                    tool,
+                    count: 0,
+                    message: message.clone(),
+                    at: now,
+                });
+                let fresh = now.saturating_sub(entry.at) < WINDOW_MS;
+                entry.at = now;
+                if entry.message == message && fresh {
+                    entry.count = (entry.count + 1).min(threshold);
+                } else {
+                    entry.count = 1;
+                    entry.message = message;
+                }
             }
-        });
+            state.write_unsynced(&lock, &rel, &table)
+        })();
         result
     }
 }
