@@ -361,8 +361,14 @@ fn repeated_identical_failures_are_suppressed_across_invocations() {
     let env = TestEnv::new();
     // Successes write nothing.
     env.write("present.txt", "x");
-    assert_eq!(code(&env.run(&["--suppress-repeats", "read", "present.txt"])), 0);
-    assert!(!env.path(".indus-process/sessions/default/failures.json").exists());
+    assert_eq!(
+        code(&env.run(&["--suppress-repeats", "read", "present.txt"])),
+        0
+    );
+    assert!(
+        !env.path(".indus-process/sessions/default/failures.json")
+            .exists()
+    );
     let call = || env.run(&["--suppress-repeats", "read", "missing.txt"]);
     for _ in 0..3 {
         let out = call();
