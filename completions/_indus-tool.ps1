@@ -63,10 +63,17 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
+            [CompletionResult]::new('run_shell', 'run_shell', [CompletionResultType]::ParameterValue, 'Run a shell command and return {exit_code, stdout, stderr}, each stream cut to 4,000 characters.')
             [CompletionResult]::new('read_file', 'read_file', [CompletionResultType]::ParameterValue, 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}')
             [CompletionResult]::new('write_file', 'write_file', [CompletionResultType]::ParameterValue, 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}')
             [CompletionResult]::new('fetch_url', 'fetch_url', [CompletionResultType]::ParameterValue, 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}')
             [CompletionResult]::new('web_search', 'web_search', [CompletionResultType]::ParameterValue, 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}')
+            [CompletionResult]::new('capture-pane', 'capture-pane', [CompletionResultType]::ParameterValue, 'Capture the text of a tmux pane''s screen (and, with start, its history); the last 8,000 characters are kept, with [truncated N chars from start] when cut.  When to use: to watch a command dispatched with run_shell wait: false, to read a prompt a program is waiting at, or to see what a person left on a pane.  When NOT to use: to get a finished command''s output (run_shell returns it); to type into the pane (send-keys).  Disambiguation: read-only; the default is the shared pane of the shared session; a managed session or pane that is missing falls back once to the shared pane, with a notice saying so; delay waits before capturing, for polling.  Examples: {"delay": "5s"}; {"pane": "worker", "start": "-", "join_wrapped_lines": true}')
+            [CompletionResult]::new('send-keys', 'send-keys', [CompletionResultType]::ParameterValue, 'Type into a tmux pane: literal_text first (sent as is), then tmux key names (C-c, C-z, Enter, Up, Down, Escape, …), then Enter when enter is true.')
+            [CompletionResult]::new('tmux-create-session', 'tmux-create-session', [CompletionResultType]::ParameterValue, 'Create (or reuse) a managed tmux session, named indus-<owner>-<session>, with its shared pane ready; a person can attach to it.')
+            [CompletionResult]::new('tmux-kill-session', 'tmux-kill-session', [CompletionResultType]::ParameterValue, 'Kill a managed tmux session and every command running in it.  When to use: when the work a session was made for is over, or to make room under tmux.max_sessions.  When NOT to use: for the shared session (protected), or for sessions indus-tool did not create (refused).  Disambiguation: kills the whole session; to close one pane use tmux-kill-pane.  Examples: {"session": "ops", "risk": "medium", "mutation": true, "privesc": false, "why": "The deployment is finished"}')
+            [CompletionResult]::new('tmux-create-pane', 'tmux-create-pane', [CompletionResultType]::ParameterValue, 'Create (or reuse) a managed pane in a managed session (default: the shared session): a window of its own, named after the pane, running a fresh shell.')
+            [CompletionResult]::new('tmux-kill-pane', 'tmux-kill-pane', [CompletionResultType]::ParameterValue, 'Kill a managed pane and whatever runs in it.  When to use: when a pane''s job is over or it is stuck beyond send-keys C-c.  When NOT to use: for a session''s shared pane (protected), or panes indus-tool did not create (refused).  Disambiguation: kills one pane; to end a whole session use tmux-kill-session.  Examples: {"pane": "worker", "risk": "medium", "mutation": true, "privesc": false, "why": "The dev server is no longer needed"}')
             [CompletionResult]::new('time', 'time', [CompletionResultType]::ParameterValue, 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
@@ -272,6 +279,20 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;run_shell' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'The shell command, run with sh -c (in a tmux pane, sourced by its bash).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'A managed tmux session (default: the shared one); implies a tmux target.')
+            [CompletionResult]::new('--pane', '--pane', [CompletionResultType]::ParameterName, 'A managed pane of the session (default: its shared pane); implies a tmux target.')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'true (default): until the command exits; false: dispatch to the tmux pane and return; "30s", "10m", "1h" or seconds: wait up to that long.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;read_file' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The file to read.')
@@ -297,6 +318,86 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;web_search' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;capture-pane' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane.')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'A managed tmux session (default: the shared one).')
+            [CompletionResult]::new('--pane', '--pane', [CompletionResultType]::ParameterName, 'A managed pane of the session (default: its shared pane).')
+            [CompletionResult]::new('--start', '--start', [CompletionResultType]::ParameterName, 'First line (-S): a line number (negative = history) or "-" for the start of the history.')
+            [CompletionResult]::new('--end', '--end', [CompletionResultType]::ParameterName, 'Last line (-E): a line number or "-" for the end of the visible area.')
+            [CompletionResult]::new('--join-wrapped-lines', '--join-wrapped-lines', [CompletionResultType]::ParameterName, 'Join soft-wrapped lines (-J; default true).')
+            [CompletionResult]::new('--preserve-trailing-spaces', '--preserve-trailing-spaces', [CompletionResultType]::ParameterName, 'Keep trailing spaces (-N; default false).')
+            [CompletionResult]::new('--include-escape-sequences', '--include-escape-sequences', [CompletionResultType]::ParameterName, 'Keep colour and attribute escapes (-e; default false).')
+            [CompletionResult]::new('--escape-non-printable', '--escape-non-printable', [CompletionResultType]::ParameterName, 'Octal-escape non-printable characters (-C; default false).')
+            [CompletionResult]::new('--include-alternate-screen', '--include-alternate-screen', [CompletionResultType]::ParameterName, 'Capture the alternate screen (-a; default false); the main screen, with a notice, when none is active.')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Wait this long before capturing ("2s", "500ms" or seconds).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;send-keys' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane.')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'A managed tmux session (default: the shared one).')
+            [CompletionResult]::new('--pane', '--pane', [CompletionResultType]::ParameterName, 'A managed pane of the session (default: its shared pane).')
+            [CompletionResult]::new('--keys', '--keys', [CompletionResultType]::ParameterName, 'tmux key names, sent in order: "C-c", "Enter", "Up", …')
+            [CompletionResult]::new('--literal-text', '--literal-text', [CompletionResultType]::ParameterName, 'Text typed as is (send-keys -l).')
+            [CompletionResult]::new('--enter', '--enter', [CompletionResultType]::ParameterName, 'Press Enter after the text and keys (default false).')
+            [CompletionResult]::new('--delay', '--delay', [CompletionResultType]::ParameterName, 'Wait this long before sending ("500ms", "2s" or seconds).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;tmux-create-session' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The managed session (its short name, or indus-<owner>-<name>).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;tmux-kill-session' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The managed session (its short name, or indus-<owner>-<name>).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;tmux-create-pane' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--pane', '--pane', [CompletionResultType]::ParameterName, 'The managed pane''s name.')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The managed session (default: the shared one).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;tmux-kill-pane' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--pane', '--pane', [CompletionResultType]::ParameterName, 'The managed pane''s name.')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The managed session (default: the shared one).')
+            [CompletionResult]::new('--risk', '--risk', [CompletionResultType]::ParameterName, 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]')
+            [CompletionResult]::new('--mutation', '--mutation', [CompletionResultType]::ParameterName, 'Whether the action changes the system''s state.')
+            [CompletionResult]::new('--privesc', '--privesc', [CompletionResultType]::ParameterName, 'Whether the action uses privilege escalation (sudo, su, doas).')
+            [CompletionResult]::new('--why', '--why', [CompletionResultType]::ParameterName, 'A short reason for the action and a justification of its risk.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -555,10 +656,17 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('memory', 'memory', [CompletionResultType]::ParameterValue, 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.')
             [CompletionResult]::new('enter_plan_mode', 'enter_plan_mode', [CompletionResultType]::ParameterValue, 'Enter plan mode: a marker that starts an explore-only phase.')
             [CompletionResult]::new('exit_plan_mode', 'exit_plan_mode', [CompletionResultType]::ParameterValue, 'Exit plan mode by presenting the finished plan for approval.')
+            [CompletionResult]::new('run_shell', 'run_shell', [CompletionResultType]::ParameterValue, 'Run a shell command and return {exit_code, stdout, stderr}, each stream cut to 4,000 characters.')
             [CompletionResult]::new('read_file', 'read_file', [CompletionResultType]::ParameterValue, 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}')
             [CompletionResult]::new('write_file', 'write_file', [CompletionResultType]::ParameterValue, 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}')
             [CompletionResult]::new('fetch_url', 'fetch_url', [CompletionResultType]::ParameterValue, 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}')
             [CompletionResult]::new('web_search', 'web_search', [CompletionResultType]::ParameterValue, 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}')
+            [CompletionResult]::new('capture-pane', 'capture-pane', [CompletionResultType]::ParameterValue, 'Capture the text of a tmux pane''s screen (and, with start, its history); the last 8,000 characters are kept, with [truncated N chars from start] when cut.  When to use: to watch a command dispatched with run_shell wait: false, to read a prompt a program is waiting at, or to see what a person left on a pane.  When NOT to use: to get a finished command''s output (run_shell returns it); to type into the pane (send-keys).  Disambiguation: read-only; the default is the shared pane of the shared session; a managed session or pane that is missing falls back once to the shared pane, with a notice saying so; delay waits before capturing, for polling.  Examples: {"delay": "5s"}; {"pane": "worker", "start": "-", "join_wrapped_lines": true}')
+            [CompletionResult]::new('send-keys', 'send-keys', [CompletionResultType]::ParameterValue, 'Type into a tmux pane: literal_text first (sent as is), then tmux key names (C-c, C-z, Enter, Up, Down, Escape, …), then Enter when enter is true.')
+            [CompletionResult]::new('tmux-create-session', 'tmux-create-session', [CompletionResultType]::ParameterValue, 'Create (or reuse) a managed tmux session, named indus-<owner>-<session>, with its shared pane ready; a person can attach to it.')
+            [CompletionResult]::new('tmux-kill-session', 'tmux-kill-session', [CompletionResultType]::ParameterValue, 'Kill a managed tmux session and every command running in it.  When to use: when the work a session was made for is over, or to make room under tmux.max_sessions.  When NOT to use: for the shared session (protected), or for sessions indus-tool did not create (refused).  Disambiguation: kills the whole session; to close one pane use tmux-kill-pane.  Examples: {"session": "ops", "risk": "medium", "mutation": true, "privesc": false, "why": "The deployment is finished"}')
+            [CompletionResult]::new('tmux-create-pane', 'tmux-create-pane', [CompletionResultType]::ParameterValue, 'Create (or reuse) a managed pane in a managed session (default: the shared session): a window of its own, named after the pane, running a fresh shell.')
+            [CompletionResult]::new('tmux-kill-pane', 'tmux-kill-pane', [CompletionResultType]::ParameterValue, 'Kill a managed pane and whatever runs in it.  When to use: when a pane''s job is over or it is stuck beyond send-keys C-c.  When NOT to use: for a session''s shared pane (protected), or panes indus-tool did not create (refused).  Disambiguation: kills one pane; to end a whole session use tmux-kill-session.  Examples: {"pane": "worker", "risk": "medium", "mutation": true, "privesc": false, "why": "The dev server is no longer needed"}')
             [CompletionResult]::new('time', 'time', [CompletionResultType]::ParameterValue, 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List the exposed tools with their collections and one-line summaries')
             [CompletionResult]::new('describe', 'describe', [CompletionResultType]::ParameterValue, 'Print one tool''s descriptor (name, description, JSON Schema) as JSON')
@@ -630,6 +738,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;help;exit_plan_mode' {
             break
         }
+        'indus-tool;help;run_shell' {
+            break
+        }
         'indus-tool;help;read_file' {
             break
         }
@@ -640,6 +751,24 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;web_search' {
+            break
+        }
+        'indus-tool;help;capture-pane' {
+            break
+        }
+        'indus-tool;help;send-keys' {
+            break
+        }
+        'indus-tool;help;tmux-create-session' {
+            break
+        }
+        'indus-tool;help;tmux-kill-session' {
+            break
+        }
+        'indus-tool;help;tmux-create-pane' {
+            break
+        }
+        'indus-tool;help;tmux-kill-pane' {
             break
         }
         'indus-tool;help;time' {

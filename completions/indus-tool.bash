@@ -28,6 +28,9 @@ _indus__tool() {
             indus__tool,call)
                 cmd="indus__tool__subcmd__call"
                 ;;
+            indus__tool,capture-pane)
+                cmd="indus__tool__subcmd__capture__subcmd__pane"
+                ;;
             indus__tool,checkpoint)
                 cmd="indus__tool__subcmd__checkpoint"
                 ;;
@@ -85,17 +88,35 @@ _indus__tool() {
             indus__tool,read_file)
                 cmd="indus__tool__subcmd__read_file"
                 ;;
+            indus__tool,run_shell)
+                cmd="indus__tool__subcmd__run_shell"
+                ;;
             indus__tool,saas-action)
                 cmd="indus__tool__subcmd__saas__subcmd__action"
                 ;;
             indus__tool,schema)
                 cmd="indus__tool__subcmd__schema"
                 ;;
+            indus__tool,send-keys)
+                cmd="indus__tool__subcmd__send__subcmd__keys"
+                ;;
             indus__tool,task)
                 cmd="indus__tool__subcmd__task"
                 ;;
             indus__tool,time)
                 cmd="indus__tool__subcmd__time"
+                ;;
+            indus__tool,tmux-create-pane)
+                cmd="indus__tool__subcmd__tmux__subcmd__create__subcmd__pane"
+                ;;
+            indus__tool,tmux-create-session)
+                cmd="indus__tool__subcmd__tmux__subcmd__create__subcmd__session"
+                ;;
+            indus__tool,tmux-kill-pane)
+                cmd="indus__tool__subcmd__tmux__subcmd__kill__subcmd__pane"
+                ;;
+            indus__tool,tmux-kill-session)
+                cmd="indus__tool__subcmd__tmux__subcmd__kill__subcmd__session"
                 ;;
             indus__tool,todo)
                 cmd="indus__tool__subcmd__todo"
@@ -175,6 +196,9 @@ _indus__tool() {
             indus__tool__subcmd__help,call)
                 cmd="indus__tool__subcmd__help__subcmd__call"
                 ;;
+            indus__tool__subcmd__help,capture-pane)
+                cmd="indus__tool__subcmd__help__subcmd__capture__subcmd__pane"
+                ;;
             indus__tool__subcmd__help,checkpoint)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint"
                 ;;
@@ -232,17 +256,35 @@ _indus__tool() {
             indus__tool__subcmd__help,read_file)
                 cmd="indus__tool__subcmd__help__subcmd__read_file"
                 ;;
+            indus__tool__subcmd__help,run_shell)
+                cmd="indus__tool__subcmd__help__subcmd__run_shell"
+                ;;
             indus__tool__subcmd__help,saas-action)
                 cmd="indus__tool__subcmd__help__subcmd__saas__subcmd__action"
                 ;;
             indus__tool__subcmd__help,schema)
                 cmd="indus__tool__subcmd__help__subcmd__schema"
                 ;;
+            indus__tool__subcmd__help,send-keys)
+                cmd="indus__tool__subcmd__help__subcmd__send__subcmd__keys"
+                ;;
             indus__tool__subcmd__help,task)
                 cmd="indus__tool__subcmd__help__subcmd__task"
                 ;;
             indus__tool__subcmd__help,time)
                 cmd="indus__tool__subcmd__help__subcmd__time"
+                ;;
+            indus__tool__subcmd__help,tmux-create-pane)
+                cmd="indus__tool__subcmd__help__subcmd__tmux__subcmd__create__subcmd__pane"
+                ;;
+            indus__tool__subcmd__help,tmux-create-session)
+                cmd="indus__tool__subcmd__help__subcmd__tmux__subcmd__create__subcmd__session"
+                ;;
+            indus__tool__subcmd__help,tmux-kill-pane)
+                cmd="indus__tool__subcmd__help__subcmd__tmux__subcmd__kill__subcmd__pane"
+                ;;
+            indus__tool__subcmd__help,tmux-kill-session)
+                cmd="indus__tool__subcmd__help__subcmd__tmux__subcmd__kill__subcmd__session"
                 ;;
             indus__tool__subcmd__help,todo)
                 cmd="indus__tool__subcmd__help__subcmd__todo"
@@ -380,7 +422,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode read_file write_file fetch_url web_search time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +584,68 @@ _indus__tool() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__capture__subcmd__pane)
+            opts="-h --json --target --session --pane --start --end --join-wrapped-lines --preserve-trailing-spaces --include-escape-sequences --escape-non-printable --include-alternate-screen --delay --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pane)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --end)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --join-wrapped-lines)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --preserve-trailing-spaces)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --include-escape-sequences)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --escape-non-printable)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --include-alternate-screen)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1038,7 +1142,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode read_file write_file fetch_url web_search time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1094,6 +1198,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__call)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__capture__subcmd__pane)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1583,6 +1701,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__run_shell)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__saas__subcmd__action)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1611,6 +1743,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__send__subcmd__keys)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__task)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1626,6 +1772,62 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__time)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__tmux__subcmd__create__subcmd__pane)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__tmux__subcmd__create__subcmd__session)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__tmux__subcmd__kill__subcmd__pane)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__tmux__subcmd__kill__subcmd__session)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2235,6 +2437,56 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__run_shell)
+            opts="-h --json --command --risk --mutation --privesc --why --session --pane --wait --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pane)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__saas__subcmd__action)
             opts="-n -h --json --action --slug --arguments --toolkits --query --limit --timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2303,6 +2555,68 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__send__subcmd__keys)
+            opts="-h --json --target --session --pane --keys --literal-text --enter --delay --risk --mutation --privesc --why --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pane)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keys)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --literal-text)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enter)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__task)
             opts="-C -h --json --objective --agent --context --timeout-ms --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2349,6 +2663,166 @@ _indus__tool() {
             fi
             case "${prev}" in
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__tmux__subcmd__create__subcmd__pane)
+            opts="-h --json --pane --session --risk --mutation --privesc --why --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pane)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__tmux__subcmd__create__subcmd__session)
+            opts="-h --json --session --risk --mutation --privesc --why --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__tmux__subcmd__kill__subcmd__pane)
+            opts="-h --json --pane --session --risk --mutation --privesc --why --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pane)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__tmux__subcmd__kill__subcmd__session)
+            opts="-h --json --session --risk --mutation --privesc --why --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --risk)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mutation)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --privesc)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --why)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -60,10 +60,17 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
+            cand run_shell 'Run a shell command and return {exit_code, stdout, stderr}, each stream cut to 4,000 characters.'
             cand read_file 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}'
             cand write_file 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}'
             cand fetch_url 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}'
             cand web_search 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}'
+            cand capture-pane 'Capture the text of a tmux pane''s screen (and, with start, its history); the last 8,000 characters are kept, with [truncated N chars from start] when cut.  When to use: to watch a command dispatched with run_shell wait: false, to read a prompt a program is waiting at, or to see what a person left on a pane.  When NOT to use: to get a finished command''s output (run_shell returns it); to type into the pane (send-keys).  Disambiguation: read-only; the default is the shared pane of the shared session; a managed session or pane that is missing falls back once to the shared pane, with a notice saying so; delay waits before capturing, for polling.  Examples: {"delay": "5s"}; {"pane": "worker", "start": "-", "join_wrapped_lines": true}'
+            cand send-keys 'Type into a tmux pane: literal_text first (sent as is), then tmux key names (C-c, C-z, Enter, Up, Down, Escape, …), then Enter when enter is true.'
+            cand tmux-create-session 'Create (or reuse) a managed tmux session, named indus-<owner>-<session>, with its shared pane ready; a person can attach to it.'
+            cand tmux-kill-session 'Kill a managed tmux session and every command running in it.  When to use: when the work a session was made for is over, or to make room under tmux.max_sessions.  When NOT to use: for the shared session (protected), or for sessions indus-tool did not create (refused).  Disambiguation: kills the whole session; to close one pane use tmux-kill-pane.  Examples: {"session": "ops", "risk": "medium", "mutation": true, "privesc": false, "why": "The deployment is finished"}'
+            cand tmux-create-pane 'Create (or reuse) a managed pane in a managed session (default: the shared session): a window of its own, named after the pane, running a fresh shell.'
+            cand tmux-kill-pane 'Kill a managed pane and whatever runs in it.  When to use: when a pane''s job is over or it is stuck beyond send-keys C-c.  When NOT to use: for a session''s shared pane (protected), or panes indus-tool did not create (refused).  Disambiguation: kills one pane; to end a whole session use tmux-kill-session.  Examples: {"pane": "worker", "risk": "medium", "mutation": true, "privesc": false, "why": "The dev server is no longer needed"}'
             cand time 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -249,6 +256,19 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;run_shell'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --command 'The shell command, run with sh -c (in a tmux pane, sourced by its bash).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
+            cand --session 'A managed tmux session (default: the shared one); implies a tmux target.'
+            cand --pane 'A managed pane of the session (default: its shared pane); implies a tmux target.'
+            cand --wait 'true (default): until the command exits; false: dispatch to the tmux pane and return; "30s", "10m", "1h" or seconds: wait up to that long.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;read_file'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'The file to read.'
@@ -271,6 +291,80 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;web_search'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --query 'What to search for.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;capture-pane'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --target 'A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane.'
+            cand --session 'A managed tmux session (default: the shared one).'
+            cand --pane 'A managed pane of the session (default: its shared pane).'
+            cand --start 'First line (-S): a line number (negative = history) or "-" for the start of the history.'
+            cand --end 'Last line (-E): a line number or "-" for the end of the visible area.'
+            cand --join-wrapped-lines 'Join soft-wrapped lines (-J; default true).'
+            cand --preserve-trailing-spaces 'Keep trailing spaces (-N; default false).'
+            cand --include-escape-sequences 'Keep colour and attribute escapes (-e; default false).'
+            cand --escape-non-printable 'Octal-escape non-printable characters (-C; default false).'
+            cand --include-alternate-screen 'Capture the alternate screen (-a; default false); the main screen, with a notice, when none is active.'
+            cand --delay 'Wait this long before capturing ("2s", "500ms" or seconds).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;send-keys'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --target 'A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane.'
+            cand --session 'A managed tmux session (default: the shared one).'
+            cand --pane 'A managed pane of the session (default: its shared pane).'
+            cand --keys 'tmux key names, sent in order: "C-c", "Enter", "Up", …'
+            cand --literal-text 'Text typed as is (send-keys -l).'
+            cand --enter 'Press Enter after the text and keys (default false).'
+            cand --delay 'Wait this long before sending ("500ms", "2s" or seconds).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;tmux-create-session'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --session 'The managed session (its short name, or indus-<owner>-<name>).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;tmux-kill-session'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --session 'The managed session (its short name, or indus-<owner>-<name>).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;tmux-create-pane'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --pane 'The managed pane''s name.'
+            cand --session 'The managed session (default: the shared one).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;tmux-kill-pane'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --pane 'The managed pane''s name.'
+            cand --session 'The managed session (default: the shared one).'
+            cand --risk 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]'
+            cand --mutation 'Whether the action changes the system''s state.'
+            cand --privesc 'Whether the action uses privilege escalation (sudo, su, doas).'
+            cand --why 'A short reason for the action and a justification of its risk.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -483,10 +577,17 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand memory 'Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns.'
             cand enter_plan_mode 'Enter plan mode: a marker that starts an explore-only phase.'
             cand exit_plan_mode 'Exit plan mode by presenting the finished plan for approval.'
+            cand run_shell 'Run a shell command and return {exit_code, stdout, stderr}, each stream cut to 4,000 characters.'
             cand read_file 'Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to look at a configuration file, a log excerpt or a script before acting on it.  When NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.  Disambiguation: returns raw text without line numbers; the path is relative to the working directory.  Examples: {"path": "/etc/hostname"}'
             cand write_file 'Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.  When to use: to create or wholly replace a configuration file, a script or a note.  When NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.  Disambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.  Examples: {"path": "/tmp/output.txt", "content": "hello world\n"}'
             cand fetch_url 'HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.  When to use: to read an API''s JSON, a raw configuration file or a documentation page by URL.  When NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.  Disambiguation: the body comes as served (HTML stays HTML); redirects are followed.  Examples: {"url": "https://example.com/api/data"}'
             cand web_search 'Search the web (DuckDuckGo''s HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.  When to use: to find documentation, an error message''s explanation or a download page.  When NOT to use: when you already know the URL (use fetch_url).  Disambiguation: returns links and snippets only; fetch a result to read it.  Examples: {"query": "rust tokio tutorial"}'
+            cand capture-pane 'Capture the text of a tmux pane''s screen (and, with start, its history); the last 8,000 characters are kept, with [truncated N chars from start] when cut.  When to use: to watch a command dispatched with run_shell wait: false, to read a prompt a program is waiting at, or to see what a person left on a pane.  When NOT to use: to get a finished command''s output (run_shell returns it); to type into the pane (send-keys).  Disambiguation: read-only; the default is the shared pane of the shared session; a managed session or pane that is missing falls back once to the shared pane, with a notice saying so; delay waits before capturing, for polling.  Examples: {"delay": "5s"}; {"pane": "worker", "start": "-", "join_wrapped_lines": true}'
+            cand send-keys 'Type into a tmux pane: literal_text first (sent as is), then tmux key names (C-c, C-z, Enter, Up, Down, Escape, …), then Enter when enter is true.'
+            cand tmux-create-session 'Create (or reuse) a managed tmux session, named indus-<owner>-<session>, with its shared pane ready; a person can attach to it.'
+            cand tmux-kill-session 'Kill a managed tmux session and every command running in it.  When to use: when the work a session was made for is over, or to make room under tmux.max_sessions.  When NOT to use: for the shared session (protected), or for sessions indus-tool did not create (refused).  Disambiguation: kills the whole session; to close one pane use tmux-kill-pane.  Examples: {"session": "ops", "risk": "medium", "mutation": true, "privesc": false, "why": "The deployment is finished"}'
+            cand tmux-create-pane 'Create (or reuse) a managed pane in a managed session (default: the shared session): a window of its own, named after the pane, running a fresh shell.'
+            cand tmux-kill-pane 'Kill a managed pane and whatever runs in it.  When to use: when a pane''s job is over or it is stuck beyond send-keys C-c.  When NOT to use: for a session''s shared pane (protected), or panes indus-tool did not create (refused).  Disambiguation: kills one pane; to end a whole session use tmux-kill-session.  Examples: {"pane": "worker", "risk": "medium", "mutation": true, "privesc": false, "why": "The dev server is no longer needed"}'
             cand time 'Return the harness''s current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.  When to use: to timestamp an action, compute a deadline or measure how long something took.  When NOT to use: to learn a remote machine''s clock or timezone (run `date` there with run_shell).  Disambiguation: this is the clock of the machine running the toolbox, not of the shell target.  Examples: {} → {"unix_millis": 1772283708794, "iso_8601_utc": "2026-02-28T13:01:48.794Z", …}'
             cand list 'List the exposed tools with their collections and one-line summaries'
             cand describe 'Print one tool''s descriptor (name, description, JSON Schema) as JSON'
@@ -538,6 +639,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;help;exit_plan_mode'= {
         }
+        &'indus-tool;help;run_shell'= {
+        }
         &'indus-tool;help;read_file'= {
         }
         &'indus-tool;help;write_file'= {
@@ -545,6 +648,18 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;fetch_url'= {
         }
         &'indus-tool;help;web_search'= {
+        }
+        &'indus-tool;help;capture-pane'= {
+        }
+        &'indus-tool;help;send-keys'= {
+        }
+        &'indus-tool;help;tmux-create-session'= {
+        }
+        &'indus-tool;help;tmux-kill-session'= {
+        }
+        &'indus-tool;help;tmux-create-pane'= {
+        }
+        &'indus-tool;help;tmux-kill-pane'= {
         }
         &'indus-tool;help;time'= {
         }

@@ -42,7 +42,20 @@ fn the_buddy_profile_lists_its_tools_and_time_is_in_all_too() {
             .collect()
     };
     let buddy = names(&["--profile", "buddy", "list"]);
-    for tool in ["read_file", "write_file", "fetch_url", "web_search", "time"] {
+    for tool in [
+        "run_shell",
+        "read_file",
+        "write_file",
+        "fetch_url",
+        "web_search",
+        "capture-pane",
+        "send-keys",
+        "tmux-create-session",
+        "tmux-kill-session",
+        "tmux-create-pane",
+        "tmux-kill-pane",
+        "time",
+    ] {
         assert!(buddy.contains(&tool.to_string()), "{buddy:?}");
     }
     assert!(!buddy.contains(&"read".to_string()), "{buddy:?}");
@@ -262,6 +275,19 @@ fn confirmation_asks_on_the_terminal_and_denies_without_one() {
             "{shown}"
         );
         assert!(!env.path("again.txt").exists());
+        // run_shell asks the same way, with its command.
+        let yes = on_a_terminal(
+            &env,
+            "--profile buddy --confirm run_shell 'echo shell > shell.txt' --risk low --mutation --privesc=false --why test",
+            "y\n",
+        );
+        let shown = String::from_utf8_lossy(&yes.stdout).to_string();
+        assert!(
+            shown.contains("Run: echo shell > shell.txt [y/N]"),
+            "{shown}"
+        );
+        assert!(shown.contains("\"exit_code\": 0"), "{shown}");
+        assert_eq!(env.read_string("shell.txt"), "shell\n");
     }
     // No controlling terminal (a new session): denied, nothing asked, nothing run.
     let out = std::process::Command::new("setsid")
@@ -343,6 +369,38 @@ fn the_policy_denies_through_wrappers_and_allows_without_asking() {
         .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(env.path("t.txt").exists());
+    // run_shell: an allowed command runs without asking, unless it says it is
+    // high risk or escalates privileges, which always asks (and so, with no
+    // terminal, is denied).
+    let run_shell = |risk: &str, privesc: &str| {
+        std::process::Command::new("setsid")
+            .arg("-w")
+            .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+            .args(["--cwd", &env.root().to_string_lossy(), "--confirm"])
+            .args(["--profile", "buddy", "--format", "json", "run_shell"])
+            .args(["echo allowed", "--risk", risk, "--mutation=false"])
+            .arg(format!("--privesc={privesc}"))
+            .args(["--why", "test"])
+            .env("HOME", common::no_home())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let (line, status) = {
+        let out = run_shell("low", "false");
+        (
+            serde_json::from_str::<Value>(stdout(&out).trim()).unwrap(),
+            code(&out),
+        )
+    };
+    assert_eq!(status, 0, "{line}");
+    assert_eq!(result_of(&line)["stdout"], "allowed\n");
+    for (risk, privesc) in [("high", "false"), ("low", "true")] {
+        let out = run_shell(risk, privesc);
+        assert_eq!(code(&out), 1, "{risk} {privesc}");
+        let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert_eq!(result_of(&line), "Command execution denied by user.");
+    }
     // `shell_confirm` in buddy.json turns confirmation on.
     env.write(".indusvx/buddy.json", r#"{"shell_confirm": true}"#);
     let out = std::process::Command::new("setsid")

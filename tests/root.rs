@@ -413,20 +413,26 @@ fn batch_while_swapping(t: &Tree, calls: impl Iterator<Item = Value>) -> Vec<Val
         .current_dir(&t.app)
         .arg("--root")
         .arg(&t.app)
+        // Every read must really race the swap: none may be answered by the
+        // repeated-failure suppression that batch turns on by default.
+        .arg("--suppress-repeats=false")
         .arg("batch")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut sent = 0;
-    {
-        let mut stdin = child.stdin.take().unwrap();
+    // Feed from a thread: batch answers while it reads, so a writer that waited
+    // for the last call to go in before reading would fill the pipes both ways.
+    let calls: Vec<Value> = calls.collect();
+    let sent = calls.len();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
         for call in calls {
             writeln!(stdin, "{call}").unwrap();
-            sent += 1;
         }
-    }
+    });
     let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let flips = flipper.join().unwrap();
     assert!(flips > 10, "the swap must have happened ({flips} flips)");

@@ -44,6 +44,31 @@ pub const CLI_SHAPES: &[CliShape] = &[
         stdin_key: None,
     },
     CliShape {
+        tool: "run_shell",
+        positionals: &["command"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "tmux-create-session",
+        positionals: &["session"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "tmux-kill-session",
+        positionals: &["session"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "tmux-create-pane",
+        positionals: &["pane"],
+        stdin_key: None,
+    },
+    CliShape {
+        tool: "tmux-kill-pane",
+        positionals: &["pane"],
+        stdin_key: None,
+    },
+    CliShape {
         tool: "read",
         positionals: &["path"],
         stdin_key: None,

@@ -45,6 +45,9 @@ pub const DENIED: &str = "Command execution denied by user.";
 enum Token {
     Word(String),
     Break,
+    /// `(` and `)`: a break that also opens or closes a subshell.
+    Open,
+    Close,
 }
 
 /// Split a command line into words and command breaks; quotes are removed, the
@@ -127,7 +130,11 @@ fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
             }
             ';' | '&' | '|' | '\n' | '(' | ')' => {
                 flush(&mut word, &mut in_word, &mut out);
-                out.push(Token::Break);
+                out.push(match c {
+                    '(' => Token::Open,
+                    ')' => Token::Close,
+                    _ => Token::Break,
+                });
             }
             c if c.is_whitespace() => flush(&mut word, &mut in_word, &mut out),
             '#' if !in_word => {
@@ -175,7 +182,7 @@ pub fn words_of(text: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|t| match t {
             Token::Word(w) => Some(w),
-            Token::Break => None,
+            Token::Break | Token::Open | Token::Close => None,
         })
         .collect()
 }
@@ -210,7 +217,7 @@ fn analyse_into(line: &str, analysis: &mut Analysis, depth: usize) {
     for token in tokens {
         match token {
             Token::Word(w) => current.push(w),
-            Token::Break => finish(&mut current, analysis),
+            Token::Break | Token::Open | Token::Close => finish(&mut current, analysis),
         }
     }
     finish(&mut current, analysis);
@@ -325,6 +332,90 @@ fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
             }
         }
     }
+}
+
+/// Words that open a compound command; what follows them is the command run.
+const KEYWORDS: &[&str] = &[
+    "{", "!", "if", "then", "else", "elif", "while", "until", "do", "time",
+];
+
+/// The first directive of `line` that would end or poison the persistent shell
+/// it is typed into (the buddy seed's shared-pane guardrails): `set -e` and its
+/// spellings (`set -o errexit`, `setopt errexit`, flag clusters such as
+/// `set -eu`), `exit`, `logout` and `exec`. Only commands the shell itself runs
+/// count: a subshell `( … )` or a child shell (`bash -c '…'`) is the advised way
+/// out, so neither is looked into.
+pub fn shell_killer(line: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut current: Vec<String> = Vec::new();
+    let mut found = None;
+    let mut check = |words: &mut Vec<String>, depth: usize| {
+        let command = std::mem::take(words);
+        if depth > 0 || found.is_some() {
+            return;
+        }
+        let mut rest: &[String] = &command;
+        while rest
+            .first()
+            .is_some_and(|w| KEYWORDS.contains(&w.as_str()) || is_assignment(w))
+        {
+            rest = &rest[1..];
+        }
+        let Some(first) = rest.first() else {
+            return;
+        };
+        let all_args = &rest[1..];
+        // Words after `--` are positional parameters, not options.
+        let args = &all_args[..all_args
+            .iter()
+            .position(|a| a == "--")
+            .unwrap_or(all_args.len())];
+        let errexit = |name: &str| {
+            name.chars()
+                .filter(|c| *c != '_')
+                .collect::<String>()
+                .eq_ignore_ascii_case("errexit")
+        };
+        let hit = match first.as_str() {
+            "exit" | "logout" | "exec" => true,
+            "set" => args.iter().enumerate().any(|(i, a)| {
+                let short = a.len() > 1
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a[1..].chars().all(|c| c.is_ascii_alphabetic());
+                (short && a[1..].contains('e'))
+                    || (short
+                        && a.ends_with('o')
+                        && args.get(i + 1).is_some_and(|v| v == "errexit"))
+            }),
+            "setopt" => args.iter().any(|a| errexit(a)),
+            _ => false,
+        };
+        if hit {
+            found = Some(
+                std::iter::once(first.as_str())
+                    .chain(all_args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+    };
+    for token in lex(line, &mut Vec::new()) {
+        match token {
+            Token::Word(w) => current.push(w),
+            Token::Break => check(&mut current, depth),
+            Token::Open => {
+                check(&mut current, depth);
+                depth += 1;
+            }
+            Token::Close => {
+                check(&mut current, depth);
+                depth = depth.saturating_sub(1);
+            }
+        }
+    }
+    check(&mut current, depth);
+    found
 }
 
 fn matches(rule: &Rule, command: &[String]) -> bool {
@@ -628,5 +719,43 @@ mod tests {
             Some("C-c Enter")
         );
         assert_eq!(command_of("read", &v(r#"{"path":"x"}"#)), None);
+    }
+
+    #[test]
+    fn shell_killing_directives_are_found_only_in_the_shell_itself() {
+        for line in [
+            "set -e",
+            "set -eu; make",
+            "set -euo pipefail",
+            "set -o errexit",
+            "setopt errexit",
+            "setopt ERR_EXIT",
+            "make && exit 1",
+            "logout",
+            "exec bash",
+            "exec >log 2>&1",
+            "if true; then exit; fi",
+            "{ cd /tmp; exit 3; }",
+            "FOO=1 exit",
+        ] {
+            assert!(shell_killer(line).is_some(), "{line}");
+        }
+        assert_eq!(shell_killer("cd /x && set -eu").as_deref(), Some("set -eu"));
+        for line in [
+            "bash -lc 'set -e; make'",
+            "(set -e; make)",
+            "( exit 3 )",
+            "echo exit",
+            "echo \"set -e\"",
+            "set +e",
+            "set -- -e",
+            "setopt noerrexit",
+            "x=$(exit 1)",
+            "git commit -m 'exit early'",
+            "make # then exit",
+            "sh -c 'exec foo'",
+        ] {
+            assert_eq!(shell_killer(line), None, "{line}");
+        }
     }
 }

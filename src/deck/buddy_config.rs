@@ -20,6 +20,22 @@ pub struct BuddyConfig {
     pub shell_confirm: Option<bool>,
     /// `"suppress_after": N`: identical failures allowed before suppression.
     pub suppress_after: Option<u32>,
+    /// `"tmux": {…}`: where and how many managed tmux sessions and panes.
+    pub tmux: TmuxSettings,
+}
+
+/// The `tmux` object of `buddy.json`; each key merged on its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct TmuxSettings {
+    /// The tmux server: a socket name (`tmux -L`) or, with a `/`, a socket path
+    /// (`tmux -S`). `INDUS_TMUX_SOCKET` beats it.
+    pub socket: Option<String>,
+    /// The owner part of managed names (`indus-<owner>-<name>`).
+    pub owner: Option<String>,
+    /// At most this many managed sessions (the shared one included).
+    pub max_sessions: Option<usize>,
+    /// At most this many managed panes per session (its shared pane included).
+    pub max_panes: Option<usize>,
 }
 
 /// Allow and deny rules on command prefixes, and where each came from.
@@ -41,6 +57,8 @@ pub struct Rule {
 struct BuddyFile {
     shell_confirm: Option<bool>,
     suppress_after: Option<u32>,
+    #[serde(default)]
+    tmux: TmuxSettings,
 }
 
 #[derive(Deserialize, Default)]
@@ -96,6 +114,11 @@ impl BuddyConfig {
         for (_, file) in read_all::<BuddyFile>(cwd, "buddy.json", &mut warnings) {
             config.shell_confirm = config.shell_confirm.or(file.shell_confirm);
             config.suppress_after = config.suppress_after.or(file.suppress_after);
+            let (into, from) = (&mut config.tmux, file.tmux);
+            into.socket = into.socket.take().or(from.socket);
+            into.owner = into.owner.take().or(from.owner);
+            into.max_sessions = into.max_sessions.or(from.max_sessions);
+            into.max_panes = into.max_panes.or(from.max_panes);
         }
         (config, warnings)
     }

@@ -260,6 +260,14 @@ fn operator_rows() -> Vec<CatalogRow> {
     };
     vec![
         row(
+            "run_shell",
+            "Run shell command (risk-annotated)",
+            "Run a command, stating its risk, directly or typed into a managed tmux pane.",
+            BUDDY,
+            false,
+            tools::operator::run_shell_tool,
+        ),
+        row(
             "read_file",
             "Read file (text)",
             "Return a file's text as is, up to 8,000 characters.",
@@ -290,6 +298,54 @@ fn operator_rows() -> Vec<CatalogRow> {
             BUDDY,
             true,
             tools::operator::web_search_tool,
+        ),
+        row(
+            "capture-pane",
+            "Capture tmux pane",
+            "Return the text on a tmux pane's screen, up to its last 8,000 characters.",
+            BUDDY,
+            true,
+            tools::operator::capture_pane_tool,
+        ),
+        row(
+            "send-keys",
+            "Send keys to tmux pane",
+            "Type literal text and tmux key names into a tmux pane.",
+            BUDDY,
+            false,
+            tools::operator::send_keys_tool,
+        ),
+        row(
+            "tmux-create-session",
+            "Create tmux session",
+            "Create or reuse a managed tmux session with its shared pane.",
+            BUDDY,
+            false,
+            tools::operator::tmux_create_session_tool,
+        ),
+        row(
+            "tmux-kill-session",
+            "Kill tmux session",
+            "Kill a managed tmux session (never the shared one).",
+            BUDDY,
+            false,
+            tools::operator::tmux_kill_session_tool,
+        ),
+        row(
+            "tmux-create-pane",
+            "Create tmux pane",
+            "Create or reuse a managed pane in a managed tmux session.",
+            BUDDY,
+            false,
+            tools::operator::tmux_create_pane_tool,
+        ),
+        row(
+            "tmux-kill-pane",
+            "Kill tmux pane",
+            "Kill a managed pane (never a session's shared pane).",
+            BUDDY,
+            false,
+            tools::operator::tmux_kill_pane_tool,
         ),
         row(
             "time",
@@ -443,7 +499,20 @@ mod tests {
         }
         assert_eq!(
             of(Profile::Buddy),
-            ["read_file", "write_file", "fetch_url", "web_search", "time"]
+            [
+                "run_shell",
+                "read_file",
+                "write_file",
+                "fetch_url",
+                "web_search",
+                "capture-pane",
+                "send-keys",
+                "tmux-create-session",
+                "tmux-kill-session",
+                "tmux-create-pane",
+                "tmux-kill-pane",
+                "time"
+            ]
         );
         for row in catalog().iter().filter(|r| !r.in_profile(Profile::Buddy)) {
             assert_eq!(
@@ -473,7 +542,14 @@ mod tests {
                 assert!(text.contains(section), "{}: no {section}", row.id);
             }
             let schema = tool.parameters();
-            if schema["properties"].get("risk").is_some() {
+            let acts = matches!(row.id, "run_shell" | "send-keys") || row.id.starts_with("tmux-");
+            assert_eq!(
+                schema["properties"].get("risk").is_some(),
+                acts,
+                "{}",
+                row.id
+            );
+            if acts {
                 let required = schema["required"].as_array().expect("required");
                 for field in ["risk", "mutation", "privesc", "why"] {
                     assert!(required.contains(&field.into()), "{}: {field}", row.id);

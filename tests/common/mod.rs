@@ -110,6 +110,10 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("INDUS_COLLECTION")
         .env_remove("INDUS_WEBSEARCH_URL")
         .env_remove("INDUS_MCP_CHILD")
+        .env_remove("INDUS_TMUX_SOCKET")
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("INDUS_CONFIRM")
         .env("HOME", no_home())
         .env("XDG_CONFIG_HOME", no_home().join(".config"));
     c

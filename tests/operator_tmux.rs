@@ -1,0 +1,387 @@
+//! The operator's tmux tools through the real binary on a real tmux server: each
+//! test starts its own server on its own socket, a path inside the test's temp
+//! directory (`INDUS_TMUX_SOCKET`, i.e. `tmux -S`), and kills it at the end. Without tmux these tests say so loudly and
+//! stop; under CI (`CI` set) they fail instead, since `.ci/run` installs tmux.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{TestEnv, stderr, stdout, wait_until};
+use serde_json::{Value, json};
+
+/// One tmux server for one test, and the working directory the binary runs in.
+struct Server {
+    env: TestEnv,
+    socket: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-S", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// A server, or `None` (after saying so on stderr) when tmux is missing.
+fn server(name: &str) -> Option<Server> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing under CI: .ci/run must install it"
+        );
+        eprintln!("SKIPPED {name}: tmux is not installed; these tests need a real tmux server");
+        return None;
+    }
+    let env = TestEnv::new();
+    let socket = env.path(".tmux.sock").to_string_lossy().into_owned();
+    Some(Server { env, socket })
+}
+
+impl Server {
+    /// Run a buddy tool with a JSON input; the envelope's result and the exit code.
+    fn call(&self, tool: &str, input: Value) -> (Value, i32) {
+        let out = self
+            .env
+            .cmd()
+            .env("INDUS_TMUX_SOCKET", &self.socket)
+            .args(["--profile", "buddy", "--format", "json", tool, "--json"])
+            .arg(input.to_string())
+            .output()
+            .expect("run indus-tool");
+        let line: Value = serde_json::from_str(stdout(&out).trim())
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {} / {}", stdout(&out), stderr(&out)));
+        let code = out.status.code().unwrap_or(-1);
+        (line["output"]["result"].clone(), code)
+    }
+
+    /// `run_shell` with low-risk safety fields and `extra` inputs.
+    fn shell(&self, command: &str, extra: Value) -> (Value, i32) {
+        let mut input = safe(json!({ "command": command }));
+        if let (Some(obj), Value::Object(more)) = (input.as_object_mut(), extra) {
+            obj.extend(more);
+        }
+        self.call("run_shell", input)
+    }
+
+    /// tmux itself on the test's socket; its stdout.
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-S", &self.socket])
+            .args(args)
+            .output()
+            .expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The foreground command of a pane, as tmux sees it.
+    fn foreground(&self, pane_id: &str) -> String {
+        self.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            pane_id,
+            "#{pane_current_command}",
+        ])
+        .trim()
+        .to_string()
+    }
+
+    fn shared_pane(&self) -> String {
+        self.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            "=indus-default-shared:",
+            "#{pane_id}",
+        ])
+        .trim()
+        .to_string()
+    }
+}
+
+/// `input` with the seed's required safety fields.
+fn safe(mut input: Value) -> Value {
+    let obj = input.as_object_mut().unwrap();
+    obj.insert("risk".into(), json!("low"));
+    obj.insert("mutation".into(), json!(false));
+    obj.insert("privesc".into(), json!(false));
+    obj.insert("why".into(), json!("a test"));
+    input
+}
+
+#[test]
+fn sessions_and_panes_are_created_once_and_reused() {
+    let Some(s) = server("create") else { return };
+    let (r, code) = s.call("tmux-create-session", safe(json!({"session": "ops"})));
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(r["session"], "indus-default-ops");
+    assert_eq!(r["created"], true);
+    let (again, _) = s.call(
+        "tmux-create-session",
+        safe(json!({"session": "indus-default-ops"})),
+    );
+    assert_eq!(again["created"], false);
+    assert_eq!(again["shared_pane_id"], r["shared_pane_id"]);
+    let (p, code) = s.call(
+        "tmux-create-pane",
+        safe(json!({"session": "ops", "pane": "worker"})),
+    );
+    assert_eq!(code, 0, "{p}");
+    assert_eq!(p["created"], true);
+    let windows = s.tmux(&[
+        "list-windows",
+        "-t",
+        "=indus-default-ops",
+        "-F",
+        "#{window_name}",
+    ]);
+    assert_eq!(windows, "shared\nworker\n");
+    // The pane runs its own shell: a command there reports its own cwd and status.
+    let (out, code) = s.shell(
+        "cd /; pwd; (exit 4)",
+        json!({"session": "ops", "pane": "worker"}),
+    );
+    assert_eq!(
+        (out["stdout"].as_str(), out["exit_code"].as_i64(), code),
+        (Some("/\n"), Some(4), 1)
+    );
+    // ... and that shell persists: the cd stuck, the shared pane's did not move.
+    let (out, _) = s.shell("pwd", json!({"session": "ops", "pane": "worker"}));
+    assert_eq!(out["stdout"], "/\n");
+    let (out, _) = s.shell("pwd", json!({"session": "ops"}));
+    let cwd = s.env.root().canonicalize().unwrap();
+    assert_eq!(out["stdout"], format!("{}\n", cwd.display()));
+}
+
+#[test]
+fn run_shell_reports_exit_codes_and_output_exactly() {
+    let Some(s) = server("exact") else { return };
+    let (r, code) = s.shell("false", json!({"wait": true, "pane": "shared"}));
+    assert_eq!(code, 1);
+    assert_eq!(r, json!({"exit_code": 1, "stdout": "", "stderr": ""}));
+    // Output that looks like the completion marker changes nothing.
+    let (r, _) = s.shell(
+        "echo indus-done-0123456789abcdef; echo '__indus_run=/tmp'; printf '$ fake\\n' >&2; (exit 3)",
+        json!({"pane": "shared"}),
+    );
+    assert_eq!(
+        r,
+        json!({"exit_code": 3, "stdout": "indus-done-0123456789abcdef\n__indus_run=/tmp\n", "stderr": "$ fake\n"})
+    );
+    // More lines than tmux's history holds: the head, cut at 4,000 characters.
+    let (r, code) = s.shell("seq 10000", json!({"pane": "shared"}));
+    assert_eq!(code, 0);
+    let out = r["stdout"].as_str().unwrap();
+    assert!(out.starts_with("1\n2\n3\n"), "{out}");
+    assert!(out.ends_with("...[truncated]"));
+    assert_eq!(out.chars().count(), 4000 + "...[truncated]".len());
+    // The run's files and the typed line stay out of the shell's history.
+    let (r, _) = s.shell("history", json!({"pane": "shared"}));
+    let history = r["stdout"].as_str().unwrap();
+    assert!(!history.contains("run.sh"), "{history}");
+    assert!(
+        s.env
+            .path(".indus-process/tmux/runs")
+            .read_dir()
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_bounded_wait_errors_in_time_and_the_command_keeps_running() {
+    let Some(s) = server("bounded") else { return };
+    let started = Instant::now();
+    let (r, code) = s.shell("sleep 5", json!({"wait": "1s", "pane": "shared"}));
+    let took = started.elapsed();
+    assert_eq!(code, 1);
+    let message = r.as_str().unwrap();
+    assert!(message.contains("still running after 1."), "{message}");
+    assert!(message.contains("tmux pane %"), "{message}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    let pane = s.shared_pane();
+    assert_eq!(s.foreground(&pane), "sleep");
+    // The pane is busy: a second command is refused, not typed into `sleep`.
+    let (r, code) = s.shell("echo no", json!({"pane": "shared"}));
+    assert_eq!(code, 1);
+    assert!(
+        r.as_str()
+            .unwrap()
+            .contains("still running an earlier command"),
+        "{r}"
+    );
+}
+
+#[test]
+fn fire_and_forget_then_capture_then_interrupt() {
+    let Some(s) = server("forget") else { return };
+    let (r, code) = s.shell(
+        "for i in 1 2 3; do echo tick-$i; done; sleep 30",
+        json!({"wait": false}),
+    );
+    assert_eq!(code, 0, "{r}");
+    let pane = s.shared_pane();
+    assert_eq!(
+        r,
+        json!({"dispatched": true, "pane_id": pane, "session": "indus-default-shared", "pane": "shared"})
+    );
+    let mut screen = String::new();
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            let (c, _) = s.call("capture-pane", json!({}));
+            screen = c["content"].as_str().unwrap_or("").to_string();
+            screen.contains("tick-3")
+        }),
+        "{screen}"
+    );
+    assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "sleep"));
+    let (r, code) = s.call("send-keys", safe(json!({"keys": ["C-c"]})));
+    assert_eq!(code, 0, "{r}");
+    assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "bash"));
+    // The interrupted run reached the prompt: the pane takes commands again.
+    let (r, code) = s.shell("echo after", json!({"pane": "shared"}));
+    assert_eq!((r["stdout"].as_str(), code), (Some("after\n"), 0), "{r}");
+    // Literal text and Enter type a line a person could have typed.
+    let (_, code) = s.call(
+        "send-keys",
+        safe(json!({"literal_text": "echo typed-by-keys", "enter": true})),
+    );
+    assert_eq!(code, 0);
+    assert!(wait_until(Duration::from_secs(5), || {
+        let (c, _) = s.call("capture-pane", json!({"start": "-"}));
+        c["content"]
+            .as_str()
+            .is_some_and(|t| t.lines().any(|l| l == "typed-by-keys"))
+    }));
+}
+
+#[test]
+fn caps_and_protections_hold() {
+    let Some(s) = server("caps") else { return };
+    s.env.write(
+        ".indusvx/buddy.json",
+        r#"{"tmux": {"max_sessions": 2, "max_panes": 2}}"#,
+    );
+    assert_eq!(s.shell("true", json!({"pane": "shared"})).1, 0);
+    assert_eq!(
+        s.call("tmux-create-session", safe(json!({"session": "a"})))
+            .1,
+        0
+    );
+    let (r, code) = s.call("tmux-create-session", safe(json!({"session": "b"})));
+    assert_eq!(code, 1);
+    let message = r.as_str().unwrap();
+    assert!(
+        message.starts_with("at most 2 managed tmux sessions"),
+        "{message}"
+    );
+    assert_eq!(s.call("tmux-create-pane", safe(json!({"pane": "w1"}))).1, 0);
+    let (r, code) = s.call("tmux-create-pane", safe(json!({"pane": "w2"})));
+    assert_eq!(code, 1);
+    assert!(
+        r.as_str().unwrap().starts_with("at most 2 managed panes"),
+        "{r}"
+    );
+    // The shared session and shared panes cannot be killed.
+    let (r, code) = s.call("tmux-kill-session", safe(json!({"session": "shared"})));
+    assert_eq!(code, 1);
+    assert!(
+        r.as_str().unwrap().contains("shared default session"),
+        "{r}"
+    );
+    let (r, code) = s.call(
+        "tmux-kill-pane",
+        safe(json!({"pane": "shared", "session": "a"})),
+    );
+    assert_eq!(code, 1);
+    assert!(r.as_str().unwrap().contains("shared pane"), "{r}");
+    // A session indus-tool did not make is not its to kill.
+    s.tmux(&["new-session", "-d", "-s", "indus-default-foreign"]);
+    let (r, code) = s.call("tmux-kill-session", safe(json!({"session": "foreign"})));
+    assert_eq!(code, 1);
+    assert!(r.as_str().unwrap().contains("not managed"), "{r}");
+    // Killing what is managed works and frees room.
+    assert_eq!(s.call("tmux-kill-pane", safe(json!({"pane": "w1"}))).1, 0);
+    assert_eq!(s.call("tmux-create-pane", safe(json!({"pane": "w2"}))).1, 0);
+    assert_eq!(
+        s.call("tmux-kill-session", safe(json!({"session": "a"}))).1,
+        0
+    );
+    assert_eq!(
+        s.call("tmux-create-session", safe(json!({"session": "b"})))
+            .1,
+        0
+    );
+    // The safety fields are required.
+    let (r, code) = s.call("tmux-create-session", json!({"session": "c"}));
+    assert_eq!(code, 1);
+    assert!(r.as_str().unwrap().contains("\"risk\""), "{r}");
+}
+
+#[test]
+fn shell_killing_directives_are_refused_on_a_pane() {
+    let Some(s) = server("guard") else { return };
+    for command in [
+        "set -e",
+        "set -euo pipefail; make",
+        "exit 1",
+        "logout",
+        "exec bash",
+    ] {
+        let (r, code) = s.shell(command, json!({"pane": "shared"}));
+        assert_eq!(code, 1, "{command}");
+        let message = r.as_str().unwrap();
+        assert!(message.starts_with("run_shell refused"), "{message}");
+        assert!(message.contains("bash -lc 'set -e; ...'"), "{message}");
+    }
+    // The advised form runs, and the pane's shell is still there.
+    let (r, code) = s.shell("bash -lc 'set -e; echo strict'", json!({"pane": "shared"}));
+    assert_eq!((r["stdout"].as_str(), code), (Some("strict\n"), 0), "{r}");
+    // Without a tmux target the same command is an ordinary child: allowed.
+    let (r, code) = s.shell("set -e; echo direct; exit 2", json!({}));
+    assert_eq!(
+        (r["stdout"].as_str(), r["exit_code"].as_i64(), code),
+        (Some("direct\n"), Some(2), 1)
+    );
+}
+
+#[test]
+fn missing_targets_fall_back_for_capture_but_never_for_keys() {
+    let Some(s) = server("missing") else { return };
+    // Nothing runs yet: both are clear errors.
+    let (r, code) = s.call("capture-pane", json!({}));
+    assert_eq!(code, 1);
+    assert!(
+        r.as_str()
+            .unwrap()
+            .contains("no managed tmux session is running yet"),
+        "{r}"
+    );
+    s.shell("echo on-the-shared-pane", json!({"pane": "shared"}));
+    let (r, code) = s.call("capture-pane", json!({"pane": "nope"}));
+    assert_eq!(code, 0, "{r}");
+    let content = r["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("[missing target: no managed pane nope"),
+        "{content}"
+    );
+    assert!(content.contains("on-the-shared-pane"), "{content}");
+    let (r, code) = s.call("send-keys", safe(json!({"pane": "nope", "keys": ["C-c"]})));
+    assert_eq!(code, 1);
+    assert!(r.as_str().unwrap().contains("never retargets"), "{r}");
+    // A session killed by hand is noticed as such.
+    s.call("tmux-create-session", safe(json!({"session": "ops"})));
+    s.tmux(&["kill-session", "-t", "=indus-default-ops"]);
+    let (r, code) = s.shell("true", json!({"session": "ops"}));
+    assert_eq!(code, 1);
+    assert!(
+        r.as_str()
+            .unwrap()
+            .contains("was killed outside indus-tool"),
+        "{r}"
+    );
+}
