@@ -226,14 +226,14 @@ fn fire_and_forget_then_capture_then_interrupt() {
     assert_eq!(code, 0, "{r}");
     let pane = s.shared_pane();
     assert_eq!(
-        r,
-        json!({"dispatched": true, "pane_id": pane, "session": "indus-default-shared", "pane": "shared"})
+        r.as_str().unwrap(),
+        format!("command dispatched to tmux pane {pane}")
     );
     let mut screen = String::new();
     assert!(
         wait_until(Duration::from_secs(5), || {
             let (c, _) = s.call("capture-pane", json!({}));
-            screen = c["content"].as_str().unwrap_or("").to_string();
+            screen = c.as_str().unwrap_or("").to_string();
             screen.contains("tick-3")
         }),
         "{screen}"
@@ -241,6 +241,10 @@ fn fire_and_forget_then_capture_then_interrupt() {
     assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "sleep"));
     let (r, code) = s.call("send-keys", safe(json!({"keys": ["C-c"]})));
     assert_eq!(code, 0, "{r}");
+    assert_eq!(
+        r.as_str().unwrap(),
+        format!("Sent to tmux pane {pane} (session indus-default-shared, pane shared): keys C-c")
+    );
     assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "bash"));
     // The interrupted run reached the prompt: the pane takes commands again.
     let (r, code) = s.shell("echo after", json!({"pane": "shared"}));
@@ -253,8 +257,7 @@ fn fire_and_forget_then_capture_then_interrupt() {
     assert_eq!(code, 0);
     assert!(wait_until(Duration::from_secs(5), || {
         let (c, _) = s.call("capture-pane", json!({"start": "-"}));
-        c["content"]
-            .as_str()
+        c.as_str()
             .is_some_and(|t| t.lines().any(|l| l == "typed-by-keys"))
     }));
 }
@@ -364,7 +367,7 @@ fn missing_targets_fall_back_for_capture_but_never_for_keys() {
     s.shell("echo on-the-shared-pane", json!({"pane": "shared"}));
     let (r, code) = s.call("capture-pane", json!({"pane": "nope"}));
     assert_eq!(code, 0, "{r}");
-    let content = r["content"].as_str().unwrap();
+    let content = r.as_str().unwrap();
     assert!(
         content.starts_with("[missing target: no managed pane nope"),
         "{content}"

@@ -166,11 +166,7 @@ async fn capture(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String>
         body.push_str("[no alternate screen is active; captured the main screen]\n");
     }
     notice.push_str(&body);
-    Ok(text_and_record(
-        notice.trim_end_matches('\n').to_string(),
-        json!({"pane_id": pane_id, "content": notice}),
-        false,
-    ))
+    Ok(ToolResult::text(notice.trim_end_matches('\n').to_string()))
 }
 
 struct SendKeys;
@@ -255,11 +251,10 @@ async fn send_keys(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Strin
     if enter {
         sent.push("Enter".to_string());
     }
-    Ok(text_and_record(
-        format!("Sent to {described}: {}", sent.join(", ")),
-        json!({"pane_id": pane_id, "literal_text": literal, "keys": keys, "enter": enter}),
-        false,
-    ))
+    Ok(ToolResult::text(format!(
+        "Sent to {described}: {}",
+        sent.join(", ")
+    )))
 }
 
 /// What a `tmux-*` tool does.

@@ -144,11 +144,10 @@ async fn run_shell(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolR
     let run = tmux.dispatch(&target, command).await.map_err(fail)?;
     let limit = match wait {
         Wait::Forget => {
-            return Ok(text_and_record(
-                format!("command dispatched to tmux pane {}", target.id),
-                json!({"dispatched": true, "pane_id": target.id, "session": target.session, "pane": target.name}),
-                false,
-            ));
+            return Ok(ToolResult::text(format!(
+                "command dispatched to tmux pane {}",
+                target.id
+            )));
         }
         Wait::Done => None,
         Wait::UpTo(d) => Some(d),
