@@ -185,6 +185,10 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--id",
     "--turn",
     "--mcp-config",
+    "--exec",
+    "--exec-cwd",
+    "--engine",
+    "--ssh-config",
 ];
 
 /// Every global option's spelling (those that take a value are [`VALUE_GLOBALS`]).
@@ -208,6 +212,10 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--envelope",
     "--confirm",
     "--suppress-repeats",
+    "--exec",
+    "--exec-cwd",
+    "--engine",
+    "--ssh-config",
 ];
 
 /// One spelling of a tool's flag, as argv holds it.
@@ -564,6 +572,36 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .long("no-mcp")
                 .action(ArgAction::SetTrue)
                 .help("Graft no MCP server's tools (read no MCP config)"),
+        )
+        .arg(
+            Arg::new("exec")
+                .long("exec")
+                .env("INDUS_EXEC")
+                .value_name("TARGET")
+                .help("Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there"),
+        )
+        .arg(
+            Arg::new("exec-cwd")
+                .long("exec-cwd")
+                .env("INDUS_EXEC_CWD")
+                .value_name("DIR")
+                .help("The working directory on the --exec target (default: the login directory, or the container's)"),
+        )
+        .arg(
+            Arg::new("engine")
+                .long("engine")
+                .env("INDUS_ENGINE")
+                .value_name("ENGINE")
+                .value_parser(PossibleValuesParser::new(["docker", "podman"]))
+                .help("The container engine of --exec container: (default: podman, else docker, whichever is installed)"),
+        )
+        .arg(
+            Arg::new("ssh-config")
+                .long("ssh-config")
+                .env("INDUS_SSH_CONFIG")
+                .value_name("FILE")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)"),
         );
     for d in descriptors {
         cmd = cmd.subcommand(tool_command(d));

@@ -94,6 +94,15 @@ impl Selection {
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    // Elsewhere (`--exec ssh:…`/`container:…`): the whole invocation runs there,
+    // before anything here is loaded.
+    match remote_request(&args) {
+        Ok(None) => {}
+        Ok(Some((remote, forwarded))) => {
+            return remote.forward(&forwarded, &crate::backends::remote::forwarded_env());
+        }
+        Err(message) => return Printer::new(ColorMode::Auto).usage(&message),
+    }
     let mut registry = deck_registry();
     // The grafted MCP tools must be known before clap parses (their names are
     // subcommands); with no MCP config this reads a few absent files and nothing
@@ -162,6 +171,106 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
     }
+}
+
+/// The `--exec` options of an invocation (flags, else `INDUS_EXEC`…): the remote
+/// target and the arguments to run there (without those options), or `None` to
+/// run here. Read from argv before clap, so a forwarded call loads nothing else;
+/// clap still knows the options, for help, completions and `--exec local`.
+fn remote_request(
+    args: &[OsString],
+) -> Result<Option<(crate::backends::remote::Remote, Vec<String>)>, String> {
+    use crate::backends::remote::{Engine, Remote, Target};
+    let mut spec = std::env::var("INDUS_EXEC").ok();
+    let mut cwd = std::env::var("INDUS_EXEC_CWD").ok().filter(|s| !s.is_empty());
+    let mut engine = std::env::var("INDUS_ENGINE").ok().filter(|s| !s.is_empty());
+    let mut ssh_config = std::env::var("INDUS_SSH_CONFIG")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let quick = args.iter().skip(1).any(|a| {
+        a.to_str()
+            .is_some_and(|a| matches!(a.split_once('=').map_or(a, |(n, _)| n), "--exec"))
+    });
+    if !quick && spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
+        return Ok(None);
+    }
+    let mut rest: Vec<String> = Vec::new();
+    let mut local_cwd = false;
+    let mut i = 1;
+    let mut after_dashes = false;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else {
+            return Err(format!(
+                "argument {i} ({}) is not valid UTF-8",
+                args[i].to_string_lossy()
+            ));
+        };
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let slot = match name {
+            _ if after_dashes => None,
+            "--exec" => Some(&mut spec),
+            "--exec-cwd" => Some(&mut cwd),
+            "--engine" => Some(&mut engine),
+            "--ssh-config" => Some(&mut ssh_config),
+            _ => None,
+        };
+        match slot {
+            Some(slot) => {
+                let value = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        args.get(i)
+                            .and_then(|v| v.to_str())
+                            .ok_or_else(|| format!("{name} needs a value"))?
+                            .to_string()
+                    }
+                };
+                *slot = Some(value);
+            }
+            None => {
+                if arg == "--" {
+                    after_dashes = true;
+                }
+                if !after_dashes && name == "--cwd" && rest.iter().all(|a| a.starts_with('-')) {
+                    local_cwd = true;
+                }
+                rest.push(arg.to_string());
+            }
+        }
+        i += 1;
+    }
+    let target = Target::parse(spec.as_deref().unwrap_or(""))?;
+    if target == Target::Local {
+        return Ok(None);
+    }
+    if local_cwd {
+        return Err(format!(
+            "--cwd names a local folder; with --exec {} give the remote one with --exec-cwd",
+            target.describe()
+        ));
+    }
+    let engine = match engine.as_deref() {
+        None => None,
+        Some("docker") => Some(Engine::Docker),
+        Some("podman") => Some(Engine::Podman),
+        Some(other) => return Err(format!("--engine {other}: expected docker or podman")),
+    };
+    let here = std::env::current_dir()
+        .map_err(|e| format!("cannot read the current directory: {e}"))?;
+    Ok(Some((
+        Remote {
+            target,
+            cwd,
+            engine,
+            ssh_config: ssh_config.map(PathBuf::from),
+            state: crate::state::StateDir::new(here),
+        },
+        rest,
+    )))
 }
 
 fn clap_error(e: clap::Error) -> ExitCode {
@@ -785,6 +894,8 @@ fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Valu
         && !input.contains_key(key)
         && !stdin_used
         && !std::io::stdin().is_terminal()
+        // Forwarded from a terminal (`--exec`): the local stdin stayed local.
+        && std::env::var_os("INDUS_STDIN_TERMINAL").is_none_or(|v| v != "1")
     {
         let buf = read_bounded(
             std::io::stdin().lock(),

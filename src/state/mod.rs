@@ -47,6 +47,49 @@ pub fn file_key(name: &str) -> String {
     out
 }
 
+/// The per-user folder for sockets whose path in a state folder would be too
+/// long for `sun_path`.
+pub fn private_socket_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("indus-tool-{}", nix::unistd::getuid()))
+}
+
+/// A socket outside a state folder is used only in a folder that is ours and
+/// closed to others, so nobody else can plant a listener for us to talk to.
+pub fn trusted_socket(socket: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(dir) = socket.parent() else {
+        return false;
+    };
+    if dir != private_socket_dir() {
+        return true;
+    }
+    std::fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.is_dir() && m.uid() == nix::unistd::getuid().as_raw() && m.mode() & 0o077 == 0
+    })
+}
+
+/// Create the folder of a socket from [`StateDir::socket_path`] (the private one
+/// closed to others), refusing a private folder that is not ours.
+pub fn prepare_socket_dir(socket: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = socket.parent().unwrap_or(Path::new("."));
+    if dir == private_socket_dir() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        if !trusted_socket(socket) {
+            return Err(io::Error::other(format!(
+                "{} is not a folder of this user closed to others",
+                dir.display()
+            )));
+        }
+    } else {
+        std::fs::create_dir_all(dir)?;
+    }
+    Ok(())
+}
+
 impl StateDir {
     /// The state folder of a working directory (nothing is created yet).
     pub fn new(cwd: impl AsRef<Path>) -> Self {
@@ -62,6 +105,19 @@ impl StateDir {
     /// A path inside the folder.
     pub fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
+    }
+
+    /// A unix socket's path for `rel` in the folder, or, when that would be
+    /// longer than `max` bytes (`sun_path` holds 108 with its NUL, and some
+    /// programs add a suffix of their own), a hashed name in
+    /// [`private_socket_dir`].
+    pub fn socket_path(&self, rel: &str, max: usize) -> PathBuf {
+        let preferred = self.path(rel);
+        if preferred.as_os_str().len() <= max {
+            return preferred;
+        }
+        let hash = checkpoints::sha256_hex(preferred.as_os_str().as_encoded_bytes());
+        private_socket_dir().join(format!("{}.sock", &hash[..24]))
     }
 
     /// Create the folder (with its `.gitignore` of `*`) if it does not exist.

@@ -114,6 +114,12 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("TMUX")
         .env_remove("TMUX_PANE")
         .env_remove("INDUS_CONFIRM")
+        .env_remove("INDUS_EXEC")
+        .env_remove("INDUS_EXEC_CWD")
+        .env_remove("INDUS_ENGINE")
+        .env_remove("INDUS_SSH_CONFIG")
+        .env_remove("INDUS_REMOTE_CACHE")
+        .env_remove("INDUS_STDIN_TERMINAL")
         .env("HOME", no_home())
         .env("XDG_CONFIG_HOME", no_home().join(".config"));
     c

@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,9 +44,8 @@ use super::graft::{ViewOutput, resync};
 use super::ledger::canonical_json;
 use crate::kernel::input::Args;
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
-use crate::state::StateDir;
+use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
 use crate::state::jobs::{JobBook, JobTable};
-use crate::tools::files::edit::sha256_hex;
 use crate::tools::shell::exec_line;
 
 /// How long the broker waits without a call before it exits, by default.
@@ -79,31 +78,7 @@ pub fn broker_book(state: StateDir) -> JobBook {
 
 /// Where the broker of `cwd` listens (see the module comment).
 pub fn socket_path(cwd: &Path) -> PathBuf {
-    let preferred = StateDir::new(cwd).path(SOCKET_FILE);
-    if preferred.as_os_str().len() <= MAX_SOCKET_PATH {
-        return preferred;
-    }
-    let hash = sha256_hex(cwd.as_os_str().as_encoded_bytes());
-    private_dir().join(format!("{}.sock", &hash[..24]))
-}
-
-/// The per-user folder of sockets too long for their state folder.
-fn private_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("indus-tool-{}", nix::unistd::getuid()))
-}
-
-/// A socket outside the state folder is used only in a folder that is ours and
-/// closed to others, so nobody else can plant a broker for us to talk to.
-fn trusted(socket: &Path) -> bool {
-    let Some(dir) = socket.parent() else {
-        return false;
-    };
-    if dir != private_dir() {
-        return true;
-    }
-    std::fs::symlink_metadata(dir).is_ok_and(|m| {
-        m.is_dir() && m.uid() == nix::unistd::getuid().as_raw() && m.mode() & 0o077 == 0
-    })
+    StateDir::new(cwd).socket_path(SOCKET_FILE, MAX_SOCKET_PATH)
 }
 
 /// A request, as the socket carries it.
@@ -632,21 +607,7 @@ impl Broker {
 
 /// Bind the socket: refuse when a broker answers there, replace a stale one.
 fn bind(socket: &Path) -> std::io::Result<tokio::net::UnixListener> {
-    let dir = socket.parent().expect("a socket has a folder");
-    if dir == private_dir() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
-        if !trusted(socket) {
-            return Err(std::io::Error::other(format!(
-                "{} is not a folder of this user closed to others",
-                dir.display()
-            )));
-        }
-    } else {
-        std::fs::create_dir_all(dir)?;
-    }
+    prepare_socket_dir(socket)?;
     if std::fs::symlink_metadata(socket).is_ok() {
         if std::os::unix::net::UnixStream::connect(socket).is_ok() {
             return Err(std::io::Error::new(
@@ -753,7 +714,7 @@ mod tests {
             "{}",
             socket.display()
         );
-        assert_eq!(socket.parent(), Some(private_dir().as_path()));
+        assert_eq!(socket.parent(), Some(crate::state::private_socket_dir().as_path()));
         assert_ne!(socket_path(&long.join("x")), socket);
     }
 
