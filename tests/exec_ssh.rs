@@ -85,7 +85,10 @@ fn sshd(name: &str) -> Option<Sshd> {
         .unwrap()
         .trim()
         .to_string();
-    for (file, key) in [("ssh_config", "client_key"), ("stranger_config", "stranger_key")] {
+    for (file, key) in [
+        ("ssh_config", "client_key"),
+        ("stranger_config", "stranger_key"),
+    ] {
         std::fs::write(
             d.join(file),
             format!(
@@ -195,14 +198,22 @@ fn every_file_and_shell_tool_answers_over_ssh_as_it_does_here() {
     ] {
         let there = s.over_ssh(&local, &args);
         let here = s.here(&args);
-        assert_eq!(stdout(&there), stdout(&here), "{args:?}: {}", stderr(&there));
+        assert_eq!(
+            stdout(&there),
+            stdout(&here),
+            "{args:?}: {}",
+            stderr(&there)
+        );
         assert_eq!(stderr(&there), stderr(&here), "{args:?}");
         assert_eq!(code(&there), code(&here), "{args:?}");
     }
     // Writes land there, atomically and through the gate: edit after read.
     let out = s.over_ssh(&local, &["write", "new.txt", "--content", "one\ntwo\n"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(s.work().join("new.txt")).unwrap(), "one\ntwo\n");
+    assert_eq!(
+        std::fs::read_to_string(s.work().join("new.txt")).unwrap(),
+        "one\ntwo\n"
+    );
     let out = s.over_ssh(&local, &["read", "new.txt"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = s.over_ssh(
@@ -210,9 +221,15 @@ fn every_file_and_shell_tool_answers_over_ssh_as_it_does_here() {
         &["edit", "new.txt", "--old-text", "two", "--new-text", "deux"],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(s.work().join("new.txt")).unwrap(), "one\ndeux\n");
+    assert_eq!(
+        std::fs::read_to_string(s.work().join("new.txt")).unwrap(),
+        "one\ndeux\n"
+    );
     // Background jobs live there, in the remote folder's state, not the caller's.
-    let out = s.over_ssh(&local, &["--format", "json", "process", "start", "sleep 30"]);
+    let out = s.over_ssh(
+        &local,
+        &["--format", "json", "process", "start", "sleep 30"],
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(s.work().join(".indus-process/jobs.json").is_file());
     assert!(!local.path(".indus-process/jobs.json").exists());
@@ -240,7 +257,12 @@ fn standard_input_passes_through() {
         .unwrap();
     {
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(b"from stdin\n").unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"from stdin\n")
+            .unwrap();
     }
     let out = child.wait_with_output().unwrap();
     assert_eq!(code(&out), 0);
@@ -257,7 +279,9 @@ fn the_master_is_opened_once_reused_and_replaced_when_killed() {
     let started = Instant::now();
     assert_eq!(code(&s.over_ssh(&local, &["ls"])), 0);
     let first = started.elapsed();
-    let pid = s.master_pid(&local).expect("a master runs after the first call");
+    let pid = s
+        .master_pid(&local)
+        .expect("a master runs after the first call");
     let started = Instant::now();
     assert_eq!(code(&s.over_ssh(&local, &["ls"])), 0);
     let second = started.elapsed();

@@ -109,15 +109,13 @@ impl Target {
         if host.is_empty() || host.starts_with('-') {
             return Err(format!("--exec {spec}: the host is missing"));
         }
-        let port = match port {
-            None => None,
-            Some(p) => Some(
-                p.parse::<u16>()
-                    .ok()
-                    .filter(|p| *p > 0)
-                    .ok_or_else(|| format!("--exec {spec}: the port {p:?} is not a port number"))?,
-            ),
-        };
+        let port =
+            match port {
+                None => None,
+                Some(p) => Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| {
+                    format!("--exec {spec}: the port {p:?} is not a port number")
+                })?),
+            };
         Ok(Target::Ssh {
             user,
             host: host.to_string(),
@@ -181,7 +179,10 @@ impl Remote {
             .into_iter()
             .find(|e| on_path(e.program()))
             .ok_or_else(|| {
-                "no container engine: neither podman nor docker is on PATH (install one, or pick one with --engine)".to_string()
+                format!(
+                    "--exec {}: no container engine: neither podman nor docker is on PATH (install one, or pick one with --engine)",
+                    self.target.describe()
+                )
             })
     }
 
@@ -461,26 +462,48 @@ impl Remote {
             let probe = format!("[ -x {dir}/indus-tool ] || exit {MISSING_BINARY}");
             let status = self
                 .remote_sh(&probe, false)?
+                .stderr(Stdio::null())
                 .status()
-                .map_err(|e| format!("cannot start the channel to {}: {e}", self.target.describe()))?;
+                .map_err(|e| {
+                    format!(
+                        "cannot start the channel to {}: {e}",
+                        self.target.describe()
+                    )
+                })?;
             match status.code() {
                 Some(0) => {}
                 Some(MISSING_BINARY) => self.provision(&binary, &dir)?,
-                _ => {
-                    return Err(format!(
-                        "--exec {}: the channel failed ({status})",
-                        self.target.describe()
-                    ));
+                other => {
+                    return Err(self.channel_failure(other).unwrap_or_else(|| {
+                        format!(
+                            "--exec {}: the channel failed ({status})",
+                            self.target.describe()
+                        )
+                    }));
                 }
             }
         }
         for attempt in 0..2 {
             let mut c = self.remote_sh(&script, !stdin_is_tty)?;
-            let status = c
-                .status()
-                .map_err(|e| format!("cannot start the channel to {}: {e}", self.target.describe()))?;
+            let status = c.status().map_err(|e| {
+                format!(
+                    "cannot start the channel to {}: {e}",
+                    self.target.describe()
+                )
+            })?;
             match status.code() {
-                Some(MISSING_BINARY) if attempt == 0 => self.provision(&binary, &dir)?,
+                Some(MISSING_BINARY) if attempt == 0 => {
+                    let _ = std::fs::remove_file(&known);
+                    self.provision(&binary, &dir)?;
+                    if !stdin_is_tty {
+                        // Our standard input went into the channel of the call
+                        // that found no binary: it cannot be sent twice.
+                        return Err(format!(
+                            "--exec {}: indus-tool was missing there (a new host or container behind the same name?) and has been copied again; the call did not run because its standard input was already spent: run it again",
+                            self.target.describe()
+                        ));
+                    }
+                }
                 Some(MISSING_BINARY) => {
                     return Err(format!(
                         "--exec {}: indus-tool was copied to {dir} but is not there to run",
@@ -494,14 +517,8 @@ impl Remote {
                         self.target.describe()
                     ));
                 }
-                Some(255) if matches!(self.target, Target::Ssh { .. }) => {
-                    return Err(format!(
-                        "--exec {}: the connection failed during the call (ssh exit 255)",
-                        self.target.describe()
-                    ));
-                }
-                Some(code @ (125..=127)) if matches!(self.target, Target::Container { .. }) => {
-                    return Err(self.container_failure(code));
+                other if self.channel_failure(other).is_some() => {
+                    return Err(self.channel_failure(other).unwrap_or_default());
                 }
                 Some(code) => {
                     if !known.exists()
@@ -524,6 +541,22 @@ impl Remote {
         unreachable!("the loop returns on its second attempt")
     }
 
+    /// The channel's own failure behind an exit status, if it is one: ssh's 255,
+    /// any status above 2 from the engine (indus-tool itself exits 0, 1 or 2).
+    fn channel_failure(&self, code: Option<i32>) -> Option<String> {
+        match (&self.target, code) {
+            (Target::Ssh { .. }, Some(255)) => Some(format!(
+                "--exec {}: the connection failed during the call (ssh exit 255)",
+                self.target.describe()
+            )),
+            // The engine's own statuses (125 to 127, 255 for a stopped one).
+            (Target::Container { .. }, Some(code)) if code > 2 => {
+                Some(self.container_failure(code))
+            }
+            _ => None,
+        }
+    }
+
     /// Why `ENGINE exec` failed, asked of the engine.
     fn container_failure(&self, code: i32) -> String {
         let Target::Container { name } = &self.target else {
@@ -538,9 +571,13 @@ impl Remote {
             Ok(o) if o.status.success() => {
                 let s = String::from_utf8_lossy(&o.stdout).trim().to_string();
                 if s == "running" {
-                    format!("{engine} exec failed with status {code} (a program the call needs may be missing in the container)")
+                    format!(
+                        "{engine} exec failed with status {code} (a program the call needs may be missing in the container)"
+                    )
                 } else {
-                    format!("the container is not running (it is {s}); start it with {engine} start {name}")
+                    format!(
+                        "the container is not running (it is {s}); start it with {engine} start {name}"
+                    )
                 }
             }
             Ok(o) => format!(
@@ -558,8 +595,11 @@ impl Remote {
 pub fn forwarded_env() -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| {
-            (k.starts_with("INDUS_") && !k.starts_with("INDUS_EXEC") && k != "INDUS_ENGINE"
-                && k != "INDUS_SSH_CONFIG" && k != "INDUS_REMOTE_CACHE")
+            (k.starts_with("INDUS_")
+                && !k.starts_with("INDUS_EXEC")
+                && k != "INDUS_ENGINE"
+                && k != "INDUS_SSH_CONFIG"
+                && k != "INDUS_REMOTE_CACHE")
                 || k == "NO_COLOR"
         })
         .collect();
@@ -609,13 +649,18 @@ mod tests {
                 port: Some(22)
             }
         );
-        for bad in ["ssh:", "ssh:@h", "ssh:h:0", "ssh:h:x", "container:", "tcp:h", "ssh:-oProxy"] {
+        for bad in [
+            "ssh:",
+            "ssh:@h",
+            "ssh:h:0",
+            "ssh:h:x",
+            "container:",
+            "tcp:h",
+            "ssh:-oProxy",
+        ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
-        assert_eq!(
-            Target::parse("ssh:u@h:2").unwrap().describe(),
-            "ssh:u@h:2"
-        );
+        assert_eq!(Target::parse("ssh:u@h:2").unwrap().describe(), "ssh:u@h:2");
     }
 
     #[test]

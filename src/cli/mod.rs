@@ -182,7 +182,9 @@ fn remote_request(
 ) -> Result<Option<(crate::backends::remote::Remote, Vec<String>)>, String> {
     use crate::backends::remote::{Engine, Remote, Target};
     let mut spec = std::env::var("INDUS_EXEC").ok();
-    let mut cwd = std::env::var("INDUS_EXEC_CWD").ok().filter(|s| !s.is_empty());
+    let mut cwd = std::env::var("INDUS_EXEC_CWD")
+        .ok()
+        .filter(|s| !s.is_empty());
     let mut engine = std::env::var("INDUS_ENGINE").ok().filter(|s| !s.is_empty());
     let mut ssh_config = std::env::var("INDUS_SSH_CONFIG")
         .ok()
@@ -259,8 +261,8 @@ fn remote_request(
         Some("podman") => Some(Engine::Podman),
         Some(other) => return Err(format!("--engine {other}: expected docker or podman")),
     };
-    let here = std::env::current_dir()
-        .map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     Ok(Some((
         Remote {
             target,

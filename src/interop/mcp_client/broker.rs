@@ -44,8 +44,8 @@ use super::graft::{ViewOutput, resync};
 use super::ledger::canonical_json;
 use crate::kernel::input::Args;
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
-use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
 use crate::state::jobs::{JobBook, JobTable};
+use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
 use crate::tools::shell::exec_line;
 
 /// How long the broker waits without a call before it exits, by default.
@@ -714,7 +714,10 @@ mod tests {
             "{}",
             socket.display()
         );
-        assert_eq!(socket.parent(), Some(crate::state::private_socket_dir().as_path()));
+        assert_eq!(
+            socket.parent(),
+            Some(crate::state::private_socket_dir().as_path())
+        );
         assert_ne!(socket_path(&long.join("x")), socket);
     }
 
