@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp exec= exec-cwd= engine= ssh-config= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -46,6 +46,11 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats 
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec -d 'Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec-cwd -d 'The working directory on the --exec target (default: the login directory, or the container\'s)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l engine -d 'The container engine of --exec container: (default: podman, else docker, whichever is installed)' -r -f -a "docker\t''
+podman\t''"
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l ssh-config -d 'The ssh configuration file of --exec ssh: (ssh -F; default: ssh\'s own, ~/.ssh/config)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expose no tools at all'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
