@@ -7,6 +7,7 @@ pub mod local;
 pub mod local_job;
 pub mod local_search;
 pub mod remote;
+pub mod remote_fs;
 pub mod tmux;
 
 pub use local::{

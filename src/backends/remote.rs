@@ -35,6 +35,8 @@ const MISSING_CWD: i32 = 198;
 /// The longest control socket path handed to ssh (it appends a random suffix of
 /// its own while it binds).
 const MAX_CONTROL_PATH: usize = 80;
+/// The start of a provisioning error that means: use the fallback.
+const CANNOT_RUN: &str = "cannot-run: ";
 /// How long an idle master connection is kept for the next invocation.
 const CONTROL_PERSIST_SECS: u64 = 600;
 
@@ -135,6 +137,15 @@ impl Target {
             Target::Container { name } => format!("container:{name}"),
         }
     }
+}
+
+/// What became of a forwarded invocation.
+#[derive(Debug)]
+pub enum Forwarded {
+    /// It ran there (or failed to reach there): its exit status.
+    Done(ExitCode),
+    /// This build cannot run there: run here over shell commands in `cwd` there.
+    Fallback { cwd: String },
 }
 
 /// Everything one forwarded invocation needs.
@@ -303,7 +314,7 @@ impl Remote {
 
     /// A command that runs the POSIX shell `script` on the other side, reading
     /// its stdin from ours when `stdin` is set.
-    fn remote_sh(&self, script: &str, stdin: bool) -> Result<Command, String> {
+    pub fn remote_sh(&self, script: &str, stdin: bool) -> Result<Command, String> {
         match &self.target {
             Target::Local => unreachable!("a local target is not forwarded"),
             Target::Ssh { .. } => {
@@ -387,7 +398,7 @@ impl Remote {
         }
         if let Some(line) = said.lines().find(|l| l.starts_with("cannot-run")) {
             return Err(format!(
-                "--exec {target}: this indus-tool ({} for {}) cannot run there: {}. Run a build for that system, or use the target's own tools.",
+                "{CANNOT_RUN}this indus-tool ({} for {}) cannot run on {target}: {}",
                 env!("CARGO_PKG_VERSION"),
                 std::env::consts::ARCH,
                 line["cannot-run".len()..].trim()
@@ -403,18 +414,83 @@ impl Remote {
     }
 
     /// Run `args` (the invocation without its `--exec` options) on the other side
-    /// with `env` set there; the remote exit status.
-    pub fn forward(&self, args: &[String], env: &[(String, String)]) -> ExitCode {
+    /// with `env` set there: the remote exit status, or, where this build cannot
+    /// run, the remote working directory for the fallback over shell commands.
+    pub fn forward(&self, args: &[String], env: &[(String, String)]) -> Forwarded {
         match self.try_forward(args, env) {
-            Ok(code) => code,
+            Ok(done) => done,
             Err(message) => {
                 eprintln!("{message}");
-                ExitCode::from(1)
+                Forwarded::Done(ExitCode::from(1))
             }
         }
     }
 
-    fn try_forward(&self, args: &[String], env: &[(String, String)]) -> Result<ExitCode, String> {
+    /// The note that this build cannot run on the target.
+    fn foreign_note(&self, identity: &str) -> PathBuf {
+        self.state.path(&format!(
+            "remote/{}-{identity}.foreign",
+            &crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16]
+        ))
+    }
+
+    /// The folder here that keeps the state of the fallback on this target.
+    pub fn fallback_state(&self) -> PathBuf {
+        self.state.path(&format!(
+            "remote/{}",
+            &crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16]
+        ))
+    }
+
+    /// The working directory there, absolute: `--exec-cwd` checked, or the login
+    /// (or container's) directory.
+    fn remote_cwd(&self) -> Result<String, String> {
+        let script = match &self.cwd {
+            Some(d) => format!("cd {} 2>/dev/null || exit {MISSING_CWD}; pwd", sh_quote(d)),
+            None => "pwd".to_string(),
+        };
+        let out = self
+            .remote_sh(&script, false)?
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| {
+                format!(
+                    "cannot start the channel to {}: {e}",
+                    self.target.describe()
+                )
+            })?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string()),
+            Some(MISSING_CWD) => Err(format!(
+                "--exec-cwd {}: no such directory on {}",
+                self.cwd.as_deref().unwrap_or(""),
+                self.target.describe()
+            )),
+            other => Err(self.channel_failure(other).unwrap_or_else(|| {
+                format!(
+                    "--exec {}: the channel failed: {}",
+                    self.target.describe(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+            })),
+        }
+    }
+
+    fn fallback(&self, identity: &str, reason: &str) -> Result<Forwarded, String> {
+        let note = self.foreign_note(identity);
+        if !note.exists()
+            && self.state.ensure().is_ok()
+            && let Some(parent) = note.parent()
+            && std::fs::create_dir_all(parent).is_ok()
+        {
+            let _ = std::fs::write(&note, reason);
+        }
+        Ok(Forwarded::Fallback {
+            cwd: self.remote_cwd()?,
+        })
+    }
+
+    fn try_forward(&self, args: &[String], env: &[(String, String)]) -> Result<Forwarded, String> {
         let binary = std::env::current_exe()
             .map_err(|e| format!("cannot find this program's own file: {e}"))?;
         let meta = std::fs::metadata(&binary)
@@ -432,6 +508,9 @@ impl Remote {
             );
             crate::state::checkpoints::sha256_hex(key.as_bytes())[..16].to_string()
         };
+        if self.foreign_note(&identity).exists() {
+            return self.fallback(&identity, "");
+        }
         let dir = Self::cache_dir(&identity);
         let mut line = String::from("exec env");
         for (k, v) in env {
@@ -472,7 +551,12 @@ impl Remote {
                 })?;
             match status.code() {
                 Some(0) => {}
-                Some(MISSING_BINARY) => self.provision(&binary, &dir)?,
+                Some(MISSING_BINARY) => match self.provision(&binary, &dir) {
+                    Err(e) if e.starts_with(CANNOT_RUN) => {
+                        return self.fallback(&identity, &e[CANNOT_RUN.len()..]);
+                    }
+                    other => other?,
+                },
                 other => {
                     return Err(self.channel_failure(other).unwrap_or_else(|| {
                         format!(
@@ -494,7 +578,20 @@ impl Remote {
             match status.code() {
                 Some(MISSING_BINARY) if attempt == 0 => {
                     let _ = std::fs::remove_file(&known);
-                    self.provision(&binary, &dir)?;
+                    match self.provision(&binary, &dir) {
+                        Err(e) if e.starts_with(CANNOT_RUN) => {
+                            let fallback = self.fallback(&identity, &e[CANNOT_RUN.len()..])?;
+                            if stdin_is_tty {
+                                return Ok(fallback);
+                            }
+                            return Err(format!(
+                                "--exec {}: {}; the call did not run because its standard input was already spent: run it again (it will run over shell commands)",
+                                self.target.describe(),
+                                &e[CANNOT_RUN.len()..]
+                            ));
+                        }
+                        other => other?,
+                    }
                     if !stdin_is_tty {
                         // Our standard input went into the channel of the call
                         // that found no binary: it cannot be sent twice.
@@ -528,7 +625,7 @@ impl Remote {
                     {
                         let _ = std::fs::write(&known, b"");
                     }
-                    return Ok(ExitCode::from(code.clamp(0, 255) as u8));
+                    return Ok(Forwarded::Done(ExitCode::from(code.clamp(0, 255) as u8)));
                 }
                 None => {
                     return Err(format!(

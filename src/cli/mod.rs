@@ -73,6 +73,21 @@ pub struct Globals {
     pub confirm: Option<bool>,
     /// `--suppress-repeats[=BOOL]` / `INDUS_SUPPRESS_REPEATS`, when given.
     pub suppress: Option<bool>,
+    /// The channel of `--exec` when this build cannot run on the target: the
+    /// tools run here over shell commands there, `cwd` is the remote one, and
+    /// the state is kept here in `state_root`.
+    pub remote: Option<crate::backends::remote_fs::Channel>,
+    pub state_root: Option<PathBuf>,
+}
+
+impl Globals {
+    /// The state folder of this invocation's tools.
+    pub fn state_dir(&self) -> StateDir {
+        match &self.state_root {
+            Some(root) => StateDir::at(root.clone()),
+            None => StateDir::new(&self.cwd),
+        }
+    }
 }
 
 /// The catalog selection of an invocation: a deck profile or a standard collection.
@@ -96,13 +111,24 @@ impl Selection {
 pub fn run(args: Vec<OsString>) -> ExitCode {
     // Elsewhere (`--exec ssh:…`/`container:…`): the whole invocation runs there,
     // before anything here is loaded.
-    match remote_request(&args) {
-        Ok(None) => {}
+    use crate::backends::remote::Forwarded;
+    let mut fallback = None;
+    let args = match remote_request(&args) {
+        Ok(None) => args,
         Ok(Some((remote, forwarded))) => {
-            return remote.forward(&forwarded, &crate::backends::remote::forwarded_env());
+            match remote.forward(&forwarded, &crate::backends::remote::forwarded_env()) {
+                Forwarded::Done(code) => return code,
+                // This build cannot run there: run here, over shell commands there.
+                Forwarded::Fallback { cwd } => {
+                    fallback = Some((remote, cwd));
+                    std::iter::once(args[0].clone())
+                        .chain(forwarded.into_iter().map(OsString::from))
+                        .collect()
+                }
+            }
         }
         Err(message) => return Printer::new(ColorMode::Auto).usage(&message),
-    }
+    };
     let mut registry = deck_registry();
     // The grafted MCP tools must be known before clap parses (their names are
     // subcommands); with no MCP config this reads a few absent files and nothing
@@ -143,6 +169,17 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Err(e) => return printer.usage(&e.0),
     };
     globals.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
+    if let Some((remote, cwd)) = fallback {
+        if globals.root.is_some() || globals.checkpoint {
+            return printer.usage(&format!(
+                "--root and checkpoints need indus-tool itself on {}, which cannot run it there",
+                remote.target.describe()
+            ));
+        }
+        globals.state_root = Some(remote.fallback_state());
+        globals.cwd = cwd;
+        globals.remote = Some(crate::backends::remote_fs::Channel::new(remote));
+    }
     printer = Printer::new(globals.color);
     // The tools that run are built for the working directory: the rows whose tool
     // reads its configuration (the task card's roster) are built again for it; the
@@ -451,6 +488,8 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .then(|| m.get_flag("confirm"))
         }),
         suppress: m.get_one::<bool>("suppress-repeats").copied(),
+        remote: None,
+        state_root: None,
     })
 }
 
@@ -598,8 +637,7 @@ fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     // one-shot invocation's in-memory list would be gone before anyone read it.
     let framework = Framework {
         read_state: globals.gate.then(|| {
-            let persistent =
-                PersistentReadState::new(StateDir::new(&globals.cwd), &globals.session);
+            let persistent = PersistentReadState::new(globals.state_dir(), &globals.session);
             if cached {
                 Arc::new(CachedReadState::new(persistent)) as Arc<dyn ReadStateHandle>
             } else {
@@ -607,14 +645,22 @@ fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             }
         }),
         todo: Some(Arc::new(PersistentTodoStore::new(
-            StateDir::new(&globals.cwd),
+            globals.state_dir(),
             &globals.session,
         )) as Arc<dyn TodoStoreHandle>),
         session: Some(globals.session.clone()),
     };
     let root = globals.root.clone();
+    let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
     Arc::new(move || {
-        let ctx = make_local_context(&cwd, None, budget.clone(), Some(framework.clone()));
+        let mut ctx = make_local_context(&cwd, None, budget.clone(), Some(framework.clone()));
+        if let Some(channel) = &remote {
+            use crate::backends::remote_fs::{RemoteFs, RemoteShell};
+            ctx.fs = Arc::new(RemoteFs::new(channel.clone()));
+            ctx.shell = Arc::new(RemoteShell::new(channel.clone()));
+            ctx.remote = Some(channel.describe());
+            ctx.state_root = state_root.clone();
+        }
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,

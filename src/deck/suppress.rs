@@ -92,7 +92,7 @@ impl Tool for Suppressing {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let state = StateDir::new(&ctx.cwd);
+        let state = StateDir::of(ctx);
         let rel = super::cards::session_rel(ctx, FAILURES_FILE);
         let key = key_of(&self.name, &input);
         // A session with no failures has no file: one `stat`, no lock.

@@ -278,6 +278,13 @@ pub struct ToolContext {
     /// The folder every tool-supplied path must stay inside (`--root`); `None`
     /// confines nothing. The `fs` of a confined context enforces the same root.
     pub root: Option<Arc<Root>>,
+    /// The state folder's own path, when it is not `<cwd>/.indus-process`: a
+    /// context whose `fs` and `shell` reach another machine keeps its state here,
+    /// keyed by that machine.
+    pub state_root: Option<std::path::PathBuf>,
+    /// The target `fs` and `shell` reach, when it is not this machine
+    /// (`ssh:web1`, `container:api`).
+    pub remote: Option<String>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -288,6 +295,8 @@ impl fmt::Debug for ToolContext {
             .field("budget", &self.budget)
             .field("framework", &self.framework)
             .field("root", &self.root)
+            .field("state_root", &self.state_root)
+            .field("remote", &self.remote)
             .finish_non_exhaustive()
     }
 }
@@ -311,6 +320,8 @@ impl ToolContext {
             budget,
             framework,
             root: None,
+            state_root: None,
+            remote: None,
         }
     }
 

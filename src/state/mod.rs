@@ -98,6 +98,20 @@ impl StateDir {
         }
     }
 
+    /// A state folder at exactly `root`.
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// The state folder of a tool's context: its own when it names one (a remote
+    /// target's, kept here), else its working directory's.
+    pub fn of(ctx: &crate::kernel::ToolContext) -> Self {
+        match &ctx.state_root {
+            Some(root) => Self::at(root.clone()),
+            None => Self::new(&ctx.cwd),
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

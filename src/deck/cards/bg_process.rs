@@ -36,7 +36,7 @@ const ACTIONS: [&str; 4] = ["start", "poll", "stop", "list"];
 /// The session's book of background jobs.
 fn book(ctx: &ToolContext) -> JobBook {
     JobBook {
-        state: StateDir::new(&ctx.cwd),
+        state: StateDir::of(ctx),
         table: session_rel(ctx, "bg-jobs.json"),
         jobs_dir: session_rel(ctx, "bg-jobs"),
         prefix: "bg-",

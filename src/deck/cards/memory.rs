@@ -79,7 +79,7 @@ impl Tool for MemoryCard {
                 ));
             }
         };
-        let state = StateDir::new(&ctx.cwd);
+        let state = StateDir::of(ctx);
         let file = state.path(&session_rel(ctx, "memory.md"));
         let shown = file.to_string_lossy().into_owned();
         if action == "read" {

@@ -97,5 +97,5 @@ pub fn session_rel(ctx: &ToolContext, file: &str) -> String {
 
 /// The session's folder on disk (nothing is created).
 pub fn session_dir(ctx: &ToolContext) -> PathBuf {
-    StateDir::new(&ctx.cwd).path(&format!("sessions/{}", file_key(session_of(ctx))))
+    StateDir::of(ctx).path(&format!("sessions/{}", file_key(session_of(ctx))))
 }

@@ -148,7 +148,7 @@ impl Tool for ExitPlanMode {
             Ok(plan) => plan,
             Err(e) => return ToolResult::failure(e),
         };
-        if let Err(e) = StateDir::new(&ctx.cwd).ensure() {
+        if let Err(e) = StateDir::of(ctx).ensure() {
             return ToolResult::failure(format!("exit_plan_mode could not keep the plan: {e}"));
         }
         let path = match write_plan(&session_dir(ctx), plan) {

@@ -154,7 +154,7 @@ impl Tool for TodoCard {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };
-        let state = StateDir::new(&ctx.cwd);
+        let state = StateDir::of(ctx);
         let rel = session_rel(ctx, "todo.json");
         if action == "read" {
             return match state.load::<Vec<DeckTodo>>(&rel) {

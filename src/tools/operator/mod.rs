@@ -92,6 +92,11 @@ pub fn duration_of(field: &str, value: &Value) -> Result<Duration, String> {
 
 /// The tmux engine of a context.
 pub fn tmux_of(ctx: &ToolContext) -> Result<Tmux, String> {
+    if let Some(target) = &ctx.remote {
+        return Err(format!(
+            "the tmux tools need indus-tool itself on {target}, which cannot run it there"
+        ));
+    }
     Tmux::new(
         std::path::Path::new(&ctx.cwd),
         ctx.framework.session.as_deref(),

@@ -93,7 +93,7 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
                 .join(", ")
         )));
     };
-    let book = JobBook::process(StateDir::new(&ctx.cwd));
+    let book = JobBook::process(StateDir::of(ctx));
     let (text, record) = match action {
         "start" => start(ctx, &args, &book).await?,
         "list" => list(ctx, &book).await?,
