@@ -353,3 +353,64 @@ fn unreachable_hosts_refused_keys_and_missing_folders_fail_fast_and_clearly() {
     assert!(stderr(&out).contains("--exec-cwd"), "{}", stderr(&out));
     let _ = s.port;
 }
+
+#[test]
+fn tmux_over_ssh_types_into_a_remote_pane_a_person_can_attach_to() {
+    let Some(s) = sshd("tmux") else { return };
+    if Command::new("tmux").arg("-V").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "tmux is missing under CI");
+        eprintln!("SKIPPED tmux over ssh: no tmux on this machine");
+        return;
+    }
+    let local = TestEnv::new();
+    // The remote is this machine: its tmux server gets a socket in the temp dir
+    // (INDUS_* variables are set on the other side too).
+    let socket = s.dir.path().join("tmux.sock");
+    struct Kill(PathBuf);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux")
+                .arg("-S")
+                .arg(&self.0)
+                .arg("kill-server")
+                .output();
+        }
+    }
+    let _kill = Kill(socket.clone());
+    let run = |command: &str| {
+        bin_std()
+            .current_dir(local.root())
+            .env("INDUS_REMOTE_CACHE", s.dir.path().join("cache"))
+            .env("INDUS_TMUX_SOCKET", &socket)
+            .args(["--exec", "ssh:testhost", "--ssh-config"])
+            .arg(s.config())
+            .arg("--exec-cwd")
+            .arg(s.work())
+            .args(["--tmux", "bash", command])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run("echo in-the-remote-pane");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("in-the-remote-pane"),
+        "{}",
+        stdout(&out)
+    );
+    let screen = Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .args(["capture-pane", "-p", "-t", "=indus-default-shared:"])
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&screen.stdout).to_string();
+    assert!(screen.contains("echo in-the-remote-pane"), "{screen}");
+    let out = run("pwd");
+    assert!(
+        stdout(&out).contains(&s.work().to_string_lossy().to_string()),
+        "{} / {}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

@@ -388,3 +388,42 @@ fn missing_targets_fall_back_for_capture_but_never_for_keys() {
         "{r}"
     );
 }
+
+#[test]
+fn bash_under_tmux_types_into_the_shared_pane() {
+    let Some(s) = server("bash") else { return };
+    let bash = |args: &[&str]| {
+        s.env
+            .cmd()
+            .env("INDUS_TMUX_SOCKET", &s.socket)
+            .arg("--tmux")
+            .args(["--format", "json", "bash"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = bash(&["echo one; echo two >&2; (exit 3)"]);
+    let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let record = &line["output"];
+    assert_eq!(record["exitCode"], 3, "{line}");
+    assert_eq!(record["stdout"], "one\n", "{line}");
+    assert_eq!(record["stderr"], "two\n", "{line}");
+    // A person attached sees the command and its output in the pane.
+    let pane = s.shared_pane();
+    let screen = s.tmux(&["capture-pane", "-p", "-t", &pane]);
+    assert!(screen.contains("echo one; echo two >&2"), "{screen}");
+    // The deadline interrupts the command there.
+    let started = Instant::now();
+    let out = bash(&["sleep 30", "--timeout-ms", "1000"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "bash"));
+    // What would end the shared shell is refused.
+    let out = bash(&["exit 1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("--tmux refused `exit 1`"),
+        "{}",
+        stdout(&out)
+    );
+}

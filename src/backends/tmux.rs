@@ -366,7 +366,10 @@ impl Tmux {
                 "list-panes",
                 "-a",
                 "-F",
-                "#{pane_id}\t#{@indus_pane}\t#{pane_current_command}\t#{session_name}",
+                // Not tabs: without a UTF-8 locale (an ssh session's) tmux prints
+                // control characters as `_`. Session names cannot hold `:`, and
+                // the command, which could, comes last.
+                "#{pane_id}::#{@indus_pane}::#{session_name}::#{pane_current_command}",
             ])
             .await
         {
@@ -377,12 +380,12 @@ impl Tmux {
         Ok(listed
             .lines()
             .filter_map(|line| {
-                let mut f = line.splitn(4, '\t');
+                let mut f = line.splitn(4, "::");
                 Some(LivePane {
                     id: f.next()?.to_string(),
                     name: f.next()?.to_string(),
-                    command: f.next()?.to_string(),
                     session: f.next()?.to_string(),
+                    command: f.next()?.to_string(),
                 })
             })
             .collect())
@@ -1069,6 +1072,154 @@ impl Tmux {
         }
         let args: Vec<&str> = parts.join(&";");
         self.run(&args).await.map(|_| ())
+    }
+}
+
+/// The `Shell` of `--tmux`: `exec` types each command into a managed pane (the
+/// shared pane of the session given) through the engine, so a person can attach
+/// and watch, with the same completion marker; everything else (spawned
+/// handles, background jobs) is the wrapped shell's. At the deadline the command
+/// is interrupted (`C-c`), as `bash` promises it does not outlive it.
+pub struct TmuxShell {
+    tmux: Tmux,
+    session: Option<String>,
+    inner: std::sync::Arc<dyn crate::kernel::Shell>,
+}
+
+impl TmuxShell {
+    pub fn new(
+        tmux: Tmux,
+        session: Option<String>,
+        inner: std::sync::Arc<dyn crate::kernel::Shell>,
+    ) -> Self {
+        Self {
+            tmux,
+            session,
+            inner,
+        }
+    }
+
+    async fn pane(&self) -> Result<PaneRef, String> {
+        let session = self.tmux.session_name(self.session.as_deref())?;
+        self.tmux.ensure_session(&session).await.map(|(p, _)| p)
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::kernel::Shell for TmuxShell {
+    async fn exec(
+        &self,
+        command: &str,
+        options: crate::kernel::ShellExecOptions,
+    ) -> std::io::Result<crate::kernel::ShellExecResult> {
+        use std::io;
+        let fail = |m: String| io::Error::other(m);
+        if options.input.is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "--tmux: a command typed into a pane takes no input",
+            ));
+        }
+        let pane = self.pane().await.map_err(fail)?;
+        if let Some(directive) = crate::deck::approval::shell_killer(command) {
+            return Err(fail(format!(
+                "--tmux refused `{directive}` on {}: it would end or poison the pane's shared shell; use bash -lc '…' or a subshell ( … )",
+                pane.describe()
+            )));
+        }
+        let mut line = String::new();
+        if let Some(dir) = &options.launch.cwd {
+            line.push_str(&format!("cd {} && ", sh_quote(dir)));
+        }
+        for (k, v) in &options.launch.env {
+            line.push_str(&format!("export {k}={} && ", sh_quote(v)));
+        }
+        line.push_str(&format!("{{ {command}\n}}"));
+        let run = self.tmux.dispatch(&pane, &line).await.map_err(fail)?;
+        let limit = options.timeout_ms.map(Duration::from_millis);
+        let cancel = CancellationToken::new();
+        let keep = |text: String| {
+            let max = options
+                .capture_limit
+                .unwrap_or(crate::kernel::DEFAULT_CAPTURE_LIMIT);
+            if text.len() <= max {
+                text
+            } else {
+                let mut cut = max;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text[..cut].to_string()
+            }
+        };
+        match self.tmux.await_run(&run, limit, &cancel).await {
+            Ok(done) => Ok(crate::kernel::ShellExecResult {
+                stdout: keep(done.stdout),
+                stderr: keep(done.stderr),
+                code: Some(done.exit_code),
+                signal: None,
+                stdout_dropped: Default::default(),
+                stderr_dropped: Default::default(),
+            }),
+            Err(RunWait::StillRunning(_)) => {
+                let _ = self
+                    .tmux
+                    .send_keys(&pane.id, None, &["C-c".to_string()], false)
+                    .await;
+                let ms = options.timeout_ms.unwrap_or(0);
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    crate::kernel::ExecTimeout {
+                        timeout_ms: ms,
+                        stdout: keep(read_head(&run.dir.join("out"))),
+                        stderr: keep(read_head(&run.dir.join("err"))),
+                        stdout_dropped: Default::default(),
+                        stderr_dropped: Default::default(),
+                    },
+                ))
+            }
+            Err(RunWait::Cancelled) => Err(fail("cancelled".to_string())),
+            Err(RunWait::Failed(m)) => Err(fail(m)),
+        }
+    }
+
+    fn spawn(
+        &self,
+        command: &str,
+        options: crate::kernel::ShellLaunchOptions,
+    ) -> std::io::Result<Box<dyn crate::kernel::ShellHandle>> {
+        self.inner.spawn(command, options)
+    }
+
+    async fn start_job(
+        &self,
+        launch: &crate::kernel::JobLaunch,
+    ) -> std::io::Result<crate::kernel::JobIdentity> {
+        self.inner.start_job(launch).await
+    }
+
+    fn probe_job(
+        &self,
+        job: &crate::kernel::JobIdentity,
+    ) -> std::io::Result<crate::kernel::JobLiveness> {
+        self.inner.probe_job(job)
+    }
+
+    fn signal_job(
+        &self,
+        job: &crate::kernel::JobIdentity,
+        signal: i32,
+    ) -> std::io::Result<crate::kernel::JobSignal> {
+        self.inner.signal_job(job, signal)
+    }
+
+    async fn write_job_input(
+        &self,
+        fifo: &str,
+        data: &[u8],
+        timeout_ms: u64,
+    ) -> std::io::Result<usize> {
+        self.inner.write_job_input(fifo, data, timeout_ms).await
     }
 }
 

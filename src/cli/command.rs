@@ -212,6 +212,7 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--envelope",
     "--confirm",
     "--suppress-repeats",
+    "--tmux",
     "--exec",
     "--exec-cwd",
     "--engine",
@@ -572,6 +573,16 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .long("no-mcp")
                 .action(ArgAction::SetTrue)
                 .help("Graft no MCP server's tools (read no MCP config)"),
+        )
+        .arg(
+            Arg::new("tmux")
+                .long("tmux")
+                .env("INDUS_TMUX")
+                .value_name("SESSION")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("shared")
+                .help("Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)"),
         )
         .arg(
             Arg::new("exec")

@@ -78,6 +78,9 @@ pub struct Globals {
     /// the state is kept here in `state_root`.
     pub remote: Option<crate::backends::remote_fs::Channel>,
     pub state_root: Option<PathBuf>,
+    /// `--tmux[=SESSION]` / `INDUS_TMUX`: commands go to that session's shared
+    /// tmux pane.
+    pub tmux: Option<String>,
 }
 
 impl Globals {
@@ -170,9 +173,9 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     };
     globals.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
     if let Some((remote, cwd)) = fallback {
-        if globals.root.is_some() || globals.checkpoint {
+        if globals.root.is_some() || globals.checkpoint || globals.tmux.is_some() {
             return printer.usage(&format!(
-                "--root and checkpoints need indus-tool itself on {}, which cannot run it there",
+                "--root, --tmux and checkpoints need indus-tool itself on {}, which cannot run it there",
                 remote.target.describe()
             ));
         }
@@ -490,6 +493,10 @@ fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         suppress: m.get_one::<bool>("suppress-repeats").copied(),
         remote: None,
         state_root: None,
+        tmux: m
+            .get_one::<String>("tmux")
+            .filter(|s| !s.is_empty() && *s != "0")
+            .cloned(),
     })
 }
 
@@ -652,8 +659,20 @@ fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     };
     let root = globals.root.clone();
     let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
+    let tmux = globals.tmux.as_ref().and_then(|session| {
+        crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
+            .ok()
+            .map(|t| (t, session.clone()))
+    });
     Arc::new(move || {
         let mut ctx = make_local_context(&cwd, None, budget.clone(), Some(framework.clone()));
+        if let Some((engine, session)) = &tmux {
+            ctx.shell = Arc::new(crate::backends::tmux::TmuxShell::new(
+                engine.clone(),
+                Some(session.clone()),
+                ctx.shell.clone(),
+            ));
+        }
         if let Some(channel) = &remote {
             use crate::backends::remote_fs::{RemoteFs, RemoteShell};
             ctx.fs = Arc::new(RemoteFs::new(channel.clone()));
