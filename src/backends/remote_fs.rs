@@ -317,9 +317,9 @@ impl Shell for RemoteShell {
         // outlive it there when the channel here is dropped.
         match options.timeout_ms {
             Some(ms) => script.push_str(&format!(
-                "exec timeout -s KILL {}s sh -c {}",
+                "command -v timeout >/dev/null 2>&1 && exec timeout -s KILL {}s sh -c {c}; exec sh -c {c}",
                 ms.div_ceil(1000) + 1,
-                sh_quote(command)
+                c = sh_quote(command)
             )),
             None => script.push_str(&format!("exec sh -c {}", sh_quote(command))),
         }

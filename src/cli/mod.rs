@@ -238,6 +238,8 @@ fn remote_request(
     }
     let mut rest: Vec<String> = Vec::new();
     let mut local_cwd = false;
+    // Before the tool name, the value of a global option is not the tool name.
+    let (mut past_tool, mut value_next) = (false, false);
     let mut i = 1;
     let mut after_dashes = false;
     while i < args.len() {
@@ -277,8 +279,17 @@ fn remote_request(
                 if arg == "--" {
                     after_dashes = true;
                 }
-                if !after_dashes && name == "--cwd" && rest.iter().all(|a| a.starts_with('-')) {
-                    local_cwd = true;
+                if !after_dashes && !past_tool {
+                    if name == "--cwd" {
+                        local_cwd = true;
+                    }
+                    if value_next {
+                        value_next = false;
+                    } else if VALUE_GLOBALS.contains(&name) && inline.is_none() {
+                        value_next = true;
+                    } else if !arg.starts_with('-') {
+                        past_tool = true;
+                    }
                 }
                 rest.push(arg.to_string());
             }
