@@ -292,10 +292,14 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
     std::fs::write(c.host().join("notes.txt"), "alpha\nbeta\n").unwrap();
     std::fs::create_dir(c.host().join("src")).unwrap();
     std::fs::write(c.host().join("src/lib.rs"), "fn beta() {}\n").unwrap();
+    let big: String = (1..=20_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(c.host().join("big.txt"), big).unwrap();
     let host = c.host().to_string_lossy().into_owned();
     for args in [
         vec!["read", "notes.txt"],
         vec!["read", "notes.txt", "--offset", "2"],
+        vec!["read", "big.txt", "--offset", "15000", "--limit", "3"],
+        vec!["--format", "json", "read", "big.txt"],
         vec!["ls"],
         vec!["grep", "beta"],
         vec!["find", "*.rs"],

@@ -254,10 +254,70 @@ impl Fs for RemoteFs {
         self.script(path, &body, "rm", None).await.map(|_| ())
     }
 
+    async fn open_read(&self, path: &str) -> io::Result<Box<dyn std::io::Read + Send>> {
+        // Checked first (for the local backend's errors), then streamed: a tool
+        // reading a window stops the copy when it has what it needs.
+        let info = self.stat(path).await?;
+        if info.is_directory {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                format!("EISDIR: illegal operation on a directory, read '{path}'"),
+            ));
+        }
+        let mut cmd = self
+            .channel
+            .remote
+            .remote_sh(&format!("exec cat -- {}", sh_quote(path)), false)
+            .map_err(io::Error::other)?;
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn()?;
+        let stdout = child.stdout.take().expect("piped");
+        Ok(Box::new(Streamed { child, stdout }))
+    }
+
+    async fn read_range(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: usize,
+    ) -> io::Result<(Vec<u8>, u64)> {
+        // The length on the first line, then only the window's bytes.
+        let body = format!(
+            "{MUST_EXIST}[ -d \"$p\" ] && exit {EISDIR}; [ -r \"$p\" ] || exit {EACCES}; wc -c < \"$p\"; tail -c +{} -- \"$p\" | head -c {max_len}",
+            offset.saturating_add(1)
+        );
+        let out = self.script(path, &body, "read", None).await?;
+        let newline = out.iter().position(|b| *b == b'\n').unwrap_or(out.len());
+        let len = String::from_utf8_lossy(&out[..newline])
+            .trim()
+            .parse::<u64>()
+            .unwrap_or(0);
+        let bytes = out.get(newline + 1..).unwrap_or_default().to_vec();
+        Ok((if offset >= len { Vec::new() } else { bytes }, len))
+    }
+
     async fn exists(&self, path: &str) -> bool {
         self.script(path, "[ -e \"$p\" ]", "access", None)
             .await
             .is_ok()
+    }
+}
+
+/// A remote `cat` read as it arrives; dropping it ends the copy.
+struct Streamed {
+    child: std::process::Child,
+    stdout: std::process::ChildStdout,
+}
+
+impl std::io::Read for Streamed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stdout.read(buf)
+    }
+}
+
+impl Drop for Streamed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
