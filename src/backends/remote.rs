@@ -355,15 +355,16 @@ impl Remote {
         format!("{base}/{}-{identity}", env!("CARGO_PKG_VERSION"))
     }
 
-    /// Copy `binary` into the cache folder, check its hash, check it runs there,
-    /// then move it into place (so a half-copied or foreign binary is never run).
+    /// Copy `binary` into the cache folder, check its hash (before anything of it
+    /// runs), check it runs there, then move it into place, so a half-copied,
+    /// damaged or foreign binary is never used.
     fn provision(&self, binary: &Path, dir: &str) -> Result<(), String> {
         let bytes = std::fs::read(binary)
             .map_err(|e| format!("cannot read {} to copy it: {e}", binary.display()))?;
         let sum = crate::state::checkpoints::sha256_hex(&bytes);
         let script = format!(
             "set -e; d={dir}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; trap 'rm -f \"$t\"' EXIT; cat > \"$t\"; chmod 755 \"$t\"; \
-             if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum \"$t\"); echo \"sum ${{s%% *}}\"; fi; \
+             if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum \"$t\"); s=${{s%% *}}; echo \"sum $s\"; [ \"$s\" = {sum} ] || exit 0; fi; \
              if ! out=$(\"$t\" --version 2>&1); then echo \"cannot-run $out\"; exit 0; fi; \
              mv -f \"$t\" \"$d/indus-tool\"; echo placed"
         );
