@@ -361,6 +361,38 @@ impl Remote {
     fn provision(&self, binary: &Path, dir: &str) -> Result<(), String> {
         let bytes = std::fs::read(binary)
             .map_err(|e| format!("cannot read {} to copy it: {e}", binary.display()))?;
+        // Before copying megabytes: the architecture and the program loader this
+        // build needs (none for a static one) must be there.
+        let mut check = format!(
+            "a=$(uname -m); [ \"$a\" = {} ] || {{ echo \"the machine is $a\"; exit 0; }}; ",
+            sh_quote(std::env::consts::ARCH)
+        );
+        if let Some(loader) = elf_interpreter(&bytes) {
+            check.push_str(&format!(
+                "[ -e {l} ] || {{ echo \"it has no {l} (another C library)\"; exit 0; }}; ",
+                l = sh_quote(&loader)
+            ));
+        }
+        check.push_str("echo fits");
+        let out = self
+            .remote_sh(&check, false)?
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|e| {
+                format!(
+                    "cannot start the channel to {}: {e}",
+                    self.target.describe()
+                )
+            })?;
+        let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() && said != "fits" && !said.is_empty() {
+            return Err(format!(
+                "{CANNOT_RUN}this indus-tool ({} for {}) cannot run on {}: {said}",
+                env!("CARGO_PKG_VERSION"),
+                std::env::consts::ARCH,
+                self.target.describe()
+            ));
+        }
         let sum = crate::state::checkpoints::sha256_hex(&bytes);
         let script = format!(
             "set -e; d={dir}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; trap 'rm -f \"$t\"' EXIT; cat > \"$t\"; chmod 755 \"$t\"; \
@@ -688,6 +720,32 @@ impl Remote {
     }
 }
 
+/// The program loader (`PT_INTERP`) a 64-bit little-endian ELF file names, if
+/// any: a static build names none.
+pub fn elf_interpreter(elf: &[u8]) -> Option<String> {
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let u32_at = |at: usize| Some(u32::from_le_bytes(elf.get(at..at + 4)?.try_into().ok()?));
+    let u64_at = |at: usize| Some(u64::from_le_bytes(elf.get(at..at + 8)?.try_into().ok()?));
+    if elf.get(..4)? != b"\x7fELF" || elf.get(4)? != &2 || elf.get(5)? != &1 {
+        return None;
+    }
+    let (phoff, phentsize, phnum) = (
+        u64_at(0x20)? as usize,
+        u16_at(0x36)? as usize,
+        u16_at(0x38)?,
+    );
+    for i in 0..phnum as usize {
+        let at = phoff + i * phentsize;
+        if u32_at(at)? == 3 {
+            let (offset, size) = (u64_at(at + 8)? as usize, u64_at(at + 0x20)? as usize);
+            let raw = elf.get(offset..offset + size)?;
+            let text = raw.split(|b| *b == 0).next()?;
+            return Some(String::from_utf8_lossy(text).into_owned());
+        }
+    }
+    None
+}
+
 /// The `INDUS_*` variables of this invocation that the other side must see too
 /// (not the `--exec` ones, which would make it forward again).
 pub fn forwarded_env() -> Vec<(String, String)> {
@@ -759,6 +817,19 @@ mod tests {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(Target::parse("ssh:u@h:2").unwrap().describe(), "ssh:u@h:2");
+    }
+
+    #[test]
+    fn the_loader_of_this_build_is_read_from_its_elf_header() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let loader = elf_interpreter(&me);
+        // A test binary of a glibc toolchain names its loader; a static one none.
+        if let Some(l) = &loader {
+            assert!(l.starts_with('/') && l.contains("ld"), "{l}");
+            assert!(std::path::Path::new(l).exists(), "{l}");
+        }
+        assert_eq!(elf_interpreter(b"#!/bin/sh\n"), None);
+        assert_eq!(elf_interpreter(&me[..16]), None);
     }
 
     #[test]

@@ -123,19 +123,53 @@ fn error_of(ran: &Ran, syscall: &str, path: &str, target: &str) -> io::Error {
     io::Error::new(kind, format!("{text}, {syscall} '{path}'"))
 }
 
+/// A script fragment printing the stat of `$f` as `KIND LINK SIZE MTIME` and a
+/// NUL: a link reports its target's kind and size, a dangling one its own (as
+/// the local backend's `stat` does).
+const STAT_LINE: &str = "l=0; [ -L \"$f\" ] && l=1; if [ -e \"$f\" ]; then s=$(stat -L -c '%s %Y' -- \"$f\"); else s=$(stat -c '%s %Y' -- \"$f\"); fi || s='0 0'; t=o; [ -f \"$f\" ] && t=f; [ -d \"$f\" ] && t=d; printf '%s %s %s\\0' \"$t\" \"$l\" \"$s\";";
+
+/// A stat line of [`STAT_LINE`].
+fn parse_stat(text: &str) -> Option<FsEntryInfo> {
+    let f: Vec<&str> = text.split_whitespace().collect();
+    let [kind, link, size, mtime] = f.as_slice() else {
+        return None;
+    };
+    Some(FsEntryInfo {
+        is_file: *kind == "f",
+        is_directory: *kind == "d",
+        is_symlink: *link == "1",
+        size: size.parse().ok()?,
+        modified_ms: mtime.parse::<f64>().ok()? * 1000.0,
+    })
+}
+
 /// A script prelude checking `$p` exists (a dangling link counts) and is
 /// reachable.
 const MUST_EXIST: &str = "[ -e \"$p\" ] || [ -L \"$p\" ] || { d=$(dirname -- \"$p\"); while [ ! -e \"$d\" ]; do d=$(dirname -- \"$d\"); done; [ -d \"$d\" ] || exit 91; exit 90; }; ";
 
-/// `Fs` over the channel.
+/// `Fs` over the channel. `read_dir` answers with every child's `stat` too, kept
+/// for the `stat` calls that follow it (`ls`, the search walk), so a folder
+/// costs one round trip, not one per entry; any change through this `Fs` drops
+/// what is kept of that path. A `RemoteFs` lives for one invocation.
 #[derive(Debug, Clone)]
 pub struct RemoteFs {
     channel: Channel,
+    stats: Arc<std::sync::Mutex<std::collections::HashMap<String, FsEntryInfo>>>,
 }
 
 impl RemoteFs {
     pub fn new(channel: Channel) -> Self {
-        Self { channel }
+        Self {
+            channel,
+            stats: Arc::default(),
+        }
+    }
+
+    fn forget(&self, path: &str) {
+        if let Ok(mut stats) = self.stats.lock() {
+            let below = format!("{path}/");
+            stats.retain(|k, _| k != path && !k.starts_with(&below));
+        }
     }
 
     async fn script(
@@ -183,33 +217,24 @@ impl Fs for RemoteFs {
              tmp=\"$d/.$(basename -- \"$t\").indus-tmp.$$\"; cat > \"$tmp\" || {{ rm -f -- \"$tmp\"; exit 1; }}; \
              if [ -e \"$t\" ]; then m=$(stat -c %a -- \"$t\") && chmod \"$m\" \"$tmp\"; fi; mv -f -- \"$tmp\" \"$t\""
         );
+        self.forget(path);
         self.script(path, &body, "write", Some(data.as_bytes().to_vec()))
             .await
             .map(|_| ())
     }
 
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
-        let body = format!(
-            "{MUST_EXIST}l=0; [ -L \"$p\" ] && l=1; if [ -e \"$p\" ]; then s=$(stat -L -c '%s %Y' -- \"$p\"); else s=$(stat -c '%s %Y' -- \"$p\"); fi || exit 1; \
-             t=o; [ -f \"$p\" ] && t=f; [ -d \"$p\" ] && t=d; echo \"$t $l $s\""
-        );
+        if let Some(info) = self.stats.lock().ok().and_then(|s| s.get(path).cloned()) {
+            return Ok(info);
+        }
+        let body = format!("{MUST_EXIST}f=\"$p\"; {STAT_LINE}");
         let out = self.script(path, &body, "lstat", None).await?;
         let text = String::from_utf8_lossy(&out);
-        let f: Vec<&str> = text.split_whitespace().collect();
-        let (Some(kind), Some(link), Some(size), Some(mtime)) =
-            (f.first(), f.get(1), f.get(2), f.get(3))
-        else {
-            return Err(io::Error::other(format!(
+        parse_stat(text.trim_end_matches('\0')).ok_or_else(|| {
+            io::Error::other(format!(
                 "lstat '{path}' on {}: unreadable answer {text:?}",
                 self.channel.describe()
-            )));
-        };
-        Ok(FsEntryInfo {
-            is_file: *kind == "f",
-            is_directory: *kind == "d",
-            is_symlink: *link == "1",
-            size: size.parse().unwrap_or(0),
-            modified_ms: mtime.parse::<f64>().unwrap_or(0.0) * 1000.0,
+            ))
         })
     }
 
@@ -217,17 +242,32 @@ impl Fs for RemoteFs {
         let body = format!(
             "{MUST_EXIST}[ -d \"$p\" ] || exit {ENOTDIR}; cd -- \"$p\" || exit {EACCES}; \
              for f in .* *; do case \"$f\" in .|..) continue;; esac; [ -e \"$f\" ] || [ -L \"$f\" ] || continue; \
-             if [ -d \"$f\" ]; then printf 'd/%s\\0' \"$f\"; else printf 'f/%s\\0' \"$f\"; fi; done"
+             {STAT_LINE} printf '%s\\0' \"$f\"; done"
         );
         let out = self.script(path, &body, "scandir", None).await?;
-        Ok(out
-            .split(|b| *b == 0)
-            .filter(|e| e.len() > 2)
-            .map(|e| DirChild {
-                name: String::from_utf8_lossy(&e[2..]).into_owned(),
-                is_directory: e[0] == b'd',
-            })
-            .collect())
+        let mut children = Vec::new();
+        let mut fields = out.split(|b| *b == 0);
+        let mut stats = self.stats.lock().ok();
+        while let (Some(info), Some(name)) = (fields.next(), fields.next()) {
+            let Some(info) = parse_stat(&String::from_utf8_lossy(info)) else {
+                continue;
+            };
+            if name.is_empty() {
+                continue;
+            }
+            let name = String::from_utf8_lossy(name).into_owned();
+            if let Some(stats) = stats.as_mut() {
+                stats.insert(
+                    format!("{}/{name}", path.trim_end_matches('/')),
+                    info.clone(),
+                );
+            }
+            children.push(DirChild {
+                name,
+                is_directory: info.is_directory,
+            });
+        }
+        Ok(children)
     }
 
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()> {
@@ -238,6 +278,7 @@ impl Fs for RemoteFs {
                 "d=$(dirname -- \"$p\"); [ -d \"$d\" ] || exit {ENOENT}; mkdir -- \"$p\" 2>/dev/null || exit {EACCES}"
             )
         };
+        self.forget(path);
         self.script(path, &body, "mkdir", None).await.map(|_| ())
     }
 
@@ -251,6 +292,7 @@ impl Fs for RemoteFs {
         let body = format!(
             "[ -e \"$p\" ] || [ -L \"$p\" ] || {missing}; rm {flags} -- \"$p\" || exit {EACCES}"
         );
+        self.forget(path);
         self.script(path, &body, "rm", None).await.map(|_| ())
     }
 
