@@ -215,7 +215,7 @@ impl Fs for RemoteFs {
             "t=\"$p\"; n=0; while [ -L \"$t\" ]; do l=$(readlink -- \"$t\"); case \"$l\" in /*) t=\"$l\";; *) t=\"$(dirname -- \"$t\")/$l\";; esac; n=$((n+1)); [ $n -gt 40 ] && exit {ELOOP}; done; \
              [ -d \"$t\" ] && exit {EISDIR}; d=$(dirname -- \"$t\"); [ -e \"$d\" ] || exit {ENOENT}; [ -d \"$d\" ] || exit {ENOTDIR}; [ -w \"$d\" ] || exit {EACCES}; \
              tmp=\"$d/.$(basename -- \"$t\").indus-tmp.$$\"; cat > \"$tmp\" || {{ rm -f -- \"$tmp\"; exit 1; }}; \
-             if [ -e \"$t\" ]; then m=$(stat -c %a -- \"$t\") && chmod \"$m\" \"$tmp\"; fi; mv -f -- \"$tmp\" \"$t\""
+             if [ -e \"$t\" ]; then m=$(stat -c %a -- \"$t\") && chmod \"$m\" \"$tmp\"; fi; mv -f -- \"$tmp\" \"$t\" || {{ rm -f -- \"$tmp\"; exit 1; }}"
         );
         self.forget(path);
         self.script(path, &body, "write", Some(data.as_bytes().to_vec()))
