@@ -1,7 +1,9 @@
-//! Concrete bindings of the kernel's `Fs`/`Shell` seams. Only `local` exists: the
-//! one sanctioned OS binding (its parallel tree walk lives in `local_search`, its
-//! detached background jobs in `local_job`); `tmux` drives a tmux server for the
-//! operator's panes.
+//! Concrete bindings of the kernel's `Fs`/`Shell` seams and the places tools run.
+//! `local` is the OS binding (its parallel tree walk lives in `local_search`, its
+//! detached background jobs in `local_job`); `remote` runs a whole invocation on
+//! an SSH host or in a container by the toolbox itself, and `remote_fs` is its
+//! fallback, the seams over shell commands where the toolbox cannot run there;
+//! `tmux` drives a tmux server for the operator's panes (and `--tmux`'s shell).
 
 pub mod local;
 pub mod local_job;
