@@ -373,6 +373,15 @@ fn missing_targets_fall_back_for_capture_but_never_for_keys() {
         "{content}"
     );
     assert!(content.contains("on-the-shared-pane"), "{content}");
+    // No alternate screen is active: the main one, with the seed's notice.
+    let (r, code) = s.call("capture-pane", json!({"include_alternate_screen": true}));
+    assert_eq!(code, 0, "{r}");
+    let content = r.as_str().unwrap();
+    assert!(content.contains("on-the-shared-pane"), "{content}");
+    assert!(
+        content.ends_with("[no alternate screen is active; captured the main screen]"),
+        "{content}"
+    );
     let (r, code) = s.call("send-keys", safe(json!({"pane": "nope", "keys": ["C-c"]})));
     assert_eq!(code, 1);
     assert!(r.as_str().unwrap().contains("never retargets"), "{r}");
