@@ -25,12 +25,22 @@ struct Sshd {
 
 impl Drop for Sshd {
     fn drop(&mut self) {
-        // The master connection persists on purpose; end it with the test.
-        let _ = Command::new("ssh")
-            .args(["-F", &self.config().to_string_lossy()])
-            .args(["-O", "exit", "testhost"])
-            .stderr(Stdio::null())
-            .output();
+        // The master connections persist on purpose (ControlPersist); end every
+        // one this test's configs opened, wherever its socket is, then sshd.
+        let dir = self.dir.path().to_string_lossy().into_owned();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            if cmdline.starts_with("ssh\0") && cmdline.contains(&dir) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
