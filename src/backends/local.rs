@@ -458,16 +458,6 @@ impl Fs for LocalFs {
         lock_file_within(path, wait).await
     }
 
-    async fn read_text(&self, path: &str) -> io::Result<String> {
-        let bytes = self.read_bytes(path).await?;
-        String::from_utf8(bytes).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("EILSEQ: file is not valid UTF-8, read '{path}'"),
-            )
-        })
-    }
-
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
         self.admit(path)?;
         let (p, root) = (path.to_string(), self.root.clone());

@@ -16,3 +16,10 @@ pub use local::{
     LocalFs, LocalShell, LocalShellHandle, budget_of, confine_local, local_fs, local_shell,
     make_local_context, standard_budget, standard_notice,
 };
+
+/// Whether a program is on `PATH` (to say "not installed" before spawning it).
+pub(crate) fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}

@@ -26,6 +26,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
+use super::on_path;
+use crate::kernel::sh_quote;
 use crate::state::{StateDir, prepare_socket_dir};
 
 /// Exit status of the remote launcher when the cached binary is not there yet.
@@ -162,18 +164,6 @@ pub struct Remote {
     pub state: StateDir,
 }
 
-/// `'text'` for a POSIX shell.
-pub fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// Find a program on `PATH`.
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-        .unwrap_or(false)
-}
-
 impl Remote {
     fn engine(&self) -> Result<Engine, String> {
         if let Some(e) = self.engine {
@@ -197,35 +187,51 @@ impl Remote {
             })
     }
 
-    /// The control socket of an SSH target: one per destination.
-    pub fn control_path(&self) -> PathBuf {
-        let key = crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes());
-        self.state
-            .socket_path(&format!("ssh/{}.sock", &key[..16]), MAX_CONTROL_PATH)
+    /// The target's short name in file names: a hash of how it is written.
+    fn target_key(&self) -> String {
+        crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16].to_string()
     }
 
-    /// `ssh` with the options every call shares, up to and including the host.
-    fn ssh(&self, control: &Path) -> Command {
+    /// The message of a channel that could not be started.
+    fn unstartable(&self, e: std::io::Error) -> String {
+        format!(
+            "cannot start the channel to {}: {e}",
+            self.target.describe()
+        )
+    }
+
+    /// The control socket of an SSH target: one per destination.
+    pub fn control_path(&self) -> PathBuf {
+        self.state
+            .socket_path(&format!("ssh/{}.sock", self.target_key()), MAX_CONTROL_PATH)
+    }
+
+    /// The `ssh` arguments every call shares, up to and including the host (its
+    /// own options go in front of them).
+    fn ssh_args(&self, control: &Path) -> Vec<std::ffi::OsString> {
         let Target::Ssh { user, host, port } = &self.target else {
-            unreachable!("ssh() is only called for ssh targets")
+            unreachable!("ssh_args() is only called for ssh targets")
         };
-        let mut c = Command::new("ssh");
+        let mut args: Vec<std::ffi::OsString> = Vec::new();
         if let Some(f) = &self.ssh_config {
-            c.arg("-F").arg(f);
+            args.extend(["-F".into(), f.into()]);
         }
-        c.arg("-S")
-            .arg(control)
-            .args(["-o", "BatchMode=yes"])
-            .args(["-o", "ConnectTimeout=10"])
-            .args(["-o", "ServerAliveInterval=15"]);
+        args.extend(["-S".into(), control.into()]);
+        for option in [
+            "BatchMode=yes",
+            "ConnectTimeout=10",
+            "ServerAliveInterval=15",
+        ] {
+            args.extend(["-o".into(), option.into()]);
+        }
         if let Some(p) = port {
-            c.arg("-p").arg(p.to_string());
+            args.extend(["-p".into(), p.to_string().into()]);
         }
         if let Some(u) = user {
-            c.arg("-l").arg(u);
+            args.extend(["-l".into(), u.into()]);
         }
-        c.arg("--").arg(host);
-        c
+        args.extend(["--".into(), host.into()]);
+        args
     }
 
     /// Whether a master answers on the control socket; a socket nobody answers on
@@ -261,17 +267,12 @@ impl Remote {
         // given, so it logs to a file (`-E`) that is read when it fails.
         let log = control.with_extension("log");
         let _ = std::fs::remove_file(&log);
-        let shared: Vec<_> = self
-            .ssh(&control)
-            .get_args()
-            .map(|a| a.to_owned())
-            .collect();
         let status = Command::new("ssh")
             .args(["-M", "-f", "-N"])
             .args(["-o", &format!("ControlPersist={CONTROL_PERSIST_SECS}")])
             .arg("-E")
             .arg(&log)
-            .args(shared)
+            .args(self.ssh_args(&control))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -323,7 +324,7 @@ impl Remote {
                 // A client of the master, never a master itself (whatever the
                 // user's configuration says for the host).
                 c.args(["-o", "ControlMaster=no"])
-                    .args(self.ssh(&control).get_args());
+                    .args(self.ssh_args(&control));
                 if !stdin {
                     c.stdin(Stdio::null());
                 }
@@ -378,12 +379,7 @@ impl Remote {
             .remote_sh(&check, false)?
             .stderr(Stdio::null())
             .output()
-            .map_err(|e| {
-                format!(
-                    "cannot start the channel to {}: {e}",
-                    self.target.describe()
-                )
-            })?;
+            .map_err(|e| self.unstartable(e))?;
         let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
         if out.status.success() && said != "fits" && !said.is_empty() {
             return Err(format!(
@@ -461,18 +457,13 @@ impl Remote {
 
     /// The note that this build cannot run on the target.
     fn foreign_note(&self, identity: &str) -> PathBuf {
-        self.state.path(&format!(
-            "remote/{}-{identity}.foreign",
-            &crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16]
-        ))
+        self.state
+            .path(&format!("remote/{}-{identity}.foreign", self.target_key()))
     }
 
     /// The folder here that keeps the state of the fallback on this target.
     pub fn fallback_state(&self) -> PathBuf {
-        self.state.path(&format!(
-            "remote/{}",
-            &crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16]
-        ))
+        self.state.path(&format!("remote/{}", self.target_key()))
     }
 
     /// The working directory there, absolute: `--exec-cwd` checked, or the login
@@ -486,12 +477,7 @@ impl Remote {
             .remote_sh(&script, false)?
             .stderr(Stdio::piped())
             .output()
-            .map_err(|e| {
-                format!(
-                    "cannot start the channel to {}: {e}",
-                    self.target.describe()
-                )
-            })?;
+            .map_err(|e| self.unstartable(e))?;
         match out.status.code() {
             Some(0) => Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string()),
             Some(MISSING_CWD) => Err(format!(
@@ -509,15 +495,20 @@ impl Remote {
         }
     }
 
-    fn fallback(&self, identity: &str, reason: &str) -> Result<Forwarded, String> {
-        let note = self.foreign_note(identity);
-        if !note.exists()
+    /// Leave a note under `remote/` (once): a cache of what a target is like, so
+    /// losing it only costs a look.
+    fn note(&self, path: &Path, text: &str) {
+        if !path.exists()
             && self.state.ensure().is_ok()
-            && let Some(parent) = note.parent()
+            && let Some(parent) = path.parent()
             && std::fs::create_dir_all(parent).is_ok()
         {
-            let _ = std::fs::write(&note, reason);
+            let _ = std::fs::write(path, text);
         }
+    }
+
+    fn fallback(&self, identity: &str, reason: &str) -> Result<Forwarded, String> {
+        self.note(&self.foreign_note(identity), reason);
         Ok(Forwarded::Fallback {
             cwd: self.remote_cwd()?,
         })
@@ -566,22 +557,16 @@ impl Remote {
         };
         // Standard input can be sent only once: unless this binary is known to
         // be in place there, look before the call that carries it.
-        let known = self.state.path(&format!(
-            "remote/{}-{identity}",
-            &crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16]
-        ));
+        let known = self
+            .state
+            .path(&format!("remote/{}-{identity}", self.target_key()));
         if !stdin_is_tty && !known.exists() {
             let probe = format!("[ -x {dir}/indus-tool ] || exit {MISSING_BINARY}");
             let status = self
                 .remote_sh(&probe, false)?
                 .stderr(Stdio::null())
                 .status()
-                .map_err(|e| {
-                    format!(
-                        "cannot start the channel to {}: {e}",
-                        self.target.describe()
-                    )
-                })?;
+                .map_err(|e| self.unstartable(e))?;
             match status.code() {
                 Some(0) => {}
                 Some(MISSING_BINARY) => match self.provision(&binary, &dir) {
@@ -602,12 +587,7 @@ impl Remote {
         }
         for attempt in 0..2 {
             let mut c = self.remote_sh(&script, !stdin_is_tty)?;
-            let status = c.status().map_err(|e| {
-                format!(
-                    "cannot start the channel to {}: {e}",
-                    self.target.describe()
-                )
-            })?;
+            let status = c.status().map_err(|e| self.unstartable(e))?;
             match status.code() {
                 Some(MISSING_BINARY) if attempt == 0 => {
                     let _ = std::fs::remove_file(&known);
@@ -651,13 +631,7 @@ impl Remote {
                     return Err(self.channel_failure(other).unwrap_or_default());
                 }
                 Some(code) => {
-                    if !known.exists()
-                        && self.state.ensure().is_ok()
-                        && let Some(parent) = known.parent()
-                        && std::fs::create_dir_all(parent).is_ok()
-                    {
-                        let _ = std::fs::write(&known, b"");
-                    }
+                    self.note(&known, "");
                     return Ok(Forwarded::Done(ExitCode::from(code.clamp(0, 255) as u8)));
                 }
                 None => {

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio::io::AsyncWriteExt;
 
-use super::remote::{Remote, sh_quote};
+use super::remote::Remote;
 use crate::kernel::{
     DirChild, Dropped, ExecTimeout, Fs, FsEntryInfo, JobIdentity, JobLaunch, RemoveOptions, Shell,
-    ShellExecOptions, ShellExecResult, ShellHandle, ShellLaunchOptions,
+    ShellExecOptions, ShellExecResult, ShellHandle, ShellLaunchOptions, sh_quote,
 };
 
 /// Status codes of the scripts, beyond 0.
@@ -71,21 +71,17 @@ impl Channel {
             cmd.stdin(Stdio::piped());
         }
         let mut child = cmd.spawn()?;
-        if let Some(data) = input {
+        // Written while the output is read, so neither side can block the other.
+        let writer = input.map(|data| {
             let mut stdin = child.stdin.take().expect("piped");
-            // Written while the output is read, so neither side can block the other.
-            let writer = tokio::spawn(async move {
+            tokio::spawn(async move {
                 let _ = stdin.write_all(&data).await;
-            });
-            let out = child.wait_with_output().await?;
-            let _ = writer.await;
-            return Ok(Ran {
-                code: out.status.code(),
-                stdout: out.stdout,
-                stderr: out.stderr,
-            });
-        }
+            })
+        });
         let out = child.wait_with_output().await?;
+        if let Some(writer) = writer {
+            let _ = writer.await;
+        }
         Ok(Ran {
             code: out.status.code(),
             stdout: out.stdout,
@@ -191,16 +187,6 @@ impl RemoteFs {
 
 #[async_trait]
 impl Fs for RemoteFs {
-    async fn read_text(&self, path: &str) -> io::Result<String> {
-        let bytes = self.read_bytes(path).await?;
-        String::from_utf8(bytes).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("EILSEQ: file is not valid UTF-8, read '{path}'"),
-            )
-        })
-    }
-
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>> {
         let body = format!(
             "{MUST_EXIST}[ -d \"$p\" ] && exit {EISDIR}; [ -r \"$p\" ] || exit {EACCES}; exec cat -- \"$p\""

@@ -36,6 +36,7 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use crate::deck::buddy_config::BuddyConfig;
+use crate::kernel::sh_quote;
 use crate::state::{StateDir, file_key};
 
 /// The selector of the default session and of every session's first pane.
@@ -179,11 +180,6 @@ pub struct Tmux {
     max_panes: usize,
     state: StateDir,
     cwd: PathBuf,
-}
-
-/// `'text'` for a POSIX shell.
-fn sh_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// A word for a command line shown to a person: quoted only when it must be.
@@ -553,10 +549,7 @@ impl Tmux {
     /// The program line of a managed pane.
     fn shell_argv(&self) -> Result<Vec<String>, String> {
         let rc = self.rc_file()?;
-        let found = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).any(|d| d.join("bash").is_file()))
-            .unwrap_or(false);
-        if !found {
+        if !super::on_path("bash") {
             return Err("bash is not on PATH: managed tmux panes run bash".to_string());
         }
         Ok(vec![
@@ -612,7 +605,7 @@ impl Tmux {
         let managed = self.managed_sessions(&live);
         if managed.iter().any(|s| s == session) {
             // The shared pane was closed (its shell exited): open it again.
-            let (pane, _) = self.open_pane(session, SHARED).await?;
+            let pane = self.start_pane(session, SHARED, false).await?;
             return Ok((pane, true));
         }
         if live.iter().any(|p| p.session == session) {
@@ -627,91 +620,49 @@ impl Tmux {
                 managed.join(", ")
             ));
         }
-        let argv = self.shell_argv()?;
-        let cwd = self.cwd.to_string_lossy().into_owned();
-        let mut args: Vec<&str> = vec![
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-n",
-            SHARED,
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "-c",
-            &cwd,
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "--",
-        ];
-        args.extend(argv.iter().map(String::as_str));
-        let id = self.run(&args).await?.trim().to_string();
-        self.tag_and_wait(&id, SHARED).await?;
-        self.update_record(|r| {
-            r.sessions.insert(
-                session.to_string(),
-                SessionRecord {
-                    created: now_iso(),
-                    panes: BTreeMap::from([(SHARED.to_string(), id.clone())]),
-                },
-            );
-        })?;
-        Ok((
-            PaneRef {
-                session: session.to_string(),
-                name: SHARED.to_string(),
-                id,
-            },
-            true,
-        ))
+        let pane = self.start_pane(session, SHARED, true).await?;
+        Ok((pane, true))
     }
 
-    async fn tag_and_wait(&self, id: &str, name: &str) -> Result<(), String> {
-        self.run(&["set-option", "-p", "-t", id, "@indus_pane", name])
-            .await?;
-        self.wait_ready(id).await
-    }
-
-    /// A new window in `session` whose pane is the managed pane `name`.
-    async fn open_pane(&self, session: &str, name: &str) -> Result<(PaneRef, bool), String> {
+    /// Start the managed pane `name` running our shell, as the first window of a
+    /// new session `session` or as a new window of it, tag it, wait for its
+    /// prompt and record it.
+    async fn start_pane(
+        &self,
+        session: &str,
+        name: &str,
+        new_session: bool,
+    ) -> Result<PaneRef, String> {
         let argv = self.shell_argv()?;
         let cwd = self.cwd.to_string_lossy().into_owned();
         let target = format!("={session}:");
-        let mut args: Vec<&str> = vec![
-            "new-window",
-            "-d",
-            "-t",
-            &target,
-            "-n",
-            name,
-            "-c",
-            &cwd,
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "--",
-        ];
+        let mut args: Vec<&str> = if new_session {
+            vec!["new-session", "-d", "-s", session, "-x", "200", "-y", "50"]
+        } else {
+            vec!["new-window", "-d", "-t", &target]
+        };
+        args.extend(["-n", name, "-c", &cwd, "-P", "-F", "#{pane_id}", "--"]);
         args.extend(argv.iter().map(String::as_str));
         let id = self.run(&args).await?.trim().to_string();
-        self.tag_and_wait(&id, name).await?;
+        self.run(&["set-option", "-p", "-t", &id, "@indus_pane", name])
+            .await?;
+        self.wait_ready(&id).await?;
         self.update_record(|r| {
             let s = r.sessions.entry(session.to_string()).or_default();
+            if new_session {
+                // A session of this name killed by hand is a new one now.
+                *s = SessionRecord::default();
+            }
             if s.created.is_empty() {
                 s.created = now_iso();
             }
             s.panes.insert(name.to_string(), id.clone());
         })?;
-        Ok((
-            PaneRef {
-                session: session.to_string(),
-                name: name.to_string(),
-                id,
-            },
-            true,
-        ))
+        Ok(PaneRef {
+            session: session.to_string(),
+            name: name.to_string(),
+            id,
+        })
     }
 
     /// Create the managed pane `name` in `session` (the session must be managed
@@ -749,7 +700,9 @@ impl Tmux {
                 panes.join(", ")
             ));
         }
-        self.open_pane(session, name).await
+        self.start_pane(session, name, false)
+            .await
+            .map(|p| (p, true))
     }
 
     /// Kill a managed session other than the default one.
@@ -814,9 +767,19 @@ impl Tmux {
         Ok(pane.id)
     }
 
-    /// Type `command` into `pane`'s shell. Refused while the pane still runs an
-    /// earlier command (one of ours, or anything but its shell in the foreground).
-    pub async fn dispatch(&self, pane: &PaneRef, command: &str) -> Result<Run, String> {
+    /// Type `command` into `pane`'s shell (`who` names the caller in refusals).
+    /// Refused when it would end or poison that shell, and while the pane still
+    /// runs an earlier command (one of ours, or anything but its shell in the
+    /// foreground).
+    pub async fn dispatch(&self, pane: &PaneRef, command: &str, who: &str) -> Result<Run, String> {
+        // The seed's guardrails: typed into the pane's persistent shell, these
+        // would end or poison it.
+        if let Some(directive) = crate::deck::approval::shell_killer(command) {
+            return Err(format!(
+                "{who} refused `{directive}` on {}: it would end or poison the pane's shared shell (set -e / set -o errexit / setopt errexit close it at the next failing command; exit and logout end it; exec replaces it). Use subshell/heredoc forms (for example bash -lc 'set -e; ...') when strict mode is needed without poisoning the parent shared shell.",
+                pane.describe()
+            ));
+        }
         let runs_dir = self.state.path("tmux/runs");
         let record = self.load_record();
         let live = self.live().await?;
@@ -1121,12 +1084,6 @@ impl crate::kernel::Shell for TmuxShell {
             ));
         }
         let pane = self.pane().await.map_err(fail)?;
-        if let Some(directive) = crate::deck::approval::shell_killer(command) {
-            return Err(fail(format!(
-                "--tmux refused `{directive}` on {}: it would end or poison the pane's shared shell; use bash -lc '…' or a subshell ( … )",
-                pane.describe()
-            )));
-        }
         let mut line = String::new();
         if let Some(dir) = &options.launch.cwd {
             line.push_str(&format!("cd {} && ", sh_quote(dir)));
@@ -1135,7 +1092,11 @@ impl crate::kernel::Shell for TmuxShell {
             line.push_str(&format!("export {k}={} && ", sh_quote(v)));
         }
         line.push_str(&format!("{{ {command}\n}}"));
-        let run = self.tmux.dispatch(&pane, &line).await.map_err(fail)?;
+        let run = self
+            .tmux
+            .dispatch(&pane, &line, "--tmux")
+            .await
+            .map_err(fail)?;
         let limit = options.timeout_ms.map(Duration::from_millis);
         let cancel = CancellationToken::new();
         let keep = |text: String| {

@@ -61,7 +61,17 @@ impl std::fmt::Debug for FileLock {
 /// The filesystem seam.
 #[async_trait]
 pub trait Fs: Send + Sync {
-    async fn read_text(&self, path: &str) -> io::Result<String>;
+    /// The file's bytes as UTF-8 text; other bytes are an `InvalidData` error in
+    /// the libuv style of the rest (`EILSEQ: file is not valid UTF-8, read 'P'`).
+    async fn read_text(&self, path: &str) -> io::Result<String> {
+        let bytes = self.read_bytes(path).await?;
+        String::from_utf8(bytes).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("EILSEQ: file is not valid UTF-8, read '{path}'"),
+            )
+        })
+    }
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>>;
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()>;
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo>;
@@ -296,6 +306,12 @@ fn no_jobs() -> io::Error {
         io::ErrorKind::Unsupported,
         "this backend cannot run background jobs",
     )
+}
+
+/// `text` as one POSIX `sh` word: single-quoted, a `'` inside spelled `'\''`.
+/// Every `Shell` takes `sh -c` lines, and commands built for one quote with this.
+pub fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// The command seam.

@@ -12,7 +12,7 @@ pub mod spec;
 pub use backends::{
     DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,
     JobIdentity, JobLaunch, JobLiveness, JobSignal, RemoveOptions, Shell, ShellExecOptions,
-    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe,
+    ShellExecResult, ShellExit, ShellHandle, ShellLaunchOptions, Unsubscribe, sh_quote,
 };
 pub use backends::{
     FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,

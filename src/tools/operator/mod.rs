@@ -37,7 +37,12 @@ pub const TRUNCATED: &str = "...[truncated]";
 /// `text` cut to [`TEXT_CAP`] characters (never inside a character), with
 /// [`TRUNCATED`] appended when anything was cut.
 pub fn cap_text(text: &str) -> String {
-    match text.char_indices().nth(TEXT_CAP) {
+    cap_text_at(text, TEXT_CAP)
+}
+
+/// [`cap_text`] with another cap (`run_shell`'s streams keep 4,000).
+pub fn cap_text_at(text: &str, cap: usize) -> String {
+    match text.char_indices().nth(cap) {
         Some((at, _)) => format!("{}{TRUNCATED}", &text[..at]),
         None => text.to_string(),
     }

@@ -30,10 +30,7 @@ const CAPTURE_BYTES: usize = 64 * 1024;
 
 /// A stream cut to [`STREAM_CAP`] characters with the seed's marker.
 fn cap_stream(text: &str) -> String {
-    match text.char_indices().nth(STREAM_CAP) {
-        Some((at, _)) => format!("{}{}", &text[..at], super::TRUNCATED),
-        None => text.to_string(),
-    }
+    super::cap_text_at(text, STREAM_CAP)
 }
 
 /// How long to wait for the command.
@@ -135,13 +132,10 @@ async fn run_shell(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolR
     }
     let tmux = tmux_of(ctx).map_err(fail)?;
     let target = tmux_target(&tmux, session, pane).await.map_err(fail)?;
-    if let Some(directive) = crate::deck::approval::shell_killer(command) {
-        return Err(fail(format!(
-            "run_shell refused `{directive}` on {}: it would end or poison the pane's shared shell (set -e / set -o errexit / setopt errexit close it at the next failing command; exit and logout end it; exec replaces it). Use subshell/heredoc forms (for example bash -lc 'set -e; ...') when strict mode is needed without poisoning the parent shared shell.",
-            target.describe()
-        )));
-    }
-    let run = tmux.dispatch(&target, command).await.map_err(fail)?;
+    let run = tmux
+        .dispatch(&target, command, "run_shell")
+        .await
+        .map_err(fail)?;
     let limit = match wait {
         Wait::Forget => {
             return Ok(ToolResult::text(format!(

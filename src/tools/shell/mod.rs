@@ -61,10 +61,7 @@ pub fn one_line(command: &str) -> String {
     }
 }
 
-/// `s` as one `sh` word.
-pub(crate) fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
+pub(crate) use crate::kernel::sh_quote;
 
 /// The `sh -c` line that replaces the shell with `argv` (so a job's group leader
 /// is the program itself, not a shell waiting on it).
