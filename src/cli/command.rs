@@ -310,13 +310,7 @@ pub fn positional_id(key: &str) -> String {
     format!("{key}@positional")
 }
 
-/// The first sentence of a description, for one-line summaries.
-pub fn summary(description: &str) -> &str {
-    match description.find(". ") {
-        Some(i) => &description[..=i],
-        None => description,
-    }
-}
+pub use crate::kernel::contract::summary;
 
 fn schema_type(schema: &Value) -> &str {
     schema

@@ -33,3 +33,12 @@ pub struct ToolOutcome {
     pub output: Value,
     pub is_error: bool,
 }
+
+/// The first sentence of a description, for one-line summaries (the command
+/// line's help and `list`, the MCP client's tool views).
+pub fn summary(description: &str) -> &str {
+    match description.find(". ") {
+        Some(i) => &description[..=i],
+        None => description,
+    }
+}

@@ -448,7 +448,7 @@ pub fn view(
     if sub == "names" {
         // For shell completion: `NAME<TAB>SUMMARY` lines from the cache, quietly.
         for tool in graft.tools() {
-            let summary = first_line(crate::cli::command::summary(tool.description()));
+            let summary = first_line(crate::kernel::contract::summary(tool.description()));
             out.stdout.push_str(&format!(
                 "{}\t{}\n",
                 tool.name(),
@@ -545,7 +545,7 @@ pub fn view(
                         vec![
                             l.capability.name.clone(),
                             l.server.clone(),
-                            first_line(crate::cli::command::summary(&l.capability.description))
+                            first_line(crate::kernel::contract::summary(&l.capability.description))
                                 .to_string(),
                         ]
                     })

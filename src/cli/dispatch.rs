@@ -1,0 +1,285 @@
+//! Running one tool call for the command line: the selection's box, the per-call
+//! context (state, gate, checklist, tmux and remote seams), the operator wrappers
+//! (approval, repeated-failure suppression, envelope), signals turned into the
+//! cancel token, and the exit status of the printed outcome.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use clap::ArgMatches;
+use serde_json::Value;
+
+use super::globals::*;
+use super::input::*;
+use super::output::Printer;
+use super::{CliResult, UsageError};
+use crate::backends::local::{budget_of, confine_local, make_local_context};
+use crate::deck::{Profile, rows_for_profile};
+use crate::kernel::{
+    CancellationToken, ContextFactory, Framework, ReadStateHandle, TodoStoreHandle, ToolBox,
+    ToolCall, ToolOutcome, ToolRegistry, normalize_tool_name,
+};
+use crate::state::read_state::{CachedReadState, PersistentReadState};
+use crate::state::todos::PersistentTodoStore;
+
+/// The wrappers around the tools, innermost first: approval of commands, then
+/// repeated-failure suppression, then the envelope. Each is installed only when
+/// it can change something, and its configuration is read only then.
+pub(crate) fn install_operator_wrappers(
+    registry: &mut ToolRegistry,
+    globals: &Globals,
+    sub: &str,
+    printer: &mut Printer,
+) {
+    use crate::deck::approval::{APPROVED_TOOLS, Approval, install_approval, policy_of};
+    use crate::deck::buddy_config::{BuddyConfig, DEFAULT_SUPPRESS_AFTER};
+    let buddy = globals.selection == Selection::Profile(Profile::Buddy);
+    let long_running = matches!(sub, "batch" | "mcp" | "call");
+    let runs_commands = long_running || APPROVED_TOOLS.contains(&sub);
+    let suppress = globals
+        .suppress
+        .unwrap_or(buddy || matches!(sub, "batch" | "mcp"));
+    let cwd = Path::new(&globals.cwd);
+    let needs_config = (runs_commands && globals.confirm.is_none()) || suppress;
+    let config = if needs_config {
+        let (config, warnings) = BuddyConfig::load(cwd);
+        for w in warnings {
+            printer.error_text(&format!("indus-tool: {w}"));
+        }
+        config
+    } else {
+        BuddyConfig::default()
+    };
+    if runs_commands {
+        let (policy, warnings) = policy_of(cwd);
+        for w in warnings {
+            printer.error_text(&format!("indus-tool: {w}"));
+        }
+        let confirm = globals.confirm.or(config.shell_confirm).unwrap_or(false);
+        install_approval(
+            registry,
+            Approval {
+                confirm,
+                policy: Arc::new(policy),
+            },
+        );
+    }
+    if suppress {
+        crate::deck::suppress::install_suppression(
+            registry,
+            config.suppress_after.unwrap_or(DEFAULT_SUPPRESS_AFTER),
+        );
+    }
+    if globals.envelope {
+        crate::deck::envelope::install_envelope(registry);
+    }
+}
+
+/// The names this invocation exposes: the profile or collection, narrowed by
+/// `--tools`, or nothing under `--no-tools`.
+pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<Vec<String>> {
+    if globals.no_tools {
+        return Ok(Vec::new());
+    }
+    let mut members: Vec<String> = match &globals.selection {
+        Selection::Profile(p) => rows_for_profile(*p)
+            .filter(|r| registry.has(r.id))
+            .map(|r| r.id.to_string())
+            .collect(),
+        Selection::Collection(c) => registry
+            .members_of(c)
+            .map_err(|e| UsageError(e.to_string()))?,
+    };
+    // Grafted MCP tools belong to no profile or collection; they are exposed
+    // whenever servers are configured (and `--tools` may narrow them).
+    members.extend(globals.grafted.iter().filter(|n| registry.has(n)).cloned());
+    let Some(allow) = &globals.tools else {
+        return Ok(members);
+    };
+    let mut wanted = Vec::new();
+    for name in allow {
+        let tool = registry.resolve(name).ok_or_else(|| {
+            UsageError(format!("--tools: No tool named \"{name}\" is registered."))
+        })?;
+        wanted.push(normalize_tool_name(tool.name()));
+    }
+    Ok(members
+        .into_iter()
+        .filter(|m| wanted.contains(&normalize_tool_name(m)))
+        .collect())
+}
+
+/// The per-call context factory the command line uses.
+pub fn context_factory(globals: &Globals) -> ContextFactory {
+    factory_with(globals, false)
+}
+
+/// The context factory of a long-running face (`batch`, `mcp`): the gate's records
+/// are cached in memory for the run (and still written through to the session).
+pub fn long_running_factory(globals: &Globals) -> ContextFactory {
+    factory_with(globals, true)
+}
+
+pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
+    let cwd = globals.cwd.clone();
+    let budget = globals.max_bytes.map(budget_of);
+    // The gate is opt-in; the checklist always persists per session, since a
+    // one-shot invocation's in-memory list would be gone before anyone read it.
+    let framework = Framework {
+        read_state: globals.gate.then(|| {
+            let persistent = PersistentReadState::new(globals.state_dir(), &globals.session);
+            if cached {
+                Arc::new(CachedReadState::new(persistent)) as Arc<dyn ReadStateHandle>
+            } else {
+                Arc::new(persistent) as Arc<dyn ReadStateHandle>
+            }
+        }),
+        todo: Some(Arc::new(PersistentTodoStore::new(
+            globals.state_dir(),
+            &globals.session,
+        )) as Arc<dyn TodoStoreHandle>),
+        session: Some(globals.session.clone()),
+    };
+    let root = globals.root.clone();
+    let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
+    let tmux = globals.tmux.as_ref().and_then(|session| {
+        crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
+            .ok()
+            .map(|t| (t, session.clone()))
+    });
+    Arc::new(move || {
+        let mut ctx = make_local_context(&cwd, None, budget.clone(), Some(framework.clone()));
+        if let Some((engine, session)) = &tmux {
+            ctx.shell = Arc::new(crate::backends::tmux::TmuxShell::new(
+                engine.clone(),
+                Some(session.clone()),
+                ctx.shell.clone(),
+            ));
+        }
+        if let Some(channel) = &remote {
+            use crate::backends::remote_fs::{RemoteFs, RemoteShell};
+            ctx.fs = Arc::new(RemoteFs::new(channel.clone()));
+            ctx.shell = Arc::new(RemoteShell::new(channel.clone()));
+            ctx.remote = Some(channel.describe());
+            ctx.state_root = state_root.clone();
+        }
+        match &root {
+            Some(root) => confine_local(ctx, Arc::clone(root)),
+            None => ctx,
+        }
+    })
+}
+
+/// The runnable box of this invocation's selection.
+pub fn selected_box(registry: &ToolRegistry, globals: &Globals) -> CliResult<ToolBox> {
+    let names = selected_names(registry, globals)?;
+    registry
+        .box_of(&names, context_factory(globals))
+        .map_err(|e| UsageError(e.to_string()))
+}
+
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds")
+}
+
+/// The signal (SIGINT, SIGTERM, SIGHUP) that cancelled this invocation's tool, if any.
+pub(crate) static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Tools that run other programs and must clean them up when `indus-tool` itself is
+/// interrupted: their commands lead their own process groups, out of reach of the
+/// terminal's Ctrl-C, so the signal is turned into the cancel token instead. Other
+/// tools keep the default action (die at once), which loses nothing; installing
+/// handlers for them would cost every call a signal driver it does not need.
+pub(crate) fn runs_commands(name: &str) -> bool {
+    // A grafted MCP tool may run a stdio server in its own process group.
+    matches!(normalize_tool_name(name).as_str(), "bash" | "task")
+        || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
+}
+
+/// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.
+pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let kinds = [
+        (SignalKind::interrupt(), 2),
+        (SignalKind::terminate(), 15),
+        (SignalKind::hangup(), 1),
+    ];
+    for (kind, number) in kinds {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                let _ =
+                    CAUGHT_SIGNAL.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+                cancel.cancel();
+            }
+        });
+    }
+}
+
+pub(crate) fn dispatch(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    call: ToolCall,
+) -> CliResult<ToolOutcome> {
+    let tool_box = selected_box(registry, globals)?;
+    let cancel = CancellationToken::new();
+    let watch = runs_commands(&call.name);
+    Ok(runtime().block_on(async move {
+        if watch {
+            cancel_on_signals(cancel.clone());
+        }
+        tool_box.runner.run(call, cancel).await
+    }))
+}
+
+pub(crate) fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> ExitCode {
+    finish_as(outcome, globals, printer, None)
+}
+
+pub(crate) fn finish_as(
+    outcome: &ToolOutcome,
+    globals: &Globals,
+    printer: &mut Printer,
+    id: Option<&Value>,
+) -> ExitCode {
+    printer.outcome_as(outcome, globals.json, id);
+    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
+    if caught != 0 {
+        // The shell convention for "ended by signal N".
+        return ExitCode::from(128 + caught as u8);
+    }
+    if outcome.is_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+pub(crate) fn tool_invocation(
+    registry: &ToolRegistry,
+    globals: &Globals,
+    tool: &str,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let descriptor = registry
+        .get(tool)
+        .map(|t| t.descriptor())
+        .ok_or_else(|| UsageError(format!("unknown subcommand '{tool}'")))?;
+    let input = assemble_input(&descriptor, m)?;
+    let call = ToolCall {
+        id: globals.id.clone(),
+        name: descriptor.name,
+        input,
+    };
+    let outcome = dispatch(registry, globals, call)?;
+    Ok(finish(&outcome, globals, printer))
+}

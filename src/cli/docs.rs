@@ -1,0 +1,215 @@
+//! Generated documentation: shell completion scripts (with the fixes clap_complete's
+//! output needs and the grafted MCP tools' names) and man pages.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::ArgMatches;
+
+use super::command::{VALUE_GLOBALS, build_command};
+use super::output::Printer;
+use super::{CliResult, UsageError};
+use crate::kernel::ToolDescriptor;
+
+/// The file name of a shell's completion script in `completions/`.
+pub fn completion_file_name(shell: clap_complete::Shell) -> &'static str {
+    use clap_complete::Shell;
+    match shell {
+        Shell::Bash => "indus-tool.bash",
+        Shell::Zsh => "_indus-tool",
+        Shell::Fish => "indus-tool.fish",
+        Shell::PowerShell => "_indus-tool.ps1",
+        Shell::Elvish => "indus-tool.elv",
+        _ => "indus-tool.completion",
+    }
+}
+
+/// The program name the completion scripts complete.
+pub(crate) const BIN_NAME: &str = "indus-tool";
+
+/// A completion script for `shell`, as bytes.
+pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::Shell) -> Vec<u8> {
+    let mut cmd = build_command(descriptors);
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, BIN_NAME, &mut buf);
+    match shell {
+        clap_complete::Shell::Bash => complete_grafted_bash(&respell_bash_states(&buf)),
+        clap_complete::Shell::Zsh => complete_grafted_zsh(&buf),
+        clap_complete::Shell::Fish => complete_grafted_fish(&loosen_fish_guard(&buf)),
+        _ => buf,
+    }
+}
+
+/// Bash: the grafted MCP tools (`SERVER__TOOL`) are offered where a command goes,
+/// from `indus-tool mcp names` (the ledger cache: nothing is spawned). clap's
+/// function runs first; a wrapper adds the names when no command is typed yet,
+/// passing on the `--cwd`, `--mcp-config` and `--no-mcp` already typed.
+pub(crate) fn complete_grafted_bash(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let values = VALUE_GLOBALS.join("|");
+    let wrapper = format!(
+        r#"
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+_indus__tool_grafted() {{
+    _indus__tool "$@"
+    local i w cur="${{COMP_WORDS[COMP_CWORD]}}" passed=()
+    [[ $cur == -* ]] && return 0
+    for (( i=1; i<COMP_CWORD; i++ )); do
+        w=${{COMP_WORDS[i]}}
+        case "$w" in
+            --cwd|--mcp-config) passed+=("$w" "${{COMP_WORDS[i+1]}}"); (( i++ )) ;;
+            {values}) (( i++ )) ;;
+            --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
+            -*) ;;
+            *) return 0 ;;
+        esac
+    done
+    local line names=()
+    while IFS= read -r line; do
+        names+=("${{line%%$'\t'*}}")
+    done < <("${{COMP_WORDS[0]}}" "${{passed[@]}}" mcp names 2>/dev/null)
+    [[ ${{#names[@]}} -gt 0 ]] && COMPREPLY+=( $(compgen -W "${{names[*]}}" -- "$cur") )
+    return 0
+}}
+"#
+    );
+    let registered = text.replace(
+        "complete -F _indus__tool ",
+        "complete -F _indus__tool_grafted ",
+    );
+    let at = registered
+        .find("\nif [[ \"${BASH_VERSINFO[0]}\"")
+        .unwrap_or(registered.len());
+    let mut out = registered[..at].to_string();
+    out.push_str(&wrapper);
+    out.push_str(&registered[at..]);
+    out.into_bytes()
+}
+
+/// Zsh: the grafted MCP tools join the commands offered at the command's place.
+pub(crate) fn complete_grafted_zsh(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let anchor = format!("    _describe -t commands '{BIN_NAME} commands' commands \"$@\"");
+    let names = format!(
+        r#"    # Grafted MCP tools (SERVER__TOOL), from the ledger cache (nothing is spawned).
+    local -a grafted
+    grafted=(${{(f)"$({BIN_NAME} mcp names 2>/dev/null)"}})
+    grafted=(${{grafted//:/\\:}})
+    commands+=(${{grafted//$'\t'/:}})
+{anchor}"#
+    );
+    text.replacen(&anchor, &names, 1).into_bytes()
+}
+
+/// Fish: the grafted MCP tools complete where a command goes.
+pub(crate) fn complete_grafted_fish(script: &[u8]) -> Vec<u8> {
+    let mut text = String::from_utf8_lossy(script).into_owned();
+    text.push_str(&format!(
+        r#"
+# Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
+function __fish_indus_tool_grafted
+    set -l cmd (commandline -opc)
+    $cmd[1] mcp names 2>/dev/null
+end
+complete -c {BIN_NAME} -n "__fish_indus_tool_needs_command" -f -a "(__fish_indus_tool_grafted)"
+"#
+    ));
+    text.into_bytes()
+}
+
+/// Make the bash script's `case` labels match the states its word loop computes.
+///
+/// clap_complete's bash generator (4.6.11 and before; clap-rs/clap#6421) escapes
+/// the program name twice over: the loop that walks the typed words turns
+/// `indus-tool grep` into the state `indus__tool__subcmd__grep`, but the `case`
+/// arm holding grep's flags is labelled `indus__subcmd__tool__subcmd__grep`, so no
+/// subcommand of a hyphenated program ever completes a flag. The labels are
+/// respelled the loop's way; once clap_complete spells them alike, this finds
+/// nothing to change.
+pub(crate) fn respell_bash_states(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let wrong = BIN_NAME.replace('-', "__subcmd__");
+    let right = BIN_NAME.replace('-', "__");
+    text.replace(&wrong, &right).into_bytes()
+}
+
+/// Let fish complete the value of a global option (`indus-tool --format <TAB>`).
+///
+/// clap_complete's fish script decides whether a subcommand has been typed by
+/// running `argparse` over the words so far, and gives up (`or return`, a failure)
+/// when argparse fails, which it does while a global option still waits for its
+/// value: every root-level completion, that value's among them, is then off and
+/// fish falls back to file names. A command line argparse cannot parse yet has not
+/// reached a subcommand, so the guard is made to say so (`or return 0`).
+pub(crate) fn loosen_fish_guard(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    text.replace(
+        "-- $cmd 2>/dev/null\n    or return\n",
+        "-- $cmd 2>/dev/null\n    or return 0\n",
+    )
+    .into_bytes()
+}
+
+pub(crate) fn completions(
+    descriptors: &[ToolDescriptor],
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let shell: clap_complete::Shell = m
+        .get_one::<String>("shell")
+        .expect("required")
+        .parse()
+        .map_err(|e: String| UsageError(e))?;
+    printer.stdout_bytes(&completion_script(descriptors, shell));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write `indus-tool.1` and one page per subcommand into `dir`.
+pub fn write_man_pages(
+    descriptors: &[ToolDescriptor],
+    dir: &Path,
+) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let cmd = build_command(descriptors);
+    let source = format!("{BIN_NAME} {}", env!("CARGO_PKG_VERSION"));
+    let mut written = Vec::new();
+    let mut render = |cmd: clap::Command, file: String| -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(cmd)
+            .source(source.clone())
+            .render(&mut buf)?;
+        let path = dir.join(file);
+        std::fs::write(&path, buf)?;
+        written.push(path);
+        Ok(())
+    };
+    render(cmd.clone(), format!("{BIN_NAME}.1"))?;
+    for sub in cmd.get_subcommands() {
+        // The page is `indus-tool-grep(1)`, as git's are `git-commit(1)`, but its
+        // SYNOPSIS shows the command as typed: clap_mangen writes the bin name
+        // there, and the title and NAME from the command's name.
+        let page = format!("{BIN_NAME}-{}", sub.get_name());
+        let typed = format!("{BIN_NAME} {}", sub.get_name());
+        render(
+            sub.clone().name(page.clone()).bin_name(typed),
+            format!("{page}.1"),
+        )?;
+    }
+    Ok(written)
+}
+
+pub(crate) fn man(
+    descriptors: &[ToolDescriptor],
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let dir = m.get_one::<PathBuf>("dir").expect("required");
+    let written = write_man_pages(descriptors, dir)
+        .map_err(|e| UsageError(format!("man {}: {e}", dir.display())))?;
+    let mut out = String::new();
+    for p in written {
+        out.push_str(&format!("{}\n", p.display()));
+    }
+    printer.stdout_raw(&out);
+    Ok(ExitCode::SUCCESS)
+}

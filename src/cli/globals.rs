@@ -1,0 +1,408 @@
+//! The invocation's global options and the argv work done before and around clap:
+//! which tool name argv holds (normalised to its registered spelling), global
+//! options written after it moved in front, the `--exec` request read before
+//! anything else loads, and the parsed [`Globals`] every face runs with.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::ArgMatches;
+
+use super::command::{self, META_COMMANDS, VALUE_GLOBALS};
+use super::output::ColorMode;
+use super::{CliResult, UsageError};
+use crate::deck::Profile;
+use crate::kernel::Root;
+use crate::kernel::{ToolDescriptor, ToolRegistry};
+use crate::state::StateDir;
+
+/// The options that come before the tool name.
+#[derive(Debug, Clone)]
+pub struct Globals {
+    pub json: bool,
+    pub cwd: String,
+    /// `--root` / `INDUS_ROOT`: the folder every tool's paths are confined to.
+    pub root: Option<Arc<Root>>,
+    /// What the invocation exposes before `--tools` narrows it.
+    pub selection: Selection,
+    pub tools: Option<Vec<String>>,
+    pub no_tools: bool,
+    pub max_bytes: Option<usize>,
+    pub session: String,
+    pub gate: bool,
+    pub color: ColorMode,
+    pub id: String,
+    /// `--checkpoint` / `INDUS_CHECKPOINT`: record what write and edit change.
+    pub checkpoint: bool,
+    /// `--turn` / `INDUS_TURN`: the checkpoint node (default: one per invocation).
+    pub turn: Option<String>,
+    /// The grafted MCP tools' names (`<server>__<tool>`), exposed beside the
+    /// selection unless `--no-mcp`.
+    pub grafted: Vec<String>,
+    /// `--mcp-config FILE`.
+    pub mcp_config: Option<PathBuf>,
+    pub no_mcp: bool,
+    /// `--envelope` / `INDUS_ENVELOPE`, or the `buddy` profile: results in the
+    /// buddy seed's envelope.
+    pub envelope: bool,
+    /// `--confirm` / `INDUS_CONFIRM` (or `shell_confirm` in `buddy.json`).
+    pub confirm: Option<bool>,
+    /// `--suppress-repeats[=BOOL]` / `INDUS_SUPPRESS_REPEATS`, when given.
+    pub suppress: Option<bool>,
+    /// The channel of `--exec` when this build cannot run on the target: the
+    /// tools run here over shell commands there, `cwd` is the remote one, and
+    /// the state is kept here in `state_root`.
+    pub remote: Option<crate::backends::remote_fs::Channel>,
+    pub state_root: Option<PathBuf>,
+    /// `--tmux[=SESSION]` / `INDUS_TMUX`: commands go to that session's shared
+    /// tmux pane.
+    pub tmux: Option<String>,
+}
+
+impl Globals {
+    /// The state folder of this invocation's tools.
+    pub fn state_dir(&self) -> StateDir {
+        match &self.state_root {
+            Some(root) => StateDir::at(root.clone()),
+            None => StateDir::new(&self.cwd),
+        }
+    }
+}
+
+/// The catalog selection of an invocation: a deck profile or a standard collection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    Profile(Profile),
+    Collection(String),
+}
+
+impl Selection {
+    /// `profile all` or `collection coding`, for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Selection::Profile(p) => format!("profile {}", p.name()),
+            Selection::Collection(c) => format!("collection {c}"),
+        }
+    }
+}
+
+/// The `--exec` options of an invocation (flags, else `INDUS_EXEC`…): the remote
+/// target and the arguments to run there (without those options), or `None` to
+/// run here. Read from argv before clap, so a forwarded call loads nothing else;
+/// clap still knows the options, for help, completions and `--exec local`.
+pub(crate) fn remote_request(
+    args: &[OsString],
+) -> Result<Option<(crate::backends::remote::Remote, Vec<String>)>, String> {
+    use crate::backends::remote::{Engine, Remote, Target};
+    let mut spec = std::env::var("INDUS_EXEC").ok();
+    let mut cwd = std::env::var("INDUS_EXEC_CWD")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let mut engine = std::env::var("INDUS_ENGINE").ok().filter(|s| !s.is_empty());
+    let mut ssh_config = std::env::var("INDUS_SSH_CONFIG")
+        .ok()
+        .filter(|s| !s.is_empty());
+    let quick = args.iter().skip(1).any(|a| {
+        a.to_str()
+            .is_some_and(|a| matches!(a.split_once('=').map_or(a, |(n, _)| n), "--exec"))
+    });
+    if !quick && spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
+        return Ok(None);
+    }
+    let mut rest: Vec<String> = Vec::new();
+    let mut local_cwd = false;
+    // Before the tool name, the value of a global option is not the tool name.
+    let (mut past_tool, mut value_next) = (false, false);
+    let mut i = 1;
+    let mut after_dashes = false;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else {
+            return Err(format!(
+                "argument {i} ({}) is not valid UTF-8",
+                args[i].to_string_lossy()
+            ));
+        };
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let slot = match name {
+            _ if after_dashes => None,
+            "--exec" => Some(&mut spec),
+            "--exec-cwd" => Some(&mut cwd),
+            "--engine" => Some(&mut engine),
+            "--ssh-config" => Some(&mut ssh_config),
+            _ => None,
+        };
+        match slot {
+            Some(slot) => {
+                let value = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        args.get(i)
+                            .and_then(|v| v.to_str())
+                            .ok_or_else(|| format!("{name} needs a value"))?
+                            .to_string()
+                    }
+                };
+                *slot = Some(value);
+            }
+            None => {
+                if arg == "--" {
+                    after_dashes = true;
+                }
+                if !after_dashes && !past_tool {
+                    if name == "--cwd" {
+                        local_cwd = true;
+                    }
+                    if value_next {
+                        value_next = false;
+                    } else if VALUE_GLOBALS.contains(&name) && inline.is_none() {
+                        value_next = true;
+                    } else if !arg.starts_with('-') {
+                        past_tool = true;
+                    }
+                }
+                rest.push(arg.to_string());
+            }
+        }
+        i += 1;
+    }
+    let target = Target::parse(spec.as_deref().unwrap_or(""))?;
+    if target == Target::Local {
+        return Ok(None);
+    }
+    if local_cwd {
+        return Err(format!(
+            "--cwd names a local folder; with --exec {} give the remote one with --exec-cwd",
+            target.describe()
+        ));
+    }
+    let engine = match engine.as_deref() {
+        None => None,
+        Some("docker") => Some(Engine::Docker),
+        Some("podman") => Some(Engine::Podman),
+        Some(other) => return Err(format!("--engine {other}: expected docker or podman")),
+    };
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    Ok(Some((
+        Remote {
+            target,
+            cwd,
+            engine,
+            ssh_config: ssh_config.map(PathBuf::from),
+            state: crate::state::StateDir::new(here),
+        },
+        rest,
+    )))
+}
+
+/// Rewrite the tool name in argv to its registered spelling, so `todo-set`,
+/// `TodoSet` and `todoset` all reach `todo_set`, and move global options written
+/// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
+/// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`).
+pub(crate) fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else {
+            return args;
+        };
+        if arg == "--" {
+            break;
+        }
+        if arg.starts_with("--") {
+            if !arg.contains('=') && VALUE_GLOBALS.contains(&arg) {
+                i += 1;
+            }
+        } else if !arg.starts_with('-') {
+            if !META_COMMANDS.contains(&arg)
+                && let Some(tool) = registry.resolve(arg)
+            {
+                args[i] = OsString::from(tool.name());
+                let descriptor = tool.descriptor();
+                return hoist_globals(args, i, &descriptor);
+            }
+            break;
+        }
+        i += 1;
+    }
+    args
+}
+
+/// Move the global options found after the tool name at `at` to just before it.
+pub(crate) fn hoist_globals(
+    args: Vec<OsString>,
+    at: usize,
+    descriptor: &ToolDescriptor,
+) -> Vec<OsString> {
+    let own = command::tool_flags(descriptor);
+    let (mut head, tail) = (args[..at].to_vec(), &args[at..]);
+    let mut kept: Vec<OsString> = vec![tail[0].clone()];
+    let mut j = 1;
+    while j < tail.len() {
+        let Some(arg) = tail[j].to_str() else {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        };
+        if arg == "--" {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        }
+        let name = arg.split_once('=').map_or(arg, |(n, _)| n);
+        match own.iter().find(|f| f.spelling == name) {
+            // The tool's own flag: its value (a separate word, which may start
+            // with `-`) stays with it.
+            Some(flag) => {
+                kept.push(tail[j].clone());
+                if flag.takes_value && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    kept.push(tail[j].clone());
+                }
+            }
+            None if command::GLOBAL_FLAGS.contains(&name) => {
+                head.push(tail[j].clone());
+                if VALUE_GLOBALS.contains(&name) && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    head.push(tail[j].clone());
+                }
+            }
+            None => kept.push(tail[j].clone()),
+        }
+        j += 1;
+    }
+    head.extend(kept);
+    head
+}
+
+pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
+    let here = std::env::current_dir()
+        .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+    // An empty INDUS_ROOT (or `--root ''`) confines nothing, like an unset one.
+    let root = match m.get_one::<OsString>("root").map(Path::new) {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            let root = Root::new(dir, &here).map_err(|e| {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such directory".to_string(),
+                    std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
+                    _ => e.to_string(),
+                };
+                UsageError(format!("--root {}: {why}", dir.display()))
+            })?;
+            Some(Arc::new(root))
+        }
+        _ => None,
+    };
+    let cwd = match m.get_one::<PathBuf>("cwd") {
+        Some(dir) => {
+            let abs = crate::kernel::root::tidy(&here.join(dir));
+            if !abs.is_dir() {
+                let why = if abs.exists() {
+                    "not a directory"
+                } else {
+                    "the directory does not exist"
+                };
+                return Err(UsageError(format!("--cwd {}: {why}", dir.display())));
+            }
+            if let Some(root) = &root {
+                root.admit(&dir.to_string_lossy(), &abs)
+                    .map_err(|m| UsageError(format!("--cwd {m}")))?;
+            }
+            abs
+        }
+        // Under a root, a current directory outside it gives way to the root.
+        None => match &root {
+            Some(root) if root.admit(".", &here).is_err() => root.path().to_path_buf(),
+            _ => here,
+        },
+    };
+    let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
+    Ok(Globals {
+        json: get("format") == "json",
+        cwd: cwd.to_string_lossy().into_owned(),
+        root,
+        selection: selection_of(m),
+        tools: m.get_many::<String>("tools").map(|v| {
+            v.map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        }),
+        no_tools: m.get_flag("no-tools"),
+        max_bytes: m.get_one::<u64>("max-bytes").map(|n| *n as usize),
+        session: get("session"),
+        gate: m.get_flag("gate"),
+        color: match get("color").as_str() {
+            "always" => ColorMode::Always,
+            "never" => ColorMode::Never,
+            _ => ColorMode::Auto,
+        },
+        id: m
+            .get_one::<String>("id")
+            .cloned()
+            .unwrap_or_else(|| "cli".to_string()),
+        checkpoint: checkpoint_wanted(m, &cwd, &session_name(m)),
+        turn: m
+            .get_one::<String>("turn")
+            .filter(|t| !t.is_empty())
+            .cloned(),
+        grafted: Vec::new(),
+        mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
+        no_mcp: m.get_flag("no-mcp"),
+        envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
+        confirm: m.value_source("confirm").and_then(|s| {
+            matches!(
+                s,
+                clap::parser::ValueSource::CommandLine | clap::parser::ValueSource::EnvVariable
+            )
+            .then(|| m.get_flag("confirm"))
+        }),
+        suppress: m.get_one::<bool>("suppress-repeats").copied(),
+        remote: None,
+        state_root: None,
+        tmux: m
+            .get_one::<String>("tmux")
+            .filter(|s| !s.is_empty() && *s != "0")
+            .cloned(),
+    })
+}
+
+pub(crate) fn session_name(m: &ArgMatches) -> String {
+    m.get_one::<String>("session").cloned().unwrap_or_default()
+}
+
+/// Whether write and edit are checkpointed: `--checkpoint` or `INDUS_CHECKPOINT`
+/// when given (`INDUS_CHECKPOINT=0` is off even for a session that asked), else
+/// whether the session asked with `checkpoint on`.
+pub(crate) fn checkpoint_wanted(m: &ArgMatches, cwd: &Path, session: &str) -> bool {
+    use clap::parser::ValueSource;
+    match m.value_source("checkpoint") {
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable) => m.get_flag("checkpoint"),
+        _ => {
+            crate::state::checkpoints::CheckpointStore::new(StateDir::new(cwd), session).always_on()
+        }
+    }
+}
+
+/// The selection `--profile`/`--collection` (and their variables) ask for: a flag
+/// beats the environment, and of two at the same level the profile wins. Neither
+/// given: the profile `all`, the whole deck.
+pub(crate) fn selection_of(m: &ArgMatches) -> Selection {
+    use clap::parser::ValueSource;
+    let level = |key: &str| match m.value_source(key) {
+        Some(ValueSource::CommandLine) => 2,
+        Some(ValueSource::EnvVariable) => 1,
+        _ => 0,
+    };
+    let profile = m
+        .get_one::<String>("profile")
+        .and_then(|p| Profile::from_name(p));
+    let collection = m.get_one::<String>("collection").cloned();
+    match (profile, collection) {
+        (Some(_), Some(c)) if level("collection") > level("profile") => Selection::Collection(c),
+        (Some(p), _) => Selection::Profile(p),
+        (None, Some(c)) => Selection::Collection(c),
+        (None, None) => Selection::Profile(Profile::All),
+    }
+}

@@ -1,0 +1,240 @@
+//! A tool's input assembled from argv: `--json`, positionals, one flag per input
+//! key (typed by the schema), and standard input for the tool's stdin key. Sizes
+//! are bounded before anything is held in memory.
+
+use std::io::{IsTerminal, Read};
+
+use clap::ArgMatches;
+use serde_json::{Map, Value};
+
+use super::command::{self, positional_id, shape_of};
+use super::{CliResult, UsageError};
+use crate::kernel::ToolDescriptor;
+
+/// Read all of `reader`, but never more than `limit` bytes: past that, an error
+/// naming `what` and the limit, without holding the rest in memory.
+pub(crate) fn read_bounded(reader: impl Read, limit: usize, what: &str) -> CliResult<Vec<u8>> {
+    let mut buf = Vec::new();
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| UsageError(format!("cannot read {what}: {e}")))?;
+    if buf.len() > limit {
+        return Err(UsageError(format!(
+            "{what} is over {} MiB; indus-tool does not hold more than that in memory",
+            limit / (1024 * 1024)
+        )));
+    }
+    Ok(buf)
+}
+
+/// Read a JSON argument spelled inline, as `-` (stdin) or as `@FILE`, each at
+/// most one batch line's worth.
+pub(crate) fn read_json_arg(what: &str, raw: &str) -> CliResult<Value> {
+    let limit = crate::interop::batch::MAX_LINE;
+    let bytes;
+    let text = if raw == "-" {
+        bytes = read_bounded(std::io::stdin().lock(), limit, &format!("{what} on stdin"))?;
+        &bytes[..]
+    } else if let Some(file) = raw.strip_prefix('@') {
+        let f = std::fs::File::open(file)
+            .map_err(|e| UsageError(format!("{what}: cannot read {file}: {e}")))?;
+        bytes = read_bounded(f, limit, &format!("{what} file {file}"))?;
+        &bytes[..]
+    } else {
+        raw.as_bytes()
+    };
+    serde_json::from_slice(text).map_err(|e| UsageError(format!("{what}: malformed JSON: {e}")))
+}
+
+/// Turn a flag's text into the JSON value of its input key, typed by the schema.
+pub(crate) fn flag_value(key: &str, schema: &Value, raw: &str) -> CliResult<Value> {
+    let ty = schema
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    Ok(match ty {
+        "boolean" => Value::Bool(raw == "true"),
+        // A number that does not parse goes through as text, so the tool's own
+        // validation names the field and what it accepts.
+        "integer" | "number" => serde_json::from_str::<Value>(raw)
+            .ok()
+            .filter(Value::is_number)
+            .unwrap_or_else(|| Value::String(raw.to_string())),
+        "array" | "object" => serde_json::from_str(raw)
+            .map_err(|e| UsageError(format!("--{}: malformed JSON: {e}", command::kebab(key))))?,
+        _ => Value::String(raw.to_string()),
+    })
+}
+
+/// The value standard input gives a tool's stdin key: verbatim text for a string
+/// key; for an array or object key (`todo_set`'s `items`) the text parsed as JSON,
+/// where empty or blank input (`< /dev/null`, a closed pipe) gives nothing, so the
+/// tool reports the key as missing.
+pub(crate) fn stdin_value(
+    key: &str,
+    schema: Option<&Value>,
+    text: &str,
+) -> CliResult<Option<Value>> {
+    let ty = schema
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    match ty {
+        "array" | "object" if text.trim().is_empty() => Ok(None),
+        "array" | "object" => serde_json::from_str(text)
+            .map(Some)
+            .map_err(|e| UsageError(format!("stdin for \"{key}\": malformed JSON: {e}"))),
+        _ => Ok(Some(Value::String(text.to_string()))),
+    }
+}
+
+/// Assemble a tool's input from `--json`, positionals, flags and (for the tool's
+/// stdin key) standard input. Later sources win: flags override `--json`.
+pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Value> {
+    let mut stdin_used = false;
+    let mut input = match m.get_one::<String>("json") {
+        Some(raw) => {
+            stdin_used = raw == "-";
+            match read_json_arg("--json", raw)? {
+                Value::Object(map) => map,
+                other => {
+                    return Err(UsageError(format!(
+                        "--json: expected a JSON object, got {}",
+                        crate::kernel::input::describe_value(&other)
+                    )));
+                }
+            }
+        }
+        None => Map::new(),
+    };
+    let props = command::properties(descriptor);
+    for (key, schema) in props {
+        if let Some(raw) = m.get_one::<String>(key) {
+            input.insert(key.clone(), flag_value(key, schema, raw)?);
+        }
+    }
+    // Positional words fill the positional keys that no flag gave, in order, so
+    // `grep -e PATTERN PATH` reads PATH as the path.
+    let positionals = shape_of(&descriptor.name).map_or(&[][..], |s| s.positionals);
+    let words: Vec<&String> = positionals
+        .iter()
+        .filter_map(|k| m.try_get_one::<String>(&positional_id(k)).ok().flatten())
+        .collect();
+    let mut free = positionals
+        .iter()
+        .filter(|k| m.get_one::<String>(k).is_none());
+    for word in words {
+        let Some(key) = free.next() else {
+            let upper = |ks: Vec<&&str>| {
+                ks.iter()
+                    .map(|k| k.to_uppercase())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let by_flag = positionals
+                .iter()
+                .filter(|k| m.get_one::<String>(k).is_some())
+                .collect();
+            return Err(UsageError(format!(
+                "unexpected argument '{word}': {} takes {} as words, and a flag already gave {}",
+                descriptor.name,
+                upper(positionals.iter().collect()),
+                upper(by_flag)
+            )));
+        };
+        if let Some(schema) = props.get(*key) {
+            input.insert(key.to_string(), flag_value(key, schema, word)?);
+        }
+    }
+    if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
+        let required: Vec<&str> = descriptor
+            .parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut bare: Vec<&String> = Vec::new();
+        for word in words {
+            match word.split_once('=') {
+                Some((key, raw)) if props.contains_key(key) => {
+                    input.insert(key.to_string(), flag_value(key, &props[key], raw)?);
+                }
+                _ => bare.push(word),
+            }
+        }
+        let open: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|k| !input.contains_key(*k))
+            .collect();
+        let mut free = open.into_iter();
+        for word in bare {
+            let Some(key) = free.next() else {
+                return Err(UsageError(format!(
+                    "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values only for its required keys ({})",
+                    descriptor.name,
+                    if required.is_empty() {
+                        "none".to_string()
+                    } else {
+                        required.join(", ")
+                    }
+                )));
+            };
+            let schema = props.get(key).cloned().unwrap_or(Value::Null);
+            input.insert(key.to_string(), flag_value(key, &schema, word)?);
+        }
+    }
+    // `process start CMD` (and `bg-process start CMD`): the second word is the
+    // command, not a job id.
+    if matches!(descriptor.name.as_str(), "process" | "bg-process")
+        && input.get("action").and_then(Value::as_str) == Some("start")
+        && !input.contains_key("command")
+        && m.try_get_one::<String>(&positional_id("id"))
+            .ok()
+            .flatten()
+            .is_some()
+        && let Some(word) = input.remove("id")
+    {
+        input.insert("command".to_string(), word);
+    }
+    if let Some(key) = shape_of(&descriptor.name).and_then(|s| s.stdin_key)
+        && !input.contains_key(key)
+        && !stdin_used
+        && !std::io::stdin().is_terminal()
+        // Forwarded from a terminal (`--exec`): the local stdin stayed local.
+        && std::env::var_os("INDUS_STDIN_TERMINAL").is_none_or(|v| v != "1")
+    {
+        let buf = read_bounded(
+            std::io::stdin().lock(),
+            crate::tools::files::edit::EDIT_MAX_BYTES,
+            &format!("stdin for \"{key}\""),
+        )?;
+        let text = String::from_utf8(buf)
+            .map_err(|_| UsageError(format!("stdin for \"{key}\" is not valid UTF-8")))?;
+        if let Some(value) = stdin_value(key, props.get(key), &text)? {
+            input.insert(key.to_string(), value);
+        }
+    }
+    Ok(Value::Object(input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_bounded_takes_up_to_the_limit_and_refuses_past_it() {
+        let ok = read_bounded(&b"12345"[..], 5, "input").unwrap();
+        assert_eq!(ok, b"12345");
+        let err = read_bounded(&[0u8; 3 * 1024 * 1024][..], 2 * 1024 * 1024, "stdin").unwrap_err();
+        assert_eq!(
+            err.0,
+            "stdin is over 2 MiB; indus-tool does not hold more than that in memory"
+        );
+        // The refusal reads at most one byte past the limit.
+        let mut source = std::io::Cursor::new(vec![7u8; 100]);
+        assert!(read_bounded(&mut source, 10, "x").is_err());
+        assert_eq!(source.position(), 11);
+    }
+}
