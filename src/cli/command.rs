@@ -20,6 +20,9 @@ pub struct CliShape {
     pub tool: &'static str,
     pub positionals: &'static [&'static str],
     pub stdin_key: Option<&'static str>,
+    /// The array key that takes the last positional when it is given more than
+    /// once (`grep PATTERN a b` → `paths`); once, it fills its own key.
+    pub many: Option<&'static str>,
 }
 
 pub const CLI_SHAPES: &[CliShape] = &[
@@ -27,81 +30,97 @@ pub const CLI_SHAPES: &[CliShape] = &[
         tool: "read_file",
         positionals: &["path"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "write_file",
         positionals: &["path"],
         stdin_key: Some("content"),
+        many: None,
     },
     CliShape {
         tool: "fetch_url",
         positionals: &["url"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "web_search",
         positionals: &["query"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "run_shell",
         positionals: &["command"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "tmux-create-session",
         positionals: &["session"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "tmux-kill-session",
         positionals: &["session"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "tmux-create-pane",
         positionals: &["pane"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "tmux-kill-pane",
         positionals: &["pane"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "read",
         positionals: &["path"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "write",
         positionals: &["path"],
         stdin_key: Some("content"),
+        many: None,
     },
     CliShape {
         tool: "edit",
         positionals: &["path"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "ls",
         positionals: &["path"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "grep",
         positionals: &["pattern", "path"],
         stdin_key: None,
+        many: Some("paths"),
     },
     CliShape {
         tool: "find",
         positionals: &["pattern", "path"],
         stdin_key: None,
+        many: Some("paths"),
     },
     CliShape {
         tool: "bash",
         positionals: &["command"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "process",
@@ -109,51 +128,61 @@ pub const CLI_SHAPES: &[CliShape] = &[
         // the CLI's input assembly).
         positionals: &["action", "id"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "todo_set",
         positionals: &[],
         stdin_key: Some("items"),
+        many: None,
     },
     CliShape {
         tool: "todo",
         positionals: &["action"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "bg-process",
         positionals: &["action", "id"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "task",
         positionals: &["objective"],
         stdin_key: Some("context"),
+        many: None,
     },
     CliShape {
         tool: "saas-action",
         positionals: &["action", "slug"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "memory",
         positionals: &["action", "content"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "exit_plan_mode",
         positionals: &["plan"],
         stdin_key: Some("plan"),
+        many: None,
     },
     CliShape {
         tool: "websearch",
         positionals: &["query"],
         stdin_key: None,
+        many: None,
     },
     CliShape {
         tool: "webfetch",
         positionals: &["url"],
         stdin_key: None,
+        many: None,
     },
 ];
 
@@ -232,11 +261,34 @@ fn short_of(tool: &str, key: &str) -> Option<char> {
     match (tool, key) {
         (_, "ignoreCase") => Some('i'),
         (_, "context") => Some('C'),
+        // rg's -n is line numbers; grep and find keep the row limit as --limit.
+        ("grep" | "find", "limit") => None,
         (_, "limit" | "count") => Some('n'),
-        ("find", "type") => Some('t'),
         ("grep", "pattern") => Some('e'),
         _ => None,
     }
+}
+
+/// The placeholder of a string key's value: a value name a person reads
+/// (`--old-text OLD`, `--expect-sha256 SHA256`), not the key upper-cased.
+pub fn value_name(key: &str) -> String {
+    match key {
+        "oldText" => "OLD".into(),
+        "newText" => "NEW".into(),
+        "expectSha256" => "SHA256".into(),
+        "content" => "TEXT".into(),
+        "url" => "URL".into(),
+        _ => kebab(key).to_uppercase().replace('-', "_"),
+    }
+}
+
+/// The long spellings peer flags claim for `tool` (their generated flags give way).
+fn claimed_by_peers(tool: &str) -> (Vec<&'static str>, Vec<char>) {
+    let flags: Vec<_> = super::peers::peer_flags(tool).collect();
+    (
+        flags.iter().map(|f| f.long).collect(),
+        flags.iter().filter_map(|f| f.short).collect(),
+    )
 }
 
 /// Every flag spelling of a tool's subcommand (long and short), for telling them
@@ -247,13 +299,31 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
         takes_value: true,
     }];
     let props = properties(descriptor);
+    let (claimed, claimed_shorts) = claimed_by_peers(&descriptor.name);
     for (key, schema) in props {
         let takes_value = schema_type(schema) != "boolean";
+        let long = kebab(key);
+        if claimed.contains(&long.as_str()) {
+            continue;
+        }
         flags.push(ToolFlag {
-            spelling: format!("--{}", kebab(key)),
+            spelling: format!("--{long}"),
             takes_value,
         });
-        if let Some(c) = short_of(&descriptor.name, key) {
+        if let Some(c) = short_of(&descriptor.name, key).filter(|c| !claimed_shorts.contains(c)) {
+            flags.push(ToolFlag {
+                spelling: format!("-{c}"),
+                takes_value,
+            });
+        }
+    }
+    for f in super::peers::peer_flags(&descriptor.name) {
+        let takes_value = super::peers::takes_value(f);
+        flags.push(ToolFlag {
+            spelling: format!("--{}", f.long),
+            takes_value,
+        });
+        if let Some(c) = f.short {
             flags.push(ToolFlag {
                 spelling: format!("-{c}"),
                 takes_value,
@@ -312,6 +382,18 @@ pub fn positional_id(key: &str) -> String {
 
 pub use crate::kernel::contract::summary;
 
+/// A string key's allowed values, for completion and clap's check.
+fn enum_values(schema: &Value) -> Option<Vec<String>> {
+    let values: Vec<String> = schema
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    (!values.is_empty()).then_some(values)
+}
+
 fn schema_type(schema: &Value) -> &str {
     schema
         .get("type")
@@ -365,18 +447,24 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
         );
     }
     if let Some(shape) = shape {
-        for key in shape.positionals {
+        for (i, key) in shape.positionals.iter().enumerate() {
             if let Some(schema) = props.get(*key) {
                 let mut help = flag_help(schema);
                 if required.contains(key) {
                     help.push_str(" (required)");
                 }
-                cmd = cmd.arg(
-                    Arg::new(positional_id(key))
-                        .value_name(key.to_uppercase())
-                        .help(help)
-                        .action(ArgAction::Set),
-                );
+                let last = i + 1 == shape.positionals.len();
+                let mut arg = Arg::new(positional_id(key))
+                    .value_name(value_name(key))
+                    .help(help)
+                    .action(ArgAction::Set);
+                if last && shape.many.is_some() {
+                    arg = arg.num_args(1..).action(ArgAction::Append);
+                }
+                if let Some(values) = enum_values(schema) {
+                    arg = arg.value_parser(PossibleValuesParser::new(values));
+                }
+                cmd = cmd.arg(arg);
             }
         }
     }
@@ -385,6 +473,11 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
     // flag of its own and is reached through `--json`.
     let mut longs: Vec<String> = vec!["json".into(), "help".into()];
     let mut shorts: Vec<char> = vec!['h'];
+    for f in super::peers::peer_flags(&name) {
+        longs.push(f.long.to_string());
+        shorts.extend(f.short);
+        cmd = cmd.arg(super::peers::peer_arg(f));
+    }
     for (key, schema) in props {
         let flag = kebab(key);
         if longs.contains(&flag) || flag.is_empty() || flag.starts_with('-') {
@@ -406,7 +499,13 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 .value_parser(PossibleValuesParser::new(["true", "false"])),
             "integer" | "number" => arg.value_name("N").allow_hyphen_values(true),
             "array" | "object" => arg.value_name("JSON").allow_hyphen_values(true),
-            _ => arg.value_name(key.to_uppercase()).allow_hyphen_values(true),
+            _ => {
+                let arg = arg.value_name(value_name(key)).allow_hyphen_values(true);
+                match enum_values(schema) {
+                    Some(values) => arg.value_parser(PossibleValuesParser::new(values)),
+                    None => arg,
+                }
+            }
         };
         cmd = cmd.arg(arg);
     }
@@ -418,7 +517,7 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     let mut cmd = Command::new("indus-tool")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The tool layer a coding agent needs (read, write, edit, ls, grep, find, bash, process, todo, web) as one-shot subcommands with exact, byte-stable output")
-        .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error.")
+        .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name or after it: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error; grep and find exit 0 found, 1 nothing found, 2 trouble; diff 0 equal, 1 different, 2 trouble.")
         .subcommand_required(true)
         .arg_required_else_help(true)
         .arg(

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::globals::*;
 use super::input::*;
 use super::output::Printer;
+use super::shell::{self, ShellOpts};
 use super::{CliResult, UsageError};
 use crate::backends::local::{budget_of, confine_local, make_local_context};
 use crate::deck::{Profile, rows_for_profile};
@@ -240,10 +241,8 @@ pub(crate) fn dispatch(
     }))
 }
 
-pub(crate) fn finish(outcome: &ToolOutcome, globals: &Globals, printer: &mut Printer) -> ExitCode {
-    finish_as(outcome, globals, printer, None)
-}
-
+/// Print a JSON face's outcome (`call`): one JSON line or its text blocks, exit 0
+/// or 1 (or 128+N after signal N).
 pub(crate) fn finish_as(
     outcome: &ToolOutcome,
     globals: &Globals,
@@ -251,16 +250,36 @@ pub(crate) fn finish_as(
     id: Option<&Value>,
 ) -> ExitCode {
     printer.outcome_as(outcome, globals.json, id);
-    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
-    if caught != 0 {
-        // The shell convention for "ended by signal N".
-        return ExitCode::from(128 + caught as u8);
-    }
-    if outcome.is_error {
+    signal_status().unwrap_or(if outcome.is_error {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// The shell convention for "ended by signal N", when a signal cancelled the call.
+fn signal_status() -> Option<ExitCode> {
+    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
+    (caught != 0).then(|| ExitCode::from(128 + caught as u8))
+}
+
+/// Print a tool subcommand's outcome with the shell's habits (see `shell`): the
+/// peer tool's exit status, and in text mode the rows alone on a piped stdout.
+fn finish_tool(
+    outcome: &ToolOutcome,
+    descriptor: &crate::kernel::ToolDescriptor,
+    globals: &Globals,
+    printer: &mut Printer,
+    opts: &ShellOpts,
+) -> ExitCode {
+    if globals.json {
+        if !opts.quiet {
+            printer.outcome_as(outcome, true, None);
+        }
+    } else {
+        shell::print_text(printer, descriptor, outcome, opts);
     }
+    signal_status().unwrap_or_else(|| shell::exit_status(&descriptor.name, outcome, opts))
 }
 
 pub(crate) fn tool_invocation(
@@ -274,12 +293,44 @@ pub(crate) fn tool_invocation(
         .get(tool)
         .map(|t| t.descriptor())
         .ok_or_else(|| UsageError(format!("unknown subcommand '{tool}'")))?;
+    let opts = ShellOpts::from_matches(m);
     let input = assemble_input(&descriptor, m)?;
+    if opts.print0
+        && descriptor.name == "grep"
+        && input.get("outputMode").and_then(Value::as_str) != Some("files")
+    {
+        return Err(UsageError(
+            "grep -0 ends each path with NUL, so it goes with -l (--files-with-matches)".into(),
+        ));
+    }
+    let exposed = selected_names(registry, globals)?
+        .iter()
+        .any(|n| *n == descriptor.name);
     let call = ToolCall {
         id: globals.id.clone(),
-        name: descriptor.name,
+        name: descriptor.name.clone(),
         input,
     };
     let outcome = dispatch(registry, globals, call)?;
-    Ok(finish(&outcome, globals, printer))
+    let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
+    if !exposed && !globals.json {
+        if let Some(hint) = other_profile_hint(&descriptor.name, globals) {
+            printer.error_text(&hint);
+        }
+    }
+    Ok(code)
+}
+
+/// For a tool the selection does not expose but a profile has: where it is and
+/// how to call it (`run_shell is in profile buddy: indus-tool --profile buddy
+/// run_shell …`).
+fn other_profile_hint(tool: &str, globals: &Globals) -> Option<String> {
+    let row = crate::deck::find_row(tool).filter(|r| r.id == tool)?;
+    let profiles = row.profile_names();
+    let first = profiles.first()?;
+    let current = globals.selection.describe();
+    Some(format!(
+        "{tool} is in profile {} (this call used {current}): indus-tool --profile {first} {tool} …",
+        profiles.join(", ")
+    ))
 }

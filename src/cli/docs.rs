@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::ArgMatches;
 
-use super::command::{VALUE_GLOBALS, build_command};
+use super::command::{self, META_COMMANDS, VALUE_GLOBALS, build_command};
 use super::output::Printer;
 use super::{CliResult, UsageError};
 use crate::kernel::ToolDescriptor;
@@ -212,4 +212,112 @@ pub(crate) fn man(
     }
     printer.stdout_raw(&out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The family a command is listed under in `indus-tool --help`.
+fn group_of(name: &str) -> &'static str {
+    match name {
+        "read" | "write" | "edit" | "ls" | "read_file" | "write_file" => "Files",
+        "grep" | "find" => "Search",
+        "bash" | "process" | "run_shell" => "Shell",
+        "todo_read" | "todo_set" | "todo" | "memory" | "enter_plan_mode" | "exit_plan_mode" => {
+            "Planning"
+        }
+        "websearch" | "webfetch" | "fetch_url" | "web_search" => "Web",
+        "bg-process" | "task" | "saas-action" => "Deck",
+        "time" | "capture-pane" | "send-keys" => "Operator",
+        n if n.starts_with("tmux-") => "Operator",
+        n if command::is_grafted(n) => "MCP",
+        _ => "More",
+    }
+}
+
+const GROUPS: &[&str] = &[
+    "Files", "Search", "Shell", "Planning", "Web", "Deck", "Operator", "MCP", "More",
+];
+
+/// One help line's summary, cut to fit a terminal line.
+fn one_line(text: &str, room: usize) -> String {
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if first.chars().count() <= room {
+        return first.to_string();
+    }
+    let cut: String = first.chars().take(room.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// The root `--help` for people: the tools this invocation exposes, grouped by
+/// family, one line each, then the meta-commands; every other subcommand stays
+/// callable but unlisted. A tool's long guidance stays in `<tool> --help`.
+pub fn people_help(mut cmd: clap::Command, exposed: &[String], selection: &str) -> clap::Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut rows: Vec<(&str, String, String)> = Vec::new();
+    let mut meta: Vec<(String, String)> = Vec::new();
+    for sub in cmd.get_subcommands() {
+        let name = sub.get_name().to_string();
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        if META_COMMANDS.contains(&name.as_str()) || name == "diff" {
+            if !sub.is_hide_set() {
+                meta.push((name, about));
+            }
+        } else if exposed.contains(&name) {
+            let title = crate::deck::find_row(&name)
+                .filter(|r| r.id == name)
+                .map_or(about, |r| r.summary.to_string());
+            rows.push((group_of(&name), name, title));
+        }
+    }
+    let width = rows
+        .iter()
+        .map(|r| r.1.len())
+        .chain(meta.iter().map(|m| m.0.len()))
+        .max()
+        .unwrap_or(0);
+    let mut text = format!("Tools ({selection}):\n");
+    for group in GROUPS {
+        let members: Vec<_> = rows.iter().filter(|r| r.0 == *group).collect();
+        if members.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("  {group}:\n"));
+        for (_, name, about) in members {
+            text.push_str(&format!(
+                "    {name:<width$}  {}\n",
+                one_line(about, 96usize.saturating_sub(width + 6))
+            ));
+        }
+    }
+    text.push_str("\nCommands:\n");
+    for (name, about) in &meta {
+        text.push_str(&format!(
+            "    {name:<width$}  {}\n",
+            one_line(about, 96usize.saturating_sub(width + 6))
+        ));
+    }
+    text.push_str(
+        "\nRun 'indus-tool TOOL --help' for a tool's flags. Other profiles (--profile authoring|survey|all|buddy) expose other tools.\n\nExit status: 0 success (grep/find: found), 1 the tool reported an error (grep/find: nothing found; diff: files differ), 2 a usage error (grep/find/diff: any trouble).",
+    );
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |c| c.hide(true));
+    }
+    // `--help` is the same one screen as `-h` here: the options' long texts are
+    // the man page's business.
+    cmd.disable_help_flag(true)
+        .arg(
+            clap::Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(clap::ArgAction::HelpShort)
+                .help("Print this help (a tool's own: indus-tool TOOL --help)"),
+        )
+        .override_usage("indus-tool [OPTIONS] <TOOL> [ARGS]...")
+        .before_help(text)
+        .help_template("{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Global options (before or after the tool name):\n{options}\n")
 }

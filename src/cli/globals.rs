@@ -406,3 +406,54 @@ pub(crate) fn selection_of(m: &ArgMatches) -> Selection {
         (None, None) => Selection::Profile(Profile::All),
     }
 }
+
+/// Whether the invocation answers in JSON (`--format json`, `--format=json` or
+/// `INDUS_FORMAT=json`), read from argv before clap so that a usage error clap
+/// reports is JSON too. `webfetch --format` takes text, markdown or html, never
+/// json, so the spelling cannot be the tool's own.
+pub(crate) fn wants_json(args: &[OsString]) -> bool {
+    let mut json = std::env::var("INDUS_FORMAT").is_ok_and(|f| f == "json");
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        match word {
+            "--" => break,
+            "--format" => json = words.next() == Some("json"),
+            w if w.starts_with("--format=") => json = w == "--format=json",
+            _ => {}
+        }
+    }
+    json
+}
+
+/// Whether argv asks for the root help: `-h`/`--help` (or nothing at all, or a
+/// bare `help`) before any subcommand. Such an invocation gets the grouped list of
+/// the tools its selection exposes (see `docs::people_help`).
+pub(crate) fn root_help_requested(args: &[OsString]) -> bool {
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    let mut any = false;
+    while let Some(word) = words.next() {
+        any = true;
+        match word {
+            "-h" | "--help" => return true,
+            "help" => return words.next().is_none(),
+            w if VALUE_GLOBALS.contains(&w) => {
+                words.next();
+            }
+            w if w.starts_with('-') => {}
+            _ => return false,
+        }
+    }
+    !any
+}
+
+/// argv without its help request and with `list` as the subcommand, to read the
+/// selection the root help describes through the same parsing as any call.
+pub(crate) fn without_help(args: &[OsString]) -> Vec<OsString> {
+    let mut out: Vec<OsString> = args
+        .iter()
+        .filter(|a| !matches!(a.to_str(), Some("-h" | "--help" | "help")))
+        .cloned()
+        .collect();
+    out.push(OsString::from("list"));
+    out
+}

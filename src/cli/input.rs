@@ -110,43 +110,60 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     };
     let props = command::properties(descriptor);
     for (key, schema) in props {
-        if let Some(raw) = m.get_one::<String>(key) {
+        if let Ok(Some(raw)) = m.try_get_one::<String>(key) {
             input.insert(key.clone(), flag_value(key, schema, raw)?);
         }
     }
     // Positional words fill the positional keys that no flag gave, in order, so
-    // `grep -e PATTERN PATH` reads PATH as the path.
-    let positionals = shape_of(&descriptor.name).map_or(&[][..], |s| s.positionals);
-    let words: Vec<&String> = positionals
-        .iter()
-        .filter_map(|k| m.try_get_one::<String>(&positional_id(k)).ok().flatten())
-        .collect();
-    let mut free = positionals
-        .iter()
-        .filter(|k| m.get_one::<String>(k).is_none());
-    for word in words {
-        let Some(key) = free.next() else {
-            let upper = |ks: Vec<&&str>| {
-                ks.iter()
-                    .map(|k| k.to_uppercase())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let by_flag = positionals
-                .iter()
-                .filter(|k| m.get_one::<String>(k).is_some())
-                .collect();
-            return Err(UsageError(format!(
-                "unexpected argument '{word}': {} takes {} as words, and a flag already gave {}",
-                descriptor.name,
-                upper(positionals.iter().collect()),
-                upper(by_flag)
-            )));
+    // `grep -e PATTERN PATH` reads PATH as the path; a last positional given
+    // several times (`grep PATTERN a b`) fills the shape's array key instead.
+    let shape = shape_of(&descriptor.name);
+    let positionals = shape.map_or(&[][..], |s| s.positionals);
+    let given = |k: &str| matches!(m.try_get_one::<String>(k), Ok(Some(_)));
+    let mut words: Vec<&String> = Vec::new();
+    for k in positionals {
+        if let Ok(Some(values)) = m.try_get_many::<String>(&positional_id(k)) {
+            words.extend(values);
+        }
+    }
+    let free: Vec<&str> = positionals.iter().copied().filter(|k| !given(k)).collect();
+    let many = shape.and_then(|s| s.many);
+    let mut words = words.into_iter().peekable();
+    for key in &free {
+        let Some(word) = words.next() else {
+            break;
         };
+        if let Some(many) = many
+            && Some(key) == positionals.last()
+            && words.peek().is_some()
+        {
+            let all: Vec<Value> = std::iter::once(word)
+                .chain(words.by_ref())
+                .map(|w| Value::String(w.clone()))
+                .collect();
+            input.insert(many.to_string(), Value::Array(all));
+            break;
+        }
         if let Some(schema) = props.get(*key) {
             input.insert(key.to_string(), flag_value(key, schema, word)?);
         }
     }
+    if let Some(word) = words.next() {
+        let upper = |ks: Vec<&&str>| {
+            ks.iter()
+                .map(|k| k.to_uppercase())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let by_flag = positionals.iter().filter(|k| given(k)).collect();
+        return Err(UsageError(format!(
+            "unexpected argument '{word}': {} takes {} as words, and a flag already gave {}",
+            descriptor.name,
+            upper(positionals.iter().collect()),
+            upper(by_flag)
+        )));
+    }
+    peer_input(descriptor, m, &mut input)?;
     if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
         let required: Vec<&str> = descriptor
             .parameters
@@ -198,12 +215,39 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     {
         input.insert("command".to_string(), word);
     }
-    if let Some(key) = shape_of(&descriptor.name).and_then(|s| s.stdin_key)
+    let stdin_is_terminal = std::io::stdin().is_terminal()
+        // Forwarded from a terminal (`--exec`): the local stdin stayed local.
+        || std::env::var_os("INDUS_STDIN_TERMINAL").is_some_and(|v| v == "1");
+    let stdin_key = shape_of(&descriptor.name).and_then(|s| s.stdin_key);
+    // `--content -` (any stdin key spelled `-`): read standard input, even a terminal's.
+    let dash = stdin_key.is_some_and(|key| {
+        input.get(key).and_then(Value::as_str) == Some("-")
+            && matches!(m.try_get_one::<String>(key), Ok(Some(_)))
+    });
+    if dash && let Some(key) = stdin_key {
+        input.remove(key);
+    }
+    // `write FILE` typed at a terminal with no content would truncate the file to
+    // nothing: a slip, never what was meant.
+    if matches!(descriptor.name.as_str(), "write" | "write_file")
+        && let Some(key) = stdin_key
         && !input.contains_key(key)
         && !stdin_used
-        && !std::io::stdin().is_terminal()
-        // Forwarded from a terminal (`--exec`): the local stdin stayed local.
-        && std::env::var_os("INDUS_STDIN_TERMINAL").is_none_or(|v| v != "1")
+        && stdin_is_terminal
+        && !dash
+    {
+        return Err(UsageError(format!(
+            "{}: no content given and standard input is a terminal; pass --{} TEXT (--{} '' for an empty file), pipe the content in, or --{} - to type it",
+            descriptor.name,
+            command::kebab(key),
+            command::kebab(key),
+            command::kebab(key),
+        )));
+    }
+    if let Some(key) = stdin_key
+        && !input.contains_key(key)
+        && !stdin_used
+        && (dash || !stdin_is_terminal)
     {
         let buf = read_bounded(
             std::io::stdin().lock(),
@@ -217,6 +261,57 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
         }
     }
     Ok(Value::Object(input))
+}
+
+/// The peer flags' part of the input (see `peers`): switches set their value,
+/// valued flags are typed by the key's schema, repeatable ones collected into
+/// the key's array (after what `--json` gave).
+fn peer_input(
+    descriptor: &ToolDescriptor,
+    m: &ArgMatches,
+    input: &mut Map<String, Value>,
+) -> CliResult<()> {
+    use super::peers::{Effect, peer_flags, peer_id};
+    let props = command::properties(descriptor);
+    let schema_of = |key: &str, flag: &str| {
+        props.get(key).ok_or_else(|| {
+            UsageError(format!(
+                "--{flag}: this build's {} has no \"{key}\" input",
+                descriptor.name
+            ))
+        })
+    };
+    for f in peer_flags(&descriptor.name) {
+        let id = peer_id(f);
+        match f.effect {
+            Effect::Set(key, json) => {
+                if matches!(m.try_get_one::<bool>(&id), Ok(Some(true))) {
+                    schema_of(key, f.long)?;
+                    let value = serde_json::from_str(json).expect("peer values are JSON");
+                    input.insert(key.to_string(), value);
+                }
+            }
+            Effect::Value(key) => {
+                if let Ok(Some(raw)) = m.try_get_one::<String>(&id) {
+                    let schema = schema_of(key, f.long)?;
+                    input.insert(key.to_string(), flag_value(key, schema, raw)?);
+                }
+            }
+            Effect::Append(key) => {
+                if let Ok(Some(values)) = m.try_get_many::<String>(&id) {
+                    schema_of(key, f.long)?;
+                    let slot = input
+                        .entry(key.to_string())
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(items) = slot {
+                        items.extend(values.map(|v| Value::String(v.clone())));
+                    }
+                }
+            }
+            Effect::Cli(_) => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@ mod globals;
 mod input;
 mod meta;
 mod output;
+mod peers;
+mod shell;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -65,7 +67,11 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 }
             }
         }
-        Err(message) => return Printer::new(ColorMode::Auto).usage(&message),
+        Err(message) => {
+            return Printer::new(ColorMode::Auto)
+                .with_json(globals::wants_json(&args))
+                .usage(&message);
+        }
     };
     let mut registry = deck_registry();
     // The grafted MCP tools must be known before clap parses (their names are
@@ -76,7 +82,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
     registry.register_all(grafted.iter().cloned());
     let args = normalize_argv(args, &registry);
-    let mut printer = Printer::new(ColorMode::Auto);
+    let json = globals::wants_json(&args);
+    let mut printer = Printer::new(ColorMode::Auto).with_json(json);
     graft_notes(graft.as_ref(), &mut printer);
     // clap's own report ("invalid UTF-8 was detected in one or more arguments")
     // does not say which; every input is JSON text, so name the argument.
@@ -98,9 +105,24 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         all.extend(grafted.iter().map(|t| t.descriptor()));
         std::borrow::Cow::Owned(all)
     };
-    let matches = match build_command(&tree).try_get_matches_from(args) {
+    let mut cmd = build_command(&tree);
+    if globals::root_help_requested(&args) {
+        let exposed = cmd
+            .clone()
+            .try_get_matches_from(globals::without_help(&args))
+            .ok()
+            .and_then(|m| read_globals(&m).ok())
+            .map(|mut g| {
+                g.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
+                let names = selected_names(&registry, &g).unwrap_or_default();
+                (names, g.selection.describe())
+            });
+        let (names, selection) = exposed.unwrap_or_default();
+        cmd = docs::people_help(cmd, &names, &selection);
+    }
+    let matches = match cmd.try_get_matches_from(args) {
         Ok(m) => m,
-        Err(e) => return clap_error(e),
+        Err(e) => return clap_error(e, &mut printer),
     };
     let mut globals = match read_globals(&matches) {
         Ok(g) => g,
@@ -118,7 +140,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         globals.cwd = cwd;
         globals.remote = Some(crate::backends::remote_fs::Channel::new(remote));
     }
-    printer = Printer::new(globals.color);
+    printer = Printer::new(globals.color).with_json(globals.json);
     // The tools that run are built for the working directory: the rows whose tool
     // reads its configuration (the task card's roster) are built again for it; the
     // command tree above, docs and completions use the machine-independent deck.
@@ -148,23 +170,60 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-fn clap_error(e: clap::Error) -> ExitCode {
+fn clap_error(e: clap::Error, printer: &mut Printer) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue};
     match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
-            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
+            return ExitCode::SUCCESS;
         }
-        _ => {
-            // clap's whole report: the problem, the usage line and its hint (which
-            // argument is missing, which values are allowed, a near spelling).
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
+        _ => {}
     }
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => v.first().cloned(),
+        _ => None,
+    };
+    // clap's tip for an unknown flag ("to pass '-x' as a value, use '-- -x'") is
+    // wrong here: the words after `--` are not taken as values. Say what is.
+    if e.kind() == ErrorKind::UnknownArgument
+        && let Some(arg) = context(ContextKind::InvalidArg)
+    {
+        let usage = match e.get(ContextKind::Usage) {
+            Some(ContextValue::StyledStr(u)) => u.to_string(),
+            _ => String::new(),
+        };
+        let sub = usage
+            .split_whitespace()
+            .skip_while(|w| *w != "indus-tool")
+            .nth(1)
+            .filter(|w| !w.starts_with('[') && !w.starts_with('<'))
+            .map(|w| format!(" {w}"))
+            .unwrap_or_default();
+        let mut message = format!("unexpected argument '{arg}'");
+        if let Some(similar) = context(ContextKind::SuggestedArg) {
+            message.push_str(&format!(" (did you mean '{similar}'?)"));
+        }
+        message.push_str(&format!("; see 'indus-tool{sub} --help' for its flags"));
+        return printer.usage(&message);
+    }
+    // clap's whole report: the problem, the usage line and its hint (which
+    // argument is missing, which values are allowed, a near spelling).
+    if printer.json {
+        let text = e.render().to_string();
+        let message = text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string();
+        let line = serde_json::json!({"error": {"kind": "usage", "message": message}});
+        printer.stdout_line(&line.to_string());
+    }
+    let _ = e.print();
+    ExitCode::from(2)
 }

@@ -25,6 +25,8 @@ fn no_color_env() -> bool {
 /// Writes to stdout/stderr with the invocation's colour choice.
 pub struct Printer {
     color_stderr: bool,
+    /// `--format json`: a usage error is a JSON object on stdout too.
+    pub json: bool,
 }
 
 impl Printer {
@@ -34,7 +36,16 @@ impl Printer {
             ColorMode::Never => false,
             ColorMode::Auto => !no_color_env() && std::io::stderr().is_terminal(),
         };
-        Self { color_stderr }
+        Self {
+            color_stderr,
+            json: false,
+        }
+    }
+
+    /// The same printer answering in JSON (`--format json`) or not.
+    pub fn with_json(mut self, json: bool) -> Self {
+        self.json = json;
+        self
     }
 
     /// Write to stdout; a closed pipe ends the program with status 0.
@@ -82,8 +93,20 @@ impl Printer {
         }
     }
 
-    /// A usage error: one line on stderr, status 2.
+    /// Bytes on stderr as they are (a command's own stderr), no colour.
+    pub fn stderr_raw(&mut self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
+    }
+
+    /// A usage error: one line on stderr, status 2. Under `--format json` it is
+    /// also one JSON object on stdout, `{"error":{"kind":"usage","message":…}}`,
+    /// so a program reading stdout always gets JSON.
     pub fn usage(&mut self, message: &str) -> ExitCode {
+        if self.json {
+            let line = serde_json::json!({"error": {"kind": "usage", "message": message}});
+            self.stdout_line(&line.to_string());
+        }
         let prefix = "indus-tool: error:";
         let mut err = std::io::stderr().lock();
         let _ = if self.color_stderr {

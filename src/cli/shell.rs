@@ -1,0 +1,444 @@
+//! The shell's habits around the tools' exact answers, for the command line only.
+//!
+//! Agents (JSON, batch, MCP) get the seeds' byte-stable texts; a shell user judges
+//! the same answer by what rg, fd, grep and diff do. This module owns that
+//! difference and nothing else: which exit status a tool's outcome is (`grep` and
+//! `find` 0 found, 1 nothing found, 2 trouble), what goes to stdout when it is not
+//! a terminal (the rows; the summary, truncation notices and hints to stderr),
+//! `-q`, `-0` and `--stats`, `bash`'s raw streams and `--exit-status`, and hints
+//! that name the flags a person types (`--offset 67`) instead of JSON keys.
+//! The split works on the tools' own texts and records; it never re-renders a row.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::ArgMatches;
+use serde_json::Value;
+
+use super::command::kebab;
+use super::output::{Printer, render_text};
+use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};
+
+/// The command-line-only switches of a tool call (none reaches the tool).
+#[derive(Debug, Clone, Default)]
+pub struct ShellOpts {
+    /// `-q/--quiet`: print nothing; the exit status says it.
+    pub quiet: bool,
+    /// `-0`: rows end with NUL instead of a newline (for `xargs -0`).
+    pub print0: bool,
+    /// `--stats`: the summary line on stderr even when it says nothing new.
+    pub stats: bool,
+    /// `bash --exit-status`: exit with the command's own status.
+    pub exit_status: bool,
+}
+
+/// The clap ids of the CLI-only switches.
+pub const QUIET: &str = "quiet@shell";
+pub const PRINT0: &str = "print0@shell";
+pub const STATS: &str = "stats@shell";
+pub const EXIT_STATUS: &str = "exit-status@shell";
+
+impl ShellOpts {
+    pub fn from_matches(m: &ArgMatches) -> Self {
+        let on = |id: &str| matches!(m.try_get_one::<bool>(id), Ok(Some(true)));
+        Self {
+            quiet: on(QUIET),
+            print0: on(PRINT0),
+            stats: on(STATS),
+            exit_status: on(EXIT_STATUS),
+        }
+    }
+}
+
+/// How a tool's outcome maps to an exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusRule {
+    /// 0 success, 1 the tool reported an error.
+    Plain,
+    /// As rg, grep and fd: 0 something found, 1 nothing found, 2 an error.
+    Search,
+    /// `bash`: 0 or 1, or with `--exit-status` the command's own status.
+    Command,
+}
+
+pub fn status_rule(tool: &str) -> StatusRule {
+    match tool {
+        "grep" | "find" => StatusRule::Search,
+        "bash" => StatusRule::Command,
+        _ => StatusRule::Plain,
+    }
+}
+
+/// The exit status of a printed outcome (a caught signal is decided by the caller).
+pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitCode {
+    match status_rule(tool) {
+        StatusRule::Search if outcome.is_error => ExitCode::from(2),
+        StatusRule::Search => {
+            let record = program_view(&outcome.output);
+            if record.get("count").and_then(Value::as_u64) == Some(0) {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        StatusRule::Command if opts.exit_status => command_status(&outcome.output),
+        _ if outcome.is_error => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// `bash --exit-status`: the command's exit code, 128+N for a signal, 124 for a
+/// timeout (as timeout(1)), 1 when the command never ran.
+fn command_status(output: &Value) -> ExitCode {
+    let record = program_view(output);
+    if let Some(code) = record.get("exitCode").and_then(Value::as_i64) {
+        return ExitCode::from(code.clamp(0, 255) as u8);
+    }
+    if record.get("timedOut").and_then(Value::as_bool) == Some(true) {
+        return ExitCode::from(124);
+    }
+    if let Some(name) = record.get("signal").and_then(Value::as_str)
+        && let Some(n) = signal_number(name)
+    {
+        return ExitCode::from(128 + n);
+    }
+    ExitCode::from(1)
+}
+
+fn signal_number(name: &str) -> Option<u8> {
+    use std::str::FromStr;
+    nix::sys::signal::Signal::from_str(name)
+        .ok()
+        .map(|s| s as i32 as u8)
+}
+
+/// Whether stdout is a terminal (a person reading) rather than a pipe or file.
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+/// Print a successful or failed outcome in text mode the shell's way. Returns
+/// false when the outcome is left to the plain printer.
+pub fn print_text(
+    printer: &mut Printer,
+    descriptor: &ToolDescriptor,
+    outcome: &ToolOutcome,
+    opts: &ShellOpts,
+) -> bool {
+    let tool = descriptor.name.as_str();
+    if opts.quiet {
+        // Nothing at all on stdout; an error still explains itself on stderr.
+        if outcome.is_error {
+            printer.error_text(&name_flags(descriptor, &render_text(&outcome.output)));
+        }
+        return true;
+    }
+    if tool == "bash" {
+        print_bash(printer, outcome);
+        return true;
+    }
+    if outcome.is_error {
+        printer.error_text(&name_flags(descriptor, &render_text(&outcome.output)));
+        return true;
+    }
+    let text = render_text(&outcome.output);
+    let piped = !stdout_is_terminal();
+    let split = match tool {
+        "grep" | "find" => Some(split_search(&text)),
+        "read" | "ls" => Some(split_header(&text)),
+        _ => None,
+    };
+    let Some(Split {
+        rows,
+        notes,
+        summary,
+    }) = split
+    else {
+        if !text.is_empty() {
+            printer.stdout_line(&name_flags(descriptor, &text));
+        }
+        return true;
+    };
+    if opts.print0 {
+        let record = program_view(&outcome.output);
+        let key = if tool == "find" { "entries" } else { "rows" };
+        let mut out = Vec::new();
+        for row in record
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(path) = row.get("path").and_then(Value::as_str) {
+                out.extend_from_slice(path.as_bytes());
+                out.push(0);
+            }
+        }
+        printer.stdout_bytes(&out);
+    } else if !piped {
+        // A person at a terminal reads the whole answer, summary included.
+        printer.stdout_line(&name_flags(descriptor, &text));
+        return true;
+    } else if !rows.is_empty() {
+        printer.stdout_line(&rows);
+    }
+    for note in notes {
+        printer.error_text(&name_flags(descriptor, &note));
+    }
+    if let Some(summary) = summary
+        && (opts.stats || says_more_than_counts(&summary))
+    {
+        printer.error_text(&name_flags(descriptor, &summary));
+    }
+    true
+}
+
+/// The answer's parts: the rows, notices found among them, the closing summary.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Split {
+    pub rows: String,
+    pub notes: Vec<String>,
+    pub summary: Option<String>,
+}
+
+/// grep and find: rows, a blank line, the summary (rows never hold a blank line:
+/// every row carries its path). No blank line: no rows, only the summary.
+pub fn split_search(text: &str) -> Split {
+    let (rows, summary) = match text.rfind("\n\n") {
+        Some(i) => (&text[..i], &text[i + 2..]),
+        None => ("", text),
+    };
+    let (rows, notes) = take_clamp_notice(rows);
+    Split {
+        rows,
+        notes,
+        summary: Some(summary.to_string()).filter(|s| !s.is_empty()),
+    }
+}
+
+/// read and ls: a header line, then the rows. A lone line is the header (an empty
+/// file, an empty folder).
+pub fn split_header(text: &str) -> Split {
+    let (header, rows) = match text.split_once('\n') {
+        Some((h, r)) => (h, r),
+        None => (text, ""),
+    };
+    let (rows, notes) = take_clamp_notice(rows);
+    Split {
+        rows,
+        notes,
+        summary: Some(header.to_string()).filter(|s| !s.is_empty()),
+    }
+}
+
+/// The output ceiling's notice (`[grep: 3 rows left out …]`) is the last row when
+/// present; it belongs on stderr.
+fn take_clamp_notice(rows: &str) -> (String, Vec<String>) {
+    if let Some((before, last)) = rows.rsplit_once('\n').or(Some(("", rows)))
+        && last.starts_with('[')
+        && last.ends_with(']')
+        && last.contains(" left out ")
+    {
+        return (before.to_string(), vec![last.to_string()]);
+    }
+    (rows.to_string(), Vec::new())
+}
+
+/// Whether a summary says more than how much was found: a cut, a skip, a hint.
+/// Those go to stderr even without `--stats`; a bare count does not (rg and fd
+/// print nothing after their rows).
+fn says_more_than_counts(summary: &str) -> bool {
+    let bare = (summary.starts_with("Found ") || summary.starts_with("No matches for "))
+        && !summary.contains("Skipped");
+    let header = summary.starts_with("Showing lines ") && !summary.contains("remain");
+    let listing = summary.ends_with(" entries") || summary.ends_with(" entry");
+    !(bare || header || listing)
+}
+
+/// `bash` in text mode: the command's stdout and stderr as they were, on the
+/// toolbox's stdout and stderr; the status line on stderr.
+fn print_bash(printer: &mut Printer, outcome: &ToolOutcome) {
+    let record = program_view(&outcome.output);
+    let (Some(out), Some(err)) = (
+        record.get("stdout").and_then(Value::as_str),
+        record.get("stderr").and_then(Value::as_str),
+    ) else {
+        // Never ran (bad input, cancelled before the start): the message alone.
+        printer.error_text(&render_text(&outcome.output));
+        return;
+    };
+    printer.stdout_raw(out);
+    printer.stderr_raw(err);
+    let text = render_text(&outcome.output);
+    if let Some(status) = text.lines().rev().find(|l| l.starts_with("status: ")) {
+        // Success is silent, as in a shell; anything else is said.
+        if outcome.is_error {
+            printer.error_text(status);
+        }
+    }
+}
+
+/// Rewrite the hints of a tool's prose to name the flags a person types: `offset=67`
+/// → `--offset 67`, `raise limit` → `raise --limit`, `set replaceAll` → `pass
+/// --replace-all`. Only the tool's own input keys are rewritten, and only in the
+/// summary, notice and error lines handed here (never a row of file content).
+pub fn name_flags(descriptor: &ToolDescriptor, text: &str) -> String {
+    let keys: Vec<&String> = descriptor
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().collect())
+        .unwrap_or_default();
+    let mut out = text.to_string();
+    for key in keys {
+        let flag = format!("--{}", kebab(key));
+        out = replace_word(&out, &format!("set {key}"), &format!("pass {flag}"));
+        out = replace_word(&out, &format!("raise {key}"), &format!("raise {flag}"));
+        out = replace_assignment(&out, key, &flag);
+    }
+    out
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Replace `from` where it stands as whole words.
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(from) {
+        let before_ok = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_word_char(c));
+        let after = &rest[i + from.len()..];
+        let after_ok = after.chars().next().is_none_or(|c| !is_word_char(c));
+        out.push_str(&rest[..i]);
+        out.push_str(if before_ok && after_ok { to } else { from });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `key=VALUE` (a word) → `--flag VALUE`.
+fn replace_assignment(text: &str, key: &str, flag: &str) -> String {
+    let pattern = format!("{key}=");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(&pattern) {
+        let before_ok = rest[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_word_char(c));
+        let after = &rest[i + pattern.len()..];
+        let value_ok = after.chars().next().is_some_and(|c| c.is_alphanumeric());
+        out.push_str(&rest[..i]);
+        if before_ok && value_ok {
+            out.push_str(flag);
+            out.push(' ');
+        } else {
+            out.push_str(&pattern);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn descriptor(keys: &[&str]) -> ToolDescriptor {
+        let props: serde_json::Map<String, Value> = keys
+            .iter()
+            .map(|k| (k.to_string(), json!({"type": "string"})))
+            .collect();
+        ToolDescriptor {
+            name: "t".into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": props}),
+        }
+    }
+
+    #[test]
+    fn hints_name_flags() {
+        let d = descriptor(&["offset", "limit", "replaceAll"]);
+        assert_eq!(
+            name_flags(&d, "4 lines remain; continue with offset=7."),
+            "4 lines remain; continue with --offset 7."
+        );
+        assert_eq!(
+            name_flags(&d, "Showing the first 5 of 12; raise limit to see more."),
+            "Showing the first 5 of 12; raise --limit to see more."
+        );
+        assert_eq!(
+            name_flags(
+                &d,
+                "add context, or set replaceAll to replace every occurrence."
+            ),
+            "add context, or pass --replace-all to replace every occurrence."
+        );
+        // Not a key of this tool, or not a whole word: left alone.
+        assert_eq!(name_flags(&d, "raise timeoutMs"), "raise timeoutMs");
+        assert_eq!(
+            name_flags(&d, "xoffset=3 set limits"),
+            "xoffset=3 set limits"
+        );
+    }
+
+    #[test]
+    fn search_text_splits_rows_from_the_summary() {
+        let s = split_search("a:1: x\nb:2: y\n\nFound 2 matches in 2 files (searched 2 files).");
+        assert_eq!(s.rows, "a:1: x\nb:2: y");
+        assert!(s.notes.is_empty());
+        assert_eq!(
+            s.summary.as_deref(),
+            Some("Found 2 matches in 2 files (searched 2 files).")
+        );
+        let s = split_search("No matches for /x/ in 3 files.");
+        assert_eq!(s.rows, "");
+        let s = split_search(
+            "a\nb\n[find: 2 rows left out to stay within the output ceiling]\n\nFound 4 matches among 9 entries.",
+        );
+        assert_eq!(s.rows, "a\nb");
+        assert_eq!(
+            s.notes,
+            vec!["[find: 2 rows left out to stay within the output ceiling]"]
+        );
+    }
+
+    #[test]
+    fn headers_split_from_rows() {
+        let s = split_header("Showing lines 1–2 of 3 in f.\n     1\ta\n     2\tb");
+        assert_eq!(s.rows, "     1\ta\n     2\tb");
+        assert_eq!(s.summary.as_deref(), Some("Showing lines 1–2 of 3 in f."));
+        let s = split_header("f is empty (0 bytes).");
+        assert_eq!(s.rows, "");
+    }
+
+    #[test]
+    fn only_news_reaches_stderr_without_stats() {
+        assert!(!says_more_than_counts(
+            "Found 2 matches in 2 files (searched 2 files)."
+        ));
+        assert!(!says_more_than_counts(
+            "No matches for \"x\" among 3 entries."
+        ));
+        assert!(!says_more_than_counts("Showing lines 1–3 of 3 in f."));
+        assert!(!says_more_than_counts(".: 7 entries"));
+        assert!(says_more_than_counts(
+            "Showing the first 5 of 9 matches among 20 entries; raise limit to see more."
+        ));
+        assert!(says_more_than_counts(
+            "Found 2 matches in 2 files (searched 3 files). Skipped 1 binary file."
+        ));
+        assert!(says_more_than_counts(
+            "Showing lines 1–2 of 30 in f. 28 lines remain; continue with offset=3."
+        ));
+        assert!(says_more_than_counts("f is empty (0 bytes)."));
+    }
+}
