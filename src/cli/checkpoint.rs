@@ -17,12 +17,11 @@ use super::output::Printer;
 use super::{CliResult, Globals};
 use crate::deck::checkpoint::{CheckpointHandle, install_checkpoints};
 use crate::kernel::ToolRegistry;
-use crate::state::StateDir;
 use crate::state::checkpoints::{CheckpointError, CheckpointStore, Image, NodeName, iso8601_utc};
 use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
 
 fn store_of(globals: &Globals) -> CheckpointStore {
-    CheckpointStore::new(StateDir::new(&globals.cwd), &globals.session)
+    CheckpointStore::new(globals.state_dir(), &globals.session)
 }
 
 /// Wrap `write` and `edit` in `registry` to record into the session's store under

@@ -214,6 +214,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--id",
     "--turn",
     "--mcp-config",
+    "--state-dir",
     "--exec",
     "--exec-cwd",
     "--engine",
@@ -238,6 +239,8 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--turn",
     "--mcp-config",
     "--no-mcp",
+    "--exact",
+    "--state-dir",
     "--envelope",
     "--confirm",
     "--suppress-repeats",
@@ -668,6 +671,22 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .help("Graft no MCP server's tools (read no MCP config)"),
         )
         .arg(
+            Arg::new("exact")
+                .long("exact")
+                .env("INDUS_EXACT")
+                .action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+                .help("Print a tool's text exactly as an agent receives it (summary, hints and bash's report on stdout, errors on stderr), even when stdout is a pipe"),
+        )
+        .arg(
+            Arg::new("state-dir")
+                .long("state-dir")
+                .env("INDUS_STATE_DIR")
+                .value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)"),
+        )
+        .arg(
             Arg::new("tmux")
                 .long("tmux")
                 .env("INDUS_TMUX")
@@ -827,17 +846,40 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     )
     .subcommand(
         Command::new("diff")
-            .about("Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble")
+            .about("Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble")
+            .long_about("Unified diff of two files, or with -r of two trees, with the engine edit uses, spoken as GNU diff: -u (the only format here), -U N, -q, -r; `Only in DIR: NAME`, `Binary files A and B differ` and `Common subdirectories` as diff words them. Exit 0 when equal, 1 when different, 2 on trouble. The output applies with `patch -p0`; `--format json` gives one record.")
+            .arg(
+                Arg::new("unified")
+                    .short('u')
+                    .long("unified")
+                    .action(ArgAction::SetTrue)
+                    .help("Unified format with 3 lines of context (the only format; accepted as diff's -u)"),
+            )
+            .arg(
+                Arg::new("brief")
+                    .short('q')
+                    .long("brief")
+                    .action(ArgAction::SetTrue)
+                    .help("Only say which files differ (diff -q)"),
+            )
+            .arg(
+                Arg::new("recursive")
+                    .short('r')
+                    .long("recursive")
+                    .action(ArgAction::SetTrue)
+                    .help("Compare folders' subfolders too (diff -r)"),
+            )
             .arg(Arg::new("before").required(true).value_name("BEFORE").value_parser(value_parser!(std::path::PathBuf)))
             .arg(Arg::new("after").required(true).value_name("AFTER").value_parser(value_parser!(std::path::PathBuf)))
             .arg(
                 Arg::new("context")
                     .long("context")
                     .short('U')
+                    .visible_alias("unified-context")
                     .value_name("N")
                     .value_parser(value_parser!(usize))
                     .default_value("3")
-                    .help("Lines of context around each change"),
+                    .help("Lines of context around each change (diff -U N)"),
             ),
     )
     .subcommand(

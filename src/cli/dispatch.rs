@@ -164,6 +164,8 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             ctx.fs = Arc::new(RemoteFs::new(channel.clone()));
             ctx.shell = Arc::new(RemoteShell::new(channel.clone()));
             ctx.remote = Some(channel.describe());
+        }
+        if state_root.is_some() {
             ctx.state_root = state_root.clone();
         }
         match &root {
@@ -272,9 +274,9 @@ fn finish_tool(
     printer: &mut Printer,
     opts: &ShellOpts,
 ) -> ExitCode {
-    if globals.json {
+    if globals.json || (globals.exact && !opts.quiet) {
         if !opts.quiet {
-            printer.outcome_as(outcome, true, None);
+            printer.outcome_as(outcome, globals.json, None);
         }
     } else {
         shell::print_text(printer, descriptor, outcome, opts);

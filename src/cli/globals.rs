@@ -43,6 +43,9 @@ pub struct Globals {
     /// `--mcp-config FILE`.
     pub mcp_config: Option<PathBuf>,
     pub no_mcp: bool,
+    /// `--exact` / `INDUS_EXACT`: the tool's text as an agent gets it, whatever
+    /// stdout is (no shell split).
+    pub exact: bool,
     /// `--envelope` / `INDUS_ENVELOPE`, or the `buddy` profile: results in the
     /// buddy seed's envelope.
     pub envelope: bool,
@@ -315,7 +318,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         // Under a root, a current directory outside it gives way to the root.
         None => match &root {
             Some(root) if root.admit(".", &here).is_err() => root.path().to_path_buf(),
-            _ => here,
+            _ => here.clone(),
         },
     };
     let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
@@ -350,6 +353,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         grafted: Vec::new(),
         mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
         no_mcp: m.get_flag("no-mcp"),
+        exact: m.get_flag("exact"),
         envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
         confirm: m.value_source("confirm").and_then(|s| {
             matches!(
@@ -360,7 +364,10 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         }),
         suppress: m.get_one::<bool>("suppress-repeats").copied(),
         remote: None,
-        state_root: None,
+        state_root: m
+            .get_one::<PathBuf>("state-dir")
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(|d| crate::kernel::root::tidy(&here.join(d)).join(crate::state::STATE_DIR_NAME)),
         tmux: m
             .get_one::<String>("tmux")
             .filter(|s| !s.is_empty() && *s != "0")

@@ -136,14 +136,6 @@ impl Printer {
         }
         let text = render_text(&outcome.output);
         if outcome.is_error {
-            // A failed command's own output stays on stdout, as a shell keeps it
-            // (`indus-tool bash 'make' > log`); the report goes to stderr.
-            if let serde_json::Value::Object(record) = crate::kernel::program_view(&outcome.output)
-                && let Some(out) = record.get("stdout").and_then(serde_json::Value::as_str)
-                && !out.is_empty()
-            {
-                self.stdout_raw(out);
-            }
             self.error_text(&text);
         } else if !text.is_empty() {
             self.stdout_line(&text);

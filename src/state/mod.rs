@@ -1,4 +1,11 @@
-//! State that outlives one invocation, under `<cwd>/.indus-process/`.
+//! State that outlives one invocation, under `<project>/.indus-process/`.
+//!
+//! The project is found as git finds `.git`: from the working directory upwards,
+//! the first folder holding `.git` or `.indus-process` (so `todo_read` or `process
+//! list` from `src/` sees what was set from the repository root); none found, the
+//! working directory itself. The filesystem root and the system temp folder are
+//! never taken, since unrelated projects share them. `--state-dir` names the
+//! folder outright (`ToolContext::state_root`).
 //!
 //! Every persisted thing (the gate's read-state, the todo lists, the job table) goes
 //! through [`StateDir::update`]: an exclusive lock on `.indus-process/.lock`, then
@@ -24,7 +31,24 @@ use crate::backends::local::{atomic_write, atomic_write_unsynced};
 /// The folder's name under the working directory.
 pub const STATE_DIR_NAME: &str = ".indus-process";
 
-/// A handle on `<cwd>/.indus-process/`.
+/// The folder whose `.indus-process/` serves `cwd` (see the module comment).
+pub fn locate(cwd: &Path) -> PathBuf {
+    let temp = std::env::temp_dir();
+    let shared = |dir: &Path| dir.parent().is_none() || dir == temp;
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        if shared(d) {
+            break;
+        }
+        if d.join(STATE_DIR_NAME).is_dir() || d.join(".git").exists() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    cwd.to_path_buf()
+}
+
+/// A handle on `<project>/.indus-process/`.
 #[derive(Debug, Clone)]
 pub struct StateDir {
     root: PathBuf,
@@ -94,7 +118,7 @@ impl StateDir {
     /// The state folder of a working directory (nothing is created yet).
     pub fn new(cwd: impl AsRef<Path>) -> Self {
         Self {
-            root: cwd.as_ref().join(STATE_DIR_NAME),
+            root: locate(cwd.as_ref()).join(STATE_DIR_NAME),
         }
     }
 
@@ -344,5 +368,26 @@ mod tests {
         let m: BTreeMap<String, u8> = state.load("x.json").unwrap();
         assert!(m.is_empty());
         assert!(!state.root().exists());
+    }
+}
+
+#[cfg(test)]
+mod locate_tests {
+    use super::*;
+
+    #[test]
+    fn the_project_is_found_upwards_as_git_finds_dot_git() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        let deep = repo.join("src/deep");
+        std::fs::create_dir_all(&deep).unwrap();
+        // Nothing marks a project: the working directory itself.
+        assert_eq!(locate(&deep), deep);
+        std::fs::create_dir(repo.join(".git")).unwrap();
+        assert_eq!(locate(&deep), repo);
+        assert_eq!(StateDir::new(&deep).root(), repo.join(STATE_DIR_NAME));
+        // A nearer .indus-process wins over the repository root.
+        std::fs::create_dir(repo.join("src").join(STATE_DIR_NAME)).unwrap();
+        assert_eq!(locate(&deep), repo.join("src"));
     }
 }

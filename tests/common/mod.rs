@@ -120,6 +120,10 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("INDUS_SSH_CONFIG")
         .env_remove("INDUS_REMOTE_CACHE")
         .env_remove("INDUS_STDIN_TERMINAL")
+        .env_remove("INDUS_STATE_DIR")
+        // The tools' exact texts, as agents get them: the shell's view (rows alone
+        // on a piped stdout, bash's raw streams) is tested in tests/shell.rs.
+        .env("INDUS_EXACT", "1")
         .env("HOME", no_home())
         .env("XDG_CONFIG_HOME", no_home().join(".config"));
     c
