@@ -422,7 +422,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -480,6 +480,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --tmux)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -508,7 +512,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__bash)
-            opts="-h --json --command --timeout-ms --cwd --help"
+            opts="-h --json --exit-status --command --timeout-ms --cwd --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -560,7 +564,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__bg__subcmd__process)
-            opts="-h --json --action --command --cwd --id --since-last --help"
+            opts="-h --json --action --command --cwd --id --since-last --help start poll stop list"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -571,7 +575,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "start poll stop list" -- "${cur}"))
                     return 0
                     ;;
                 --command)
@@ -912,13 +916,17 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__diff)
-            opts="-U -h --context --help"
+            opts="-u -q -r -U -h --unified --brief --recursive --unified-context --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unified-context)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1034,13 +1042,45 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__find)
-            opts="-t -n -h --json --pattern --path --type --limit --gitignore --skip-hidden --help"
+            opts="-t -e -E -d -H -I -q -0 -h --json --type --extension --exclude --max-depth --hidden --no-ignore --quiet --print0 --stats --pattern --path --limit --gitignore --skip-hidden --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -W "f d l x" -- "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -W "f d l x" -- "${cur}"))
+                    return 0
+                    ;;
+                --extension)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1052,19 +1092,7 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --type)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -t)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1084,13 +1112,61 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__grep)
-            opts="-e -i -C -n -h --json --pattern --path --flags --ignore-case --literal --context --glob --limit --gitignore --skip-hidden --max-file-size --help"
+            opts="-S -F -w -v -l -c -A -B -g -t -T -m -n -q -0 -e -i -C -h --json --smart-case --fixed-strings --word-regexp --invert-match --files-with-matches --count --after-context --before-context --glob --type --type-not --max-count --line-number --hidden --no-ignore --quiet --null --stats --pattern --path --flags --ignore-case --literal --context --limit --gitignore --skip-hidden --max-file-size --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --after-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -A)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --before-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -B)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type-not)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1130,15 +1206,7 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --glob)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2338,7 +2406,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__memory)
-            opts="-h --json --action --content --help"
+            opts="-h --json --action --content --help read replace append"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2349,7 +2417,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "read replace append" -- "${cur}"))
                     return 0
                     ;;
                 --content)
@@ -2364,7 +2432,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__process)
-            opts="-h --json --action --command --cwd --id --input --help"
+            opts="-h --json --action --command --cwd --id --input --help start list poll stop write remove"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2375,7 +2443,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "start list poll stop write remove" -- "${cur}"))
                     return 0
                     ;;
                 --command)
@@ -2473,7 +2541,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2508,7 +2576,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__saas__subcmd__action)
-            opts="-n -h --json --action --slug --arguments --toolkits --query --limit --timeout-ms --help"
+            opts="-n -h --json --action --slug --arguments --toolkits --query --limit --timeout-ms --help discover execute"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2519,7 +2587,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "discover execute" -- "${cur}"))
                     return 0
                     ;;
                 --slug)
@@ -2615,7 +2683,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2713,7 +2781,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2751,7 +2819,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2793,7 +2861,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2831,7 +2899,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --risk)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "low medium high" -- "${cur}"))
                     return 0
                     ;;
                 --mutation)
@@ -2854,7 +2922,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__todo)
-            opts="-h --json --action --items --help"
+            opts="-h --json --action --items --help read set"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2865,7 +2933,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "read set" -- "${cur}"))
                     return 0
                     ;;
                 --items)
@@ -2957,7 +3025,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "text markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -3069,7 +3137,7 @@ _indus__tool_grafted() {
         w=${COMP_WORDS[i]}
         case "$w" in
             --cwd|--mcp-config) passed+=("$w" "${COMP_WORDS[i+1]}"); (( i++ )) ;;
-            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
+            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--state-dir|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
             --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
             -*) ;;
             *) return 0 ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp exact state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -46,6 +46,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats 
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l state-dir -d 'The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tmux -d 'Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec -d 'Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec-cwd -d 'The working directory on the --exec target (default: the login directory, or the container\'s)' -r
@@ -58,6 +59,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Re
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also "shell_confirm": true in .indusvx/buddy.json'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the buddy seed\'s envelope {"harness_timestamp": {"source": "harness", "unix_millis": N}, "result": …} (always on in the buddy profile)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exact -d 'Print a tool\'s text exactly as an agent receives it (summary, hints and bash\'s report on stdout, errors on stderr), even when stdout is a pipe'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a text file.'
@@ -97,7 +99,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "schema" -d 'P
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "diff" -d 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "checkpoint" -d 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
@@ -114,6 +116,12 @@ false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s n -l limit -d 'Show at most this many entries.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s A -l after-context -d 'Show N lines after each match (rg -A)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s B -l before-context -d 'Show N lines before each match (rg -B)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s g -l glob -d 'Only search files matching GLOB; a leading ! excludes (files and folders); repeatable (rg -g)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s t -l type -d 'Only search files of this rg type (rust, py, js, md, ...); repeatable (rg -t)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s T -l type-not -d 'Do not search files of this rg type; repeatable (rg -T)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s m -l max-count -d 'At most N matching lines per file (rg -m)' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s e -l pattern -d 'The regular expression to search for (or the exact text, with literal).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l path -d 'Directory or file to search, relative to the working directory (default: the working directory).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l flags -d 'JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.' -r
@@ -122,23 +130,45 @@ false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l literal -d 'Treat pattern as exact text, not a regular expression (default false).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s C -l context -d 'Lines of context to show before and after each match (default 0).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l glob -d 'Only search files whose name matches this glob, e.g. "*.rs" (a glob containing / matches the path below the search root).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s n -l limit -d 'Show at most this many matching lines (default 200, at most 5000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l limit -d 'Show at most this many matching lines (default 200, at most 5000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false: unlike rg, ignored files such as build output are searched, so the same tree gives the same answer whatever ignore files say).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l skip-hidden -d 'Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l max-file-size -d 'Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s S -l smart-case -d 'Ignore case when the pattern has no uppercase letter (rg -S)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s F -l fixed-strings -d 'Take the pattern as exact text, not a regular expression (rg -F; same as --literal)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s w -l word-regexp -d 'Only match whole words (rg -w)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s v -l invert-match -d 'Show the lines that do not match (rg -v)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s l -l files-with-matches -d 'Print only the paths of files with a match, one per line (rg -l)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s c -l count -d 'Print PATH:N, the number of matching lines of each file with a match (rg -c)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s n -l line-number -d 'Show line numbers (always on; accepted as rg\'s -n)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l hidden -d 'Search hidden files and folders (the default here; rg needs --hidden)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l no-ignore -d 'Search what ignore files exclude (the default here; rg needs --no-ignore)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s q -l quiet -d 'Print nothing; exit 0 if a line matched, 1 if none, 2 on error (rg -q)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s 0 -l null -d 'With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l stats -d 'Print the summary line on stderr even when stdout is not a terminal'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s t -l type -d 'Only list this kind: f file, d directory, l symlink, x executable (fd -t)' -r -f -a "f\t''
+d\t''
+l\t''
+x\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s e -l extension -d 'Only list entries with this file extension; repeatable (fd -e)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s E -l exclude -d 'Leave out entries matching GLOB and do not enter such folders; repeatable (fd -E)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s d -l max-depth -d 'Descend at most N levels; 1 lists the root\'s own entries (fd -d)' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l pattern -d 'A glob when it holds *, ?, [ or { (case-insensitive, fd --glob syntax: "*.rs", "*.{rs,py}", "[ab]*"; * stays within one path component, ** crosses them; a glob holding / matches the path below the search root, e.g. "src/*.rs", any other glob the name); otherwise a case-insensitive substring of the name.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l path -d 'Directory to search, relative to the working directory (default: the working directory); rows are shown under it as it was spelled.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s t -l type -d 'List only files or only directories (a symlink counts as what it points to). [one of: file, dir]' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s n -l limit -d 'Show at most this many entries (default 500, at most 10000).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l limit -d 'Show at most this many entries (default 500, at most 10000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l gitignore -d 'Skip what .gitignore, .ignore and git\'s exclude files exclude (default false: unlike fd, ignored entries such as build output are listed, so the same tree gives the same answer whatever ignore files say).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l skip-hidden -d 'Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched).' -r -f -a "true\t''
 false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s H -l hidden -d 'List hidden entries (the default here; fd needs -H)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s I -l no-ignore -d 'List what ignore files exclude (the default here; fd needs -I)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s q -l quiet -d 'Print nothing; exit 0 if something matched, 1 if nothing, 2 on error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s 0 -l print0 -d 'End each path with NUL instead of a newline, for xargs -0 (fd -0)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l stats -d 'Print the summary line on stderr even when stdout is not a terminal'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l query -d 'What to search for, as you would type it into a search box.' -r
@@ -146,7 +176,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s n -l
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l url -d 'Absolute http:// or https:// URL.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l format -d 'text (default), markdown or html. [one of: text, markdown, html]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l format -d 'text (default), markdown or html. [one of: text, markdown, html]' -r -f -a "text\t''
+markdown\t''
+html\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l max-bytes -d 'Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l timeout-ms -d 'Give up after this many milliseconds (default 30000, at most 120000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -168,9 +200,15 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l json -d '
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l command -d 'The command line, run with sh -c.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l timeout-ms -d 'Deadline in milliseconds (default 120000, at most 600000; fractions are floored).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l cwd -d 'Directory to run in, relative to the working directory (default: the working directory).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l exit-status -d 'Exit with the command\'s own status (128+N for signal N, 124 on timeout)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l action -d 'What to do. [one of: start, list, poll, stop, write, remove]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l action -d 'What to do. [one of: start, list, poll, stop, write, remove]' -r -f -a "start\t''
+list\t''
+poll\t''
+stop\t''
+write\t''
+remove\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l command -d 'start: the command line, run with sh -c.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l cwd -d 'start: directory to run in, relative to the working directory (default: the working directory).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -l id -d 'poll, write, stop, remove: the job id returned by start.' -r
@@ -180,11 +218,15 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_set" -l json 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_set" -l items -d 'The whole new checklist, in order (an empty array clears it).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_set" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -l action -d 'read the checklist, or set (replace) it. [one of: read, set]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -l action -d 'read the checklist, or set (replace) it. [one of: read, set]' -r -f -a "read\t''
+set\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -l items -d 'The whole new checklist, in order (set only; [] clears it).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l action -d 'What to do. [one of: start, poll, stop, list]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l action -d 'What to do. [one of: start, poll, stop, list]' -r -f -a "start\t''
+poll\t''
+stop\t''
+list\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l command -d 'start: the command line, run with sh -c.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l cwd -d 'start: directory to run in, relative to the working directory (default: the working directory).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -l id -d 'poll, stop: the id returned by start.' -r
@@ -198,7 +240,8 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand task" -s C -l cont
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand task" -l timeout-ms -d 'Deadline in milliseconds (default 600000, at most 3600000); the agent\'s process group is killed at it.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand task" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l action -d 'discover lists available actions; execute runs one. [one of: discover, execute]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l action -d 'discover lists available actions; execute runs one. [one of: discover, execute]' -r -f -a "discover\t''
+execute\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l slug -d 'The action to run, exactly as discover lists it (case-sensitive, e.g. GITHUB_CREATE_AN_ISSUE). Required by execute.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l arguments -d 'The action\'s arguments, as the action expects them (execute).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l toolkits -d 'On discover, only these toolkits (e.g. ["github", "slack"]).' -r
@@ -207,7 +250,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -s n 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -l timeout-ms -d 'Give up after this many milliseconds (default 30000 or COMPOSIO_TIMEOUT_MS, at most 300000).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -l action -d 'read the note, replace it, or append a line to it. [one of: read, replace, append]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -l action -d 'read the note, replace it, or append a line to it. [one of: read, replace, append]' -r -f -a "read\t''
+replace\t''
+append\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -l content -d 'The new note (replace) or the line to add (append). Ignored by read.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand enter_plan_mode" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
@@ -217,7 +262,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand exit_plan_mode" -l
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand exit_plan_mode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l command -d 'The shell command, run with sh -c (in a tmux pane, sourced by its bash).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand run_shell" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -267,7 +314,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l lite
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l enter -d 'Press Enter after the text and keys (default false).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l delay -d 'Wait this long before sending ("500ms", "2s" or seconds).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -276,7 +325,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -l why 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand send-keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l session -d 'The managed session (its short name, or indus-<owner>-<name>).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -285,7 +336,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-sessio
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-session" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l session -d 'The managed session (its short name, or indus-<owner>-<name>).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -295,7 +348,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-session"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l pane -d 'The managed pane\'s name.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l session -d 'The managed session (default: the shared one).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -305,7 +360,9 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-create-pane" 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l pane -d 'The managed pane\'s name.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l session -d 'The managed session (default: the shared one).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l risk -d 'Estimated risk of the action: low, medium or high. [one of: low, medium, high]' -r -f -a "low\t''
+medium\t''
+high\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l mutation -d 'Whether the action changes the system\'s state.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand tmux-kill-pane" -l privesc -d 'Whether the action uses privilege escalation (sudo, su, doas).' -r -f -a "true\t''
@@ -358,8 +415,11 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_se
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "names" -d 'The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "broker" -d 'The warm broker itself (started by `mcp up`)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l context -d 'Lines of context around each change' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s U -l context -l unified-context -d 'Lines of context around each change (diff -U N)' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s u -l unified -d 'Unified format with 3 lines of context (the only format; accepted as diff\'s -u)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s q -l brief -d 'Only say which files differ (diff -q)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s r -l recursive -d 'Compare folders\' subfolders too (diff -r)'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand checkpoint; and not __fish_seen_subcommand_from list on off diff rewind drop help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand checkpoint; and not __fish_seen_subcommand_from list on off diff rewind drop help" -f -a "list" -d 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand checkpoint; and not __fish_seen_subcommand_from list on off diff rewind drop help" -f -a "on" -d 'Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)'
@@ -422,7 +482,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fi
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "call" -d 'Run one ToolCall given as JSON: {"id":..,"name":..,"input":{..}} (\'-\' reads stdin, \'@FILE\' reads a file)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "batch" -d 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "mcp" -d 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "diff" -d 'Unified diff of two files, with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "diff" -d 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "checkpoint" -d 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "completions" -d 'Print a shell completion script'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and not __fish_seen_subcommand_from read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help" -f -a "man" -d 'Write man pages (indus-tool.1 and one per subcommand) into a directory'

@@ -13,12 +13,21 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// What every shell must offer: the line typed so far, and one completion of it.
-const CASES: [(&str, &str); 5] = [
+const CASES: [(&str, &str); 13] = [
     ("indus-tool gr", "grep"),
     ("indus-tool grep --ig", "--ignore-case"),
     ("indus-tool todo_set --i", "--items"),
     ("indus-tool --format ", "json"),
     ("indus-tool schema --for ", "anthropic"),
+    // A positional's allowed values (the tool's enum) and fd's -t letters.
+    ("indus-tool process ", "poll"),
+    ("indus-tool process ", "start"),
+    ("indus-tool find -t ", "f"),
+    ("indus-tool find -t ", "d"),
+    ("indus-tool find -t ", "l"),
+    ("indus-tool find -t ", "x"),
+    ("indus-tool grep --files-w", "--files-with-matches"),
+    ("indus-tool diff --rec", "--recursive"),
 ];
 
 fn committed(file: &str) -> PathBuf {

@@ -164,6 +164,80 @@ pub(crate) fn completions(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Everyday examples, per page (`""` is the main page): a description and a
+/// command line run from a project folder. tests/shell.rs runs every one.
+pub const EXAMPLES: &[(&str, &str, &str)] = &[
+    ("", "Read a file, numbered like cat -n", "indus-tool read Cargo.toml"),
+    ("", "Search a tree as rg would, and branch on the result", "indus-tool grep -q 'fn main' src && echo found"),
+    ("", "Count the lines of every TOML file", "indus-tool find -e toml -0 | xargs -0 wc -l"),
+    ("", "Replace a span and see the diff", "indus-tool edit src/lib.rs --old-text 'old' --new-text 'new'"),
+    ("", "Compare two trees as diff -ru does", "indus-tool diff -r before after"),
+    ("grep", "Files mentioning a word, as rg -l", "indus-tool grep -l -w TODO src"),
+    ("grep", "Matches with two lines after, only in Rust files", "indus-tool grep -A 2 -t rust 'unsafe' ."),
+    ("grep", "Everything but generated files, counted per file", "indus-tool grep -c -g '!*.lock' version"),
+    ("grep", "Rewrite the files that mention a name", "indus-tool grep -l -F old_name src | xargs sed -i 's/old_name/new_name/g'"),
+    ("find", "Rust files two levels deep at most, as fd", "indus-tool find -e rs -d 2"),
+    ("find", "Folders named test, leaving out target", "indus-tool find -t d test -E target"),
+    ("find", "Every Markdown file, NUL-separated for xargs -0", "indus-tool find '*.md' -0 | xargs -0 wc -l"),
+    ("diff", "Two files, unified", "indus-tool diff -u old.txt new.txt"),
+    ("diff", "Which files of two trees differ", "indus-tool diff -qr before after"),
+    ("diff", "A patch of two trees, applied with patch", "indus-tool diff -ru a b > change.patch; patch -d a -p1 < change.patch"),
+    ("write", "Write a file from a pipe", "printf 'hello\\n' | indus-tool write greeting.txt"),
+    ("write", "Make a file empty (on purpose)", "indus-tool write notes.txt --content ''"),
+    ("read", "Lines 40 to 59", "indus-tool read src/lib.rs --offset 40 --limit 20"),
+    ("bash", "Run a command; its status is the toolbox's", "indus-tool bash --exit-status 'make test'"),
+];
+
+/// The EXIT STATUS and EXAMPLES sections of a man page (roff), appended to what
+/// clap_mangen renders.
+fn man_sections(page: &str) -> String {
+    let status: &[(&str, &str)] = match page {
+        "grep" | "find" => &[
+            ("0", "Something was found."),
+            ("1", "Nothing was found."),
+            ("2", "An error: a bad pattern or input, an unreadable root, a usage error."),
+        ],
+        "diff" => &[
+            ("0", "The files (or trees) are equal."),
+            ("1", "They differ."),
+            ("2", "Trouble: a file could not be read, a usage error."),
+        ],
+        "bash" => &[
+            ("0", "The command exited 0."),
+            ("1", "The command failed, timed out or could not run (with --exit-status: its own status, 128+N for signal N, 124 on timeout)."),
+            ("2", "A usage error."),
+        ],
+        "" => &[
+            ("0", "Success; for grep and find, something was found; for diff, equal."),
+            ("1", "The tool reported an error (is_error); for grep and find, nothing was found; for diff, different."),
+            ("2", "A usage error (unknown flag, malformed --json, unknown tool); for grep, find and diff, any trouble."),
+            ("128+N", "Interrupted by signal N while a command ran."),
+        ],
+        _ => &[
+            ("0", "Success."),
+            ("1", "The tool reported an error (is_error in --format json)."),
+            ("2", "A usage error."),
+        ],
+    };
+    let esc = |t: &str| t.replace('\\', "\\e").replace('-', "\\-");
+    let mut out = String::from(".SH \"EXIT STATUS\"\n");
+    for (code, what) in status {
+        out.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", esc(what)));
+    }
+    let examples: Vec<_> = EXAMPLES.iter().filter(|e| e.0 == page).collect();
+    if !examples.is_empty() {
+        out.push_str(".SH EXAMPLES\n");
+        for (_, what, line) in examples {
+            out.push_str(&format!(
+                ".TP\n{}\n.nf\n\\f(CW{}\\fR\n.fi\n",
+                esc(what),
+                esc(line)
+            ));
+        }
+    }
+    out
+}
+
 /// Write `indus-tool.1` and one page per subcommand into `dir`.
 pub fn write_man_pages(
     descriptors: &[ToolDescriptor],
@@ -175,9 +249,12 @@ pub fn write_man_pages(
     let mut written = Vec::new();
     let mut render = |cmd: clap::Command, file: String| -> std::io::Result<()> {
         let mut buf = Vec::new();
+        let name = cmd.get_name().to_string();
         clap_mangen::Man::new(cmd)
             .source(source.clone())
             .render(&mut buf)?;
+        let page = name.strip_prefix(&format!("{BIN_NAME}-")).unwrap_or("");
+        buf.extend_from_slice(man_sections(page).as_bytes());
         let path = dir.join(file);
         std::fs::write(&path, buf)?;
         written.push(path);
