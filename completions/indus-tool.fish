@@ -502,6 +502,11 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_s
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "diff" -d 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "rewind" -d 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand help; and __fish_seen_subcommand_from checkpoint" -f -a "drop" -d 'Forget NODE and every older node (or --all), deleting contents no node needs'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand process" -f -a "start list poll stop write remove"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo" -f -a "read set"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand bg-process" -f -a "start poll stop list"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand saas-action" -f -a "discover execute"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand memory" -f -a "read replace append"
 
 # Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
 function __fish_indus_tool_grafted

@@ -1411,8 +1411,12 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
         return Err(format!("panicked: {stderr}"));
     }
     let code = status.code().ok_or("killed by a signal")?;
+    // grep and find answer as rg and fd do: 1 for nothing found, 2 for trouble.
+    let search = case.args.iter().any(|a| a == "grep" || a == "find");
     let expected_code = match case.want {
+        Want::Ok if search && stdout.contains("No matches for ") => 1,
         Want::Ok => 0,
+        Want::Error if search => 2,
         Want::Error => 1,
         Want::Usage => 2,
     };

@@ -5,12 +5,14 @@ mod common;
 use common::{TestEnv, code, stderr, stdout};
 use serde_json::json;
 
-/// Run and demand success; the text output without its final newline.
+/// Run and demand an answer: exit 0 when something was found, 1 when nothing was
+/// (rg's and fd's convention); the text output without its final newline.
 fn ok(env: &TestEnv, args: &[&str]) -> String {
     let out = env.run(args);
+    let none = stdout(&out).contains("No matches for ");
     assert_eq!(
         code(&out),
-        0,
+        if none { 1 } else { 0 },
         "{args:?} failed: stdout {:?} stderr {:?}",
         stdout(&out),
         stderr(&out)
@@ -19,10 +21,11 @@ fn ok(env: &TestEnv, args: &[&str]) -> String {
     text.strip_suffix('\n').unwrap_or(&text).to_string()
 }
 
-/// Run and demand a tool error (exit 1); the message without its final newline.
+/// Run and demand a tool error (exit 2 for grep and find, as rg's and fd's
+/// trouble); the message without its final newline.
 fn fails(env: &TestEnv, args: &[&str]) -> String {
     let out = env.run(args);
-    assert_eq!(code(&out), 1, "{args:?} should fail: {:?}", stdout(&out));
+    assert_eq!(code(&out), 2, "{args:?} should fail: {:?}", stdout(&out));
     assert_eq!(stdout(&out), "");
     stderr(&out).trim_end_matches('\n').to_string()
 }
@@ -802,6 +805,7 @@ fn run_unprivileged(env: &TestEnv, args: &[&str]) -> Option<std::process::Output
         .arg("--cwd")
         .arg(env.root())
         .args(args)
+        .env("INDUS_EXACT", "1")
         .output()
         .ok()?;
     // setpriv itself failing (no permission to switch) is not the tool's verdict.
@@ -870,7 +874,7 @@ fn unreadable_directories_are_skipped_and_counted() {
         );
     }
     for out in [root_grep, root_find].into_iter().flatten() {
-        assert_eq!(code(&out), 1);
+        assert_eq!(code(&out), 2);
         let msg = stderr(&out);
         assert!(
             msg.starts_with("Cannot search locked: EACCES: permission denied, scandir '"),
@@ -1084,7 +1088,7 @@ fn json_output_is_one_outcome_line() {
         "a/B.txt\na/b/c.txt\na/z.txt\n\nFound 3 matches among 5 entries.\n"
     );
     let (outcome, out) = env.run_json(&["grep", "("]);
-    assert_eq!(code(&out), 1);
+    assert_eq!(code(&out), 2);
     assert_eq!(outcome["is_error"], json!(true));
     assert!(
         outcome["output"]
@@ -1223,9 +1227,9 @@ fn a_clamped_grep_cuts_between_rows_and_counts_what_it_left_out() {
             "Found 60 matches in 60 files (searched 60 files)."
         );
     }
-    // Programs test for "no match" by the count.
+    // Programs test for "no match" by the count (and the exit status, 1).
     let (v, out) = env.run_json(&["grep", "nowhere"]);
-    assert_eq!(code(&out), 0);
+    assert_eq!(code(&out), 1);
     assert_eq!(v["output"]["count"], json!(0));
     assert_eq!(v["output"]["rows"], json!([]));
     let (v, _) = env.run_json(&["--max-bytes", "400", "grep", "needle"]);

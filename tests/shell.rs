@@ -1,319 +1,632 @@
-//! `bash` through the real binary: the report format, exit status, deadlines that
-//! kill the whole process group, closed stdin, clamping, and Ctrl-C.
+//! The command line as shell scripts use it: scripts run through `bash -c` on real
+//! temp trees, with `indus-tool` on PATH and stdout a pipe, checked against the
+//! peer tools on the same input — rg for grep, fd for find, GNU diff and patch for
+//! diff — line by line (paths and line numbers), plus every exit status, the
+//! pipelines people write (`| xargs`, `-0 | xargs -0`), write's guard at a real
+//! pseudo-terminal, state found from a subfolder, and every example the man pages
+//! and README show.
+//!
+//! A peer that is not installed fails the test under `CI=true` and prints SKIPPED
+//! otherwise (.ci/run installs ripgrep, fd-find, diffutils, patch and bsdutils).
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
 
-use common::{TestEnv, alive, code, pid_in, stderr, stdout, wait_until};
-use serde_json::json;
-
-#[test]
-fn the_report_stitches_streams_and_status() {
-    let env = TestEnv::new();
-    let out = env.run(&["bash", "echo out; echo err >&2"]);
-    assert_eq!(code(&out), 0);
-    assert_eq!(
-        stdout(&out),
-        "stdout:\nout\nstderr:\nerr\nstatus: exit code 0\n"
-    );
-
-    let out = env.run(&["bash", "true"]);
-    assert_eq!(stdout(&out), "status: exit code 0\n");
-
-    let out = env.run(&["bash", "printf 'no newline'; exit 3"]);
-    assert_eq!(code(&out), 1);
-    assert_eq!(stderr(&out), "stdout:\nno newline\nstatus: exit code 3\n");
-
-    let out = env.run(&["bash", "kill -TERM $$"]);
-    assert_eq!(code(&out), 1);
-    assert_eq!(stderr(&out), "status: killed by SIGTERM\n");
+/// A project tree and a PATH on which `indus-tool` is this build.
+struct Shell {
+    dir: tempfile::TempDir,
+    bin: tempfile::TempDir,
 }
 
-#[test]
-fn json_output_is_one_outcome() {
-    let env = TestEnv::new();
-    let (v, out) = env.run_json(&["bash", "echo hi"]);
-    assert_eq!(code(&out), 0);
-    assert_eq!(v["output"]["stdout"], "hi\n");
-    assert_eq!(v["output"]["exitCode"], 0);
-    assert_eq!(v["is_error"], false);
-    let (v, out) = env.run_json(&["bash", "--json", r#"{"command":"exit 4"}"#]);
-    assert_eq!(code(&out), 1);
-    assert_eq!(v["output"]["exitCode"], 4);
-    assert_eq!(v["is_error"], true);
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
 }
 
-#[test]
-fn stdin_is_closed_so_a_reader_ends_at_once() {
-    let env = TestEnv::new();
-    let start = Instant::now();
-    let out = env
-        .cmd()
-        .args(["bash", "cat; read x; echo \"read=$?\""])
-        .write_stdin("this must not reach the command\n")
-        .output()
-        .unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(stdout(&out), "stdout:\nread=1\nstatus: exit code 0\n");
-}
-
-#[test]
-fn a_deadline_kills_the_group_and_keeps_what_was_printed() {
-    let env = TestEnv::new();
-    let start = Instant::now();
-    let out = env.run(&[
-        "bash",
-        "--timeout-ms",
-        "1000",
-        "echo started; echo oops >&2; sleep 1000 & echo $! > bg.pid; sleep 1000",
-    ]);
-    let took = start.elapsed();
-    assert!(took < Duration::from_secs(2), "took {took:?}");
-    assert_eq!(code(&out), 1);
-    assert_eq!(
-        stderr(&out),
-        "stdout:\nstarted\nstderr:\noops\nstatus: timed out after 1000 ms; the command's process group was killed\n"
-    );
-    let bg = pid_in(&env, "bg.pid");
-    assert!(
-        wait_until(Duration::from_secs(2), || !alive(bg)),
-        "the backgrounded sleep {bg} survived the deadline"
-    );
-}
-
-#[test]
-fn a_backgrounded_child_holding_the_pipes_does_not_hang_bash() {
-    let env = TestEnv::new();
-    let start = Instant::now();
-    // The shell exits at once; its child keeps stdout open for 30 s.
-    let out = env.run(&["bash", "sleep 30 & echo $! > bg.pid; echo done"]);
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        start.elapsed()
-    );
-    assert_eq!(stdout(&out), "stdout:\ndone\nstatus: exit code 0\n");
-    let bg = pid_in(&env, "bg.pid");
-    assert!(wait_until(Duration::from_secs(2), || !alive(bg)));
-}
-
-#[test]
-fn cwd_is_resolved_against_the_working_directory() {
-    let env = TestEnv::new();
-    env.mkdir("sub/dir");
-    let out = env.run(&["bash", "--cwd", "sub/dir", "pwd"]);
-    let expected = env.path("sub/dir").canonicalize().unwrap();
-    assert_eq!(
-        stdout(&out),
-        format!("stdout:\n{}\nstatus: exit code 0\n", expected.display())
-    );
-    let out = env.run(&["bash", "--cwd", "nope", "pwd"]);
-    assert_eq!(code(&out), 1);
-    assert_eq!(
-        stderr(&out),
-        format!(
-            "Invalid \"cwd\": ENOENT: no such file or directory, lstat '{}'\n",
-            env.path("nope").display()
+impl Shell {
+    fn new() -> Self {
+        let bin = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(
+            assert_cmd::cargo::cargo_bin("indus-tool"),
+            bin.path().join("indus-tool"),
         )
-    );
-    env.write("file", "x");
-    let out = env.run(&["bash", "--cwd", "file", "pwd"]);
-    assert_eq!(stderr(&out), "Invalid \"cwd\": file is not a directory.\n");
-}
-
-#[test]
-fn bad_input_names_the_field() {
-    let env = TestEnv::new();
-    let cases: &[(&str, &str)] = &[
-        (r#"{}"#, "Missing \"command\": expected a non-empty string."),
-        (
-            r#"{"command":""}"#,
-            "Invalid \"command\": expected a non-empty string, got an empty string.",
-        ),
-        (
-            r#"{"command":"true","timeoutMs":0}"#,
-            "Invalid \"timeoutMs\": expected a positive number of milliseconds, got the number 0.",
-        ),
-        (
-            r#"{"command":"true","timeoutMs":-5}"#,
-            "Invalid \"timeoutMs\": expected a positive number of milliseconds, got the number -5.",
-        ),
-        (
-            r#"{"command":"true","timeoutMs":"soon"}"#,
-            "Invalid \"timeoutMs\": expected a positive number of milliseconds, got the string \"soon\".",
-        ),
-        (
-            r#"{"command":"true","cwd":7}"#,
-            "Invalid \"cwd\": expected a string, got the number 7.",
-        ),
-    ];
-    for (input, message) in cases {
-        let out = env.run(&["bash", "--json", input]);
-        assert_eq!(code(&out), 1, "{input}");
-        assert_eq!(stderr(&out), format!("{message}\n"), "{input}");
-    }
-    // Fractions are floored, not refused.
-    let out = env.run(&[
-        "bash",
-        "--json",
-        r#"{"command":"echo ok","timeoutMs":1500.7}"#,
-    ]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-}
-
-#[test]
-fn a_flood_is_clamped_keeping_head_tail_and_stderr() {
-    let env = TestEnv::new();
-    let out = env.run(&[
-        "--max-bytes",
-        "4000",
-        "bash",
-        "seq 1 100000; echo 'the real error' >&2",
-    ]);
-    assert_eq!(code(&out), 0);
-    let text = stdout(&out);
-    assert!(text.len() <= 4001, "{} bytes", text.len());
-    assert!(text.starts_with("stdout:\n1\n2\n3\n"), "{text}");
-    assert!(text.contains("\n100000\nstderr:\nthe real error\nstatus: exit code 0\n"));
-    let notice = text
-        .lines()
-        .find(|l| l.starts_with("[bash: "))
-        .expect("a notice");
-    assert!(
-        notice.ends_with(" lines) of stdout elided to stay within the output ceiling]"),
-        "{notice}"
-    );
-    // Whole lines were cut: the lines around the notice are consecutive numbers
-    // with exactly the stated count missing between them.
-    let lines: Vec<&str> = text.lines().collect();
-    let at = lines.iter().position(|l| l.starts_with("[bash: ")).unwrap();
-    let before: u64 = lines[at - 1].parse().unwrap();
-    let after: u64 = lines[at + 1].parse().unwrap();
-    let missing = after - before - 1;
-    assert!(notice.contains(&format!("({missing} lines)")), "{notice}");
-}
-
-#[test]
-fn ctrl_c_kills_the_command_group_and_exits_130() {
-    let env = TestEnv::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
-        .current_dir(env.root())
-        .args([
-            "bash",
-            "echo $$ > sh.pid; sleep 1000 & echo $! > bg.pid; sleep 1000",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
         .unwrap();
-    let sh = pid_in(&env, "sh.pid");
-    let bg = pid_in(&env, "bg.pid");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            bin,
+        }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, content: &str) {
+        let p = self.root().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap()
+    }
+
+    /// Run `script` with bash in the tree, as a CI step would: stdout and stderr
+    /// pipes, stdin closed, the environment scrubbed of the toolbox's variables.
+    fn sh(&self, script: &str) -> Ran {
+        let mut cmd = common::bin_std();
+        let path = format!(
+            "{}:{}",
+            self.bin.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        // bin_std's environment, but for bash rather than the binary.
+        let envs: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> = cmd
+            .get_envs()
+            .map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned())))
+            .collect();
+        let mut bash = Command::new("bash");
+        for (k, v) in envs {
+            match v {
+                Some(v) => bash.env(k, v),
+                None => bash.env_remove(k),
+            };
+        }
+        // The shell's view, not the agent's exact text.
+        bash.env_remove("INDUS_EXACT");
+        cmd = bash;
+        let out = cmd
+            .arg("-c")
+            .arg(script)
+            .env("PATH", path)
+            .current_dir(self.root())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        Ran {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn ok(&self, script: &str) -> String {
+        let r = self.sh(script);
+        assert_eq!(
+            r.code, 0,
+            "`{script}` exited {}\nstdout:\n{}\nstderr:\n{}",
+            r.code, r.stdout, r.stderr
+        );
+        r.stdout
+    }
+
+    /// A small project: Rust, Markdown and TOML files, nested folders, a hidden
+    /// file, words for -w, a build folder.
+    fn project() -> Self {
+        let s = Self::new();
+        s.write(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        );
+        s.write(
+            "src/main.rs",
+            "// TODO: split\nfn main() {\n    let total = count(3);\n    println!(\"{total}\");\n}\n",
+        );
+        s.write(
+            "src/lib.rs",
+            "pub fn count(n: u32) -> u32 {\n    n + 1 // counter\n}\n\npub fn old_name() {}\n// todo lower\nunsafe fn danger() {}\n",
+        );
+        s.write(
+            "src/deep/util.rs",
+            "fn helper() {}\nconst COUNT: u32 = 2;\n// Count, countless, count.\n",
+        );
+        s.write("docs/guide.md", "# Guide\ncount words here\nTODO later\n");
+        s.write("docs/notes.md", "Nothing to see.\nfn not_code\n");
+        s.write(
+            "tests/test_count.rs",
+            "#[test]\nfn counts() { assert_eq!(1 + 1, 2); }\n",
+        );
+        s.write(".hidden.toml", "key = \"count\"\n");
+        s.write("target/debug/out.txt", "count in build output\n");
+        s.write("a.b(c.txt", "literal a.b(c here\nand a-b-c there\n");
+        s
+    }
+}
+
+/// Whether `program` runs here; when not, fail under CI and say SKIPPED otherwise.
+fn have(program: &str) -> bool {
+    let runs = Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !runs {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "{program} is not installed, and CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: {program} is not installed");
+    }
+    runs
+}
+
+/// fd is `fdfind` on Debian.
+fn fd() -> Option<&'static str> {
+    if have_quiet("fdfind") {
+        return Some("fdfind");
+    }
+    if have("fd") { Some("fd") } else { None }
+}
+
+fn have_quiet(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// grep's rows in rg's spelling: `PATH:LINE: TEXT` → `PATH:LINE:TEXT`, context
+/// `PATH-LINE- TEXT` → `PATH-LINE-TEXT`; `--` stays.
+fn as_rg(rows: &str) -> Vec<String> {
+    let row = regex::Regex::new(r"^(.*?)([:-])(\d+)([:-]) (.*)$").unwrap();
+    rows.lines()
+        .map(|l| match row.captures(l) {
+            Some(c) if c[2] == c[4] => format!("{}{}{}{}{}", &c[1], &c[2], &c[3], &c[4], &c[5]),
+            _ => l.to_string(),
+        })
+        .collect()
+}
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+/// fd's and ours, as a sorted set of paths without `./` or a trailing `/`.
+fn path_set(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .lines()
+        .map(|l| {
+            l.strip_prefix("./")
+                .unwrap_or(l)
+                .trim_end_matches('/')
+                .to_string()
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn exit_statuses_are_the_peer_tools() {
+    let s = Shell::project();
+    let code = |script: &str| s.sh(script).code;
+    // grep: 0 found, 1 none, 2 trouble.
+    assert_eq!(code("indus-tool grep count"), 0);
+    assert_eq!(code("indus-tool grep zzz_absent"), 1);
+    assert_eq!(code("indus-tool grep 'a('"), 2);
+    assert_eq!(code("indus-tool grep count no/such/dir"), 2);
+    assert_eq!(code("indus-tool grep --no-such-flag x"), 2);
+    // find: the same.
+    assert_eq!(code("indus-tool find '*.rs'"), 0);
+    assert_eq!(code("indus-tool find '*.absent'"), 1);
+    assert_eq!(code("indus-tool find '*.rs' no/such/dir"), 2);
+    assert_eq!(code("indus-tool find '[' "), 2);
+    // diff: 0 equal, 1 different, 2 trouble.
+    s.write("one.txt", "a\n");
+    s.write("two.txt", "b\n");
+    assert_eq!(code("indus-tool diff one.txt one.txt"), 0);
+    assert_eq!(code("indus-tool diff one.txt two.txt"), 1);
+    assert_eq!(code("indus-tool diff one.txt missing.txt"), 2);
+    // Every other tool: 0 success, 1 the tool's error, 2 usage.
+    assert_eq!(code("indus-tool read Cargo.toml"), 0);
+    assert_eq!(code("indus-tool read missing.txt"), 1);
+    assert_eq!(code("indus-tool read"), 2);
+    assert_eq!(code("indus-tool no-such-tool"), 2);
+    assert_eq!(code("indus-tool bash 'exit 7'"), 1);
+    assert_eq!(code("indus-tool bash --exit-status 'exit 7'"), 7);
+    assert_eq!(
+        code("indus-tool bash --exit-status 'kill -TERM $$'"),
+        128 + 15
+    );
+    // `if` can branch on grep -q.
+    assert_eq!(
+        s.ok("if indus-tool grep -q 'fn main' src; then echo yes; else echo no; fi"),
+        "yes\n"
+    );
+    assert_eq!(
+        s.ok("if indus-tool grep -q 'fn nowhere' src; then echo yes; else echo no; fi"),
+        "no\n"
+    );
+    // --format json keeps is_error and the exit status.
+    let r = s.sh("indus-tool --format json grep zzz_absent");
+    assert_eq!(r.code, 1);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["is_error"], false);
+    assert_eq!(v["output"]["count"], 0);
+}
+
+#[test]
+fn json_mode_answers_json_even_for_usage_errors() {
+    let s = Shell::project();
+    for script in [
+        "indus-tool --format json grep --no-such-flag x",
+        "indus-tool --format json no-such-tool",
+        "indus-tool --format=json read",
+        "INDUS_FORMAT=json indus-tool grep -e",
+        "indus-tool grep x --format json --bogus",
+    ] {
+        let r = s.sh(script);
+        assert_eq!(r.code, 2, "{script}: {}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(r.stdout.trim())
+            .unwrap_or_else(|e| panic!("{script}: stdout is not JSON ({e}): {:?}", r.stdout));
+        assert_eq!(v["error"]["kind"], "usage", "{script}");
+        assert!(v["error"]["message"].as_str().unwrap().len() > 5);
+    }
+}
+
+#[test]
+fn piped_stdout_holds_only_the_rows() {
+    let s = Shell::project();
+    // No blank line, no summary: xargs gets paths only.
+    let out = s.ok("indus-tool find '*.toml'");
+    assert_eq!(out, ".hidden.toml\nCargo.toml\n");
+    let counted = s.ok("indus-tool find '*.toml' | xargs wc -l");
+    assert!(
+        counted.contains("Cargo.toml") && counted.contains("total"),
+        "{counted}"
+    );
+    // The summary is on stderr only when it says more than the count, or --stats.
+    let r = s.sh("indus-tool grep count src/lib.rs");
+    assert_eq!(r.stdout, "src/lib.rs:1: pub fn count(n: u32) -> u32 {\n");
+    assert_eq!(r.stderr, "");
+    let r = s.sh("indus-tool grep --stats count src/lib.rs");
+    assert!(
+        r.stderr.starts_with("Found 1 match in 1 file"),
+        "{}",
+        r.stderr
+    );
+    let r = s.sh("indus-tool grep --limit 1 count src");
+    assert_eq!(r.stdout.lines().count(), 1);
+    assert!(
+        r.stderr.contains("raise --limit to see more"),
+        "{}",
+        r.stderr
+    );
+    // read: the numbered lines on stdout, the window's hint on stderr with the flag.
+    s.write(
+        "big.txt",
+        &(1..=50).map(|i| format!("{i}\n")).collect::<String>(),
+    );
+    let r = s.sh("indus-tool read big.txt --limit 2");
+    assert_eq!(r.stdout, "     1\t1\n     2\t2\n");
+    assert!(
+        r.stderr.contains("continue with --offset 3"),
+        "{}",
+        r.stderr
+    );
+    // cat -n agrees byte for byte.
+    let cat = s.ok("cat -n big.txt | head -2");
+    assert_eq!(r.stdout, cat);
+    // --exact: the agent's text, summary and key names included.
+    let exact = s.ok("indus-tool --exact read big.txt --limit 2");
+    assert!(exact.starts_with("Showing lines 1–2 of 50"), "{exact}");
+    assert!(exact.contains("offset=3"));
+    // -q prints nothing at all.
+    let r = s.sh("indus-tool grep -q count");
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    let r = s.sh("indus-tool find -q '*.zzz'");
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (1, "", ""));
+}
+
+#[test]
+fn hints_name_flags_in_text_and_keys_in_json() {
+    let s = Shell::project();
+    s.write("twice.txt", "x\nx\n");
+    let r = s.sh("indus-tool edit twice.txt --old-text x --new-text y");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("pass --replace-all"), "{}", r.stderr);
+    let r = s.sh("indus-tool --format json edit twice.txt --old-text x --new-text y");
+    assert!(r.stdout.contains("set replaceAll"), "{}", r.stdout);
+    assert_eq!(s.read("twice.txt"), "x\nx\n");
+}
+
+#[test]
+fn print0_goes_through_xargs_0_with_awkward_names() {
+    let s = Shell::project();
+    s.write("odd dir/with space.md", "count\n");
+    s.write("odd dir/quote'd.md", "count\n");
+    let out = s.ok("indus-tool find -e md -0 | xargs -0 wc -l | sort");
+    assert!(out.contains("odd dir/with space.md"), "{out}");
+    assert!(out.contains("odd dir/quote'd.md"), "{out}");
+    let out = s.ok("indus-tool grep -l -0 count 'odd dir' | xargs -0 -n1 echo | sort");
+    assert_eq!(out, "odd dir/quote'd.md\nodd dir/with space.md\n");
+    // -0 without -l is refused: a NUL after each content row means nothing.
+    assert_eq!(s.sh("indus-tool grep -0 count").code, 2);
+}
+
+#[test]
+fn grep_l_feeds_sed_and_the_tree_changes() {
+    let s = Shell::project();
+    s.ok("indus-tool grep -l -F old_name src | xargs sed -i 's/old_name/new_name/g'");
+    assert!(s.read("src/lib.rs").contains("pub fn new_name() {}"));
+    assert_eq!(s.sh("indus-tool grep -q old_name src").code, 1);
+}
+
+#[test]
+fn grep_agrees_with_rg_line_by_line() {
+    if !have("rg") {
+        return;
+    }
+    let s = Shell::project();
+    // rg with our defaults: hidden files and ignored files searched, sorted by path.
+    let rg = "rg --hidden --no-ignore --sort path -n --no-heading --with-filename --color never";
+    let cases: &[(&str, &str)] = &[
+        ("count", "count"),
+        ("-i todo", "-i todo"),
+        ("-S count", "-S count"),
+        ("-S Count", "-S Count"),
+        ("-F 'a.b('", "-F 'a.b('"),
+        ("-w count", "-w count"),
+        ("-v -g '*.rs' '[a-z]'", "-v -g '*.rs' '[a-z]'"),
+        ("-A 1 count src", "-A 1 count src"),
+        ("-B 1 count src", "-B 1 count src"),
+        ("-C 1 TODO", "-C 1 TODO"),
+        ("-A 2 -B 1 fn src", "-A 2 -B 1 fn src"),
+        ("-g '*.rs' count", "-g '*.rs' count"),
+        ("-g '!*.rs' count", "-g '!*.rs' count"),
+        (
+            "-g '!target' -g '!*.md' count",
+            "-g '!target' -g '!*.md' count",
+        ),
+        ("-t rust count", "-t rust count"),
+        ("-t md -t toml count", "-t md -t toml count"),
+        ("-T rust count", "-T rust count"),
+        ("count src docs", "count src docs"),
+        ("-m 1 count src", "-m 1 count src"),
+        ("-n -w -i count", "-n -w -i count"),
+    ];
+    for (ours, theirs) in cases {
+        let mine = s.sh(&format!("indus-tool grep {ours}"));
+        let peer = s.sh(&format!("{rg} {theirs}"));
+        assert_eq!(
+            mine.code, peer.code,
+            "grep {ours}: exit {} vs rg's {}\n{}",
+            mine.code, peer.code, mine.stderr
+        );
+        assert_eq!(
+            as_rg(&mine.stdout),
+            lines(&peer.stdout),
+            "grep {ours} differs from rg {theirs}"
+        );
+    }
+    // -l and -c print what rg prints.
+    for flags in [
+        "-l count",
+        "-c count",
+        "-c -v -g '*.rs' count",
+        "-l -w TODO",
+        "-c count src docs",
+    ] {
+        let mine = s.sh(&format!("indus-tool grep {flags}"));
+        let peer = s.sh(&format!("{rg} {flags}"));
+        assert_eq!(mine.code, peer.code, "grep {flags}");
+        assert_eq!(
+            lines(&mine.stdout),
+            lines(&peer.stdout),
+            "grep {flags} differs from rg"
+        );
+    }
+}
+
+#[test]
+fn find_agrees_with_fd() {
+    let Some(fd) = fd() else {
+        return;
+    };
+    let s = Shell::project();
+    std::os::unix::fs::symlink("src/lib.rs", s.root().join("lib-link.rs")).unwrap();
+    s.write("bin/run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(
+        s.root().join("bin/run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "indus-tool ignored SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(130));
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "bash was cancelled; the command's process group was killed.\n"
-    );
-    assert!(wait_until(Duration::from_secs(2), || !alive(sh) && !alive(bg)));
-}
-
-/// A flood is counted, not held: 300 MB of output leaves the report within the
-/// budget, the notice exact, and the process small. (`RUSAGE_CHILDREN` reports the
-/// largest resident size of any finished child of this test binary; the other
-/// tests' children are a few MB.)
-#[test]
-fn a_flood_of_output_is_not_held_in_memory() {
-    let env = TestEnv::new();
-    let out = env.run(&[
-        "bash",
-        "head -c 300000000 /dev/zero | tr '\\0' 'x'; echo; echo last line",
-    ]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.len() <= 64 * 1024, "{}", text.len());
-    assert!(
-        text.ends_with("x\nlast line\nstatus: exit code 0\n"),
-        "{text:.200}"
-    );
-    let notice = text
-        .split("[bash: ")
-        .nth(1)
-        .and_then(|r| r.split(']').next())
-        .expect("a notice");
-    let kept = text.matches('x').count() - "exit code".matches('x').count();
-    assert_eq!(
-        notice,
-        format!(
-            "{} bytes (0 lines) of stdout elided to stay within the output ceiling",
-            300_000_000 - kept
-        )
-    );
-    let mut usage = std::mem::MaybeUninit::<nix::libc::rusage>::zeroed();
-    // SAFETY: getrusage fills the struct it is given.
-    let usage = unsafe {
+    let fd = format!("{fd} -H -I --color never");
+    let cases: &[(&str, &str)] = &[
+        ("'*.rs'", "--glob '*.rs'"),
+        ("-t d", "-t d"),
+        ("-t f '*.rs'", "-t f --glob '*.rs'"),
+        ("-t l", "-t l"),
+        ("-t x", "-t x"),
+        ("-e md", "-e md"),
+        ("-e md -e toml", "-e md -e toml"),
+        ("-d 1", "-d 1"),
+        ("-d 2 -t f", "-d 2 -t f"),
+        ("-E target", "-E target"),
+        ("-E '*.md' -E target -t f", "-E '*.md' -E target -t f"),
+        ("'*.rs' src tests", "--glob '*.rs' src tests"),
+        ("-e rs src", "-e rs . src"),
+    ];
+    for (ours, theirs) in cases {
+        let mine = s.sh(&format!("indus-tool find {ours}"));
+        let peer = s.sh(&format!("{fd} {theirs}"));
+        assert_eq!(mine.code, 0, "find {ours}: {}", mine.stderr);
         assert_eq!(
-            nix::libc::getrusage(nix::libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
-            0
+            path_set(&mine.stdout),
+            path_set(&peer.stdout),
+            "find {ours} differs from {fd} {theirs}"
         );
-        usage.assume_init()
-    };
-    let max_rss_mb = usage.ru_maxrss / 1024;
-    assert!(max_rss_mb < 100, "a child reached {max_rss_mb} MB");
+    }
 }
 
 #[test]
-fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout() {
-    let env = TestEnv::new();
-    let (v, out) = env.run_json(&["bash", "echo out; echo err >&2; exit 3"]);
-    assert_eq!(code(&out), 1);
-    let rec = &v["output"];
-    assert_eq!(rec["exitCode"], json!(3));
-    assert_eq!(rec["signal"], json!(null));
-    assert_eq!(rec["stdout"], json!("out\n"));
-    assert_eq!(rec["stderr"], json!("err\n"));
-    assert_eq!(rec["timedOut"], json!(false));
-    assert!(rec["durationMs"].as_u64().is_some());
-    let keys: Vec<&String> = rec.as_object().unwrap().keys().collect();
+fn diff_agrees_with_gnu_diff_and_applies_with_patch() {
+    if !have("diff") || !have("patch") {
+        return;
+    }
+    let s = Shell::new();
+    s.write("a/x.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n");
+    s.write("b/x.txt", "1\n2\nthree\n4\n5\n6\n7\n8\nnine\n");
+    s.write("a/sub/s.txt", "s\n");
+    s.write("b/sub/s.txt", "t\nno newline");
+    s.write("a/gone.txt", "bye\n");
+    s.write("b/new.txt", "hello\n");
+    s.write("a/same.txt", "same\n");
+    s.write("b/same.txt", "same\n");
+    // -q and the Only-in lines: GNU diff's words and order.
+    let mine = s.sh("indus-tool diff -qr a b");
+    let gnu = s.sh("diff -qr a b");
+    assert_eq!((mine.code, &mine.stdout), (gnu.code, &gnu.stdout));
+    // Without -r: the same first level, subfolders named.
+    let mine = s.sh("indus-tool diff -q a b");
+    let gnu = s.sh("diff -q a b");
+    assert_eq!((mine.code, &mine.stdout), (gnu.code, &gnu.stdout));
+    // -ru applies with patch: a copy of a becomes b (but for the files only b has,
+    // which diff without -N does not carry).
+    s.ok("cp -r a c && indus-tool diff -ru a b > change.patch; test $? = 1");
+    s.ok("patch -s -d c -p1 < change.patch");
+    assert_eq!(s.read("c/x.txt"), s.read("b/x.txt"));
+    assert_eq!(s.read("c/sub/s.txt"), s.read("b/sub/s.txt"));
+    // Two files, -u and -U 1, applied both ways.
+    for flags in ["-u", "-U 1", "-U 0"] {
+        s.ok(&format!(
+            "cp a/x.txt y.txt && indus-tool diff {flags} a/x.txt b/x.txt > p.diff; test $? = 1 && patch -s y.txt < p.diff && cmp y.txt b/x.txt"
+        ));
+    }
+    // Equal files and trees: exit 0 and nothing printed, as diff.
+    let r = s.sh("indus-tool diff -r a/sub a/sub");
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    // Trouble: 2, as diff.
+    let mine = s.sh("indus-tool diff -r a nowhere");
+    let gnu = s.sh("diff -r a nowhere");
+    assert_eq!((mine.code, gnu.code), (2, 2));
+}
+
+#[test]
+fn write_at_a_terminal_with_no_content_changes_nothing() {
+    if !have("script") {
+        return;
+    }
+    let s = Shell::project();
+    let before = s.read("Cargo.toml");
+    // script(1) runs the command on a pseudo-terminal: stdin is a terminal.
+    let r = s.sh("script -qec 'indus-tool write Cargo.toml' /dev/null");
+    assert_eq!(r.code, 2, "{} {}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("--content"), "{}", r.stdout);
+    assert_eq!(s.read("Cargo.toml"), before);
+    // Emptying a file on purpose still works, by flag or by a pipe.
+    s.ok("indus-tool write Cargo.toml --content ''");
+    assert_eq!(s.read("Cargo.toml"), "");
+    s.ok("printf 'x\\n' | indus-tool write Cargo.toml");
+    assert_eq!(s.read("Cargo.toml"), "x\n");
+    s.ok(": | indus-tool write Cargo.toml");
+    assert_eq!(s.read("Cargo.toml"), "");
+}
+
+#[test]
+fn bash_has_one_shape_raw_streams_and_status_on_stderr() {
+    let s = Shell::new();
+    let r = s.sh("indus-tool bash 'echo out; echo err >&2'");
     assert_eq!(
-        keys,
-        [
-            "exitCode",
-            "signal",
-            "stdout",
-            "stderr",
-            "timedOut",
-            "durationMs"
-        ]
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (0, "out\n", "err\n")
     );
-    // Text mode: the command's stdout on stdout, the report on stderr.
-    let out = env.run(&["bash", "echo out; echo err >&2; exit 3"]);
-    assert_eq!(code(&out), 1);
-    assert_eq!(stdout(&out), "out\n");
+    let r = s.sh("indus-tool bash 'echo out; echo err >&2; exit 3'");
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "out\n");
+    assert_eq!(r.stderr, "err\nstatus: exit code 3\n");
+    // Output keeps its bytes, no newline added.
     assert_eq!(
-        stderr(&out),
-        "stdout:\nout\nstderr:\nerr\nstatus: exit code 3\n"
+        s.ok("indus-tool bash 'printf abc' | od -c | head -1"),
+        s.ok("printf abc | od -c | head -1")
     );
-    // A timeout and a signal.
-    let (v, _) = env.run_json(&["bash", "sleep 5", "--timeout-ms", "200"]);
-    assert_eq!(v["output"]["timedOut"], json!(true));
-    assert_eq!(v["output"]["exitCode"], json!(null));
-    let (v, _) = env.run_json(&["bash", "kill -KILL $$"]);
-    assert_eq!(v["output"]["signal"], json!("SIGKILL"));
+}
+
+#[test]
+fn state_is_found_from_a_subfolder() {
+    let s = Shell::project();
+    std::fs::create_dir(s.root().join(".git")).unwrap();
+    s.ok(
+        "echo '[{\"id\":\"1\",\"text\":\"ship it\",\"status\":\"active\"}]' | indus-tool todo_set",
+    );
+    let out = s.ok("cd src/deep && indus-tool todo_read");
+    assert!(out.contains("ship it"), "{out}");
+    assert!(s.root().join(".indus-process").is_dir());
+    assert!(!s.root().join("src/deep/.indus-process").exists());
+    // --state-dir names another.
+    let other = tempfile::tempdir().unwrap();
+    let out = s.ok(&format!(
+        "cd src && indus-tool --state-dir {} todo_read",
+        other.path().display()
+    ));
+    assert!(!out.contains("ship it"), "{out}");
+}
+
+#[test]
+fn help_lists_the_profile_grouped_and_points_to_other_profiles() {
+    let s = Shell::new();
+    let help = s.ok("indus-tool --help");
+    assert!(help.len() < 12_000 && help.lines().count() < 140, "{help}");
+    assert!(help.contains("  Search:\n    grep"), "{help}");
+    assert!(!help.contains("run_shell"), "{help}");
+    let buddy = s.ok("indus-tool --profile buddy --help");
+    assert!(buddy.contains("run_shell"));
+    let r = s.sh("indus-tool run_shell 'true'");
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("indus-tool --profile buddy run_shell"),
+        "{}",
+        r.stderr
+    );
+    // Placeholders are value names, and an unknown flag gets our tip, not clap's.
+    let edit = s.ok("indus-tool edit --help");
+    assert!(
+        edit.contains("--old-text <OLD>") && edit.contains("<SHA256>"),
+        "{edit}"
+    );
+    let r = s.sh("indus-tool grep -a x");
+    assert_eq!(r.code, 2);
+    assert!(!r.stderr.contains("'-- -a'"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("'indus-tool grep --help' lists its flags"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Every example of the man pages (and the README's quick start, which quotes
+/// them) runs on a project where it makes sense, without a usage error.
+#[test]
+fn every_documented_example_runs() {
+    for (page, what, line) in indus_tool::cli::EXAMPLES {
+        let s = Shell::project();
+        s.write("Makefile", "test:\n\ttrue\n");
+        s.write("old.txt", "a\nb\n");
+        s.write("new.txt", "a\nc\n");
+        for side in ["before", "after", "a", "b"] {
+            s.write(&format!("{side}/f.txt"), &format!("{side}\n"));
+        }
+        s.write("test/t.txt", "x\n");
+        s.write(
+            "src/lib.rs",
+            "// old\nfn main() {}\n// TODO\nunsafe fn x() {}\nfn old_name() {}\n",
+        );
+        let r = s.sh(line);
+        assert!(
+            r.code == 0 || (line.contains(" diff ") && r.code == 1),
+            "man {page}: {what}: `{line}` exited {}\n{}\n{}",
+            r.code,
+            r.stdout,
+            r.stderr
+        );
+        assert!(!r.stderr.contains("error:"), "`{line}`: {}", r.stderr);
+    }
 }

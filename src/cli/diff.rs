@@ -84,7 +84,7 @@ impl Options<'_> {
         Ok(path)
     }
 
-    fn read(&self, given: &str) -> Result<Content, String> {
+    fn read(&self, given: &str, top: bool) -> Result<Content, String> {
         let path = self.admit(given)?;
         let file = open_confined(&path.to_string_lossy(), self.globals.root.as_deref(), false)
             .and_then(|file| {
@@ -97,16 +97,19 @@ impl Options<'_> {
         // Both files are held whole to be aligned; edit's ceiling bounds them.
         let bytes = read_bounded(file, crate::tools::files::edit::EDIT_MAX_BYTES, given)
             .map_err(|e| e.0)?;
+        // Two files named outright are text or an error (a diff of them is the
+        // point); in a tree, files that are not text are reported as binary.
         Ok(match String::from_utf8(bytes) {
-            Ok(text) if !text.contains('\0') => Content::Text(text),
+            Ok(text) if top || !text.contains('\0') => Content::Text(text),
             Ok(text) => Content::Bytes(text.into_bytes()),
+            Err(_) if top => return Err(format!("{given} is not valid UTF-8 text")),
             Err(e) => Content::Bytes(e.into_bytes()),
         })
     }
 
     /// Compare two files.
-    fn files(&self, a: &str, b: &str, out: &mut Vec<Finding>) {
-        let (left, right) = match (self.read(a), self.read(b)) {
+    fn files(&self, a: &str, b: &str, top: bool, out: &mut Vec<Finding>) {
+        let (left, right) = match (self.read(a, top), self.read(b, top)) {
             (Ok(l), Ok(r)) => (l, r),
             (Err(e), _) | (_, Err(e)) => return out.push(Finding::Trouble(e)),
         };
@@ -163,7 +166,7 @@ impl Options<'_> {
     fn kind(&self, given: &str) -> Result<&'static str, String> {
         let path = self.admit(given)?;
         // Symlinks are followed, as GNU diff follows them.
-        let meta = std::fs::metadata(&path).map_err(|e| format!("{given}: {e}"))?;
+        let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read {given}: {e}"))?;
         Ok(if meta.is_dir() {
             "directory"
         } else if meta.is_file() {
@@ -216,7 +219,7 @@ impl Options<'_> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned());
                 match name {
-                    Some(name) => self.files(&join_shown(a, &name), b, out),
+                    Some(name) => self.files(&join_shown(a, &name), b, true, out),
                     None => out.push(Finding::Trouble(format!("{b}: no file name"))),
                 }
             }
@@ -225,11 +228,18 @@ impl Options<'_> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned());
                 match name {
-                    Some(name) => self.files(a, &join_shown(b, &name), out),
+                    Some(name) => self.files(a, &join_shown(b, &name), true, out),
                     None => out.push(Finding::Trouble(format!("{a}: no file name"))),
                 }
             }
-            ("regular file", "regular file") => self.files(a, b, out),
+            ("regular file", "regular file") => self.files(a, b, top, out),
+            // Named outright, a FIFO or device could block or never end.
+            ("special file", _) if top => out.push(Finding::Trouble(format!(
+                "cannot read {a}: not a regular file"
+            ))),
+            (_, "special file") if top => out.push(Finding::Trouble(format!(
+                "cannot read {b}: not a regular file"
+            ))),
             _ => out.push(Finding::Mismatch {
                 a: a.to_string(),
                 a_kind: ka,

@@ -315,7 +315,8 @@ pub(crate) fn tool_invocation(
     };
     let outcome = dispatch(registry, globals, call)?;
     let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
-    if !exposed && !globals.json {
+    // The exact text is the agent's, with nothing added.
+    if !exposed && !globals.json && !globals.exact {
         if let Some(hint) = other_profile_hint(&descriptor.name, globals) {
             printer.error_text(&hint);
         }

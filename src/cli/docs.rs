@@ -35,7 +35,10 @@ pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::S
     match shell {
         clap_complete::Shell::Bash => complete_grafted_bash(&respell_bash_states(&buf)),
         clap_complete::Shell::Zsh => complete_grafted_zsh(&buf),
-        clap_complete::Shell::Fish => complete_grafted_fish(&loosen_fish_guard(&buf)),
+        clap_complete::Shell::Fish => {
+            let script = complete_positional_values_fish(&loosen_fish_guard(&buf), descriptors);
+            complete_grafted_fish(&script)
+        }
         _ => buf,
     }
 }
@@ -99,6 +102,35 @@ pub(crate) fn complete_grafted_zsh(script: &[u8]) -> Vec<u8> {
 {anchor}"#
     );
     text.replacen(&anchor, &names, 1).into_bytes()
+}
+
+/// Fish: a positional's allowed values (`process <TAB>` offers the actions).
+/// clap_complete's fish generator writes values for options only.
+fn complete_positional_values_fish(script: &[u8], descriptors: &[ToolDescriptor]) -> Vec<u8> {
+    let mut text = String::from_utf8_lossy(script).into_owned();
+    for d in descriptors {
+        let Some(shape) = command::shape_of(&d.name) else {
+            continue;
+        };
+        let props = command::properties(d);
+        for key in shape.positionals {
+            let values: Vec<&str> = props
+                .get(*key)
+                .and_then(|s| s.get("enum"))
+                .and_then(serde_json::Value::as_array)
+                .map(|v| v.iter().filter_map(serde_json::Value::as_str).collect())
+                .unwrap_or_default();
+            if values.is_empty() {
+                continue;
+            }
+            text.push_str(&format!(
+                "complete -c {BIN_NAME} -n \"__fish_indus_tool_using_subcommand {}\" -f -a \"{}\"\n",
+                d.name,
+                values.join(" ")
+            ));
+        }
+    }
+    text.into_bytes()
 }
 
 /// Fish: the grafted MCP tools complete where a command goes.
@@ -167,25 +199,101 @@ pub(crate) fn completions(
 /// Everyday examples, per page (`""` is the main page): a description and a
 /// command line run from a project folder. tests/shell.rs runs every one.
 pub const EXAMPLES: &[(&str, &str, &str)] = &[
-    ("", "Read a file, numbered like cat -n", "indus-tool read Cargo.toml"),
-    ("", "Search a tree as rg would, and branch on the result", "indus-tool grep -q 'fn main' src && echo found"),
-    ("", "Count the lines of every TOML file", "indus-tool find -e toml -0 | xargs -0 wc -l"),
-    ("", "Replace a span and see the diff", "indus-tool edit src/lib.rs --old-text 'old' --new-text 'new'"),
-    ("", "Compare two trees as diff -ru does", "indus-tool diff -r before after"),
-    ("grep", "Files mentioning a word, as rg -l", "indus-tool grep -l -w TODO src"),
-    ("grep", "Matches with two lines after, only in Rust files", "indus-tool grep -A 2 -t rust 'unsafe' ."),
-    ("grep", "Everything but generated files, counted per file", "indus-tool grep -c -g '!*.lock' version"),
-    ("grep", "Rewrite the files that mention a name", "indus-tool grep -l -F old_name src | xargs sed -i 's/old_name/new_name/g'"),
-    ("find", "Rust files two levels deep at most, as fd", "indus-tool find -e rs -d 2"),
-    ("find", "Folders named test, leaving out target", "indus-tool find -t d test -E target"),
-    ("find", "Every Markdown file, NUL-separated for xargs -0", "indus-tool find '*.md' -0 | xargs -0 wc -l"),
-    ("diff", "Two files, unified", "indus-tool diff -u old.txt new.txt"),
-    ("diff", "Which files of two trees differ", "indus-tool diff -qr before after"),
-    ("diff", "A patch of two trees, applied with patch", "indus-tool diff -ru a b > change.patch; patch -d a -p1 < change.patch"),
-    ("write", "Write a file from a pipe", "printf 'hello\\n' | indus-tool write greeting.txt"),
-    ("write", "Make a file empty (on purpose)", "indus-tool write notes.txt --content ''"),
-    ("read", "Lines 40 to 59", "indus-tool read src/lib.rs --offset 40 --limit 20"),
-    ("bash", "Run a command; its status is the toolbox's", "indus-tool bash --exit-status 'make test'"),
+    (
+        "",
+        "Read a file, numbered like cat -n",
+        "indus-tool read Cargo.toml",
+    ),
+    (
+        "",
+        "Search a tree as rg would, and branch on the result",
+        "indus-tool grep -q 'fn main' src && echo found",
+    ),
+    (
+        "",
+        "Count the lines of every TOML file",
+        "indus-tool find -e toml -0 | xargs -0 wc -l",
+    ),
+    (
+        "",
+        "Replace a span and see the diff",
+        "indus-tool edit src/lib.rs --old-text '// old' --new-text '// new'",
+    ),
+    (
+        "",
+        "Compare two trees as diff -ru does",
+        "indus-tool diff -r before after",
+    ),
+    (
+        "grep",
+        "Files mentioning a word, as rg -l",
+        "indus-tool grep -l -w TODO src",
+    ),
+    (
+        "grep",
+        "Matches with two lines after, only in Rust files",
+        "indus-tool grep -A 2 -t rust 'unsafe' .",
+    ),
+    (
+        "grep",
+        "Everything but generated files, counted per file",
+        "indus-tool grep -c -g '!*.lock' version",
+    ),
+    (
+        "grep",
+        "Rewrite the files that mention a name",
+        "indus-tool grep -l -F old_name src | xargs sed -i 's/old_name/new_name/g'",
+    ),
+    (
+        "find",
+        "Rust files two levels deep at most, as fd",
+        "indus-tool find -e rs -d 2",
+    ),
+    (
+        "find",
+        "Folders named test, leaving out target",
+        "indus-tool find -t d test -E target",
+    ),
+    (
+        "find",
+        "Every Markdown file, NUL-separated for xargs -0",
+        "indus-tool find '*.md' -0 | xargs -0 wc -l",
+    ),
+    (
+        "diff",
+        "Two files, unified",
+        "indus-tool diff -u old.txt new.txt",
+    ),
+    (
+        "diff",
+        "Which files of two trees differ",
+        "indus-tool diff -qr before after",
+    ),
+    (
+        "diff",
+        "A patch of two trees, applied with patch",
+        "indus-tool diff -ru a b > change.patch; patch -d a -p1 < change.patch",
+    ),
+    (
+        "write",
+        "Write a file from a pipe",
+        "printf 'hello\\n' | indus-tool write greeting.txt",
+    ),
+    (
+        "write",
+        "Make a file empty (on purpose)",
+        "indus-tool write notes.txt --content ''",
+    ),
+    (
+        "read",
+        "Lines 2 to 4",
+        "indus-tool read src/lib.rs --offset 2 --limit 3",
+    ),
+    (
+        "bash",
+        "Run a command; its status is the toolbox's",
+        "indus-tool bash --exit-status 'make test'",
+    ),
 ];
 
 /// The EXIT STATUS and EXAMPLES sections of a man page (roff), appended to what
@@ -195,7 +303,10 @@ fn man_sections(page: &str) -> String {
         "grep" | "find" => &[
             ("0", "Something was found."),
             ("1", "Nothing was found."),
-            ("2", "An error: a bad pattern or input, an unreadable root, a usage error."),
+            (
+                "2",
+                "An error: a bad pattern or input, an unreadable root, a usage error.",
+            ),
         ],
         "diff" => &[
             ("0", "The files (or trees) are equal."),
@@ -204,18 +315,33 @@ fn man_sections(page: &str) -> String {
         ],
         "bash" => &[
             ("0", "The command exited 0."),
-            ("1", "The command failed, timed out or could not run (with --exit-status: its own status, 128+N for signal N, 124 on timeout)."),
+            (
+                "1",
+                "The command failed, timed out or could not run (with --exit-status: its own status, 128+N for signal N, 124 on timeout).",
+            ),
             ("2", "A usage error."),
         ],
         "" => &[
-            ("0", "Success; for grep and find, something was found; for diff, equal."),
-            ("1", "The tool reported an error (is_error); for grep and find, nothing was found; for diff, different."),
-            ("2", "A usage error (unknown flag, malformed --json, unknown tool); for grep, find and diff, any trouble."),
+            (
+                "0",
+                "Success; for grep and find, something was found; for diff, equal.",
+            ),
+            (
+                "1",
+                "The tool reported an error (is_error); for grep and find, nothing was found; for diff, different.",
+            ),
+            (
+                "2",
+                "A usage error (unknown flag, malformed --json, unknown tool); for grep, find and diff, any trouble.",
+            ),
             ("128+N", "Interrupted by signal N while a command ran."),
         ],
         _ => &[
             ("0", "Success."),
-            ("1", "The tool reported an error (is_error in --format json)."),
+            (
+                "1",
+                "The tool reported an error (is_error in --format json).",
+            ),
             ("2", "A usage error."),
         ],
     };

@@ -34,7 +34,7 @@ use crate::kernel::ToolDescriptor;
 use command::build_command;
 use dispatch::install_operator_wrappers;
 pub use dispatch::{context_factory, long_running_factory, selected_box, selected_names};
-pub use docs::{completion_file_name, completion_script, write_man_pages};
+pub use docs::{EXAMPLES, completion_file_name, completion_script, write_man_pages};
 use faces::{graft_notes, graft_tools, mcp_graft};
 pub use globals::{Globals, Selection};
 use globals::{normalize_argv, read_globals, remote_request};
@@ -183,38 +183,38 @@ fn clap_error(e: clap::Error, printer: &mut Printer) -> ExitCode {
         }
         _ => {}
     }
-    let context = |kind| match e.get(kind) {
-        Some(ContextValue::String(s)) => Some(s.clone()),
-        Some(ContextValue::Strings(v)) => v.first().cloned(),
-        _ => None,
-    };
     // clap's tip for an unknown flag ("to pass '-x' as a value, use '-- -x'") is
-    // wrong here: the words after `--` are not taken as values. Say what is.
-    if e.kind() == ErrorKind::UnknownArgument
-        && let Some(arg) = context(ContextKind::InvalidArg)
-    {
-        let usage = match e.get(ContextKind::Usage) {
-            Some(ContextValue::StyledStr(u)) => u.to_string(),
+    // wrong here: the words after `--` are not taken as values. Ours says where
+    // the flags are.
+    let mut text = e.render().to_string();
+    if e.kind() == ErrorKind::UnknownArgument && text.contains(" use '-- ") {
+        let sub = match e.get(ContextKind::Usage) {
+            Some(ContextValue::StyledStr(u)) => u
+                .to_string()
+                .split_whitespace()
+                .skip_while(|w| *w != "indus-tool")
+                .nth(1)
+                .filter(|w| !w.starts_with('[') && !w.starts_with('<'))
+                .map(|w| format!(" {w}"))
+                .unwrap_or_default(),
             _ => String::new(),
         };
-        let sub = usage
-            .split_whitespace()
-            .skip_while(|w| *w != "indus-tool")
-            .nth(1)
-            .filter(|w| !w.starts_with('[') && !w.starts_with('<'))
-            .map(|w| format!(" {w}"))
-            .unwrap_or_default();
-        let mut message = format!("unexpected argument '{arg}'");
-        if let Some(similar) = context(ContextKind::SuggestedArg) {
-            message.push_str(&format!(" (did you mean '{similar}'?)"));
-        }
-        message.push_str(&format!("; see 'indus-tool{sub} --help' for its flags"));
-        return printer.usage(&message);
+        text = text
+            .lines()
+            .map(|l| {
+                if l.contains(" use '-- ") {
+                    format!("  tip: 'indus-tool{sub} --help' lists its flags")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
     }
     // clap's whole report: the problem, the usage line and its hint (which
     // argument is missing, which values are allowed, a near spelling).
     if printer.json {
-        let text = e.render().to_string();
         let message = text
             .lines()
             .next()
@@ -224,6 +224,6 @@ fn clap_error(e: clap::Error, printer: &mut Printer) -> ExitCode {
         let line = serde_json::json!({"error": {"kind": "usage", "message": message}});
         printer.stdout_line(&line.to_string());
     }
-    let _ = e.print();
+    printer.stderr_raw(&text);
     ExitCode::from(2)
 }
