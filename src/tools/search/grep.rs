@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 
 use super::walk::{
     FirstN, GlobLine, Ranked, build_overrides, display_path, is_hidden_below_root, join_and, merge,
-    override_match, path_order, plural, run_walk, walk_options,
+    override_match, parse_roots, path_order, plural, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -642,21 +642,6 @@ struct Query {
     gitignore: bool,
     max_file_size: u64,
     skip_hidden: bool,
-}
-
-/// The roots from `path` or `paths` (not both): one `None` for the working
-/// directory when neither names one; an empty spelling is the working directory.
-pub(super) fn parse_roots(args: &Args<'_>) -> Result<Vec<Option<String>>, String> {
-    let spelled = |p: &str| (!p.is_empty()).then(|| p.to_string());
-    let path = args.opt_str("path")?;
-    match args.opt_str_array("paths")? {
-        Some(_) if path.is_some() => Err(
-            "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
-                .to_string(),
-        ),
-        Some(paths) if !paths.is_empty() => Ok(paths.into_iter().map(spelled).collect()),
-        _ => Ok(vec![path.and_then(spelled)]),
-    }
 }
 
 fn parse(input: &Value) -> Result<Query, String> {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use ignore::overrides::{Override, OverrideBuilder};
 use serde_json::Value;
 
-use crate::kernel::input::invalid;
+use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
     FileRead, Fs, ReadLimits, ToolContext, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow,
     WalkOptions, WalkVisitor, WalkVisitorFactory,
@@ -131,6 +131,22 @@ pub fn override_match(overrides: &Override, entry: &dyn WalkEntry) -> ignore::Ma
     overrides
         .matched(Path::new(entry.path()), is_dir)
         .map(|_| ())
+}
+
+/// The roots from `path` or `paths` (not both): one `None` for the working
+/// directory when neither names one; an empty spelling is the working directory.
+/// Shared so grep and find take several roots (rg's and fd's trailing paths) alike.
+pub fn parse_roots(args: &Args<'_>) -> Result<Vec<Option<String>>, String> {
+    let spelled = |p: &str| (!p.is_empty()).then(|| p.to_string());
+    let path = args.opt_str("path")?;
+    match args.opt_str_array("paths")? {
+        Some(_) if path.is_some() => Err(
+            "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
+                .to_string(),
+        ),
+        Some(paths) if !paths.is_empty() => Ok(paths.into_iter().map(spelled).collect()),
+        _ => Ok(vec![path.and_then(spelled)]),
+    }
 }
 
 pub use crate::tools::plural;
