@@ -1237,3 +1237,284 @@ fn a_clamped_grep_cuts_between_rows_and_counts_what_it_left_out() {
     assert_eq!(v["output"]["omitted"], json!(60 - rows.len()));
     assert!(v["output"].to_string().len() <= 400);
 }
+
+/// Run a search with its whole input as `--json` (the keys rg's and fd's flags
+/// will map onto).
+fn ok_json(env: &TestEnv, tool: &str, input: serde_json::Value) -> String {
+    ok(env, &[tool, "--json", &input.to_string()])
+}
+
+fn fails_json(env: &TestEnv, tool: &str, input: serde_json::Value) -> String {
+    fails(env, &[tool, "--json", &input.to_string()])
+}
+
+fn rg_flags_tree() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("src/main.rs", "fn main() {\n    hit();\n}\n");
+    env.write("src/lib.rs", "// Hit\nhit here\nhitter\nhit again\n");
+    env.write("src/gen/out.rs", "hit generated\n");
+    env.write("docs/guide.md", "a hit\nno\n");
+    env.write("app.min.js", "hit minified\n");
+    env.write("app.js", "hit script\n");
+    env.write("notes.txt", "one\nhit\ntwo\nthree\nhit\nfour\n");
+    env
+}
+
+#[test]
+fn grep_takes_several_roots_in_the_order_given() {
+    let env = rg_flags_tree();
+    let text = ok_json(
+        &env,
+        "grep",
+        json!({"pattern": "hit", "paths": ["notes.txt", "./docs", "src/gen"]}),
+    );
+    assert_eq!(
+        text,
+        "notes.txt:2: hit\nnotes.txt:5: hit\n./docs/guide.md:1: a hit\nsrc/gen/out.rs:1: hit generated\n\nFound 4 matches in 3 files (searched 3 files)."
+    );
+    let text = ok_json(
+        &env,
+        "grep",
+        json!({"pattern": "hit", "paths": ["notes.txt", "docs"], "limit": 2}),
+    );
+    assert_eq!(rows(&text), ["notes.txt:2: hit", "notes.txt:5: hit"]);
+    assert_eq!(
+        summary(&text),
+        "Showing the first 2 of 3 matches in 2 files (searched 2 files); raise limit to see more."
+    );
+    assert!(
+        fails_json(
+            &env,
+            "grep",
+            json!({"pattern": "hit", "paths": ["docs", "gone"]})
+        )
+        .starts_with("Cannot search gone: ")
+    );
+    assert_eq!(
+        fails_json(
+            &env,
+            "grep",
+            json!({"pattern": "hit", "path": "docs", "paths": ["src"]})
+        ),
+        "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
+    );
+}
+
+#[test]
+fn grep_globs_and_types_filter_like_rg() {
+    let env = rg_flags_tree();
+    let files = |input: serde_json::Value| {
+        let text = ok_json(&env, "grep", input);
+        rows(&text)
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        files(json!({"pattern": "hit", "globs": ["*.js", "!*.min.js"], "outputMode": "files"})),
+        ["app.js"]
+    );
+    assert_eq!(
+        files(
+            json!({"pattern": "hit", "globs": ["!src/gen"], "type": ["rust"], "outputMode": "files"})
+        ),
+        ["src/lib.rs", "src/main.rs"]
+    );
+    assert_eq!(
+        files(json!({"pattern": "hit", "typeNot": ["rust", "js"], "outputMode": "files"})),
+        ["docs/guide.md", "notes.txt"]
+    );
+    // The single glob negates too now, as rg's -g does.
+    let text = ok(
+        &env,
+        &[
+            "grep",
+            "hit",
+            "--glob",
+            "!*.rs",
+            "--json",
+            r#"{"outputMode":"files"}"#,
+        ],
+    );
+    assert_eq!(
+        rows(&text),
+        ["app.js", "app.min.js", "docs/guide.md", "notes.txt"]
+    );
+    assert_eq!(
+        fails_json(&env, "grep", json!({"pattern": "hit", "type": ["rustt"]})),
+        "Invalid \"type\": expected names of rg file types such as \"rust\", \"py\", \"js\", \"toml\" or \"md\" (rg --type-list lists them), got the string \"rustt\"."
+    );
+    assert!(
+        fails_json(&env, "grep", json!({"pattern": "hit", "globs": ["{a"]}))
+            .starts_with("Invalid \"globs\": expected a glob such as \"*.rs\" or \"!*.min.js\" (unclosed alternate group")
+    );
+}
+
+#[test]
+fn grep_match_switches_follow_rg() {
+    let env = rg_flags_tree();
+    assert_eq!(
+        ok_json(
+            &env,
+            "grep",
+            json!({"pattern": "hit|o", "path": "notes.txt", "invertMatch": true})
+        ),
+        "notes.txt:4: three\n\nFound 1 match in 1 file (searched 1 file)."
+    );
+    assert_eq!(
+        rows(&ok_json(
+            &env,
+            "grep",
+            json!({"pattern": "hit", "path": "src/lib.rs", "wordRegexp": true})
+        )),
+        ["src/lib.rs:2: hit here", "src/lib.rs:4: hit again"]
+    );
+    assert_eq!(
+        rows(&ok_json(
+            &env,
+            "grep",
+            json!({"pattern": "Hit", "path": "src/lib.rs", "smartCase": true})
+        )),
+        ["src/lib.rs:1: // Hit"]
+    );
+    assert_eq!(
+        rows(&ok_json(
+            &env,
+            "grep",
+            json!({"pattern": "hit", "path": "src/lib.rs", "smartCase": true, "maxCount": 2})
+        )),
+        ["src/lib.rs:1: // Hit", "src/lib.rs:2: hit here"]
+    );
+}
+
+#[test]
+fn grep_asymmetric_context_keeps_rgs_layout() {
+    let env = rg_flags_tree();
+    let text = ok_json(
+        &env,
+        "grep",
+        json!({"pattern": "hit", "path": "notes.txt", "beforeContext": 1, "afterContext": 0}),
+    );
+    assert_eq!(
+        rows(&text),
+        [
+            "notes.txt-1- one",
+            "notes.txt:2: hit",
+            "--",
+            "notes.txt-4- three",
+            "notes.txt:5: hit"
+        ]
+    );
+    let text = ok_json(
+        &env,
+        "grep",
+        json!({"pattern": "hit", "path": "notes.txt", "context": 1, "afterContext": 2, "limit": 1}),
+    );
+    assert_eq!(
+        rows(&text),
+        [
+            "notes.txt-1- one",
+            "notes.txt:2: hit",
+            "notes.txt-3- two",
+            "notes.txt-4- three"
+        ]
+    );
+}
+
+#[test]
+fn grep_files_and_count_modes() {
+    let env = rg_flags_tree();
+    let (outcome, out) = env.run_json(&[
+        "grep",
+        "--json",
+        r#"{"pattern":"hit","path":"src","outputMode":"count"}"#,
+    ]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(
+        outcome["output"]["rows"],
+        json!([
+            {"path": "src/gen/out.rs", "count": 1},
+            {"path": "src/lib.rs", "count": 3},
+            {"path": "src/main.rs", "count": 1}
+        ])
+    );
+    assert_eq!(outcome["output"]["count"], json!(5));
+    let text = ok_json(
+        &env,
+        "grep",
+        json!({"pattern": "hit", "path": "src", "outputMode": "files", "limit": 1}),
+    );
+    assert_eq!(
+        text,
+        "src/gen/out.rs\n\nShowing the first 1 of 3 files with matches (5 matches, searched 3 files); raise limit to see more."
+    );
+    let (outcome, _) = env.run_json(&[
+        "grep",
+        "--json",
+        r#"{"pattern":"hit","path":"src","outputMode":"files"}"#,
+    ]);
+    assert_eq!(
+        outcome["output"]["rows"],
+        json!([{"path": "src/gen/out.rs"}, {"path": "src/lib.rs"}, {"path": "src/main.rs"}])
+    );
+}
+
+fn fd_flags_tree() -> TestEnv {
+    let env = TestEnv::new();
+    for p in [
+        "src/main.rs",
+        "src/deep/mod.rs",
+        "target/debug/build.rs",
+        "a.tar.gz",
+        "run.sh",
+    ] {
+        env.write(p, "x");
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(env.path("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink("src", env.path("src-link")).unwrap();
+    env
+}
+
+#[test]
+fn find_types_extensions_excludes_and_depth_follow_fd() {
+    let env = fd_flags_tree();
+    let list = |input: serde_json::Value| {
+        let text = ok_json(&env, "find", input);
+        rows(&text)
+            .iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(list(json!({"pattern": "*", "type": "l"})), ["src-link"]);
+    assert_eq!(
+        list(json!({"pattern": "*", "type": "executable"})),
+        ["run.sh"]
+    );
+    assert_eq!(
+        list(json!({"pattern": "*", "extension": ["RS", ".gz"]})),
+        [
+            "a.tar.gz",
+            "src/deep/mod.rs",
+            "src/main.rs",
+            "target/debug/build.rs"
+        ]
+    );
+    assert_eq!(
+        list(json!({"pattern": "*", "extension": ["rs"], "exclude": ["target", "deep"]})),
+        ["src/main.rs"]
+    );
+    assert_eq!(
+        list(json!({"pattern": "*", "maxDepth": 1, "type": "d"})),
+        // The root itself is listed when it matches, as find always has.
+        [".", "src", "src-link", "target"]
+    );
+    assert_eq!(
+        list(json!({"pattern": "*.rs", "paths": ["target", "src"]})),
+        ["target/debug/build.rs", "src/deep/mod.rs", "src/main.rs"]
+    );
+    assert_eq!(
+        fails_json(&env, "find", json!({"pattern": "*", "maxDepth": "1"})),
+        "Invalid \"maxDepth\": expected a non-negative integer, got the string \"1\"."
+    );
+}

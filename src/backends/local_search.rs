@@ -158,6 +158,17 @@ impl WalkEntry for LocalEntry<'_> {
         std::fs::metadata(self.dent.path()).is_ok_and(|m| m.is_dir())
     }
 
+    fn is_executable(&self) -> Option<bool> {
+        use std::os::unix::fs::PermissionsExt;
+        // The walker's entries carry only the file type, so the mode costs one
+        // `stat`; following the link answers "a link to an executable file" too.
+        // A dangling link or a vanished file is simply not executable.
+        Some(
+            std::fs::metadata(self.dent.path())
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0),
+        )
+    }
+
     fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead> {
         // Below the root a walk never follows links; an entry that was a file when
         // listed and is a link now was swapped, and is not followed either.

@@ -405,6 +405,13 @@ pub trait WalkEntry {
     fn kind(&self) -> WalkEntryKind;
     /// For a symlink: whether its target is a directory (false when dangling).
     fn is_dir_link(&self) -> bool;
+    /// Whether the entry is a regular file, or a symlink to one, with any execute
+    /// bit set (find's `type: "executable"`, fd's `-t x`). `None` when the backend
+    /// cannot tell (its entries carry no permission bits), so the caller can say so
+    /// instead of listing nothing. Asked only when wanted: it may cost a `stat`.
+    fn is_executable(&self) -> Option<bool> {
+        None
+    }
     /// Read a regular file into `buf` (cleared first), within `limits`.
     fn read(&self, buf: &mut Vec<u8>, limits: ReadLimits) -> io::Result<FileRead>;
 }

@@ -114,6 +114,30 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// An optional array of strings (empty strings and an empty array allowed). A
+    /// lone string counts as an array of one, since models often send `"rust"` for
+    /// `["rust"]`; an element of another type is refused naming its index.
+    pub fn opt_str_array(&self, field: &str) -> Result<Option<Vec<&'a str>>, String> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(vec![s.as_str()])),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) => Ok(s.as_str()),
+                    other => Err(invalid(
+                        &format!("{}[{i}]", self.name(field)),
+                        "a string",
+                        other,
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(other) => Err(invalid(&self.name(field), "an array of strings", other)),
+        }
+    }
+
     /// An optional boolean.
     pub fn opt_bool(&self, field: &str) -> Result<Option<bool>, String> {
         match self.get(field) {
@@ -254,6 +278,25 @@ mod tests {
             a.opt_bool("flag").unwrap_err(),
             "Invalid \"flag\": expected true or false, got the string \"yes\"."
         );
+    }
+
+    #[test]
+    fn string_arrays() {
+        let v = json!({"a": ["x", ""], "b": "one", "c": [], "d": 3, "e": ["x", 2], "f": null});
+        let a = Args::new("t", &v).unwrap();
+        assert_eq!(a.opt_str_array("a").unwrap(), Some(vec!["x", ""]));
+        assert_eq!(a.opt_str_array("b").unwrap(), Some(vec!["one"]));
+        assert_eq!(a.opt_str_array("c").unwrap(), Some(vec![]));
+        assert_eq!(
+            a.opt_str_array("d").unwrap_err(),
+            "Invalid \"d\": expected an array of strings, got the number 3."
+        );
+        assert_eq!(
+            a.opt_str_array("e").unwrap_err(),
+            "Invalid \"e[1]\": expected a string, got the number 2."
+        );
+        assert_eq!(a.opt_str_array("f").unwrap(), None);
+        assert_eq!(a.opt_str_array("zz").unwrap(), None);
     }
 
     #[test]

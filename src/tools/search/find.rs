@@ -2,6 +2,11 @@
 //! holds a substring, listed in path order and spelled as grep spells its paths, with
 //! a summary line.
 //!
+//! The optional keys beside the pattern mirror fd's flags with fd's meaning, so a
+//! command line can map fd's flags onto them: `type` (`-t`, fd's letters too),
+//! `extension` (`-e`), `exclude` (`-E`), `maxDepth` (`-d`) and several roots
+//! (`paths`). Absent, they change nothing.
+//!
 //! A pattern holding `*`, `?`, `[` or `{` is a glob with the syntax and meaning of
 //! fd's `--glob`, because that is what people type (`*.{rs,py}`, `src/**/*.rs`): it
 //! is compiled by `globset` (as fd's is) with `*` stopping at `/`, and matched
@@ -20,12 +25,13 @@ use regex::{Regex, RegexBuilder};
 use serde_json::{Value, json};
 
 use super::walk::{
-    FirstN, Ranked, display_path, is_hidden_below_root, merge, plural, run_walk, walk_options,
+    FirstN, GlobLine, Ranked, build_overrides, display_path, is_hidden_below_root, merge,
+    override_match, parse_roots, plural, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntryKind,
-    WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
+    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntry,
+    WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
 use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
@@ -136,8 +142,63 @@ fn fold_non_ascii(s: &str) -> Cow<'_, str> {
 /// Which kinds of entry to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    /// Anything but a folder; a symlink counts as what it points to.
     File,
+    /// A folder, or a symlink to one.
     Dir,
+    /// The entry itself is a symlink (fd's `-t l`).
+    Symlink,
+    /// A file, or a link to one, with any execute bit (fd's `-t x`).
+    Executable,
+}
+
+/// The `type` values: the long names, and fd's letters for the same four.
+const KINDS: [(&str, Kind); 8] = [
+    ("file", Kind::File),
+    ("dir", Kind::Dir),
+    ("symlink", Kind::Symlink),
+    ("executable", Kind::Executable),
+    ("f", Kind::File),
+    ("d", Kind::Dir),
+    ("l", Kind::Symlink),
+    ("x", Kind::Executable),
+];
+
+/// fd's filters beside the pattern and the type: `-e`, `-E` and `-d`.
+#[derive(Debug, Clone, Default)]
+struct Narrowing {
+    /// fd's `-e`: `.EXT$` after at least one character, any case (fd's own regex).
+    extensions: Option<regex::RegexSet>,
+    /// fd's `-E`: excluded entries are neither listed nor entered.
+    exclude: Option<ignore::overrides::Override>,
+    /// fd's `-d`: the root is depth 0, its children 1; deeper entries are not
+    /// walked, and folders at this depth are listed but not entered.
+    max_depth: Option<u64>,
+}
+
+impl Narrowing {
+    fn has_extension(&self, name: &str) -> bool {
+        self.extensions
+            .as_ref()
+            .is_none_or(|set| set.is_match(name))
+    }
+
+    fn excludes(&self, entry: &dyn WalkEntry) -> bool {
+        !entry.path().is_empty()
+            && self
+                .exclude
+                .as_ref()
+                .is_some_and(|ov| override_match(ov, entry).is_ignore())
+    }
+}
+
+/// The depth of a walk path below the root (0 for the root itself).
+fn depth(path: &str) -> u64 {
+    if path.is_empty() {
+        0
+    } else {
+        1 + memchr::memchr_iter(b'/', path.as_bytes()).count() as u64
+    }
 }
 
 /// A kept entry: its path below the root and its kind as walked.
@@ -159,11 +220,14 @@ struct Gathered {
     unreadable: u64,
     /// Why the root itself could not be read, which fails the whole search.
     root_error: Option<String>,
+    /// Whether an entry's executability was asked and the backend could not tell.
+    exec_unknown: bool,
 }
 
 struct Shared {
     pattern: Pattern,
     kind: Option<Kind>,
+    narrowing: Narrowing,
     skip_hidden: bool,
     limit: usize,
     cancel: CancellationToken,
@@ -181,6 +245,7 @@ impl WalkVisitorFactory for Shared {
                 entries: 0,
                 unreadable: 0,
                 root_error: None,
+                exec_unknown: false,
             }),
         })
     }
@@ -214,19 +279,49 @@ impl WalkVisitor for Visitor<'_> {
             // Left out like a pruned entry: not counted, not entered.
             return WalkFlow::Skip;
         }
+        let narrowing = &self.shared.narrowing;
+        let depth = depth(entry.path());
+        if narrowing.max_depth.is_some_and(|max| depth > max) || narrowing.excludes(entry) {
+            // Beyond the depth (a walk that cannot skip below a folder) or excluded:
+            // left out like a hidden entry.
+            return WalkFlow::Skip;
+        }
         g.entries += 1;
-        if !self.shared.pattern.matches(entry.path(), entry.name()) {
-            return WalkFlow::Continue;
+        // A folder at the depth limit is listed (when it matches), not entered.
+        let flow = if narrowing.max_depth == Some(depth) {
+            WalkFlow::Skip
+        } else {
+            WalkFlow::Continue
+        };
+        if !self.shared.pattern.matches(entry.path(), entry.name())
+            || !narrowing.has_extension(entry.name())
+        {
+            return flow;
         }
         if let Some(kind) = self.shared.kind {
-            // A symlink is never followed, but counts as the kind it points to.
-            let is_dir = match entry.kind() {
-                WalkEntryKind::Dir => true,
-                WalkEntryKind::Symlink => entry.is_dir_link(),
-                WalkEntryKind::File | WalkEntryKind::Other => false,
+            let wanted = match kind {
+                Kind::File | Kind::Dir => {
+                    // A symlink is never followed, but counts as the kind it points to.
+                    let is_dir = match entry.kind() {
+                        WalkEntryKind::Dir => true,
+                        WalkEntryKind::Symlink => entry.is_dir_link(),
+                        WalkEntryKind::File | WalkEntryKind::Other => false,
+                    };
+                    is_dir == (kind == Kind::Dir)
+                }
+                Kind::Symlink => entry.kind() == WalkEntryKind::Symlink,
+                Kind::Executable => match entry.kind() {
+                    WalkEntryKind::File | WalkEntryKind::Symlink => {
+                        entry.is_executable().unwrap_or_else(|| {
+                            g.exec_unknown = true;
+                            false
+                        })
+                    }
+                    WalkEntryKind::Dir | WalkEntryKind::Other => false,
+                },
             };
-            if is_dir != (kind == Kind::Dir) {
-                return WalkFlow::Continue;
+            if !wanted {
+                return flow;
             }
         }
         g.matches += 1;
@@ -239,7 +334,7 @@ impl WalkVisitor for Visitor<'_> {
             };
             g.kept.push(Found(entry.path().to_string(), kind));
         }
-        WalkFlow::Continue
+        flow
     }
 }
 
@@ -290,25 +385,31 @@ struct Query {
     /// As given, for the no-match message.
     pattern: String,
     compiled: Pattern,
-    /// The root as the caller spelled it; `None` for the working directory.
-    path: Option<String>,
+    /// The roots in the order given, each as the caller spelled it; `None` for the
+    /// working directory.
+    roots: Vec<Option<String>>,
     kind: Option<Kind>,
+    narrowing: Narrowing,
     limit: usize,
     gitignore: bool,
     skip_hidden: bool,
 }
 
+/// What `exclude` accepts, in its messages.
+const EXCLUDE_EXPECTED: &str = "a glob such as \"*.log\" or \"target\"";
+const EXTENSION_EXPECTED: &str = "file extensions such as \"rs\" or \"tar.gz\"";
+
 fn parse(input: &Value) -> Result<Query, String> {
     let args = Args::new("find", input)?;
     let pattern = args.required_str("pattern")?.to_string();
-    let path = args
-        .opt_str("path")?
-        .filter(|p| !p.is_empty())
-        .map(str::to_string);
-    let kind = match args.opt_enum("type", &["file", "dir"])? {
-        Some("dir") => Some(Kind::Dir),
-        Some(_) => Some(Kind::File),
+    let roots = parse_roots(&args)?;
+    let kind = match args.get("type") {
         None => None,
+        Some(value) => match value.as_str().and_then(|v| KINDS.iter().find(|k| k.0 == v)) {
+            Some((_, kind)) => Some(*kind),
+            // The wording predates the other kinds; the schema's enum lists them all.
+            None => return Err(invalid("type", "one of \"file\", \"dir\"", value)),
+        },
     };
     let limit = args
         .opt_positive_int("limit")?
@@ -316,64 +417,135 @@ fn parse(input: &Value) -> Result<Query, String> {
         .min(LIMIT_CEILING) as usize;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
+    let extensions = match args.opt_str_array("extension")? {
+        Some(exts) if !exts.is_empty() => Some(extension_set(&exts)?),
+        _ => None,
+    };
+    let excludes: Vec<GlobLine> = args
+        .opt_str_array("exclude")?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|g| !g.is_empty())
+        .map(|g| GlobLine {
+            field: "exclude",
+            line: format!("!{g}"),
+            given: g.to_string(),
+            expected: EXCLUDE_EXPECTED,
+        })
+        .collect();
+    let narrowing = Narrowing {
+        extensions,
+        exclude: build_overrides(&excludes)?,
+        max_depth: args.opt_non_negative_int("maxDepth")?,
+    };
     let compiled = Pattern::new(&pattern)?;
     Ok(Query {
         pattern,
         compiled,
-        path,
+        roots,
         kind,
+        narrowing,
         limit,
         gitignore,
         skip_hidden,
     })
 }
 
-/// Run a validated query.
+/// fd's `-e` matcher: for each extension (leading dots dropped), a name ending in
+/// `.EXT` after at least one character, in any case; `tar.gz` spans two dots.
+fn extension_set(exts: &[&str]) -> Result<regex::RegexSet, String> {
+    let mut patterns = Vec::with_capacity(exts.len());
+    for ext in exts {
+        let bare = ext.trim_start_matches('.');
+        if bare.is_empty() {
+            return Err(invalid(
+                "extension",
+                EXTENSION_EXPECTED,
+                &Value::String(ext.to_string()),
+            ));
+        }
+        // `s`: a name may hold a newline before its extension.
+        patterns.push(format!(r"(?s).\.{}$", regex::escape(bare)));
+    }
+    regex::RegexSetBuilder::new(patterns)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| format!("Could not compile the extensions: {e}"))
+}
+
+/// A kept entry with the index of the root it was found under.
+struct Listed {
+    root: usize,
+    found: Found,
+}
+
+/// Run a validated query: every root is checked first (a bad one fails the call
+/// before any walk), then walked in the order given.
 async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
-    let shown_root = query.path.as_deref().unwrap_or(".");
-    let abs = match ctx.confine(shown_root) {
-        Ok(abs) => abs,
-        Err(message) => return ToolResult::failure(message),
-    };
-    match ctx.fs.stat(&abs).await {
-        Ok(info) if info.is_directory => {}
-        Ok(_) => return ToolResult::failure(format!("Not a directory: {shown_root}")),
-        Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+    let mut roots = Vec::with_capacity(query.roots.len());
+    for spelled in &query.roots {
+        let shown_root = spelled.as_deref().unwrap_or(".");
+        let abs = match ctx.confine(shown_root) {
+            Ok(abs) => abs,
+            Err(message) => return ToolResult::failure(message),
+        };
+        match ctx.fs.stat(&abs).await {
+            Ok(info) if info.is_directory => {}
+            Ok(_) => return ToolResult::failure(format!("Not a directory: {shown_root}")),
+            Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+        }
+        roots.push(abs);
     }
-    let shared = Arc::new(Shared {
-        pattern: query.compiled,
-        kind: query.kind,
-        skip_hidden: query.skip_hidden,
-        limit: query.limit,
-        cancel: ctx.cancel.clone(),
-        cancelled: AtomicBool::new(false),
-        gathered: Mutex::new(Vec::new()),
-    });
-    let abs_root = abs.clone();
-    let options = walk_options(abs, query.gitignore);
-    if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
-        return ToolResult::failure(message);
-    }
-    if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
-        return ToolResult::failure("find was cancelled.");
-    }
-    let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
     let (mut matches, mut entries, mut unreadable) = (0, 0, 0);
-    let mut kept = Vec::with_capacity(parts.len());
-    if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-        return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+    let mut listed: Vec<Listed> = Vec::new();
+    for (index, abs) in roots.iter().enumerate() {
+        let shown_root = query.roots[index].as_deref().unwrap_or(".");
+        let shared = Arc::new(Shared {
+            pattern: query.compiled.clone(),
+            kind: query.kind,
+            narrowing: query.narrowing.clone(),
+            skip_hidden: query.skip_hidden,
+            limit: query.limit,
+            cancel: ctx.cancel.clone(),
+            cancelled: AtomicBool::new(false),
+            gathered: Mutex::new(Vec::new()),
+        });
+        let options = walk_options(abs.clone(), query.gitignore);
+        if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
+            return ToolResult::failure(message);
+        }
+        if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
+            return ToolResult::failure("find was cancelled.");
+        }
+        let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
+        if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
+            return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+        }
+        if parts.iter().any(|g| g.exec_unknown) {
+            return ToolResult::failure(
+                "Invalid \"type\": this backend cannot tell which files are executable; ask for \"file\" instead.",
+            );
+        }
+        let mut kept = Vec::with_capacity(parts.len());
+        for g in parts {
+            matches += g.matches;
+            entries += g.entries;
+            unreadable += g.unreadable;
+            kept.push(g.kept);
+        }
+        // Only the first `limit` over all roots can show.
+        let room = query.limit.saturating_sub(listed.len());
+        listed.extend(
+            merge(kept)
+                .into_iter()
+                .take(room)
+                .map(|found| Listed { root: index, found }),
+        );
     }
-    for g in parts {
-        matches += g.matches;
-        entries += g.entries;
-        unreadable += g.unreadable;
-        kept.push(g.kept);
-    }
-    let found = merge(kept);
-    let shown = found.len().min(query.limit);
-    let rows: Vec<String> = found[..shown]
+    let shown = listed.len().min(query.limit);
+    let rows: Vec<String> = listed[..shown]
         .iter()
-        .map(|f| display_path(query.path.as_deref(), &f.0))
+        .map(|l| display_path(query.roots[l.root].as_deref(), &l.found.0))
         .collect();
     let closing = summary(matches, shown, entries, unreadable, &query.pattern);
     let tail = if rows.is_empty() {
@@ -384,10 +556,10 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let text = clamp_rows(ctx, "find", "", &rows, &tail);
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).
-    let mut records: Vec<Value> = found[..shown]
+    let mut records: Vec<Value> = listed[..shown]
         .iter()
         .zip(&rows)
-        .map(|(f, shown_path)| json!({"path": shown_path, "kind": f.1, "size": 0}))
+        .map(|(l, shown_path)| json!({"path": shown_path, "kind": l.found.1, "size": 0}))
         .collect();
     let mut record = serde_json::Map::new();
     record.insert("count".into(), json!(matches));
@@ -397,9 +569,9 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     // Sizes cost a stat each, so only the rows the budget keeps are measured (with
     // room for the longest number held back while cutting).
     let k = rows_that_fit(&record, "entries", &records, ctx.budget.max_bytes, 19);
-    for (f, row) in found[..k].iter().zip(records.iter_mut()) {
-        if f.1 == "file" {
-            let abs = below_root(&abs_root, &f.0);
+    for (l, row) in listed[..k].iter().zip(records.iter_mut()) {
+        if l.found.1 == "file" {
+            let abs = below_root(&roots[l.root], &l.found.0);
             row["size"] = json!(ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0));
         }
     }
@@ -431,10 +603,14 @@ impl Tool for Find {
             "properties": {
                 "pattern": { "type": "string", "description": "A glob when it holds *, ?, [ or { (case-insensitive, fd --glob syntax: \"*.rs\", \"*.{rs,py}\", \"[ab]*\"; * stays within one path component, ** crosses them; a glob holding / matches the path below the search root, e.g. \"src/*.rs\", any other glob the name); otherwise a case-insensitive substring of the name." },
                 "path": { "type": "string", "description": "Directory to search, relative to the working directory (default: the working directory); rows are shown under it as it was spelled." },
-                "type": { "type": "string", "enum": ["file", "dir"], "description": "List only files or only directories (a symlink counts as what it points to)." },
+                "type": { "type": "string", "enum": ["file", "dir", "symlink", "executable", "f", "d", "l", "x"], "description": "List only files or only directories (a symlink counts as what it points to), only symlinks, or only executable files (a file or a link to one with an execute bit); f, d, l and x are fd's letters for the same." },
                 "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many entries (default 500, at most 10000)." },
                 "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike fd, ignored entries such as build output are listed, so the same tree gives the same answer whatever ignore files say)." },
-                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." }
+                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
+                "extension": { "type": "array", "items": { "type": "string" }, "description": "Only list entries whose name ends in one of these extensions, as fd -e (case-insensitive, leading dot optional, \"tar.gz\" allowed); the pattern still applies." },
+                "exclude": { "type": "array", "items": { "type": "string" }, "description": "Leave out entries matching these globs, as fd -E (a glob without / matches the name at any depth, one with / the path below the search root); excluded directories are not entered." },
+                "maxDepth": { "type": "integer", "minimum": 0, "description": "List entries at most this deep, as fd -d: 1 lists only the root's direct children." },
+                "paths": { "type": "array", "items": { "type": "string" }, "description": "Several directories to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." }
             },
             "required": ["pattern"]
         })
@@ -564,6 +740,7 @@ mod tests {
         let shared = Shared {
             pattern: Pattern::new("x").unwrap(),
             kind: None,
+            narrowing: Narrowing::default(),
             skip_hidden: false,
             limit: 5,
             cancel: cancel.clone(),
@@ -591,6 +768,258 @@ mod tests {
         assert_eq!(
             summary(30, 10, 99, 2, "x"),
             "Showing the first 10 of 30 matches among 99 entries; raise limit to see more. Skipped 2 unreadable entries."
+        );
+    }
+
+    fn fd_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            "src/main.rs",
+            "src/lib.RS",
+            "src/deep/mod.rs",
+            "target/debug/build.rs",
+            "archive.tar.gz",
+            "notes.gz",
+            ".rs",
+            "run.sh",
+            "docs/guide.md",
+        ] {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.path().join("run.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("run.sh", dir.path().join("run-link")).unwrap();
+        std::os::unix::fs::symlink("src", dir.path().join("src-link")).unwrap();
+        dir
+    }
+
+    async fn call(dir: &std::path::Path, input: Value) -> (String, Value, bool) {
+        let ctx =
+            crate::backends::local::make_local_context(dir.to_str().unwrap(), None, None, None);
+        let result = find_tool().run_result(input, &ctx).await;
+        let text = match &result.content[0] {
+            crate::kernel::ToolContentBlock::Text(t) => t.clone(),
+            crate::kernel::ToolContentBlock::Json(v) => v.to_string(),
+        };
+        let record = match result.content.get(1) {
+            Some(crate::kernel::ToolContentBlock::Json(v)) => v.clone(),
+            _ => Value::Null,
+        };
+        (text, record, result.is_error)
+    }
+
+    async fn listed(dir: &std::path::Path, input: Value) -> Vec<String> {
+        let (text, _, is_error) = call(dir, input.clone()).await;
+        assert!(!is_error, "{input}: {text}");
+        match text.rsplit_once("\n\n") {
+            Some((rows, _)) => rows.lines().map(str::to_string).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    async fn refused(dir: &std::path::Path, input: Value) -> String {
+        let (text, _, is_error) = call(dir, input.clone()).await;
+        assert!(is_error, "{input}: {text}");
+        text
+    }
+
+    #[tokio::test]
+    async fn new_keys_at_their_defaults_change_nothing() {
+        let dir = fd_tree();
+        let d = dir.path();
+        for (plain, spelled_out) in [
+            (
+                json!({"pattern": "*"}),
+                json!({"pattern": "*", "extension": [], "exclude": [], "paths": []}),
+            ),
+            (
+                json!({"pattern": "*", "path": "src"}),
+                json!({"pattern": "*", "paths": ["src"]}),
+            ),
+            (
+                json!({"pattern": "s", "type": "file"}),
+                json!({"pattern": "s", "type": "f"}),
+            ),
+            (
+                json!({"pattern": "s", "type": "dir"}),
+                json!({"pattern": "s", "type": "d"}),
+            ),
+        ] {
+            assert_eq!(
+                call(d, plain.clone()).await,
+                call(d, spelled_out).await,
+                "{plain}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn types_symlink_and_executable() {
+        let dir = fd_tree();
+        let d = dir.path();
+        for t in ["symlink", "l"] {
+            assert_eq!(
+                listed(d, json!({"pattern": "*", "type": t})).await,
+                ["run-link", "src-link"]
+            );
+        }
+        for t in ["executable", "x"] {
+            assert_eq!(
+                listed(d, json!({"pattern": "*", "type": t})).await,
+                ["run-link", "run.sh"]
+            );
+        }
+        // file and dir keep their rule: a link counts as what it points to.
+        assert_eq!(
+            listed(d, json!({"pattern": "link", "type": "dir"})).await,
+            ["src-link"]
+        );
+        // The old wording, still naming the field and the value.
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "type": "link"})).await,
+            "Invalid \"type\": expected one of \"file\", \"dir\", got the string \"link\"."
+        );
+    }
+
+    #[tokio::test]
+    async fn extensions_work_like_fds() {
+        let dir = fd_tree();
+        let d = dir.path();
+        assert_eq!(
+            listed(d, json!({"pattern": "*", "extension": ["rs"]})).await,
+            [
+                "src/deep/mod.rs",
+                "src/lib.RS",
+                "src/main.rs",
+                "target/debug/build.rs"
+            ]
+        );
+        // A leading dot is optional; several are any of; multi-part is allowed.
+        assert_eq!(
+            listed(d, json!({"pattern": "*", "extension": [".tar.gz", "md"]})).await,
+            ["archive.tar.gz", "docs/guide.md"]
+        );
+        assert_eq!(
+            listed(d, json!({"pattern": "*", "extension": "gz"})).await,
+            ["archive.tar.gz", "notes.gz"]
+        );
+        // The pattern still applies.
+        assert_eq!(
+            listed(d, json!({"pattern": "main", "extension": ["rs"]})).await,
+            ["src/main.rs"]
+        );
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "extension": ["."]})).await,
+            "Invalid \"extension\": expected file extensions such as \"rs\" or \"tar.gz\", got the string \".\"."
+        );
+    }
+
+    #[tokio::test]
+    async fn excludes_leave_out_and_prune() {
+        let dir = fd_tree();
+        let d = dir.path();
+        let (text, record, _) = call(
+            d,
+            json!({"pattern": "*.rs", "exclude": ["target", "src/deep"]}),
+        )
+        .await;
+        assert!(
+            text.starts_with(".rs\nsrc/lib.RS\nsrc/main.rs\n\n"),
+            "{text}"
+        );
+        assert_eq!(record["count"], json!(3));
+        // Excluded folders are not walked, so their entries are not counted either.
+        let (_, all, _) = call(d, json!({"pattern": "*"})).await;
+        assert_eq!(
+            record["walked"].as_u64().unwrap() + 5,
+            all["walked"].as_u64().unwrap()
+        );
+        assert_eq!(
+            listed(
+                d,
+                json!({"pattern": "*", "exclude": ["*.rs", "*.gz", "*.md", "*link*", "*.sh"]})
+            )
+            .await,
+            // Case-sensitive, as fd's excludes are.
+            [
+                ".",
+                "docs",
+                "src",
+                "src/deep",
+                "src/lib.RS",
+                "target",
+                "target/debug"
+            ]
+        );
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "exclude": ["[x"]})).await,
+            "Invalid \"exclude\": expected a glob such as \"*.log\" or \"target\" (unclosed character class; missing ']'), got the string \"[x\"."
+        );
+    }
+
+    #[tokio::test]
+    async fn max_depth_lists_and_stops_at_the_limit() {
+        let dir = fd_tree();
+        let d = dir.path();
+        assert_eq!(
+            listed(d, json!({"pattern": "*", "maxDepth": 0})).await,
+            ["."]
+        );
+        assert_eq!(
+            listed(d, json!({"pattern": "*", "path": "src", "maxDepth": 1})).await,
+            ["src", "src/deep", "src/lib.RS", "src/main.rs"]
+        );
+        let (text, record, _) = call(d, json!({"pattern": "*.rs", "maxDepth": 2})).await;
+        assert!(
+            text.starts_with(".rs\nsrc/lib.RS\nsrc/main.rs\n\n"),
+            "{text}"
+        );
+        assert_eq!(record["count"], json!(3));
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "maxDepth": -1})).await,
+            "Invalid \"maxDepth\": expected a non-negative integer, got the number -1."
+        );
+    }
+
+    #[tokio::test]
+    async fn paths_walk_each_root_in_order_with_one_limit() {
+        let dir = fd_tree();
+        let d = dir.path();
+        assert_eq!(
+            listed(d, json!({"pattern": "*.rs", "paths": ["target", "src/"]})).await,
+            [
+                "target/debug/build.rs",
+                "src/deep/mod.rs",
+                "src/lib.RS",
+                "src/main.rs"
+            ]
+        );
+        let (text, record, _) = call(
+            d,
+            json!({"pattern": "*.rs", "paths": ["target", "src/"], "limit": 2}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "target/debug/build.rs\nsrc/deep/mod.rs\n\nShowing the first 2 of 4 matches among 8 entries; raise limit to see more."
+        );
+        assert_eq!(
+            record["entries"][1],
+            json!({"path": "src/deep/mod.rs", "kind": "file", "size": 1})
+        );
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "paths": ["src", "run.sh"]})).await,
+            "Not a directory: run.sh"
+        );
+        assert_eq!(
+            refused(d, json!({"pattern": "*", "path": "src", "paths": ["docs"]})).await,
+            "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
         );
     }
 }

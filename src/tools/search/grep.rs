@@ -11,6 +11,11 @@
 //! A file named as `path` is not walked: it is streamed through `Fs::open_read`, so
 //! the walk's size limit (`maxFileSize`, which bounds what each walking thread holds
 //! in memory) never hides the one file the caller asked about.
+//!
+//! The optional keys beside those mirror ripgrep's flags one for one, with rg's
+//! meaning, so a command line can map rg's flags onto them: several roots
+//! (`paths`), `-g` (`globs`), `-t`/`-T` (`type`/`typeNot`), `-v`, `-w`, `-S`,
+//! `-B`/`-A`, `-m`, and `-l`/`-c` (`outputMode`). Absent, they change nothing.
 
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,11 +27,13 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
 };
+use ignore::overrides::Override;
+use ignore::types::{Types, TypesBuilder};
 use serde_json::{Value, json};
 
 use super::walk::{
-    FirstN, Ranked, display_path, is_hidden_below_root, join_and, merge, path_order, plural,
-    run_walk, walk_options,
+    FirstN, GlobLine, Ranked, build_overrides, display_path, is_hidden_below_root, join_and, merge,
+    override_match, parse_roots, path_order, plural, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -123,6 +130,20 @@ pub fn regex_source(pattern: &str, literal: bool, flags: RegexFlags) -> String {
 /// Compile like ripgrep does: `^`/`$` at line boundaries, no octal escapes, and a
 /// line terminator the pattern can never match across.
 pub fn compile(source: &str) -> Result<RegexMatcher, String> {
+    compile_with(source, MatchOptions::default())
+}
+
+/// rg's matcher switches beyond the pattern's own flags.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct MatchOptions {
+    /// rg `-w`: a match must stand between word boundaries.
+    pub word: bool,
+    /// rg `-S`: case-insensitive unless the pattern holds an uppercase literal.
+    pub smart_case: bool,
+}
+
+/// [`compile`] with rg's `-w` and `-S`.
+pub fn compile_with(source: &str, options: MatchOptions) -> Result<RegexMatcher, String> {
     let fail = |e: &dyn std::fmt::Display| format!("Could not compile the search pattern: {e}");
     // Parsed on its own first so a syntax error quotes the pattern as given, not
     // the wrapped form the matcher builds around it.
@@ -134,6 +155,8 @@ pub fn compile(source: &str) -> Result<RegexMatcher, String> {
     RegexMatcherBuilder::new()
         .multi_line(true)
         .octal(false)
+        .word(options.word)
+        .case_smart(options.smart_case)
         .line_terminator(Some(b'\n'))
         .build(source)
         .map_err(|e| fail(&e))
@@ -175,6 +198,106 @@ impl FileGlob {
     }
 }
 
+/// What `glob` and `globs` accept, in their messages (`glob`'s is today's wording).
+const GLOB_EXPECTED: &str = "a file-name glob such as \"*.rs\"";
+const GLOBS_EXPECTED: &str = "a glob such as \"*.rs\" or \"!*.min.js\"";
+const TYPE_EXPECTED: &str = "names of rg file types such as \"rust\", \"py\", \"js\", \"toml\" or \"md\" (rg --type-list lists them)";
+
+/// rg's file filters beside the pattern: the `-g` globs (`glob`, `globs`) and the
+/// `-t`/`-T` file types (`type`, `typeNot`). They apply below the root only: a root
+/// named outright is searched whatever they say, as rg searches a path it is given.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    overrides: Option<Override>,
+    types: Option<Types>,
+}
+
+impl Filters {
+    /// Compile the globs (`glob` first, then `globs`, in order: later ones win, as
+    /// in rg) and the type names.
+    pub fn new(globs: &[GlobLine], select: &[&str], negate: &[&str]) -> Result<Self, String> {
+        Ok(Self {
+            overrides: build_overrides(globs)?,
+            types: file_types(select, negate)?,
+        })
+    }
+
+    /// Whether an entry below the root is kept (searched when a file, entered when
+    /// a folder), in rg's precedence: a glob's verdict, include or exclude, is
+    /// final; otherwise a file of a negated type, or of no selected type when some
+    /// are selected, is left out.
+    fn keeps(&self, entry: &dyn WalkEntry) -> bool {
+        if let Some(overrides) = &self.overrides {
+            match override_match(overrides, entry) {
+                ignore::Match::Ignore(()) => return false,
+                ignore::Match::Whitelist(()) => return true,
+                ignore::Match::None => {}
+            }
+        }
+        match &self.types {
+            Some(types) => !types
+                .matched(entry.path(), entry.kind() == WalkEntryKind::Dir)
+                .is_ignore(),
+            None => true,
+        }
+    }
+}
+
+/// The `-t`/`-T` matcher over rg's built-in file types; `all` selects or negates
+/// every type, as in rg. An unknown name is refused naming its field.
+fn file_types(select: &[&str], negate: &[&str]) -> Result<Option<Types>, String> {
+    if select.is_empty() && negate.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = TypesBuilder::new();
+    builder.add_defaults();
+    let known: Vec<String> = builder
+        .definitions()
+        .iter()
+        .map(|d| d.name().to_string())
+        .collect();
+    for (field, names) in [("type", select), ("typeNot", negate)] {
+        for name in names {
+            if *name != "all" && !known.iter().any(|k| k == name) {
+                return Err(invalid(
+                    field,
+                    TYPE_EXPECTED,
+                    &Value::String(name.to_string()),
+                ));
+            }
+            if field == "type" {
+                builder.select(name);
+            } else {
+                builder.negate(name);
+            }
+        }
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| format!("Could not build the file types: {e}"))
+}
+
+/// What the rows are: rg's default lines, `-l` (`files`) or `-c` (`count`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    #[default]
+    Content,
+    Files,
+    Count,
+}
+
+/// How each file is searched and shown: context on each side (rg `-B`/`-A`),
+/// inverted matching (`-v`), a per-file match cap (`-m`) and the output mode.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub before: usize,
+    pub after: usize,
+    pub invert: bool,
+    pub max_count: Option<u64>,
+    pub mode: OutputMode,
+}
+
 /// A matched or context line as shown: terminator dropped, invalid UTF-8 replaced,
 /// cut after `MAX_LINE_CHARS` characters with a marker saying how much was cut.
 pub fn display_line(raw: &[u8]) -> String {
@@ -205,7 +328,10 @@ struct Line {
 /// A file's stored lines (its first matches, up to the limit, and their context).
 struct FileHits {
     path: String,
+    /// Rows it takes: the matches stored, or 1 in the files and count modes.
     stored_matches: usize,
+    /// Every matching line of the file (for the count mode).
+    count: u64,
     lines: Vec<Line>,
 }
 
@@ -223,7 +349,8 @@ impl Ranked for FileHits {
 struct Collect<'a> {
     store: bool,
     limit: usize,
-    context: u64,
+    /// Lines of after-context: past the limit, only the last stored match's trail.
+    after: u64,
     total: u64,
     stored: usize,
     last_match: u64,
@@ -255,7 +382,7 @@ impl Sink for Collect<'_> {
         let number = c.line_number().unwrap_or(0);
         let keep = self.stored < self.limit
             || (*c.kind() == SinkContextKind::After
-                && number <= self.last_match.saturating_add(self.context));
+                && number <= self.last_match.saturating_add(self.after));
         if keep {
             self.lines.push(Line {
                 number,
@@ -283,9 +410,9 @@ struct Gathered {
 /// Everything the walking threads share; also the visitor factory.
 struct Shared {
     matcher: RegexMatcher,
-    glob: Option<FileGlob>,
+    filters: Filters,
     limit: usize,
-    context: usize,
+    shape: Shape,
     read_limits: ReadLimits,
     skip_hidden: bool,
     cancel: CancellationToken,
@@ -299,8 +426,10 @@ impl Shared {
     fn searcher(&self) -> Searcher {
         SearcherBuilder::new()
             .line_number(true)
-            .before_context(self.context)
-            .after_context(self.context)
+            .before_context(self.shape.before)
+            .after_context(self.shape.after)
+            .invert_match(self.shape.invert)
+            .max_matches(self.shape.max_count)
             .binary_detection(BinaryDetection::none())
             .build()
     }
@@ -326,10 +455,12 @@ impl Shared {
         search: impl FnOnce(&mut Collect<'_>) -> io::Result<()>,
     ) {
         let mut lines = Vec::new();
+        let content = self.shape.mode == OutputMode::Content;
         let mut sink = Collect {
-            store: g.kept.wants(path),
+            // The files and count modes show no lines, so none is kept.
+            store: content && g.kept.wants(path),
             limit: self.limit,
-            context: self.context as u64,
+            after: self.shape.after as u64,
             total: 0,
             stored: 0,
             last_match: 0,
@@ -348,6 +479,14 @@ impl Shared {
                 g.kept.push(FileHits {
                     path: path.to_string(),
                     stored_matches: stored,
+                    count: total,
+                    lines,
+                });
+            } else if !content && g.kept.wants(path) {
+                g.kept.push(FileHits {
+                    path: path.to_string(),
+                    stored_matches: 1,
+                    count: total,
                     lines,
                 });
             }
@@ -456,17 +595,17 @@ impl WalkVisitor for Visitor<'_> {
                 self.gathered = Some(g);
                 return WalkFlow::Skip;
             }
+            // A root that is a file (one swapped in for the folder after the stat)
+            // is searched whatever the globs and types, as a named file would be.
+            WalkEvent::Entry(entry)
+                if !entry.path().is_empty() && !self.shared.filters.keeps(entry) =>
+            {
+                // Left out by a glob or type: not searched, and a folder not entered.
+                self.gathered = Some(g);
+                return WalkFlow::Skip;
+            }
             WalkEvent::Entry(entry) => {
-                // A root that is a file (one swapped in for the folder after the
-                // stat) is searched whatever the glob, as a named file would be.
-                let wanted = entry.kind() == WalkEntryKind::File
-                    && (entry.path().is_empty()
-                        || self
-                            .shared
-                            .glob
-                            .as_ref()
-                            .is_none_or(|glob| glob.matches(entry.path(), entry.name())));
-                if wanted {
+                if entry.kind() == WalkEntryKind::File {
                     self.search(entry, &mut g);
                 }
             }
@@ -494,9 +633,11 @@ struct Query {
     matcher: RegexMatcher,
     /// How the pattern is named in the no-match message.
     label: String,
-    path: Option<String>,
-    glob: Option<FileGlob>,
-    context: usize,
+    /// The roots in the order given, each as spelled (`None`: the working
+    /// directory, unspelled).
+    roots: Vec<Option<String>>,
+    filters: Filters,
+    shape: Shape,
     limit: usize,
     gitignore: bool,
     max_file_size: u64,
@@ -506,15 +647,39 @@ struct Query {
 fn parse(input: &Value) -> Result<Query, String> {
     let args = Args::new("grep", input)?;
     let pattern = args.required_str("pattern")?;
-    let path = args.opt_str("path")?.filter(|p| !p.is_empty());
+    let roots = parse_roots(&args)?;
     let mut flags = parse_flags(args.get("flags"))?;
     let ignore_case = args.opt_bool("ignoreCase")?.unwrap_or(false);
     let literal = args.opt_bool("literal")?.unwrap_or(false);
     let context = args.opt_non_negative_int("context")?.unwrap_or(0);
-    let glob = match args.opt_str("glob")? {
-        Some(g) if !g.is_empty() => Some(FileGlob::new(g)?),
-        _ => None,
-    };
+    let before = args
+        .opt_non_negative_int("beforeContext")?
+        .unwrap_or(context);
+    let after = args
+        .opt_non_negative_int("afterContext")?
+        .unwrap_or(context);
+    let mut globs = Vec::new();
+    if let Some(g) = args.opt_str("glob")?.filter(|g| !g.is_empty()) {
+        globs.push(GlobLine {
+            field: "glob",
+            line: g.to_string(),
+            given: g.to_string(),
+            expected: GLOB_EXPECTED,
+        });
+    }
+    for g in args.opt_str_array("globs")?.unwrap_or_default() {
+        if !g.is_empty() {
+            globs.push(GlobLine {
+                field: "globs",
+                line: g.to_string(),
+                given: g.to_string(),
+                expected: GLOBS_EXPECTED,
+            });
+        }
+    }
+    let select = args.opt_str_array("type")?.unwrap_or_default();
+    let negate = args.opt_str_array("typeNot")?.unwrap_or_default();
+    let filters = Filters::new(&globs, &select, &negate)?;
     let limit = args
         .opt_positive_int("limit")?
         .unwrap_or(DEFAULT_LIMIT)
@@ -525,8 +690,19 @@ fn parse(input: &Value) -> Result<Query, String> {
         .unwrap_or(DEFAULT_MAX_FILE_SIZE)
         .min(MAX_FILE_SIZE_CEILING);
     let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
+    let invert = args.opt_bool("invertMatch")?.unwrap_or(false);
+    let options = MatchOptions {
+        word: args.opt_bool("wordRegexp")?.unwrap_or(false),
+        smart_case: args.opt_bool("smartCase")?.unwrap_or(false),
+    };
+    let max_count = args.opt_positive_int("maxCount")?;
+    let mode = match args.opt_enum("outputMode", &["content", "files", "count"])? {
+        Some("files") => OutputMode::Files,
+        Some("count") => OutputMode::Count,
+        _ => OutputMode::Content,
+    };
     flags.ignore_case |= ignore_case;
-    let matcher = compile(&regex_source(pattern, literal, flags))?;
+    let matcher = compile_with(&regex_source(pattern, literal, flags), options)?;
     let label = if literal {
         let quoted = Value::String(pattern.to_string()).to_string();
         if flags.ignore_case {
@@ -545,12 +721,19 @@ fn parse(input: &Value) -> Result<Query, String> {
         }
         format!("/{pattern}/{letters}")
     };
+    let lines = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     Ok(Query {
         matcher,
         label,
-        path: path.map(str::to_string),
-        glob,
-        context: usize::try_from(context).unwrap_or(usize::MAX),
+        roots,
+        filters,
+        shape: Shape {
+            before: lines(before),
+            after: lines(after),
+            invert,
+            max_count,
+            mode,
+        },
         limit: limit as usize,
         gitignore,
         max_file_size,
@@ -572,31 +755,51 @@ struct Totals {
 /// The rows: matches as `PATH:LINE: TEXT`, context as `PATH-LINE- TEXT`, `--`
 /// between groups that are not adjacent, one text row each; beside them the same
 /// lines as records (`{path, line, text, kind}`, `kind` `match` or `context`).
-/// Returns both and the matches shown.
+/// In the files mode a row is a file's path (record `{path}`), in the count mode
+/// `PATH:N` (record `{path, count}`). Files come root by root, in the order the
+/// roots were given, each root's in path order. Returns the rows, the records and
+/// how many of the limit they used (matches shown, or files shown).
 fn render(
-    files: &[FileHits],
-    root: Option<&str>,
+    roots: &[(Option<String>, Vec<FileHits>)],
     limit: usize,
-    context: usize,
+    shape: Shape,
 ) -> (Vec<String>, Vec<Value>, usize) {
+    let files = roots
+        .iter()
+        .flat_map(|(root, files)| files.iter().map(move |f| (root.as_deref(), f)));
     let mut rows = Vec::new();
     let mut records = Vec::new();
+    if shape.mode != OutputMode::Content {
+        for (root, file) in files.take(limit) {
+            let shown_path = display_path(root, &file.path);
+            if shape.mode == OutputMode::Files {
+                rows.push(shown_path.clone());
+                records.push(json!({ "path": shown_path }));
+            } else {
+                rows.push(format!("{shown_path}:{}", file.count));
+                records.push(json!({ "path": shown_path, "count": file.count }));
+            }
+        }
+        let shown = rows.len();
+        return (rows, records, shown);
+    }
+    let separators = shape.before > 0 || shape.after > 0;
     let mut shown = 0usize;
     let mut last_match = 0u64;
     let mut previous: Option<(usize, u64)> = None;
-    'files: for (index, file) in files.iter().enumerate() {
+    'files: for (index, (root, file)) in files.enumerate() {
         let shown_path = display_path(root, &file.path);
         for line in &file.lines {
             if shown == limit {
                 // Past the limit only the trailing context of the last match shows.
                 let trailing = !line.is_match
                     && previous == Some((index, line.number.wrapping_sub(1)))
-                    && line.number <= last_match.saturating_add(context as u64);
+                    && line.number <= last_match.saturating_add(shape.after as u64);
                 if !trailing {
                     break 'files;
                 }
             }
-            if context > 0
+            if separators
                 && let Some((pi, pn)) = previous
                 && (pi != index || pn.wrapping_add(1) != line.number)
             {
@@ -633,10 +836,27 @@ fn size_limit_label(max_file_size: u64) -> String {
     }
 }
 
+/// The closing line of the files and count modes, whose rows are files: the
+/// content mode's line when every file with a match is shown; otherwise it says
+/// how many of those files the limit let through.
+fn files_summary(t: &Totals, shown_files: usize, label: &str, max_file_size: u64) -> String {
+    if shown_files as u64 >= t.with_matches {
+        let all = usize::try_from(t.matches).unwrap_or(usize::MAX);
+        return summary(t, all, label, max_file_size);
+    }
+    let line = format!(
+        "Showing the first {shown_files} of {} with matches ({}, searched {}); raise limit to see more.",
+        plural(t.with_matches, "file", "files"),
+        plural(t.matches, "match", "matches"),
+        plural(t.searched, "file", "files"),
+    );
+    with_skipped(line, t, max_file_size)
+}
+
 /// The closing line: what was found, whether the limit cut it, what was skipped.
 fn summary(t: &Totals, shown: usize, label: &str, max_file_size: u64) -> String {
     let searched = plural(t.searched, "file", "files");
-    let mut line = if t.matches == 0 {
+    let line = if t.matches == 0 {
         format!("No matches for {label} in {searched}.")
     } else if (shown as u64) < t.matches {
         format!(
@@ -651,6 +871,11 @@ fn summary(t: &Totals, shown: usize, label: &str, max_file_size: u64) -> String 
             plural(t.with_matches, "file", "files"),
         )
     };
+    with_skipped(line, t, max_file_size)
+}
+
+/// `line` followed by what was skipped, if anything.
+fn with_skipped(mut line: String, t: &Totals, max_file_size: u64) -> String {
     let mut skipped = Vec::new();
     if t.binary > 0 {
         skipped.push(format!(
@@ -713,59 +938,74 @@ async fn search_named_file(
     Ok(())
 }
 
-/// Run a validated query.
-async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
-    let shown_root = query.path.as_deref().unwrap_or(".");
-    let abs = match ctx.confine(shown_root) {
-        Ok(abs) => abs,
-        Err(message) => return ToolResult::failure(message),
-    };
+/// A root checked before any search: as spelled, resolved, and whether it is a
+/// file (streamed) or a folder (walked).
+struct Root {
+    spelled: Option<String>,
+    abs: String,
+    named_file: bool,
+}
+
+/// Resolve and stat one root; an `Err` is the call's failure.
+async fn check_root(ctx: &ToolContext, spelled: Option<String>) -> Result<Root, String> {
+    let shown_root = spelled.as_deref().unwrap_or(".");
+    let abs = ctx.confine(shown_root)?;
     let named_file = match ctx.fs.stat(&abs).await {
-        Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+        Err(e) => return Err(format!("Cannot search {shown_root}: {e}")),
         // Named outright, a FIFO or device would otherwise be skipped in silence
         // (a walk never opens one: reading could block or never end).
         Ok(info) if !info.is_file && !info.is_directory => {
-            return ToolResult::failure(format!(
+            return Err(format!(
                 "{}; grep searches regular files and folders.",
                 crate::tools::not_regular(shown_root, &info)
             ));
         }
         Ok(info) => info.is_file,
     };
+    Ok(Root {
+        spelled,
+        abs,
+        named_file,
+    })
+}
+
+/// Search one root into `totals`; its files with kept hits, in path order.
+async fn search_root(
+    ctx: &ToolContext,
+    query: &Query,
+    root: Root,
+    totals: &mut Totals,
+) -> Result<Vec<FileHits>, String> {
+    let shown_root = root.spelled.as_deref().unwrap_or(".");
     let read_limits = ReadLimits {
         max_size: query.max_file_size,
         nul_sniff: NUL_SNIFF,
     };
     let shared = Arc::new(Shared {
-        matcher: query.matcher,
-        glob: query.glob,
+        matcher: query.matcher.clone(),
+        filters: query.filters.clone(),
         limit: query.limit,
-        context: query.context,
+        shape: query.shape,
         read_limits,
         skip_hidden: query.skip_hidden,
         cancel: ctx.cancel.clone(),
         cancelled: AtomicBool::new(false),
         gathered: Mutex::new(Vec::new()),
     });
-    if named_file {
-        if let Err(message) = search_named_file(ctx, &abs, &shared).await {
-            return ToolResult::failure(message);
-        }
+    if root.named_file {
+        search_named_file(ctx, &root.abs, &shared).await?;
     } else {
-        let options = walk_options(abs, query.gitignore);
-        if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), Some(read_limits)).await {
-            return ToolResult::failure(message);
-        }
+        let options = walk_options(root.abs, query.gitignore);
+        run_walk(ctx, options, Arc::clone(&shared), Some(read_limits)).await?;
     }
     if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
-        return ToolResult::failure("grep was cancelled.");
+        return Err("grep was cancelled.".to_string());
     }
     let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
-    let mut totals = Totals::default();
-    let mut kept = Vec::with_capacity(parts.len());
     if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-        return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+        return Err(format!("Cannot search {shown_root}: {message}"));
     }
+    let mut kept = Vec::with_capacity(parts.len());
     for g in parts {
         totals.searched += g.searched;
         totals.with_matches += g.with_matches;
@@ -781,8 +1021,34 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             .windows(2)
             .all(|w| path_order(&w[0].path, &w[1].path).is_lt())
     );
-    let (rows, records, shown) = render(&files, query.path.as_deref(), query.limit, query.context);
-    let closing = summary(&totals, shown, &query.label, query.max_file_size);
+    Ok(files)
+}
+
+/// Run a validated query: every root is checked first (a bad one fails the call
+/// before any search), then searched in the order given.
+async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
+    let mut roots = Vec::with_capacity(query.roots.len());
+    for spelled in &query.roots {
+        match check_root(ctx, spelled.clone()).await {
+            Ok(root) => roots.push(root),
+            Err(message) => return ToolResult::failure(message),
+        }
+    }
+    let mut totals = Totals::default();
+    let mut found = Vec::with_capacity(roots.len());
+    for root in roots {
+        let spelled = root.spelled.clone();
+        match search_root(ctx, &query, root, &mut totals).await {
+            Ok(files) => found.push((spelled, files)),
+            Err(message) => return ToolResult::failure(message),
+        }
+    }
+    let (rows, records, shown) = render(&found, query.limit, query.shape);
+    let closing = if query.shape.mode == OutputMode::Content {
+        summary(&totals, shown, &query.label, query.max_file_size)
+    } else {
+        files_summary(&totals, shown, &query.label, query.max_file_size)
+    };
     let tail = if rows.is_empty() {
         closing
     } else {
@@ -831,7 +1097,18 @@ impl Tool for Grep {
                 "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many matching lines (default 200, at most 5000)." },
                 "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike rg, ignored files such as build output are searched, so the same tree gives the same answer whatever ignore files say)." },
                 "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
-                "maxFileSize": { "type": "integer", "minimum": 1, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." }
+                "maxFileSize": { "type": "integer", "minimum": 1, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." },
+                "paths": { "type": "array", "items": { "type": "string" }, "description": "Several directories or files to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." },
+                "globs": { "type": "array", "items": { "type": "string" }, "description": "Globs as in rg -g, tested on the path below the search root (later ones win): \"*.rs\" includes, \"!*.min.js\" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first)." },
+                "type": { "type": "array", "items": { "type": "string" }, "description": "Only search files of these rg file types, as rg -t (\"rust\", \"py\", \"js\", \"toml\", \"md\"; rg --type-list lists them)." },
+                "typeNot": { "type": "array", "items": { "type": "string" }, "description": "Skip files of these rg file types, as rg -T." },
+                "invertMatch": { "type": "boolean", "description": "Show and count the lines that do not match instead, as rg -v (default false)." },
+                "wordRegexp": { "type": "boolean", "description": "Only match whole words, as rg -w (default false)." },
+                "smartCase": { "type": "boolean", "description": "Ignore case unless the pattern holds an uppercase letter, as rg -S (default false; ignoreCase and flag i still ignore case)." },
+                "beforeContext": { "type": "integer", "minimum": 0, "description": "Lines of context before each match, as rg -B (overrides context on that side)." },
+                "afterContext": { "type": "integer", "minimum": 0, "description": "Lines of context after each match, as rg -A (overrides context on that side)." },
+                "maxCount": { "type": "integer", "minimum": 1, "description": "Stop searching a file after this many matching lines, as rg -m (the counts count only those)." },
+                "outputMode": { "type": "string", "enum": ["content", "files", "count"], "description": "What a row is: a matching line (content, the default), the path of a file with a match (files, as rg -l) or PATH:N with the file's matching lines (count, as rg -c); limit counts rows." }
             },
             "required": ["pattern"]
         })
@@ -1050,9 +1327,9 @@ mod tests {
     fn vanished_and_unreadable_entries_are_counted_not_fatal() {
         let shared = Shared {
             matcher: compile("hit").unwrap(),
-            glob: None,
+            filters: Filters::default(),
             limit: 10,
-            context: 0,
+            shape: Shape::default(),
             read_limits: READ_LIMITS,
             skip_hidden: false,
             cancel: CancellationToken::new(),
@@ -1106,5 +1383,405 @@ mod tests {
         let result = execute(query, &ctx.with_cancel(token)).await;
         assert!(result.is_error);
         assert_eq!(result.project(), json!("grep was cancelled."));
+    }
+
+    /// A tree for the rg-flag keys.
+    fn rg_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let files: &[(&str, &str)] = &[
+            ("src/main.rs", "fn main() {\n    hit();\n}\n"),
+            ("src/lib.rs", "// Hit\nhit here\nhitter\nhit again\n"),
+            ("src/gen/out.rs", "hit generated\n"),
+            ("docs/guide.md", "a hit\nno\n"),
+            ("app.min.js", "hit minified\n"),
+            ("app.js", "hit script\n"),
+            ("Cargo.toml", "name = \"hit\"\n"),
+            ("notes.txt", "one\nhit\ntwo\nthree\nhit\nfour\n"),
+        ];
+        for (path, content) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        }
+        dir
+    }
+
+    /// The text and the record of a call, and whether it failed.
+    async fn call(dir: &std::path::Path, input: Value) -> (String, Value, bool) {
+        let ctx = make_local_context(dir.to_str().unwrap(), None, None, None);
+        let result = grep_tool().run_result(input, &ctx).await;
+        let text = match &result.content[0] {
+            crate::kernel::ToolContentBlock::Text(t) => t.clone(),
+            crate::kernel::ToolContentBlock::Json(v) => v.to_string(),
+        };
+        let record = match result.content.get(1) {
+            Some(crate::kernel::ToolContentBlock::Json(v)) => v.clone(),
+            _ => Value::Null,
+        };
+        (text, record, result.is_error)
+    }
+
+    async fn ok(dir: &std::path::Path, input: Value) -> String {
+        let (text, _, is_error) = call(dir, input.clone()).await;
+        assert!(!is_error, "{input}: {text}");
+        text
+    }
+
+    async fn err(dir: &std::path::Path, input: Value) -> String {
+        let (text, _, is_error) = call(dir, input.clone()).await;
+        assert!(is_error, "{input}: {text}");
+        text
+    }
+
+    /// The rows of a text (everything before the blank line and summary).
+    fn rows(text: &str) -> Vec<&str> {
+        match text.rsplit_once("\n\n") {
+            Some((rows, _)) => rows.lines().collect(),
+            None => Vec::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn new_keys_at_their_defaults_change_nothing() {
+        let dir = rg_tree();
+        let d = dir.path();
+        for (plain, spelled_out) in [
+            (
+                json!({"pattern": "hit", "context": 1}),
+                json!({"pattern": "hit", "context": 1, "beforeContext": 1, "afterContext": 1,
+                       "invertMatch": false, "wordRegexp": false, "smartCase": false,
+                       "outputMode": "content", "globs": [], "type": [], "typeNot": []}),
+            ),
+            (
+                json!({"pattern": "hit", "path": "src"}),
+                json!({"pattern": "hit", "paths": ["src"]}),
+            ),
+            (
+                json!({"pattern": "hit"}),
+                json!({"pattern": "hit", "paths": []}),
+            ),
+            (
+                json!({"pattern": "hit", "glob": "*.rs"}),
+                json!({"pattern": "hit", "globs": ["*.rs"]}),
+            ),
+        ] {
+            assert_eq!(
+                call(d, plain.clone()).await,
+                call(d, spelled_out).await,
+                "{plain}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn paths_search_each_root_in_the_order_given() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "paths": ["src/", "notes.txt", "docs"]}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "src/gen/out.rs:1: hit generated\nsrc/lib.rs:2: hit here\nsrc/lib.rs:3: hitter\nsrc/lib.rs:4: hit again\nsrc/main.rs:2:     hit();\nnotes.txt:2: hit\nnotes.txt:5: hit\ndocs/guide.md:1: a hit\n\nFound 8 matches in 5 files (searched 5 files)."
+        );
+        // The limit spans the roots: the first root's rows first.
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "paths": ["notes.txt", "src"], "limit": 3}),
+        )
+        .await;
+        assert_eq!(
+            rows(&text),
+            [
+                "notes.txt:2: hit",
+                "notes.txt:5: hit",
+                "src/gen/out.rs:1: hit generated"
+            ]
+        );
+        assert!(text.ends_with("Showing the first 3 of 7 matches in 4 files (searched 4 files); raise limit to see more."), "{text}");
+        // A bad root fails the whole call, before anything is searched.
+        let message = err(d, json!({"pattern": "hit", "paths": ["src", "nope"]})).await;
+        assert!(
+            message.starts_with("Cannot search nope: ENOENT"),
+            "{message}"
+        );
+        assert_eq!(
+            err(
+                d,
+                json!({"pattern": "hit", "path": "src", "paths": ["docs"]})
+            )
+            .await,
+            "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "paths": 3})).await,
+            "Invalid \"paths\": expected an array of strings, got the number 3."
+        );
+    }
+
+    #[tokio::test]
+    async fn globs_include_exclude_and_prune_like_rg() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let found = |globs: Value| {
+            let input = json!({"pattern": "hit", "globs": globs, "outputMode": "files"});
+            async move {
+                rows(&ok(d, input).await)
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(found(json!(["*.js"])).await, ["app.js", "app.min.js"]);
+        assert_eq!(found(json!(["*.js", "!*.min.js"])).await, ["app.js"]);
+        // Later globs win, as in rg.
+        assert_eq!(
+            found(json!(["!*.min.js", "*.js"])).await,
+            ["app.js", "app.min.js"]
+        );
+        // An excluded folder is not entered; a glob with / is anchored at the root.
+        assert_eq!(
+            found(json!(["*.rs", "!src/gen"])).await,
+            ["src/lib.rs", "src/main.rs"]
+        );
+        assert_eq!(
+            found(json!(["src/*.rs"])).await,
+            ["src/lib.rs", "src/main.rs"]
+        );
+        // Excludes alone keep everything else.
+        assert_eq!(
+            found(json!(["!*.rs", "!*.js", "!*.txt"])).await,
+            ["Cargo.toml", "docs/guide.md"]
+        );
+        // `glob` joins the list and now negates with `!`, as rg's -g does.
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "glob": "!*.rs", "globs": ["!docs"], "outputMode": "files"}),
+        )
+        .await;
+        assert_eq!(
+            rows(&text),
+            ["Cargo.toml", "app.js", "app.min.js", "notes.txt"]
+        );
+        // A root named outright is searched whatever the globs.
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "notes.txt", "globs": ["*.rs"]}),
+        )
+        .await;
+        assert_eq!(rows(&text), ["notes.txt:2: hit", "notes.txt:5: hit"]);
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "globs": ["*.rs", "[oops"]})).await,
+            "Invalid \"globs\": expected a glob such as \"*.rs\" or \"!*.min.js\" (unclosed character class; missing ']'), got the string \"[oops\"."
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "glob": "[oops"})).await,
+            "Invalid \"glob\": expected a file-name glob such as \"*.rs\" (unclosed character class; missing ']'), got the string \"[oops\"."
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "globs": [1]})).await,
+            "Invalid \"globs[0]\": expected a string, got the number 1."
+        );
+    }
+
+    #[tokio::test]
+    async fn types_select_and_negate_rg_file_types() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let found = |input: Value| async move {
+            rows(&ok(d, input).await)
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            found(json!({"pattern": "hit", "type": ["rust"], "outputMode": "files"})).await,
+            ["src/gen/out.rs", "src/lib.rs", "src/main.rs"]
+        );
+        assert_eq!(
+            found(json!({"pattern": "hit", "type": ["toml", "md"], "outputMode": "files"})).await,
+            ["Cargo.toml", "docs/guide.md"]
+        );
+        // A lone string is a list of one.
+        assert_eq!(
+            found(json!({"pattern": "hit", "type": "md", "outputMode": "files"})).await,
+            ["docs/guide.md"]
+        );
+        assert_eq!(
+            found(json!({"pattern": "hit", "typeNot": ["rust", "js"], "outputMode": "files"}))
+                .await,
+            ["Cargo.toml", "docs/guide.md", "notes.txt"]
+        );
+        // A glob's verdict comes first, as in rg.
+        assert_eq!(
+            found(
+                json!({"pattern": "hit", "type": ["md"], "globs": ["*.txt"], "outputMode": "files"})
+            )
+            .await,
+            ["notes.txt"]
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "type": ["rustt"]})).await,
+            "Invalid \"type\": expected names of rg file types such as \"rust\", \"py\", \"js\", \"toml\" or \"md\" (rg --type-list lists them), got the string \"rustt\"."
+        );
+        assert!(
+            err(d, json!({"pattern": "hit", "typeNot": ["nope"]}))
+                .await
+                .starts_with("Invalid \"typeNot\": expected names of rg file types")
+        );
+    }
+
+    #[tokio::test]
+    async fn invert_word_and_smart_case_match_like_rg() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "notes.txt", "invertMatch": true}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "notes.txt:1: one\nnotes.txt:3: two\nnotes.txt:4: three\nnotes.txt:6: four\n\nFound 4 matches in 1 file (searched 1 file)."
+        );
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "src/lib.rs", "wordRegexp": true}),
+        )
+        .await;
+        assert_eq!(
+            rows(&text),
+            ["src/lib.rs:2: hit here", "src/lib.rs:4: hit again"]
+        );
+        // Smart case: no uppercase, so any case; an uppercase letter makes it exact.
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "src/lib.rs", "smartCase": true}),
+        )
+        .await;
+        assert_eq!(rows(&text).len(), 4);
+        let text = ok(
+            d,
+            json!({"pattern": "Hit", "path": "src/lib.rs", "smartCase": true}),
+        )
+        .await;
+        assert_eq!(rows(&text), ["src/lib.rs:1: // Hit"]);
+        let text = ok(
+            d,
+            json!({"pattern": "Hit", "path": "src/lib.rs", "smartCase": true, "ignoreCase": true}),
+        )
+        .await;
+        assert_eq!(rows(&text).len(), 4);
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "invertMatch": "yes"})).await,
+            "Invalid \"invertMatch\": expected true or false, got the string \"yes\"."
+        );
+    }
+
+    #[tokio::test]
+    async fn asymmetric_context_and_max_count() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "notes.txt", "afterContext": 1}),
+        )
+        .await;
+        assert_eq!(
+            rows(&text),
+            [
+                "notes.txt:2: hit",
+                "notes.txt-3- two",
+                "--",
+                "notes.txt:5: hit",
+                "notes.txt-6- four"
+            ]
+        );
+        let text = ok(d, json!({"pattern": "hit", "path": "notes.txt", "beforeContext": 1, "context": 3, "afterContext": 0})).await;
+        assert_eq!(
+            rows(&text),
+            [
+                "notes.txt-1- one",
+                "notes.txt:2: hit",
+                "--",
+                "notes.txt-4- three",
+                "notes.txt:5: hit"
+            ]
+        );
+        // Past the limit only the last match's after-context trails.
+        let text = ok(d, json!({"pattern": "hit", "path": "notes.txt", "beforeContext": 0, "afterContext": 2, "limit": 1})).await;
+        assert_eq!(
+            rows(&text),
+            ["notes.txt:2: hit", "notes.txt-3- two", "notes.txt-4- three"]
+        );
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "paths": ["notes.txt", "src/lib.rs"], "maxCount": 1}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "notes.txt:2: hit\nsrc/lib.rs:2: hit here\n\nFound 2 matches in 2 files (searched 2 files)."
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "maxCount": 0})).await,
+            "Invalid \"maxCount\": expected a positive integer, got the number 0."
+        );
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "afterContext": -1})).await,
+            "Invalid \"afterContext\": expected a non-negative integer, got the number -1."
+        );
+    }
+
+    #[tokio::test]
+    async fn files_and_count_modes_show_one_row_per_file() {
+        let dir = rg_tree();
+        let d = dir.path();
+        let (text, record, _) = call(
+            d,
+            json!({"pattern": "hit", "path": "src", "outputMode": "files"}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "src/gen/out.rs\nsrc/lib.rs\nsrc/main.rs\n\nFound 5 matches in 3 files (searched 3 files)."
+        );
+        assert_eq!(
+            record["rows"],
+            json!([{"path": "src/gen/out.rs"}, {"path": "src/lib.rs"}, {"path": "src/main.rs"}])
+        );
+        assert_eq!(record["count"], json!(5));
+        assert_eq!(record["shown"], json!(3));
+        let (text, record, _) = call(
+            d,
+            json!({"pattern": "hit", "path": "src", "outputMode": "count", "limit": 2}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "src/gen/out.rs:1\nsrc/lib.rs:3\n\nShowing the first 2 of 3 files with matches (5 matches, searched 3 files); raise limit to see more."
+        );
+        assert_eq!(
+            record["rows"],
+            json!([{"path": "src/gen/out.rs", "count": 1}, {"path": "src/lib.rs", "count": 3}])
+        );
+        // A file named outright is shown as named; maxCount caps the count.
+        let text = ok(
+            d,
+            json!({"pattern": "hit", "path": "notes.txt", "outputMode": "count", "maxCount": 1}),
+        )
+        .await;
+        assert_eq!(
+            text,
+            "notes.txt:1\n\nFound 1 match in 1 file (searched 1 file)."
+        );
+        let text = ok(d, json!({"pattern": "nowhere", "outputMode": "files"})).await;
+        assert_eq!(text, "No matches for /nowhere/ in 8 files.");
+        assert_eq!(
+            err(d, json!({"pattern": "hit", "outputMode": "lines"})).await,
+            "Invalid \"outputMode\": expected one of \"content\", \"files\", \"count\", got the string \"lines\"."
+        );
     }
 }

@@ -169,4 +169,81 @@ mod tests {
             );
         }
     }
+
+    fn plain_context(cwd: &str) -> ToolContext {
+        ToolContext::new(
+            cwd,
+            Arc::new(PlainFs),
+            local_shell(),
+            CancellationToken::new(),
+            standard_budget(),
+            Framework::default(),
+        )
+    }
+
+    #[tokio::test]
+    async fn the_fallback_gives_the_fast_paths_output_for_rg_and_fd_keys() {
+        let dir = tree();
+        let cwd = dir.path().to_str().unwrap();
+        let fast = make_local_context(cwd, None, None, None);
+        let plain = plain_context(cwd);
+        let calls = [
+            (
+                "grep",
+                json!({"pattern": "hit", "paths": ["a", "b.txt", "A"]}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "hit", "globs": ["!a/deep", "*.rs"]}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "hit", "type": ["rust"], "typeNot": ["txt"]}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "hit", "invertMatch": true, "afterContext": 1, "limit": 2}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "HIT", "smartCase": true, "wordRegexp": true}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "hit", "maxCount": 1, "outputMode": "count"}),
+            ),
+            (
+                "grep",
+                json!({"pattern": "hit", "outputMode": "files", "limit": 2}),
+            ),
+            ("find", json!({"pattern": "*", "maxDepth": 1})),
+            (
+                "find",
+                json!({"pattern": "*", "exclude": ["deep", "*.txt"]}),
+            ),
+            (
+                "find",
+                json!({"pattern": "*", "extension": ["rs"], "paths": ["a", "A"]}),
+            ),
+            ("find", json!({"pattern": "*", "type": "symlink"})),
+        ];
+        for (tool, input) in calls {
+            let want = run(&fast, tool, input.clone()).await;
+            let got = run(&plain, tool, input.clone()).await;
+            assert!(!want.1, "{tool} {input}: {}", want.0);
+            assert_eq!(got, want, "{tool} {input}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_fallback_cannot_tell_executables_and_says_so() {
+        let dir = tree();
+        let plain = plain_context(dir.path().to_str().unwrap());
+        let (text, is_error) = run(&plain, "find", json!({"pattern": "*", "type": "x"})).await;
+        assert!(is_error);
+        assert_eq!(
+            text,
+            "Invalid \"type\": this backend cannot tell which files are executable; ask for \"file\" instead."
+        );
+    }
 }

@@ -13,6 +13,10 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
+use ignore::overrides::{Override, OverrideBuilder};
+use serde_json::Value;
+
+use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
     FileRead, Fs, ReadLimits, ToolContext, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow,
     WalkOptions, WalkVisitor, WalkVisitorFactory,
@@ -74,6 +78,74 @@ pub fn display_path(root: Option<&str>, rel: &str) -> String {
         Some(r) if rel.is_empty() => r.to_string(),
         Some(r) if r.ends_with('/') => format!("{r}{rel}"),
         Some(r) => format!("{r}/{rel}"),
+    }
+}
+
+/// One glob for [`build_overrides`].
+pub struct GlobLine {
+    /// The input key a message names (`glob`, `globs`, `exclude`).
+    pub field: &'static str,
+    /// What the matcher gets (fd's excludes get a `!` put in front).
+    pub line: String,
+    /// The value as given, which a message shows.
+    pub given: String,
+    /// What the key accepts, for a message.
+    pub expected: &'static str,
+}
+
+/// Gitignore-style globs over the path below a search root, as ripgrep's `-g` and
+/// fd's `-E` build them (`ignore::overrides`): a glob without `/` matches a name
+/// at any depth, one with `/` the path from the root; a plain glob includes, `!glob`
+/// excludes, later globs win, and with any include present a file matching none is
+/// left out. `None` when there are no globs; a bad glob is refused naming its key.
+///
+/// Matching is on the path below the root, so the matcher's own root is only a
+/// placeholder that no relative path starts with (it strips that prefix).
+pub fn build_overrides(globs: &[GlobLine]) -> Result<Option<Override>, String> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = OverrideBuilder::new("/");
+    for glob in globs {
+        if let Err(e) = builder.add(&glob.line) {
+            let reason = match e {
+                ignore::Error::Glob { err, .. } => err,
+                other => other.to_string(),
+            };
+            return Err(invalid(
+                glob.field,
+                &format!("{} ({reason})", glob.expected),
+                &Value::String(glob.given.clone()),
+            ));
+        }
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| format!("Could not compile the globs: {e}"))
+}
+
+/// The verdict of [`build_overrides`]' matcher on a walked entry below the root.
+pub fn override_match(overrides: &Override, entry: &dyn WalkEntry) -> ignore::Match<()> {
+    let is_dir = entry.kind() == WalkEntryKind::Dir;
+    overrides
+        .matched(Path::new(entry.path()), is_dir)
+        .map(|_| ())
+}
+
+/// The roots from `path` or `paths` (not both): one `None` for the working
+/// directory when neither names one; an empty spelling is the working directory.
+/// Shared so grep and find take several roots (rg's and fd's trailing paths) alike.
+pub fn parse_roots(args: &Args<'_>) -> Result<Vec<Option<String>>, String> {
+    let spelled = |p: &str| (!p.is_empty()).then(|| p.to_string());
+    let path = args.opt_str("path")?;
+    match args.opt_str_array("paths")? {
+        Some(_) if path.is_some() => Err(
+            "Invalid \"paths\": give \"path\" (one root) or \"paths\" (several), not both."
+                .to_string(),
+        ),
+        Some(paths) if !paths.is_empty() => Ok(paths.into_iter().map(spelled).collect()),
+        _ => Ok(vec![path.and_then(spelled)]),
     }
 }
 
