@@ -280,15 +280,15 @@ impl WalkVisitor for Visitor<'_> {
             return WalkFlow::Skip;
         }
         let narrowing = &self.shared.narrowing;
-        let depth = depth(entry.path());
-        if narrowing.max_depth.is_some_and(|max| depth > max) || narrowing.excludes(entry) {
+        let depth = narrowing.max_depth.map(|_| depth(entry.path()));
+        if narrowing.max_depth.is_some_and(|max| depth > Some(max)) || narrowing.excludes(entry) {
             // Beyond the depth (a walk that cannot skip below a folder) or excluded:
             // left out like a hidden entry.
             return WalkFlow::Skip;
         }
         g.entries += 1;
         // A folder at the depth limit is listed (when it matches), not entered.
-        let flow = if narrowing.max_depth == Some(depth) {
+        let flow = if narrowing.max_depth.is_some() && narrowing.max_depth == depth {
             WalkFlow::Skip
         } else {
             WalkFlow::Continue

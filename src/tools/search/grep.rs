@@ -1565,6 +1565,15 @@ mod tests {
             rows(&text),
             ["Cargo.toml", "app.js", "app.min.js", "notes.txt"]
         );
+        // A leading `#` is a literal character, not a gitignore comment.
+        std::fs::write(d.join("#notes.txt"), "hit\n").unwrap();
+        assert_eq!(found(json!(["#*"])).await, ["#notes.txt"]);
+        assert!(
+            !found(json!(["!#*"]))
+                .await
+                .contains(&"#notes.txt".to_string())
+        );
+        std::fs::remove_file(d.join("#notes.txt")).unwrap();
         // A root named outright is searched whatever the globs.
         let text = ok(
             d,

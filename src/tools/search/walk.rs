@@ -107,7 +107,13 @@ pub fn build_overrides(globs: &[GlobLine]) -> Result<Option<Override>, String> {
     }
     let mut builder = OverrideBuilder::new("/");
     for glob in globs {
-        if let Err(e) = builder.add(&glob.line) {
+        // A gitignore line starting with `#` is a comment, which would drop the glob
+        // in silence (and with it every include); as a glob it means a literal `#`.
+        let line = match glob.line.strip_prefix('#') {
+            Some(rest) => format!("\\#{rest}"),
+            None => glob.line.clone(),
+        };
+        if let Err(e) = builder.add(&line) {
             let reason = match e {
                 ignore::Error::Glob { err, .. } => err,
                 other => other.to_string(),
