@@ -1042,7 +1042,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__find)
-            opts="-t -e -E -d -H -I -q -0 -h --json --type --extension --exclude --max-depth --hidden --no-ignore --quiet --print0 --stats --pattern --path --limit --gitignore --skip-hidden --help"
+            opts="-t -e -E -d -H -I -q -0 -h --json --type --extension --exclude --max-depth --hidden --no-ignore --quiet --print0 --stats --pattern --path --limit --gitignore --skip-hidden --paths --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1104,6 +1104,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
+                --paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1112,7 +1116,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__grep)
-            opts="-S -F -w -v -l -c -A -B -g -t -T -m -n -q -0 -e -i -C -h --json --smart-case --fixed-strings --word-regexp --invert-match --files-with-matches --count --after-context --before-context --glob --type --type-not --max-count --line-number --hidden --no-ignore --quiet --null --stats --pattern --path --flags --ignore-case --literal --context --limit --gitignore --skip-hidden --max-file-size --help"
+            opts="-S -F -w -v -l -c -A -B -g -t -T -m -n -q -0 -e -i -C -h --json --smart-case --fixed-strings --word-regexp --invert-match --files-with-matches --count --after-context --before-context --glob --type --type-not --max-count --line-number --hidden --no-ignore --quiet --null --stats --pattern --path --flags --ignore-case --literal --context --limit --gitignore --skip-hidden --max-file-size --paths --globs --output-mode --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1220,6 +1224,18 @@ _indus__tool() {
                     ;;
                 --max-file-size)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --globs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-mode)
+                    COMPREPLY=($(compgen -W "content files count" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -136,6 +136,11 @@ false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l skip-hidden -d 'Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched).' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l max-file-size -d 'Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l paths -d 'Several directories or files to search instead of path, in the order given, each one\'s rows spelled under it as given (not together with path).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l globs -d 'Globs as in rg -g, tested on the path below the search root (later ones win): "*.rs" includes, "!*.min.js" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -l output-mode -d 'What a row is: a matching line (content, the default), the path of a file with a match (files, as rg -l) or PATH:N with the file\'s matching lines (count, as rg -c); limit counts rows. [one of: content, files, count]' -r -f -a "content\t''
+files\t''
+count\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s S -l smart-case -d 'Ignore case when the pattern has no uppercase letter (rg -S)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s F -l fixed-strings -d 'Take the pattern as exact text, not a regular expression (rg -F; same as --literal)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand grep" -s w -l word-regexp -d 'Only match whole words (rg -w)'
@@ -164,6 +169,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l gitignore
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l skip-hidden -d 'Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched).' -r -f -a "true\t''
 false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l paths -d 'Several directories to search instead of path, in the order given, each one\'s rows spelled under it as given (not together with path).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s H -l hidden -d 'List hidden entries (the default here; fd needs -H)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s I -l no-ignore -d 'List what ignore files exclude (the default here; fd needs -I)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s q -l quiet -d 'Print nothing; exit 0 if something matched, 1 if nothing, 2 on error'

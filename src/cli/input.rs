@@ -164,6 +164,18 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
         )));
     }
     peer_input(descriptor, m, &mut input)?;
+    // fd lists everything below the root when no pattern is given (`find -e
+    // rs`, `find -t d`): `**/*` matches every path below the root, never the root.
+    // `find . src` is fd's "everything under src" (its pattern is a regex, and
+    // `.` matches any name); taken as the substring ".", it would skip `Makefile`.
+    let everything = Value::String("**/*".to_string());
+    let from_json = matches!(m.try_get_one::<String>("json"), Ok(Some(_)));
+    if descriptor.name == "find"
+        && ((!input.contains_key("pattern") && !from_json)
+            || input.get("pattern") == Some(&Value::from(".")))
+    {
+        input.insert("pattern".to_string(), everything);
+    }
     if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
         let required: Vec<&str> = descriptor
             .parameters
