@@ -279,7 +279,8 @@ fn a_flood_of_output_is_not_held_in_memory() {
 }
 
 #[test]
-fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout() {
+fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout_in_the_shell_view()
+{
     let env = TestEnv::new();
     let (v, out) = env.run_json(&["bash", "echo out; echo err >&2; exit 3"]);
     assert_eq!(code(&out), 1);
@@ -302,14 +303,24 @@ fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout
             "durationMs"
         ]
     );
-    // Text mode: the command's stdout on stdout, the report on stderr.
+    // The exact text (what an agent gets): the whole report on stderr, once.
     let out = env.run(&["bash", "echo out; echo err >&2; exit 3"]);
     assert_eq!(code(&out), 1);
-    assert_eq!(stdout(&out), "out\n");
+    assert_eq!(stdout(&out), "");
     assert_eq!(
         stderr(&out),
         "stdout:\nout\nstderr:\nerr\nstatus: exit code 3\n"
     );
+    // The shell's view: the command's streams as they were, the status on stderr.
+    let out = env
+        .cmd()
+        .env_remove("INDUS_EXACT")
+        .args(["bash", "echo out; echo err >&2; exit 3"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out), "out\n");
+    assert_eq!(stderr(&out), "err\nstatus: exit code 3\n");
     // A timeout and a signal.
     let (v, _) = env.run_json(&["bash", "sleep 5", "--timeout-ms", "200"]);
     assert_eq!(v["output"]["timedOut"], json!(true));

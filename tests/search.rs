@@ -192,8 +192,19 @@ fn bad_fields_are_refused_by_name() {
         "{msg}"
     );
     assert_eq!(
-        fails(&env, &["find", "x", "--type", "link"]),
-        "Invalid \"type\": expected one of \"file\", \"dir\", got the string \"link\"."
+        fails(
+            &env,
+            &["find", "--json", r#"{"pattern":"x","type":"link"}"#]
+        ),
+        "Invalid \"type\": expected one of \"file\", \"dir\", \"symlink\", \"executable\" (or fd's f, d, l, x), got the string \"link\"."
+    );
+    // The flag checks its value before the tool does: a usage error naming fd's letters.
+    let out = env.run(&["find", "x", "--type", "link"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("[possible values: f, d, l, x]"),
+        "{}",
+        stderr(&out)
     );
     assert_eq!(
         fails(&env, &["find", "x", "--limit", "0"]),

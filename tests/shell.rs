@@ -618,11 +618,36 @@ fn help_lists_the_profile_grouped_and_points_to_other_profiles() {
     );
 }
 
-/// Every example of the man pages (and the README's quick start, which quotes
-/// them) runs on a project where it makes sense, without a usage error.
+/// The commands of the README's quick start (its first `sh` block after "Five
+/// everyday commands"), comments cut.
+fn readme_quick_start() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let from = readme
+        .find("Five everyday commands")
+        .expect("the quick start");
+    let block = &readme[from..];
+    let start = block.find("```sh\n").unwrap() + 6;
+    let end = start + block[start..].find("```").unwrap();
+    block[start..end]
+        .lines()
+        .map(|l| l.split("  # ").next().unwrap().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Every example of the man pages and of the README's quick start runs on a
+/// project where it makes sense, without a usage error.
 #[test]
 fn every_documented_example_runs() {
-    for (page, what, line) in indus_tool::cli::EXAMPLES {
+    let quick = readme_quick_start();
+    assert_eq!(quick.len(), 5, "{quick:?}");
+    let examples: Vec<(&str, &str, &str)> = indus_tool::cli::EXAMPLES
+        .iter()
+        .copied()
+        .chain(quick.iter().map(|l| ("README", "quick start", l.as_str())))
+        .collect();
+    for (page, what, line) in examples {
         let s = Shell::project();
         s.write("Makefile", "test:\n\ttrue\n");
         s.write("old.txt", "a\nb\n");
@@ -631,9 +656,10 @@ fn every_documented_example_runs() {
             s.write(&format!("{side}/f.txt"), &format!("{side}\n"));
         }
         s.write("test/t.txt", "x\n");
+        let padding: String = (0..60).map(|i| format!("// line {i}\n")).collect();
         s.write(
             "src/lib.rs",
-            "// old\nfn main() {}\n// TODO\nunsafe fn x() {}\nfn old_name() {}\n",
+            &format!("// old\nfn main() {{}}\n// TODO\nunsafe fn x() {{}}\nfn legacy_name() {{}}\n{padding}"),
         );
         let r = s.sh(line);
         assert!(

@@ -305,9 +305,7 @@ pub(crate) fn tool_invocation(
             "grep -0 ends each path with NUL, so it goes with -l (--files-with-matches)".into(),
         ));
     }
-    let exposed = selected_names(registry, globals)?
-        .iter()
-        .any(|n| *n == descriptor.name);
+    let exposed = selected_names(registry, globals)?.contains(&descriptor.name);
     let call = ToolCall {
         id: globals.id.clone(),
         name: descriptor.name.clone(),
@@ -316,10 +314,12 @@ pub(crate) fn tool_invocation(
     let outcome = dispatch(registry, globals, call)?;
     let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
     // The exact text is the agent's, with nothing added.
-    if !exposed && !globals.json && !globals.exact {
-        if let Some(hint) = other_profile_hint(&descriptor.name, globals) {
-            printer.error_text(&hint);
-        }
+    if !exposed
+        && !globals.json
+        && !globals.exact
+        && let Some(hint) = other_profile_hint(&descriptor.name, globals)
+    {
+        printer.error_text(&hint);
     }
     Ok(code)
 }

@@ -217,7 +217,7 @@ pub const EXAMPLES: &[(&str, &str, &str)] = &[
     (
         "",
         "Replace a span and see the diff",
-        "indus-tool edit src/lib.rs --old-text '// old' --new-text '// new'",
+        "indus-tool edit src/lib.rs --old-text 'old' --new-text 'new'",
     ),
     (
         "",
@@ -242,7 +242,7 @@ pub const EXAMPLES: &[(&str, &str, &str)] = &[
     (
         "grep",
         "Rewrite the files that mention a name",
-        "indus-tool grep -l -F old_name src | xargs sed -i 's/old_name/new_name/g'",
+        "indus-tool grep -l -F legacy_name src | xargs sed -i 's/legacy_name/new_name/g'",
     ),
     (
         "find",

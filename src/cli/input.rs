@@ -312,11 +312,23 @@ fn peer_input(
             Effect::Append(key) => {
                 if let Ok(Some(values)) = m.try_get_many::<String>(&id) {
                     schema_of(key, f.long)?;
+                    // One `-g GLOB` is the tool's own `glob` key, so its errors name
+                    // the flag that was typed; several are collected in `globs`.
+                    let values: Vec<&String> = values.collect();
+                    if let Some(single) = super::peers::singular_of(key)
+                        && values.len() == 1
+                        && !input.contains_key(single)
+                        && !input.contains_key(key)
+                        && props.contains_key(single)
+                    {
+                        input.insert(single.to_string(), Value::String(values[0].clone()));
+                        continue;
+                    }
                     let slot = input
                         .entry(key.to_string())
                         .or_insert_with(|| Value::Array(Vec::new()));
                     if let Value::Array(items) = slot {
-                        items.extend(values.map(|v| Value::String(v.clone())));
+                        items.extend(values.into_iter().map(|v| Value::String(v.clone())));
                     }
                 }
             }

@@ -344,3 +344,11 @@ pub fn peer_arg(f: &PeerFlag) -> Arg {
         }
     }
 }
+
+/// The single-valued key a repeatable flag fills when given once (`-g` → `glob`).
+pub fn singular_of(key: &str) -> Option<&'static str> {
+    match key {
+        "globs" => Some("glob"),
+        _ => None,
+    }
+}

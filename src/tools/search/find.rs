@@ -408,7 +408,13 @@ fn parse(input: &Value) -> Result<Query, String> {
         Some(value) => match value.as_str().and_then(|v| KINDS.iter().find(|k| k.0 == v)) {
             Some((_, kind)) => Some(*kind),
             // The wording predates the other kinds; the schema's enum lists them all.
-            None => return Err(invalid("type", "one of \"file\", \"dir\"", value)),
+            None => {
+                return Err(invalid(
+                    "type",
+                    "one of \"file\", \"dir\", \"symlink\", \"executable\" (or fd's f, d, l, x)",
+                    value,
+                ));
+            }
         },
     };
     let limit = args
@@ -883,7 +889,7 @@ mod tests {
         // The old wording, still naming the field and the value.
         assert_eq!(
             refused(d, json!({"pattern": "*", "type": "link"})).await,
-            "Invalid \"type\": expected one of \"file\", \"dir\", got the string \"link\"."
+            "Invalid \"type\": expected one of \"file\", \"dir\", \"symlink\", \"executable\" (or fd's f, d, l, x), got the string \"link\"."
         );
     }
 
