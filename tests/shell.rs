@@ -347,6 +347,19 @@ fn print0_goes_through_xargs_0_with_awkward_names() {
     assert!(out.contains("odd dir/quote'd.md"), "{out}");
     let out = s.ok("indus-tool grep -l -0 count 'odd dir' | xargs -0 -n1 echo | sort");
     assert_eq!(out, "odd dir/quote'd.md\nodd dir/with space.md\n");
+    // A budget too small for every path: what fits, and a notice on stderr.
+    for i in 0..40 {
+        s.write(&format!("many/file-{i:02}.md"), "count\n");
+    }
+    let r = s.sh("indus-tool --max-bytes 600 find -e md -0 . many");
+    let printed = r.stdout.matches('\0').count();
+    assert!(printed > 0 && printed < 40, "{printed}");
+    assert!(
+        r.stderr
+            .contains(&format!("[find: {} paths left out", 40 - printed)),
+        "{}",
+        r.stderr
+    );
     // -0 without -l is refused: a NUL after each content row means nothing.
     assert_eq!(s.sh("indus-tool grep -0 count").code, 2);
 }

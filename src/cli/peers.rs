@@ -11,7 +11,11 @@
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction};
 
-use super::shell::{EXIT_STATUS, PRINT0, QUIET, STATS};
+/// The clap ids of the command-line-only switches (read by `shell::ShellOpts`).
+pub const QUIET: &str = "quiet@shell";
+pub const PRINT0: &str = "print0@shell";
+pub const STATS: &str = "stats@shell";
+pub const EXIT_STATUS: &str = "exit-status@shell";
 
 /// What a peer flag does to the tool's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +44,7 @@ pub struct PeerFlag {
     pub help: &'static str,
 }
 
+/// A switch (no value).
 const fn flag(
     tool: &'static str,
     short: Option<char>,
@@ -47,18 +52,10 @@ const fn flag(
     effect: Effect,
     help: &'static str,
 ) -> PeerFlag {
-    PeerFlag {
-        tool,
-        long,
-        short,
-        effect,
-        value_name: "",
-        values: &[],
-        hidden_values: &[],
-        help,
-    }
+    valued(tool, short, long, effect, "", help)
 }
 
+/// A flag taking a value named `value_name`.
 const fn valued(
     tool: &'static str,
     short: Option<char>,

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::command::kebab;
 use super::output::{Printer, render_text};
+use super::peers::{EXIT_STATUS, PRINT0, QUIET, STATS};
 use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};
 
 /// The command-line-only switches of a tool call (none reaches the tool).
@@ -31,12 +32,6 @@ pub struct ShellOpts {
     /// `bash --exit-status`: exit with the command's own status.
     pub exit_status: bool,
 }
-
-/// The clap ids of the CLI-only switches.
-pub const QUIET: &str = "quiet@shell";
-pub const PRINT0: &str = "print0@shell";
-pub const STATS: &str = "stats@shell";
-pub const EXIT_STATUS: &str = "exit-status@shell";
 
 impl ShellOpts {
     pub fn from_matches(m: &ArgMatches) -> Self {
@@ -163,6 +158,7 @@ pub fn print_text(
         let record = program_view(&outcome.output);
         let key = if tool == "find" { "entries" } else { "rows" };
         let mut out = Vec::new();
+        let mut printed = 0u64;
         for row in record
             .get(key)
             .and_then(Value::as_array)
@@ -172,9 +168,21 @@ pub fn print_text(
             if let Some(path) = row.get("path").and_then(Value::as_str) {
                 out.extend_from_slice(path.as_bytes());
                 out.push(0);
+                printed += 1;
             }
         }
         printer.stdout_bytes(&out);
+        // The record keeps what fits the output budget; never cut in silence.
+        let shown = record
+            .get("shown")
+            .and_then(Value::as_u64)
+            .unwrap_or(printed);
+        if shown > printed {
+            printer.error_text(&format!(
+                "[{tool}: {} paths left out to stay within the output ceiling; raise --max-bytes]",
+                shown - printed
+            ));
+        }
     } else if !piped {
         // A person at a terminal reads the whole answer, summary included.
         printer.stdout_line(&name_flags(descriptor, &text));
@@ -182,7 +190,8 @@ pub fn print_text(
     } else if !rows.is_empty() {
         printer.stdout_line(&rows);
     }
-    for note in notes {
+    // With -0 the paths come from the record, which said its own cut above.
+    for note in notes.into_iter().filter(|_| !opts.print0) {
         printer.error_text(&name_flags(descriptor, &note));
     }
     if let Some(summary) = summary
