@@ -432,14 +432,12 @@ pub(crate) fn wants_json(args: &[OsString]) -> bool {
     json
 }
 
-/// Whether argv asks for the root help: `-h`/`--help` (or nothing at all, or a
-/// bare `help`) before any subcommand. Such an invocation gets the grouped list of
-/// the tools its selection exposes (see `docs::people_help`).
+/// Whether argv may answer with the root help: `-h`/`--help` or a bare `help`
+/// before any subcommand, or no subcommand at all. Such an invocation gets the
+/// grouped list of the tools its selection exposes (see `docs::people_help`).
 pub(crate) fn root_help_requested(args: &[OsString]) -> bool {
     let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
-    let mut any = false;
     while let Some(word) = words.next() {
-        any = true;
         match word {
             "-h" | "--help" => return true,
             "help" => return words.next().is_none(),
@@ -450,7 +448,8 @@ pub(crate) fn root_help_requested(args: &[OsString]) -> bool {
             _ => return false,
         }
     }
-    !any
+    // No subcommand at all: clap answers with the root help too.
+    true
 }
 
 /// argv without its help request and with `list` as the subcommand, to read the

@@ -178,6 +178,11 @@ fn clap_error(e: clap::Error, printer: &mut Printer) -> ExitCode {
             return ExitCode::SUCCESS;
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            if printer.json {
+                let message = "no tool given; indus-tool --help lists them";
+                let line = serde_json::json!({"error": {"kind": "usage", "message": message}});
+                printer.stdout_line(&line.to_string());
+            }
             let _ = e.print();
             return ExitCode::from(2);
         }
