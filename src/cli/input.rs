@@ -168,11 +168,18 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     // rs`, `find -t d`): `**/*` matches every path below the root, never the root.
     // `find . src` is fd's "everything under src" (its pattern is a regex, and
     // `.` matches any name); taken as the substring ".", it would skip `Makefile`.
+    // Only a pattern typed (or left out) on the command line; `--json` says
+    // exactly what it means.
     let everything = Value::String("**/*".to_string());
     let from_json = matches!(m.try_get_one::<String>("json"), Ok(Some(_)));
+    let typed = given("pattern")
+        || matches!(
+            m.try_get_many::<String>(&positional_id("pattern")),
+            Ok(Some(_))
+        );
     if descriptor.name == "find"
         && ((!input.contains_key("pattern") && !from_json)
-            || input.get("pattern") == Some(&Value::from(".")))
+            || (typed && input.get("pattern") == Some(&Value::from("."))))
     {
         input.insert("pattern".to_string(), everything);
     }

@@ -2,14 +2,17 @@
 //!
 //! It turns argv into a `ToolCall`, dispatches it through the same `ToolBox` a
 //! library user gets, and prints the projected `ToolOutcome`. It holds no tool logic.
-//! Exit status: 0 success, 1 the tool reported `is_error`, 2 a usage error (always
-//! one line on stderr naming the problem). A closed stdout ends the program quietly.
-
+//! Exit status: 0 success, 1 the tool reported `is_error`, 2 a usage error; `grep`
+//! and `find` 0 found, 1 nothing found, 2 trouble; `diff` 0 equal, 1 different, 2
+//! trouble (see `shell`). A closed stdout ends the program quietly.
+//!
 //! The layout, one module per concern: `globals` (the options before the tool
 //! name and the argv work around clap), `command` (the clap tree generated from
-//! the descriptors), `input` (argv to a tool's input), `dispatch` (running a call
-//! and its exit status), `output` (printing), `faces` (call, batch, mcp), `meta`
-//! (list, describe, schema), `diff`, `checkpoint`, and `docs` (completions, man).
+//! the descriptors), `peers` (rg's, fd's and the CLI-only flags mapped onto tool
+//! inputs), `input` (argv to a tool's input), `dispatch` (running a call),
+//! `shell` (exit statuses and what a piped stdout carries), `output` (printing),
+//! `faces` (call, batch, mcp), `meta` (list, describe, schema), `diff`,
+//! `checkpoint`, and `docs` (help for people, completions, man pages).
 
 mod checkpoint;
 pub mod command;
