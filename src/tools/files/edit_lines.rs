@@ -141,6 +141,26 @@ pub(crate) enum LineOutcome {
         /// 1-based line of `newText`.
         new_line: usize,
     },
+    /// `newText` could be written at the file's indentation or in `oldText`'s
+    /// frame, the two readings give different files, and nothing in the texts
+    /// tells which: `line` (1-based, of the file after the edit) would read
+    /// `as_written` or `shifted`.
+    FrameAmbiguous {
+        stage: MatchStage,
+        line: usize,
+        as_written: String,
+        shifted: String,
+    },
+}
+
+/// The frame `newText`'s indentation is written in, at one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    /// `oldText`'s: every line goes through the place's indentation mapping.
+    Old,
+    /// The file's: lines stand at the indentation they were written with (the way
+    /// a model writes the replacement after reading the file).
+    File,
 }
 
 /// A text's lines as offsets, the view the stages index.
@@ -714,7 +734,27 @@ fn try_stage(
     let kept = kept_lines(&old_snippet, &new_snippet);
     let mut replacements = Vec::with_capacity(places.len());
     for place in &places {
-        match write_place(lines, &old_snippet, &new_snippet, &kept, place) {
+        let write = |frame| write_place(lines, &old_snippet, &new_snippet, &kept, place, frame);
+        let written = match infer_frame(lines, &old_snippet, &new_snippet, place) {
+            Some(frame) => write(frame),
+            // No evidence: when both readings give the same file, either is it.
+            None => match (write(Frame::Old), write(Frame::File)) {
+                (Ok(a), Ok(b)) if a == b => Ok(a),
+                (Ok(a), Ok(b)) => {
+                    let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
+                    return Some(LineOutcome::FrameAmbiguous {
+                        stage,
+                        line,
+                        as_written,
+                        shifted,
+                    });
+                }
+                // Only one reading can be placed at all: that one was meant.
+                (Err(_), Ok(b)) => Ok(b),
+                (a, _) => a,
+            },
+        };
+        match written {
             Ok(r) => replacements.push(r),
             Err(new_line) => return Some(LineOutcome::Unplaceable { stage, new_line }),
         }
@@ -723,6 +763,98 @@ fn try_stage(
         stage,
         replacements,
     })
+}
+
+/// The frame `newText` is written in at `place`, from the evidence of the lines it
+/// shares with `oldText` up to indentation: where `oldText`'s indentation differs
+/// from the file's at a line, a line of `newText` with the same content at
+/// `oldText`'s indentation says `Old`, at the file's says `File`. The majority
+/// decides (a line moved into a new block votes for the other frame by chance;
+/// the lines left alone outnumber it). With no vote, or a tie, the outermost
+/// level decides: `newText`'s least indentation equal to `oldText`'s (and not the
+/// file's there) says `Old`, equal to the file's says `File`. `None`: undecided.
+fn infer_frame(
+    lines: &Lines<'_>,
+    old: &Snippet<'_>,
+    new: &Snippet<'_>,
+    place: &Place,
+) -> Option<Frame> {
+    let core = |l: &str| -> String {
+        let p = parts(l);
+        ascii_typography(p.core).into_owned()
+    };
+    let old_cores: Vec<String> = old.lines.iter().map(|l| core(l)).collect();
+    let new_cores: Vec<String> = new.lines.iter().map(|l| core(l)).collect();
+    let file_indent = |i: usize| parts(lines.line(place.first + i)).indent;
+    let (mut old_votes, mut file_votes) = (0usize, 0usize);
+    for op in similar::capture_diff_slices(Algorithm::Myers, &old_cores, &new_cores) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                let (i, j) = (old_index + d, new_index + d);
+                let (o, n) = (parts(old.lines[i]), parts(new.lines[j]));
+                if o.blank() || n.blank() {
+                    continue;
+                }
+                let f = file_indent(i);
+                if o.indent == f {
+                    continue;
+                }
+                if n.indent == o.indent {
+                    old_votes += 1;
+                } else if n.indent == f {
+                    file_votes += 1;
+                }
+            }
+        }
+    }
+    if old_votes != file_votes {
+        return Some(if old_votes > file_votes {
+            Frame::Old
+        } else {
+            Frame::File
+        });
+    }
+    // The outermost level: the least indented non-blank line of each text.
+    let least = |ls: &mut dyn Iterator<Item = &str>| -> Option<String> {
+        ls.map(parts)
+            .filter(|p| !p.blank())
+            .map(|p| p.indent)
+            .min_by_key(|i| columns(i, 4))
+            .map(str::to_string)
+    };
+    let (o, n) = (
+        least(&mut old.lines.iter().copied())?,
+        least(&mut new.lines.iter().copied())?,
+    );
+    let f = least(&mut (0..old.lines.len()).map(|i| lines.line(place.first + i)))?;
+    match (n == o, n == f) {
+        (true, false) => Some(Frame::Old),
+        (false, true) => Some(Frame::File),
+        _ => None,
+    }
+}
+
+/// Where two candidate texts for `hay[start..]` first differ: the 1-based line of
+/// the edited file and that line in each.
+fn first_difference(hay: &str, a: &Replacement, b: &Replacement) -> (usize, String, String) {
+    let base = hay[..a.start.min(b.start)].matches('\n').count();
+    let (la, lb): (Vec<&str>, Vec<&str>) =
+        (a.text.split('\n').collect(), b.text.split('\n').collect());
+    let i = la
+        .iter()
+        .zip(&lb)
+        .position(|(x, y)| x != y)
+        .unwrap_or(la.len().min(lb.len()));
+    (
+        base + i + 1,
+        la.get(i).copied().unwrap_or_default().to_string(),
+        lb.get(i).copied().unwrap_or_default().to_string(),
+    )
 }
 
 /// For each line of `new`, the line of `old` it repeats unchanged, if any.
@@ -752,6 +884,7 @@ fn write_place(
     new: &Snippet<'_>,
     kept: &[Option<usize>],
     place: &Place,
+    frame: Frame,
 ) -> Result<Replacement, usize> {
     let k = old.lines.len();
     let last = place.first + k - 1;
@@ -767,12 +900,24 @@ fn write_place(
         if j > 0 {
             text.push('\n');
         }
+        let p = parts(line);
         if let Some(i) = kept[j] {
-            text.push_str(lines.line(place.first + i));
+            // A kept line is the file's line, unless newText is in the file's
+            // frame and moved the line to another depth (its indentation, as
+            // written, is then not the file's there).
+            let file_line = lines.line(place.first + i);
+            if frame == Frame::Old || p.blank() || parts(file_line).indent == p.indent {
+                text.push_str(file_line);
+                continue;
+            }
+        }
+        if p.blank() {
+            text.push_str(place.trail.apply(p.trail));
             continue;
         }
-        let p = parts(line);
-        if p.blank() {
+        if frame == Frame::File {
+            text.push_str(p.indent);
+            text.push_str(p.core);
             text.push_str(place.trail.apply(p.trail));
             continue;
         }
@@ -884,6 +1029,73 @@ mod tests {
             "x = 1 \ny = 3 \nz = 4 \n",
         );
         assert_eq!(out, "x = 1\ny = 3\nz = 4\n");
+    }
+
+    #[test]
+    fn newtext_at_the_files_indentation_is_written_as_it_stands() {
+        let hay = "impl A {\n    fn f(&self) {\n        one();\n    }\n}\n";
+        // oldText dedented, newText as the file has it (read, then rewritten).
+        let (stage, out) = applied(
+            hay,
+            "fn f(&self) {\n    one();\n}\n",
+            "    fn f(&self) {\n        two();\n    }\n",
+        );
+        assert_eq!(stage, MatchStage::IndentShifted);
+        assert_eq!(
+            out,
+            "impl A {\n    fn f(&self) {\n        two();\n    }\n}\n"
+        );
+        // The same edit with newText in oldText's frame: shifted like oldText.
+        let (_, out) = applied(
+            hay,
+            "fn f(&self) {\n    one();\n}\n",
+            "fn f(&self) {\n    two();\n}\n",
+        );
+        assert_eq!(
+            out,
+            "impl A {\n    fn f(&self) {\n        two();\n    }\n}\n"
+        );
+        // The first line's indentation cut from oldText only.
+        let (stage, out) = applied(
+            hay,
+            "fn f(&self) {\n        one();\n",
+            "    fn f(&self) {\n        one();\n        two();\n",
+        );
+        assert_eq!(stage, MatchStage::FirstLineIndent);
+        assert_eq!(
+            out,
+            "impl A {\n    fn f(&self) {\n        one();\n        two();\n    }\n}\n"
+        );
+        // ... and from both texts.
+        let (_, out) = applied(
+            hay,
+            "fn f(&self) {\n        one();\n",
+            "fn f(&self) {\n        one();\n        two();\n",
+        );
+        assert_eq!(
+            out,
+            "impl A {\n    fn f(&self) {\n        one();\n        two();\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_frame_nothing_decides_is_refused_with_both_readings() {
+        // No line of newText repeats one of oldText, and its outermost level is
+        // neither oldText's nor the file's: either reading could be meant.
+        let hay = "a {\n    b {\n        c;\n    }\n}\n";
+        match run(hay, "b {\n    c;\n}\n", "  x;\n") {
+            LineOutcome::FrameAmbiguous {
+                line,
+                as_written,
+                shifted,
+                ..
+            } => {
+                assert_eq!(line, 2);
+                assert_eq!(as_written, "  x;");
+                assert_eq!(shifted, "      x;");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -275,6 +275,18 @@ pub enum EditFailure {
     /// or relative to that line: nothing tells which.
     IndentAmbiguous {
         line: usize,
+        /// The first line the two readings write differently: its 1-based number
+        /// in the edited file, as written and relative to the line.
+        differs: Option<(usize, String, String)>,
+    },
+    /// A whole-line stage matched, and `newText` could be at the file's
+    /// indentation or in `oldText`'s frame: line `line` of the edited file would
+    /// read `as_written` or `shifted`, and nothing in the texts tells which.
+    FrameAmbiguous {
+        stage: MatchStage,
+        line: usize,
+        as_written: String,
+        shifted: String,
     },
     /// A line of `newText` is less indented than a whole-line stage's indentation
     /// mapping can place in the file.
@@ -338,8 +350,33 @@ impl EditFailure {
                     ),
                 }
             }
-            EditFailure::IndentAmbiguous { line } => format!(
-                "oldText starts after the indentation of line {line} in {path}, and the later lines of newText could be meant as written or relative to that line. Include the line's indentation in oldText and write newText at the file's indentation."
+            EditFailure::IndentAmbiguous { line, differs } => {
+                let mut m = format!(
+                    "oldText starts after the indentation of line {line} in {path}, and the later lines of newText could be meant as written or relative to that line."
+                );
+                if let Some((at, written, relative)) = differs {
+                    m.push_str(&format!(
+                        " Line {at} would read {} as written, or {} relative to it.",
+                        serde_json::Value::from(written.as_str()),
+                        serde_json::Value::from(relative.as_str())
+                    ));
+                }
+                m.push_str(
+                    " Include the line's indentation in oldText and write newText at the file's indentation.",
+                );
+                m
+            }
+            EditFailure::FrameAmbiguous {
+                stage,
+                line,
+                as_written,
+                shifted,
+            } => format!(
+                "oldText matched in {path} {} (match: {}), and newText could be written at the file's indentation or at oldText's: line {line} would read {} as written, or {} shifted like oldText. Write oldText and newText at the file's indentation.",
+                stage.relation(),
+                stage.name(),
+                serde_json::Value::from(as_written.as_str()),
+                serde_json::Value::from(shifted.as_str())
             ),
             EditFailure::Unplaceable { stage, new_line } => format!(
                 "oldText matched in {path} {} (match: {}), but line {new_line} of newText is indented less than that match lets it be placed; give oldText and newText at the file's indentation.",
@@ -517,10 +554,17 @@ pub fn plan_edit(
         for &(s, e) in &exact {
             match anchor_at_indentation(hay, s, e, &old, &new) {
                 Ok(anchor) => anchors.push(anchor.filter(|&(start, _)| start >= prev_end)),
-                Err(()) => {
-                    return Err(EditFailure::IndentAmbiguous {
-                        line: line_numbers(hay, std::iter::once(s))[0],
-                    });
+                Err((written, relative)) => {
+                    let line = line_numbers(hay, std::iter::once(s))[0];
+                    let differs = written
+                        .split('\n')
+                        .zip(relative.split('\n'))
+                        .position(|(a, b)| a != b)
+                        .map(|i| {
+                            let at = |t: &str| t.split('\n').nth(i).unwrap_or("").to_string();
+                            (line + i, at(&written), at(&relative))
+                        });
+                    return Err(EditFailure::IndentAmbiguous { line, differs });
                 }
             }
             prev_end = e;
@@ -571,14 +615,25 @@ pub fn plan_edit(
             LineOutcome::Unplaceable { stage, new_line } => {
                 return Err(EditFailure::Unplaceable { stage, new_line });
             }
+            LineOutcome::FrameAmbiguous {
+                stage,
+                line,
+                as_written,
+                shifted,
+            } => {
+                return Err(EditFailure::FrameAmbiguous {
+                    stage,
+                    line,
+                    as_written,
+                    shifted,
+                });
+            }
             LineOutcome::Nothing => {
-                if !new.trim().is_empty() && memmem::find(hay.as_bytes(), new.as_bytes()).is_some()
-                {
+                let closest = closest_region(hay, &old);
+                if already_applied(hay, &old, &new, closest.as_ref()) {
                     return Err(EditFailure::AlreadyApplied);
                 }
-                return Err(EditFailure::NotFound {
-                    closest: closest_region(hay, &old),
-                });
+                return Err(EditFailure::NotFound { closest });
             }
         }
     };
@@ -630,7 +685,7 @@ fn anchor_at_indentation(
     e: usize,
     old: &str,
     new: &str,
-) -> Result<Option<(usize, String)>, ()> {
+) -> Result<Option<(usize, String)>, (String, String)> {
     let bytes = hay.as_bytes();
     let line_start = memchr::memrchr(b'\n', &bytes[..s]).map_or(0, |i| i + 1);
     let indent = &hay[line_start..s];
@@ -642,6 +697,14 @@ fn anchor_at_indentation(
         return Ok(None);
     }
     let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
+    // newText's first line already carries the indentation the match starts after
+    // (oldText's does not): newText is written at the file's indentation, as a
+    // model writes it after reading the file. Its lines stand as written, from the
+    // line's start; putting the indentation in front again would double it.
+    let first_new = new.split('\n').next().unwrap_or("");
+    if !blank(first_new) && first_new.starts_with(indent) {
+        return Ok(Some((line_start, new.to_string())));
+    }
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     let one_line = old_lines.len() == 1;
     // One line with blank lines after it says no more about the frame of newText's
@@ -658,24 +721,67 @@ fn anchor_at_indentation(
     };
     let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
     let framed = one_line && later.iter().any(|l| !l.starts_with(indent));
+    let write = |framed: bool| {
+        let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let last_piece = i == lines.len() - 1 && new.ends_with('\n');
+            if !last_piece && !blank(line) && (i == 0 || framed) {
+                out.push_str(indent);
+            }
+            out.push_str(line);
+        }
+        out
+    };
     if (one_line || undecided) && !later.is_empty() && !framed {
         // Every later line is at least as deep as the line: as written, they sit
         // beside or under it; read relative to it (column 0 being the line's own
         // start), one indentation deeper. Nothing tells which was meant.
-        return Err(());
+        return Err((write(false), write(true)));
     }
-    let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let last_piece = i == lines.len() - 1 && new.ends_with('\n');
-        if !last_piece && !blank(line) && (i == 0 || framed) {
-            out.push_str(indent);
-        }
-        out.push_str(line);
+    Ok(Some((line_start, write(framed))))
+}
+
+/// Whether an `oldText` that was not found was most likely replaced by `newText`
+/// already: `newText` of several lines is present, or `newText` stands where
+/// `oldText` is closest (inside that region), or, with nothing close,
+/// it stands as whole lines. A short `newText` that merely occurs somewhere (one
+/// character, a common word) says nothing, and the closest region is more use.
+fn already_applied(hay: &str, old: &str, new: &str, closest: Option<&Closest>) -> bool {
+    if new.trim().is_empty() {
+        return false;
     }
-    Ok(Some((line_start, out)))
+    let hits: Vec<usize> = memmem::find_iter(hay.as_bytes(), new.as_bytes()).collect();
+    if hits.is_empty() {
+        return false;
+    }
+    if new.lines().filter(|l| !l.trim().is_empty()).count() >= 2 {
+        return true;
+    }
+    let starts = line_starts(hay);
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at);
+    match closest {
+        Some(c) => {
+            let k = old.lines().count().max(1);
+            let (from, to) = (c.line, c.line + k - 1);
+            hits.iter().any(|&at| {
+                let (a, b) = (line_of(at), line_of(at + new.len().saturating_sub(1)));
+                a >= from && b <= to
+            })
+        }
+        None => hits.iter().any(|&at| {
+            let bytes = hay.as_bytes();
+            let end = at + new.len();
+            let before = &bytes[..at];
+            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+            before[line_start..]
+                .iter()
+                .all(|&b| b == b' ' || b == b'\t')
+                && (end == bytes.len() || bytes[end] == b'\n' || new.ends_with('\n'))
+        }),
+    }
 }
 
 /// 1-based line numbers of ascending offsets, in one pass.
@@ -956,6 +1062,30 @@ mod tests {
     }
 
     #[test]
+    fn already_applied_only_when_newtext_stands_where_oldtext_would() {
+        let text = "fn main() {\n    let total = 1;\n    println!(\"x\");\n}\n";
+        // A one-character newText present elsewhere and a typo in oldText: the
+        // closest region, not "already applied".
+        let e = apply_edit(text, "let totl = 1;", "x", false).unwrap_err();
+        assert!(
+            matches!(&e, EditFailure::NotFound { closest: Some(c) } if c.line == 2),
+            "{e:?}"
+        );
+        // newText where oldText is closest: already applied.
+        let e = apply_edit(text, "let total = 2;", "let total = 1;", false).unwrap_err();
+        assert_eq!(e, EditFailure::AlreadyApplied);
+        // Several lines of newText present, oldText absent.
+        let e = apply_edit(
+            text,
+            "zzz",
+            "    let total = 1;\n    println!(\"x\");",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e, EditFailure::AlreadyApplied);
+    }
+
+    #[test]
     fn not_found_shows_the_closest_region() {
         let text = "fn main() {\n    let a = 1;\n    let b = 2;\n    println!(\"{}\", a + b);\n}\n";
         let e = apply_edit(
@@ -1125,11 +1255,23 @@ mod tests {
         assert!(r.anchored && r.stage == MatchStage::Exact);
         // Later lines all at least as deep could be meant either way: refused.
         let e = apply_edit(text, "go();", "go();\n    stop();", false).unwrap_err();
-        assert_eq!(e, EditFailure::IndentAmbiguous { line: 2 });
+        assert!(matches!(e, EditFailure::IndentAmbiguous { line: 2, .. }));
         assert_eq!(
             e.message("f.rs"),
-            "oldText starts after the indentation of line 2 in f.rs, and the later lines of newText could be meant as written or relative to that line. Include the line's indentation in oldText and write newText at the file's indentation."
+            "oldText starts after the indentation of line 2 in f.rs, and the later lines of newText could be meant as written or relative to that line. Line 3 would read \"    stop();\" as written, or \"        stop();\" relative to it. Include the line's indentation in oldText and write newText at the file's indentation."
         );
+        // newText's first line at the file's indentation: newText is in the
+        // file's frame, its lines stand as written (never a doubled indentation).
+        let r = apply_edit(text, "go();", "    go();\n    stop();", false).unwrap();
+        assert_eq!(r.text, "fn f() {\n    go();\n    stop();\n}\n");
+        let r = apply_edit(
+            "mod t {\n    #[test]\n    fn a() {}\n}\n",
+            "#[test]\n    fn a() {}",
+            "    #[test]\n    fn b() {}",
+            false,
+        )
+        .unwrap();
+        assert_eq!(r.text, "mod t {\n    #[test]\n    fn b() {}\n}\n");
         // With the indentation in oldText it is a plain literal edit.
         let r = apply_edit(text, "    go();", "    go();\n    stop();", false).unwrap();
         assert_eq!(r.text, "fn f() {\n    go();\n    stop();\n}\n");
