@@ -26,13 +26,23 @@ Every hunk is tried once unperturbed (class `exact`) and once per perturbation c
   tabs            leading tabs become 4 spaces in a tab-indented file, leading groups
                   of 4 spaces become tabs otherwise (both texts)
   dedent          oldText's common leading whitespace removed from oldText's lines
-                  and from the newText lines that start with it
-  first-line      the first line of both texts loses its indentation (oldText of 2+
-                  lines, another of them non-blank, with an indented first line)
+  first-line      oldText's first line loses its indentation (oldText of 2+ lines,
+                  another of them non-blank, with an indented first line)
   gutter          every line prefixed by a `read` gutter, f"{n:>6}\\t", numbered from
                   the real line number of oldText's first line (both texts)
   typography      ' -> U+2019, " -> U+201D, " - " -> " U+2013 " on the context lines
                   (the lines around the hunk, present unchanged in both texts)
+
+The two indentation slips are replayed in two conventions for newText, reported as
+separate classes (`dedent/old-frame`, `dedent/file-indent`, `first-line/...`); the
+expected result is the same real next revision in both:
+
+  old-frame       newText written in oldText's frame: dedent also removes the prefix
+                  from the newText lines that start with it, first-line also cuts
+                  newText's first line
+  file-indent     newText keeps the file's real indentation (the replacement a model
+                  writes after reading the file; the convention codex's apply_patch,
+                  opencode and Claude Code assume); only oldText carries the slip
 
 A class counts for a hunk only when it changes oldText and the changed oldText does
 not itself occur in the file starting at a line start; otherwise the hunk is `n/a`
@@ -47,15 +57,31 @@ other bytes, or exit 1 with the file changed), crash (any other exit or a timeou
 A perturbation that destroys what the real edit needs (see lossy(): an added line's
 own trailing spaces, a newText line less indented than the dedented frame can say)
 leaves a call that no longer describes the commit, so no tool could be right; such
-hunks are set aside for that class and counted in the `n/a lossy` column.
+hunks are set aside for that class and counted in the `n/a lossy` column (a
+file-indent newText is the real one: never lossy). A wrong edit that wrote newText
+exactly as given in place of oldText's one occurrence (the slip carried into the
+file, at the right place) is also counted as `verbatim`.
 When the edit's JSON result carries a `match` key (which matching stage found
 oldText), it is tallied per class. Calls run on a pool of 2 threads.
 
-Exit status: 0 when no class has a wrong or crashed edit, 1 otherwise, 2 on a bench
-problem (missing binary, or the binary answered a usage error: exit 2).
+Peer column: the same call, on the same state, given to codex's `apply_patch` (the
+native binary of the npm package @openai/codex, installed on first use into
+--codex-dir, default ~/.cache/indus-tool-bench/codex; SKIPPED without npm or with
+--no-peer). How the binary is found, invoked, and the edit written as a patch: see
+bench/codex_peer.py. Its outcomes are classified the same way (exit 1 and the file
+untouched: refused); `eol` counts its wrong edits that differ only by the final
+newline it adds to a file without one. Its results never change the exit status.
+
+Output: per repository, a markdown table: one row per class, the hunks tried, the
+n/a counts, then indus-tool's and codex's identical / refused / wrong / crash.
+
+Exit status: 0 when no class has a wrong or crashed indus-tool edit, 1 otherwise, 2
+on a bench problem (missing binary, or a tool answered a usage error: exit 2).
 
 Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--per-class-files K]
-                            [--show-wrong N] [--show-refused N] [--na-anywhere] [--json]
+                            [--show-wrong N] [--show-refused N] [--show-peer]
+                            [--na-anywhere] [--json] [--no-peer] [--codex-dir DIR]
+                            [--codex-bin PATH] [--codex-envelope context|minus-plus]
 Binary: $INDUS, default target/release/indus-tool under the repository top.
 """
 import argparse
@@ -73,9 +99,14 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gitpairs import Repo, split_lines, text_skip_reason  # noqa: E402
+import codex_peer  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLASSES = ["exact", "trailing-space", "tabs", "dedent", "first-line", "gutter", "typography"]
+# The two indentation slips are replayed in two conventions for newText (see the
+# docstring): "old-frame" perturbs newText like oldText, "file-indent" leaves it alone.
+CLASSES = ["exact", "trailing-space", "tabs", "dedent/old-frame", "dedent/file-indent",
+           "first-line/old-frame", "first-line/file-indent", "gutter", "typography"]
+TOOLS = ["indus-tool", "codex"]
 MAX_CONTEXT = 8
 CALL_TIMEOUT = 60
 HUNK_RE = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -188,6 +219,15 @@ def p_typography(old, new, ctx):
     return (apply(split_lines(old)), apply(split_lines(new)))
 
 
+def file_indent(perturb):
+    """The file-indent convention of an indentation slip: oldText perturbed, newText as
+    the file has it (the replacement a model writes after reading the file)."""
+    def p(old, new, ctx):
+        r = perturb(old, new, ctx)
+        return None if r is None else (r[0], new)
+    return p
+
+
 def lossy(cls, old, new, ctx):
     """Whether the perturbation of (old, new) lost something no tool can restore from
     the call and the file, so that the expected bytes are not derivable: an added
@@ -195,7 +235,11 @@ def lossy(cls, old, new, ctx):
     common prefix or a whitespace-only line inside it (dedent), a newText first line
     indented unlike oldText's (first-line), indentation already mixing tabs and spaces
     (tabs), context already holding curly quotes or dashes (typography). Such wrong
-    hunks are not run for that class; the table counts them as `n/a lossy`."""
+    hunks are not run for that class; the table counts them as `n/a lossy`.
+    A file-indent newText is the real one, never lossy."""
+    if cls.endswith("/file-indent"):
+        return False
+    cls = cls.split("/")[0]
     olines, nlines = split_lines(old), split_lines(new)
     if cls == "trailing-space":
         oset = set(olines)
@@ -219,8 +263,10 @@ def lossy(cls, old, new, ctx):
 PERTURB = {
     "trailing-space": p_trailing_space,
     "tabs": p_tabs,
-    "dedent": p_dedent,
-    "first-line": p_first_line,
+    "dedent/old-frame": p_dedent,
+    "dedent/file-indent": file_indent(p_dedent),
+    "first-line/old-frame": p_first_line,
+    "first-line/file-indent": file_indent(p_first_line),
     "gutter": p_gutter,
     "typography": p_typography,
 }
@@ -272,7 +318,17 @@ def short_diff(expected, got, limit=40):
     return "\n".join(out)
 
 
-def run_edit(indus, tmproot, name, state, expected, old_t, new_t):
+def verbatim(state, old_t, new_t, got):
+    """Whether `got` is the state with oldText's one occurrence replaced by newText as
+    given (perturbation included): the slip applied literally, at the right place.
+    A final newline added to a file without one is allowed (apply_patch adds it)."""
+    if old_t not in state:
+        return False
+    lit = state.replace(old_t, new_t, 1).encode()
+    return got == lit or (not lit.endswith(b"\n") and got == lit + b"\n")
+
+
+def run_edit(indus, tmproot, name, state, expected, old_t, new_t, literal=None):
     d = tempfile.mkdtemp(dir=tmproot)
     try:
         path = os.path.join(d, name)
@@ -325,49 +381,91 @@ def run_edit(indus, tmproot, name, state, expected, old_t, new_t):
     detail = None
     if status == "wrong":
         detail = short_diff(expected, got.decode("utf-8", "replace"))
+        if literal and verbatim(state, *literal, got):
+            status = "wrong-verbatim"
     return status, match, message, detail
 
 
 # ---------------------------------------------------------------- the run
 
 def new_stats():
-    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "lossy": 0,
-                "crash": 0, "na": 0, "match": {}} for c in CLASSES}
+    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "wrong_verbatim": 0,
+                "lossy": 0, "crash": 0, "na": 0, "match": {}} for c in CLASSES}
 
 
-def replay_repo(repo, args, indus, pool, tmproot, cases, log):
+def new_peer_stats():
+    return {c: {"hunks": 0, "identical": 0, "refused": 0, "wrong": 0, "wrong_verbatim": 0,
+                "wrong_eol": 0, "crash": 0} for c in CLASSES}
+
+
+def run_codex(peer, envelope_form, tmproot, name, state, expected, o2, n2, lead, trail,
+              real_old):
+    status, message, extra, got = codex_peer.run(peer["apply_patch"], tmproot, name, state,
+                                                 expected, o2, n2, lead, trail, envelope_form)
+    detail = None
+    if status == "wrong" and got is not None:
+        detail = short_diff(expected, got)
+        if extra != "eol" and verbatim(state, real_old, n2, got.encode()):
+            extra = "verbatim"
+    return status, extra, message, detail
+
+
+def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log):
     stats = new_stats()
+    pstats = new_peer_stats() if peer else None
     totals = {"commits": 0, "files": 0, "hunks": 0, "skipped_files": {}, "skipped_hunks": {}}
     class_files = {c: 0 for c in CLASSES}
     pending = []
     seq = 0
 
-    def record(fut, cls, meta):
+    def record(fut, tool, cls, meta):
+        if tool == "codex":
+            status, extra, message, detail = fut.result()
+            st = pstats[cls]
+            st["hunks"] += 1
+            if status == "usage":
+                cases.append((meta["seq"], "usage", cls, meta, message, None, None, tool))
+                st["crash"] += 1
+                return
+            st[status] += 1
+            if extra == "eol":
+                st["wrong_eol"] += 1
+            elif extra == "verbatim":
+                st["wrong_verbatim"] += 1
+            if status in ("wrong", "crash", "refused"):
+                note = {"eol": "only a final newline added",
+                        "verbatim": "newText applied verbatim at oldText's place"}.get(extra)
+                cases.append((meta["seq"], status, cls, meta, message, detail, note, tool))
+            return
         status, match, message, detail = fut.result()
         st = stats[cls]
         if status == "usage":
-            cases.append((meta["seq"], "usage", cls, meta, message, None, match))
+            cases.append((meta["seq"], "usage", cls, meta, message, None, match, tool))
             st["crash"] += 1
             st["hunks"] += 1
             return
         st["hunks"] += 1
+        if status == "wrong-verbatim":
+            st["wrong_verbatim"] += 1
+            status = "wrong"
+            message = "(newText applied verbatim at oldText's place) " + message
         st[status] += 1
         if match is not None and status in ("identical", "wrong"):
             m = st["match"].setdefault(match, {"identical": 0, "wrong": 0})
             m[status] += 1
         if status in ("wrong", "crash", "refused"):
-            cases.append((meta["seq"], status, cls, meta, message, detail, match))
+            cases.append((meta["seq"], status, cls, meta, message, detail, match, tool))
 
     def drain(limit):
         nonlocal pending
         while len(pending) > limit:
-            done, _ = cf.wait([f for f, _, _ in pending], return_when=cf.FIRST_COMPLETED)
+            done, _ = cf.wait([p[0] for p in pending], return_when=cf.FIRST_COMPLETED)
             keep = []
-            for f, cls, meta in pending:
+            for f, tool, cls, meta in pending:
                 if f in done:
-                    record(f, cls, meta)
+                    record(f, tool, cls, meta)
                 else:
-                    keep.append((f, cls, meta))
+                    keep.append((f, tool, cls, meta))
             pending = keep
 
     commits = repo.commits(args.commits)
@@ -412,17 +510,25 @@ def replay_repo(repo, args, indus, pool, tmproot, cases, log):
                     seq += 1
                     meta = {"seq": seq, "commit": commit[:12], "path": path,
                             "old": o2, "new": n2, "lossy": False}
-                    fut = pool.submit(run_edit, indus, tmproot, name, state, expected, o2, n2)
-                    pending.append((fut, cls, meta))
+                    fut = pool.submit(run_edit, indus, tmproot, name, state, expected, o2, n2,
+                                      (old_t, n2))
+                    pending.append((fut, "indus-tool", cls, meta))
+                    if peer:
+                        fut = pool.submit(run_codex, peer, args.codex_envelope, tmproot, name,
+                                          state, expected, o2, n2, ctx["lead"], ctx["trail"],
+                                          old_t)
+                        pending.append((fut, "codex", cls, meta))
                     drain(8)
             for c in used:
                 class_files[c] += 1
         if log and (ci + 1) % 25 == 0:
             print(f"  {repo.name}: {ci + 1}/{len(commits)} commits", file=sys.stderr)
     drain(0)
-    for st in stats.values():
-        st["identical_pct"] = round(100.0 * st["identical"] / st["hunks"], 2) if st["hunks"] else None
-    return stats, totals
+    for group in (stats, pstats or {}):
+        for st in group.values():
+            st["identical_pct"] = (round(100.0 * st["identical"] / st["hunks"], 2)
+                                   if st["hunks"] else None)
+    return stats, pstats, totals
 
 
 def fmt_match(m):
@@ -435,22 +541,49 @@ def fmt_match(m):
     return ", ".join(parts) or "-"
 
 
-def table(stats):
-    head = ["class", "hunks", "identical", "refused", "wrong", "crash", "identical %", "n/a",
-            "n/a lossy", "matched by stage"]
+def table(stats, pstats, peer_note):
+    """One markdown table: the class, its hunks and n/a counts, then indus-tool's and
+    codex apply_patch's outcomes on the same calls."""
+    head = ["class", "hunks", "n/a", "n/a lossy",
+            "indus identical", "indus refused", "indus wrong", "indus crash",
+            "codex identical", "codex refused", "codex wrong", "codex crash"]
     rows = []
     for c in CLASSES:
         s = stats[c]
-        pct = "-" if s["identical_pct"] is None else f"{s['identical_pct']:.1f}"
-        rows.append([c, str(s["hunks"]), str(s["identical"]), str(s["refused"]),
-                     str(s["wrong"]), str(s["crash"]), pct, str(s["na"]), str(s["lossy"]),
-                     fmt_match(s["match"])])
+        pct = "" if s["identical_pct"] is None else f" ({s['identical_pct']:.1f}%)"
+        row = [f"`{c}`", str(s["hunks"]), str(s["na"]), str(s["lossy"]),
+               f"{s['identical']}{pct}", str(s["refused"]),
+               str(s["wrong"]) + (f" ({s['wrong_verbatim']} verbatim)"
+                                  if s["wrong_verbatim"] else ""), str(s["crash"])]
+        if pstats is None:
+            row += ["SKIPPED"] * 4
+        else:
+            p = pstats[c]
+            assert p["hunks"] == s["hunks"], (c, p["hunks"], s["hunks"])
+            ppct = "" if p["identical_pct"] is None else f" ({p['identical_pct']:.1f}%)"
+            notes = [f"{p['wrong_verbatim']} verbatim"] if p["wrong_verbatim"] else []
+            notes += [f"{p['wrong_eol']} eol"] if p["wrong_eol"] else []
+            wrong = str(p["wrong"]) + (f" ({', '.join(notes)})" if notes else "")
+            row += [f"{p['identical']}{ppct}", str(p["refused"]), wrong, str(p["crash"])]
+        rows.append(row)
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 
     def fmt(r):
-        return "  ".join(x.ljust(w[i]) if i in (0, len(head) - 1) else x.rjust(w[i])
-                         for i, x in enumerate(r)).rstrip()
-    return "\n".join([fmt(head), fmt(["-" * x for x in w])] + [fmt(r) for r in rows])
+        return "| " + " | ".join(x.ljust(w[i]) if i == 0 else x.rjust(w[i])
+                                 for i, x in enumerate(r)) + " |"
+    sep = "|" + "|".join(("-" * (x + 1) + ":") if i else ("-" * (x + 2))
+                         for i, x in enumerate(w)) + "|"
+    out = [fmt(head), sep] + [fmt(r) for r in rows]
+    out.append("")
+    out.append("`verbatim`: wrong by writing newText exactly as given (the slip included) "
+               "in place of oldText's one occurrence.")
+    if peer_note:
+        out.append(peer_note)
+    matched = [(c, fmt_match(stats[c]["match"])) for c in CLASSES if stats[c]["match"]]
+    if matched:
+        out.append("")
+        out.append("indus-tool matched by stage: " + "; ".join(f"`{c}` {m}" for c, m in matched))
+    return "\n".join(out)
 
 
 def show_text(label, text, limit=20):
@@ -462,13 +595,13 @@ def show_text(label, text, limit=20):
     return "\n".join(out)
 
 
-def show_cases(cases, kind, per_class, out):
+def show_cases(cases, kind, per_class, out, tool):
     shown = {}
-    for seq, status, cls, meta, message, detail, match in sorted(cases, key=lambda c: c[0]):
-        if status not in kind or shown.get(cls, 0) >= per_class:
+    for seq, status, cls, meta, message, detail, match, t in sorted(cases, key=lambda c: c[0]):
+        if t != tool or status not in kind or shown.get(cls, 0) >= per_class:
             continue
         shown[cls] = shown.get(cls, 0) + 1
-        print(f"--- {status} [{cls}] {meta['path']} @ {meta['commit']}"
+        print(f"--- {tool}: {status} [{cls}] {meta['path']} @ {meta['commit']}"
               + (f" (match: {match})" if match else "")
               + (" (lossy perturbation)" if meta["lossy"] else ""), file=out)
         if message:
@@ -491,9 +624,22 @@ def main():
                     help="print the first N wrong (and crashed) cases of each class")
     ap.add_argument("--show-refused", type=int, default=0, metavar="N",
                     help="print the first N refused cases of each class")
+    ap.add_argument("--show-peer", action="store_true",
+                    help="--show-wrong/--show-refused print codex's cases too")
     ap.add_argument("--na-anywhere", action="store_true",
                     help="count a class n/a when its oldText occurs anywhere in the file, "
                          "mid-line too (then first-line is always n/a)")
+    ap.add_argument("--no-peer", action="store_true", help="leave out the codex column")
+    ap.add_argument("--codex-dir", metavar="DIR",
+                    default=os.environ.get("EDIT_REPLAY_CODEX_DIR"),
+                    help="npm prefix holding (or to receive) @openai/codex; default "
+                         "$EDIT_REPLAY_CODEX_DIR or " + codex_peer.default_dir())
+    ap.add_argument("--codex-bin", metavar="PATH",
+                    default=os.environ.get("EDIT_REPLAY_CODEX_BIN"),
+                    help="the native codex binary to use as apply_patch (no npm); default "
+                         "$EDIT_REPLAY_CODEX_BIN")
+    ap.add_argument("--codex-envelope", choices=["context", "minus-plus"], default="context",
+                    help="how the edit is written for apply_patch (see bench/codex_peer.py)")
     ap.add_argument("--json", action="store_true",
                     help="machine-readable summary on stdout (tables go to stderr)")
     args = ap.parse_args()
@@ -504,6 +650,17 @@ def main():
     if not (os.path.isfile(indus) and os.access(indus, os.X_OK)):
         print(f"edit-replay: no executable binary at {indus} (set INDUS)", file=sys.stderr)
         return 2
+    out = sys.stderr if args.json else sys.stdout
+    peer, peer_skip = None, "--no-peer"
+    if not args.no_peer:
+        peer, peer_skip = codex_peer.setup(args.codex_dir, args.codex_bin, log=sys.stderr)
+    if peer:
+        peer_note = (f"codex: apply_patch of @openai/codex {peer['version'] or '(version unknown)'}"
+                     f" ({peer['binary']} run as `apply_patch`, patch on stdin, "
+                     f"{args.codex_envelope} envelope); `eol`: wrong only by a final newline "
+                     "apply_patch added to a file without one")
+    else:
+        peer_note = f"codex: SKIPPED ({peer_skip})"
     own = Repo(TOP, name="indus-tool")
     repos = [own]
     if args.repo:
@@ -511,9 +668,11 @@ def main():
         for r in repos:
             if r.gitdir == own.gitdir:
                 r.name = own.name
-    out = sys.stderr if args.json else sys.stdout
     t0 = time.monotonic()
-    summary = {"binary": indus, "repos": []}
+    summary = {"binary": indus, "repos": [],
+               "peer": ({"tool": "codex apply_patch", "version": peer["version"],
+                         "binary": peer["binary"], "envelope": args.codex_envelope}
+                        if peer else {"tool": "codex apply_patch", "skipped": peer_skip})}
     any_wrong = usage = False
     with tempfile.TemporaryDirectory(prefix="edit-replay.") as tmproot, \
             cf.ThreadPoolExecutor(max_workers=2) as pool:
@@ -521,29 +680,34 @@ def main():
             r0 = time.monotonic()
             cases = []
             try:
-                stats, totals = replay_repo(repo, args, indus, pool, tmproot, cases, log=True)
+                stats, pstats, totals = replay_repo(repo, args, indus, peer, pool, tmproot,
+                                                    cases, log=True)
             finally:
                 repo.close()
             wall = time.monotonic() - r0
-            usage_cases = [c for c in cases if c[1] == "usage"]
-            if usage_cases:
-                usage = True
-                print(f"BENCH BUG: the binary answered {len(usage_cases)} calls with a usage "
-                      f"error (exit 2), first: {usage_cases[0][4]}", file=sys.stderr)
+            for tool in TOOLS:
+                usage_cases = [c for c in cases if c[1] == "usage" and c[7] == tool]
+                if usage_cases:
+                    usage = True
+                    print(f"BENCH BUG: {tool} answered {len(usage_cases)} calls with a usage "
+                          f"error (exit 2), first: {usage_cases[0][4]}", file=sys.stderr)
             sf = ", ".join(f"{k} {v}" for k, v in sorted(totals["skipped_files"].items())) or "none"
             sh = ", ".join(f"{k} {v}" for k, v in sorted(totals["skipped_hunks"].items())) or "none"
-            print(f"\n== edit replay: {repo.name} ({repo.gitdir})", file=out)
+            print(f"\n## edit replay: {repo.name} ({repo.gitdir})\n", file=out)
             print(f"commits {totals['commits']}, files {totals['files']}, hunks {totals['hunks']}"
-                  f"; skipped files: {sf}; skipped hunks: {sh}; wall {wall:.1f} s", file=out)
-            print(table(stats), file=out)
-            if args.show_wrong:
-                show_cases(cases, ("wrong", "crash", "usage"), args.show_wrong, out)
-            if args.show_refused:
-                show_cases(cases, ("refused",), args.show_refused, out)
+                  f"; skipped files: {sf}; skipped hunks: {sh}; wall {wall:.1f} s\n", file=out)
+            print(table(stats, pstats, peer_note), file=out)
+            tools = ["indus-tool"] + (["codex"] if peer and args.show_peer else [])
+            for tool in tools:
+                if args.show_wrong:
+                    show_cases(cases, ("wrong", "crash", "usage"), args.show_wrong, out, tool)
+                if args.show_refused:
+                    show_cases(cases, ("refused",), args.show_refused, out, tool)
             if any(s["wrong"] or s["crash"] for s in stats.values()):
                 any_wrong = True
             summary["repos"].append({"repo": repo.name, "gitdir": repo.gitdir,
-                                     "wall_s": round(wall, 2), **totals, "classes": stats})
+                                     "wall_s": round(wall, 2), **totals, "classes": stats,
+                                     "peer_classes": pstats})
     summary["wall_s"] = round(time.monotonic() - t0, 2)
     print(f"\ntotal wall time {summary['wall_s']:.1f} s", file=out)
     if args.json:
