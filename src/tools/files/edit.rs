@@ -73,9 +73,22 @@ impl Tool for EditTool {
                 "oldText": { "type": "string", "description": "The exact text to replace (written with \\n line endings; CRLF files match too)." },
                 "newText": { "type": "string", "description": "The replacement text." },
                 "replaceAll": { "type": "boolean", "description": "Replace every occurrence instead of requiring a unique match (default false)." },
+                "edits": {
+                    "type": "array",
+                    "description": "Several edits of the one file instead of oldText/newText: each is matched against the file as it was before any of them, matches that overlap are refused, and either all are made (one diff) or none.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "oldText": { "type": "string" },
+                            "newText": { "type": "string" },
+                            "replaceAll": { "type": "boolean" }
+                        },
+                        "required": ["oldText", "newText"]
+                    }
+                },
                 "expectSha256": { "type": "string", "description": "Refuse the edit unless the file's current SHA-256 (hex) is this value." }
             },
-            "required": ["path", "oldText", "newText"]
+            "required": ["path"]
         })
     }
 
@@ -86,13 +99,24 @@ impl Tool for EditTool {
         };
         let parsed = (|| -> Result<_, String> {
             let path = args.required_str("path")?;
-            let old = args
-                .opt_str("oldText")?
-                .ok_or("Missing \"oldText\": expected the text to replace.")?;
-            let new = args
-                .opt_str("newText")?
-                .ok_or("Missing \"newText\": expected the replacement text (it may be empty).")?;
-            let replace_all = args.opt_bool("replaceAll")?.unwrap_or(false);
+            let edits = match args.get("edits") {
+                None | Some(Value::Null) => {
+                    let old = args
+                        .opt_str("oldText")?
+                        .ok_or("Missing \"oldText\": expected the text to replace.")?;
+                    let new = args.opt_str("newText")?.ok_or(
+                        "Missing \"newText\": expected the replacement text (it may be empty).",
+                    )?;
+                    let replace_all = args.opt_bool("replaceAll")?.unwrap_or(false);
+                    vec![(old.to_string(), new.to_string(), replace_all)]
+                }
+                Some(list) => {
+                    if args.get("oldText").is_some() || args.get("newText").is_some() {
+                        return Err("Give \"edits\" or \"oldText\"/\"newText\", not both.".into());
+                    }
+                    parse_edits(list)?
+                }
+            };
             let expect = match args.opt_str("expectSha256")? {
                 Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
                     Some(h.to_ascii_lowercase())
@@ -106,9 +130,9 @@ impl Tool for EditTool {
                 }
                 None => None,
             };
-            Ok((path, old, new, replace_all, expect))
+            Ok((path, edits, expect))
         })();
-        let (path, old, new, replace_all, expect) = match parsed {
+        let (path, edits, expect) = match parsed {
             Ok(p) => p,
             Err(e) => return ToolResult::failure(e),
         };
@@ -166,11 +190,12 @@ impl Tool for EditTool {
             Ok(d) => d,
             Err(e) => return ToolResult::failure(e.message(path)),
         };
-        let plan = match edit_match::plan_edit(&decoded.text, old, new, replace_all) {
+        let plan = match edit_match::plan_edits(&decoded.text, &edits) {
             Ok(p) => p,
-            Err(failure) => return ToolResult::failure(failure.message(path)),
+            Err(message) => return ToolResult::failure(message.message(path)),
         };
         let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
+        let stages = plan.stages;
 
         let mut splices = plan.splices;
         let in_place = !decoded.bom && !decoded.crlf && splices.len() == 1;
@@ -241,7 +266,15 @@ impl Tool for EditTool {
             "Edited {path}: {}.",
             plural(replacements as u64, "replacement", "replacements")
         );
-        if let Some(sentence) = stage.summary() {
+        if edits.len() > 1 {
+            summary.pop();
+            summary.push_str(&format!(" in {} edits.", edits.len()));
+            for (i, st) in stages.iter().enumerate() {
+                if let Some(sentence) = st.summary() {
+                    summary.push_str(&format!(" Edit {}: {sentence}", i + 1));
+                }
+            }
+        } else if let Some(sentence) = stage.summary() {
             summary.push(' ');
             summary.push_str(sentence);
         }
@@ -257,16 +290,80 @@ impl Tool for EditTool {
         ToolResult {
             content: vec![
                 ToolContentBlock::Text(text),
-                ToolContentBlock::Json(json!({
-                    "path": path,
-                    "replacements": replacements,
-                    "match": stage.name(),
-                    "diff": diff,
-                })),
+                ToolContentBlock::Json(if edits.len() > 1 {
+                    json!({
+                        "path": path,
+                        "replacements": replacements,
+                        "match": stage.name(),
+                        "matches": stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
+                        "diff": diff,
+                    })
+                } else {
+                    json!({
+                        "path": path,
+                        "replacements": replacements,
+                        "match": stage.name(),
+                        "diff": diff,
+                    })
+                }),
             ],
             is_error: false,
         }
     }
+}
+
+/// The `edits` list: each item `{oldText, newText, replaceAll?}`, named by its
+/// index in errors (`edits[1].oldText`).
+fn parse_edits(list: &Value) -> Result<Vec<(String, String, bool)>, String> {
+    use crate::kernel::input::invalid;
+    let Value::Array(items) = list else {
+        return Err(invalid(
+            "edits",
+            "an array of {oldText, newText, replaceAll?} objects",
+            list,
+        ));
+    };
+    if items.is_empty() {
+        return Err(invalid("edits", "at least one edit", list));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Value::Object(map) = item else {
+            return Err(invalid(
+                &format!("edits[{i}]"),
+                "an object {oldText, newText, replaceAll?}",
+                item,
+            ));
+        };
+        let text = |key: &str| -> Result<String, String> {
+            match map.get(key) {
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(invalid(&format!("edits[{i}].{key}"), "a string", other)),
+                None => Err(format!("Missing \"edits[{i}].{key}\": expected a string.")),
+            }
+        };
+        let replace_all = match map.get("replaceAll") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(invalid(
+                    &format!("edits[{i}].replaceAll"),
+                    "true or false",
+                    other,
+                ));
+            }
+        };
+        if let Some(key) = map
+            .keys()
+            .find(|k| !matches!(k.as_str(), "oldText" | "newText" | "replaceAll"))
+        {
+            return Err(format!(
+                "Unknown key \"edits[{i}].{key}\": an edit has oldText, newText and replaceAll."
+            ));
+        }
+        out.push((text("oldText")?, text("newText")?, replace_all));
+    }
+    Ok(out)
 }
 
 /// The `edit` tool.

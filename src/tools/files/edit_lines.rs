@@ -770,9 +770,10 @@ fn try_stage(
 /// from the file's at a line, a line of `newText` with the same content at
 /// `oldText`'s indentation says `Old`, at the file's says `File`. The majority
 /// decides (a line moved into a new block votes for the other frame by chance;
-/// the lines left alone outnumber it). With no vote, or a tie, the outermost
-/// level decides: `newText`'s least indentation equal to `oldText`'s (and not the
-/// file's there) says `Old`, equal to the file's says `File`. `None`: undecided.
+/// the lines left alone outnumber it). With no vote, or a tie, the first line
+/// decides (a replacement starts where the replaced lines start), then the
+/// outermost level: `newText`'s at `oldText`'s indentation (and not the file's
+/// there) says `Old`, at the file's says `File`. `None`: undecided.
 fn infer_frame(
     lines: &Lines<'_>,
     old: &Snippet<'_>,
@@ -783,33 +784,34 @@ fn infer_frame(
         let p = parts(l);
         ascii_typography(p.core).into_owned()
     };
-    let old_cores: Vec<String> = old.lines.iter().map(|l| core(l)).collect();
-    let new_cores: Vec<String> = new.lines.iter().map(|l| core(l)).collect();
-    let file_indent = |i: usize| parts(lines.line(place.first + i)).indent;
-    let (mut old_votes, mut file_votes) = (0usize, 0usize);
-    for op in similar::capture_diff_slices(Algorithm::Myers, &old_cores, &new_cores) {
-        if let DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } = op
-        {
-            for d in 0..len {
-                let (i, j) = (old_index + d, new_index + d);
-                let (o, n) = (parts(old.lines[i]), parts(new.lines[j]));
-                if o.blank() || n.blank() {
-                    continue;
-                }
-                let f = file_indent(i);
-                if o.indent == f {
-                    continue;
-                }
-                if n.indent == o.indent {
-                    old_votes += 1;
-                } else if n.indent == f {
-                    file_votes += 1;
-                }
-            }
+    // Each line of oldText whose indentation differs from the file's, by content:
+    // a line of newText with that content is a copy of one of them.
+    let mut by_core: HashMap<String, Vec<(&str, &str)>> = HashMap::new();
+    for (i, l) in old.lines.iter().enumerate() {
+        let (o, f) = (parts(l), parts(lines.line(place.first + i)));
+        if !o.blank() && o.indent != f.indent {
+            by_core
+                .entry(core(l))
+                .or_default()
+                .push((o.indent, f.indent));
+        }
+    }
+    let (mut old_votes, mut file_votes, mut either) = (0usize, 0usize, false);
+    for l in &new.lines {
+        let n = parts(l);
+        if n.blank() {
+            continue;
+        }
+        let Some(pairs) = by_core.get(&core(l)) else {
+            continue;
+        };
+        let as_old = pairs.iter().any(|(o, _)| *o == n.indent);
+        let as_file = pairs.iter().any(|(_, f)| *f == n.indent);
+        match (as_old, as_file) {
+            (true, false) => old_votes += 1,
+            (false, true) => file_votes += 1,
+            (true, true) => either = true,
+            _ => {}
         }
     }
     if old_votes != file_votes {
@@ -818,6 +820,30 @@ fn infer_frame(
         } else {
             Frame::File
         });
+    }
+    // A line that reads as a copy in either frame (of one line of oldText in
+    // one, of another in the other) and nothing else to go by: undecided.
+    if either {
+        return None;
+    }
+    // The first line: a replacement starts where the replaced lines start, so
+    // newText's first line at oldText's first line's indentation (and not the
+    // file's there) says `Old`, at the file's says `File`.
+    let first = |ls: &mut dyn Iterator<Item = &str>| -> Option<String> {
+        ls.map(parts)
+            .find(|p| !p.blank())
+            .map(|p| p.indent.to_string())
+    };
+    let anchor = old.lines.iter().position(|l| !parts(l).blank())?;
+    let (o0, n0) = (
+        first(&mut old.lines.iter().copied())?,
+        first(&mut new.lines.iter().copied())?,
+    );
+    let f0 = parts(lines.line(place.first + anchor)).indent;
+    match (n0 == o0, n0 == f0) {
+        (true, false) => return Some(Frame::Old),
+        (false, true) => return Some(Frame::File),
+        _ => {}
     }
     // The outermost level: the least indented non-blank line of each text.
     let least = |ls: &mut dyn Iterator<Item = &str>| -> Option<String> {

@@ -665,6 +665,97 @@ pub fn plan_edit(
     })
 }
 
+/// Several edits of one text, planned against the text as it is before any of
+/// them: every edit's splices, in order, and no two overlapping. All or nothing:
+/// the first edit that fails is the answer, named by its index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultiPlan {
+    pub splices: Vec<Splice>,
+    /// The least exact stage among the edits (the one worth naming).
+    pub stage: MatchStage,
+    /// Each edit's stage, in the order given.
+    pub stages: Vec<MatchStage>,
+    pub anchored: bool,
+}
+
+/// Why a list of edits was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MultiFailure {
+    /// One edit alone (or the only one) failed.
+    Edit {
+        index: usize,
+        of: usize,
+        failure: EditFailure,
+    },
+    /// Two edits' matches share text.
+    Overlap {
+        first: usize,
+        second: usize,
+        line: usize,
+    },
+}
+
+impl MultiFailure {
+    pub fn message(&self, path: &str) -> String {
+        match self {
+            MultiFailure::Edit { failure, of: 1, .. } => failure.message(path),
+            MultiFailure::Edit { index, failure, .. } => {
+                format!(
+                    "edits[{index}]: {} Nothing was changed.",
+                    failure.message(path)
+                )
+            }
+            MultiFailure::Overlap {
+                first,
+                second,
+                line,
+            } => format!(
+                "edits[{first}] and edits[{second}] change the same text of {path} (line {line}); merge them into one edit. Nothing was changed."
+            ),
+        }
+    }
+}
+
+/// Plan `edits` (`(oldText, newText, replaceAll)`) against `text` (see [`MultiPlan`]).
+pub fn plan_edits(text: &str, edits: &[(String, String, bool)]) -> Result<MultiPlan, MultiFailure> {
+    let of = edits.len();
+    let mut all: Vec<(usize, Splice)> = Vec::new();
+    let mut stages = Vec::with_capacity(of);
+    let mut anchored = false;
+    for (index, (old, new, replace_all)) in edits.iter().enumerate() {
+        let plan = plan_edit(text, old, new, *replace_all)
+            .map_err(|failure| MultiFailure::Edit { index, of, failure })?;
+        stages.push(plan.stage);
+        anchored |= plan.anchored;
+        all.extend(plan.splices.into_iter().map(|s| (index, s)));
+    }
+    all.sort_by_key(|(_, s)| (s.start, s.end));
+    for w in all.windows(2) {
+        let ((a, x), (b, y)) = (&w[0], &w[1]);
+        // Two insertions at one point, or a span reaching into the next, overlap.
+        if y.start < x.end || (x.start == y.start && a != b) {
+            let line = text[..y.start].matches('\n').count() + 1;
+            let (first, second) = if a < b { (*a, *b) } else { (*b, *a) };
+            return Err(MultiFailure::Overlap {
+                first,
+                second,
+                line,
+            });
+        }
+    }
+    let stage = stages
+        .iter()
+        .copied()
+        .find(|s| *s != MatchStage::Exact)
+        .unwrap_or(MatchStage::Exact);
+    Ok(MultiPlan {
+        splices: all.into_iter().map(|(_, s)| s).collect(),
+        stage,
+        stages,
+        anchored,
+    })
+}
+
 /// An exact match of `old` at `hay[s..e]` that starts right after a line's
 /// indentation and ends at the end of a line is a snippet of whole lines whose
 /// first line was copied without its indentation. Its replacement is then whole
@@ -706,6 +797,21 @@ fn anchor_at_indentation(
         return Ok(Some((line_start, new.to_string())));
     }
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    // newText's first line repeats one of oldText's later lines, which matched
+    // the file as it stands: it is that line kept, at the file's indentation.
+    if !blank(first_new) && old_lines.iter().skip(1).any(|l| *l == first_new) {
+        let core = first_new.trim_start();
+        if old_lines
+            .iter()
+            .any(|l| l.trim_start() == core && *l != first_new)
+            || old_lines[0] == first_new
+        {
+            // It also repeats, up to indentation, a line that lost some: kept as
+            // written, or that line kept at the indentation it lost.
+            return Err((new.to_string(), format!("{indent}{new}")));
+        }
+        return Ok(Some((line_start, new.to_string())));
+    }
     let one_line = old_lines.len() == 1;
     // One line with blank lines after it says no more about the frame of newText's
     // later lines than one line does, but it is also how a whole-line selection
@@ -1459,180 +1565,276 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+            #![proptest_config(ProptestConfig::with_cases(256))]
 
-        #[test]
-        fn decode_encode_round_trips(
-            bom in any::<bool>(),
-            parts in prop::collection::vec(
-                prop_oneof![Just("\r\n"), Just("\n"), Just("\r"), Just("a"), Just("ü"), Just(" ")],
-                0..20,
-            ),
-        ) {
-            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
-            bytes.extend_from_slice(parts.concat().as_bytes());
-            let d = decode(&bytes).unwrap();
-            prop_assert_eq!(d.bom, bom);
-            prop_assert_eq!(encode(&d, &d.text), bytes.clone());
-            prop_assert_eq!(encode_owned(&d, d.text.clone()), bytes.clone());
-            prop_assert_eq!(decode_vec(bytes).unwrap(), d);
-        }
+            #[test]
+            fn decode_encode_round_trips(
+                bom in any::<bool>(),
+                parts in prop::collection::vec(
+                    prop_oneof![Just("\r\n"), Just("\n"), Just("\r"), Just("a"), Just("ü"), Just(" ")],
+                    0..20,
+                ),
+            ) {
+                let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+                bytes.extend_from_slice(parts.concat().as_bytes());
+                let d = decode(&bytes).unwrap();
+                prop_assert_eq!(d.bom, bom);
+                prop_assert_eq!(encode(&d, &d.text), bytes.clone());
+                prop_assert_eq!(encode_owned(&d, d.text.clone()), bytes.clone());
+                prop_assert_eq!(decode_vec(bytes).unwrap(), d);
+            }
 
-        /// A unique edit changes exactly the edited bytes, through decode and encode,
-        /// for LF and CRLF files, with or without a BOM.
-        #[test]
-        fn unique_edit_preserves_everything_else(
-            crlf in any::<bool>(),
-            bom in any::<bool>(),
-            before in body(false),
-            after in body(false),
-            old_tail in "[a-z]{0,3}",
-            new in "[A-Z]{0,3}(\n[A-Z]{1,3}){0,2}",
-        ) {
-            let eol = if crlf { "\r\n" } else { "\n" };
-            let (before, after) = (before.replace('\n', eol), after.replace('\n', eol));
-            // Only the old text holds the marker, so it is unique.
-            let old = format!("«{old_tail}»");
-            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
-            bytes.extend_from_slice(format!("{before}{old}{after}").as_bytes());
-            let d = decode(&bytes).unwrap();
-            let r = apply_edit(&d.text, &old, &new, false);
-            if new == old {
-                prop_assert_eq!(r.unwrap_err(), EditFailure::Identical);
-            } else {
-                let r = r.unwrap();
-                prop_assert_eq!(r.replacements, 1);
-                let out = encode(&d, &r.text);
-                // A match right after a line's indentation that ends the line is
-                // written as whole lines at that indentation: the later lines of
-                // `new` (never indented here) under it, an empty first line bare.
-                let prefix = before.rsplit('\n').next().unwrap_or(&before);
-                let anchored = !prefix.is_empty()
-                    && prefix.bytes().all(|b| b == b' ' || b == b'\t')
-                    && (after.is_empty() || after.starts_with('\n') || after.starts_with("\r\n"));
-                prop_assert_eq!(r.anchored, anchored && (new.is_empty() || new.contains('\n')));
-                let (head, new) = if anchored {
-                    let lines: Vec<String> = new
-                        .split('\n')
-                        .map(|l| if l.is_empty() { String::new() } else { format!("{prefix}{l}") })
-                        .collect();
-                    (&before[..before.len() - prefix.len()], lines.join("\n"))
+            /// A unique edit changes exactly the edited bytes, through decode and encode,
+            /// for LF and CRLF files, with or without a BOM.
+            #[test]
+            fn unique_edit_preserves_everything_else(
+                crlf in any::<bool>(),
+                bom in any::<bool>(),
+                before in body(false),
+                after in body(false),
+                old_tail in "[a-z]{0,3}",
+                new in "[A-Z]{0,3}(\n[A-Z]{1,3}){0,2}",
+            ) {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let (before, after) = (before.replace('\n', eol), after.replace('\n', eol));
+                // Only the old text holds the marker, so it is unique.
+                let old = format!("«{old_tail}»");
+                let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+                bytes.extend_from_slice(format!("{before}{old}{after}").as_bytes());
+                let d = decode(&bytes).unwrap();
+                let r = apply_edit(&d.text, &old, &new, false);
+                if new == old {
+                    prop_assert_eq!(r.unwrap_err(), EditFailure::Identical);
                 } else {
-                    (before.as_str(), new.clone())
+                    let r = r.unwrap();
+                    prop_assert_eq!(r.replacements, 1);
+                    let out = encode(&d, &r.text);
+                    // A match right after a line's indentation that ends the line is
+                    // written as whole lines at that indentation: the later lines of
+                    // `new` (never indented here) under it, an empty first line bare.
+                    let prefix = before.rsplit('\n').next().unwrap_or(&before);
+                    let anchored = !prefix.is_empty()
+                        && prefix.bytes().all(|b| b == b' ' || b == b'\t')
+                        && (after.is_empty() || after.starts_with('\n') || after.starts_with("\r\n"));
+                    prop_assert_eq!(r.anchored, anchored && (new.is_empty() || new.contains('\n')));
+                    let (head, new) = if anchored {
+                        let lines: Vec<String> = new
+                            .split('\n')
+                            .map(|l| if l.is_empty() { String::new() } else { format!("{prefix}{l}") })
+                            .collect();
+                        (&before[..before.len() - prefix.len()], lines.join("\n"))
+                    } else {
+                        (before.as_str(), new.clone())
+                    };
+                    // Inserted lines take the file's ending where the file has one.
+                    let has_crlf = format!("{before}{after}").contains("\r\n");
+                    let new_raw = if has_crlf { new.replace('\n', "\r\n") } else { new.clone() };
+                    let mut want = if bom { BOM.to_vec() } else { Vec::new() };
+                    want.extend_from_slice(format!("{head}{new_raw}{after}").as_bytes());
+                    prop_assert_eq!(out, want);
+                }
+            }
+
+            /// Applying an edit and then its reverse gives the original back.
+            #[test]
+            fn edit_then_reverse_is_identity(
+                crlf in any::<bool>(),
+                before in body(false),
+                after in body(false),
+                old in "«[a-z ]{0,4}(\n[a-z]{0,3})?»",
+                new in "‹[A-Z ]{0,4}(\n[A-Z]{0,3})?›",
+            ) {
+                // A line break after the edit tells which ending inserted lines take.
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let text = format!("{before}{old}{after}end\n").replace('\n', eol);
+                let once = apply_edit(&text, &old, &new, false).unwrap();
+                let back = apply_edit(&once.text, &new, &old, false).unwrap();
+                prop_assert_eq!(back.text, text);
+            }
+
+            /// Whatever a whole-line stage matches, it replaces one block of at most as
+            /// many lines as `oldText` has: no line outside the matched block changes.
+            #[test]
+            fn fuzzy_edits_touch_only_the_matched_block(
+                lines in prop::collection::vec((0usize..4, 0usize..8, any::<bool>()), 1..24),
+                start in any::<prop::sample::Index>(),
+                len in 1usize..5,
+                perturb in 0u8..5,
+                change in any::<prop::sample::Index>(),
+            ) {
+                let pool = ["fn a() {", "}", "x = 1;", "return y;", "", "// c", "if z {", "}"];
+                let text: String = lines
+                    .iter()
+                    .map(|&(depth, w, trail)| {
+                        let indent = if pool[w].is_empty() { String::new() } else { "    ".repeat(depth) };
+                        format!("{indent}{}{}\n", pool[w], if trail { " " } else { "" })
+                    })
+                    .collect();
+                let file: Vec<&str> = text.split_inclusive('\n').collect();
+                let s = start.index(file.len());
+                let k = len.min(file.len() - s);
+                let block: Vec<String> = file[s..s + k].iter().map(|l| l.to_string()).collect();
+                let old_lines: Vec<String> = block
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| match perturb {
+                        0 => l.replacen("    ", "", 1),
+                        1 => format!("  {l}"),
+                        2 => l.replace(" \n", "\n").replace('\n', "  \n"),
+                        3 if i == 0 => l.trim_start().to_string(),
+                        3 => l.clone(),
+                        _ => format!("{:>6}\t{l}", s + i + 1),
+                    })
+                    .collect();
+                let old = old_lines.concat();
+                let mut new_lines = old_lines.clone();
+                let c = change.index(new_lines.len());
+                new_lines[c] = new_lines[c].replace('\n', "");
+                new_lines[c].push_str(" changed\n");
+                let new = new_lines.concat();
+                if let Ok(r) = apply_edit(&text, &old, &new, false)
+                    && r.stage != MatchStage::Exact
+                {
+                    let out: Vec<&str> = r.text.split_inclusive('\n').collect();
+                    let p = file.iter().zip(&out).take_while(|(a, b)| a == b).count();
+                    let q = file[p..]
+                        .iter()
+                        .rev()
+                        .zip(out[p..].iter().rev())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    prop_assert!(file.len() - p - q <= k, "{} lines changed for a {}-line oldText: {:?} -> {:?}", file.len() - p - q, k, text, r.text);
+                }
+            }
+
+            /// The same block at two depths: a snippet at a third depth matches both
+            /// through indentation, and the edit is refused, never placed at one.
+            #[test]
+            fn an_ambiguous_fuzzy_match_is_always_refused(
+                block in prop::collection::vec((0usize..3, 0usize..4), 2..5),
+                depths in (1usize..4, 1usize..4).prop_filter("two depths", |(a, b)| a != b),
+                filler in prop::collection::vec("[a-z]{1,6};", 0..4),
+                replace_all in any::<bool>(),
+            ) {
+                let pool = ["open {", "close }", "call(x);", "let y = 2;"];
+                let at = |base: usize| -> String {
+                    block
+                        .iter()
+                        .map(|&(d, w)| format!("{}{}\n", "  ".repeat(base + d), pool[w]))
+                        .collect()
                 };
-                // Inserted lines take the file's ending where the file has one.
-                let has_crlf = format!("{before}{after}").contains("\r\n");
-                let new_raw = if has_crlf { new.replace('\n', "\r\n") } else { new.clone() };
-                let mut want = if bom { BOM.to_vec() } else { Vec::new() };
-                want.extend_from_slice(format!("{head}{new_raw}{after}").as_bytes());
-                prop_assert_eq!(out, want);
+                let fill: String = filler.iter().map(|f| format!("{f}\n")).collect();
+                let text = format!("{fill}{}{fill}{}{fill}", at(depths.0 * 2), at(depths.1 * 2));
+                let old = at(0).replace("  ", "\t");
+                let new = format!("{old}added();\n");
+                match apply_edit(&text, &old, &new, replace_all) {
+                    Ok(r) => prop_assert!(
+                        replace_all && r.replacements == 2,
+                        "applied at {} place(s) through {:?}",
+                        r.replacements,
+                        r.stage
+                    ),
+                    Err(e) => prop_assert!(
+                        matches!(e, EditFailure::FoundMany { count, .. } if count >= 2),
+                        "{e:?}"
+                    ),
+                }
             }
-        }
 
-        /// Applying an edit and then its reverse gives the original back.
-        #[test]
-        fn edit_then_reverse_is_identity(
-            crlf in any::<bool>(),
-            before in body(false),
-            after in body(false),
-            old in "«[a-z ]{0,4}(\n[a-z]{0,3})?»",
-            new in "‹[A-Z ]{0,4}(\n[A-Z]{0,3})?›",
-        ) {
-            // A line break after the edit tells which ending inserted lines take.
-            let eol = if crlf { "\r\n" } else { "\n" };
-            let text = format!("{before}{old}{after}end\n").replace('\n', eol);
-            let once = apply_edit(&text, &old, &new, false).unwrap();
-            let back = apply_edit(&once.text, &new, &old, false).unwrap();
-            prop_assert_eq!(back.text, text);
-        }
-
-        /// Whatever a whole-line stage matches, it replaces one block of at most as
-        /// many lines as `oldText` has: no line outside the matched block changes.
-        #[test]
-        fn fuzzy_edits_touch_only_the_matched_block(
-            lines in prop::collection::vec((0usize..4, 0usize..8, any::<bool>()), 1..24),
-            start in any::<prop::sample::Index>(),
-            len in 1usize..5,
-            perturb in 0u8..5,
-            change in any::<prop::sample::Index>(),
-        ) {
-            let pool = ["fn a() {", "}", "x = 1;", "return y;", "", "// c", "if z {", "}"];
-            let text: String = lines
-                .iter()
-                .map(|&(depth, w, trail)| {
-                    let indent = if pool[w].is_empty() { String::new() } else { "    ".repeat(depth) };
-                    format!("{indent}{}{}\n", pool[w], if trail { " " } else { "" })
-                })
-                .collect();
-            let file: Vec<&str> = text.split_inclusive('\n').collect();
-            let s = start.index(file.len());
-            let k = len.min(file.len() - s);
-            let block: Vec<String> = file[s..s + k].iter().map(|l| l.to_string()).collect();
-            let old_lines: Vec<String> = block
-                .iter()
-                .enumerate()
-                .map(|(i, l)| match perturb {
-                    0 => l.replacen("    ", "", 1),
-                    1 => format!("  {l}"),
-                    2 => l.replace(" \n", "\n").replace('\n', "  \n"),
-                    3 if i == 0 => l.trim_start().to_string(),
-                    3 => l.clone(),
-                    _ => format!("{:>6}\t{l}", s + i + 1),
-                })
-                .collect();
-            let old = old_lines.concat();
-            let mut new_lines = old_lines.clone();
-            let c = change.index(new_lines.len());
-            new_lines[c] = new_lines[c].replace('\n', "");
-            new_lines[c].push_str(" changed\n");
-            let new = new_lines.concat();
-            if let Ok(r) = apply_edit(&text, &old, &new, false)
-                && r.stage != MatchStage::Exact
-            {
-                let out: Vec<&str> = r.text.split_inclusive('\n').collect();
-                let p = file.iter().zip(&out).take_while(|(a, b)| a == b).count();
-                let q = file[p..]
+            /// Whole-line edits of an indented file, called with the slips models make
+            /// in oldText (its common indentation, or its first line's, cut) and newText
+            /// in either convention (at the file's indentation, or cut like oldText):
+            /// the written file is the intended one, or the edit is refused. Never a
+            /// third result.
+            #[test]
+            fn whole_line_edits_in_either_frame_are_right_or_refused(
+                file in prop::collection::vec((0usize..4, 0usize..6), 3..14),
+                span in (0usize..14, 1usize..5),
+                repl in prop::collection::vec((0usize..4, 0usize..8), 0..5),
+                slip in 0usize..3,
+                file_frame in any::<bool>(),
+            ) {
+                let words = ["fn a() {", "}", "x += 1;", "return y;", "if z {", "let w = 2;", "call(q);", "// note"];
+                let line = |&(d, w): &(usize, usize)| format!("{}{}", "    ".repeat(d), words[w]);
+                let lines: Vec<String> = file.iter().map(line).collect();
+                let start = span.0 % lines.len();
+                let end = (start + span.1).min(lines.len());
+                let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+                let old_lines = &lines[start..end];
+                // The replacement sits where the replaced lines sit, as real edits do:
+                // a line that repeats a replaced line stays at its level, the first
+                // line is at the first replaced line's level, the others at the
+                // block's outermost level or up to two deeper. (Text alone cannot
+                // tell a kept line moved by exactly the slip's depth from one left
+                // alone, nor place a replacement at an unrelated level.)
+                let block = &file[start..end];
+                let base = block.iter().map(|&(d, _)| d).min().unwrap_or(0);
+                let new_lines: Vec<String> = repl
                     .iter()
-                    .rev()
-                    .zip(out[p..].iter().rev())
-                    .take_while(|(a, b)| a == b)
-                    .count();
-                prop_assert!(file.len() - p - q <= k, "{} lines changed for a {}-line oldText: {:?} -> {:?}", file.len() - p - q, k, text, r.text);
-            }
-        }
-
-        /// The same block at two depths: a snippet at a third depth matches both
-        /// through indentation, and the edit is refused, never placed at one.
-        #[test]
-        fn an_ambiguous_fuzzy_match_is_always_refused(
-            block in prop::collection::vec((0usize..3, 0usize..4), 2..5),
-            depths in (1usize..4, 1usize..4).prop_filter("two depths", |(a, b)| a != b),
-            filler in prop::collection::vec("[a-z]{1,6};", 0..4),
-            replace_all in any::<bool>(),
-        ) {
-            let pool = ["open {", "close }", "call(x);", "let y = 2;"];
-            let at = |base: usize| -> String {
-                block
+                    .enumerate()
+                    .map(|(k, &(d, w))| {
+                        let word = w % 6 + 2;
+                        let level = match block.iter().find(|&&(_, bw)| bw == word) {
+                            Some(&(kept, _)) => kept,
+                            None if k == 0 => block[0].0,
+                            None => base + d % 3,
+                        };
+                        line(&(level, word))
+                    })
+                    .collect();
+                let intended: String = lines[..start]
                     .iter()
-                    .map(|&(d, w)| format!("{}{}\n", "  ".repeat(base + d), pool[w]))
-                    .collect()
-            };
-            let fill: String = filler.iter().map(|f| format!("{f}\n")).collect();
-            let text = format!("{fill}{}{fill}{}{fill}", at(depths.0 * 2), at(depths.1 * 2));
-            let old = at(0).replace("  ", "\t");
-            let new = format!("{old}added();\n");
-            match apply_edit(&text, &old, &new, replace_all) {
-                Ok(r) => prop_assert!(
-                    replace_all && r.replacements == 2,
-                    "applied at {} place(s) through {:?}",
-                    r.replacements,
-                    r.stage
-                ),
-                Err(e) => prop_assert!(
-                    matches!(e, EditFailure::FoundMany { count, .. } if count >= 2),
-                    "{e:?}"
-                ),
+                    .chain(new_lines.iter())
+                    .chain(lines[end..].iter())
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                let indent_of = |l: &str| l.len() - l.trim_start().len();
+                let join = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+                // The slip: 0 none, 1 the common indentation cut, 2 the first line's.
+                let cut_all = old_lines.iter().map(|l| indent_of(l)).min().unwrap_or(0);
+                let cut_first = old_lines.first().map_or(0, |l| indent_of(l));
+                let (old, new) = match slip {
+                    0 => (join(old_lines), join(&new_lines)),
+                    1 => {
+                        let cut = |ls: &[String]| -> Option<Vec<String>> {
+                            ls.iter()
+                                .map(|l| l.get(cut_all..).filter(|_| indent_of(l) >= cut_all).map(str::to_string))
+                                .collect()
+                        };
+                        let old = cut(old_lines).unwrap();
+                        let new = if file_frame { Some(new_lines.clone()) } else { cut(&new_lines) };
+                        prop_assume!(new.is_some());
+                        (join(&old), join(&new.unwrap()))
+                    }
+                    _ => {
+                        let mut old = old_lines.to_vec();
+                        old[0] = old[0].trim_start().to_string();
+                        let mut new = new_lines.clone();
+                        if !file_frame && !new.is_empty() {
+                            // Both first lines lose their indentation; when newText's
+                            // had another, cutting it lost what no frame can restore.
+                            prop_assume!(indent_of(&new[0]) == cut_first);
+                            new[0] = new[0].trim_start().to_string();
+                        }
+                        (join(&old), join(&new))
+                    }
+                };
+                prop_assume!(!old.trim().is_empty() && old != new);
+                // oldText as sent must not also stand somewhere else in the file: then
+                // no tool can know which place was meant.
+                let region = (
+                    lines[..start].iter().map(|l| l.len() + 1).sum::<usize>(),
+                    lines[..end].iter().map(|l| l.len() + 1).sum::<usize>(),
+                );
+                let elsewhere = memmem::find_iter(text.as_bytes(), old.as_bytes())
+                    .any(|at| at < region.0 || at > region.0 + cut_first);
+                prop_assume!(!elsewhere);
+                if let Ok(r) = apply_edit(&text, &old, &new, false) {
+                    prop_assert_eq!(
+                        &r.text, &intended,
+                        "slip {} file_frame {} old {:?} new {:?} stage {:?}", slip, file_frame, old, new, r.stage
+                    );
+                }
             }
-        }
     }
 }
