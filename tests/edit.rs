@@ -566,3 +566,135 @@ fn a_file_over_the_size_limit_is_refused_untouched() {
     );
     assert_eq!(&std::fs::read(&path).unwrap()[..7], b"needle\n");
 }
+
+#[test]
+fn several_edits_in_one_call_are_all_made_or_none() {
+    let env = TestEnv::new();
+    let before = "fn a() {\n    one();\n}\n\nfn b() {\n    two();\n}\n";
+    env.write("f.rs", before);
+    // Both matched against the original, one diff.
+    let edits = json!([
+        {"oldText": "one();", "newText": "uno();"},
+        {"oldText": "fn b() {\n    two();", "newText": "fn b() {\n    dos();"}
+    ]);
+    let (v, out) = env.run_json(&["edit", "f.rs", "--edits", &edits.to_string()]);
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(
+        env.read_string("f.rs"),
+        "fn a() {\n    uno();\n}\n\nfn b() {\n    dos();\n}\n"
+    );
+    assert_eq!(v["output"]["replacements"], json!(2));
+    assert_eq!(v["output"]["matches"], json!(["exact", "exact"]));
+    assert!(
+        v["output"]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    dos();")
+    );
+    // One edit that misses: nothing changes, and the answer names it.
+    let now = env.read_string("f.rs");
+    let edits = json!([
+        {"oldText": "uno();", "newText": "one();"},
+        {"oldText": "tres();", "newText": "three();"}
+    ]);
+    let (v, out) = env.run_json(&["edit", "f.rs", "--edits", &edits.to_string()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("edits[1]: oldText was not found in f.rs."),
+        "{v}"
+    );
+    assert_eq!(env.read_string("f.rs"), now);
+    // Two edits of the same text: refused, nothing changes.
+    let edits = json!([
+        {"oldText": "uno();\n}", "newText": "x"},
+        {"oldText": "}\n\nfn b", "newText": "y"}
+    ]);
+    let (v, out) = env.run_json(&["edit", "f.rs", "--edits", &edits.to_string()]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("edits[0] and edits[1] change the same text of f.rs (line 3)"),
+        "{v}"
+    );
+    assert_eq!(env.read_string("f.rs"), now);
+    // edits and oldText together, or an empty list: named.
+    let (v, _) = env.run_json(&["edit", "f.rs", "--edits", "[]"]);
+    assert!(v["output"].as_str().unwrap().contains("\"edits\""), "{v}");
+    let (v, _) = env.run_json(&[
+        "edit",
+        "f.rs",
+        "--old-text",
+        "a",
+        "--new-text",
+        "b",
+        "--edits",
+        r#"[{"oldText":"a","newText":"b"}]"#,
+    ]);
+    assert_eq!(
+        v["output"],
+        json!("Give \"edits\" or \"oldText\"/\"newText\", not both.")
+    );
+}
+
+#[test]
+fn a_typo_in_old_text_gets_the_closest_region_not_already_applied() {
+    let env = TestEnv::new();
+    env.write(
+        "f.rs",
+        "fn main() {\n    let total = 1;\n    print(x);\n}\n",
+    );
+    // newText ("x") stands elsewhere in the file; oldText has a typo.
+    let (v, out) = edit(&env, "f.rs", "let totl = 1;", "x", &[]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        v["output"],
+        json!("oldText was not found in f.rs. The closest match is at line 2:\n    let total = 1;")
+    );
+    // newText where oldText would be: that edit was made already.
+    let (v, _) = edit(&env, "f.rs", "let total = 2;", "let total = 1;", &[]);
+    assert_eq!(
+        v["output"],
+        json!(
+            "The edit appears to be already applied: newText is present in f.rs and oldText is not."
+        )
+    );
+}
+
+#[test]
+fn newtext_at_the_files_indentation_is_never_indented_twice() {
+    let env = TestEnv::new();
+    let before = "mod t {\n    #[test]\n    fn min_depth() {\n        run();\n    }\n}\n";
+    env.write("f.rs", before);
+    // The first line's indentation cut from oldText; newText as the file has it.
+    let (v, out) = edit(
+        &env,
+        "f.rs",
+        "#[test]\n    fn min_depth() {",
+        "    #[test]\n    fn max_depth() {",
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(
+        env.read_string("f.rs"),
+        "mod t {\n    #[test]\n    fn max_depth() {\n        run();\n    }\n}\n"
+    );
+    // oldText dedented whole; newText at the file's indentation.
+    let (v, out) = edit(
+        &env,
+        "f.rs",
+        "fn max_depth() {\n    run();\n}",
+        "    fn max_depth() {\n        walk();\n    }",
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{v}");
+    assert_eq!(v["output"]["match"], json!("indent-shifted"));
+    assert_eq!(
+        env.read_string("f.rs"),
+        "mod t {\n    #[test]\n    fn max_depth() {\n        walk();\n    }\n}\n"
+    );
+}
