@@ -768,12 +768,12 @@ fn try_stage(
 /// The frame `newText` is written in at `place`, from the evidence of the lines it
 /// shares with `oldText` up to indentation: where `oldText`'s indentation differs
 /// from the file's at a line, a line of `newText` with the same content at
-/// `oldText`'s indentation says `Old`, at the file's says `File`. The majority
-/// decides (a line moved into a new block votes for the other frame by chance;
-/// the lines left alone outnumber it). With no vote, or a tie, the first line
-/// decides (a replacement starts where the replaced lines start), then the
-/// outermost level: `newText`'s at `oldText`'s indentation (and not the file's
-/// there) says `Old`, at the file's says `File`. `None`: undecided.
+/// `oldText`'s indentation says `Old`, at the file's says `File`; the majority
+/// decides, provided that reading does not put `newText` shallower than every
+/// line it replaces while the other would not (then the copies were moved by the
+/// edit itself, and nothing decides). With no evidence, the one reading that is a
+/// plausible placement, if only one is. `None`: undecided, and the caller refuses
+/// when the two readings differ.
 fn infer_frame(
     lines: &Lines<'_>,
     old: &Snippet<'_>,
@@ -814,54 +814,103 @@ fn infer_frame(
             _ => {}
         }
     }
-    if old_votes != file_votes {
-        return Some(if old_votes > file_votes {
-            Frame::Old
-        } else {
+    // Where each reading puts newText's outermost line, against the outermost
+    // line of the lines it replaces: a replacement that reaches shallower than
+    // everything it replaces is not what an edit of those lines means.
+    let least_cols = |it: &mut dyn Iterator<Item = String>| it.map(|i| columns(&i, 4)).min();
+    let region = least_cols(&mut (0..old.lines.len()).filter_map(|i| {
+        let p = parts(lines.line(place.first + i));
+        (!p.blank()).then(|| p.indent.to_string())
+    }));
+    let reach = |frame: Frame| {
+        least_cols(&mut new.lines.iter().filter_map(|l| {
+            let p = parts(l);
+            if p.blank() {
+                return None;
+            }
+            match frame {
+                Frame::File => Some(p.indent.to_string()),
+                Frame::Old => place.indent.apply(p.indent),
+            }
+        }))
+    };
+    // Read in oldText's frame, newText's outermost line sits at most one level
+    // deeper than oldText's deepest: a replacement written relative to a
+    // dedented snippet does not start six levels in.
+    let raw_least = |ls: &[&str]| {
+        least_cols(&mut ls.iter().filter_map(|l| {
+            let p = parts(l);
+            (!p.blank()).then(|| p.indent.to_string())
+        }))
+    };
+    let old_deepest = old
+        .lines
+        .iter()
+        .map(|l| parts(l))
+        .filter(|p| !p.blank())
+        .map(|p| columns(p.indent, 4))
+        .max();
+    let shallow_enough = match (raw_least(&new.lines), old_deepest) {
+        (Some(n), Some(o)) => n <= o + 4,
+        _ => true,
+    };
+    // Read as written, newText's indentation is the file's own kind (tabs or
+    // spaces), where the lines it replaces are indented at all.
+    let kinds = |it: &mut dyn Iterator<Item = String>| -> (bool, bool) {
+        it.fold((false, false), |(t, sp), i| {
+            (t || i.contains('\t'), sp || i.contains(' '))
+        })
+    };
+    let (file_tabs, file_spaces) = kinds(&mut (0..old.lines.len()).filter_map(|i| {
+        let p = parts(lines.line(place.first + i));
+        (!p.blank()).then(|| p.indent.to_string())
+    }));
+    let (new_tabs, new_spaces) = kinds(&mut new.lines.iter().filter_map(|l| {
+        let p = parts(l);
+        (!p.blank()).then(|| p.indent.to_string())
+    }));
+    let same_kind =
+        !(file_tabs || file_spaces) || ((!new_tabs || file_tabs) && (!new_spaces || file_spaces));
+    let plausible = |frame: Frame| {
+        let placed = match (reach(frame), region) {
+            (Some(r), Some(g)) => r >= g,
+            _ => true,
+        };
+        placed
+            && match frame {
+                Frame::Old => shallow_enough,
+                Frame::File => same_kind,
+            }
+    };
+    let voted = match old_votes.cmp(&file_votes) {
+        std::cmp::Ordering::Greater => Some(Frame::Old),
+        std::cmp::Ordering::Less => Some(Frame::File),
+        // A line that reads as a copy in either frame, or no copy at all: the
+        // votes say nothing.
+        std::cmp::Ordering::Equal => None,
+    };
+    let other = |f: Frame| {
+        if f == Frame::Old {
             Frame::File
-        });
-    }
-    // A line that reads as a copy in either frame (of one line of oldText in
-    // one, of another in the other) and nothing else to go by: undecided.
-    if either {
-        return None;
-    }
-    // The first line: a replacement starts where the replaced lines start, so
-    // newText's first line at oldText's first line's indentation (and not the
-    // file's there) says `Old`, at the file's says `File`.
-    let first = |ls: &mut dyn Iterator<Item = &str>| -> Option<String> {
-        ls.map(parts)
-            .find(|p| !p.blank())
-            .map(|p| p.indent.to_string())
+        } else {
+            Frame::Old
+        }
     };
-    let anchor = old.lines.iter().position(|l| !parts(l).blank())?;
-    let (o0, n0) = (
-        first(&mut old.lines.iter().copied())?,
-        first(&mut new.lines.iter().copied())?,
-    );
-    let f0 = parts(lines.line(place.first + anchor)).indent;
-    match (n0 == o0, n0 == f0) {
-        (true, false) => return Some(Frame::Old),
-        (false, true) => return Some(Frame::File),
-        _ => {}
-    }
-    // The outermost level: the least indented non-blank line of each text.
-    let least = |ls: &mut dyn Iterator<Item = &str>| -> Option<String> {
-        ls.map(parts)
-            .filter(|p| !p.blank())
-            .map(|p| p.indent)
-            .min_by_key(|i| columns(i, 4))
-            .map(str::to_string)
-    };
-    let (o, n) = (
-        least(&mut old.lines.iter().copied())?,
-        least(&mut new.lines.iter().copied())?,
-    );
-    let f = least(&mut (0..old.lines.len()).map(|i| lines.line(place.first + i)))?;
-    match (n == o, n == f) {
-        (true, false) => Some(Frame::Old),
-        (false, true) => Some(Frame::File),
-        _ => None,
+    match voted {
+        // The votes' frame must also be a plausible placement; when only the
+        // other one is, the lines that voted were moved by the edit itself (a
+        // block wrapped in a new one shifts every kept line by the same depth as
+        // the slip did): nothing tells which was meant.
+        Some(f) if plausible(f) || !plausible(other(f)) => Some(f),
+        Some(_) => None,
+        // No evidence from copies: when only one reading is a plausible
+        // placement, that one.
+        None if !either => match (plausible(Frame::Old), plausible(Frame::File)) {
+            (true, false) => Some(Frame::Old),
+            (false, true) => Some(Frame::File),
+            _ => None,
+        },
+        None => None,
     }
 }
 

@@ -797,20 +797,14 @@ fn anchor_at_indentation(
         return Ok(Some((line_start, new.to_string())));
     }
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
-    // newText's first line repeats one of oldText's later lines, which matched
-    // the file as it stands: it is that line kept, at the file's indentation.
-    if !blank(first_new) && old_lines.iter().skip(1).any(|l| *l == first_new) {
-        let core = first_new.trim_start();
-        if old_lines
-            .iter()
-            .any(|l| l.trim_start() == core && *l != first_new)
-            || old_lines[0] == first_new
-        {
-            // It also repeats, up to indentation, a line that lost some: kept as
-            // written, or that line kept at the indentation it lost.
-            return Err((new.to_string(), format!("{indent}{new}")));
-        }
-        return Ok(Some((line_start, new.to_string())));
+    // newText's first line repeats one of oldText's later lines (which matched
+    // the file as it stands) and not the first: it may be that later line kept,
+    // or the first line's replacement cut like oldText's. Nothing tells which.
+    if !blank(first_new)
+        && old_lines[0] != first_new
+        && old_lines.iter().skip(1).any(|l| *l == first_new)
+    {
+        return Err((new.to_string(), format!("{indent}{new}")));
     }
     let one_line = old_lines.len() == 1;
     // One line with blank lines after it says no more about the frame of newText's
