@@ -770,7 +770,8 @@ fn try_stage(
 /// from the file's at a line, a line of `newText` with the same content at
 /// `oldText`'s indentation says `Old`, at the file's says `File`; the majority
 /// decides, provided that reading does not put `newText` shallower than every
-/// line it replaces while the other would not (then the copies were moved by the
+/// line it replaces, or read relative, more than a level deeper than `oldText`'s
+/// outermost line, while the other would not (then the copies were moved by the
 /// edit itself, and nothing decides). With no evidence, the one reading that is a
 /// plausible placement, if only one is. `None`: undecided, and the caller refuses
 /// when the two readings differ.
@@ -787,6 +788,9 @@ fn infer_frame(
     // Each line of oldText whose indentation differs from the file's, by content:
     // a line of newText with that content is a copy of one of them.
     let mut by_core: HashMap<String, Vec<(&str, &str)>> = HashMap::new();
+    // A line of punctuation alone (`}`, `);`) is in every block: a copy of it says
+    // nothing about which one, so it does not vote.
+    let telling = |core: &str| core.chars().any(char::is_alphanumeric);
     for (i, l) in old.lines.iter().enumerate() {
         let (o, f) = (parts(l), parts(lines.line(place.first + i)));
         if !o.blank() && o.indent != f.indent {
@@ -797,6 +801,7 @@ fn infer_frame(
         }
     }
     let (mut old_votes, mut file_votes, mut either) = (0usize, 0usize, false);
+    let (mut weak_old, mut weak_file) = (0usize, 0usize);
     for l in &new.lines {
         let n = parts(l);
         if n.blank() {
@@ -807,10 +812,12 @@ fn infer_frame(
         };
         let as_old = pairs.iter().any(|(o, _)| *o == n.indent);
         let as_file = pairs.iter().any(|(_, f)| *f == n.indent);
-        match (as_old, as_file) {
-            (true, false) => old_votes += 1,
-            (false, true) => file_votes += 1,
-            (true, true) => either = true,
+        match (as_old, as_file, telling(n.core)) {
+            (true, false, true) => old_votes += 1,
+            (false, true, true) => file_votes += 1,
+            (true, false, false) => weak_old += 1,
+            (false, true, false) => weak_file += 1,
+            (true, true, _) => either = true,
             _ => {}
         }
     }
@@ -823,35 +830,43 @@ fn infer_frame(
         (!p.blank()).then(|| p.indent.to_string())
     }));
     let reach = |frame: Frame| {
-        least_cols(&mut new.lines.iter().filter_map(|l| {
+        least_cols(&mut new.lines.iter().enumerate().filter_map(|(j, l)| {
             let p = parts(l);
             if p.blank() {
                 return None;
             }
-            match frame {
-                Frame::File => Some(p.indent.to_string()),
-                Frame::Old => place.indent.apply(p.indent),
+            match (frame, &place.first_pair) {
+                (Frame::File, _) => Some(p.indent.to_string()),
+                // As `write_place` places it: the first line by the first line's
+                // own pair, the rest by the mapping.
+                (Frame::Old, Some((old_first, file_first))) if j == 0 => p
+                    .indent
+                    .strip_prefix(old_first.as_str())
+                    .map(|rest| format!("{file_first}{rest}"))
+                    .or_else(|| place.indent.apply(p.indent)),
+                (Frame::Old, _) => place.indent.apply(p.indent),
             }
         }))
     };
     // Read in oldText's frame, newText's outermost line sits at most one level
-    // deeper than oldText's deepest: a replacement written relative to a
-    // dedented snippet does not start six levels in.
+    // deeper than oldText's outermost (or at its first line's depth): a
+    // replacement written relative to a dedented snippet does not start two
+    // levels in.
     let raw_least = |ls: &[&str]| {
         least_cols(&mut ls.iter().filter_map(|l| {
             let p = parts(l);
             (!p.blank()).then(|| p.indent.to_string())
         }))
     };
-    let old_deepest = old
+    let old_outermost = raw_least(&old.lines);
+    let old_first = old
         .lines
         .iter()
         .map(|l| parts(l))
-        .filter(|p| !p.blank())
-        .map(|p| columns(p.indent, 4))
-        .max();
-    let shallow_enough = match (raw_least(&new.lines), old_deepest) {
-        (Some(n), Some(o)) => n <= o + 4,
+        .find(|p| !p.blank())
+        .map(|p| columns(p.indent, 4));
+    let shallow_enough = match (raw_least(&new.lines), old_outermost) {
+        (Some(n), Some(o)) => n <= (o + 4).max(old_first.unwrap_or(0)),
         _ => true,
     };
     // Read as written, newText's indentation is the file's own kind (tabs or
@@ -871,15 +886,19 @@ fn infer_frame(
     }));
     let same_kind =
         !(file_tabs || file_spaces) || ((!new_tabs || file_tabs) && (!new_spaces || file_spaces));
+    // Where each reading can stand at all (the kind of indentation, the depth
+    // relative to oldText), and whether it stays within the depth of what it
+    // replaces (a diff's hunk may close a block and open another, so that alone
+    // never picks a reading; it only vetoes what the copies voted).
+    let possible = |frame: Frame| match frame {
+        Frame::Old => shallow_enough,
+        Frame::File => same_kind,
+    };
     let plausible = |frame: Frame| {
-        let placed = match (reach(frame), region) {
-            (Some(r), Some(g)) => r >= g,
-            _ => true,
-        };
-        placed
-            && match frame {
-                Frame::Old => shallow_enough,
-                Frame::File => same_kind,
+        possible(frame)
+            && match (reach(frame), region) {
+                (Some(r), Some(g)) => r >= g,
+                _ => true,
             }
     };
     let voted = match old_votes.cmp(&file_votes) {
@@ -905,11 +924,54 @@ fn infer_frame(
         Some(_) => None,
         // No evidence from copies: when only one reading is a plausible
         // placement, that one.
-        None if !either => match (plausible(Frame::Old), plausible(Frame::File)) {
-            (true, false) => Some(Frame::Old),
-            (false, true) => Some(Frame::File),
-            _ => None,
-        },
+        None if !either => {
+            // Copies of punctuation lines (`}`) are in every block and vote only
+            // beside the first line: newText's first line at oldText's first
+            // line's indentation (not the file's there) with them saying `Old`,
+            // or at the file's with them saying `File`.
+            let first_indent = |ls: &[&str]| {
+                ls.iter()
+                    .map(|l| parts(l))
+                    .find(|p| !p.blank())
+                    .map(|p| p.indent.to_string())
+            };
+            let anchor = old.lines.iter().position(|l| !parts(l).blank());
+            let f0 = anchor.map(|a| parts(lines.line(place.first + a)).indent.to_string());
+            let (o0, n0) = (first_indent(&old.lines), first_indent(&new.lines));
+            let weak = if weak_old > weak_file && n0 == o0 && n0 != f0 {
+                Some(Frame::Old)
+            } else if weak_file > weak_old && n0 == f0 && n0 != o0 {
+                Some(Frame::File)
+            } else {
+                None
+            };
+            // Without copies: newText's first line, when it replaces oldText's
+            // (the two alike; a first line that is something else says nothing
+            // about depth), at one frame's indentation and not the other's.
+            let first_core = |ls: &[&str]| {
+                ls.iter()
+                    .map(|l| parts(l))
+                    .find(|p| !p.blank())
+                    .map(|p| p.core.to_lowercase())
+            };
+            let alike = match (first_core(&old.lines), first_core(&new.lines)) {
+                (Some(a), Some(b)) => {
+                    similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
+                }
+                _ => false,
+            };
+            let first_old = alike && n0 == o0 && n0 != f0;
+            let first_file = alike && n0 == f0 && n0 != o0;
+            match (weak, possible(Frame::Old), possible(Frame::File)) {
+                (Some(f), _, _) if plausible(f) => Some(f),
+                (Some(_), _, _) => None,
+                (None, true, _) if first_old && plausible(Frame::Old) => Some(Frame::Old),
+                (None, _, true) if first_file && plausible(Frame::File) => Some(Frame::File),
+                (None, true, false) => Some(Frame::Old),
+                (None, false, true) => Some(Frame::File),
+                _ => None,
+            }
+        }
         None => None,
     }
 }
