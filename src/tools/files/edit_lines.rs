@@ -901,12 +901,35 @@ fn infer_frame(
                 _ => true,
             }
     };
-    let voted = match old_votes.cmp(&file_votes) {
-        std::cmp::Ordering::Greater => Some(Frame::Old),
-        std::cmp::Ordering::Less => Some(Frame::File),
-        // A line that reads as a copy in either frame, or no copy at all: the
-        // votes say nothing.
-        std::cmp::Ordering::Equal => None,
+    // newText's first line, when it replaces oldText's (the two alike; a first
+    // line that is something else says nothing about depth): at oldText's first
+    // line's indentation and not the file's there says `Old`, the other way
+    // round `File`.
+    let first_of = |ls: &[&str]| {
+        ls.iter()
+            .map(|l| parts(l))
+            .find(|p| !p.blank())
+            .map(|p| (p.indent.to_string(), p.core.to_lowercase()))
+    };
+    let anchor = old.lines.iter().position(|l| !parts(l).blank());
+    let f0 = anchor.map(|a| parts(lines.line(place.first + a)).indent.to_string());
+    let (first_old, first_new) = (first_of(&old.lines), first_of(&new.lines));
+    let (o0, n0) = (
+        first_old.as_ref().map(|f| f.0.clone()),
+        first_new.as_ref().map(|f| f.0.clone()),
+    );
+    let alike = match (&first_old, &first_new) {
+        (Some((_, a)), Some((_, b))) => {
+            similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
+        }
+        _ => false,
+    };
+    let at_old = n0 == o0 && n0 != f0;
+    let at_file = n0 == f0 && n0 != o0;
+    let first_says = match (alike, at_old, at_file) {
+        (true, true, _) => Some(Frame::Old),
+        (true, _, true) => Some(Frame::File),
+        _ => None,
     };
     let other = |f: Frame| {
         if f == Frame::Old {
@@ -915,64 +938,44 @@ fn infer_frame(
             Frame::Old
         }
     };
+    let voted = match old_votes.cmp(&file_votes) {
+        std::cmp::Ordering::Greater => Some(Frame::Old),
+        std::cmp::Ordering::Less => Some(Frame::File),
+        // A line that reads as a copy in either frame, or no copy at all: the
+        // votes say nothing.
+        std::cmp::Ordering::Equal => None,
+    };
     match voted {
+        // The first line against the copies: a kept line moved by the edit by
+        // exactly the slip's depth looks like the other frame. Undecided.
+        Some(f) if first_says == Some(other(f)) => None,
         // The votes' frame must also be a plausible placement; when only the
         // other one is, the lines that voted were moved by the edit itself (a
         // block wrapped in a new one shifts every kept line by the same depth as
         // the slip did): nothing tells which was meant.
         Some(f) if plausible(f) || !plausible(other(f)) => Some(f),
         Some(_) => None,
-        // No evidence from copies: when only one reading is a plausible
-        // placement, that one.
-        None if !either => {
-            // Copies of punctuation lines (`}`) are in every block and vote only
-            // beside the first line: newText's first line at oldText's first
-            // line's indentation (not the file's there) with them saying `Old`,
-            // or at the file's with them saying `File`.
-            let first_indent = |ls: &[&str]| {
-                ls.iter()
-                    .map(|l| parts(l))
-                    .find(|p| !p.blank())
-                    .map(|p| p.indent.to_string())
-            };
-            let anchor = old.lines.iter().position(|l| !parts(l).blank());
-            let f0 = anchor.map(|a| parts(lines.line(place.first + a)).indent.to_string());
-            let (o0, n0) = (first_indent(&old.lines), first_indent(&new.lines));
-            let weak = if weak_old > weak_file && n0 == o0 && n0 != f0 {
+        None if either => None,
+        None => {
+            // Copies of punctuation lines (`}`) are in every block: they vote
+            // only beside a first line at the same frame's indentation.
+            let weak = if weak_old > weak_file && at_old {
                 Some(Frame::Old)
-            } else if weak_file > weak_old && n0 == f0 && n0 != o0 {
+            } else if weak_file > weak_old && at_file {
                 Some(Frame::File)
             } else {
                 None
             };
-            // Without copies: newText's first line, when it replaces oldText's
-            // (the two alike; a first line that is something else says nothing
-            // about depth), at one frame's indentation and not the other's.
-            let first_core = |ls: &[&str]| {
-                ls.iter()
-                    .map(|l| parts(l))
-                    .find(|p| !p.blank())
-                    .map(|p| p.core.to_lowercase())
-            };
-            let alike = match (first_core(&old.lines), first_core(&new.lines)) {
-                (Some(a), Some(b)) => {
-                    similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
-                }
-                _ => false,
-            };
-            let first_old = alike && n0 == o0 && n0 != f0;
-            let first_file = alike && n0 == f0 && n0 != o0;
-            match (weak, possible(Frame::Old), possible(Frame::File)) {
-                (Some(f), _, _) if plausible(f) => Some(f),
-                (Some(_), _, _) => None,
-                (None, true, _) if first_old && plausible(Frame::Old) => Some(Frame::Old),
-                (None, _, true) if first_file && plausible(Frame::File) => Some(Frame::File),
-                (None, true, false) => Some(Frame::Old),
-                (None, false, true) => Some(Frame::File),
-                _ => None,
+            match weak.or(first_says) {
+                Some(f) if possible(f) && plausible(f) => Some(f),
+                Some(_) => None,
+                None => match (possible(Frame::Old), possible(Frame::File)) {
+                    (true, false) => Some(Frame::Old),
+                    (false, true) => Some(Frame::File),
+                    _ => None,
+                },
             }
         }
-        None => None,
     }
 }
 
