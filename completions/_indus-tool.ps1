@@ -238,6 +238,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--old-text', '--old-text', [CompletionResultType]::ParameterName, 'The exact text to replace (written with \n line endings; CRLF files match too).')
             [CompletionResult]::new('--new-text', '--new-text', [CompletionResultType]::ParameterName, 'The replacement text.')
             [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence instead of requiring a unique match (default false).')
+            [CompletionResult]::new('--edits', '--edits', [CompletionResultType]::ParameterName, 'Several edits of the one file instead of oldText/newText: each is matched against the file as it was before any of them, matches that overlap are refused, and either all are made (one diff) or none.')
             [CompletionResult]::new('--expect-sha256', '--expect-sha256', [CompletionResultType]::ParameterName, 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

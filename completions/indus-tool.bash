@@ -942,7 +942,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__edit)
-            opts="-h --json --path --old-text --new-text --replace-all --expect-sha256 --help"
+            opts="-h --json --path --old-text --new-text --replace-all --edits --expect-sha256 --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -966,6 +966,10 @@ _indus__tool() {
                     ;;
                 --replace-all)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --edits)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --expect-sha256)

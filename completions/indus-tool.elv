@@ -226,6 +226,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --old-text 'The exact text to replace (written with \n line endings; CRLF files match too).'
             cand --new-text 'The replacement text.'
             cand --replace-all 'Replace every occurrence instead of requiring a unique match (default false).'
+            cand --edits 'Several edits of the one file instead of oldText/newText: each is matched against the file as it was before any of them, matches that overlap are refused, and either all are made (one diff) or none.'
             cand --expect-sha256 'Refuse the edit unless the file''s current SHA-256 (hex) is this value.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -200,6 +200,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l old-text 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l new-text -d 'The replacement text.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l replace-all -d 'Replace every occurrence instead of requiring a unique match (default false).' -r -f -a "true\t''
 false\t''"
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l edits -d 'Several edits of the one file instead of oldText/newText: each is matched against the file as it was before any of them, matches that overlap are refused, and either all are made (one diff) or none.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l expect-sha256 -d 'Refuse the edit unless the file\'s current SHA-256 (hex) is this value.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand bash" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
