@@ -793,10 +793,22 @@ fn anchor_at_indentation(
     // model writes it after reading the file. Its lines stand as written, from the
     // line's start; putting the indentation in front again would double it.
     let first_new = new.split('\n').next().unwrap_or("");
-    if !blank(first_new) && first_new.starts_with(indent) {
+    // Any indentation at all on newText's first line says the same: a model that
+    // cut the first line of oldText and wrote newText like it cuts newText's
+    // first line whole, so an indented one was written at the file's depth.
+    if !blank(first_new) && (first_new.starts_with(indent) || first_new.starts_with([' ', '\t'])) {
         return Ok(Some((line_start, new.to_string())));
     }
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    // A first line of punctuation alone (`}`, `);`) that is not oldText's first
+    // line: a closing line at column 0 as written, or one cut like oldText's.
+    // Blocks close at every depth; nothing tells which.
+    if !blank(first_new)
+        && !first_new.chars().any(char::is_alphanumeric)
+        && old_lines[0] != first_new
+    {
+        return Err((new.to_string(), format!("{indent}{new}")));
+    }
     // newText's first line repeats one of oldText's later lines (which matched
     // the file as it stands) and not the first: it may be that later line kept,
     // or the first line's replacement cut like oldText's. Nothing tells which.
