@@ -919,8 +919,12 @@ fn infer_frame(
         first_new.as_ref().map(|f| f.0.clone()),
     );
     let alike = match (&first_old, &first_new) {
+        // Alike: mostly the same characters, or one the start of the other (a
+        // condition split over lines, a call given more arguments).
         (Some((_, a)), Some((_, b))) => {
-            similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
+            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+            (short.len() >= 4 && long.starts_with(short.as_str()))
+                || similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
         }
         _ => false,
     };
