@@ -112,29 +112,28 @@ pub fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
-/// Print a successful or failed outcome in text mode the shell's way. Returns
-/// false when the outcome is left to the plain printer.
+/// Print a successful or failed outcome in text mode the shell's way.
 pub fn print_text(
     printer: &mut Printer,
     descriptor: &ToolDescriptor,
     outcome: &ToolOutcome,
     opts: &ShellOpts,
-) -> bool {
+) {
     let tool = descriptor.name.as_str();
     if opts.quiet {
         // Nothing at all on stdout; an error still explains itself on stderr.
         if outcome.is_error {
-            printer.error_text(&name_flags(descriptor, &render_text(&outcome.output)));
+            printer.error_text(&first_line_flags(descriptor, &render_text(&outcome.output)));
         }
-        return true;
+        return;
     }
     if tool == "bash" {
         print_bash(printer, outcome);
-        return true;
+        return;
     }
     if outcome.is_error {
-        printer.error_text(&name_flags(descriptor, &render_text(&outcome.output)));
-        return true;
+        printer.error_text(&first_line_flags(descriptor, &render_text(&outcome.output)));
+        return;
     }
     let text = render_text(&outcome.output);
     let piped = !stdout_is_terminal();
@@ -149,10 +148,12 @@ pub fn print_text(
         summary,
     }) = split
     else {
+        // Not split: the answer as the tool wrote it (it may quote a file's
+        // content, which no hint rewriting may touch).
         if !text.is_empty() {
-            printer.stdout_line(&name_flags(descriptor, &text));
+            printer.stdout_line(&text);
         }
-        return true;
+        return;
     };
     if opts.print0 {
         let record = program_view(&outcome.output);
@@ -184,9 +185,21 @@ pub fn print_text(
             ));
         }
     } else if !piped {
-        // A person at a terminal reads the whole answer, summary included.
-        printer.stdout_line(&name_flags(descriptor, &text));
-        return true;
+        // A person at a terminal reads the whole answer, summary included, its
+        // hints named as flags and its rows as they are.
+        let shown = match tool {
+            "grep" | "find" => match text.rfind("\n\n") {
+                Some(i) => format!(
+                    "{}{}",
+                    &text[..i + 2],
+                    name_flags(descriptor, &text[i + 2..])
+                ),
+                None => name_flags(descriptor, &text),
+            },
+            _ => first_line_flags(descriptor, &text),
+        };
+        printer.stdout_line(&shown);
+        return;
     } else if !rows.is_empty() {
         printer.stdout_line(&rows);
     }
@@ -199,7 +212,16 @@ pub fn print_text(
     {
         printer.error_text(&name_flags(descriptor, &summary));
     }
-    true
+}
+
+/// [`name_flags`] on the first line only: an error's sentence, not the file
+/// content it may quote after it (`The closest match is at line 12:` and the
+/// lines themselves).
+fn first_line_flags(descriptor: &ToolDescriptor, text: &str) -> String {
+    match text.split_once('\n') {
+        Some((first, rest)) => format!("{}\n{rest}", name_flags(descriptor, first)),
+        None => name_flags(descriptor, text),
+    }
 }
 
 /// The answer's parts: the rows, notices found among them, the closing summary.
