@@ -165,9 +165,8 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             ctx.shell = Arc::new(RemoteShell::new(channel.clone()));
             ctx.remote = Some(channel.describe());
         }
-        if state_root.is_some() {
-            ctx.state_root = state_root.clone();
-        }
+        // Found once for the invocation, not again by every tool that keeps state.
+        ctx.state_root = state_root.clone();
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,
@@ -305,7 +304,6 @@ pub(crate) fn tool_invocation(
             "grep -0 ends each path with NUL, so it goes with -l (--files-with-matches)".into(),
         ));
     }
-    let exposed = selected_names(registry, globals)?.contains(&descriptor.name);
     let call = ToolCall {
         id: globals.id.clone(),
         name: descriptor.name.clone(),
@@ -313,10 +311,12 @@ pub(crate) fn tool_invocation(
     };
     let outcome = dispatch(registry, globals, call)?;
     let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
-    // The exact text is the agent's, with nothing added.
-    if !exposed
+    // Only a refusal can be "not exposed"; the exact text is the agent's, with
+    // nothing added.
+    if outcome.is_error
         && !globals.json
         && !globals.exact
+        && !selected_names(registry, globals)?.contains(&descriptor.name)
         && let Some(hint) = other_profile_hint(&descriptor.name, globals)
     {
         printer.error_text(&hint);

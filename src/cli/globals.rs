@@ -57,6 +57,8 @@ pub struct Globals {
     /// tools run here over shell commands there, `cwd` is the remote one, and
     /// the state is kept here in `state_root`.
     pub remote: Option<crate::backends::remote_fs::Channel>,
+    /// The `.indus-process` folder, found once per invocation (`--state-dir`, or
+    /// upwards from `cwd`; see `state`), or the remote target's kept here.
     pub state_root: Option<PathBuf>,
     /// `--tmux[=SESSION]` / `INDUS_TMUX`: commands go to that session's shared
     /// tmux pane.
@@ -322,6 +324,11 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         },
     };
     let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
+    let state_root = match m.get_one::<PathBuf>("state-dir") {
+        Some(d) if !d.as_os_str().is_empty() => crate::kernel::root::tidy(&here.join(d)),
+        _ => crate::state::locate(&cwd),
+    }
+    .join(crate::state::STATE_DIR_NAME);
     Ok(Globals {
         json: get("format") == "json",
         cwd: cwd.to_string_lossy().into_owned(),
@@ -345,7 +352,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .get_one::<String>("id")
             .cloned()
             .unwrap_or_else(|| "cli".to_string()),
-        checkpoint: checkpoint_wanted(m, &cwd, &session_name(m)),
+        checkpoint: checkpoint_wanted(m, StateDir::at(state_root.clone()), &session_name(m)),
         turn: m
             .get_one::<String>("turn")
             .filter(|t| !t.is_empty())
@@ -364,10 +371,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         }),
         suppress: m.get_one::<bool>("suppress-repeats").copied(),
         remote: None,
-        state_root: m
-            .get_one::<PathBuf>("state-dir")
-            .filter(|d| !d.as_os_str().is_empty())
-            .map(|d| crate::kernel::root::tidy(&here.join(d)).join(crate::state::STATE_DIR_NAME)),
+        state_root: Some(state_root),
         tmux: m
             .get_one::<String>("tmux")
             .filter(|s| !s.is_empty() && *s != "0")
@@ -382,13 +386,11 @@ pub(crate) fn session_name(m: &ArgMatches) -> String {
 /// Whether write and edit are checkpointed: `--checkpoint` or `INDUS_CHECKPOINT`
 /// when given (`INDUS_CHECKPOINT=0` is off even for a session that asked), else
 /// whether the session asked with `checkpoint on`.
-pub(crate) fn checkpoint_wanted(m: &ArgMatches, cwd: &Path, session: &str) -> bool {
+pub(crate) fn checkpoint_wanted(m: &ArgMatches, state: StateDir, session: &str) -> bool {
     use clap::parser::ValueSource;
     match m.value_source("checkpoint") {
         Some(ValueSource::CommandLine | ValueSource::EnvVariable) => m.get_flag("checkpoint"),
-        _ => {
-            crate::state::checkpoints::CheckpointStore::new(StateDir::new(cwd), session).always_on()
-        }
+        _ => crate::state::checkpoints::CheckpointStore::new(state, session).always_on(),
     }
 }
 

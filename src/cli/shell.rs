@@ -123,7 +123,11 @@ pub fn print_text(
     if opts.quiet {
         // Nothing at all on stdout; an error still explains itself on stderr.
         if outcome.is_error {
-            printer.error_text(&first_line_flags(descriptor, &render_text(&outcome.output)));
+            printer.error_text(&flags_in(
+                Layout::HeaderThenRows,
+                descriptor,
+                &render_text(&outcome.output),
+            ));
         }
         return;
     }
@@ -132,22 +136,16 @@ pub fn print_text(
         return;
     }
     if outcome.is_error {
-        printer.error_text(&first_line_flags(descriptor, &render_text(&outcome.output)));
+        printer.error_text(&flags_in(
+            Layout::HeaderThenRows,
+            descriptor,
+            &render_text(&outcome.output),
+        ));
         return;
     }
     let text = render_text(&outcome.output);
     let piped = !stdout_is_terminal();
-    let split = match tool {
-        "grep" | "find" => Some(split_search(&text)),
-        "read" | "ls" => Some(split_header(&text)),
-        _ => None,
-    };
-    let Some(Split {
-        rows,
-        notes,
-        summary,
-    }) = split
-    else {
+    let Some(layout) = Layout::of(tool) else {
         // Not split: the answer as the tool wrote it (it may quote a file's
         // content, which no hint rewriting may touch).
         if !text.is_empty() {
@@ -155,6 +153,11 @@ pub fn print_text(
         }
         return;
     };
+    let Split {
+        rows,
+        notes,
+        summary,
+    } = layout.split(&text);
     if opts.print0 {
         let record = program_view(&outcome.output);
         let key = if tool == "find" { "entries" } else { "rows" };
@@ -187,18 +190,7 @@ pub fn print_text(
     } else if !piped {
         // A person at a terminal reads the whole answer, summary included, its
         // hints named as flags and its rows as they are.
-        let shown = match tool {
-            "grep" | "find" => match text.rfind("\n\n") {
-                Some(i) => format!(
-                    "{}{}",
-                    &text[..i + 2],
-                    name_flags(descriptor, &text[i + 2..])
-                ),
-                None => name_flags(descriptor, &text),
-            },
-            _ => first_line_flags(descriptor, &text),
-        };
-        printer.stdout_line(&shown);
+        printer.stdout_line(&flags_in(layout, descriptor, &text));
         return;
     } else if !rows.is_empty() {
         printer.stdout_line(&rows);
@@ -214,14 +206,17 @@ pub fn print_text(
     }
 }
 
-/// [`name_flags`] on the first line only: an error's sentence, not the file
-/// content it may quote after it (`The closest match is at line 12:` and the
-/// lines themselves).
-fn first_line_flags(descriptor: &ToolDescriptor, text: &str) -> String {
-    match text.split_once('\n') {
-        Some((first, rest)) => format!("{}\n{rest}", name_flags(descriptor, first)),
-        None => name_flags(descriptor, text),
-    }
+/// [`name_flags`] on the tool's own sentence in `text` only (where `layout` puts
+/// it), never on the rows or file content beside it. An error is laid out as a
+/// header: its sentence, then any region of the file it quotes.
+fn flags_in(layout: Layout, descriptor: &ToolDescriptor, text: &str) -> String {
+    let at = layout.prose(text);
+    format!(
+        "{}{}{}",
+        &text[..at.start],
+        name_flags(descriptor, &text[at.clone()]),
+        &text[at.end..]
+    )
 }
 
 /// The answer's parts: the rows, notices found among them, the closing summary.
@@ -232,33 +227,48 @@ pub struct Split {
     pub summary: Option<String>,
 }
 
-/// grep and find: rows, a blank line, the summary (rows never hold a blank line:
-/// every row carries its path). No blank line: no rows, only the summary.
-pub fn split_search(text: &str) -> Split {
-    let (rows, summary) = match text.rfind("\n\n") {
-        Some(i) => (&text[..i], &text[i + 2..]),
-        None => ("", text),
-    };
-    let (rows, notes) = take_clamp_notice(rows);
-    Split {
-        rows,
-        notes,
-        summary: Some(summary.to_string()).filter(|s| !s.is_empty()),
-    }
+/// How a listing tool lays out its text: where its own sentence stands (the rest
+/// is rows, which no rewriting touches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// grep and find: rows, a blank line, the summary (rows never hold a blank
+    /// line: every row carries its path). No blank line: no rows, only the summary.
+    RowsThenSummary,
+    /// read and ls: a header line, then the rows. A lone line is the header (an
+    /// empty file, an empty folder).
+    HeaderThenRows,
 }
 
-/// read and ls: a header line, then the rows. A lone line is the header (an empty
-/// file, an empty folder).
-pub fn split_header(text: &str) -> Split {
-    let (header, rows) = match text.split_once('\n') {
-        Some((h, r)) => (h, r),
-        None => (text, ""),
-    };
-    let (rows, notes) = take_clamp_notice(rows);
-    Split {
-        rows,
-        notes,
-        summary: Some(header.to_string()).filter(|s| !s.is_empty()),
+impl Layout {
+    pub fn of(tool: &str) -> Option<Layout> {
+        match tool {
+            "grep" | "find" => Some(Layout::RowsThenSummary),
+            "read" | "ls" => Some(Layout::HeaderThenRows),
+            _ => None,
+        }
+    }
+
+    /// The byte range of the tool's own sentence in `text`.
+    pub fn prose(self, text: &str) -> std::ops::Range<usize> {
+        match self {
+            Layout::RowsThenSummary => text.rfind("\n\n").map_or(0, |i| i + 2)..text.len(),
+            Layout::HeaderThenRows => 0..text.find('\n').unwrap_or(text.len()),
+        }
+    }
+
+    /// The rows (a clamp notice taken out), the notices, the sentence.
+    pub fn split(self, text: &str) -> Split {
+        let at = self.prose(text);
+        let rows = match self {
+            Layout::RowsThenSummary => &text[..at.start.saturating_sub(2)],
+            Layout::HeaderThenRows => text.get(at.end + 1..).unwrap_or(""),
+        };
+        let (rows, notes) = take_clamp_notice(rows);
+        Split {
+            rows,
+            notes,
+            summary: Some(text[at].to_string()).filter(|s| !s.is_empty()),
+        }
     }
 }
 
@@ -423,16 +433,17 @@ mod tests {
 
     #[test]
     fn search_text_splits_rows_from_the_summary() {
-        let s = split_search("a:1: x\nb:2: y\n\nFound 2 matches in 2 files (searched 2 files).");
+        let s = Layout::RowsThenSummary
+            .split("a:1: x\nb:2: y\n\nFound 2 matches in 2 files (searched 2 files).");
         assert_eq!(s.rows, "a:1: x\nb:2: y");
         assert!(s.notes.is_empty());
         assert_eq!(
             s.summary.as_deref(),
             Some("Found 2 matches in 2 files (searched 2 files).")
         );
-        let s = split_search("No matches for /x/ in 3 files.");
+        let s = Layout::RowsThenSummary.split("No matches for /x/ in 3 files.");
         assert_eq!(s.rows, "");
-        let s = split_search(
+        let s = Layout::RowsThenSummary.split(
             "a\nb\n[find: 2 rows left out to stay within the output ceiling]\n\nFound 4 matches among 9 entries.",
         );
         assert_eq!(s.rows, "a\nb");
@@ -444,10 +455,10 @@ mod tests {
 
     #[test]
     fn headers_split_from_rows() {
-        let s = split_header("Showing lines 1–2 of 3 in f.\n     1\ta\n     2\tb");
+        let s = Layout::HeaderThenRows.split("Showing lines 1–2 of 3 in f.\n     1\ta\n     2\tb");
         assert_eq!(s.rows, "     1\ta\n     2\tb");
         assert_eq!(s.summary.as_deref(), Some("Showing lines 1–2 of 3 in f."));
-        let s = split_header("f is empty (0 bytes).");
+        let s = Layout::HeaderThenRows.split("f is empty (0 bytes).");
         assert_eq!(s.rows, "");
     }
 
