@@ -806,18 +806,7 @@ mod tests {
     }
 
     async fn call(dir: &std::path::Path, input: Value) -> (String, Value, bool) {
-        let ctx =
-            crate::backends::local::make_local_context(dir.to_str().unwrap(), None, None, None);
-        let result = find_tool().run_result(input, &ctx).await;
-        let text = match &result.content[0] {
-            crate::kernel::ToolContentBlock::Text(t) => t.clone(),
-            crate::kernel::ToolContentBlock::Json(v) => v.to_string(),
-        };
-        let record = match result.content.get(1) {
-            Some(crate::kernel::ToolContentBlock::Json(v)) => v.clone(),
-            _ => Value::Null,
-        };
-        (text, record, result.is_error)
+        super::super::run_in(find_tool(), dir, input).await
     }
 
     async fn listed(dir: &std::path::Path, input: Value) -> Vec<String> {

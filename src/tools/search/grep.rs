@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{
     BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
@@ -162,43 +161,6 @@ pub fn compile_with(source: &str, options: MatchOptions) -> Result<RegexMatcher,
         .map_err(|e| fail(&e))
 }
 
-/// The `glob` filter: a glob without `/` tests the file name, one with `/` the path
-/// below the root.
-#[derive(Debug, Clone)]
-pub struct FileGlob {
-    matcher: GlobMatcher,
-    whole_path: bool,
-}
-
-impl FileGlob {
-    pub fn new(glob: &str) -> Result<Self, String> {
-        let compiled = GlobBuilder::new(glob)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .build()
-            .map_err(|e| {
-                invalid(
-                    "glob",
-                    &format!("a file-name glob such as \"*.rs\" ({})", e.kind()),
-                    &Value::String(glob.to_string()),
-                )
-            })?;
-        Ok(Self {
-            matcher: compiled.compile_matcher(),
-            whole_path: glob.contains('/'),
-        })
-    }
-
-    pub fn matches(&self, path: &str, name: &str) -> bool {
-        if self.whole_path {
-            self.matcher.is_match(path)
-        } else {
-            self.matcher.is_match(name)
-        }
-    }
-}
-
-/// What `glob` and `globs` accept, in their messages (`glob`'s is today's wording).
 const GLOB_EXPECTED: &str = "a file-name glob such as \"*.rs\"";
 const GLOBS_EXPECTED: &str = "a glob such as \"*.rs\" or \"!*.min.js\"";
 const TYPE_EXPECTED: &str = "names of rg file types such as \"rust\", \"py\", \"js\", \"toml\" or \"md\" (rg --type-list lists them)";
@@ -1198,15 +1160,34 @@ mod tests {
 
     #[test]
     fn globs_test_names_or_paths() {
-        let g = FileGlob::new("*.rs").unwrap();
+        // The `glob` key as grep builds it: a glob without `/` tests the name at
+        // any depth, one with `/` the path below the root.
+        struct G(Override);
+        impl G {
+            fn new(glob: &str) -> Result<G, String> {
+                let line = super::super::walk::GlobLine {
+                    field: "glob",
+                    line: glob.to_string(),
+                    given: glob.to_string(),
+                    expected: GLOB_EXPECTED,
+                };
+                super::super::walk::build_overrides(&[line]).map(|o| G(o.unwrap()))
+            }
+            fn matches(&self, path: &str, _name: &str) -> bool {
+                self.0
+                    .matched(std::path::Path::new(path), false)
+                    .is_whitelist()
+            }
+        }
+        let g = G::new("*.rs").unwrap();
         assert!(g.matches("src/deep/a.rs", "a.rs"));
         assert!(!g.matches("src/a.rsx", "a.rsx"));
-        let g = FileGlob::new("src/*.rs").unwrap();
+        let g = G::new("src/*.rs").unwrap();
         assert!(g.matches("src/a.rs", "a.rs"));
         assert!(!g.matches("src/deep/a.rs", "a.rs"));
-        let g = FileGlob::new("*.{md,txt}").unwrap();
+        let g = G::new("*.{md,txt}").unwrap();
         assert!(g.matches("x/README.md", "README.md"));
-        let err = FileGlob::new("[a").unwrap_err();
+        let err = G::new("[a").err().unwrap();
         assert!(
             err.starts_with("Invalid \"glob\": expected a file-name glob such as \"*.rs\" ("),
             "{err}"
@@ -1406,19 +1387,8 @@ mod tests {
         dir
     }
 
-    /// The text and the record of a call, and whether it failed.
     async fn call(dir: &std::path::Path, input: Value) -> (String, Value, bool) {
-        let ctx = make_local_context(dir.to_str().unwrap(), None, None, None);
-        let result = grep_tool().run_result(input, &ctx).await;
-        let text = match &result.content[0] {
-            crate::kernel::ToolContentBlock::Text(t) => t.clone(),
-            crate::kernel::ToolContentBlock::Json(v) => v.to_string(),
-        };
-        let record = match result.content.get(1) {
-            Some(crate::kernel::ToolContentBlock::Json(v)) => v.clone(),
-            _ => Value::Null,
-        };
-        (text, record, result.is_error)
+        super::super::run_in(grep_tool(), dir, input).await
     }
 
     async fn ok(dir: &std::path::Path, input: Value) -> String {

@@ -11,6 +11,28 @@ pub mod walk;
 pub use find::find_tool;
 pub use grep::grep_tool;
 
+/// A search tool's text, its record and whether it failed, run on `dir` with the
+/// local backend: the unit tests' one way to call grep and find.
+#[cfg(test)]
+pub(crate) async fn run_in(
+    tool: crate::kernel::DefinedTool,
+    dir: &std::path::Path,
+    input: serde_json::Value,
+) -> (String, serde_json::Value, bool) {
+    use crate::kernel::ToolContentBlock;
+    let ctx = crate::backends::local::make_local_context(dir.to_str().unwrap(), None, None, None);
+    let result = tool.run_result(input, &ctx).await;
+    let text = match &result.content[0] {
+        ToolContentBlock::Text(t) => t.clone(),
+        ToolContentBlock::Json(v) => v.to_string(),
+    };
+    let record = match result.content.get(1) {
+        Some(ToolContentBlock::Json(v)) => v.clone(),
+        _ => serde_json::Value::Null,
+    };
+    (text, record, result.is_error)
+}
+
 #[cfg(test)]
 mod tests {
     use std::io;
