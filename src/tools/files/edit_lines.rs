@@ -821,71 +821,60 @@ fn infer_frame(
             _ => {}
         }
     }
+    // The non-blank lines' indentation in oldText, in newText, and in the file's
+    // lines at the place, which every test below reads.
+    let indents = |ls: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        ls.map(parts)
+            .filter(|p| !p.blank())
+            .map(|p| p.indent.to_string())
+            .collect()
+    };
+    let old_indents = indents(&mut old.lines.iter().copied());
+    let new_indents = indents(&mut new.lines.iter().copied());
+    let file_indents = indents(&mut (0..old.lines.len()).map(|i| lines.line(place.first + i)));
+    let least = |is: &mut dyn Iterator<Item = &str>| is.map(|i| columns(i, 4)).min();
     // Where each reading puts newText's outermost line, against the outermost
     // line of the lines it replaces: a replacement that reaches shallower than
     // everything it replaces is not what an edit of those lines means.
-    let least_cols = |it: &mut dyn Iterator<Item = String>| it.map(|i| columns(&i, 4)).min();
-    let region = least_cols(&mut (0..old.lines.len()).filter_map(|i| {
-        let p = parts(lines.line(place.first + i));
-        (!p.blank()).then(|| p.indent.to_string())
-    }));
-    let reach = |frame: Frame| {
-        least_cols(&mut new.lines.iter().enumerate().filter_map(|(j, l)| {
-            let p = parts(l);
-            if p.blank() {
-                return None;
-            }
-            match (frame, &place.first_pair) {
-                (Frame::File, _) => Some(p.indent.to_string()),
+    let region = least(&mut file_indents.iter().map(String::as_str));
+    // newText's line 0 is its first non-blank one (the one `write_place` maps by
+    // the first line's own pair) only when it is not blank itself.
+    let line0 = new.lines.first().is_some_and(|l| !parts(l).blank());
+    let reach = |frame: Frame| -> Option<usize> {
+        let placed: Vec<Option<String>> = new_indents
+            .iter()
+            .enumerate()
+            .map(|(j, indent)| match (frame, &place.first_pair) {
+                (Frame::File, _) => Some(indent.clone()),
                 // As `write_place` places it: the first line by the first line's
                 // own pair, the rest by the mapping.
-                (Frame::Old, Some((old_first, file_first))) if j == 0 => p
-                    .indent
+                (Frame::Old, Some((old_first, file_first))) if j == 0 && line0 => indent
                     .strip_prefix(old_first.as_str())
                     .map(|rest| format!("{file_first}{rest}"))
-                    .or_else(|| place.indent.apply(p.indent)),
-                (Frame::Old, _) => place.indent.apply(p.indent),
-            }
-        }))
+                    .or_else(|| place.indent.apply(indent)),
+                (Frame::Old, _) => place.indent.apply(indent),
+            })
+            .collect();
+        least(&mut placed.iter().flatten().map(String::as_str))
     };
     // Read in oldText's frame, newText's outermost line sits at most one level
     // deeper than oldText's outermost (or at its first line's depth): a
     // replacement written relative to a dedented snippet does not start two
     // levels in.
-    let raw_least = |ls: &[&str]| {
-        least_cols(&mut ls.iter().filter_map(|l| {
-            let p = parts(l);
-            (!p.blank()).then(|| p.indent.to_string())
-        }))
-    };
-    let old_outermost = raw_least(&old.lines);
-    let old_first = old
-        .lines
-        .iter()
-        .map(|l| parts(l))
-        .find(|p| !p.blank())
-        .map(|p| columns(p.indent, 4));
-    let shallow_enough = match (raw_least(&new.lines), old_outermost) {
+    let old_first = old_indents.first().map(|i| columns(i, 4));
+    let shallow_enough = match (
+        least(&mut new_indents.iter().map(String::as_str)),
+        least(&mut old_indents.iter().map(String::as_str)),
+    ) {
         (Some(n), Some(o)) => n <= (o + 4).max(old_first.unwrap_or(0)),
         _ => true,
     };
     // Read as written, newText's indentation is the file's own kind (tabs or
     // spaces), where the lines it replaces are indented at all.
-    let kinds = |it: &mut dyn Iterator<Item = String>| -> (bool, bool) {
-        it.fold((false, false), |(t, sp), i| {
-            (t || i.contains('\t'), sp || i.contains(' '))
-        })
-    };
-    let (file_tabs, file_spaces) = kinds(&mut (0..old.lines.len()).filter_map(|i| {
-        let p = parts(lines.line(place.first + i));
-        (!p.blank()).then(|| p.indent.to_string())
-    }));
-    let (new_tabs, new_spaces) = kinds(&mut new.lines.iter().filter_map(|l| {
-        let p = parts(l);
-        (!p.blank()).then(|| p.indent.to_string())
-    }));
-    let same_kind =
-        !(file_tabs || file_spaces) || ((!new_tabs || file_tabs) && (!new_spaces || file_spaces));
+    let uses = |is: &[String], c: char| is.iter().any(|i| i.contains(c));
+    let (file_tabs, file_spaces) = (uses(&file_indents, '\t'), uses(&file_indents, ' '));
+    let same_kind = !(file_tabs || file_spaces)
+        || ((!uses(&new_indents, '\t') || file_tabs) && (!uses(&new_indents, ' ') || file_spaces));
     // Where each reading can stand at all (the kind of indentation, the depth
     // relative to oldText), and whether it stays within the depth of what it
     // replaces (a diff's hunk may close a block and open another, so that alone
