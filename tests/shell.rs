@@ -685,3 +685,35 @@ fn every_documented_example_runs() {
         assert!(!r.stderr.contains("error:"), "`{line}`: {}", r.stderr);
     }
 }
+
+#[test]
+fn diff_reports_a_symlink_loop_once_as_gnu_diff_does() {
+    if !have("diff") {
+        return;
+    }
+    let s = Shell::new();
+    s.write("a/sub/f", "x\n");
+    s.write("b/sub/f", "y\n");
+    for side in ["a", "b"] {
+        std::os::unix::fs::symlink("..", s.root().join(side).join("sub/up")).unwrap();
+    }
+    let mine = s.sh("indus-tool diff -r a b");
+    let gnu = s.sh("diff -r a b");
+    assert_eq!((mine.code, gnu.code), (2, 2));
+    assert_eq!(
+        mine.stdout.matches("+++ b/sub/f").count(),
+        1,
+        "{}",
+        mine.stdout
+    );
+    assert!(
+        mine.stderr.contains("a/sub/up: recursive directory loop"),
+        "{}",
+        mine.stderr
+    );
+    assert!(
+        gnu.stderr.contains("recursive directory loop"),
+        "{}",
+        gnu.stderr
+    );
+}

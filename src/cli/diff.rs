@@ -28,6 +28,10 @@ struct Options<'a> {
     brief: bool,
     recursive: bool,
     globals: &'a Globals,
+    /// The folders (device, inode) being compared on the way down, per side: a
+    /// symlink back to one of them is a loop, reported once as GNU diff does,
+    /// not followed until the path is too long.
+    open_dirs: std::cell::RefCell<Vec<[(u64, u64); 2]>>,
 }
 
 /// What comparing one pair found; each kind is reported as GNU diff reports it.
@@ -178,6 +182,30 @@ impl Options<'_> {
 
     /// Compare two folders' entries (recursing with `-r`).
     fn dirs(&self, a: &str, b: &str, out: &mut Vec<Finding>) {
+        use std::os::unix::fs::MetadataExt;
+        let id = |given: &str| {
+            std::fs::metadata(self.absolute(given))
+                .map(|m| (m.dev(), m.ino()))
+                .map_err(|e| format!("cannot read {given}: {e}"))
+        };
+        let pair = match (id(a), id(b)) {
+            (Ok(x), Ok(y)) => [x, y],
+            (Err(e), _) | (_, Err(e)) => return out.push(Finding::Trouble(e)),
+        };
+        let looped = self
+            .open_dirs
+            .borrow()
+            .iter()
+            .any(|open| open[0] == pair[0] || open[1] == pair[1]);
+        if looped {
+            return out.push(Finding::Trouble(format!("{a}: recursive directory loop")));
+        }
+        self.open_dirs.borrow_mut().push(pair);
+        self.dirs_entries(a, b, out);
+        self.open_dirs.borrow_mut().pop();
+    }
+
+    fn dirs_entries(&self, a: &str, b: &str, out: &mut Vec<Finding>) {
         let (left, right) = match (self.names(a), self.names(b)) {
             (Ok(l), Ok(r)) => (l, r),
             (Err(e), _) | (_, Err(e)) => return out.push(Finding::Trouble(e)),
@@ -269,6 +297,7 @@ pub(crate) fn diff(
         brief: m.get_flag("brief"),
         recursive: m.get_flag("recursive"),
         globals,
+        open_dirs: Default::default(),
     };
     let mut findings = Vec::new();
     options.pair(&before, &after, true, &mut findings);
