@@ -36,6 +36,16 @@
 //! never indented. A line of `newText` less indented than the mapping can place is
 //! refused rather than guessed.
 //!
+//! Whether `newText` is written in `oldText`'s frame (shifted by the mapping) or
+//! at the file's indentation (written as it is) is read from witnesses, and only
+//! when the two readings give different files: lines of `newText` that copy a
+//! line of `oldText` at one frame's indentation; the first line and the outermost
+//! line, at `oldText`'s depth or the file's; and the brackets at the edges of the
+//! replacement, since a line that starts with `}` stands under the line that
+//! opened its block. Witnesses that disagree, or none, refuse with both readings.
+//! Tabs written for spaces (or the reverse) match at any depth; among several
+//! places, the one place at the very columns the tabs span is the one meant.
+//!
 //! The work is bounded: past 2^26 line comparisons a stage finds nothing.
 //! Hand-written because no crate does indentation-aware line matching; the line
 //! alignment of the two snippets comes from `similar`.
@@ -423,7 +433,7 @@ impl IndentMap {
 
 /// The trailing whitespace the match showed: each of `oldText`'s trailing
 /// strings that the file always had as one other string. Anything else is kept.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct TrailMap {
     map: HashMap<String, Option<String>>,
 }
@@ -458,6 +468,7 @@ enum Indentation {
 }
 
 /// One place a stage found, with what it learned there.
+#[derive(Debug, Clone)]
 struct Place {
     /// 0-based file line where the place starts.
     first: usize,
@@ -712,9 +723,23 @@ fn try_stage(
         typography,
     };
     let mut budget = LINE_BUDGET;
-    let places = stage_search.find(&mut budget)?;
+    let mut places = stage_search.find(&mut budget)?;
     if places.is_empty() {
         return None;
+    }
+    // oldText indented with tabs where the file has spaces (or the other way)
+    // matches every depth; a single place at the very columns it was written at
+    // is the one meant (one tab read as 4 columns at one place, as 8 at another
+    // leaves two, and the refusal stands).
+    if places.len() > 1 && !replace_all {
+        let same_columns: Vec<Place> = places
+            .iter()
+            .filter(|p| matches!(p.indent, IndentMap::Columns { delta: 0, .. }))
+            .cloned()
+            .collect();
+        if same_columns.len() == 1 {
+            places = same_columns;
+        }
     }
     let k = old_snippet.lines.len();
     let anchor = old_snippet
@@ -735,23 +760,50 @@ fn try_stage(
     let mut replacements = Vec::with_capacity(places.len());
     for place in &places {
         let write = |frame| write_place(lines, &old_snippet, &new_snippet, &kept, place, frame);
-        let written = match infer_frame(lines, &old_snippet, &new_snippet, place) {
-            Some(frame) => write(frame),
-            // No evidence: when both readings give the same file, either is it.
-            None => match (write(Frame::Old), write(Frame::File)) {
-                (Ok(a), Ok(b)) if a == b => Ok(a),
-                (Ok(a), Ok(b)) => {
-                    let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
-                    return Some(LineOutcome::FrameAmbiguous {
-                        stage,
-                        line,
-                        as_written,
-                        shifted,
-                    });
+        let inferred = infer_frame(lines, &old_snippet, &new_snippet, place);
+        let written = match (write(Frame::Old), write(Frame::File)) {
+            (Ok(a), Ok(b)) if a != b => {
+                // The brackets at the edges of the replacement are a witness the
+                // texts' indentation cannot give: a closing line stands at the
+                // depth of the line that opened its block.
+                let (fit_old, fit_file) =
+                    (bracket_fit(lines.text, &a), bracket_fit(lines.text, &b));
+                let brackets = fit_old.against(&fit_file).filter(|f| inferred.can(*f));
+                match (inferred.frame, brackets) {
+                    (Some(Frame::Old), Some(Frame::Old) | None) => Ok(a),
+                    (Some(Frame::File), Some(Frame::File) | None) => Ok(b),
+                    (None, Some(Frame::Old)) => Ok(a),
+                    (None, Some(Frame::File)) => Ok(b),
+                    _ => {
+                        let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
+                        return Some(LineOutcome::FrameAmbiguous {
+                            stage,
+                            line,
+                            as_written,
+                            shifted,
+                        });
+                    }
                 }
-                // Only one reading can be placed at all: that one was meant.
-                (Err(_), Ok(b)) => Ok(b),
-                (a, _) => a,
+            }
+            (a, b) => match inferred.frame {
+                Some(Frame::Old) => a,
+                Some(Frame::File) => b,
+                // No evidence: when both readings give the same file, either is it.
+                None => match (a, b) {
+                    (Ok(a), Ok(b)) if a == b => Ok(a),
+                    (Ok(a), Ok(b)) => {
+                        let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
+                        return Some(LineOutcome::FrameAmbiguous {
+                            stage,
+                            line,
+                            as_written,
+                            shifted,
+                        });
+                    }
+                    // Only one reading can be placed at all: that one was meant.
+                    (Err(_), Ok(b)) => Ok(b),
+                    (a, _) => a,
+                },
             },
         };
         match written {
@@ -780,7 +832,7 @@ fn infer_frame(
     old: &Snippet<'_>,
     new: &Snippet<'_>,
     place: &Place,
-) -> Option<Frame> {
+) -> Inference {
     let core = |l: &str| -> String {
         let p = parts(l);
         ascii_typography(p.core).into_owned()
@@ -919,11 +971,29 @@ fn infer_frame(
     };
     let at_old = n0 == o0 && n0 != f0;
     let at_file = n0 == f0 && n0 != o0;
-    let first_says = match (alike, at_old, at_file) {
-        (true, true, _) => Some(Frame::Old),
-        (true, _, true) => Some(Frame::File),
+    let first_at = match (at_old, at_file) {
+        (true, _) => Some(Frame::Old),
+        (_, true) => Some(Frame::File),
         _ => None,
     };
+    let first_says = first_at.filter(|_| alike);
+    // newText's outermost line against oldText's and the file's there: at
+    // oldText's outermost depth and not the file's says `Old`, the other way round
+    // `File` (a replacement mostly stands at the depth of what it replaces).
+    let outermost = |is: &[String]| is.iter().min_by_key(|i| columns(i, 4)).cloned();
+    let (new_base, old_base, file_base) = (
+        outermost(&new_indents),
+        outermost(&old_indents),
+        outermost(&file_indents),
+    );
+    let base_says = match (new_base == old_base, new_base == file_base) {
+        (true, false) => Some(Frame::Old),
+        (false, true) => Some(Frame::File),
+        _ => None,
+    };
+    // A first line unlike the one it replaces still tells the frame when the
+    // outermost lines say the same: two witnesses that agree.
+    let both_say = first_at.filter(|f| base_says == Some(*f));
     let other = |f: Frame| {
         if f == Frame::Old {
             Frame::File
@@ -938,7 +1008,7 @@ fn infer_frame(
         // votes say nothing.
         std::cmp::Ordering::Equal => None,
     };
-    match voted {
+    let frame = match voted {
         // The first line against the copies: a kept line moved by the edit by
         // exactly the slip's depth looks like the other frame. Undecided.
         Some(f) if first_says == Some(other(f)) => None,
@@ -959,7 +1029,7 @@ fn infer_frame(
             } else {
                 None
             };
-            match weak.or(first_says) {
+            match weak.or(first_says).or(both_say) {
                 Some(f) if possible(f) && plausible(f) => Some(f),
                 Some(_) => None,
                 None => match (possible(Frame::Old), possible(Frame::File)) {
@@ -969,6 +1039,138 @@ fn infer_frame(
                 },
             }
         }
+    };
+    Inference {
+        frame,
+        possible: [possible(Frame::Old), possible(Frame::File)],
+    }
+}
+
+/// What the texts say of `newText`'s frame at one place.
+struct Inference {
+    /// The frame they decide, if any.
+    frame: Option<Frame>,
+    /// Whether each reading (`Old`, `File`) can stand at all.
+    possible: [bool; 2],
+}
+
+impl Inference {
+    fn can(&self, frame: Frame) -> bool {
+        self.possible[frame as usize]
+    }
+}
+
+/// How the closing lines at the edges of a replacement line up with the lines
+/// that opened their blocks: a line starting with `}`, `)` or `]` whose opener is
+/// on the other side of the replacement's edge agrees when it stands at the
+/// opener line's indentation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Fit {
+    agree: usize,
+    disagree: usize,
+}
+
+impl Fit {
+    /// Which of two readings the brackets tell, when one fits with no
+    /// disagreement and the other does not fit.
+    fn against(&self, file: &Fit) -> Option<Frame> {
+        let clean = |f: &Fit| f.disagree == 0 && f.agree > 0;
+        match (clean(self), clean(file)) {
+            (true, false) if file.disagree > 0 => Some(Frame::Old),
+            (false, true) if self.disagree > 0 => Some(Frame::File),
+            _ => None,
+        }
+    }
+}
+
+/// Lines of context the bracket witness reads on either side of a replacement.
+const BRACKET_CONTEXT: usize = 400;
+
+/// The bracket witness for `hay` with `r` written in: the file's lines before the
+/// replacement (at most [`BRACKET_CONTEXT`]) open blocks, the replacement's lines
+/// and the file's after it close them. Strings in double quotes, character
+/// literals and `//` comments are skipped; a language without brackets gives no
+/// evidence at all, which is what the caller needs.
+fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
+    // (the closer expected, the opener line's indentation in columns, which side)
+    let mut stack: Vec<(u8, usize, Side)> = Vec::new();
+    let mut fit = Fit::default();
+    let before: Vec<&str> = hay[..r.start].lines().collect();
+    let skip = before.len().saturating_sub(BRACKET_CONTEXT);
+    for line in &before[skip..] {
+        scan_brackets(line, Side::Before, &mut stack, &mut fit);
+    }
+    for line in r.text.lines() {
+        scan_brackets(line, Side::New, &mut stack, &mut fit);
+    }
+    for line in hay[r.end..].lines().take(BRACKET_CONTEXT) {
+        if !stack.iter().any(|e| e.2 == Side::New) {
+            break;
+        }
+        scan_brackets(line, Side::After, &mut stack, &mut fit);
+    }
+    fit
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Before,
+    New,
+    After,
+}
+
+fn scan_brackets(line: &str, side: Side, stack: &mut Vec<(u8, usize, Side)>, fit: &mut Fit) {
+    let p = parts(line);
+    if p.core.starts_with("# ") || p.core == "#" {
+        return;
+    }
+    let indent = columns(p.indent, 4);
+    let b = p.core.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('{', '\''); a lone quote (a lifetime, an
+            // apostrophe) is passed over.
+            b'\'' => {
+                if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') {
+                    i += 3;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    i += 2;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => return,
+            c @ (b'{' | b'(' | b'[') => {
+                let close = match c {
+                    b'{' => b'}',
+                    b'(' => b')',
+                    _ => b']',
+                };
+                stack.push((close, indent, side));
+            }
+            // A closer that is not the innermost opener's is left alone: the
+            // scan is a witness, not a parser.
+            c @ (b'}' | b')' | b']') if stack.last().is_some_and(|e| e.0 == c) => {
+                let Some((_, opened_at, opened_on)) = stack.pop() else {
+                    break;
+                };
+                let crosses = opened_on != side && (side == Side::New || opened_on == Side::New);
+                if i == 0 && crosses {
+                    if opened_at == indent {
+                        fit.agree += 1;
+                    } else {
+                        fit.disagree += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }
 
@@ -1321,5 +1523,58 @@ mod tests {
     fn the_files_last_line_without_a_break_stays_so() {
         let (_, out) = applied("x\n  y", "x \n  y\n", "x \n  z\n");
         assert_eq!(out, "x\n  z");
+    }
+
+    #[test]
+    fn brackets_tell_the_frame_when_the_texts_do_not() {
+        // A replacement that closes the block and opens another: its `}` stands
+        // under the `if` it closes only as written.
+        let hay = "fn main() {\n    let a = 1;\n    if a > 0 {\n        run(a);\n        stop();\n    }\n}\n";
+        let new = "        finish();\n    }\n    if b {\n        more();\n";
+        let (_, out) = applied(hay, "run(a);\nstop();\n", new);
+        assert_eq!(
+            out,
+            "fn main() {\n    let a = 1;\n    if a > 0 {\n        finish();\n    }\n    if b {\n        more();\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn brackets_against_the_texts_refuse() {
+        // First line and outermost depth say "as written", but the file's `}` after
+        // the place closes the `} else {` only when it is shifted: refused.
+        let hay = "fn f() {\n    // Look first.\n    if let Ok(md) = d.metadata() {\n        if md.hidden() {\n            return true;\n        }\n    }\n    false\n}\n";
+        let old = "// Look first.\nif let Ok(md) = d.metadata() {\n    if md.hidden() {\n";
+        let new = "    if let Some(n) = d.name() {\n        n.starts_with('.')\n    } else {\n        false\n";
+        assert!(matches!(
+            run(hay, old, new),
+            LineOutcome::FrameAmbiguous { .. }
+        ));
+    }
+
+    #[test]
+    fn the_bracket_witness_skips_strings_characters_and_comments() {
+        let hay = "fn f() {\n    let s = \"{ ( [\";\n    let c = '{';\n    // } ) ]\n    x();\n}\n";
+        let at = hay.find("    x();").unwrap();
+        let r = |text: &str| Replacement {
+            start: at,
+            end: at + "    x();\n".len(),
+            text: text.to_string(),
+        };
+        // `}` under `fn f() {` agrees; one level in, it does not.
+        assert_eq!(
+            bracket_fit(hay, &r("}\nfn g() {\n")),
+            Fit {
+                agree: 2,
+                disagree: 0
+            }
+        );
+        assert_eq!(
+            bracket_fit(hay, &r("    }\n    fn g() {\n")),
+            Fit {
+                agree: 0,
+                disagree: 2
+            }
+        );
+        assert_eq!(bracket_fit(hay, &r("    y();\n")), Fit::default());
     }
 }

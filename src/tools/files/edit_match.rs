@@ -1714,7 +1714,8 @@ mod tests {
             }
 
             /// The same block at two depths: a snippet at a third depth matches both
-            /// through indentation, and the edit is refused, never placed at one.
+            /// through indentation, and the edit is refused, never placed at one;
+            /// unless its tabs span the very columns of exactly one of them.
             #[test]
             fn an_ambiguous_fuzzy_match_is_always_refused(
                 block in prop::collection::vec((0usize..3, 0usize..4), 2..5),
@@ -1733,6 +1734,23 @@ mod tests {
                 let text = format!("{fill}{}{fill}{}{fill}", at(depths.0 * 2), at(depths.1 * 2));
                 let old = at(0).replace("  ", "\t");
                 let new = format!("{old}added();\n");
+                // The tabs (one per level) read at tab width 4, 8 or 2 as exactly
+                // the columns of the block at `base`.
+                let same_columns = |base: usize| {
+                    [4, 8, 2].iter().any(|w| block.iter().all(|&(d, _)| d * w == 2 * (base + d)))
+                };
+                let exact: Vec<usize> = [depths.0 * 2, depths.1 * 2]
+                    .into_iter()
+                    .filter(|&b| same_columns(b))
+                    .collect();
+                if let [base] = exact[..] && !replace_all {
+                    let r = apply_edit(&text, &old, &new, false).unwrap();
+                    // At the very columns, both frames are one: newText as written.
+                    let edit = |b: usize| if b == base { format!("{}added();\n", at(b)) } else { at(b) };
+                    let want = format!("{fill}{}{fill}{}{fill}", edit(depths.0 * 2), edit(depths.1 * 2));
+                    prop_assert_eq!(r.text, want);
+                    return Ok(());
+                }
                 match apply_edit(&text, &old, &new, replace_all) {
                     Ok(r) => prop_assert!(
                         replace_all && r.replacements == 2,
@@ -1762,6 +1780,24 @@ mod tests {
             ) {
                 let words = ["fn a() {", "}", "x += 1;", "return y;", "if z {", "let w = 2;", "call(q);", "// note"];
                 let line = |&(d, w): &(usize, usize)| format!("{}{}", "    ".repeat(d), words[w]);
+                // The file is code: its depth follows its blocks, each `}` under the
+                // line that opened it (starting at the first token's depth).
+                let mut depth = file[0].0;
+                let file: Vec<(usize, usize)> = file
+                    .iter()
+                    .map(|&(_, w)| match w {
+                        0 | 4 => {
+                            depth += 1;
+                            (depth - 1, w)
+                        }
+                        1 if depth > 0 => {
+                            depth -= 1;
+                            (depth, w)
+                        }
+                        1 => (depth, 2),
+                        _ => (depth, w),
+                    })
+                    .collect();
                 let lines: Vec<String> = file.iter().map(line).collect();
                 let start = span.0 % lines.len();
                 let end = (start + span.1).min(lines.len());
@@ -1826,6 +1862,22 @@ mod tests {
                     }
                 };
                 prop_assume!(!old.trim().is_empty() && old != new);
+                // The intended file is code too (the bracket witness reads a closing
+                // line's depth from its opener's): a replacement that leaves a `}`
+                // under another depth than its block's is not a real edit's result.
+                let well_formed = |t: &str| {
+                    let mut open = Vec::new();
+                    t.lines().all(|l| {
+                        let (d, core) = (indent_of(l), l.trim_start());
+                        if core.ends_with('{') {
+                            open.push(d);
+                        } else if core == "}" {
+                            return open.pop().is_none_or(|o| o == d);
+                        }
+                        true
+                    })
+                };
+                prop_assume!(well_formed(&intended));
                 // oldText as sent must not also stand somewhere else in the file: then
                 // no tool can know which place was meant.
                 let region = (
