@@ -727,6 +727,12 @@ fn try_stage(
     if places.is_empty() {
         return None;
     }
+    let k = old_snippet.lines.len();
+    let anchor = old_snippet
+        .lines
+        .iter()
+        .position(|l| !parts(l).blank())
+        .unwrap_or(0);
     // oldText indented with tabs where the file has spaces (or the other way)
     // matches every depth; a single place at the very columns it was written at
     // is the one meant (one tab read as 4 columns at one place, as 8 at another
@@ -741,12 +747,34 @@ fn try_stage(
             places = same_columns;
         }
     }
-    let k = old_snippet.lines.len();
-    let anchor = old_snippet
-        .lines
-        .iter()
-        .position(|l| !parts(l).blank())
-        .unwrap_or(0);
+    // Several places at different depths for an unindented oldText, and
+    // newText's first line, a version of oldText's, indented as exactly one of
+    // them: that one was read and meant.
+    if places.len() > 1 && !replace_all {
+        fn first(l: &str) -> Option<Parts<'_>> {
+            Some(parts(l)).filter(|p| !p.blank())
+        }
+        let old_first = old_snippet.lines.iter().find_map(|l| first(l));
+        let new_first = Snippet::new(new).lines.iter().find_map(|l| first(l));
+        let wanted = match (old_first, new_first) {
+            (Some(o), Some(n))
+                if o.indent.is_empty() && !n.indent.is_empty() && alike(o.core, n.core) =>
+            {
+                Some(n.indent)
+            }
+            _ => None,
+        };
+        if let Some(wanted) = wanted {
+            let at_wanted: Vec<Place> = places
+                .iter()
+                .filter(|p| first(lines.line(p.first + anchor)).map(|f| f.indent) == Some(wanted))
+                .cloned()
+                .collect();
+            if at_wanted.len() == 1 {
+                places = at_wanted;
+            }
+        }
+    }
     let overlapping = places.windows(2).any(|w| w[1].first < w[0].first + k);
     if overlapping || (places.len() > 1 && !replace_all) {
         return Some(LineOutcome::Ambiguous {
@@ -772,8 +800,8 @@ fn try_stage(
                 match (inferred.frame, brackets) {
                     (Some(Frame::Old), Some(Frame::Old) | None) => Ok(a),
                     (Some(Frame::File), Some(Frame::File) | None) => Ok(b),
-                    (None, Some(Frame::Old)) => Ok(a),
-                    (None, Some(Frame::File)) => Ok(b),
+                    (_, Some(Frame::Old)) => Ok(a),
+                    (_, Some(Frame::File)) => Ok(b),
                     _ => {
                         let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
                         return Some(LineOutcome::FrameAmbiguous {
@@ -960,13 +988,7 @@ fn infer_frame(
         first_new.as_ref().map(|f| f.0.clone()),
     );
     let alike = match (&first_old, &first_new) {
-        // Alike: mostly the same characters, or one the start of the other (a
-        // condition split over lines, a call given more arguments).
-        (Some((_, a)), Some((_, b))) => {
-            let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-            (short.len() >= 4 && long.starts_with(short.as_str()))
-                || similar::TextDiff::from_chars(a.as_str(), b.as_str()).ratio() >= 0.6
-        }
+        (Some((_, a)), Some((_, b))) => alike(a, b),
         _ => false,
     };
     let at_old = n0 == o0 && n0 != f0;
@@ -1046,6 +1068,15 @@ fn infer_frame(
     }
 }
 
+/// Whether two lines' cores are versions of one line: mostly the same
+/// characters, or one the start of the other (a condition split over lines, a
+/// call given more arguments).
+pub(crate) fn alike(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    (short.len() >= 4 && long.starts_with(short))
+        || similar::TextDiff::from_chars(a, b).ratio() >= 0.6
+}
+
 /// What the texts say of `newText`'s frame at one place.
 struct Inference {
     /// The frame they decide, if any.
@@ -1080,6 +1111,31 @@ impl Fit {
             (false, true) if self.disagree > 0 => Some(Frame::File),
             _ => None,
         }
+    }
+}
+
+/// Of two texts for `hay[start..end]`, the one the bracket witness says fits
+/// (0 or 1), if it tells them apart.
+pub(crate) fn brackets_pick(
+    hay: &str,
+    start: usize,
+    end: usize,
+    a: &str,
+    b: &str,
+) -> Option<usize> {
+    let fit = |text: &str| {
+        bracket_fit(
+            hay,
+            &Replacement {
+                start,
+                end,
+                text: text.to_string(),
+            },
+        )
+    };
+    match fit(a).against(&fit(b))? {
+        Frame::Old => Some(0),
+        Frame::File => Some(1),
     }
 }
 
@@ -1539,16 +1595,17 @@ mod tests {
     }
 
     #[test]
-    fn brackets_against_the_texts_refuse() {
+    fn brackets_outweigh_the_first_and_outermost_lines() {
         // First line and outermost depth say "as written", but the file's `}` after
-        // the place closes the `} else {` only when it is shifted: refused.
+        // the place closes the `} else {` only when it is shifted.
         let hay = "fn f() {\n    // Look first.\n    if let Ok(md) = d.metadata() {\n        if md.hidden() {\n            return true;\n        }\n    }\n    false\n}\n";
         let old = "// Look first.\nif let Ok(md) = d.metadata() {\n    if md.hidden() {\n";
         let new = "    if let Some(n) = d.name() {\n        n.starts_with('.')\n    } else {\n        false\n";
-        assert!(matches!(
-            run(hay, old, new),
-            LineOutcome::FrameAmbiguous { .. }
-        ));
+        let (_, out) = applied(hay, old, new);
+        assert_eq!(
+            out,
+            "fn f() {\n        if let Some(n) = d.name() {\n            n.starts_with('.')\n        } else {\n            false\n            return true;\n        }\n    }\n    false\n}\n"
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ use std::time::Duration;
 use memchr::memmem;
 
 pub use super::edit_lines::MatchStage;
-use super::edit_lines::{LineOutcome, match_lines};
+use super::edit_lines::{LineOutcome, alike, brackets_pick, match_lines};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -478,6 +478,13 @@ pub fn apply_edit(
     })
 }
 
+/// The indentation of a text's first line, when that line is not blank.
+pub(crate) fn first_line_indent(text: &str) -> Option<&str> {
+    let line = text.split('\n').next()?;
+    let core = line.trim_start_matches([' ', '\t']);
+    (!core.trim().is_empty()).then(|| &line[..line.len() - core.len()])
+}
+
 /// `text` with every splice of a plan made.
 pub fn splice_text(text: &str, splices: &[Splice]) -> String {
     let grown: usize = splices.iter().map(|s| s.text.len()).sum();
@@ -531,9 +538,28 @@ pub fn plan_edit(
     let hay = view.text.as_ref();
 
     let mut anchored = false;
-    let exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
+    let mut exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
         .map(|at| (at, at + old.len()))
         .collect();
+    if exact.len() > 1 && !replace_all {
+        // oldText without its indentation stands after several lines'
+        // indentation; newText's first line, a version of oldText's, written at
+        // the file's indentation says which.
+        let first = |t: &str| t.split('\n').next().unwrap_or("").trim().to_string();
+        let wanted = first_line_indent(&new).filter(|i| {
+            !i.is_empty() && !old.starts_with([' ', '\t']) && alike(&first(&old), &first(&new))
+        });
+        if let Some(wanted) = wanted {
+            let at_wanted: Vec<(usize, usize)> = exact
+                .iter()
+                .copied()
+                .filter(|&(s, _)| hay[..s].rsplit('\n').next() == Some(wanted))
+                .collect();
+            if at_wanted.len() == 1 {
+                exact = at_wanted;
+            }
+        }
+    }
     let (stage, spans): (MatchStage, Vec<(usize, usize, Cow<'_, str>)>) = if !exact.is_empty() {
         if exact.len() > 1 && !replace_all {
             let starts = exact.iter().map(|&(s, e)| {
@@ -552,7 +578,18 @@ pub fn plan_edit(
         let mut prev_end = 0;
         let mut anchors = Vec::with_capacity(exact.len());
         for &(s, e) in &exact {
-            match anchor_at_indentation(hay, s, e, &old, &new) {
+            // The two readings of an anchored newText, told apart by the brackets
+            // at their edges when the texts cannot tell.
+            let anchor =
+                anchor_at_indentation(hay, s, e, &old, &new).or_else(|(written, relative)| {
+                    let line_start = hay[..s].rfind('\n').map_or(0, |i| i + 1);
+                    match brackets_pick(hay, line_start, e, &written, &relative) {
+                        Some(0) => Ok(Some((line_start, written))),
+                        Some(_) => Ok(Some((line_start, relative))),
+                        None => Err((written, relative)),
+                    }
+                });
+            match anchor {
                 Ok(anchor) => anchors.push(anchor.filter(|&(start, _)| start >= prev_end)),
                 Err((written, relative)) => {
                     let line = line_numbers(hay, std::iter::once(s))[0];
@@ -1305,6 +1342,34 @@ mod tests {
         let (stage, out) = stage_of(text, "b;\n c;\n", "B;\n C;\n");
         assert_eq!(stage, MatchStage::FirstLineIndent);
         assert_eq!(out, "a {\n  B;\n  C;\n}\n");
+    }
+
+    #[test]
+    fn newtext_at_one_places_indentation_picks_it() {
+        // Exact, after the indentation of two lines: newText written at one of
+        // them (its first line a version of oldText's) says which.
+        let text = "a:\n    run(x)\nb:\n        run(x)\n";
+        let r = apply_edit(text, "run(x)", "        run(y)", false).unwrap();
+        assert_eq!(r.text, "a:\n    run(x)\nb:\n        run(y)\n");
+        // Unindented newText, or a first line that is something else: refused.
+        for new in ["run(y)", "        stop()"] {
+            let e = apply_edit(text, "run(x)", new, false).unwrap_err();
+            assert!(
+                matches!(e, EditFailure::FoundMany { count: 2, .. }),
+                "{new}: {e:?}"
+            );
+        }
+        // Whole lines at another indentation, the same way.
+        let text = "fn a() {\n    if x {\n        go();\n    }\n}\nfn b() {\n    {\n        if x {\n            go();\n        }\n    }\n}\n";
+        let old = "if x {\n    go();\n}\n";
+        let new = "        if y {\n            go();\n        }\n";
+        let r = apply_edit(text, old, new, false).unwrap();
+        assert_eq!(r.text, text.replacen("        if x {", "        if y {", 1));
+        let e = apply_edit(text, old, "if y {\n    go();\n}\n", false).unwrap_err();
+        assert!(
+            matches!(e, EditFailure::FoundMany { count: 2, .. }),
+            "{e:?}"
+        );
     }
 
     #[test]
