@@ -466,3 +466,101 @@ fn a_session_that_asks_is_checkpointed_without_the_flag() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(node_names(&env).len(), 1);
 }
+
+/// Two agents (two processes, one session, a node each) edit one file at about
+/// the same time, 20 rounds: each node's pre-image is the file its own write
+/// replaced, so rewinding the newer node leaves exactly the older node's edit,
+/// and rewinding that one too gives the original back.
+#[test]
+fn overlapping_checkpointed_edits_rewind_exactly() {
+    let env = TestEnv::new();
+    let original = "one\ntwo\nthree\nfour\n";
+    let spawn = |old: &str, new: &str| {
+        common::bin_std()
+            .current_dir(env.root())
+            .args(["--cwd", env.root().to_str().unwrap()])
+            .args([
+                "--checkpoint",
+                "edit",
+                "f.txt",
+                "--old-text",
+                old,
+                "--new-text",
+                new,
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for round in 0..20 {
+        env.write("f.txt", original);
+        let a = spawn("one", "ONE");
+        let b = spawn("four", "FOUR");
+        for child in [a, b] {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_eq!(env.read_string("f.txt"), "ONE\ntwo\nthree\nFOUR\n");
+        let names = node_names(&env);
+        assert_eq!(names.len(), 2, "round {round}: {names:?}");
+        let out = env.run(&["checkpoint", "rewind", &names[1]]);
+        assert_eq!(code(&out), 0, "round {round}: {}", stderr(&out));
+        let after_older = env.read_string("f.txt");
+        assert!(
+            after_older == "ONE\ntwo\nthree\nfour\n" || after_older == "one\ntwo\nthree\nFOUR\n",
+            "round {round}: rewinding the newer node left {after_older:?}"
+        );
+        let out = env.run(&["checkpoint", "rewind", &names[0]]);
+        assert_eq!(code(&out), 0, "round {round}: {}", stderr(&out));
+        assert_eq!(env.read_string("f.txt"), original, "round {round}");
+    }
+}
+
+/// Eight processes edit eight lines of one file at once, a node each: the nodes'
+/// pre-images form one chain in node order, so rewinding them one at a time,
+/// newest first, takes back exactly one edit per step.
+#[test]
+fn concurrent_nodes_chain_their_pre_images_in_node_order() {
+    let env = TestEnv::new();
+    let original: String = (0..8).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", &original);
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            common::bin_std()
+                .current_dir(env.root())
+                .args(["--cwd", env.root().to_str().unwrap()])
+                .args(["--checkpoint", "edit", "f.txt"])
+                .args([
+                    "--old-text",
+                    &format!("line {i}"),
+                    "--new-text",
+                    &format!("LINE {i}"),
+                ])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let mut names = node_names(&env);
+    assert_eq!(names.len(), 8);
+    let edited = |t: &str| t.matches("LINE").count();
+    assert_eq!(edited(&env.read_string("f.txt")), 8);
+    while let Some(newest) = names.pop() {
+        let out = env.run(&["checkpoint", "rewind", &newest]);
+        assert_eq!(code(&out), 0, "{newest}: {}", stderr(&out));
+        assert_eq!(
+            edited(&env.read_string("f.txt")),
+            names.len(),
+            "after {newest}"
+        );
+    }
+    assert_eq!(env.read_string("f.txt"), original);
+}

@@ -9,6 +9,11 @@
 //! checkpointing is on, and registers nothing extra when it is off, which keeps an
 //! invocation without `--checkpoint` exactly as before (same tool, no cost).
 //!
+//! The wrapper takes the file's lock (the one `write` and `edit` take) before it
+//! reads the pre-image and holds it until the written content's hash is noted, so
+//! with several agents on one file each node's pre-image is exactly the content
+//! its own write replaced and nodes chain in the order of the writes.
+//!
 //! Every model-facing field (name, description, parameters) is the inner tool's, so
 //! the wrap is invisible in descriptors; only `run` is augmented. Reading the prior
 //! content is best effort (an unreadable file is recorded as such and the write
@@ -23,7 +28,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::kernel::{
-    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolRegistry, ToolResult,
+    DefinedTool, DirChild, FileLock, Fs, FsEntryInfo, JsonSchema, RemoveOptions, Tool,
+    ToolContentBlock, ToolContext, ToolRegistry, ToolResult, WalkOptions, WalkVisitorFactory,
     define_tool,
 };
 use crate::state::checkpoints::{Capture, CheckpointStore, Image, NodeName, sha256_of_reader};
@@ -76,6 +82,67 @@ struct Checkpointing {
     description: String,
     inner: DefinedTool,
     handle: Arc<CheckpointHandle>,
+}
+
+/// The context's filesystem, with the lock on one file already held by the
+/// wrapper: the inner tool's own `lock_file` of that path answers at once (a
+/// second `flock` of the same file from this process would wait for ourselves),
+/// every other call goes through unchanged.
+struct HeldLock {
+    inner: Arc<dyn Fs>,
+    path: String,
+}
+
+#[async_trait]
+impl Fs for HeldLock {
+    async fn read_text(&self, path: &str) -> std::io::Result<String> {
+        self.inner.read_text(path).await
+    }
+    async fn read_bytes(&self, path: &str) -> std::io::Result<Vec<u8>> {
+        self.inner.read_bytes(path).await
+    }
+    async fn write_file(&self, path: &str, data: &str) -> std::io::Result<()> {
+        self.inner.write_file(path, data).await
+    }
+    async fn stat(&self, path: &str) -> std::io::Result<FsEntryInfo> {
+        self.inner.stat(path).await
+    }
+    async fn read_dir(&self, path: &str) -> std::io::Result<Vec<DirChild>> {
+        self.inner.read_dir(path).await
+    }
+    async fn mkdir(&self, path: &str, recursive: bool) -> std::io::Result<()> {
+        self.inner.mkdir(path, recursive).await
+    }
+    async fn rm(&self, path: &str, options: RemoveOptions) -> std::io::Result<()> {
+        self.inner.rm(path, options).await
+    }
+    async fn exists(&self, path: &str) -> bool {
+        self.inner.exists(path).await
+    }
+    async fn lock_file(&self, path: &str, wait: std::time::Duration) -> std::io::Result<FileLock> {
+        if path == self.path {
+            return Ok(FileLock::default());
+        }
+        self.inner.lock_file(path, wait).await
+    }
+    async fn open_read(&self, path: &str) -> std::io::Result<Box<dyn std::io::Read + Send>> {
+        self.inner.open_read(path).await
+    }
+    async fn read_range(
+        &self,
+        path: &str,
+        offset: u64,
+        max_len: usize,
+    ) -> std::io::Result<(Vec<u8>, u64)> {
+        self.inner.read_range(path, offset, max_len).await
+    }
+    fn walk_tree(
+        &self,
+        options: &WalkOptions,
+        visitors: &dyn WalkVisitorFactory,
+    ) -> std::io::Result<()> {
+        self.inner.walk_tree(options, visitors)
+    }
 }
 
 /// Read the file's current content through the context's filesystem, up to the
@@ -153,6 +220,26 @@ impl Tool for Checkpointing {
         let shown = input["path"].as_str().unwrap_or_default().to_string();
         let store = &self.handle.store;
         let node = &self.handle.node;
+        // The file's lock, taken before its content is captured and held until
+        // the hash of what was written is noted: the pre-image is exactly the
+        // file this call's write replaced, and a concurrent writer of the file
+        // (another agent, another node) comes before or after, never between.
+        let lock = match ctx
+            .fs
+            .lock_file(&abs, crate::tools::files::FILE_LOCK_WAIT)
+            .await
+        {
+            Ok(lock) => lock,
+            Err(e) => {
+                return ToolResult::failure(format!("{}: cannot change {shown}: {e}", self.name));
+            }
+        };
+        let mut held = ctx.clone();
+        held.fs = Arc::new(HeldLock {
+            inner: Arc::clone(&ctx.fs),
+            path: abs.clone(),
+        });
+        let ctx = &held;
         let Some(captured) = capture(ctx, &abs, store.cap()).await else {
             return self.inner.run_result(input, ctx).await;
         };
@@ -187,11 +274,17 @@ impl Tool for Checkpointing {
             Err(e) => Err(e),
         };
         let noted = after.and_then(|sha| store.record_after(node, &abs, &sha));
+        drop(lock);
+        // The change was made: the call succeeded, and says what the checkpoint
+        // lacks (a failure here would report a write that happened as not done).
         if let Err(e) = noted {
-            return ToolResult::failure(format!(
-                "{}: {shown} was changed, but the checkpoint could not note what was written ({e}); a rewind will ask for --force",
-                self.name
-            ));
+            return with_notice(
+                result,
+                &format!(
+                    "Checkpoint {}: what was written to {shown} could not be noted ({e}), so a rewind of it will ask for --force.",
+                    node.name
+                ),
+            );
         }
         match recorded {
             Some(image @ (Image::OverCap { .. } | Image::Unreadable { .. })) => with_notice(

@@ -591,19 +591,22 @@ impl CheckpointStore {
             // An invocation's own node (its name holds the time and the pid): new
             // on its first call, then remembered; one a `drop` took meanwhile is
             // begun again.
+            // A new node starts after every node there (two begun in one
+            // millisecond still sort in the order their first writes came, which
+            // the caller's file lock orders).
+            let begin = |lock: &StateLock| -> io::Result<(NodeFiles, Node)> {
+                let node = fresh();
+                let last = self.node_files(lock)?.last().map(|f| f.seq);
+                let seq = last.map_or(node.created_ms, |l| node.created_ms.max(l + 1));
+                Ok((self.new_node_files(seq, key.clone()), node))
+            };
             match self.remembered(&key) {
                 Some(f) => match self.read_node(&f) {
                     Ok(n) => (f, n),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        let node = fresh();
-                        (self.new_node_files(node.created_ms, key), node)
-                    }
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => begin(&lock)?,
                     Err(e) => return Err(e.into()),
                 },
-                None => {
-                    let node = fresh();
-                    (self.new_node_files(node.created_ms, key), node)
-                }
+                None => begin(&lock)?,
             }
         };
         self.remember(&files);
