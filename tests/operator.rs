@@ -462,3 +462,46 @@ fn repeated_identical_failures_are_suppressed_across_invocations() {
     env.write("here.txt", "x");
     assert_eq!(code(&buddy("here.txt")), 0);
 }
+
+/// SIGINT or SIGTERM to `run_shell` without a pane ends its command's whole
+/// process group (a background child too), as `bash` does, and exits 128+N.
+#[test]
+fn an_interrupted_run_shell_leaves_no_process() {
+    use common::{alive, pid_in, wait_until};
+    use nix::sys::signal::Signal;
+    for (signal, status) in [(Signal::SIGINT, 130), (Signal::SIGTERM, 143)] {
+        let env = TestEnv::new();
+        let mut child = common::bin_std()
+            .current_dir(env.root())
+            .args(["--profile", "buddy", "run_shell"])
+            .arg("echo $$ > sh.pid; sleep 1000 & echo $! > bg.pid; sleep 1000")
+            .args([
+                "--risk",
+                "low",
+                "--mutation=false",
+                "--privesc=false",
+                "--why",
+                "test",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (sh, bg) = (pid_in(&env, "sh.pid"), pid_in(&env, "bg.pid"));
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        assert!(
+            wait_until(std::time::Duration::from_secs(5), || child
+                .try_wait()
+                .unwrap()
+                .is_some()),
+            "run_shell ignored {signal}"
+        );
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(status), "{signal}");
+        assert!(
+            wait_until(std::time::Duration::from_secs(2), || !alive(sh)
+                && !alive(bg)),
+            "{signal}: the command outlived run_shell"
+        );
+    }
+}

@@ -436,3 +436,83 @@ fn bash_under_tmux_types_into_the_shared_pane() {
         stdout(&out)
     );
 }
+
+/// `--tmux bash` says truthfully how a command past its deadline was ended, and
+/// ends it even when it ignores C-c; SIGINT to `--tmux bash` or to `run_shell`
+/// waiting on a pane leaves neither the command (bash) nor a `tmux wait-for`
+/// client (run_shell) behind.
+#[test]
+fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let Some(s) = server("interrupts") else { return };
+    let bash = |args: &[&str]| {
+        let out = s
+            .env
+            .cmd()
+            .env("INDUS_TMUX_SOCKET", &s.socket)
+            .args(["--tmux", "bash"])
+            .args(args)
+            .output()
+            .unwrap();
+        format!("{}{}", stdout(&out), stderr(&out))
+    };
+    // C-c is enough for sleep; a program that ignores SIGINT is killed.
+    let out = bash(&["sleep 30", "--timeout-ms", "500"]);
+    assert!(out.contains("timed out after 500 ms; C-c was typed and ended it"), "{out}");
+    let pane = s.shared_pane();
+    let out = bash(&["sh -c \"trap '' INT; sleep 31\"", "--timeout-ms", "500"]);
+    assert!(
+        out.contains("C-c was typed, it went on, and its process group was killed"),
+        "{out}"
+    );
+    assert!(wait_until(Duration::from_secs(5), || s.foreground(&pane) == "bash"));
+    let marked = |marker: &str| {
+        Command::new("pgrep")
+            .args(["-f", marker])
+            .output()
+            .map(|o| !o.stdout.is_empty())
+            .unwrap_or(false)
+    };
+    // SIGINT to `--tmux bash` while its command runs.
+    let spawn = || {
+        let mut c = common::bin_std();
+        c.current_dir(s.env.root())
+            .arg("--cwd")
+            .arg(s.env.root())
+            .env("INDUS_TMUX_SOCKET", &s.socket);
+        c
+    };
+    let child = spawn()
+        .args(["--tmux", "bash", "sleep 1032"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || marked("sleep 1032")));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let mut child = child;
+    assert!(wait_until(Duration::from_secs(5), || child.try_wait().unwrap().is_some()));
+    assert!(
+        wait_until(Duration::from_secs(5), || !marked("sleep 1032")),
+        "the command outlived --tmux bash"
+    );
+    // SIGINT to run_shell waiting on a pane: the command stays in the pane (it is
+    // the pane's to keep), the wait-for client does not.
+    let input = safe(json!({"command": "sleep 1033", "pane": "shared"}));
+    let mut child = spawn()
+        .args(["--profile", "buddy", "run_shell", "--json"])
+        .arg(input.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || marked("sleep 1033")));
+    assert!(wait_until(Duration::from_secs(5), || marked("wait-for indus-done")));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    assert!(wait_until(Duration::from_secs(5), || child.try_wait().unwrap().is_some()));
+    assert!(
+        wait_until(Duration::from_secs(3), || !marked("wait-for indus-done")),
+        "a tmux wait-for client outlived run_shell"
+    );
+}

@@ -858,6 +858,7 @@ impl Shell for LocalShell {
             None => Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 ExecTimeout {
+                    ended: None,
                     timeout_ms: options.timeout_ms.unwrap_or_default(),
                     stdout,
                     stderr,

@@ -424,6 +424,7 @@ impl Shell for RemoteShell {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         ExecTimeout {
+                            ended: None,
                             timeout_ms: ms,
                             stdout: String::new(),
                             stderr: String::new(),

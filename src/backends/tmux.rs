@@ -136,6 +136,35 @@ pub struct Run {
     dir: PathBuf,
 }
 
+/// How a command typed into a pane was ended when it had to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// C-c ended it.
+    Interrupted,
+    /// It went on after C-c; its process group (the pane's foreground job) was
+    /// killed.
+    Killed,
+    /// It is still running: it ignored C-c and its process group could not be
+    /// told from the pane's shell (a loop of the shell itself).
+    Running,
+}
+
+impl Stopped {
+    /// The phrase results use: what happened, in words.
+    pub fn phrase(self, pane: &PaneRef) -> String {
+        match self {
+            Stopped::Interrupted => "C-c was typed and ended it".to_string(),
+            Stopped::Killed => {
+                "C-c was typed, it went on, and its process group was killed".to_string()
+            }
+            Stopped::Running => format!(
+                "C-c was typed but it is still running in {}; the pane stays busy until it ends",
+                pane.describe()
+            ),
+        }
+    }
+}
+
 /// A finished command: its status and the heads of its two streams.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
@@ -1013,6 +1042,74 @@ impl Tmux {
         run(build(false)).await.map(|t| (t, false))
     }
 
+    /// End the command `run` typed, blocking (a drop guard calls it): C-c, and
+    /// when it is still running after `grace`, SIGKILL to the pane's foreground
+    /// process group, which is the command's own unless the pane's shell runs
+    /// it itself. Says what happened.
+    pub fn stop_run_blocking(&self, run: &Run, grace: Duration) -> Stopped {
+        let status = run.dir.join("status");
+        let ended = |within: Duration| {
+            let start = Instant::now();
+            loop {
+                if status.exists() {
+                    return true;
+                }
+                if start.elapsed() >= within {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        let tmux = |args: &[&str]| {
+            std::process::Command::new("tmux")
+                .args(self.socket_args())
+                .args(args)
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let _ = tmux(&["send-keys", "-t", &run.pane.id, "C-c"]);
+        if ended(grace) {
+            return Stopped::Interrupted;
+        }
+        let shell: Option<i32> =
+            tmux(&["display-message", "-p", "-t", &run.pane.id, "#{pane_pid}"])
+                .and_then(|p| p.parse().ok());
+        // /proc/PID/stat after the command's `)`: state, ppid, pgrp, session,
+        // tty_nr, tpgid (the terminal's foreground process group), …; read from
+        // ppid on.
+        let fields = |pid: i32| -> Option<Vec<i32>> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let rest = stat.rsplit_once(')')?.1;
+            Some(
+                rest.split_whitespace()
+                    .skip(1)
+                    .map(|f| f.parse().unwrap_or(0))
+                    .collect(),
+            )
+        };
+        let foreground = shell.and_then(|pid| {
+            let f = fields(pid)?;
+            let (own, tty_group) = (*f.get(1)?, *f.get(4)?);
+            (tty_group > 0 && tty_group != own).then_some(tty_group)
+        });
+        let Some(group) = foreground else {
+            return Stopped::Running;
+        };
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(group),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        if ended(Duration::from_secs(2)) {
+            Stopped::Killed
+        } else {
+            Stopped::Running
+        }
+    }
+
     /// Send literal text, then key names, then Enter to a pane, in one tmux call.
     pub async fn send_keys(
         &self,
@@ -1038,11 +1135,28 @@ impl Tmux {
     }
 }
 
+/// Ends a pane's command when dropped while still armed (see
+/// [`Tmux::stop_run_blocking`]).
+struct StopOnDrop<'a> {
+    tmux: &'a Tmux,
+    run: Option<&'a Run>,
+}
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.tmux.stop_run_blocking(run, Duration::from_secs(1));
+        }
+    }
+}
+
 /// The `Shell` of `--tmux`: `exec` types each command into a managed pane (the
 /// shared pane of the session given) through the engine, so a person can attach
 /// and watch, with the same completion marker; everything else (spawned
-/// handles, background jobs) is the wrapped shell's. At the deadline the command
-/// is interrupted (`C-c`), as `bash` promises it does not outlive it.
+/// handles, background jobs) is the wrapped shell's. At the deadline, or when the
+/// call is dropped (cancelled, interrupted), the command is ended as `bash`
+/// promises: C-c, then its process group killed if it goes on; the timeout says
+/// which, or that it is still running.
 pub struct TmuxShell {
     tmux: Tmux,
     session: Option<String>,
@@ -1099,6 +1213,12 @@ impl crate::kernel::Shell for TmuxShell {
             .map_err(fail)?;
         let limit = options.timeout_ms.map(Duration::from_millis);
         let cancel = CancellationToken::new();
+        // Dropped before the command ends (the caller was cancelled, indus-tool
+        // got SIGINT): the command is ended too, as `bash` promises.
+        let mut guard = StopOnDrop {
+            tmux: &self.tmux,
+            run: Some(&run),
+        };
         let keep = |text: String| {
             let max = options
                 .capture_limit
@@ -1113,7 +1233,9 @@ impl crate::kernel::Shell for TmuxShell {
                 text[..cut].to_string()
             }
         };
-        match self.tmux.await_run(&run, limit, &cancel).await {
+        let waited = self.tmux.await_run(&run, limit, &cancel).await;
+        guard.run = None;
+        match waited {
             Ok(done) => Ok(crate::kernel::ShellExecResult {
                 stdout: keep(done.stdout),
                 stderr: keep(done.stderr),
@@ -1123,14 +1245,17 @@ impl crate::kernel::Shell for TmuxShell {
                 stderr_dropped: Default::default(),
             }),
             Err(RunWait::StillRunning(_)) => {
-                let _ = self
-                    .tmux
-                    .send_keys(&pane.id, None, &["C-c".to_string()], false)
-                    .await;
+                let (tmux, stopping) = (self.tmux.clone(), run.clone());
+                let stopped = tokio::task::spawn_blocking(move || {
+                    tmux.stop_run_blocking(&stopping, Duration::from_secs(1))
+                })
+                .await
+                .unwrap_or(Stopped::Running);
                 let ms = options.timeout_ms.unwrap_or(0);
                 Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     crate::kernel::ExecTimeout {
+                        ended: Some(stopped.phrase(&pane)),
                         timeout_ms: ms,
                         stdout: keep(read_head(&run.dir.join("out"))),
                         stderr: keep(read_head(&run.dir.join("err"))),

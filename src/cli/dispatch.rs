@@ -199,8 +199,10 @@ pub(crate) static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// handlers for them would cost every call a signal driver it does not need.
 pub(crate) fn runs_commands(name: &str) -> bool {
     // A grafted MCP tool may run a stdio server in its own process group.
-    matches!(normalize_tool_name(name).as_str(), "bash" | "task")
-        || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
+    matches!(
+        normalize_tool_name(name).as_str(),
+        "bash" | "task" | "runshell"
+    ) || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
 }
 
 /// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.

@@ -200,6 +200,10 @@ pub struct ShellExecResult {
 /// it. Reach it with [`ExecTimeout::of`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecTimeout {
+    /// How the command was ended, when not by killing its process group (a
+    /// shell that types into a terminal says what it could do); `None`: the
+    /// group was killed.
+    pub ended: Option<String>,
     pub timeout_ms: u64,
     pub stdout: String,
     pub stderr: String,

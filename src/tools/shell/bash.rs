@@ -136,8 +136,11 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         Err(e) => match ExecTimeout::of(&e) {
             Some(t) => {
                 let status = format!(
-                    "status: timed out after {} ms; the command's process group was killed",
-                    t.timeout_ms
+                    "status: timed out after {} ms; {}",
+                    t.timeout_ms,
+                    t.ended
+                        .as_deref()
+                        .unwrap_or("the command's process group was killed")
                 );
                 let text = clamp_for(
                     ctx,
