@@ -424,3 +424,59 @@ fn tmux_over_ssh_types_into_a_remote_pane_a_person_can_attach_to() {
         stderr(&out)
     );
 }
+
+/// Ctrl-C at the terminal (SIGINT to the whole foreground group: indus-tool and
+/// its ssh) or SIGTERM to indus-tool alone, during an `--exec ssh:` call running
+/// a command there: the command and the toolbox on the other side end too, and
+/// the local call exits 128+N.
+#[test]
+fn an_interrupted_call_over_ssh_leaves_nothing_running_there() {
+    use nix::sys::signal::{Signal, kill, killpg};
+    use nix::unistd::Pid;
+    use std::os::unix::process::CommandExt;
+    let Some(s) = sshd("interrupt") else { return };
+    let local = TestEnv::new();
+    // Provision the binary first, so the interrupted call is the command itself.
+    assert_eq!(code(&s.over_ssh(&local, &["bash", "true"])), 0);
+    let running = |marker: &str| {
+        Command::new("pgrep")
+            .args(["-f", marker])
+            .output()
+            .is_ok_and(|o| !o.stdout.is_empty())
+    };
+    for (signal, whole_group, marker) in [
+        (Signal::SIGINT, true, "sleep 1051"),
+        (Signal::SIGTERM, false, "sleep 1052"),
+    ] {
+        let mut child = bin_std()
+            .current_dir(local.root())
+            .env("INDUS_REMOTE_CACHE", s.dir.path().join("cache"))
+            .args(["--exec", "ssh:testhost", "--ssh-config"])
+            .arg(s.config())
+            .arg("--exec-cwd")
+            .arg(s.work())
+            .args(["bash", marker])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        assert!(wait_until(Duration::from_secs(10), || running(marker)), "{marker} never started");
+        let pid = Pid::from_raw(child.id() as i32);
+        if whole_group {
+            killpg(pid, signal).unwrap();
+        } else {
+            kill(pid, signal).unwrap();
+        }
+        assert!(
+            wait_until(Duration::from_secs(10), || child.try_wait().unwrap().is_some()),
+            "{signal}: indus-tool did not end"
+        );
+        assert_eq!(child.wait().unwrap().code(), Some(128 + signal as i32), "{signal}");
+        assert!(
+            wait_until(Duration::from_secs(10), || !running(marker)),
+            "{signal}: `{marker}` kept running on the other side"
+        );
+    }
+}

@@ -445,7 +445,9 @@ fn bash_under_tmux_types_into_the_shared_pane() {
 fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
-    let Some(s) = server("interrupts") else { return };
+    let Some(s) = server("interrupts") else {
+        return;
+    };
     let bash = |args: &[&str]| {
         let out = s
             .env
@@ -459,7 +461,10 @@ fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
     };
     // C-c is enough for sleep; a program that ignores SIGINT is killed.
     let out = bash(&["sleep 30", "--timeout-ms", "500"]);
-    assert!(out.contains("timed out after 500 ms; C-c was typed and ended it"), "{out}");
+    assert!(
+        out.contains("timed out after 500 ms; C-c was typed and ended it"),
+        "{out}"
+    );
     let pane = s.shared_pane();
     let out = bash(&["sh -c \"trap '' INT; sleep 31\"", "--timeout-ms", "500"]);
     assert!(
@@ -492,7 +497,10 @@ fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
     assert!(wait_until(Duration::from_secs(5), || marked("sleep 1032")));
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
     let mut child = child;
-    assert!(wait_until(Duration::from_secs(5), || child.try_wait().unwrap().is_some()));
+    assert!(wait_until(Duration::from_secs(5), || child
+        .try_wait()
+        .unwrap()
+        .is_some()));
     assert!(
         wait_until(Duration::from_secs(5), || !marked("sleep 1032")),
         "the command outlived --tmux bash"
@@ -508,9 +516,14 @@ fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
         .spawn()
         .unwrap();
     assert!(wait_until(Duration::from_secs(5), || marked("sleep 1033")));
-    assert!(wait_until(Duration::from_secs(5), || marked("wait-for indus-done")));
+    assert!(wait_until(Duration::from_secs(5), || marked(
+        "wait-for indus-done"
+    )));
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    assert!(wait_until(Duration::from_secs(5), || child.try_wait().unwrap().is_some()));
+    assert!(wait_until(Duration::from_secs(5), || child
+        .try_wait()
+        .unwrap()
+        .is_some()));
     assert!(
         wait_until(Duration::from_secs(3), || !marked("wait-for indus-done")),
         "a tmux wait-for client outlived run_shell"

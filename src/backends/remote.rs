@@ -536,7 +536,7 @@ impl Remote {
             return self.fallback(&identity, "");
         }
         let dir = Self::cache_dir(&identity);
-        let mut line = String::from("exec env");
+        let mut line = format!("exec env {HANGUP_WATCH}=1");
         for (k, v) in env {
             line.push_str(&format!(" {}", sh_quote(&format!("{k}={v}"))));
         }
@@ -586,8 +586,15 @@ impl Remote {
             }
         }
         for attempt in 0..2 {
-            let mut c = self.remote_sh(&script, !stdin_is_tty)?;
-            let status = c.status().map_err(|e| self.unstartable(e))?;
+            let c = self.remote_sh(&script, !stdin_is_tty)?;
+            let status = match run_channel(c).map_err(|e| self.unstartable(e))? {
+                Ok(status) => status,
+                // Interrupted: the channel was handed the signal and has closed;
+                // the toolbox there saw it go and ended its command.
+                Err(signal) => {
+                    return Ok(Forwarded::Done(ExitCode::from(128 + signal as u8)));
+                }
+            };
             match status.code() {
                 Some(MISSING_BINARY) if attempt == 0 => {
                     let _ = std::fs::remove_file(&known);
@@ -722,6 +729,43 @@ pub fn elf_interpreter(elf: &[u8]) -> Option<String> {
 
 /// The `INDUS_*` variables of this invocation that the other side must see too
 /// (not the `--exec` ones, which would make it forward again).
+/// Set by `--exec` for the toolbox it starts on the other side: there a lost
+/// connection closes no terminal (ssh without `-t` sends no SIGHUP), so the
+/// toolbox watches its standard output instead, and the reader going away (the
+/// local ssh interrupted) counts as SIGHUP.
+pub const HANGUP_WATCH: &str = "INDUS_HANGUP_WATCH";
+
+/// Run the channel (ssh, podman exec) to its end, handing SIGINT, SIGTERM and
+/// SIGHUP on to it instead of dying first: ssh then closes the session, and the
+/// toolbox on the other side, watching its output, ends its command. `Err(N)`:
+/// signal N came and the channel has ended.
+fn run_channel(c: Command) -> std::io::Result<Result<std::process::ExitStatus, i32>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let mut child = tokio::process::Command::from(c).spawn()?;
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut term = signal(SignalKind::terminate())?;
+        let mut hup = signal(SignalKind::hangup())?;
+        let caught = tokio::select! {
+            status = child.wait() => return status.map(Ok),
+            _ = int.recv() => nix::sys::signal::Signal::SIGINT,
+            _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
+            _ = hup.recv() => nix::sys::signal::Signal::SIGHUP,
+        };
+        if let Some(pid) = child.id() {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), caught);
+        }
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await;
+        if ended.is_err() {
+            let _ = child.kill().await;
+        }
+        Ok(Err(caught as i32))
+    })
+}
+
 pub fn forwarded_env() -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| {

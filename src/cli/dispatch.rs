@@ -205,8 +205,54 @@ pub(crate) fn runs_commands(name: &str) -> bool {
     ) || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
 }
 
-/// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which.
+/// Cancel `cancel`, as on SIGHUP, once the reader of standard output is gone:
+/// only when stdout is a pipe or a socket (a file or a terminal has no reader
+/// to lose). A thread blocked in `poll`, woken by the error or hang-up alone.
+fn cancel_on_hangup(cancel: CancellationToken) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use nix::sys::stat::{SFlag, fstat};
+    use std::os::fd::AsFd;
+    let stdout = std::io::stdout();
+    let piped = fstat(stdout.as_fd()).is_ok_and(|st| {
+        let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
+        kind == SFlag::S_IFIFO || kind == SFlag::S_IFSOCK
+    });
+    if !piped {
+        return;
+    }
+    std::thread::spawn(move || {
+        let stdout = std::io::stdout();
+        let mut fds = [PollFd::new(stdout.as_fd(), PollFlags::empty())];
+        loop {
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(n) if n > 0 => {
+                    let gone = fds[0].revents().is_some_and(|r| {
+                        r.intersects(PollFlags::POLLERR | PollFlags::POLLHUP | PollFlags::POLLNVAL)
+                    });
+                    if gone {
+                        let _ = CAUGHT_SIGNAL.compare_exchange(
+                            0,
+                            1,
+                            Ordering::SeqCst,
+                            Ordering::SeqCst,
+                        );
+                        cancel.cancel();
+                        return;
+                    }
+                }
+                Err(nix::errno::Errno::EINTR) | Ok(_) => continue,
+                Err(_) => return,
+            }
+        }
+    });
+}
+
+/// Cancel `cancel` on the first SIGINT, SIGTERM or SIGHUP, remembering which
+/// (and, on the far side of `--exec`, when the connection is lost).
 pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
+    if std::env::var_os(crate::backends::remote::HANGUP_WATCH).is_some() {
+        cancel_on_hangup(cancel.clone());
+    }
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         (SignalKind::interrupt(), 2),
