@@ -462,7 +462,10 @@ fn an_interrupted_call_over_ssh_leaves_nothing_running_there() {
             .process_group(0)
             .spawn()
             .unwrap();
-        assert!(wait_until(Duration::from_secs(10), || running(marker)), "{marker} never started");
+        assert!(
+            wait_until(Duration::from_secs(10), || running(marker)),
+            "{marker} never started"
+        );
         let pid = Pid::from_raw(child.id() as i32);
         if whole_group {
             killpg(pid, signal).unwrap();
@@ -470,10 +473,17 @@ fn an_interrupted_call_over_ssh_leaves_nothing_running_there() {
             kill(pid, signal).unwrap();
         }
         assert!(
-            wait_until(Duration::from_secs(10), || child.try_wait().unwrap().is_some()),
+            wait_until(Duration::from_secs(10), || child
+                .try_wait()
+                .unwrap()
+                .is_some()),
             "{signal}: indus-tool did not end"
         );
-        assert_eq!(child.wait().unwrap().code(), Some(128 + signal as i32), "{signal}");
+        assert_eq!(
+            child.wait().unwrap().code(),
+            Some(128 + signal as i32),
+            "{signal}"
+        );
         assert!(
             wait_until(Duration::from_secs(10), || !running(marker)),
             "{signal}: `{marker}` kept running on the other side"

@@ -529,3 +529,84 @@ fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
         "a tmux wait-for client outlived run_shell"
     );
 }
+
+/// A tmux server that goes away with a command dispatched (kill-server, a
+/// reboot) does not block the pane of the same id on the next server.
+#[test]
+fn a_record_of_a_dead_server_does_not_block_the_next_one() {
+    let Some(s) = server("dead-server") else {
+        return;
+    };
+    let (_, code) = s.shell("sleep 100", json!({"wait": false}));
+    assert_eq!(code, 0);
+    s.tmux(&["kill-server"]);
+    let (result, code) = s.shell("echo after", json!({"pane": "shared"}));
+    assert_eq!(code, 0, "{result}");
+    assert_eq!(result["stdout"], "after\n", "{result}");
+}
+
+/// Ten calls at once on one pane: one runs, the others are refused at once as
+/// busy; none is typed into another's command, none hangs.
+#[test]
+fn concurrent_calls_on_one_pane_are_refused_not_interleaved() {
+    let Some(s) = server("busy") else { return };
+    // The session exists before the race (creating it is not what is tested).
+    assert_eq!(s.shell("true", json!({})).1, 0);
+    let started = Instant::now();
+    let children: Vec<_> = (0..10)
+        .map(|i| {
+            let input =
+                safe(json!({"command": format!("sleep 1; echo call-{i}"), "pane": "shared"}));
+            let mut c = common::bin_std();
+            c.current_dir(s.env.root())
+                .arg("--cwd")
+                .arg(s.env.root())
+                .env("INDUS_TMUX_SOCKET", &s.socket)
+                .args([
+                    "--profile",
+                    "buddy",
+                    "--format",
+                    "json",
+                    "run_shell",
+                    "--json",
+                ])
+                .arg(input.to_string())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            c.spawn().unwrap()
+        })
+        .collect();
+    let mut ran = Vec::new();
+    let mut refused = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let line: Value = serde_json::from_str(stdout(&out).trim())
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(&out)));
+        if out.status.code() == Some(0) {
+            ran.push(
+                line["output"]["result"]["stdout"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        } else {
+            let text = line.to_string();
+            assert!(
+                text.contains("is busy") || text.contains("still running"),
+                "{text}"
+            );
+            refused += 1;
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert!(
+        ran[0].starts_with("call-") && ran[0].ends_with('\n'),
+        "{ran:?}"
+    );
+    assert_eq!(refused, 9);
+}

@@ -99,6 +99,9 @@ impl PaneRef {
 /// A pane as `list-panes` shows it.
 #[derive(Debug, Clone)]
 struct LivePane {
+    /// The server's identity (its pid and start time): a pane id such as `%0`
+    /// names another pane once the server it was on is gone.
+    server: String,
     id: String,
     name: String,
     command: String,
@@ -126,6 +129,10 @@ struct RunRecord {
     token: String,
     command: String,
     at: String,
+    /// The server the pane was on ([`LivePane::server`]); a record of another
+    /// server is void.
+    #[serde(default)]
+    server: String,
 }
 
 /// A command typed into a pane, to be awaited.
@@ -134,6 +141,9 @@ pub struct Run {
     pub pane: PaneRef,
     token: String,
     dir: PathBuf,
+    /// The pane's lock, held from typing to completion by the call that waits
+    /// (dropped with the last clone of the run).
+    _lock: Option<std::sync::Arc<File>>,
 }
 
 /// How a command typed into a pane was ended when it had to be.
@@ -394,7 +404,7 @@ impl Tmux {
                 // Not tabs: without a UTF-8 locale (an ssh session's) tmux prints
                 // control characters as `_`. Session names cannot hold `:`, and
                 // the command, which could, comes last.
-                "#{pane_id}::#{@indus_pane}::#{session_name}::#{pane_current_command}",
+                "#{pid}.#{start_time}::#{pane_id}::#{@indus_pane}::#{session_name}::#{pane_current_command}",
             ])
             .await
         {
@@ -405,8 +415,9 @@ impl Tmux {
         Ok(listed
             .lines()
             .filter_map(|line| {
-                let mut f = line.splitn(4, "::");
+                let mut f = line.splitn(5, "::");
                 Some(LivePane {
+                    server: f.next()?.to_string(),
                     id: f.next()?.to_string(),
                     name: f.next()?.to_string(),
                     session: f.next()?.to_string(),
@@ -456,6 +467,37 @@ impl Tmux {
         self.state
             .update(&self.record_rel(), f)
             .map_err(|e| e.to_string())
+    }
+
+    /// The lock of one pane on one server, taken without waiting: `Err` says
+    /// the pane is busy with another call's command.
+    fn pane_lock(&self, server: &str, pane: &PaneRef) -> Result<File, String> {
+        let dir = self.state.path("tmux/panes");
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| self.state.ensure())
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let key = format!(
+            "{}-{server}-{}",
+            self.socket.as_deref().unwrap_or("default"),
+            pane.id
+        );
+        let path = dir.join(format!("{}.lock", file_key(&key)));
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+                "{} is busy: another call is running a command there and waits for it. Use another pane, or try again when it is done.",
+                pane.describe()
+            )),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(format!("cannot lock {}: {e}", path.display()))
+            }
+        }
     }
 
     /// An exclusive lock for creating and killing, so two invocations never
@@ -810,16 +852,21 @@ impl Tmux {
             ));
         }
         let runs_dir = self.state.path("tmux/runs");
-        let record = self.load_record();
         let live = self.live().await?;
-        let foreground = live
-            .iter()
-            .find(|p| p.id == pane.id)
-            .map(|p| p.command.clone())
-            .unwrap_or_default();
+        let here = live.iter().find(|p| p.id == pane.id);
+        let foreground = here.map(|p| p.command.clone()).unwrap_or_default();
+        let server = here.map(|p| p.server.clone()).unwrap_or_default();
+        // One command at a time on a pane: the lock is taken before the pane's
+        // record is read and held until the command is over (by the call that
+        // waits for it), so a second call is refused at once, never typed into
+        // the first one's command.
+        let lock = self.pane_lock(&server, pane)?;
+        let record = self.load_record();
         if let Some(prev) = record.runs.get(&pane.id) {
             let dir = runs_dir.join(&prev.token);
-            if dir.is_dir() && !dir.join("status").exists() {
+            // Typed on a server that is gone: the pane of that id is another one.
+            let void = !prev.server.is_empty() && prev.server != server;
+            if !void && dir.is_dir() && !dir.join("status").exists() {
                 return Err(format!(
                     "{} is still running an earlier command (dispatched at {}): {}\nWatch it with capture-pane, interrupt it with send-keys C-c, or use another pane.",
                     pane.describe(),
@@ -866,6 +913,7 @@ impl Tmux {
                     token: token.clone(),
                     command: command.to_string(),
                     at: now_iso(),
+                    server: server.clone(),
                 },
             );
         })?;
@@ -909,6 +957,7 @@ impl Tmux {
             pane: pane.clone(),
             token,
             dir,
+            _lock: Some(std::sync::Arc::new(lock)),
         })
     }
 
