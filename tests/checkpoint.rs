@@ -564,3 +564,139 @@ fn concurrent_nodes_chain_their_pre_images_in_node_order() {
     }
     assert_eq!(env.read_string("f.txt"), original);
 }
+
+/// Checkpoints by the file, relative to the project: a `cp -a` copy rewinds
+/// itself (the original untouched); one file through a symlinked folder is one
+/// record; a write through a dangling link is recorded at the link's target;
+/// a file recreated by a rewind gets its own mode back; the folders a turn
+/// created go with its files.
+#[test]
+fn checkpoints_follow_the_file_and_the_project() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("a.txt", "original\n");
+    ck(
+        &env,
+        "t1",
+        &[
+            "edit",
+            "a.txt",
+            "--old-text",
+            "original",
+            "--new-text",
+            "changed",
+        ],
+    );
+    // A copy of the project, state and all, rewinds its own file.
+    let copy = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", env.root().display()))
+        .arg(copy.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = common::bin()
+        .current_dir(copy.path())
+        .args(["checkpoint", "rewind", "t1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(copy.path().join("a.txt")).unwrap(),
+        "original\n"
+    );
+    assert_eq!(
+        env.read_string("a.txt"),
+        "changed\n",
+        "the original was rewound from the copy"
+    );
+    let out = env.run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    // One file, two paths.
+    env.write("real/f.txt", "one\n");
+    std::os::unix::fs::symlink("real", env.path("link")).unwrap();
+    ck(
+        &env,
+        "t2",
+        &[
+            "edit",
+            "link/f.txt",
+            "--old-text",
+            "one",
+            "--new-text",
+            "two",
+        ],
+    );
+    ck(
+        &env,
+        "t3",
+        &[
+            "edit",
+            "real/f.txt",
+            "--old-text",
+            "two",
+            "--new-text",
+            "three",
+        ],
+    );
+    let list = list_json(&env);
+    let paths: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|n| n["files"].as_array().unwrap())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["real/f.txt", "real/f.txt"], "{list}");
+    let out = env.run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read_string("real/f.txt"), "one\n");
+    assert!(env.path("link").is_symlink());
+
+    // A write through a dangling link creates its target; the rewind deletes
+    // the target and leaves the link.
+    std::os::unix::fs::symlink("target.txt", env.path("dangling.txt")).unwrap();
+    ck(
+        &env,
+        "t4",
+        &["write", "dangling.txt", "--content", "made\n"],
+    );
+    assert_eq!(env.read_string("target.txt"), "made\n");
+    let out = env.run(&["checkpoint", "rewind", "t4"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!env.path("target.txt").exists());
+    assert!(env.path("dangling.txt").is_symlink());
+
+    // The mode of a file deleted since, recreated by a forced rewind.
+    env.write("run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(env.path("run.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
+    ck(
+        &env,
+        "t5",
+        &["edit", "run.sh", "--old-text", "sh", "--new-text", "bash"],
+    );
+    std::fs::remove_file(env.path("run.sh")).unwrap();
+    let out = env.run(&["checkpoint", "rewind", "t5", "--force"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read_string("run.sh"), "#!/bin/sh\n");
+    let mode = std::fs::metadata(env.path("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777;
+    assert_eq!(mode, 0o750);
+
+    // Folders made for a new file go with it (an older folder stays).
+    ck(
+        &env,
+        "t6",
+        &["write", "new/deep/file.txt", "--content", "x\n"],
+    );
+    ck(&env, "t6", &["write", "real/other.txt", "--content", "y\n"]);
+    let out = env.run(&["checkpoint", "rewind", "t6"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!env.path("new").exists());
+    assert!(env.path("real").is_dir());
+}

@@ -114,7 +114,7 @@ fn always(
 fn file_record(path: String, image: &Image) -> Value {
     match image {
         Image::Absent => json!({"path": path, "before": "absent"}),
-        Image::Kept { size, sha256 } => {
+        Image::Kept { size, sha256, .. } => {
             json!({"path": path, "before": "kept", "size": size, "sha256": sha256})
         }
         Image::OverCap { size, .. } => {

@@ -22,6 +22,7 @@
 //! `--turn`) fails the call before the file is touched, since a change that could
 //! not be rewound must not happen silently under `--checkpoint`.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -32,7 +33,9 @@ use crate::kernel::{
     ToolContentBlock, ToolContext, ToolRegistry, ToolResult, WalkOptions, WalkVisitorFactory,
     define_tool,
 };
-use crate::state::checkpoints::{Capture, CheckpointStore, Image, NodeName, sha256_of_reader};
+use crate::state::checkpoints::{
+    Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path, sha256_of_reader,
+};
 
 /// The tools whose changes are checkpointed (`bash` and `process` change files
 /// the toolbox cannot see, so they are not).
@@ -151,6 +154,8 @@ async fn capture(ctx: &ToolContext, abs: &str, cap: u64) -> Option<Capture> {
     match ctx.fs.stat(abs).await {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Capture::Absent),
         Err(e) => Some(Capture::Unreadable(e.to_string())),
+        // A dangling link: the write creates its target, which did not exist.
+        Ok(info) if info.is_symlink && !info.is_file && !info.is_directory => Some(Capture::Absent),
         // A directory or a device: the inner tool refuses it, nothing to record.
         Ok(info) if !info.is_file => None,
         Ok(info) if info.size > cap => Some(Capture::OverCap(info.size)),
@@ -234,6 +239,16 @@ impl Tool for Checkpointing {
                 return ToolResult::failure(format!("{}: cannot change {shown}: {e}", self.name));
             }
         };
+        // Recorded under the file's real path (links followed, folders
+        // canonical) and with the folders the write will create: a rewind then
+        // restores the file itself and removes those folders again.
+        let (real, missing) = if ctx.remote.is_none() {
+            let real = real_path(&abs);
+            let missing = missing_dirs(&real);
+            (real, missing)
+        } else {
+            (abs.clone(), Vec::new())
+        };
         let mut held = ctx.clone();
         held.fs = Arc::new(HeldLock {
             inner: Arc::clone(&ctx.fs),
@@ -245,7 +260,7 @@ impl Tool for Checkpointing {
         };
         // The store works under the state folder's lock with blocking I/O; the
         // files are small (index, one blob at most) and the call is made once.
-        let recorded = match store.record_before(node, &abs, captured) {
+        let recorded = match store.record_before(node, &real, captured) {
             Ok(r) => r,
             Err(e) => {
                 return ToolResult::failure(format!(
@@ -258,7 +273,7 @@ impl Tool for Checkpointing {
         if result.is_error {
             // Nothing was written, so a record made for this call is taken back.
             if recorded.is_some()
-                && let Err(e) = store.forget_record(node, &abs)
+                && let Err(e) = store.forget_record(node, &real)
             {
                 return with_notice(
                     result,
@@ -273,7 +288,11 @@ impl Tool for Checkpointing {
             Ok(reader) => sha256_of_reader(reader),
             Err(e) => Err(e),
         };
-        let noted = after.and_then(|sha| store.record_after(node, &abs, &sha));
+        let created: Vec<String> = missing
+            .into_iter()
+            .filter(|d| Path::new(d).is_dir())
+            .collect();
+        let noted = after.and_then(|sha| store.record_after_creating(node, &real, &sha, &created));
         drop(lock);
         // The change was made: the call succeeded, and says what the checkpoint
         // lacks (a failure here would report a write that happened as not done).

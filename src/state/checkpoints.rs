@@ -50,7 +50,14 @@ pub enum Image {
     /// The file did not exist: a rewind deletes it.
     Absent,
     /// The content is kept in `blobs/<sha256>`.
-    Kept { sha256: String, size: u64 },
+    Kept {
+        sha256: String,
+        size: u64,
+        /// The file's permission bits, put back by a rewind (a file recreated
+        /// gets its own mode, not the default).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+    },
     /// The file was over the cap; its content was not kept.
     OverCap { size: u64, cap: u64 },
     /// The file existed but could not be read (the write went ahead regardless).
@@ -82,7 +89,8 @@ impl Image {
 /// One file a node touched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileRecord {
-    /// The absolute path the tool resolved.
+    /// The absolute path the tool resolved (stored relative to the project
+    /// when inside it; read back absolute).
     pub path: String,
     /// The file before this node first changed it.
     pub before: Image,
@@ -90,6 +98,10 @@ pub struct FileRecord {
     /// succeeded and was read back).
     #[serde(default)]
     pub after: Option<String>,
+    /// Folders the node's write created for the file (absolute, outermost
+    /// first): a rewind that deletes the file removes them again when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<String>,
 }
 
 /// One checkpoint node: a turn (`--turn`) or one invocation.
@@ -126,13 +138,19 @@ impl Index {
         for node in &self.nodes[from..] {
             for rec in &node.files {
                 match at.get(rec.path.as_str()) {
-                    Some(&i) => order[i].last_after = rec.after.clone(),
+                    Some(&i) => {
+                        order[i].last_after = rec.after.clone();
+                        order[i]
+                            .created_dirs
+                            .extend(rec.created_dirs.iter().cloned());
+                    }
                     None => {
                         at.insert(&rec.path, order.len());
                         order.push(Touched {
                             path: rec.path.clone(),
                             restore: rec.before.clone(),
                             last_after: rec.after.clone(),
+                            created_dirs: rec.created_dirs.clone(),
                         });
                     }
                 }
@@ -165,6 +183,8 @@ pub struct Touched {
     pub path: String,
     pub restore: Image,
     pub last_after: Option<String>,
+    /// Folders created for the file by these nodes, outermost first.
+    pub created_dirs: Vec<String>,
 }
 
 /// What the wrapper read of a file before the tool ran.
@@ -275,6 +295,48 @@ pub struct RewindReport {
 }
 
 /// Lower-case hex SHA-256 of `bytes`.
+/// The file a write to `path` reaches, named by its real path: links followed
+/// (a dangling one to where its target would be), the folders canonical. So one
+/// file reached by two paths (a symlinked folder) is one record, and a rewind
+/// writes the file, never over the link.
+pub fn real_path(path: &str) -> String {
+    fn real(path: &Path, depth: usize) -> PathBuf {
+        if let Ok(p) = std::fs::canonicalize(path) {
+            return p;
+        }
+        if depth < 40
+            && let Ok(target) = std::fs::read_link(path)
+        {
+            let next = match path.parent() {
+                Some(dir) if target.is_relative() => dir.join(&target),
+                _ => target,
+            };
+            return real(&next, depth + 1);
+        }
+        // Not there yet: its nearest folder that is, canonical, and the rest.
+        match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => {
+                real(dir, depth + 1).join(name)
+            }
+            _ => path.to_path_buf(),
+        }
+    }
+    real(Path::new(path), 0).to_string_lossy().into_owned()
+}
+
+/// The folders above `path` that do not exist yet, outermost first: what a
+/// write of `path` will create.
+pub fn missing_dirs(path: &str) -> Vec<String> {
+    let mut missing: Vec<String> = Path::new(path)
+        .ancestors()
+        .skip(1)
+        .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect();
+    missing.reverse();
+    missing
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::tools::files::edit::sha256_hex(bytes)
 }
@@ -317,6 +379,8 @@ const AFTER_LOG_FOLD: u64 = 64 * 1024;
 struct AfterLine {
     path: String,
     after: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    created: Vec<String>,
 }
 
 /// A node's files in `nodes/`: `<seq>-<key>.json` and its journal `<seq>-<key>.after`,
@@ -351,6 +415,39 @@ impl CheckpointStore {
             rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
             cap: DEFAULT_CAP,
             slot: Arc::default(),
+        }
+    }
+
+    /// The project the state folder serves (the folder holding `.indus-process`),
+    /// when the state folder is one: paths inside it are stored relative to it,
+    /// so a copy of the project with its state (`cp -a`) rewinds itself and never
+    /// the original.
+    fn project(&self) -> Option<&Path> {
+        let root = self.dir.root();
+        (root.file_name() == Some(std::ffi::OsStr::new(super::STATE_DIR_NAME)))
+            .then(|| root.parent())
+            .flatten()
+    }
+
+    /// A path as a record stores it: relative to the project when inside it.
+    fn stored(&self, path: &str) -> String {
+        match self
+            .project()
+            .and_then(|p| Path::new(path).strip_prefix(p).ok())
+        {
+            Some(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
+            _ => path.to_string(),
+        }
+    }
+
+    /// A stored path made absolute against the project as it is now (records of
+    /// older versions hold absolute paths, taken as they are).
+    fn resolved(&self, stored: &str) -> String {
+        match self.project() {
+            Some(p) if Path::new(stored).is_relative() => {
+                p.join(stored).to_string_lossy().into_owned()
+            }
+            _ => stored.to_string(),
         }
     }
 
@@ -460,7 +557,7 @@ impl CheckpointStore {
         let mut node: Node = serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
         let log = match std::fs::read(&files.after) {
             Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(node),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(state_error(&files.after, e)),
         };
         // A last line without its newline is an append cut short by a crash: its
@@ -474,6 +571,13 @@ impl CheckpointStore {
                 serde_json::from_slice(line).map_err(|e| corrupt(&files.after, e))?;
             if let Some(rec) = node.files.iter_mut().find(|f| f.path == noted.path) {
                 rec.after = Some(noted.after);
+                rec.created_dirs.extend(noted.created);
+            }
+        }
+        for rec in &mut node.files {
+            rec.path = self.resolved(&rec.path);
+            for dir in &mut rec.created_dirs {
+                *dir = self.resolved(dir);
             }
         }
         Ok(node)
@@ -489,7 +593,14 @@ impl CheckpointStore {
             seq_name(files.seq),
             files.key
         );
-        self.dir.write_unsynced(lock, &rel, node)?;
+        let mut stored = node.clone();
+        for rec in &mut stored.files {
+            rec.path = self.stored(&rec.path);
+            for dir in &mut rec.created_dirs {
+                *dir = self.stored(dir);
+            }
+        }
+        self.dir.write_unsynced(lock, &rel, &stored)?;
         remove_if_there(&files.after)
     }
 
@@ -631,9 +742,16 @@ impl CheckpointStore {
             Capture::Bytes(bytes) => {
                 let sha256 = sha256_hex(&bytes);
                 self.keep_blob(&lock, &sha256, &bytes)?;
+                let mode = {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::metadata(path)
+                        .ok()
+                        .map(|m| m.permissions().mode() & 0o7777)
+                };
                 Image::Kept {
                     sha256,
                     size: bytes.len() as u64,
+                    mode,
                 }
             }
             Capture::Unreadable(reason) => Image::Unreadable { reason },
@@ -642,6 +760,7 @@ impl CheckpointStore {
             path: path.to_string(),
             before: image.clone(),
             after: None,
+            created_dirs: Vec::new(),
         });
         self.write_node(&lock, &files, &current)?;
         Ok(Some(image))
@@ -652,10 +771,23 @@ impl CheckpointStore {
     /// when that is next rewritten. Every checkpointed call notes one, so it is
     /// kept to an append (no read or rewrite of the node).
     pub fn record_after(&self, node: &NodeName, path: &str, sha256: &str) -> io::Result<()> {
+        self.record_after_creating(node, path, sha256, &[])
+    }
+
+    /// [`Self::record_after`], with the folders the write created for the file
+    /// (outermost first), which a rewind deleting the file removes when empty.
+    pub fn record_after_creating(
+        &self,
+        node: &NodeName,
+        path: &str,
+        sha256: &str,
+        created: &[String],
+    ) -> io::Result<()> {
         use std::io::Write;
         let mut line = serde_json::to_vec(&AfterLine {
-            path: path.to_string(),
+            path: self.stored(path),
             after: sha256.to_string(),
+            created: created.iter().map(|d| self.stored(d)).collect(),
         })
         .map_err(io::Error::other)?;
         line.push(b'\n');
@@ -794,9 +926,15 @@ impl CheckpointStore {
                             }
                         }
                     }
+                    // The folders made for it, innermost first, while empty.
+                    for dir in t.created_dirs.iter().rev() {
+                        if !inside_git(dir) {
+                            let _ = std::fs::remove_dir(dir);
+                        }
+                    }
                     report.deleted.push(t.path);
                 }
-                Image::Kept { sha256, .. } => {
+                Image::Kept { sha256, mode, .. } => {
                     if !already {
                         let bytes = self.blob(sha256)?;
                         let path = Path::new(&t.path);
@@ -808,6 +946,20 @@ impl CheckpointStore {
                         atomic_write_within(path, &bytes, root).map_err(|e| {
                             io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
                         })?;
+                    }
+                    if let Some(mode) = mode {
+                        use std::os::unix::fs::PermissionsExt;
+                        let path = Path::new(&t.path);
+                        let now = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777);
+                        if now.is_ok_and(|m| m != *mode) {
+                            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
+                                .map_err(|e| {
+                                    io::Error::new(
+                                        e.kind(),
+                                        format!("cannot restore the mode of {}: {e}", t.path),
+                                    )
+                                })?;
+                        }
                     }
                     report.restored.push(t.path);
                 }
@@ -921,7 +1073,9 @@ mod tests {
             got,
             Some(Image::Kept {
                 sha256: sha256_hex(b"one"),
-                size: 3
+                size: 3,
+                // No file there: nothing to read a mode from.
+                mode: None,
             })
         );
         assert_eq!(
