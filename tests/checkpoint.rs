@@ -700,3 +700,78 @@ fn checkpoints_follow_the_file_and_the_project() {
     assert!(!env.path("new").exists());
     assert!(env.path("real").is_dir());
 }
+
+/// `rewind --force` plans every step first: a file that became a folder refuses
+/// the whole rewind, nothing touched, the node kept.
+#[test]
+fn a_forced_rewind_is_all_or_nothing() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a\n");
+    env.write("b.txt", "b\n");
+    ck(&env, "t1", &["write", "a.txt", "--content", "A\n"]);
+    ck(&env, "t1", &["write", "b.txt", "--content", "B\n"]);
+    std::fs::remove_file(env.path("b.txt")).unwrap();
+    std::fs::create_dir(env.path("b.txt")).unwrap();
+    let out = env.run(&["checkpoint", "rewind", "t1", "--force"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stderr(&out).contains("is a folder now"), "{}", stderr(&out));
+    assert_eq!(
+        env.read_string("a.txt"),
+        "A\n",
+        "a file was restored by a refused rewind"
+    );
+    assert_eq!(node_names(&env), ["t1"]);
+}
+
+/// A rewind of 300 files killed at random moments: the next call on the session
+/// finishes it, so every file is back and the node gone, or (killed before its
+/// plan was written) nothing changed and the node kept. Never a mix.
+#[test]
+fn a_rewind_killed_midway_is_completed_by_the_next_call() {
+    let env = TestEnv::new();
+    let n = 300;
+    for round in 0..6u64 {
+        for i in 0..n {
+            env.write(&format!("d/f{i}.txt"), format!("before {i}\n"));
+        }
+        let batch: String = (0..n)
+            .map(|i| {
+                format!(
+                    "{{\"name\":\"read\",\"input\":{{\"path\":\"d/f{i}.txt\"}}}}\n{{\"name\":\"write\",\"input\":{{\"path\":\"d/f{i}.txt\",\"content\":\"after {i}\\n\"}}}}\n"
+                )
+            })
+            .collect();
+        let out = env
+            .cmd()
+            .args(["--checkpoint", "--turn", "big", "batch"])
+            .write_stdin(batch)
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(env.read_string("d/f7.txt"), "after 7\n", "{}", stdout(&out));
+        let mut child = common::bin_std()
+            .current_dir(env.root())
+            .args(["--cwd", env.root().to_str().unwrap()])
+            .args(["checkpoint", "rewind", "big"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5 + round * 9));
+        let _ = child.kill();
+        let _ = child.wait();
+        let names = node_names(&env); // finishes an interrupted rewind
+        let restored = (0..n)
+            .filter(|i| env.read_string(&format!("d/f{i}.txt")) == format!("before {i}\n"))
+            .count();
+        match restored {
+            0 => assert_eq!(names, ["big"], "round {round}"),
+            r if r == n => assert!(names.is_empty(), "round {round}: {names:?}"),
+            r => panic!("round {round}: {r} of {n} files restored"),
+        }
+        if !names.is_empty() {
+            let out = env.run(&["checkpoint", "rewind", "big"]);
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+        }
+    }
+}

@@ -26,7 +26,7 @@
 //! rewind, drop); the tool wrapper is `deck::checkpoint`, the command line
 //! `cli::checkpoint_command`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -187,6 +187,32 @@ pub struct Touched {
     pub created_dirs: Vec<String>,
 }
 
+/// A rewind's plan, written before its first step (see
+/// [`CheckpointStore::rewind`]): the node rewound and every file step.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Journal {
+    from: String,
+    steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "camelCase")]
+enum Step {
+    #[serde(rename_all = "camelCase")]
+    Delete {
+        path: String,
+        created_dirs: Vec<String>,
+        already: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    Restore {
+        path: String,
+        sha256: String,
+        mode: Option<u32>,
+        already: bool,
+    },
+}
+
 /// What the wrapper read of a file before the tool ran.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Capture {
@@ -294,7 +320,6 @@ pub struct RewindReport {
     pub dropped: Vec<String>,
 }
 
-/// Lower-case hex SHA-256 of `bytes`.
 /// The file a write to `path` reaches, named by its real path: links followed
 /// (a dangling one to where its target would be), the folders canonical. So one
 /// file reached by two paths (a symlinked folder) is one record, and a rewind
@@ -337,6 +362,7 @@ pub fn missing_dirs(path: &str) -> Vec<String> {
     missing
 }
 
+/// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     crate::tools::files::edit::sha256_hex(bytes)
 }
@@ -378,7 +404,12 @@ const AFTER_LOG_FOLD: u64 = 64 * 1024;
 #[derive(Debug, Serialize, Deserialize)]
 struct AfterLine {
     path: String,
-    after: String,
+    /// A record begun by this line (the file's pre-image), when the node's file
+    /// did not need rewriting for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    before: Option<Image>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    after: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     created: Vec<String>,
 }
@@ -406,6 +437,32 @@ pub struct CheckpointStore {
     /// same invocation (and the hash noted after each) find it without listing
     /// `nodes/`.
     slot: Arc<Mutex<Option<NodeFiles>>>,
+    /// The paths that node holds as last seen, with the stamp of its files then.
+    paths: Arc<Mutex<Option<PathCache>>>,
+}
+
+/// A node's file and journal as they were: lengths and the file's change time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp(Option<(u64, i64, i64)>, u64);
+
+impl Stamp {
+    fn of(files: &NodeFiles) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let json = std::fs::metadata(&files.json)
+            .ok()
+            .map(|m| (m.len(), m.mtime(), m.mtime_nsec()));
+        let log = std::fs::metadata(&files.after).map_or(0, |m| m.len());
+        Stamp(json, log)
+    }
+}
+
+#[derive(Debug)]
+struct PathCache {
+    key: String,
+    seq: u64,
+    stamp: Stamp,
+    /// Stored (project-relative) paths.
+    paths: HashSet<String>,
 }
 
 impl CheckpointStore {
@@ -415,6 +472,7 @@ impl CheckpointStore {
             rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
             cap: DEFAULT_CAP,
             slot: Arc::default(),
+            paths: Arc::default(),
         }
     }
 
@@ -449,6 +507,54 @@ impl CheckpointStore {
             }
             _ => stored.to_string(),
         }
+    }
+
+    /// Append one line to a node's journal. A journal whose last line was cut
+    /// short (a crash mid-append) is folded into the node first, so the new line
+    /// never joins the torn one.
+    fn append_line(&self, lock: &StateLock, files: &NodeFiles, line: &[u8]) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom, Write};
+        let torn = std::fs::File::open(&files.after).is_ok_and(|mut f| {
+            let mut last = [0u8; 1];
+            f.seek(SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n'
+        });
+        if torn {
+            let node = self.read_node(files)?;
+            self.write_node(lock, files, &node)?;
+            self.forget_paths();
+        }
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&files.after)
+            .and_then(|mut f| f.write_all(line))
+            .map_err(|e| state_error(&files.after, e))
+    }
+
+    fn note_paths(&self, files: &NodeFiles, paths: HashSet<String>) {
+        *self.paths.lock().unwrap_or_else(|p| p.into_inner()) = Some(PathCache {
+            key: files.key.clone(),
+            seq: files.seq,
+            stamp: Stamp::of(files),
+            paths,
+        });
+    }
+
+    /// One path appended by this store to a node whose files stood at `before`:
+    /// the cache stays valid (with the new stamp) only if it was.
+    fn add_path(&self, files: &NodeFiles, before: Stamp, stored: String) {
+        let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        match cache.as_mut() {
+            Some(c) if c.key == files.key && c.seq == files.seq && c.stamp == before => {
+                c.paths.insert(stored);
+                c.stamp = Stamp::of(files);
+            }
+            _ => *cache = None,
+        }
+    }
+
+    fn forget_paths(&self) {
+        *self.paths.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     fn remembered(&self, key: &str) -> Option<NodeFiles> {
@@ -569,8 +675,20 @@ impl CheckpointStore {
         for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             let noted: AfterLine =
                 serde_json::from_slice(line).map_err(|e| corrupt(&files.after, e))?;
+            if let Some(before) = noted.before
+                && !node.files.iter().any(|f| f.path == noted.path)
+            {
+                node.files.push(FileRecord {
+                    path: noted.path.clone(),
+                    before,
+                    after: None,
+                    created_dirs: Vec::new(),
+                });
+            }
             if let Some(rec) = node.files.iter_mut().find(|f| f.path == noted.path) {
-                rec.after = Some(noted.after);
+                if noted.after.is_some() {
+                    rec.after = noted.after;
+                }
                 rec.created_dirs.extend(noted.created);
             }
         }
@@ -625,6 +743,10 @@ impl CheckpointStore {
             return Ok(Index::default());
         }
         let lock = self.dir.lock()?;
+        self.finish_interrupted(&lock).map_err(|e| match e {
+            CheckpointError::Io(e) => e,
+            other => io::Error::other(other.to_string()),
+        })?;
         Ok(self.read_index(&lock)?.0)
     }
 
@@ -670,6 +792,8 @@ impl CheckpointStore {
         capture: Capture,
     ) -> Result<Option<Image>, CheckpointError> {
         let lock = self.dir.lock()?;
+        // A rewind cut short is finished before anything new is recorded.
+        self.finish_interrupted(&lock)?;
         let key = file_key(&node.name);
         let fresh = || Node {
             name: node.name.clone(),
@@ -677,7 +801,7 @@ impl CheckpointStore {
             named: node.named,
             files: Vec::new(),
         };
-        let (files, mut current) = if node.named {
+        let (files, current) = if node.named {
             // A turn may have been begun by another invocation, or be stale: the
             // folder is listed to tell.
             let all = self.node_files(&lock)?;
@@ -689,13 +813,13 @@ impl CheckpointStore {
                         newest: newest.name,
                     });
                 }
-                Some(i) => (all[i].clone(), self.read_node(&all[i])?),
+                Some(i) => (all[i].clone(), None),
                 None => {
                     let node = fresh();
                     let seq = all
                         .last()
                         .map_or(node.created_ms, |f| node.created_ms.max(f.seq + 1));
-                    (self.new_node_files(seq, key), node)
+                    (self.new_node_files(seq, key), Some(node))
                 }
             }
         } else {
@@ -705,27 +829,48 @@ impl CheckpointStore {
             // A new node starts after every node there (two begun in one
             // millisecond still sort in the order their first writes came, which
             // the caller's file lock orders).
-            let begin = |lock: &StateLock| -> io::Result<(NodeFiles, Node)> {
+            let begin = |lock: &StateLock| -> io::Result<(NodeFiles, Option<Node>)> {
                 let node = fresh();
                 let last = self.node_files(lock)?.last().map(|f| f.seq);
                 let seq = last.map_or(node.created_ms, |l| node.created_ms.max(l + 1));
-                Ok((self.new_node_files(seq, key.clone()), node))
+                Ok((self.new_node_files(seq, key.clone()), Some(node)))
             };
             match self.remembered(&key) {
-                Some(f) => match self.read_node(&f) {
-                    Ok(n) => (f, n),
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => begin(&lock)?,
-                    Err(e) => return Err(e.into()),
-                },
-                None => begin(&lock)?,
+                Some(f) if f.json.is_file() => (f, None),
+                _ => begin(&lock)?,
             }
         };
         self.remember(&files);
-        if current.files.iter().any(|f| f.path == path) {
+        let stored = self.stored(path);
+        // The paths the node holds: as this store last saw them while its files
+        // are unchanged since (a batch's calls then read nothing), else read.
+        let stamp = Stamp::of(&files);
+        let cached = {
+            let cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+            cache
+                .as_ref()
+                .filter(|c| c.key == files.key && c.seq == files.seq && c.stamp == stamp)
+                .map(|c| c.paths.contains(&stored))
+        };
+        let has = match (&current, cached) {
+            (Some(node), _) => node.files.iter().any(|f| f.path == path),
+            (None, Some(has)) => has,
+            (None, None) => {
+                let node = self.read_node(&files)?;
+                let paths: HashSet<String> =
+                    node.files.iter().map(|f| self.stored(&f.path)).collect();
+                let has = paths.contains(&stored);
+                self.note_paths(&files, paths);
+                has
+            }
+        };
+        if has {
             // Many changes to files a turn already holds only append to its
             // journal; past a bound it is folded in, so reading stays cheap.
             if std::fs::metadata(&files.after).is_ok_and(|m| m.len() > AFTER_LOG_FOLD) {
-                self.write_node(&lock, &files, &current)?;
+                let node = self.read_node(&files)?;
+                self.write_node(&lock, &files, &node)?;
+                self.forget_paths();
             }
             return Ok(None);
         }
@@ -756,6 +901,27 @@ impl CheckpointStore {
             }
             Capture::Unreadable(reason) => Image::Unreadable { reason },
         };
+        // A node whose file exists takes the record as one appended line (the
+        // node is rewritten only past the bound): a turn of many files costs a
+        // line per file, not a rewrite of every record so far.
+        let log_len = std::fs::metadata(&files.after).map_or(0, |m| m.len());
+        if current.is_none() && files.json.is_file() && log_len <= AFTER_LOG_FOLD {
+            let mut line = serde_json::to_vec(&AfterLine {
+                path: self.stored(path),
+                before: Some(image.clone()),
+                after: None,
+                created: Vec::new(),
+            })
+            .map_err(io::Error::other)?;
+            line.push(b'\n');
+            self.append_line(&lock, &files, &line)?;
+            self.add_path(&files, stamp, stored);
+            return Ok(Some(image));
+        }
+        let mut current = match current {
+            Some(node) => node,
+            None => self.read_node(&files)?,
+        };
         current.files.push(FileRecord {
             path: path.to_string(),
             before: image.clone(),
@@ -763,6 +929,8 @@ impl CheckpointStore {
             created_dirs: Vec::new(),
         });
         self.write_node(&lock, &files, &current)?;
+        let paths = current.files.iter().map(|f| self.stored(&f.path)).collect();
+        self.note_paths(&files, paths);
         Ok(Some(image))
     }
 
@@ -783,10 +951,10 @@ impl CheckpointStore {
         sha256: &str,
         created: &[String],
     ) -> io::Result<()> {
-        use std::io::Write;
         let mut line = serde_json::to_vec(&AfterLine {
             path: self.stored(path),
-            after: sha256.to_string(),
+            before: None,
+            after: Some(sha256.to_string()),
             created: created.iter().map(|d| self.stored(d)).collect(),
         })
         .map_err(io::Error::other)?;
@@ -801,12 +969,18 @@ impl CheckpointStore {
         let Some(files) = files else {
             return Ok(());
         };
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&files.after)
-            .and_then(|mut f| f.write_all(&line))
-            .map_err(|e| state_error(&files.after, e))
+        let before = Stamp::of(&files);
+        self.append_line(&lock, &files, &line)?;
+        // A hash adds no path: the cached paths stay true for the new stamp.
+        let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = cache.as_mut()
+            && c.key == files.key
+            && c.seq == files.seq
+            && c.stamp == before
+        {
+            c.stamp = Stamp::of(&files);
+        }
+        Ok(())
     }
 
     /// Take back a record this call made when the tool then changed nothing (it
@@ -854,7 +1028,8 @@ impl CheckpointStore {
         root: Option<&Root>,
     ) -> Result<RewindReport, CheckpointError> {
         let lock = self.dir.lock()?;
-        let (mut index, files) = self.read_index(&lock)?;
+        self.finish_interrupted(&lock)?;
+        let (index, _) = self.read_index(&lock)?;
         let from = Self::find(&index, name)?;
         let touched = index.touched_since(from);
         let mut report = RewindReport::default();
@@ -907,70 +1082,163 @@ impl CheckpointStore {
             }
             work.push((t, already));
         }
+        // Everything a step needs is checked before the first one runs: a path
+        // that became a folder (or lost its folder to a file) cannot take a file
+        // back, forced or not, and nothing is touched then.
+        for (t, already) in &work {
+            if *already {
+                continue;
+            }
+            let path = Path::new(&t.path);
+            let blocked = if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                Some("is a folder now".to_string())
+            } else {
+                path.ancestors()
+                    .skip(1)
+                    .find(|d| {
+                        std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir() && !m.is_symlink())
+                    })
+                    .map(|d| format!("{} is a file now, not a folder", d.display()))
+            };
+            if let Some(why) = blocked {
+                refusals.push((t.path.clone(), why));
+            }
+        }
         if !refusals.is_empty() {
             return Err(CheckpointError::Refused { files: refusals });
         }
-        for (t, already) in work {
-            match &t.restore {
-                Image::Absent => {
+        let steps: Vec<Step> = work
+            .into_iter()
+            .filter_map(|(t, already)| {
+                let step = match t.restore {
+                    Image::Absent => Step::Delete {
+                        path: t.path,
+                        created_dirs: t.created_dirs,
+                        already,
+                    },
+                    Image::Kept { sha256, mode, .. } => Step::Restore {
+                        path: t.path,
+                        sha256,
+                        mode,
+                        already,
+                    },
+                    Image::OverCap { .. } | Image::Unreadable { .. } => return None,
+                };
+                Some(step)
+            })
+            .collect();
+        // The journal first: a rewind cut short (SIGKILL, power loss) is
+        // completed by the next call on this session, never left half done.
+        let journal = Journal {
+            from: index.nodes[from].name.clone(),
+            steps,
+        };
+        self.dir
+            .write(&lock, &self.journal_rel(), &journal)
+            .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
+        let done = self.complete(&lock, &journal, root)?;
+        report.restored = done.restored;
+        report.deleted = done.deleted;
+        report.dropped = done.dropped;
+        Ok(report)
+    }
+
+    fn journal_rel(&self) -> String {
+        format!("{}/rewind.json", self.rel)
+    }
+
+    /// Finish a rewind an earlier call began and could not end (its journal is
+    /// there): every step again (each is idempotent), then the nodes dropped.
+    fn finish_interrupted(&self, lock: &StateLock) -> Result<(), CheckpointError> {
+        let path = self.dir.path(&self.journal_rel());
+        if !path.is_file() {
+            return Ok(());
+        }
+        let journal: Journal = self.dir.read(lock, &self.journal_rel())?;
+        self.complete(lock, &journal, None)?;
+        Ok(())
+    }
+
+    /// Run a journal's steps, drop the rewound nodes, collect the blobs, and
+    /// remove the journal: the last thing, so a cut anywhere before is redone.
+    fn complete(
+        &self,
+        lock: &StateLock,
+        journal: &Journal,
+        root: Option<&Root>,
+    ) -> Result<RewindReport, CheckpointError> {
+        let mut report = RewindReport::default();
+        for step in &journal.steps {
+            match step {
+                Step::Delete {
+                    path,
+                    created_dirs,
+                    already,
+                } => {
                     if !already {
-                        match std::fs::remove_file(&t.path) {
+                        match std::fs::remove_file(path) {
                             Ok(()) => {}
                             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                             Err(e) => {
                                 return Err(io::Error::new(
                                     e.kind(),
-                                    format!("cannot delete {}: {e}", t.path),
+                                    format!("cannot delete {path}: {e}"),
                                 )
                                 .into());
                             }
                         }
                     }
                     // The folders made for it, innermost first, while empty.
-                    for dir in t.created_dirs.iter().rev() {
+                    for dir in created_dirs.iter().rev() {
                         if !inside_git(dir) {
                             let _ = std::fs::remove_dir(dir);
                         }
                     }
-                    report.deleted.push(t.path);
+                    report.deleted.push(path.clone());
                 }
-                Image::Kept { sha256, mode, .. } => {
-                    if !already {
+                Step::Restore {
+                    path: shown,
+                    sha256,
+                    mode,
+                    already,
+                } => {
+                    let path = Path::new(shown);
+                    let restore_error = |e: io::Error| {
+                        io::Error::new(e.kind(), format!("cannot restore {shown}: {e}"))
+                    };
+                    if !already && current_hash(path).ok().flatten().as_deref() != Some(sha256) {
                         let bytes = self.blob(sha256)?;
-                        let path = Path::new(&t.path);
                         if let Some(parent) = path.parent() {
-                            std::fs::create_dir_all(parent).map_err(|e| {
-                                io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
-                            })?;
+                            std::fs::create_dir_all(parent).map_err(restore_error)?;
                         }
-                        atomic_write_within(path, &bytes, root).map_err(|e| {
-                            io::Error::new(e.kind(), format!("cannot restore {}: {e}", t.path))
-                        })?;
+                        atomic_write_within(path, &bytes, root).map_err(restore_error)?;
                     }
                     if let Some(mode) = mode {
                         use std::os::unix::fs::PermissionsExt;
-                        let path = Path::new(&t.path);
                         let now = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777);
                         if now.is_ok_and(|m| m != *mode) {
                             std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
                                 .map_err(|e| {
                                     io::Error::new(
                                         e.kind(),
-                                        format!("cannot restore the mode of {}: {e}", t.path),
+                                        format!("cannot restore the mode of {shown}: {e}"),
                                     )
                                 })?;
                         }
                     }
-                    report.restored.push(t.path);
+                    report.restored.push(shown.clone());
                 }
-                Image::OverCap { .. } | Image::Unreadable { .. } => {}
             }
         }
-        report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
-        for f in &files[from..] {
-            self.remove_node(f)?;
+        let (mut index, files) = self.read_index(lock)?;
+        if let Some(from) = index.position(&journal.from) {
+            report.dropped = index.nodes.drain(from..).map(|n| n.name).collect();
+            for f in &files[from..] {
+                self.remove_node(f)?;
+            }
         }
-        self.collect_garbage(&lock, &index)?;
+        self.collect_garbage(lock, &index)?;
+        remove_if_there(&self.dir.path(&self.journal_rel()))?;
         Ok(report)
     }
 
@@ -979,6 +1247,7 @@ impl CheckpointStore {
     /// Answers the names forgotten; unreferenced blobs are deleted.
     pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
         let lock = self.dir.lock()?;
+        self.finish_interrupted(&lock)?;
         let (mut index, files) = self.read_index(&lock)?;
         let upto = match name {
             Some(name) => Self::find(&index, name)? + 1,
@@ -1227,12 +1496,27 @@ mod tests {
             s.load().unwrap().nodes[0].files[0].after.as_deref(),
             Some("h2")
         );
-        // A rewrite of the node folds the journal in and empties it.
+        // The next append folds the journal in first (the torn line dropped),
+        // then starts it again with its own line.
         s.record_before(&t, &file(dir.path(), "b"), Capture::Absent)
             .unwrap();
-        assert!(!log.exists());
         let node: Node = serde_json::from_slice(&std::fs::read(&files.json).unwrap()).unwrap();
         assert_eq!(node.files[0].after.as_deref(), Some("h2"));
+        assert_eq!(
+            std::fs::read(&log)
+                .unwrap()
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count(),
+            1
+        );
+        let loaded = s.load().unwrap();
+        let paths: Vec<&str> = loaded.nodes[0]
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect();
+        assert_eq!(paths, [a.as_str(), file(dir.path(), "b").as_str()]);
         // A complete line that does not parse is an error naming the file.
         std::fs::write(&log, "nope\n").unwrap();
         let err = s.load().unwrap_err();
