@@ -723,7 +723,7 @@ fn a_forced_rewind_is_all_or_nothing() {
     assert_eq!(node_names(&env), ["t1"]);
 }
 
-/// A rewind of 300 files killed at random moments: the next call on the session
+/// A forced rewind of 300 files killed at moments spread over its run: the next call on the session
 /// finishes it, so every file is back and the node gone, or (killed before its
 /// plan was written) nothing changed and the node kept. Never a mix.
 #[test]
@@ -752,7 +752,7 @@ fn a_rewind_killed_midway_is_completed_by_the_next_call() {
         let mut child = common::bin_std()
             .current_dir(env.root())
             .args(["--cwd", env.root().to_str().unwrap()])
-            .args(["checkpoint", "rewind", "big"])
+            .args(["checkpoint", "rewind", "big", "--force"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
