@@ -1091,10 +1091,10 @@ impl Inference {
     }
 }
 
-/// How the closing lines at the edges of a replacement line up with the lines
-/// that opened their blocks: a line starting with `}`, `)` or `]` whose opener is
-/// on the other side of the replacement's edge agrees when it stands at the
-/// opener line's indentation.
+/// How the closing lines of a replacement, and of the file after it, line up
+/// with the lines that opened their blocks: a line starting with `}`, `)` or `]`
+/// that closes a block opened by a line ending with its opener, one of the two
+/// in the replacement, agrees when it stands at the opener line's indentation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Fit {
     agree: usize,
@@ -1114,29 +1114,30 @@ impl Fit {
     }
 }
 
-/// Of two texts for `hay[start..end]`, the one the bracket witness says fits
-/// (0 or 1), if it tells them apart.
-pub(crate) fn brackets_pick(
-    hay: &str,
-    start: usize,
-    end: usize,
-    a: &str,
-    b: &str,
-) -> Option<usize> {
-    let fit = |text: &str| {
-        bracket_fit(
-            hay,
-            &Replacement {
-                start,
-                end,
-                text: text.to_string(),
-            },
-        )
-    };
-    match fit(a).against(&fit(b))? {
-        Frame::Old => Some(0),
-        Frame::File => Some(1),
-    }
+/// Of several texts for `hay[start..end]`, the ones the bracket witness says fit:
+/// those with agreeing closing lines and none disagreeing, when every other one
+/// disagrees somewhere (none otherwise).
+pub(crate) fn brackets_fitting(hay: &str, start: usize, end: usize, texts: &[&str]) -> Vec<usize> {
+    let fits: Vec<Fit> = texts
+        .iter()
+        .map(|text| {
+            bracket_fit(
+                hay,
+                &Replacement {
+                    start,
+                    end,
+                    text: text.to_string(),
+                },
+            )
+        })
+        .collect();
+    let clean: Vec<usize> = (0..fits.len())
+        .filter(|&i| fits[i].disagree == 0 && fits[i].agree > 0)
+        .collect();
+    let others_disagree = (0..fits.len()).all(|i| {
+        clean.contains(&i) || fits[i].disagree > 0 || clean.iter().any(|&c| texts[c] == texts[i])
+    });
+    if others_disagree { clean } else { Vec::new() }
 }
 
 /// Lines of context the bracket witness reads on either side of a replacement.
@@ -1148,8 +1149,7 @@ const BRACKET_CONTEXT: usize = 400;
 /// literals and `//` comments are skipped; a language without brackets gives no
 /// evidence at all, which is what the caller needs.
 fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
-    // (the closer expected, the opener line's indentation in columns, which side)
-    let mut stack: Vec<(u8, usize, Side)> = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
     let mut fit = Fit::default();
     let before: Vec<&str> = hay[..r.start].lines().collect();
     let skip = before.len().saturating_sub(BRACKET_CONTEXT);
@@ -1175,13 +1175,21 @@ enum Side {
     After,
 }
 
-fn scan_brackets(line: &str, side: Side, stack: &mut Vec<(u8, usize, Side)>, fit: &mut Fit) {
+/// An opening bracket not closed yet: the closer it expects, its line's
+/// indentation in columns, which side of the edge it is on, and whether it ends
+/// its line (opens a block, so its closing line stands under it).
+type Open = (u8, usize, Side, bool);
+
+fn scan_brackets(line: &str, side: Side, stack: &mut Vec<Open>, fit: &mut Fit) {
     let p = parts(line);
-    if p.core.starts_with("# ") || p.core == "#" {
+    // A comment line of the shell or Python (`# …`); Rust's `#[…]` and `#!` are code.
+    if p.core.starts_with('#') && !p.core.starts_with("#[") && !p.core.starts_with("#!") {
         return;
     }
     let indent = columns(p.indent, 4);
     let b = p.core.as_bytes();
+    let mut tokens: Vec<(usize, u8)> = Vec::new();
+    let mut end = b.len();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -1191,42 +1199,62 @@ fn scan_brackets(line: &str, side: Side, stack: &mut Vec<(u8, usize, Side)>, fit
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            // A character literal ('{', '\''); a lone quote (a lifetime, an
-            // apostrophe) is passed over.
             b'\'' => {
+                let ident = b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
                 if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') {
+                    // An escaped character literal ('\'', '\n').
                     i += 3;
-                } else if b.get(i + 2) == Some(&b'\'') {
-                    i += 2;
+                } else if ident > 0 && b.get(i + 1 + ident) != Some(&b'\'') {
+                    // A lifetime or a label ('a, 'static): no closing quote.
+                    i += ident;
+                } else if let Some(k) = b[i + 1..].iter().position(|&c| c == b'\'') {
+                    // A quoted run ('{', a shell's '*}'), to its closing quote.
+                    i += k + 1;
                 }
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => return,
-            c @ (b'{' | b'(' | b'[') => {
-                let close = match c {
-                    b'{' => b'}',
-                    b'(' => b')',
-                    _ => b']',
-                };
-                stack.push((close, indent, side));
+            // `//` opens a comment at the start or after a blank, not inside a
+            // word (a shell's `${x//a/b}`, a URL).
+            b'/' if b.get(i + 1) == Some(&b'/') && (i == 0 || is_indent_byte(b[i - 1])) => {
+                end = i;
+                break;
             }
-            // A closer that is not the innermost opener's is left alone: the
-            // scan is a witness, not a parser.
-            c @ (b'}' | b')' | b']') if stack.last().is_some_and(|e| e.0 == c) => {
-                let Some((_, opened_at, opened_on)) = stack.pop() else {
-                    break;
+            c @ (b'{' | b'(' | b'[' | b'}' | b')' | b']') => tokens.push((i, c)),
+            _ => {}
+        }
+        i += 1;
+    }
+    let last = b[..end].iter().rposition(|c| !is_indent_byte(*c));
+    for (at, c) in tokens {
+        let close = match c {
+            b'{' => b'}',
+            b'(' => b')',
+            b'[' => b']',
+            _ => {
+                // A closer that is not the innermost opener's is left alone: the
+                // scan is a witness, not a parser.
+                if stack.last().is_none_or(|e| e.0 != c) {
+                    continue;
+                }
+                let Some((_, opened_at, opened_on, block)) = stack.pop() else {
+                    continue;
                 };
-                let crosses = opened_on != side && (side == Side::New || opened_on == Side::New);
-                if i == 0 && crosses {
+                // Pairs that involve the replacement: across its edges, and
+                // within it (its first line may be placed apart from the rest).
+                let involves = side == Side::New || opened_on == Side::New;
+                if at == 0 && block && involves {
                     if opened_at == indent {
                         fit.agree += 1;
                     } else {
                         fit.disagree += 1;
                     }
                 }
+                continue;
             }
-            _ => {}
-        }
-        i += 1;
+        };
+        stack.push((close, indent, side, Some(at) == last));
     }
 }
 
@@ -1633,5 +1661,26 @@ mod tests {
             }
         );
         assert_eq!(bracket_fit(hay, &r("    y();\n")), Fit::default());
+        // A shell's `${x//a/b}` is no comment and its quoted `'*}'` no closer;
+        // a brace that does not end its line opens no block.
+        let sh = "f() {\n  x=1\n}\n";
+        let at = sh.find("  x=1").unwrap();
+        let r = |text: &str| Replacement {
+            start: at,
+            end: at + "  x=1\n".len(),
+            text: text.to_string(),
+        };
+        assert_eq!(
+            bracket_fit(sh, &r("e=( ${e//:/\\:} )\ncompset -P '*}'\n")),
+            Fit::default()
+        );
+        assert_eq!(bracket_fit(sh, &r("  if x; then { y\n")), Fit::default());
+        assert_eq!(
+            bracket_fit(sh, &r("  g() {\n")),
+            Fit {
+                agree: 0,
+                disagree: 1
+            }
+        );
     }
 }

@@ -80,7 +80,7 @@ use std::time::Duration;
 use memchr::memmem;
 
 pub use super::edit_lines::MatchStage;
-use super::edit_lines::{LineOutcome, alike, brackets_pick, match_lines};
+use super::edit_lines::{LineOutcome, alike, brackets_fitting, match_lines};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -580,13 +580,21 @@ pub fn plan_edit(
         for &(s, e) in &exact {
             // The two readings of an anchored newText, told apart by the brackets
             // at their edges when the texts cannot tell.
+            // Every reading is weighed, newText wholly relative to the line
+            // included, which the two the refusal names may leave out.
             let anchor =
                 anchor_at_indentation(hay, s, e, &old, &new).or_else(|(written, relative)| {
                     let line_start = hay[..s].rfind('\n').map_or(0, |i| i + 1);
-                    match brackets_pick(hay, line_start, e, &written, &relative) {
-                        Some(0) => Ok(Some((line_start, written))),
-                        Some(_) => Ok(Some((line_start, relative))),
-                        None => Err((written, relative)),
+                    let all = indent_lines(&hay[line_start..s], &new);
+                    let texts = [written.as_str(), relative.as_str(), all.as_str()];
+                    match brackets_fitting(hay, line_start, e, &texts)[..] {
+                        [i] => Ok(Some((line_start, texts[i].to_string()))),
+                        // newText from the line's start and wholly relative to it
+                        // both fit: the one not shallower than the line it
+                        // replaces (a first line meant at the file's indentation
+                        // would have carried it).
+                        [0, 2] => Ok(Some((line_start, all))),
+                        _ => Err((written, relative)),
                     }
                 });
             match anchor {
@@ -891,6 +899,22 @@ fn anchor_at_indentation(
         return Err((write(false), write(true)));
     }
     Ok(Some((line_start, write(framed))))
+}
+
+/// `text` with `indent` in front of every line that is not blank (a final line
+/// break opens no line).
+fn indent_lines(indent: &str, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + indent.len() * 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if !line.trim().is_empty() {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// Whether an `oldText` that was not found was most likely replaced by `newText`
@@ -1342,6 +1366,29 @@ mod tests {
         let (stage, out) = stage_of(text, "b;\n c;\n", "B;\n C;\n");
         assert_eq!(stage, MatchStage::FirstLineIndent);
         assert_eq!(out, "a {\n  B;\n  C;\n}\n");
+    }
+
+    #[test]
+    fn an_anchored_one_liner_split_over_lines_is_told_by_its_brackets() {
+        // `(` … `),` written from column 0 or relative to the line: both close
+        // where they open; the reading not shallower than the line is taken.
+        let text =
+            "    let rows = [\n        (\"1\", \"one\"),\n        (\"2\", \"two\"),\n    ];\n";
+        let r = apply_edit(
+            text,
+            "(\"2\", \"two\"),",
+            "(\n    \"2\",\n    \"two\",\n),",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            r.text,
+            "    let rows = [\n        (\"1\", \"one\"),\n        (\n            \"2\",\n            \"two\",\n        ),\n    ];\n"
+        );
+        // A closing line that closes the enclosing block as written: taken so.
+        let text = "fn f() {\n    true\n}\n";
+        let r = apply_edit(text, "true", "}\n\nfn g() {\n    false", false).unwrap();
+        assert_eq!(r.text, "fn f() {\n}\n\nfn g() {\n    false\n}\n");
     }
 
     #[test]
