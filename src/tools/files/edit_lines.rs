@@ -1131,8 +1131,10 @@ pub(crate) fn brackets_fitting(hay: &str, start: usize, end: usize, texts: &[&st
             )
         })
         .collect();
+    // Two readings that give the same text are one.
     let clean: Vec<usize> = (0..fits.len())
         .filter(|&i| fits[i].disagree == 0 && fits[i].agree > 0)
+        .filter(|&i| (0..i).all(|j| texts[j] != texts[i]))
         .collect();
     let others_disagree = (0..fits.len()).all(|i| {
         clean.contains(&i) || fits[i].disagree > 0 || clean.iter().any(|&c| texts[c] == texts[i])
@@ -1165,7 +1167,53 @@ fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
         }
         scan_brackets(line, Side::After, &mut stack, &mut fit);
     }
+    // Python's blocks have no brackets: a header (`def …:`, `if …:`) is
+    // followed by a deeper line. Each pair of consecutive non-blank lines that
+    // involves the replacement is a witness too.
+    let last_before = before.iter().rev().find(|l| !parts(l).blank());
+    let first_after = hay[r.end..].lines().find(|l| !parts(l).blank());
+    let mut prev: Option<(usize, bool, Side)> = None;
+    let sides = last_before
+        .map(|l| (*l, Side::Before))
+        .into_iter()
+        .chain(r.text.lines().map(|l| (l, Side::New)))
+        .chain(first_after.map(|l| (l, Side::After)));
+    for (line, side) in sides {
+        let p = parts(line);
+        if p.blank() {
+            continue;
+        }
+        let indent = columns(p.indent, 4);
+        if let Some((above, true, above_side)) = prev
+            && (above_side == Side::New || side == Side::New)
+        {
+            if indent > above {
+                fit.agree += 1;
+            } else {
+                fit.disagree += 1;
+            }
+        }
+        prev = Some((indent, python_header(p.core), side));
+    }
     fit
+}
+
+/// A Python block header: a compound statement's keyword, and a colon ending
+/// the line (before a comment).
+fn python_header(core: &str) -> bool {
+    const KEYWORDS: [&str; 12] = [
+        "def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally", "with",
+        "async",
+    ];
+    let code = match core.find(" #") {
+        Some(at) => core[..at].trim_end(),
+        None => core,
+    };
+    let word: String = code
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    code.ends_with(':') && KEYWORDS.contains(&word.as_str())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1385,6 +1385,20 @@ mod tests {
             r.text,
             "    let rows = [\n        (\"1\", \"one\"),\n        (\n            \"2\",\n            \"two\",\n        ),\n    ];\n"
         );
+        // Python: a `def` line's body is deeper than it, so the body of an
+        // anchored one-line oldText's replacement is relative to the line.
+        let text = "class A:\n    def f(self):\n        return 1\n";
+        let r = apply_edit(
+            text,
+            "def f(self):",
+            "def f(self, x):\n    if x:\n        return 2",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            r.text,
+            "class A:\n    def f(self, x):\n        if x:\n            return 2\n        return 1\n"
+        );
         // A closing line that closes the enclosing block as written: taken so.
         let text = "fn f() {\n    true\n}\n";
         let r = apply_edit(text, "true", "}\n\nfn g() {\n    false", false).unwrap();
