@@ -9,10 +9,13 @@
 //! checkpointing is on, and registers nothing extra when it is off, which keeps an
 //! invocation without `--checkpoint` exactly as before (same tool, no cost).
 //!
-//! The wrapper takes the file's lock (the one `write` and `edit` take) before it
-//! reads the pre-image and holds it until the written content's hash is noted, so
-//! with several agents on one file each node's pre-image is exactly the content
-//! its own write replaced and nodes chain in the order of the writes.
+//! The wrapper takes a lock of its own for the file (in the state folder, shared
+//! by every session) and the file's lock (the one `write` and `edit` take) before
+//! it reads the pre-image, and holds both until the written content's hash is
+//! noted (the file's own lock alone ends with the rename of the new content): with
+//! several agents on one file each node's pre-image is exactly the content its
+//! own write replaced, its hash exactly what it wrote, and nodes chain in the
+//! order of the writes.
 //!
 //! Every model-facing field (name, description, parameters) is the inner tool's, so
 //! the wrap is invisible in descriptors; only `run` is augmented. Reading the prior
@@ -148,6 +151,37 @@ impl Fs for HeldLock {
     }
 }
 
+/// The lock checkpointed changes of `real` share, waited for in steps (an async
+/// sleep between tries, so another call of this process holding it can finish).
+async fn lock_changes(
+    store: &CheckpointStore,
+    real: &str,
+    tool: &str,
+    shown: &str,
+) -> Result<std::fs::File, String> {
+    let wait = crate::tools::files::FILE_LOCK_WAIT;
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        match store.try_lock_file_changes(real) {
+            Ok(Some(lock)) => return Ok(lock),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            Ok(None) => {
+                return Err(format!(
+                    "{tool}: cannot change {shown}: another checkpointed change of it has held its lock for {} ms",
+                    wait.as_millis()
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "{tool}: {shown} was not changed, because its checkpoint could not be recorded: {e}"
+                ));
+            }
+        }
+    }
+}
+
 /// Read the file's current content through the context's filesystem, up to the
 /// cap; never fails (what could not be read is recorded as such).
 async fn capture(ctx: &ToolContext, abs: &str, cap: u64) -> Option<Capture> {
@@ -229,16 +263,6 @@ impl Tool for Checkpointing {
         // the hash of what was written is noted: the pre-image is exactly the
         // file this call's write replaced, and a concurrent writer of the file
         // (another agent, another node) comes before or after, never between.
-        let lock = match ctx
-            .fs
-            .lock_file(&abs, crate::tools::files::FILE_LOCK_WAIT)
-            .await
-        {
-            Ok(lock) => lock,
-            Err(e) => {
-                return ToolResult::failure(format!("{}: cannot change {shown}: {e}", self.name));
-            }
-        };
         // Recorded under the file's real path (links followed, folders
         // canonical) and with the folders the write will create: a rewind then
         // restores the file itself and removes those folders again.
@@ -248,6 +272,23 @@ impl Tool for Checkpointing {
             (real, missing)
         } else {
             (abs.clone(), Vec::new())
+        };
+        // Two checkpointed writers of one file take turns for the whole of it
+        // (capture, write, hash noted): the file's own lock alone is released
+        // by the rename of the new content, before the hash is read back.
+        let _changes = match lock_changes(store, &real, &self.name, &shown).await {
+            Ok(lock) => lock,
+            Err(message) => return ToolResult::failure(message),
+        };
+        let lock = match ctx
+            .fs
+            .lock_file(&abs, crate::tools::files::FILE_LOCK_WAIT)
+            .await
+        {
+            Ok(lock) => lock,
+            Err(e) => {
+                return ToolResult::failure(format!("{}: cannot change {shown}: {e}", self.name));
+            }
         };
         let mut held = ctx.clone();
         held.fs = Arc::new(HeldLock {

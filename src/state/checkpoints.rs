@@ -439,6 +439,9 @@ pub struct CheckpointStore {
     slot: Arc<Mutex<Option<NodeFiles>>>,
     /// The paths that node holds as last seen, with the stamp of its files then.
     paths: Arc<Mutex<Option<PathCache>>>,
+    /// The folder holding the state folder, canonical (records hold real
+    /// paths), when the state folder is `.indus-process` (see `project`).
+    project: Option<PathBuf>,
 }
 
 /// A node's file and journal as they were: lengths and the file's change time.
@@ -467,7 +470,13 @@ struct PathCache {
 
 impl CheckpointStore {
     pub fn new(dir: StateDir, session: &str) -> Self {
+        let root = dir.root();
+        let project = (root.file_name() == Some(std::ffi::OsStr::new(super::STATE_DIR_NAME)))
+            .then(|| root.parent())
+            .flatten()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
         Self {
+            project,
             dir,
             rel: format!("{CHECKPOINTS_DIR}/{}", file_key(session)),
             cap: DEFAULT_CAP,
@@ -481,10 +490,7 @@ impl CheckpointStore {
     /// so a copy of the project with its state (`cp -a`) rewinds itself and never
     /// the original.
     fn project(&self) -> Option<&Path> {
-        let root = self.dir.root();
-        (root.file_name() == Some(std::ffi::OsStr::new(super::STATE_DIR_NAME)))
-            .then(|| root.parent())
-            .flatten()
+        self.project.as_deref()
     }
 
     /// A path as a record stores it: relative to the project when inside it.
@@ -574,6 +580,29 @@ impl CheckpointStore {
             key,
             json: self.nodes_dir().join(format!("{stem}.json")),
             after: self.nodes_dir().join(format!("{stem}.after")),
+        }
+    }
+
+    /// Take, without waiting, the lock that checkpointed changes of the file at
+    /// `real` share (any session): `Ok(None)` while another holder has it. A lock
+    /// file of its own, not the file: a write renames a new file over the path,
+    /// so a lock on the file itself no longer covers what a writer does after
+    /// its rename (reading back and noting the hash of what it wrote).
+    pub fn try_lock_file_changes(&self, real: &str) -> io::Result<Option<std::fs::File>> {
+        let dir = self.dir.path(&format!("{CHECKPOINTS_DIR}/locks"));
+        std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
+        let key = &sha256_hex(real.as_bytes())[..24];
+        let path = dir.join(format!("{key}.lock"));
+        let file = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| state_error(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(state_error(&path, e)),
         }
     }
 
