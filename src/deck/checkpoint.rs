@@ -259,10 +259,6 @@ impl Tool for Checkpointing {
         let shown = input["path"].as_str().unwrap_or_default().to_string();
         let store = &self.handle.store;
         let node = &self.handle.node;
-        // The file's lock, taken before its content is captured and held until
-        // the hash of what was written is noted: the pre-image is exactly the
-        // file this call's write replaced, and a concurrent writer of the file
-        // (another agent, another node) comes before or after, never between.
         // Recorded under the file's real path (links followed, folders
         // canonical) and with the folders the write will create: a rewind then
         // restores the file itself and removes those folders again.
@@ -280,6 +276,10 @@ impl Tool for Checkpointing {
             Ok(lock) => lock,
             Err(message) => return ToolResult::failure(message),
         };
+        // The file's lock too, taken before its content is captured and held
+        // until the hash of what was written is noted: the pre-image is exactly
+        // the file this call's write replaced, and a plain writer of the file
+        // comes before or after, never between.
         let lock = match ctx
             .fs
             .lock_file(&abs, crate::tools::files::FILE_LOCK_WAIT)
