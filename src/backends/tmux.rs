@@ -482,21 +482,13 @@ impl Tmux {
             pane.id
         );
         let path = dir.join(format!("{}.lock", file_key(&key)));
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        match file.try_lock() {
-            Ok(()) => Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+        match crate::state::try_lock_at(&path) {
+            Ok(Some(file)) => Ok(file),
+            Ok(None) => Err(format!(
                 "{} is busy: another call is running a command there and waits for it. Use another pane, or try again when it is done.",
                 pane.describe()
             )),
-            Err(std::fs::TryLockError::Error(e)) => {
-                Err(format!("cannot lock {}: {e}", path.display()))
-            }
+            Err(e) => Err(format!("cannot lock {}: {e}", path.display())),
         }
     }
 

@@ -468,6 +468,13 @@ struct PathCache {
     paths: HashSet<String>,
 }
 
+impl PathCache {
+    /// Whether this is `files`' node as it stood at `stamp`.
+    fn holds(&self, files: &NodeFiles, stamp: Stamp) -> bool {
+        self.key == files.key && self.seq == files.seq && self.stamp == stamp
+    }
+}
+
 impl CheckpointStore {
     pub fn new(dir: StateDir, session: &str) -> Self {
         let root = dir.root();
@@ -551,7 +558,7 @@ impl CheckpointStore {
     fn add_path(&self, files: &NodeFiles, before: Stamp, stored: String) {
         let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
         match cache.as_mut() {
-            Some(c) if c.key == files.key && c.seq == files.seq && c.stamp == before => {
+            Some(c) if c.holds(files, before) => {
                 c.paths.insert(stored);
                 c.stamp = Stamp::of(files);
             }
@@ -593,17 +600,7 @@ impl CheckpointStore {
         std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
         let key = &sha256_hex(real.as_bytes())[..24];
         let path = dir.join(format!("{key}.lock"));
-        let file = std::fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| state_error(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(file)),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(state_error(&path, e)),
-        }
+        super::try_lock_at(&path).map_err(|e| state_error(&path, e))
     }
 
     /// The same store with another size cap (tests, library hosts).
@@ -878,7 +875,7 @@ impl CheckpointStore {
             let cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
             cache
                 .as_ref()
-                .filter(|c| c.key == files.key && c.seq == files.seq && c.stamp == stamp)
+                .filter(|c| c.holds(&files, stamp))
                 .map(|c| c.paths.contains(&stored))
         };
         let has = match (&current, cached) {
@@ -1002,11 +999,7 @@ impl CheckpointStore {
         self.append_line(&lock, &files, &line)?;
         // A hash adds no path: the cached paths stay true for the new stamp.
         let mut cache = self.paths.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = cache.as_mut()
-            && c.key == files.key
-            && c.seq == files.seq
-            && c.stamp == before
-        {
+        if let Some(c) = cache.as_mut().filter(|c| c.holds(&files, before)) {
             c.stamp = Stamp::of(&files);
         }
         Ok(())

@@ -48,6 +48,22 @@ pub fn locate(cwd: &Path) -> PathBuf {
     cwd.to_path_buf()
 }
 
+/// Open (creating it) the lock file at `path` and take its exclusive lock
+/// without waiting: `Ok(None)` while another holder has it. For locks that a
+/// caller refuses on or waits for in steps (a pane's, a file's changes).
+pub fn try_lock_at(path: &Path) -> io::Result<Option<File>> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
 /// A handle on `<project>/.indus-process/`.
 #[derive(Debug, Clone)]
 pub struct StateDir {

@@ -585,7 +585,7 @@ pub fn plan_edit(
             let anchor =
                 anchor_at_indentation(hay, s, e, &old, &new).or_else(|(written, relative)| {
                     let line_start = hay[..s].rfind('\n').map_or(0, |i| i + 1);
-                    let all = indent_lines(&hay[line_start..s], &new);
+                    let all = indented(&hay[line_start..s], &new, true);
                     let texts = [written.as_str(), relative.as_str(), all.as_str()];
                     match brackets_fitting(hay, line_start, e, &texts)[..] {
                         [i] => Ok(Some((line_start, texts[i].to_string()))),
@@ -878,20 +878,7 @@ fn anchor_at_indentation(
     };
     let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
     let framed = one_line && later.iter().any(|l| !l.starts_with(indent));
-    let write = |framed: bool| {
-        let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
-        for (i, line) in lines.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            let last_piece = i == lines.len() - 1 && new.ends_with('\n');
-            if !last_piece && !blank(line) && (i == 0 || framed) {
-                out.push_str(indent);
-            }
-            out.push_str(line);
-        }
-        out
-    };
+    let write = |framed: bool| indented(indent, new, framed);
     if (one_line || undecided) && !later.is_empty() && !framed {
         // Every later line is at least as deep as the line: as written, they sit
         // beside or under it; read relative to it (column 0 being the line's own
@@ -901,15 +888,18 @@ fn anchor_at_indentation(
     Ok(Some((line_start, write(framed))))
 }
 
-/// `text` with `indent` in front of every line that is not blank (a final line
-/// break opens no line).
-fn indent_lines(indent: &str, text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + indent.len() * 8);
-    for (i, line) in text.split('\n').enumerate() {
+/// `new` written after `indent`: its first line always, and with `framed` every
+/// later line that is not blank too (a final line break opens no line).
+fn indented(indent: &str, new: &str, framed: bool) -> String {
+    let lines: Vec<&str> = new.split('\n').collect();
+    let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
+    for (i, line) in lines.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        if !line.trim().is_empty() {
+        let last_piece = i == lines.len() - 1 && new.ends_with('\n');
+        let blank = line.bytes().all(|b| b == b' ' || b == b'\t');
+        if !last_piece && !blank && (i == 0 || framed) {
             out.push_str(indent);
         }
         out.push_str(line);
