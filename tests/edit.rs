@@ -698,3 +698,34 @@ fn newtext_at_the_files_indentation_is_never_indented_twice() {
         "mod t {\n    #[test]\n    fn max_depth() {\n        walk();\n    }\n}\n"
     );
 }
+
+/// A one-line file of 30 MB holding newText a million times, and an oldText
+/// not in it: the refusal comes without scanning the line once per occurrence
+/// (that took minutes). A hang check with a generous deadline, not a timing bar.
+#[test]
+fn a_huge_line_full_of_newtext_is_refused_without_hanging() {
+    let env = TestEnv::new();
+    env.write("one-line.txt", "y ".repeat(15 * 1024 * 1024));
+    let mut child = common::bin_std()
+        .current_dir(env.root())
+        .args([
+            "edit",
+            "one-line.txt",
+            "--old-text",
+            "not there",
+            "--new-text",
+            "y",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let done = common::wait_until(std::time::Duration::from_secs(30), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !done {
+        let _ = child.kill();
+    }
+    assert!(done, "edit of a 30 MB line did not end within 30 s");
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

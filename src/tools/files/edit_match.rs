@@ -934,12 +934,14 @@ fn already_applied(hay: &str, old: &str, new: &str, closest: Option<&Closest>) -
                 a >= from && b <= to
             })
         }
+        // The hit's line start from the table, not a scan back per hit (one
+        // long line holding many hits would make that quadratic); the forward
+        // check stops at the line's first non-blank byte.
         None => hits.iter().any(|&at| {
             let bytes = hay.as_bytes();
             let end = at + new.len();
-            let before = &bytes[..at];
-            let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
-            before[line_start..]
+            let line_start = starts[line_of(at) - 1];
+            bytes[line_start..at]
                 .iter()
                 .all(|&b| b == b' ' || b == b'\t')
                 && (end == bytes.len() || bytes[end] == b'\n' || new.ends_with('\n'))
