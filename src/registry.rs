@@ -15,6 +15,9 @@ use crate::tools;
 pub const READ_ONLY_NAMES: [&str; 6] = ["read", "ls", "grep", "find", "websearch", "webfetch"];
 /// The tools that change the workspace or run commands.
 pub const MUTATING_NAMES: [&str; 6] = ["write", "edit", "bash", "todo_set", "todo_read", "process"];
+/// Built-ins beyond the seed's two lists: registered (so in `all`), but not in
+/// the seed's `read-only` or `coding` collections, whose members the seed fixes.
+pub const ADDED_NAMES: [&str; 1] = ["apply_patch"];
 
 /// A standard collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,6 +58,7 @@ pub fn builtin_tools() -> Vec<DefinedTool> {
         tools::planning::todo_read_tool(),
         tools::web::websearch_tool(),
         tools::web::webfetch_tool(),
+        tools::files::apply_patch_tool(),
     ]
 }
 
@@ -124,6 +128,10 @@ mod tests {
             assert!(coding.contains(name));
         }
         for name in reg.names() {
+            if ADDED_NAMES.contains(&name.as_str()) {
+                assert!(!coding.contains(&name), "{name} is not the seed's");
+                continue;
+            }
             assert!(
                 READ_ONLY_NAMES.contains(&name.as_str()) || MUTATING_NAMES.contains(&name.as_str()),
                 "{name} is in no seed list"

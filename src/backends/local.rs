@@ -61,7 +61,7 @@ fn epoch_ms(t: io::Result<SystemTime>) -> f64 {
 
 /// Where a write to `path` must land: a symlink (or a chain of them) is followed to
 /// its final target, even a dangling one, so the link itself stays a link.
-fn write_target(path: &Path) -> io::Result<PathBuf> {
+pub fn write_target(path: &Path) -> io::Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..40 {
         match std::fs::symlink_metadata(&current) {

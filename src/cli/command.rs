@@ -27,6 +27,12 @@ pub struct CliShape {
 
 pub const CLI_SHAPES: &[CliShape] = &[
     CliShape {
+        tool: "apply_patch",
+        positionals: &["patch"],
+        stdin_key: Some("patch"),
+        many: None,
+    },
+    CliShape {
         tool: "read_file",
         positionals: &["path"],
         stdin_key: None,
@@ -185,6 +191,15 @@ pub const CLI_SHAPES: &[CliShape] = &[
         many: None,
     },
 ];
+
+/// Positionals that name a file holding the key's value (`-`: standard input),
+/// as `patch` and `git apply` take their patch: `apply_patch change.diff`.
+pub const FILE_POSITIONALS: &[(&str, &str)] = &[("apply_patch", "patch")];
+
+/// Whether `tool`'s positional for `key` names a file (see [`FILE_POSITIONALS`]).
+pub fn file_positional(tool: &str, key: &str) -> bool {
+    FILE_POSITIONALS.contains(&(tool, key))
+}
 
 /// The clap id of a grafted MCP tool's input words.
 pub const GRAFTED_WORDS: &str = "words@grafted";
@@ -452,13 +467,22 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
     if let Some(shape) = shape {
         for (i, key) in shape.positionals.iter().enumerate() {
             if let Some(schema) = props.get(*key) {
-                let mut help = flag_help(schema);
-                if required.contains(key) {
+                let file = file_positional(&name, key);
+                let mut help = if file {
+                    "A file holding it ('-' or none: standard input)".to_string()
+                } else {
+                    flag_help(schema)
+                };
+                if required.contains(key) && !file {
                     help.push_str(" (required)");
                 }
                 let last = i + 1 == shape.positionals.len();
                 let mut arg = Arg::new(positional_id(key))
-                    .value_name(value_name(key))
+                    .value_name(if file {
+                        "FILE".to_string()
+                    } else {
+                        value_name(key)
+                    })
                     .help(help)
                     .action(ArgAction::Set);
                 if last && shape.many.is_some() {

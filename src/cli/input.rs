@@ -144,6 +144,21 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             input.insert(many.to_string(), Value::Array(all));
             break;
         }
+        if command::file_positional(&descriptor.name, key) {
+            let limit = crate::tools::files::edit::EDIT_MAX_BYTES;
+            let bytes = if word == "-" {
+                stdin_used = true;
+                read_bounded(std::io::stdin().lock(), limit, "stdin")?
+            } else {
+                std::fs::File::open(word)
+                    .map_err(|e| UsageError(format!("{word}: {e}")))
+                    .and_then(|f| read_bounded(f, limit, word))?
+            };
+            let text = String::from_utf8(bytes)
+                .map_err(|_| UsageError(format!("{word} is not valid UTF-8")))?;
+            input.insert(key.to_string(), Value::String(text));
+            continue;
+        }
         if let Some(schema) = props.get(*key) {
             input.insert(key.to_string(), flag_value(key, schema, word)?);
         }

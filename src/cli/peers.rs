@@ -80,6 +80,14 @@ const fn valued(
 pub const LINE_NUMBER: &str = "line-number@shell";
 
 pub const PEER_FLAGS: &[PeerFlag] = &[
+    // apply_patch, as patch and git apply.
+    flag(
+        "apply_patch",
+        Some('R'),
+        "reverse",
+        Effect::Set("reverse", "true"),
+        "Apply a unified diff in reverse (patch -R, git apply -R)",
+    ),
     // grep, as rg.
     flag(
         "grep",

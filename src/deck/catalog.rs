@@ -160,7 +160,7 @@ const fn builtin(
     }
 }
 
-static BUILTINS: [CatalogRow; 12] = [
+static BUILTINS: [CatalogRow; 13] = [
     builtin(
         "read",
         "Read file",
@@ -244,6 +244,14 @@ static BUILTINS: [CatalogRow; 12] = [
         "Replace the session's checklist.",
         MUTATING,
         tools::planning::todo_set_tool,
+    ),
+    // Beyond the seed's twelve: multi-file patches, all or nothing.
+    builtin(
+        "apply_patch",
+        "Apply patch",
+        "Apply a multi-file patch (codex envelope or unified diff), all or nothing.",
+        MUTATING,
+        tools::files::apply_patch_tool,
     ),
 ];
 
@@ -485,7 +493,7 @@ mod tests {
         );
         assert_eq!(
             of(Profile::Survey),
-            &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..12]
+            &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..BUILTINS.len()]
         );
         // `all`: every row but the operator's own (time excepted).
         let all = of(Profile::All);
@@ -576,7 +584,7 @@ mod tests {
         for row in catalog() {
             assert_eq!(row.build_in(&DeckContext::default()).name(), row.id);
         }
-        assert_eq!(reg.members_of("all").unwrap(), &ids[..12]);
+        assert_eq!(reg.members_of("all").unwrap(), &ids[..BUILTINS.len()]);
         assert_eq!(
             reg.members_of("read-only").unwrap().len(),
             READ_ONLY_NAMES.len()

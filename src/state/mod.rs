@@ -16,6 +16,7 @@
 
 pub mod checkpoints;
 pub mod jobs;
+pub mod patches;
 pub mod read_state;
 pub mod todos;
 

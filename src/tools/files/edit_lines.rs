@@ -121,6 +121,38 @@ impl MatchStage {
     }
 }
 
+/// Where a stage may find its place: all of the file for `edit`; for a patch's
+/// hunk, the lines after the hunk before it (and the `@@` anchor) and before the
+/// hunk after it, the line the hunk states, and whether it must end the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// 0-based first line a place may start at.
+    pub from_line: usize,
+    /// 0-based line a place must end before (exclusive).
+    pub to_line: usize,
+    /// Among several places, the one starting at this 0-based line is meant
+    /// (a unified diff's stated line, moved by the offset of the hunks before).
+    pub at_line: Option<usize>,
+    /// The place must end at the file's last line (`*** End of File`).
+    pub at_end: bool,
+    /// The lines newText shares with oldText are a patch's context: copies by
+    /// the format's construction, not by the writer's choice, so they are no
+    /// witness of newText's frame (they are written as the file has them in
+    /// either frame anyway).
+    pub kept_silent: bool,
+}
+
+impl Scope {
+    /// The whole file, as `edit` searches it.
+    pub const WHOLE: Scope = Scope {
+        from_line: 0,
+        to_line: usize::MAX,
+        at_line: None,
+        at_end: false,
+        kept_silent: false,
+    };
+}
+
 /// A replacement found by a whole-line stage: view offsets and the LF text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Replacement {
@@ -650,7 +682,13 @@ fn strip_gutter(text: &str, consecutive: bool) -> Option<String> {
 
 /// Run stages 2 to 6 over `hay` (the LF view of the file). `old` is not blank and
 /// does not occur literally.
-pub(crate) fn match_lines(hay: &str, old: &str, new: &str, replace_all: bool) -> LineOutcome {
+pub(crate) fn match_lines(
+    hay: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    scope: &Scope,
+) -> LineOutcome {
     let lines = Lines::new(hay);
     let relations = [
         (MatchStage::LineTrimmed, Indentation::Equal),
@@ -658,7 +696,7 @@ pub(crate) fn match_lines(hay: &str, old: &str, new: &str, replace_all: bool) ->
         (MatchStage::FirstLineIndent, Indentation::FirstLineFree),
     ];
     for (stage, indentation) in relations {
-        if let Some(outcome) = try_stage(&lines, old, new, replace_all, stage, indentation, false) {
+        if let Some(outcome) = try_stage(&lines, old, new, replace_all, scope, stage, indentation) {
             return outcome;
         }
     }
@@ -672,9 +710,9 @@ pub(crate) fn match_lines(hay: &str, old: &str, new: &str, replace_all: bool) ->
                 &bare_old,
                 &bare_new,
                 replace_all,
+                scope,
                 MatchStage::GutterStripped,
                 indentation,
-                false,
             ) {
                 return outcome;
             }
@@ -686,9 +724,9 @@ pub(crate) fn match_lines(hay: &str, old: &str, new: &str, replace_all: bool) ->
             old,
             new,
             replace_all,
+            scope,
             MatchStage::Typography,
             indentation,
-            true,
         ) {
             return outcome;
         }
@@ -702,10 +740,12 @@ fn try_stage(
     old: &str,
     new: &str,
     replace_all: bool,
+    scope: &Scope,
     stage: MatchStage,
     indentation: Indentation,
-    typography: bool,
 ) -> Option<LineOutcome> {
+    // The last stage reads curly quotes and dashes as ASCII, for comparing only.
+    let typography = stage == MatchStage::Typography;
     // A snippet that starts with a line break starts at the end of a line; when
     // both do, that break is context and the snippets are whole lines after it.
     let (old, new) = match (old.strip_prefix('\n'), new.strip_prefix('\n')) {
@@ -724,10 +764,21 @@ fn try_stage(
     };
     let mut budget = LINE_BUDGET;
     let mut places = stage_search.find(&mut budget)?;
+    let k = old_snippet.lines.len();
+    places.retain(|p| {
+        p.first >= scope.from_line
+            && p.first + k <= scope.to_line
+            && (!scope.at_end || p.first + k == lines.len())
+    });
     if places.is_empty() {
         return None;
     }
-    let k = old_snippet.lines.len();
+    if places.len() > 1
+        && let Some(at) = scope.at_line
+        && let Some(p) = places.iter().find(|p| p.first == at)
+    {
+        places = vec![p.clone()];
+    }
     let anchor = old_snippet
         .lines
         .iter()
@@ -785,10 +836,38 @@ fn try_stage(
     }
     let new_snippet = Snippet::new(new);
     let kept = kept_lines(&old_snippet, &new_snippet);
+    // A patch's context lines say nothing of the frame: only the lines it adds
+    // are weighed (its first line is then the mapped "line 0" only when it is
+    // itself an added one).
+    let (weighed, line0_mapped) = if scope.kept_silent {
+        let added = Snippet {
+            lines: new_snippet
+                .lines
+                .iter()
+                .zip(&kept)
+                .filter(|(_, k)| k.is_none())
+                .map(|(l, _)| *l)
+                .collect(),
+            newline: new_snippet.newline,
+        };
+        (added, kept.first().is_some_and(Option::is_none))
+    } else {
+        (new_snippet.clone(), true)
+    };
     let mut replacements = Vec::with_capacity(places.len());
     for place in &places {
-        let write = |frame| write_place(lines, &old_snippet, &new_snippet, &kept, place, frame);
-        let inferred = infer_frame(lines, &old_snippet, &new_snippet, place);
+        let write = |frame| {
+            write_place(
+                lines,
+                &old_snippet,
+                &new_snippet,
+                &kept,
+                place,
+                frame,
+                scope.kept_silent,
+            )
+        };
+        let inferred = infer_frame(lines, &old_snippet, &weighed, line0_mapped, place);
         let written = match (write(Frame::Old), write(Frame::File)) {
             (Ok(a), Ok(b)) if a != b => {
                 // The brackets at the edges of the replacement are a witness the
@@ -859,6 +938,7 @@ fn infer_frame(
     lines: &Lines<'_>,
     old: &Snippet<'_>,
     new: &Snippet<'_>,
+    line0_mapped: bool,
     place: &Place,
 ) -> Inference {
     let core = |l: &str| -> String {
@@ -919,7 +999,7 @@ fn infer_frame(
     let region = least(&mut file_indents.iter().map(String::as_str));
     // newText's line 0 is its first non-blank one (the one `write_place` maps by
     // the first line's own pair) only when it is not blank itself.
-    let line0 = new.lines.first().is_some_and(|l| !parts(l).blank());
+    let line0 = line0_mapped && new.lines.first().is_some_and(|l| !parts(l).blank());
     let reach = |frame: Frame| -> Option<usize> {
         let placed: Vec<Option<String>> = new_indents
             .iter()
@@ -1352,6 +1432,7 @@ fn write_place(
     kept: &[Option<usize>],
     place: &Place,
     frame: Frame,
+    context: bool,
 ) -> Result<Replacement, usize> {
     let k = old.lines.len();
     let last = place.first + k - 1;
@@ -1371,9 +1452,10 @@ fn write_place(
         if let Some(i) = kept[j] {
             // A kept line is the file's line, unless newText is in the file's
             // frame and moved the line to another depth (its indentation, as
-            // written, is then not the file's there).
+            // written, is then not the file's there). A patch's context line is
+            // the file's line whatever the frame.
             let file_line = lines.line(place.first + i);
-            if frame == Frame::Old || p.blank() || parts(file_line).indent == p.indent {
+            if context || frame == Frame::Old || p.blank() || parts(file_line).indent == p.indent {
                 text.push_str(file_line);
                 continue;
             }
@@ -1415,7 +1497,7 @@ mod tests {
     use super::*;
 
     fn run(hay: &str, old: &str, new: &str) -> LineOutcome {
-        match_lines(hay, old, new, false)
+        match_lines(hay, old, new, false, &Scope::WHOLE)
     }
 
     fn applied(hay: &str, old: &str, new: &str) -> (MatchStage, String) {
@@ -1630,7 +1712,7 @@ mod tests {
         // Overlapping places are refused even with replaceAll.
         let hay = "}\n}\n}\n";
         assert_eq!(
-            match_lines(hay, " }\n }\n", "]\n]\n", true),
+            match_lines(hay, " }\n }\n", "]\n]\n", true, &Scope::WHOLE),
             LineOutcome::Ambiguous {
                 stage: MatchStage::IndentShifted,
                 lines: vec![1, 2],

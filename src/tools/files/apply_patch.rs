@@ -1,0 +1,631 @@
+//! `apply_patch`: change several files at once from a codex envelope or a
+//! unified diff, all or nothing.
+//!
+//! This module is the tool's I/O and policy: reading the patch (`patch_parse`),
+//! the paths under `--root`, the per-file locks `edit` takes, the read-before-edit
+//! gate, decoding each file as `edit` does (BOM and CRLF kept, UTF-8 required),
+//! and the answer. Where each hunk goes is the match engine's (`edit_match::
+//! plan_hunks`, the ladder `edit` climbs), and the write of every file at once is
+//! the state folder's journal (`state::patches`): nothing is written until every
+//! hunk of every file has its place and every new content is built, and an
+//! interrupted write is finished or undone by the next invocation.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+
+use crate::kernel::input::Args;
+use crate::kernel::{
+    DefinedTool, FileLock, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
+};
+use crate::state::StateDir;
+use crate::state::patches::{self, Change};
+use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
+use crate::tools::files::edit::EDIT_MAX_BYTES;
+use crate::tools::files::edit_match::{self, Decoded, HunkPlaced, HunkSpec, MatchStage};
+use crate::tools::files::gate::{
+    GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
+};
+use crate::tools::files::patch_parse::{self, FileOp, Format, Kind, Patch};
+use crate::tools::{clamp_for, plural, text_and_record};
+
+struct ApplyPatchTool;
+
+/// A file as the plan sees it: what it holds now (the disk, or an earlier
+/// operation of the same patch).
+#[derive(Clone)]
+enum Slot {
+    Absent,
+    File { bytes: Vec<u8>, mode: Option<u32> },
+}
+
+/// One operation's outcome, for the answer.
+struct Row {
+    status: &'static str,
+    path: String,
+    from: Option<String>,
+    added: usize,
+    removed: usize,
+    hunks: Vec<HunkPlaced>,
+    diff: String,
+}
+
+#[async_trait]
+impl Tool for ApplyPatchTool {
+    fn name(&self) -> &str {
+        "apply_patch"
+    }
+
+    fn description(&self) -> &str {
+        "Apply a patch that changes one or more files, all or nothing. The patch is codex's envelope (*** Begin Patch, *** Add File / *** Update File (with *** Move to) / *** Delete File, @@ context lines, *** End of File, *** End Patch) or a unified diff (git diff or diff -u; new, deleted and renamed files, mode changes). Each hunk is placed as edit places oldText: exactly at the stated line, else at an offset, else by the whitespace-tolerant stages; a hunk that fits two places is refused, never guessed. Every hunk of every file is placed before anything is written; if one fails, nothing changes and every failed hunk is listed with the closest region. check: only say whether it applies. reverse: apply a unified diff backwards. Returns each file's status (added, modified, deleted, renamed) with line counts and one combined diff."
+    }
+
+    fn parameters(&self) -> JsonSchema {
+        json!({
+            "type": "object",
+            "properties": {
+                "patch": { "type": "string", "description": "The patch text: a codex envelope or a unified diff." },
+                "check": { "type": "boolean", "description": "Only check that the patch applies; change nothing (like git apply --check)." },
+                "reverse": { "type": "boolean", "description": "Apply a unified diff in reverse (like patch -R)." }
+            },
+            "required": ["patch"]
+        })
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match Args::new("apply_patch", &input) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::failure(e),
+        };
+        let parsed = (|| -> Result<_, String> {
+            let patch = args.required_str("patch")?.to_string();
+            let check = args.opt_bool("check")?.unwrap_or(false);
+            let reverse = args.opt_bool("reverse")?.unwrap_or(false);
+            Ok((patch, check, reverse))
+        })();
+        let (text, check, reverse) = match parsed {
+            Ok(p) => p,
+            Err(e) => return ToolResult::failure(e),
+        };
+        if let Some(target) = &ctx.remote {
+            return ToolResult::failure(format!(
+                "apply_patch needs indus-tool itself on {target} (its all-or-nothing journal lives beside the files); copy the toolbox there or run it locally."
+            ));
+        }
+        let patch = match patch_parse::parse(&text).and_then(|p| {
+            if reverse {
+                patch_parse::reverse(p)
+            } else {
+                Ok(p)
+            }
+        }) {
+            Ok(p) => p,
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read the patch: {e}. Nothing was changed."
+                ));
+            }
+        };
+        let patch = resolve_prefixes(ctx, patch).await;
+        let state = StateDir::of(ctx);
+        // An apply that an earlier invocation left half done is finished (or
+        // undone) before this one looks at any file.
+        let recovered = match patches::recover(&state) {
+            Ok(r) => r,
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "An interrupted earlier apply_patch could not be finished: {e}. Nothing was changed."
+                ));
+            }
+        };
+        match apply(ctx, &state, &patch, check).await {
+            Ok((rows, summary)) => answer(ctx, &patch, rows, summary, check, recovered),
+            Err(message) => ToolResult::failure(message),
+        }
+    }
+}
+
+/// A plain diff's `a/`/`b/` paths taken as given when they name files here,
+/// else without their first component when those do (see
+/// [`patch_parse::FilePatch::prefixed`]).
+async fn resolve_prefixes(ctx: &ToolContext, mut patch: Patch) -> Patch {
+    for f in patch.files.iter_mut().filter(|f| f.prefixed) {
+        let stripped = f.stripped();
+        let exists = |p: &str| {
+            let abs = ctx.resolve_path(p);
+            async move { ctx.fs.stat(&abs).await.is_ok() }
+        };
+        let (given, bare) = match (&f.op, &stripped) {
+            // A new file: by whether its folder `b/` is here.
+            (FileOp::Add { path, .. }, _) => {
+                let top = path.split('/').next().unwrap_or_default().to_string();
+                (exists(&top).await, true)
+            }
+            (op, bare) => (exists(op.path()).await, exists(bare.path()).await),
+        };
+        if !given && bare {
+            f.op = stripped;
+        }
+    }
+    patch
+}
+
+/// Plan every operation, then (unless `check`) write them all at once.
+async fn apply(
+    ctx: &ToolContext,
+    state: &StateDir,
+    patch: &Patch,
+    check: bool,
+) -> Result<(Vec<Row>, String), String> {
+    // Every path under the root, resolved once; the locks taken in one order.
+    let mut abs_of: BTreeMap<String, String> = BTreeMap::new();
+    for f in &patch.files {
+        for p in f.op.paths() {
+            let abs = ctx
+                .confine(p)
+                .map_err(|e| format!("{e} Nothing was changed."))?;
+            abs_of.insert(p.to_string(), abs);
+        }
+    }
+    let mut locks: Vec<FileLock> = Vec::new();
+    let mut lock_paths: Vec<&String> = abs_of.values().collect();
+    lock_paths.sort();
+    lock_paths.dedup();
+    if !check {
+        for abs in lock_paths {
+            let lock = ctx
+                .fs
+                .lock_file(abs, super::FILE_LOCK_WAIT)
+                .await
+                .map_err(|e| format!("Cannot lock {abs}: {e}. Nothing was changed."))?;
+            locks.push(lock);
+        }
+    }
+    let handle = get_read_state_handle(ctx);
+    let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
+    let mut rows = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let (mut total_added, mut total_removed) = (0usize, 0usize);
+    for f in &patch.files {
+        let path = f.op.path();
+        let abs = &abs_of[path];
+        // What the patch's own lines vouch for: context or removed lines the file
+        // must hold, or a deleted file's stated content. Anything else changes a
+        // file the session must have read.
+        let vouched = match &f.op {
+            FileOp::Update { hunks, .. } => hunks.iter().any(|h| h.has_old()),
+            FileOp::Delete { content, .. } => content.is_some(),
+            FileOp::Add { .. } => false,
+        };
+        let before = match load(ctx, &mut slots, abs, path).await {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        let exists = matches!(before, Slot::File { .. });
+        if exists
+            && !vouched
+            && let GateOutcome::Refused(m) = enforce_read_gate(ctx, abs, handle).await
+        {
+            failures.push(format!("{path}: {m}"));
+            continue;
+        }
+        match &f.op {
+            FileOp::Add { content, mode, .. } => {
+                let old_text = match &before {
+                    Slot::File { bytes, .. } => String::from_utf8_lossy(bytes).into_owned(),
+                    Slot::Absent => String::new(),
+                };
+                let diff = file_diff(&old_text, content, path, path, !exists, false);
+                let (added, removed) = counts(&diff);
+                slots.insert(
+                    abs.clone(),
+                    Slot::File {
+                        bytes: content.clone().into_bytes(),
+                        mode: *mode,
+                    },
+                );
+                rows.push(Row {
+                    status: if exists { "replaced" } else { "added" },
+                    path: path.to_string(),
+                    from: None,
+                    added,
+                    removed,
+                    hunks: Vec::new(),
+                    diff,
+                });
+            }
+            FileOp::Delete { content, .. } => {
+                let Slot::File { bytes, .. } = &before else {
+                    failures.push(format!(
+                        "{path}: the patch deletes it, but it does not exist."
+                    ));
+                    continue;
+                };
+                let decoded = match edit_match::decode(bytes) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        failures.push(e.message(path));
+                        continue;
+                    }
+                };
+                if let Some(stated) = content
+                    && !same_text(&decoded, stated)
+                {
+                    failures.push(format!(
+                        "{path}: the patch deletes it, but it does not hold what the patch says it holds (it changed since the patch was made)."
+                    ));
+                    continue;
+                }
+                let old_text = String::from_utf8_lossy(bytes).into_owned();
+                let diff = file_diff(&old_text, "", path, path, false, true);
+                let (added, removed) = counts(&diff);
+                slots.insert(abs.clone(), Slot::Absent);
+                rows.push(Row {
+                    status: "deleted",
+                    path: path.to_string(),
+                    from: None,
+                    added,
+                    removed,
+                    hunks: Vec::new(),
+                    diff,
+                });
+            }
+            FileOp::Update {
+                move_to,
+                hunks,
+                new_mode,
+                ..
+            } => {
+                let Slot::File { bytes, mode } = &before else {
+                    failures.push(format!(
+                        "{path}: the patch updates it, but it does not exist."
+                    ));
+                    continue;
+                };
+                let decoded = match edit_match::decode(bytes) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        failures.push(e.message(path));
+                        continue;
+                    }
+                };
+                let specs: Vec<HunkSpec> = hunks
+                    .iter()
+                    .map(|h| spec(h, &decoded, patch.format))
+                    .collect();
+                let plan = match edit_match::plan_hunks(&decoded.text, &specs) {
+                    Ok(p) => p,
+                    Err(fails) => {
+                        for (i, f) in fails {
+                            failures.push(format!("{path}: {}", f.message(path, i + 1)));
+                        }
+                        continue;
+                    }
+                };
+                let new_bytes = edit_match::encode_owned(&decoded, plan.text);
+                let Ok(new_text) = String::from_utf8(new_bytes) else {
+                    failures.push(format!("{path}: the result is not valid UTF-8."));
+                    continue;
+                };
+                let target = move_to.as_deref().unwrap_or(path);
+                let target_abs = abs_of[target].clone();
+                if let Some(to) = move_to {
+                    match load(ctx, &mut slots, &target_abs, to).await {
+                        Ok(Slot::File { .. }) => {
+                            if let GateOutcome::Refused(m) =
+                                enforce_read_gate(ctx, &target_abs, handle).await
+                            {
+                                failures.push(format!("{to}: {m}"));
+                                continue;
+                            }
+                        }
+                        Ok(Slot::Absent) => {}
+                        Err(e) => {
+                            failures.push(e);
+                            continue;
+                        }
+                    }
+                }
+                let old_text = String::from_utf8_lossy(bytes).into_owned();
+                let diff = file_diff(&old_text, &new_text, path, target, false, false);
+                let (added, removed) = counts(&diff);
+                let mode = new_mode.or(*mode);
+                if move_to.is_some() {
+                    slots.insert(abs.clone(), Slot::Absent);
+                }
+                slots.insert(
+                    target_abs,
+                    Slot::File {
+                        bytes: new_text.into_bytes(),
+                        mode,
+                    },
+                );
+                rows.push(Row {
+                    status: if move_to.is_some() {
+                        "renamed"
+                    } else {
+                        "modified"
+                    },
+                    path: target.to_string(),
+                    from: move_to.as_ref().map(|_| path.to_string()),
+                    added,
+                    removed,
+                    hunks: plan.placed,
+                    diff,
+                });
+            }
+        }
+        if let Some(r) = rows.last() {
+            total_added += r.added;
+            total_removed += r.removed;
+        }
+    }
+    if !failures.is_empty() {
+        return Err(format!(
+            "The patch was not applied; nothing was changed. {} failed:\n{}",
+            plural(failures.len() as u64, "part", "parts"),
+            failures.join("\n")
+        ));
+    }
+    let summary = format!(
+        "{}, +{total_added} -{total_removed}",
+        plural(rows.len() as u64, "file", "files")
+    );
+    if check {
+        return Ok((rows, summary));
+    }
+    // The final state of each path the patch touched, written all at once.
+    let mut changes = Vec::new();
+    for (abs, slot) in &slots {
+        let target = crate::backends::local::write_target(std::path::Path::new(abs))
+            .unwrap_or_else(|_| PathBuf::from(abs));
+        changes.push(match slot {
+            Slot::Absent => Change {
+                // A link deleted is the link, not what it points at.
+                path: PathBuf::from(abs),
+                content: None,
+                mode: None,
+            },
+            Slot::File { bytes, mode } => Change {
+                path: target,
+                content: Some(bytes.clone()),
+                mode: *mode,
+            },
+        });
+    }
+    if ctx.cancel.is_cancelled() {
+        return Err("apply_patch was cancelled before anything was written.".to_string());
+    }
+    patches::apply(state, &changes)
+        .map_err(|e| format!("The patch could not be written: {e}. The next invocation finishes or undoes what was begun."))?;
+    for (abs, slot) in &slots {
+        if matches!(slot, Slot::File { .. }) {
+            let _ = record_read_state(ctx, abs, handle, None).await;
+        }
+    }
+    drop(locks);
+    Ok((rows, summary))
+}
+
+/// The file at `abs` as the plan sees it, read from disk the first time.
+async fn load(
+    ctx: &ToolContext,
+    slots: &mut BTreeMap<String, Slot>,
+    abs: &str,
+    path: &str,
+) -> Result<Slot, String> {
+    if let Some(s) = slots.get(abs) {
+        return Ok(s.clone());
+    }
+    let slot = match ctx.fs.stat(abs).await {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Slot::Absent,
+        Err(e) => return Err(format!("{path}: {e}")),
+        Ok(info) if info.is_directory => {
+            return Err(format!("{path} is a directory, not a file."));
+        }
+        Ok(info) if info.is_symlink && !info.is_file => Slot::Absent,
+        Ok(info) if !info.is_file => return Err(crate::tools::not_regular(path, &info)),
+        Ok(_) => {
+            let bytes = match ctx.fs.read_range(abs, 0, EDIT_MAX_BYTES + 1).await {
+                Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,
+                Ok((_, len)) => {
+                    return Err(format!(
+                        "{path} is {len} bytes; apply_patch changes files of up to {EDIT_MAX_BYTES} bytes (128 MiB)."
+                    ));
+                }
+                Err(e) => return Err(format!("{path}: {e}")),
+            };
+            let mode = std::fs::metadata(abs).ok().map(|m| {
+                use std::os::unix::fs::PermissionsExt;
+                m.permissions().mode() & 0o7777
+            });
+            Slot::File { bytes, mode }
+        }
+    };
+    slots.insert(abs.to_string(), slot.clone());
+    Ok(slot)
+}
+
+/// A hunk as the match engine takes it: both sides as whole lines (a CRLF file's
+/// `\r`s, which a diff of it carries, taken off as the file's text has them off).
+fn spec(h: &patch_parse::Hunk, decoded: &Decoded, format: Format) -> HunkSpec {
+    let side = |own: Kind| {
+        let mut out = String::new();
+        for (k, t) in &h.lines {
+            if *k == Kind::Context || *k == own {
+                let t = if decoded.crlf {
+                    t.strip_suffix('\r').unwrap_or(t)
+                } else {
+                    t
+                };
+                out.push_str(t);
+                out.push('\n');
+            }
+        }
+        out
+    };
+    HunkSpec {
+        old: side(Kind::Remove),
+        new: side(Kind::Add),
+        at_line: h.old_start.map(|l| l.saturating_sub(1)),
+        anchor: h.anchor.clone(),
+        at_end: h.eof,
+        // An envelope has no way to say "no newline": a changed last line gets one.
+        new_no_newline: format == Format::Unified && h.new_no_newline,
+    }
+}
+
+/// Whether a deleted file holds what the patch says (line endings as the
+/// decoded text has them, a missing final newline either way).
+fn same_text(decoded: &Decoded, stated: &str) -> bool {
+    let stated = stated.replace("\r\n", "\n");
+    decoded.text.trim_end_matches('\n') == stated.trim_end_matches('\n')
+}
+
+fn file_diff(
+    before: &str,
+    after: &str,
+    from: &str,
+    to: &str,
+    added: bool,
+    deleted: bool,
+) -> String {
+    let old_name = if added {
+        "/dev/null".to_string()
+    } else {
+        format!("a/{from}")
+    };
+    let new_name = if deleted {
+        "/dev/null".to_string()
+    } else {
+        format!("b/{to}")
+    };
+    render_unified_diff_with_headers(before, after, DEFAULT_CONTEXT, &old_name, &new_name)
+}
+
+/// Added and removed lines of a rendered diff.
+fn counts(diff: &str) -> (usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    for l in diff.lines() {
+        if l.starts_with("+++ ") || l.starts_with("--- ") {
+            continue;
+        }
+        if l.starts_with('+') {
+            added += 1;
+        } else if l.starts_with('-') {
+            removed += 1;
+        }
+    }
+    (added, removed)
+}
+
+fn answer(
+    ctx: &ToolContext,
+    patch: &Patch,
+    rows: Vec<Row>,
+    summary: String,
+    check: bool,
+    recovered: (usize, usize),
+) -> ToolResult {
+    let kind = match patch.format {
+        Format::Envelope => "envelope",
+        Format::Unified => "unified diff",
+    };
+    let mut text = if check {
+        format!("The patch applies ({kind}): {summary}. Nothing was written (check).")
+    } else {
+        format!("Applied the patch ({kind}): {summary}.")
+    };
+    if recovered.0 + recovered.1 > 0 {
+        text.push_str(&format!(
+            " (First finished {} and undid {} left by an interrupted earlier invocation.)",
+            plural(recovered.0 as u64, "apply", "applies"),
+            recovered.1
+        ));
+    }
+    let mut notes = Vec::new();
+    for r in &rows {
+        let name = match &r.from {
+            Some(from) => format!("{from} -> {}", r.path),
+            None => r.path.clone(),
+        };
+        text.push_str(&format!(
+            "\n  {:<9} {name}  +{} -{}",
+            r.status, r.added, r.removed
+        ));
+        for (i, h) in r.hunks.iter().enumerate() {
+            let moved = h.offset.filter(|o| *o != 0).map(|o| {
+                format!(
+                    " (offset {o:+} {})",
+                    if o.abs() == 1 { "line" } else { "lines" }
+                )
+            });
+            if moved.is_some() || h.stage != MatchStage::Exact {
+                notes.push(format!(
+                    "{}: hunk {} at line {}{}; match: {}",
+                    r.path,
+                    i + 1,
+                    h.line,
+                    moved.unwrap_or_default(),
+                    h.stage.name()
+                ));
+            }
+        }
+    }
+    for n in &notes {
+        text.push('\n');
+        text.push_str(n);
+    }
+    let diff: String = rows.iter().map(|r| r.diff.as_str()).collect();
+    let shown = clamp_for(ctx, "apply_patch", &diff);
+    if !shown.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(shown.trim_end_matches('\n'));
+    }
+    let files: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let mut row = json!({
+                "path": r.path,
+                "status": r.status,
+                "added": r.added,
+                "removed": r.removed,
+            });
+            if let Some(from) = &r.from {
+                row["from"] = json!(from);
+            }
+            if !r.hunks.is_empty() {
+                row["hunks"] = Value::Array(
+                    r.hunks
+                        .iter()
+                        .map(|h| {
+                            let mut v = json!({ "line": h.line, "match": h.stage.name() });
+                            if let Some(o) = h.offset {
+                                v["offset"] = json!(o);
+                            }
+                            v
+                        })
+                        .collect(),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut record = serde_json::Map::new();
+    record.insert("format".into(), json!(patch.format.name()));
+    record.insert("applied".into(), json!(!check));
+    record.insert("diff".into(), json!(shown));
+    let record = crate::tools::record_with_rows(record, "files", files, ctx.budget.max_bytes);
+    text_and_record(clamp_for(ctx, "apply_patch", &text), record, false)
+}
+
+/// The `apply_patch` tool.
+pub fn apply_patch_tool() -> DefinedTool {
+    define_tool(Arc::new(ApplyPatchTool))
+}
