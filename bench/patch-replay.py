@@ -523,6 +523,9 @@ def materialize(root, files, modes):
 def snapshot(root):
     got = {}
     for d, dirs, files in os.walk(root):
+        # indus-tool's state folder (its journal lives there) is not the tree.
+        if d == root and ".indus-process" in dirs:
+            dirs.remove(".indus-process")
         for name in files + [x for x in dirs if os.path.islink(os.path.join(d, x))]:
             p = os.path.join(d, name)
             rel = os.path.relpath(p, root)

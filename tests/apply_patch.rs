@@ -487,3 +487,24 @@ fn restore(dir: &Path, tree: &BTreeMap<String, Option<Vec<u8>>>) {
         }
     }
 }
+
+#[test]
+fn a_checkpointed_apply_is_one_node_that_a_rewind_takes_back() {
+    let env = TestEnv::new();
+    env.write("keep.txt", "a\nb\n");
+    env.write("gone.txt", "bye\n");
+    env.write("unnamed.txt", "same\n");
+    let before = snapshot(env.root());
+    let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n a\n-b\n+B\n*** Delete File: gone.txt\n*** Add File: new/dir/added.txt\n+hello\n*** End Patch\n";
+    let out = env
+        .cmd()
+        .args(["--checkpoint", "--turn", "t1", "apply_patch"])
+        .write_stdin(patch)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(env.path("new/dir/added.txt").exists());
+    let out = env.run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(snapshot(env.root()), before, "{}", stdout(&out));
+}

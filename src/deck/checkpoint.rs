@@ -37,12 +37,13 @@ use crate::kernel::{
     define_tool,
 };
 use crate::state::checkpoints::{
-    Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path, sha256_of_reader,
+    AFTER_ABSENT, Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path,
+    sha256_of_reader,
 };
 
 /// The tools whose changes are checkpointed (`bash` and `process` change files
 /// the toolbox cannot see, so they are not).
-pub const CHECKPOINTED_TOOLS: &[&str] = &["write", "edit"];
+pub const CHECKPOINTED_TOOLS: &[&str] = &["write", "edit", "apply_patch"];
 
 /// Where a wrapped tool records: one session's store and the active node.
 #[derive(Debug, Clone)]
@@ -248,6 +249,9 @@ impl Tool for Checkpointing {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        if self.name == "apply_patch" {
+            return self.run_patch(input, ctx).await;
+        }
         // A missing or refused path: the inner tool says what is wrong with it.
         let Some(abs) = input
             .get("path")
@@ -356,6 +360,124 @@ impl Tool for Checkpointing {
                 ),
             ),
             _ => result,
+        }
+    }
+}
+
+impl Checkpointing {
+    /// `apply_patch`: every file the patch may touch recorded in the one node of
+    /// this call (its pre-image before, its hash or its absence after), so a
+    /// rewind restores every changed file and removes the added ones. Files the
+    /// patch named but did not change are taken back out of the node.
+    async fn run_patch(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        use crate::tools::files::patch_parse;
+        let Some(patch) = input
+            .get("patch")
+            .and_then(Value::as_str)
+            .and_then(|t| patch_parse::parse(t).ok())
+        else {
+            // Unreadable: the tool says why, and changes nothing.
+            return self.inner.run_result(input, ctx).await;
+        };
+        // Both spellings of a plain diff's `a/`/`b/` paths: the tool picks one.
+        let mut shown: Vec<String> = Vec::new();
+        for f in &patch.files {
+            shown.extend(f.op.paths().iter().map(|p| p.to_string()));
+            if f.prefixed {
+                shown.extend(f.stripped().paths().iter().map(|p| p.to_string()));
+            }
+        }
+        let mut targets: Vec<(String, String, Vec<String>)> = Vec::new();
+        for p in &shown {
+            let Ok(abs) = ctx.confine(p) else {
+                return self.inner.run_result(input, ctx).await;
+            };
+            let real = if ctx.remote.is_none() {
+                real_path(&abs)
+            } else {
+                abs.clone()
+            };
+            if !targets.iter().any(|(r, _, _)| *r == real) {
+                let missing = missing_dirs(&real);
+                targets.push((real, p.clone(), missing));
+            }
+        }
+        targets.sort();
+        let store = &self.handle.store;
+        let node = &self.handle.node;
+        let mut change_locks = Vec::with_capacity(targets.len());
+        for (real, p, _) in &targets {
+            match lock_changes(store, real, &self.name, p).await {
+                Ok(lock) => change_locks.push(lock),
+                Err(message) => return ToolResult::failure(message),
+            }
+        }
+        let mut recorded: Vec<(String, Option<Capture>, bool)> = Vec::new();
+        for (real, p, _) in &targets {
+            let captured = capture(ctx, real, store.cap()).await;
+            let made = match &captured {
+                Some(c) => match store.record_before(node, real, c.clone()) {
+                    Ok(r) => r.is_some(),
+                    Err(e) => {
+                        for (r, _, made) in &recorded {
+                            if *made {
+                                let _ = store.forget_record(node, r);
+                            }
+                        }
+                        return ToolResult::failure(format!(
+                            "{}: nothing was changed, because the checkpoint of {p} could not be recorded: {e}",
+                            self.name
+                        ));
+                    }
+                },
+                None => false,
+            };
+            recorded.push((real.clone(), captured, made));
+        }
+        let result = self.inner.run_result(input, ctx).await;
+        let mut problems = Vec::new();
+        for ((real, captured, made), (_, p, missing)) in recorded.iter().zip(&targets) {
+            let after = match std::fs::File::open(real) {
+                Ok(f) => sha256_of_reader(f).map(Some),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            };
+            let unchanged = match (&after, captured) {
+                (Ok(None), Some(Capture::Absent)) => true,
+                (Ok(Some(h)), Some(Capture::Bytes(b))) => {
+                    *h == crate::state::checkpoints::sha256_hex(b)
+                }
+                _ => false,
+            };
+            if result.is_error || unchanged {
+                if *made && let Err(e) = store.forget_record(node, real) {
+                    problems.push(format!("{p}: its record could not be taken back ({e})"));
+                }
+                continue;
+            }
+            let created: Vec<String> = missing
+                .iter()
+                .filter(|d| Path::new(d).is_dir())
+                .cloned()
+                .collect();
+            let noted = after.and_then(|h| {
+                let h = h.unwrap_or_else(|| AFTER_ABSENT.to_string());
+                store.record_after_creating(node, real, &h, &created)
+            });
+            if let Err(e) = noted {
+                problems.push(format!(
+                    "{p}: what was written could not be noted ({e}), so a rewind of it will ask for --force"
+                ));
+            }
+        }
+        drop(change_locks);
+        if problems.is_empty() {
+            result
+        } else {
+            with_notice(
+                result,
+                &format!("Checkpoint {}: {}.", node.name, problems.join("; ")),
+            )
         }
     }
 }

@@ -40,6 +40,9 @@ use crate::kernel::Root;
 
 /// The folder of every session's checkpoints, inside the state folder.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
+/// What a record's `after` holds when the toolbox's last change deleted the
+/// file (`apply_patch`): no hash is ever this word, so the two cannot meet.
+pub const AFTER_ABSENT: &str = "absent";
 /// The largest pre-image kept: 16 MiB. A bigger file is recorded as not kept.
 pub const DEFAULT_CAP: u64 = 16 * 1024 * 1024;
 
@@ -1083,6 +1086,10 @@ impl CheckpointStore {
             let changed = match (&now, &t.last_after) {
                 (Err(e), _) => Some(format!("cannot be read ({e})")),
                 (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
+                (Ok(None), Some(want)) if want == AFTER_ABSENT => None,
+                (Ok(Some(_)), Some(want)) if want == AFTER_ABSENT => {
+                    Some("created since the toolbox deleted it".into())
+                }
                 (Ok(None), Some(_)) => Some("deleted since the toolbox last wrote it".into()),
                 (Ok(Some(h)), Some(want)) if h != want => {
                     Some("changed since the toolbox last wrote it".into())

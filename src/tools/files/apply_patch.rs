@@ -470,7 +470,20 @@ fn spec(h: &patch_parse::Hunk, decoded: &Decoded, format: Format) -> HunkSpec {
         }
         out
     };
+    // Each new-side line that is context, with its index on the old side.
+    let (mut o, mut context) = (0usize, Vec::new());
+    for (k, _) in &h.lines {
+        match k {
+            Kind::Context => {
+                context.push(Some(o));
+                o += 1;
+            }
+            Kind::Remove => o += 1,
+            Kind::Add => context.push(None),
+        }
+    }
     HunkSpec {
+        context,
         old: side(Kind::Remove),
         new: side(Kind::Add),
         at_line: h.old_start.map(|l| l.saturating_sub(1)),

@@ -125,7 +125,7 @@ impl MatchStage {
 /// hunk, the lines after the hunk before it (and the `@@` anchor) and before the
 /// hunk after it, the line the hunk states, and whether it must end the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Scope {
+pub(crate) struct Scope<'a> {
     /// 0-based first line a place may start at.
     pub from_line: usize,
     /// 0-based line a place must end before (exclusive).
@@ -135,21 +135,22 @@ pub(crate) struct Scope {
     pub at_line: Option<usize>,
     /// The place must end at the file's last line (`*** End of File`).
     pub at_end: bool,
-    /// The lines newText shares with oldText are a patch's context: copies by
+    /// A patch's context: for each line of newText, the line of oldText it is
+    /// (the hunk says so; no line diff guesses it). Those lines are copies by
     /// the format's construction, not by the writer's choice, so they are no
-    /// witness of newText's frame (they are written as the file has them in
-    /// either frame anyway).
-    pub kept_silent: bool,
+    /// witness of newText's frame, and they are written as the file has them
+    /// whatever the frame.
+    pub context: Option<&'a [Option<usize>]>,
 }
 
-impl Scope {
+impl Scope<'static> {
     /// The whole file, as `edit` searches it.
-    pub const WHOLE: Scope = Scope {
+    pub const WHOLE: Scope<'static> = Scope {
         from_line: 0,
         to_line: usize::MAX,
         at_line: None,
         at_end: false,
-        kept_silent: false,
+        context: None,
     };
 }
 
@@ -687,7 +688,7 @@ pub(crate) fn match_lines(
     old: &str,
     new: &str,
     replace_all: bool,
-    scope: &Scope,
+    scope: &Scope<'_>,
 ) -> LineOutcome {
     let lines = Lines::new(hay);
     let relations = [
@@ -740,7 +741,7 @@ fn try_stage(
     old: &str,
     new: &str,
     replace_all: bool,
-    scope: &Scope,
+    scope: &Scope<'_>,
     stage: MatchStage,
     indentation: Indentation,
 ) -> Option<LineOutcome> {
@@ -748,9 +749,9 @@ fn try_stage(
     let typography = stage == MatchStage::Typography;
     // A snippet that starts with a line break starts at the end of a line; when
     // both do, that break is context and the snippets are whole lines after it.
-    let (old, new) = match (old.strip_prefix('\n'), new.strip_prefix('\n')) {
-        (Some(o), Some(n)) if !o.is_empty() => (o, n),
-        _ => (old, new),
+    let (old, new, cut) = match (old.strip_prefix('\n'), new.strip_prefix('\n')) {
+        (Some(o), Some(n)) if !o.is_empty() => (o, n, true),
+        _ => (old, new, false),
     };
     let old_snippet = Snippet::new(old);
     if old_snippet.lines.iter().all(|l| parts(l).blank()) {
@@ -835,11 +836,20 @@ fn try_stage(
         });
     }
     let new_snippet = Snippet::new(new);
-    let kept = kept_lines(&old_snippet, &new_snippet);
+    let patch = scope.context.is_some();
+    let kept: Vec<Option<usize>> = match scope.context {
+        // The first line cut above was a blank line of context on both sides.
+        Some(context) if cut => context[1..]
+            .iter()
+            .map(|k| k.and_then(|i| i.checked_sub(1)))
+            .collect(),
+        Some(context) => context.to_vec(),
+        None => kept_lines(&old_snippet, &new_snippet),
+    };
     // A patch's context lines say nothing of the frame: only the lines it adds
     // are weighed (its first line is then the mapped "line 0" only when it is
     // itself an added one).
-    let (weighed, line0_mapped) = if scope.kept_silent {
+    let (weighed, line0_mapped) = if patch {
         let added = Snippet {
             lines: new_snippet
                 .lines
@@ -864,10 +874,10 @@ fn try_stage(
                 &kept,
                 place,
                 frame,
-                scope.kept_silent,
+                patch,
             )
         };
-        let inferred = infer_frame(lines, &old_snippet, &weighed, line0_mapped, place);
+        let inferred = infer_frame(lines, &old_snippet, &weighed, line0_mapped, patch, place);
         let written = match (write(Frame::Old), write(Frame::File)) {
             (Ok(a), Ok(b)) if a != b => {
                 // The brackets at the edges of the replacement are a witness the
@@ -939,6 +949,7 @@ fn infer_frame(
     old: &Snippet<'_>,
     new: &Snippet<'_>,
     line0_mapped: bool,
+    patch: bool,
     place: &Place,
 ) -> Inference {
     let core = |l: &str| -> String {
@@ -967,7 +978,16 @@ fn infer_frame(
         if n.blank() {
             continue;
         }
-        let Some(pairs) = by_core.get(&core(l)) else {
+        // A patch's added line is weighed against a line it is a version of
+        // (`-call(a)` then `+call(a, b)`, or a neighbour much like it) when no
+        // line of oldText is its copy: the two stand at one depth.
+        let c = core(l);
+        let pairs = by_core.get(&c).or_else(|| {
+            patch
+                .then(|| by_core.iter().find(|(k, _)| alike(k, &c)).map(|(_, v)| v))
+                .flatten()
+        });
+        let Some(pairs) = pairs else {
             continue;
         };
         let as_old = pairs.iter().any(|(o, _)| *o == n.indent);

@@ -1114,6 +1114,8 @@ pub struct HunkSpec {
     /// The new side's last line has no line break (a unified diff's
     /// `\ No newline at end of file`), when the hunk reaches the file's end.
     pub new_no_newline: bool,
+    /// For each line of `new`, the line of `old` it is when it is context.
+    pub context: Vec<Option<usize>>,
 }
 
 /// Where a hunk went.
@@ -1285,7 +1287,7 @@ pub fn plan_hunks(text: &str, hunks: &[HunkSpec]) -> Result<HunksPlan, Vec<(usiz
                     to_line: to,
                     at_line: expected,
                     at_end: h.at_end,
-                    kept_silent: true,
+                    context: Some(&h.context),
                 };
                 match match_lines(hay, &h.old, &h.new, false, &scope) {
                     LineOutcome::Applied {
