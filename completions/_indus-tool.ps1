@@ -63,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
+            [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch that changes one or more files, all or nothing.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
             [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.')
@@ -268,6 +269,16 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;todo_set' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--items', '--items', [CompletionResultType]::ParameterName, 'The whole new checklist, in order (an empty array clears it).')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;apply_patch' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'The patch text: a codex envelope or a unified diff.')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Only check that the patch applies; change nothing (like git apply --check).')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Apply a unified diff in reverse (patch -R, git apply -R)')
+            [CompletionResult]::new('--reverse', '--reverse', [CompletionResultType]::ParameterName, 'Apply a unified diff in reverse (patch -R, git apply -R)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -714,6 +725,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) in the working directory and wait for it to finish.')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist with the given items.')
+            [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch that changes one or more files, all or nothing.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'Keep this session''s checklist.')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.')
             [CompletionResult]::new('task', 'task', [CompletionResultType]::ParameterValue, 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.')
@@ -780,6 +792,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;todo_set' {
+            break
+        }
+        'indus-tool;help;apply_patch' {
             break
         }
         'indus-tool;help;todo' {

@@ -16,6 +16,9 @@ _indus__tool() {
             ",$1")
                 cmd="indus__tool"
                 ;;
+            indus__tool,apply_patch)
+                cmd="indus__tool__subcmd__apply_patch"
+                ;;
             indus__tool,bash)
                 cmd="indus__tool__subcmd__bash"
                 ;;
@@ -183,6 +186,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__checkpoint__subcmd__help,rewind)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__rewind"
+                ;;
+            indus__tool__subcmd__help,apply_patch)
+                cmd="indus__tool__subcmd__help__subcmd__apply_patch"
                 ;;
             indus__tool__subcmd__help,bash)
                 cmd="indus__tool__subcmd__help__subcmd__bash"
@@ -422,7 +428,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -502,6 +508,32 @@ _indus__tool() {
                     ;;
                 --ssh-config)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__apply_patch)
+            opts="-R -h --json --reverse --patch --check --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --patch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1250,8 +1282,22 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__apply_patch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -60,6 +60,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
+            cand apply_patch 'Apply a patch that changes one or more files, all or nothing.'
             cand todo 'Keep this session''s checklist.'
             cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
             cand task 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.'
@@ -253,6 +254,15 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;todo_set'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --items 'The whole new checklist, in order (an empty array clears it).'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;apply_patch'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --patch 'The patch text: a codex envelope or a unified diff.'
+            cand --check 'Only check that the patch applies; change nothing (like git apply --check).'
+            cand -R 'Apply a unified diff in reverse (patch -R, git apply -R)'
+            cand --reverse 'Apply a unified diff in reverse (patch -R, git apply -R)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -635,6 +645,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand bash 'Run a shell command (sh -c) in the working directory and wait for it to finish.'
             cand process 'Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call.'
             cand todo_set 'Replace the session''s checklist with the given items.'
+            cand apply_patch 'Apply a patch that changes one or more files, all or nothing.'
             cand todo 'Keep this session''s checklist.'
             cand bg-process 'Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own.'
             cand task 'Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer.'
@@ -689,6 +700,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;process'= {
         }
         &'indus-tool;help;todo_set'= {
+        }
+        &'indus-tool;help;apply_patch'= {
         }
         &'indus-tool;help;todo'= {
         }

@@ -17,6 +17,8 @@
 //! undo another. A live apply holds the lock of its folder, and recovery leaves
 //! a locked folder alone.
 //!
+//! A folder a deletion leaves empty is removed, as `git apply` does.
+//!
 //! Staging under the state folder, not beside each target, keeps an
 //! interrupted apply's half-written files out of the user's tree. A target on
 //! another filesystem than the state folder (where a rename cannot reach) is
@@ -86,6 +88,13 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
             return Err(e);
         }
     };
+    // Every staged file reaches the disk before the journal that commits them:
+    // one `syncfs` of the state folder's filesystem, not a `fsync` per file
+    // (300 of those cost more than the whole apply).
+    if let Err(e) = sync_filesystem(&folder) {
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(e);
+    }
     let journal = serde_json::to_vec(&Journal { steps }).map_err(io::Error::other)?;
     if let Err(e) = atomic_write(&folder.join(JOURNAL), &journal) {
         let _ = std::fs::remove_dir_all(&folder);
@@ -167,7 +176,6 @@ fn stage(folder: &Path, changes: &[Change]) -> io::Result<Vec<Step>> {
         if let Some(mode) = mode {
             f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
-        f.sync_all()?;
         steps.push(Step {
             path: change.path.clone(),
             staged: Some(name),
@@ -211,10 +219,24 @@ fn roll_forward(folder: &Path) -> io::Result<()> {
             },
         }
     }
-    for step in &journal.steps {
-        if let Some(parent) = step.path.parent() {
-            sync_dir(parent);
+    // Folders a deletion left empty go too, as `git apply` removes them (never
+    // the project folder, which holds the state folder, nor anything above it).
+    let project = folder.ancestors().nth(3).map(Path::to_path_buf);
+    for step in journal.steps.iter().filter(|s| s.staged.is_none()) {
+        let mut dir = step.path.parent();
+        while let Some(d) = dir {
+            let inside = project
+                .as_deref()
+                .is_some_and(|p| d.starts_with(p) && d != p);
+            if !inside || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
         }
+    }
+    // The renames and unlinks made durable, in one flush for every folder.
+    if let Some(step) = journal.steps.first() {
+        let _ = sync_filesystem(step.path.parent().unwrap_or(folder));
     }
     Ok(())
 }
@@ -232,6 +254,12 @@ fn across_filesystems(staged: &Path, target: &Path) -> io::Result<()> {
     std::fs::copy(staged, &temp)?;
     std::fs::File::open(&temp)?.sync_all()?;
     std::fs::rename(&temp, target)
+}
+
+/// Flush the filesystem holding `dir` (the staged files, whatever their number).
+fn sync_filesystem(dir: &Path) -> io::Result<()> {
+    let d = std::fs::File::open(dir)?;
+    nix::unistd::syncfs(&d).map_err(io::Error::from)
 }
 
 /// Best effort: a folder's entries made durable (a rename or unlink in it).

@@ -288,18 +288,33 @@ async fn apply(
                     ));
                     continue;
                 };
-                let decoded = match edit_match::decode(bytes) {
+                let mut decoded = match edit_match::decode(bytes) {
                     Ok(d) => d,
                     Err(e) => {
                         failures.push(e.message(path));
                         continue;
                     }
                 };
+                // A diff of a CRLF file carries a `\r` on every line; one whose
+                // lines only sometimes do changes the line endings themselves,
+                // and is matched against the file's very bytes.
+                let with_cr = |t: &String| t.ends_with('\r');
+                let some_cr = hunks
+                    .iter()
+                    .any(|h| h.lines.iter().any(|(_, t)| with_cr(t)));
+                let all_cr = hunks
+                    .iter()
+                    .all(|h| h.lines.iter().all(|(_, t)| with_cr(t)));
+                let keep_cr = some_cr && !(decoded.crlf && all_cr);
+                if keep_cr && decoded.crlf {
+                    decoded.text = decoded.text.replace('\n', "\r\n");
+                    decoded.crlf = false;
+                }
                 let specs: Vec<HunkSpec> = hunks
                     .iter()
                     .map(|h| spec(h, &decoded, patch.format))
                     .collect();
-                let plan = match edit_match::plan_hunks(&decoded.text, &specs) {
+                let plan = match edit_match::plan_hunks(&decoded.text, &specs, keep_cr) {
                     Ok(p) => p,
                     Err(fails) => {
                         for (i, f) in fails {

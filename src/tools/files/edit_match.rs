@@ -1175,8 +1175,23 @@ pub struct HunksPlan {
 /// A file whose last line has no line break is matched as if it had one; the
 /// break stays absent unless a hunk replaced that line (an envelope always
 /// ends a changed file with one, as codex does; a unified diff says).
-pub fn plan_hunks(text: &str, hunks: &[HunkSpec]) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
-    let view = View::new(text);
+///
+/// `keep_cr`: the hunks carry the file's `\r`s in their lines (a diff of a file
+/// whose line endings are mixed), so the text is matched as its bytes are, not
+/// through the CRLF-blind view.
+pub fn plan_hunks(
+    text: &str,
+    hunks: &[HunkSpec],
+    keep_cr: bool,
+) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
+    let view = if keep_cr {
+        View {
+            text: Cow::Borrowed(text),
+            crs: Vec::new(),
+        }
+    } else {
+        View::new(text)
+    };
     let virtual_nl = !view.text.is_empty() && !view.text.ends_with('\n');
     let owned;
     let hay: &str = if virtual_nl {

@@ -239,7 +239,14 @@ pub fn parse(text: &str) -> Result<Patch, ParseError> {
     } else {
         text
     };
-    let lines: Vec<&str> = text.lines().collect();
+    // Split at `\n` only: a `\r` before it is the line's own (a diff of a CRLF
+    // file), which `str::lines` would drop.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let lines: Vec<&str> = if body.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n').collect()
+    };
     let first = lines.iter().position(|l| !l.trim().is_empty());
     let Some(first) = first else {
         return Err(err(0, "the patch is empty"));
