@@ -19,7 +19,7 @@ fn listed(env: &TestEnv, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-const BUILTINS: [&str; 12] = [
+const BUILTINS: [&str; 13] = [
     "read",
     "ls",
     "grep",
@@ -32,6 +32,7 @@ const BUILTINS: [&str; 12] = [
     "bash",
     "process",
     "todo_set",
+    "apply_patch",
 ];
 
 #[test]
@@ -47,9 +48,12 @@ fn the_profile_table_keeps_the_seeds_inversion() {
     // all = every built-in, then the cards in the seed's order, then `time`
     // (the one operator's tool of the buddy seed the whole deck holds too).
     let all = listed(&env, &["--profile", "all"]);
-    assert_eq!(&all[..12], BUILTINS);
+    assert_eq!(&all[..BUILTINS.len()], BUILTINS);
     assert_eq!(all.last().map(String::as_str), Some("time"));
-    let cards: Vec<&str> = all[12..all.len() - 1].iter().map(String::as_str).collect();
+    let cards: Vec<&str> = all[BUILTINS.len()..all.len() - 1]
+        .iter()
+        .map(String::as_str)
+        .collect();
     let seed_order = [
         "todo",
         "bg-process",
@@ -132,7 +136,7 @@ fn profile_collection_and_tools_combine_as_documented() {
         .output()
         .unwrap();
     let names: Vec<Value> = common::parse_outcome(&via_env).as_array().unwrap().clone();
-    assert_eq!(names.len(), 12, "--collection beats INDUS_PROFILE");
+    assert_eq!(names.len(), 13, "--collection beats INDUS_PROFILE");
     let via_env = env
         .cmd()
         .env("INDUS_PROFILE", "authoring")
@@ -141,7 +145,7 @@ fn profile_collection_and_tools_combine_as_documented() {
         .unwrap();
     assert_eq!(common::parse_outcome(&via_env).as_array().unwrap().len(), 7);
     // The S0 collections are unchanged: all = the twelve built-ins.
-    assert_eq!(listed(&env, &["--collection", "all"]).len(), 12);
+    assert_eq!(listed(&env, &["--collection", "all"]).len(), 13);
     // A card outside the selection is refused like any tool.
     let out = env.run(&["--profile", "survey", "memory", "read"]);
     assert_eq!(code(&out), 1);
