@@ -470,21 +470,7 @@ async fn load(
 /// A hunk as the match engine takes it: both sides as whole lines (a CRLF file's
 /// `\r`s, which a diff of it carries, taken off as the file's text has them off).
 fn spec(h: &patch_parse::Hunk, decoded: &Decoded, format: Format) -> HunkSpec {
-    let side = |own: Kind| {
-        let mut out = String::new();
-        for (k, t) in &h.lines {
-            if *k == Kind::Context || *k == own {
-                let t = if decoded.crlf {
-                    t.strip_suffix('\r').unwrap_or(t)
-                } else {
-                    t
-                };
-                out.push_str(t);
-                out.push('\n');
-            }
-        }
-        out
-    };
+    let side = |own: Kind| patch_parse::side_lines(&h.lines, own, decoded.crlf);
     // Each new-side line that is context, with its index on the old side.
     let (mut o, mut context) = (0usize, Vec::new());
     for (k, _) in &h.lines {

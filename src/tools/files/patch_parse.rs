@@ -89,11 +89,6 @@ impl Hunk {
         side(&self.lines, Kind::Add, self.new_no_newline)
     }
 
-    /// Lines on the old side (context and removed).
-    pub fn old_len(&self) -> usize {
-        self.lines.iter().filter(|(k, _)| *k != Kind::Add).count()
-    }
-
     /// Whether the hunk has any line the file must already hold.
     pub fn has_old(&self) -> bool {
         self.lines.iter().any(|(k, _)| *k != Kind::Add)
@@ -122,15 +117,28 @@ impl Hunk {
     }
 }
 
-fn side(lines: &[(Kind, String)], own: Kind, no_newline: bool) -> String {
+/// One side of a hunk (`own`: `Remove` for the old side, `Add` for the new):
+/// its lines, each ending in `\n`, a `\r` before it taken off when `strip_cr`
+/// (a diff of a CRLF file read as LF).
+pub fn side_lines(lines: &[(Kind, String)], own: Kind, strip_cr: bool) -> String {
     let mut out = String::new();
     for (_, t) in lines
         .iter()
         .filter(|(k, _)| *k == Kind::Context || *k == own)
     {
+        let t = if strip_cr {
+            t.strip_suffix('\r').unwrap_or(t)
+        } else {
+            t
+        };
         out.push_str(t);
         out.push('\n');
     }
+    out
+}
+
+fn side(lines: &[(Kind, String)], own: Kind, no_newline: bool) -> String {
+    let mut out = side_lines(lines, own, false);
     if no_newline && !out.is_empty() {
         out.pop();
     }
@@ -277,6 +285,19 @@ pub fn parse(text: &str) -> Result<Patch, ParseError> {
     ))
 }
 
+/// A hunk's line by its first byte: context, removed or added, and its text; an
+/// empty line is an empty context line whose space an editor or mailer trimmed.
+/// `None` for any other first byte.
+fn hunk_line(l: &str) -> Option<(Kind, &str)> {
+    match l.as_bytes().first() {
+        Some(b' ') => Some((Kind::Context, &l[1..])),
+        Some(b'-') => Some((Kind::Remove, &l[1..])),
+        Some(b'+') => Some((Kind::Add, &l[1..])),
+        None => Some((Kind::Context, "")),
+        Some(_) => None,
+    }
+}
+
 fn clip(line: &str) -> String {
     if line.chars().count() > 60 {
         format!("{}…", line.chars().take(60).collect::<String>())
@@ -397,12 +418,9 @@ fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
                     i += 1;
                     continue;
                 }
-                let (kind, text) = match l.as_bytes().first() {
-                    Some(b' ') => (Kind::Context, &l[1..]),
-                    Some(b'-') => (Kind::Remove, &l[1..]),
-                    Some(b'+') => (Kind::Add, &l[1..]),
-                    None => (Kind::Context, ""),
-                    Some(_) => {
+                let (kind, text) = match hunk_line(l) {
+                    Some(line) => line,
+                    None => {
                         return Err(err(
                             i + 1,
                             format!(
@@ -650,13 +668,9 @@ fn read_hunk(lines: &[&str], i: usize) -> Result<(Hunk, usize), ParseError> {
         if old_left == 0 && new_left == 0 {
             break;
         }
-        let (kind, text) = match l.as_bytes().first() {
-            Some(b' ') => (Kind::Context, &l[1..]),
-            Some(b'-') => (Kind::Remove, &l[1..]),
-            Some(b'+') => (Kind::Add, &l[1..]),
-            // An empty context line whose space an editor or mailer trimmed.
-            None => (Kind::Context, ""),
-            Some(_) => {
+        let (kind, text) = match hunk_line(l) {
+            Some(line) => line,
+            None => {
                 return Err(err(
                     j + 1,
                     format!(
@@ -953,7 +967,7 @@ pub fn reverse(patch: Patch) -> Result<Patch, ParseError> {
                     path,
                     move_to,
                     hunks,
-                    new_mode,
+                    ..
                 } => {
                     let (path, move_to) = match move_to {
                         Some(to) => (to, Some(path)),
@@ -963,10 +977,10 @@ pub fn reverse(patch: Patch) -> Result<Patch, ParseError> {
                         path,
                         move_to,
                         hunks: hunks.iter().map(Hunk::reversed).collect(),
-                        // git states the old mode beside the new one, but a
-                        // reversed mode change is rare enough that the file
-                        // keeps the mode it has.
-                        new_mode: new_mode.and(None),
+                        // git states the old mode beside the new one, but the
+                        // model keeps only the new: reversed, the file keeps
+                        // the mode it has.
+                        new_mode: None,
                     }
                 }
             };
