@@ -96,9 +96,18 @@ too), `crashed` (any other exit, or no answer within 60 s). A wrong codex result
 differs only by a final newline codex added (it always ends a file with one) is also
 counted as `eol`.
 
-Output: per repository a markdown table, one row per class: commits, n/a, then
+Ambiguous envelopes are counted apart: a hunk whose lines occur more than once where
+it may stand can only be guessed, and indus-tool refuses to guess (codex takes the
+first copy). Per class, `ambiguous` counts the applicable commits whose envelope has
+such a hunk; identical, refused, wrong and crashed, and the percentage, are over the
+other applicable commits, and each tool's `on ambiguous` gives its
+identical/refused/wrong-or-crashed on the ambiguous ones. The unified class has line
+numbers: nothing in it is ambiguous.
+
+Output: per repository a markdown table, one row per class: commits, n/a, ambiguous, then
 indus-tool's, git apply's (unified only, `—` elsewhere) and codex's (envelope classes
-only) identical (percent of the applicable commits) / refused / wrong / crashed.
+only) identical (percent of the applicable commits that are not ambiguous) / refused /
+wrong / crashed / on ambiguous.
 
 Tools: indus-tool is $INDUS (default target/release/indus-tool under the repository
 top), run as `indus-tool apply_patch PATCHFILE` with the patch file outside the tree.
@@ -652,8 +661,9 @@ def select_commits(repo, n, anchors, log):
 
 
 def new_stats():
-    return {c: {"na": 0, "na_why": {}, **{t: {o: 0 for o in OUTCOMES + ["eol"]}
-                                          for t in TOOLS}} for c in CLASSES}
+    return {c: {"na": 0, "na_why": {}, "amb": 0,
+                **{t: {**{o: 0 for o in OUTCOMES + ["eol"]}, "amb": {o: 0 for o in OUTCOMES}}
+                   for t in TOOLS}} for c in CLASSES}
 
 
 def replay_repo(repo, args, tools, pool, tmproot, cases):
@@ -682,6 +692,8 @@ def replay_repo(repo, args, tools, pool, tmproot, cases):
                 why = stats[cls]["na_why"]
                 why[patch[1]] = why.get(patch[1], 0) + 1
                 continue
+            if cls != "unified" and cm.ambiguous:
+                stats[cls]["amb"] += 1
             if args.keep and cls != "unified":
                 with open(os.path.join(cdir, f"envelope-{cls}.txt"), "w", encoding="utf-8",
                           errors="surrogateescape") as f:
@@ -697,7 +709,10 @@ def replay_repo(repo, args, tools, pool, tmproot, cases):
     for k, (fut, ci, tool, cls, cm, jobdir) in enumerate(futs):
         outcome, msg, detail, extra = fut.result()
         st = stats[cls][tool]
-        st[outcome] += 1
+        if cls != "unified" and cm.ambiguous:
+            st["amb"][outcome] += 1
+        else:
+            st[outcome] += 1
         if extra == "eol" and outcome == "wrong":
             st["eol"] += 1
         if outcome != "identical":
@@ -728,28 +743,33 @@ def replay_repo(repo, args, tools, pool, tmproot, cases):
 
 
 def table(stats, ncommits, tools):
-    head = ["class", "commits", "n/a"]
+    head = ["class", "commits", "n/a", "ambiguous"]
     for t in TOOLS:
         n = TOOL_NAMES[t]
-        head += [f"{n} identical", f"{n} refused", f"{n} wrong", f"{n} crashed"]
+        head += [f"{n} identical", f"{n} refused", f"{n} wrong", f"{n} crashed",
+                 f"{n} on ambiguous"]
     rows = []
     for cls in CLASSES:
         s = stats[cls]
         na = str(s["na"])
         if s["na_why"].get("lossy"):
             na += f" ({s['na_why']['lossy']} lossy)"
-        row = [f"`{cls}`", str(ncommits), na]
-        applicable = ncommits - s["na"]
+        row = [f"`{cls}`", str(ncommits), na, str(s["amb"]) if cls != "unified" else "—"]
+        applicable = ncommits - s["na"] - s["amb"]
         for t in TOOLS:
             if t not in tools_of(cls):
-                row += ["—"] * 4
+                row += ["—"] * 5
             elif t not in tools:
-                row += ["SKIPPED"] * 4
+                row += ["SKIPPED"] * 5
             else:
                 o = s[t]
                 pct = f" ({100.0 * o['identical'] / applicable:.1f}%)" if applicable else ""
                 wrong = str(o["wrong"]) + (f" ({o['eol']} eol)" if o["eol"] else "")
-                row += [f"{o['identical']}{pct}", str(o["refused"]), wrong, str(o["crashed"])]
+                a = o["amb"]
+                amb = (f"{a['identical']}/{a['refused']}/{a['wrong'] + a['crashed']}"
+                       if s["amb"] else "—")
+                row += [f"{o['identical']}{pct}", str(o["refused"]), wrong, str(o["crashed"]),
+                        amb]
         rows.append(row)
     w = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
 
@@ -896,6 +916,7 @@ def main():
                 if args.show_refused:
                     show_cases(cases, ("refused",), args.show_refused, shown)
                 if any(stats[c]["indus"]["wrong"] or stats[c]["indus"]["crashed"]
+                       or stats[c]["indus"]["amb"]["wrong"] or stats[c]["indus"]["amb"]["crashed"]
                        for c in CLASSES):
                     any_wrong = True
                 if args.keep:
