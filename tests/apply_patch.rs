@@ -371,8 +371,9 @@ fn a_patch_file_argument_and_json_rows() {
     assert!(stderr(&out).contains("missing.patch"), "{}", stderr(&out));
 }
 
-/// SIGKILL at random moments of a 300-file apply, then one more invocation: the
-/// tree is the one before or the one after, every time.
+/// SIGKILL at random moments of a 300-file apply, then one more invocation (an
+/// apply_patch, or a tool that is not one): the tree is the one before or the
+/// one after, every time.
 #[test]
 fn killed_mid_apply_the_next_invocation_leaves_the_before_or_after_tree() {
     let env = TestEnv::new();
@@ -436,13 +437,28 @@ fn killed_mid_apply_the_next_invocation_leaves_the_before_or_after_tree() {
         std::thread::sleep(delay);
         let _ = child.kill();
         let _ = child.wait();
-        // One more invocation in the folder finishes or undoes what was begun.
-        let out = bin_std()
-            .current_dir(env.root())
-            .args(["apply_patch", "--check"])
-            .arg(&patch_file)
-            .output()
-            .unwrap();
+        // One more invocation in the folder finishes or undoes what was begun:
+        // another apply_patch, or any other tool (`ls`) in half the rounds.
+        let check = round % 2 == 0;
+        let out = if check {
+            bin_std()
+                .current_dir(env.root())
+                .args(["apply_patch", "--check"])
+                .arg(&patch_file)
+                .output()
+                .unwrap()
+        } else {
+            bin_std()
+                .current_dir(env.root())
+                .arg("ls")
+                .output()
+                .unwrap()
+        };
+        assert!(
+            !stderr(&out).contains("could not be finished"),
+            "round {round}: {}",
+            stderr(&out)
+        );
         let now = snapshot(env.root());
         if now == before {
             saw_before += 1;

@@ -124,6 +124,13 @@ pub fn long_running_factory(globals: &Globals) -> ContextFactory {
 }
 
 pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
+    // An apply_patch an earlier invocation left half done (killed, power lost)
+    // is finished or undone before any tool of this one looks at the tree.
+    if globals.remote.is_none()
+        && let Err(e) = crate::state::patches::recover(&globals.state_dir())
+    {
+        eprintln!("indus-tool: an interrupted apply_patch could not be finished: {e}");
+    }
     let cwd = globals.cwd.clone();
     let budget = globals.max_bytes.map(budget_of);
     // The gate is opt-in; the checklist always persists per session, since a
