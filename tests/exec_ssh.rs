@@ -438,9 +438,12 @@ fn an_interrupted_call_over_ssh_leaves_nothing_running_there() {
     let local = TestEnv::new();
     // Provision the binary first, so the interrupted call is the command itself.
     assert_eq!(code(&s.over_ssh(&local, &["bash", "true"])), 0);
+    // The command on the other side, by its own command line: the local
+    // indus-tool's holds the marker too, from the moment it is spawned, before
+    // its signal handlers are in place.
     let running = |marker: &str| {
         Command::new("pgrep")
-            .args(["-f", marker])
+            .args(["-f", &format!("^{marker}")])
             .output()
             .is_ok_and(|o| !o.stdout.is_empty())
     };

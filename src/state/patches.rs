@@ -149,7 +149,7 @@ fn new_folder(base: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("cannot make a patch folder"))
 }
 
-fn stage(folder: &Path, changes: &[Change]) -> io::Result<(Vec<Step>, Vec<std::fs::File>)> {
+fn stage(folder: &Path, changes: &[Change]) -> io::Result<(Vec<Step>, Vec<PathBuf>)> {
     let mut steps = Vec::with_capacity(changes.len());
     let mut files = Vec::with_capacity(changes.len());
     for (n, change) in changes.iter().enumerate() {
@@ -179,7 +179,7 @@ fn stage(folder: &Path, changes: &[Change]) -> io::Result<(Vec<Step>, Vec<std::f
             path: change.path.clone(),
             staged: Some(name),
         });
-        files.push(f);
+        files.push(file);
     }
     Ok((steps, files))
 }
@@ -243,11 +243,7 @@ fn roll_forward(folder: &Path) -> io::Result<()> {
         .collect();
     parents.sort();
     parents.dedup();
-    let dirs: Vec<std::fs::File> = parents
-        .into_iter()
-        .filter_map(|d| std::fs::File::open(d).ok())
-        .collect();
-    let _ = sync_all(&dirs);
+    let _ = sync_all(&parents);
     Ok(())
 }
 
@@ -266,20 +262,27 @@ fn across_filesystems(staged: &Path, target: &Path) -> io::Result<()> {
     std::fs::rename(&temp, target)
 }
 
-/// The staged files' data made durable, several at once: a filesystem with a
-/// journal commits concurrent syncs together, so 300 files cost a few commits,
-/// not 300 in a row. Not `syncfs`, which would also wait for every other
-/// process's unwritten data on the filesystem (a build's, a copy's).
-fn sync_all(files: &[std::fs::File]) -> io::Result<()> {
+/// Files' (or folders') data made durable, several at once: a filesystem with
+/// a journal commits concurrent syncs together, so 300 files cost a few
+/// commits, not 300 in a row. Not `syncfs`, which would also wait for every
+/// other process's unwritten data on the filesystem (a build's, a copy's).
+/// Each is opened only while it is synced: a patch of thousands of files
+/// holds no more descriptors than there are workers.
+fn sync_all<P: AsRef<Path> + Sync>(paths: &[P]) -> io::Result<()> {
     const WORKERS: usize = 8;
-    if files.len() <= 1 {
-        return files.iter().try_for_each(std::fs::File::sync_data);
+    let sync = |chunk: &[P]| {
+        chunk
+            .iter()
+            .try_for_each(|p| std::fs::File::open(p)?.sync_data())
+    };
+    if paths.len() <= 1 {
+        return sync(paths);
     }
-    let per = files.len().div_ceil(WORKERS);
+    let per = paths.len().div_ceil(WORKERS);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = files
+        let workers: Vec<_> = paths
             .chunks(per)
-            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(std::fs::File::sync_data)))
+            .map(|chunk| scope.spawn(move || sync(chunk)))
             .collect();
         workers.into_iter().try_for_each(|w| {
             w.join()
