@@ -267,6 +267,18 @@ pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
         (SignalKind::hangup(), 1),
     ];
     for (kind, number) in kinds {
+        // Recorded in the handler itself, not only by the task below: on Ctrl-C the
+        // terminal signals a child of the same group too (ssh under `--exec`), and
+        // the call can see the child's end before the runtime polls this task; the
+        // exit status must still say the signal, 128+N.
+        // SAFETY: the action is one lock-free atomic operation, which is
+        // async-signal-safe; it neither allocates nor locks.
+        let _ = unsafe {
+            signal_hook_registry::register(number, move || {
+                let _ =
+                    CAUGHT_SIGNAL.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+            })
+        };
         let Ok(mut stream) = signal(kind) else {
             continue;
         };
