@@ -869,8 +869,10 @@ fn try_stage(
     // context alone was written shallower shows its added lines deeper still):
     // then the hunk's frame is a possible one, however deep its added lines
     // stand against its outermost line.
+    // A line continuing a bracket the context line leaves open may stand
+    // anywhere (aligned with the bracket, as Python and Lisp write it).
     let hunk_deeper = patch.then(|| {
-        let mut above: Option<(usize, bool)> = None;
+        let mut above: Option<(usize, bool, bool)> = None;
         new_snippet.lines.iter().zip(&kept).all(|(l, k)| {
             let p = parts(l);
             if p.blank() {
@@ -878,10 +880,10 @@ fn try_stage(
             }
             let indent = columns(p.indent, 4);
             let fits = match above {
-                Some((a, true)) if k.is_none() => indent <= a + 4,
+                Some((a, true, open)) if k.is_none() => open || indent <= a + 4,
                 _ => true,
             };
-            above = Some((indent, k.is_some()));
+            above = Some((indent, k.is_some(), open_mid_line(p.core)));
             fits
         })
     });
@@ -925,7 +927,27 @@ fn try_stage(
                 } else {
                     None
                 };
-                let witness = brackets.or(layout.filter(|f| inferred.can(*f)));
+                // A hunk is a diff: a reading in which one of its removed lines
+                // comes back unchanged among its added ones (where the diff
+                // would have kept it as context) is not the change it describes,
+                // when the other reading has no such line.
+                let minimal = if patch {
+                    let context = kept.iter().filter(|k| k.is_some()).count();
+                    let (ko, kf) = (
+                        lines_kept(lines.text, &a) > context,
+                        lines_kept(lines.text, &b) > context,
+                    );
+                    match (ko, kf) {
+                        (false, true) => Some(Frame::Old),
+                        (true, false) => Some(Frame::File),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                let witness = brackets
+                    .or(minimal.filter(|f| inferred.can(*f)))
+                    .or(layout.filter(|f| inferred.can(*f)));
                 match (inferred.frame, witness) {
                     (Some(Frame::Old), Some(Frame::Old) | None) => Ok(a),
                     (Some(Frame::File), Some(Frame::File) | None) => Ok(b),
@@ -1372,7 +1394,9 @@ fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
 fn layout_fit(hay: &str, r: &Replacement) -> Fit {
     // A trailing comma is left out: a list's next item stands at its depth.
     const CONTINUES: [&str; 11] = ["=", "&&", "||", "+", "-", "*", "|", "->", "=>", "\\", "?"];
-    const CONTINUED: [&str; 10] = [".", "&&", "||", "+", "-", "*", "|", "?", ":", "as "];
+    const CONTINUED: [&str; 12] = [
+        ".", "&&", "||", "+", "-", "*", "|", "?", ":", "as ", "or ", "and ",
+    ];
     let comment = |core: &str| {
         ["//", "/*", "* ", "--", "#"]
             .iter()
@@ -1417,6 +1441,7 @@ fn layout_fit(hay: &str, r: &Replacement) -> Fit {
         let continues = |code: &str| {
             CONTINUES.iter().any(|t| code.ends_with(t))
                 || CONTINUED.iter().any(|t| core.starts_with(t))
+                || open_mid_line(code)
         };
         if side != Side::Before {
             if let Some(&(_, opened_at, Side::New, true)) = blocks.last()
@@ -1444,9 +1469,14 @@ fn layout_fit(hay: &str, r: &Replacement) -> Fit {
             } else if closes(core) {
                 (indent >= above).then_some(false)
             } else if indent > above {
-                Some(continues(code))
+                // A bracket left open with more of the line after it: the next
+                // line aligns with what follows the bracket.
+                match open_bracket(code).filter(|&at| at + 1 < code.len()) {
+                    Some(at) => Some(indent == above + code[..at].chars().count() + 1),
+                    None => Some(continues(code)),
+                }
             } else if indent < above
-                && [".", "&&", "||", "+", "|", "?"]
+                && [".", "&&", "||", "+", "|", "?", "or ", "and "]
                     .iter()
                     .any(|t| core.starts_with(t))
             {
@@ -1610,6 +1640,53 @@ fn first_difference(hay: &str, a: &Replacement, b: &Replacement) -> (usize, Stri
         la.get(i).copied().unwrap_or_default().to_string(),
         lb.get(i).copied().unwrap_or_default().to_string(),
     )
+}
+
+/// Whether the bracket `code` leaves open has more of the line after it: its
+/// next line is aligned with what follows the bracket, at any depth.
+fn open_mid_line(code: &str) -> bool {
+    open_bracket(code).is_some_and(|at| at + 1 < code.len())
+}
+
+/// The byte offset of the innermost bracket `code` leaves open, if any.
+/// Double-quoted strings are skipped (a single quote is as often a Rust
+/// lifetime or an apostrophe as a string).
+fn open_bracket(code: &str) -> Option<usize> {
+    let (mut open, mut quoted, mut escaped) = (Vec::new(), false, false);
+    for (at, c) in code.char_indices() {
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '(' | '[' | '{' => open.push(at),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
+}
+
+/// How many of the lines `r` replaces in `hay` it keeps unchanged, as a diff of
+/// the two counts them.
+fn lines_kept(hay: &str, r: &Replacement) -> usize {
+    let old: Vec<&str> = hay[r.start..r.end].lines().collect();
+    let new: Vec<&str> = r.text.lines().collect();
+    similar::capture_diff_slices(Algorithm::Myers, &old, &new)
+        .iter()
+        .map(|op| match op {
+            DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// For each line of `new`, the line of `old` it repeats unchanged, if any.
@@ -1796,6 +1873,58 @@ mod tests {
             got,
             "fn f() {\n    {\n        use std::io::Write;\n        out\n            .flush()\n            .unwrap();\n    }\n    done();\n}\n"
         );
+    }
+
+    #[test]
+    fn a_removed_line_that_comes_back_was_moved_not_kept() {
+        // Written one level shallow throughout: the copy of the removed line,
+        // read at the file's depth, would equal it, and a diff would have kept it
+        // as context; it came back deeper, under the new `else:`.
+        let hay = "def f(xs, st):\n    for x in xs:\n        k = key(x)\n        st[k] += 1\n        done(x)\n";
+        let got = hunk(
+            hay,
+            &[
+                (' ', "    k = key(x)"),
+                ('-', "    st[k] += 1"),
+                ('+', "    if skip(x):"),
+                ('+', "        st[\"skip\"][k] += 1"),
+                ('+', "    else:"),
+                ('+', "        st[k] += 1"),
+                (' ', "    done(x)"),
+            ],
+        );
+        assert_eq!(
+            got,
+            "def f(xs, st):\n    for x in xs:\n        k = key(x)\n        if skip(x):\n            st[\"skip\"][k] += 1\n        else:\n            st[k] += 1\n        done(x)\n"
+        );
+    }
+
+    #[test]
+    fn a_line_continuing_an_open_bracket_aligns_with_it() {
+        let hay = "def f(s):\n    if True:\n        if any(s[c] or s[d]\n               for c in C):\n            go()\n";
+        let want = "def f(s):\n    if True:\n        if any(s[c] or s[d]\n               or s[e]\n               for c in C):\n            go()\n";
+        // The whole hunk one level shallow (the frame of its own lines)...
+        let shallow = hunk(
+            hay,
+            &[
+                (' ', "    if any(s[c] or s[d]"),
+                ('+', "           or s[e]"),
+                (' ', "           for c in C):"),
+                (' ', "        go()"),
+            ],
+        );
+        assert_eq!(shallow, want);
+        // ...and its context alone shallow, the added line at the file's depth.
+        let context = hunk(
+            hay,
+            &[
+                (' ', "if any(s[c] or s[d]"),
+                ('+', "               or s[e]"),
+                (' ', "       for c in C):"),
+                (' ', "    go()"),
+            ],
+        );
+        assert_eq!(context, want);
     }
 
     #[test]
