@@ -298,13 +298,9 @@ async fn apply(
                 // A diff of a CRLF file carries a `\r` on every line; one whose
                 // lines only sometimes do changes the line endings themselves,
                 // and is matched against the file's very bytes.
-                let with_cr = |t: &String| t.ends_with('\r');
-                let some_cr = hunks
-                    .iter()
-                    .any(|h| h.lines.iter().any(|(_, t)| with_cr(t)));
-                let all_cr = hunks
-                    .iter()
-                    .all(|h| h.lines.iter().all(|(_, t)| with_cr(t)));
+                let with_cr = |t: &str| t.ends_with('\r');
+                let some_cr = hunks.iter().any(|h| h.lines().any(|(_, t)| with_cr(t)));
+                let all_cr = hunks.iter().all(|h| h.lines().all(|(_, t)| with_cr(t)));
                 let keep_cr = some_cr && !(decoded.crlf && all_cr);
                 if keep_cr && decoded.crlf {
                     decoded.text = decoded.text.replace('\n', "\r\n");
@@ -470,10 +466,10 @@ async fn load(
 /// A hunk as the match engine takes it: both sides as whole lines (a CRLF file's
 /// `\r`s, which a diff of it carries, taken off as the file's text has them off).
 fn spec(h: &patch_parse::Hunk, decoded: &Decoded, format: Format) -> HunkSpec {
-    let side = |own: Kind| patch_parse::side_lines(&h.lines, own, decoded.crlf);
+    let side = |own: Kind| patch_parse::side_lines(h, own, decoded.crlf);
     // Each new-side line that is context, with its index on the old side.
     let (mut o, mut context) = (0usize, Vec::new());
-    for (k, _) in &h.lines {
+    for (k, _) in h.lines() {
         match k {
             Kind::Context => {
                 context.push(Some(o));

@@ -54,7 +54,11 @@ pub struct Hunk {
     pub old_start: Option<usize>,
     /// 1-based first line of the new side (unified diffs), for `-R`.
     pub new_start: Option<usize>,
-    pub lines: Vec<(Kind, String)>,
+    /// The lines' texts, one after another (one buffer per hunk, not one
+    /// string per line: a patch of 100,000 lines is read in a few copies).
+    text: String,
+    /// Each line's kind and where its text ends in `text`.
+    ends: Vec<(Kind, usize)>,
     /// The old side's last line has no line break.
     pub old_no_newline: bool,
     /// The new side's last line has no line break.
@@ -71,7 +75,8 @@ impl Hunk {
             anchor: None,
             old_start: None,
             new_start: None,
-            lines: Vec::new(),
+            text: String::new(),
+            ends: Vec::new(),
             old_no_newline: false,
             new_no_newline: false,
             eof: false,
@@ -79,19 +84,40 @@ impl Hunk {
         }
     }
 
+    /// The hunk's lines, in order: each one's kind and text (without its
+    /// line break).
+    pub fn lines(&self) -> impl ExactSizeIterator<Item = (Kind, &str)> + '_ {
+        let mut start = 0;
+        self.ends.iter().map(move |&(kind, end)| {
+            let line = &self.text[start..end];
+            start = end;
+            (kind, line)
+        })
+    }
+
+    /// Whether the hunk has no line at all.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub(crate) fn push(&mut self, kind: Kind, line: &str) {
+        self.text.push_str(line);
+        self.ends.push((kind, self.text.len()));
+    }
+
     /// The old side's text, every line ending in `\n` unless it has none.
     pub fn old_text(&self) -> String {
-        side(&self.lines, Kind::Remove, self.old_no_newline)
+        side(self, Kind::Remove, self.old_no_newline)
     }
 
     /// The new side's text.
     pub fn new_text(&self) -> String {
-        side(&self.lines, Kind::Add, self.new_no_newline)
+        side(self, Kind::Add, self.new_no_newline)
     }
 
     /// Whether the hunk has any line the file must already hold.
     pub fn has_old(&self) -> bool {
-        self.lines.iter().any(|(k, _)| *k != Kind::Add)
+        self.lines().any(|(k, _)| k != Kind::Add)
     }
 
     fn reversed(&self) -> Hunk {
@@ -104,11 +130,8 @@ impl Hunk {
             anchor: self.anchor.clone(),
             old_start: self.new_start,
             new_start: self.old_start,
-            lines: self
-                .lines
-                .iter()
-                .map(|(k, t)| (flip(*k), t.clone()))
-                .collect(),
+            text: self.text.clone(),
+            ends: self.ends.iter().map(|&(k, e)| (flip(k), e)).collect(),
             old_no_newline: self.new_no_newline,
             new_no_newline: self.old_no_newline,
             eof: self.eof,
@@ -120,10 +143,10 @@ impl Hunk {
 /// One side of a hunk (`own`: `Remove` for the old side, `Add` for the new):
 /// its lines, each ending in `\n`, a `\r` before it taken off when `strip_cr`
 /// (a diff of a CRLF file read as LF).
-pub fn side_lines(lines: &[(Kind, String)], own: Kind, strip_cr: bool) -> String {
-    let mut out = String::new();
-    for (_, t) in lines
-        .iter()
+pub fn side_lines(hunk: &Hunk, own: Kind, strip_cr: bool) -> String {
+    let mut out = String::with_capacity(hunk.text.len() + hunk.ends.len());
+    for (_, t) in hunk
+        .lines()
         .filter(|(k, _)| *k == Kind::Context || *k == own)
     {
         let t = if strip_cr {
@@ -137,8 +160,8 @@ pub fn side_lines(lines: &[(Kind, String)], own: Kind, strip_cr: bool) -> String
     out
 }
 
-fn side(lines: &[(Kind, String)], own: Kind, no_newline: bool) -> String {
-    let mut out = side_lines(lines, own, false);
+fn side(hunk: &Hunk, own: Kind, no_newline: bool) -> String {
+    let mut out = side_lines(hunk, own, false);
     if no_newline && !out.is_empty() {
         out.pop();
     }
@@ -253,7 +276,10 @@ pub fn parse(text: &str) -> Result<Patch, ParseError> {
     let lines: Vec<&str> = if body.is_empty() {
         Vec::new()
     } else {
-        body.split('\n').collect()
+        // Counted first: one allocation for a patch of any length.
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1);
+        lines.extend(body.split('\n'));
+        lines
     };
     let first = lines.iter().position(|l| !l.trim().is_empty());
     let Some(first) = first else {
@@ -404,7 +430,7 @@ fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
                 }
                 if t == EOF_MARK {
                     match hunks.last_mut() {
-                        Some(h) if !h.lines.is_empty() => h.eof = true,
+                        Some(h) if !h.is_empty() => h.eof = true,
                         _ => return Err(err(i + 1, "\"*** End of File\" ends no hunk")),
                     }
                     i += 1;
@@ -435,11 +461,11 @@ fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
                     hunks.push(Hunk::new(i + 1));
                 }
                 if let Some(h) = hunks.last_mut() {
-                    h.lines.push((kind, text.to_string()));
+                    h.push(kind, text);
                 }
                 i += 1;
             }
-            if let Some(h) = hunks.iter().find(|h| h.lines.is_empty()) {
+            if let Some(h) = hunks.iter().find(|h| h.is_empty()) {
                 return Err(err(h.at, format!("a hunk of {path} has no lines")));
             }
             if hunks.is_empty() && move_to.is_none() {
@@ -696,7 +722,7 @@ fn read_hunk(lines: &[&str], i: usize) -> Result<(Hunk, usize), ParseError> {
                 ));
             }
         }
-        hunk.lines.push((kind, text.to_string()));
+        hunk.push(kind, text);
         last = Some(kind);
         j += 1;
     }
@@ -734,7 +760,7 @@ fn finish(s: Section) -> Result<FilePatch, ParseError> {
             } else {
                 h.old_no_newline
             };
-            out.push_str(&side(&h.lines, kind, no_newline));
+            out.push_str(&side(h, kind, no_newline));
         }
         out
     };
@@ -755,7 +781,7 @@ fn finish(s: Section) -> Result<FilePatch, ParseError> {
         let path = old.ok_or_else(|| err(s.at, "a deleted file without a name"))?;
         if s.hunks
             .iter()
-            .any(|h| h.lines.iter().any(|(k, _)| *k != Kind::Remove))
+            .any(|h| h.lines().any(|(k, _)| k != Kind::Remove))
         {
             return Err(err(
                 s.at,
