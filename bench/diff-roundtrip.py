@@ -30,7 +30,7 @@ Exit status: 0 when every pair is ok, 1 on any failure, 2 when the bench cannot 
 
 Usage: bench/diff-roundtrip.py [--repo PATH]... [--commits N] [--context N]
                                [--show-failures N] [--json]
-Binary: $INDUS, default target/release/indus-tool under the repository top.
+Binary: $INDUS, default target/<host>/release/indus-tool under the repository top.
 """
 import argparse
 import concurrent.futures as cf
@@ -230,6 +230,15 @@ def roundtrip_repo(repo, n_commits, args, indus, pool, tmproot, log):
     return totals, failures
 
 
+
+def release_binary():
+    """The release build: target/<host tuple>/release/indus-tool (the repository
+    builds for its host tuple, see .cargo/config.toml)."""
+    info = subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout
+    host = next((l.split(": ", 1)[1] for l in info.splitlines() if l.startswith("host: ")), "")
+    return os.path.join(TOP, "target", host, "release", "indus-tool")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -248,7 +257,7 @@ def main():
         print("\n*** diff-roundtrip: GNU patch is not installed (apt-get install patch) ***\n",
               file=sys.stderr)
         return 2
-    indus = os.environ.get("INDUS") or os.path.join(TOP, "target/release/indus-tool")
+    indus = os.environ.get("INDUS") or release_binary()
     if not os.path.isabs(indus) and os.sep in indus:
         indus = os.path.join(TOP, indus)
     if not (os.path.isfile(indus) and os.access(indus, os.X_OK)):

@@ -82,7 +82,7 @@ Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--per-class-files K]
                             [--show-wrong N] [--show-refused N] [--show-peer]
                             [--na-anywhere] [--json] [--no-peer] [--codex-dir DIR]
                             [--codex-bin PATH] [--codex-envelope context|minus-plus]
-Binary: $INDUS, default target/release/indus-tool under the repository top.
+Binary: $INDUS, default target/<host>/release/indus-tool under the repository top.
 """
 import argparse
 import concurrent.futures as cf
@@ -613,6 +613,15 @@ def show_cases(cases, kind, per_class, out, tool):
             print("\n".join("      " + l for l in detail.split("\n")), file=out)
 
 
+
+def release_binary():
+    """The release build: target/<host tuple>/release/indus-tool (the repository
+    builds for its host tuple, see .cargo/config.toml)."""
+    info = subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout
+    host = next((l.split(": ", 1)[1] for l in info.splitlines() if l.startswith("host: ")), "")
+    return os.path.join(TOP, "target", host, "release", "indus-tool")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -644,7 +653,7 @@ def main():
                     help="machine-readable summary on stdout (tables go to stderr)")
     args = ap.parse_args()
 
-    indus = os.environ.get("INDUS") or os.path.join(TOP, "target/release/indus-tool")
+    indus = os.environ.get("INDUS") or release_binary()
     if not os.path.isabs(indus) and os.sep in indus:
         indus = os.path.join(TOP, indus)
     if not (os.path.isfile(indus) and os.access(indus, os.X_OK)):

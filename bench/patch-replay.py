@@ -109,7 +109,7 @@ indus-tool's, git apply's (unified only, `—` elsewhere) and codex's (envelope 
 only) identical (percent of the applicable commits that are not ambiguous) / refused /
 wrong / crashed / on ambiguous.
 
-Tools: indus-tool is $INDUS (default target/release/indus-tool under the repository
+Tools: indus-tool is $INDUS (default target/<host>/release/indus-tool under the repository
 top), run as `indus-tool apply_patch PATCHFILE` with the patch file outside the tree.
 git apply is `git` from PATH. codex is --codex (default /work/scratch/codex/apply_patch;
 when that is missing, bench/codex_peer.py's install into its cache dir), reached via a
@@ -799,6 +799,15 @@ def show_cases(cases, kinds, per_class, tools_shown):
             print(f"    dir: {c['dir']}")
 
 
+
+def release_binary():
+    """The release build: target/<host tuple>/release/indus-tool (the repository
+    builds for its host tuple, see .cargo/config.toml)."""
+    info = subprocess.run(["rustc", "-vV"], capture_output=True, text=True).stdout
+    host = next((l.split(": ", 1)[1] for l in info.splitlines() if l.startswith("host: ")), "")
+    return os.path.join(TOP, "target", host, "release", "indus-tool")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -823,7 +832,7 @@ def main():
     if args.commits < 1:
         ap.error("--commits must be at least 1")
 
-    indus = os.environ.get("INDUS") or os.path.join(TOP, "target/release/indus-tool")
+    indus = os.environ.get("INDUS") or release_binary()
     if not os.path.isabs(indus) and os.sep in indus:
         indus = os.path.join(TOP, indus)
     if not (os.path.isfile(indus) and os.access(indus, os.X_OK)):

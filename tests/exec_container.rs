@@ -187,6 +187,17 @@ impl Container {
             .unwrap()
     }
 
+    /// As `inside`, this build taken for another architecture than the
+    /// container's (`INDUS_REMOTE_ARCH`): the fallback over shell commands.
+    fn foreign(&self, target: &str, args: &[&str]) -> Output {
+        self.bin()
+            .env("INDUS_REMOTE_ARCH", "riscv64")
+            .args(["--exec", target, "--exec-cwd", "/work"])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
     fn here(&self, args: &[&str]) -> Output {
         bin_std()
             .current_dir(self.host())
@@ -272,8 +283,8 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
     let Some(c) = container("fallback") else {
         return;
     };
-    // Busybox alone: no C library for this build, so the tools run here and
-    // reach the files and commands there one shell command at a time.
+    // A toolbox built for another machine than the container's: the tools run
+    // here and reach the files and commands there one shell command at a time.
     let bare = format!("{}-b", c.name);
     let mount = format!("{}:/work", c.host().display());
     let out = c.podman(&[
@@ -307,7 +318,7 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
         vec!["read", "missing.txt"],
         vec!["ls", "notes.txt/x"],
     ] {
-        let inside = c.inside(&target, &args);
+        let inside = c.foreign(&target, &args);
         let here = c.here(&args);
         let mounted = |text: String| text.replace(&host, "/work");
         assert_eq!(
@@ -326,7 +337,7 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
         std::os::unix::fs::PermissionsExt::from_mode(0o750),
     )
     .unwrap();
-    let out = c.inside(&target, &["write", "run.sh", "--content", "new\n"]);
+    let out = c.foreign(&target, &["write", "run.sh", "--content", "new\n"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let meta = std::fs::metadata(c.host().join("run.sh")).unwrap();
     assert_eq!(
@@ -337,7 +348,7 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
         std::fs::read_to_string(c.host().join("run.sh")).unwrap(),
         "new\n"
     );
-    let out = c.inside(
+    let out = c.foreign(
         &target,
         &[
             "edit",
@@ -362,12 +373,71 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
     // The state is kept here, keyed by the target; nothing is left over there.
     assert!(!c.host().join(".indus-process").exists());
     // What needs the toolbox there says so.
-    let out = c.inside(&target, &["process", "start", "sleep 5"]);
+    let out = c.foreign(&target, &["process", "start", "sleep 5"]);
     assert_eq!(code(&out), 1);
     assert!(
         stderr(&out).contains("cannot run it there"),
         "{}",
         stderr(&out)
     );
+    let _ = c.podman(&["rm", "-f", "-t", "0", &bare]);
+}
+
+/// The static build (x86_64 Linux, see .cargo/config.toml) needs no C library:
+/// in a container of busybox alone it is the real toolbox that answers, not the
+/// fallback over shell commands (a background job runs there, which the
+/// fallback refuses), and `ldd` finds nothing for it to load.
+#[test]
+fn a_container_without_a_c_library_runs_the_static_toolbox() {
+    let binary = assert_cmd::cargo::cargo_bin("indus-tool");
+    if !libs_of(&binary).is_empty() {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+        panic!(
+            "this x86_64 Linux build is dynamically linked: .cargo/config.toml must make it static"
+        );
+        #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
+        {
+            eprintln!("SKIPPED static toolbox: this platform's build is not static");
+            return;
+        }
+    }
+    let ldd = Command::new("ldd").arg(&binary).output().unwrap();
+    let said = String::from_utf8_lossy(&ldd.stdout).to_string() + &stderr(&ldd);
+    assert!(
+        said.contains("statically linked") || said.contains("not a dynamic executable"),
+        "{said}"
+    );
+    let Some(c) = container("static") else {
+        return;
+    };
+    let bare = format!("{}-s", c.name);
+    let mount = format!("{}:/work", c.host().display());
+    let out = c.podman(&[
+        "run",
+        "-d",
+        "--name",
+        &bare,
+        "-v",
+        &mount,
+        &format!("{}-bare", c.name),
+        "/bin/sleep",
+        "600",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let target = format!("container:{bare}");
+    for i in 0..200 {
+        std::fs::write(
+            c.host().join(format!("f{i}.txt")),
+            format!("line {i}\nneedle {i}\n"),
+        )
+        .unwrap();
+    }
+    let here = c.here(&["grep", "-c", "needle"]);
+    let inside = c.inside(&target, &["grep", "-c", "needle"]);
+    assert_eq!(code(&inside), 0, "{}", stderr(&inside));
+    let host = c.host().to_string_lossy().into_owned();
+    assert_eq!(stdout(&inside), stdout(&here).replace(&host, "/work"));
+    let out = c.inside(&target, &["process", "start", "sleep 5"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
     let _ = c.podman(&["rm", "-f", "-t", "0", &bare]);
 }
