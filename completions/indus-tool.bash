@@ -920,7 +920,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__completions)
-            opts="-h --help bash zsh fish powershell elvish"
+            opts="-h --install --help bash zsh fish powershell elvish"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2156,12 +2156,16 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__man)
-            opts="-h --help"
+            opts="-h --install --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --install)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

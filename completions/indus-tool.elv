@@ -88,8 +88,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
-            cand completions 'Print a shell completion script'
-            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+            cand completions 'Print a shell completion script, or install it where the shell looks'
+            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;read'= {
@@ -625,10 +625,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;checkpoint;help;help'= {
         }
         &'indus-tool;completions'= {
+            cand --install 'Write the script where the shell finds it for this user (bash: $XDG_DATA_HOME/bash-completion/completions, zsh: $XDG_DATA_HOME/zsh/site-functions, fish: $XDG_CONFIG_HOME/fish/completions; ~/.local/share and ~/.config when unset) and print its path'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'indus-tool;man'= {
+            cand --install 'Write the pages into PREFIX/share/man/man1 (PREFIX: ~/.local when not given), where `man indus-tool` finds them'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -673,8 +675,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
-            cand completions 'Print a shell completion script'
-            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory'
+            cand completions 'Print a shell completion script, or install it where the shell looks'
+            cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'indus-tool;help;read'= {

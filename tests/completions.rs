@@ -332,3 +332,46 @@ fn grafted_mcp_tools_complete_from_the_cache_without_starting_a_server() {
     }
     assert_eq!(started(), 1, "a completion started the MCP server");
 }
+
+/// `completions fish --install` writes where fish autoloads completions from:
+/// a fresh fish completes the command without sourcing anything.
+#[test]
+fn fish_finds_the_installed_script_by_itself() {
+    if !have("fish") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args(["completions", "fish", "--install"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let installed = home.path().join(".config/fish/completions/indus-tool.fish");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        installed.display().to_string()
+    );
+    // As a user has it: the command on PATH (fish loads a command's completions
+    // only for a command it can find).
+    let bin = assert_cmd::cargo::cargo_bin("indus-tool");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = hermetic("fish", home.path());
+    cmd.env("PATH", path)
+        .arg("-c")
+        .arg("complete -C 'indus-tool gr'");
+    let got: Vec<String> = completions_from(cmd, "fish with the installed script")
+        .into_iter()
+        .map(|c| c.split('\t').next().unwrap_or_default().to_string())
+        .collect();
+    assert!(got.iter().any(|c| c == "grep"), "{got:?}");
+}

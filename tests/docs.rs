@@ -177,3 +177,47 @@ fn render(page: &Path) -> String {
     );
     text
 }
+
+/// `man --install PREFIX` puts every page where `man` looks: `man indus-tool` and
+/// `man indus-tool-grep` find them with PREFIX's man folder on MANPATH (as
+/// ~/.local/share/man is by default beside ~/.local/bin on PATH).
+#[test]
+fn installed_man_pages_are_found_by_man() {
+    let prefix = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args(["man", "--install"])
+        .arg(prefix.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let folder = prefix.path().join("share/man/man1");
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        listed.contains(&folder.join("indus-tool.1").display().to_string()),
+        "{listed}"
+    );
+    assert!(folder.join("indus-tool-grep.1").is_file());
+    if !have_man() {
+        return;
+    }
+    for page in ["indus-tool", "indus-tool-grep"] {
+        let found = std::process::Command::new("man")
+            .args(["-w", page])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("MANPATH", prefix.path().join("share/man"))
+            .env("MAN_DISABLE_SECCOMP", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&found.stdout).trim(),
+            folder.join(format!("{page}.1")).display().to_string(),
+            "{}",
+            String::from_utf8_lossy(&found.stderr)
+        );
+    }
+}

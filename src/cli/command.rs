@@ -946,21 +946,36 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
     )
     .subcommand(
         Command::new("completions")
-            .about("Print a shell completion script")
+            .about("Print a shell completion script, or install it where the shell looks")
             .arg(
                 Arg::new("shell")
                     .required(true)
                     .value_parser(PossibleValuesParser::new(["bash", "zsh", "fish", "powershell", "elvish"])),
+            )
+            .arg(
+                Arg::new("install")
+                    .long("install")
+                    .action(ArgAction::SetTrue)
+                    .help("Write the script where the shell finds it for this user (bash: $XDG_DATA_HOME/bash-completion/completions, zsh: $XDG_DATA_HOME/zsh/site-functions, fish: $XDG_CONFIG_HOME/fish/completions; ~/.local/share and ~/.config when unset) and print its path"),
             ),
     )
     .subcommand(
         Command::new("man")
-            .about("Write man pages (indus-tool.1 and one per subcommand) into a directory")
+            .about("Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them")
             .arg(
                 Arg::new("dir")
-                    .required(true)
                     .value_name("DIR")
+                    .required_unless_present("install")
                     .value_parser(value_parser!(std::path::PathBuf)),
+            )
+            .arg(
+                Arg::new("install")
+                    .long("install")
+                    .value_name("PREFIX")
+                    .num_args(0..=1)
+                    .conflicts_with("dir")
+                    .value_parser(value_parser!(std::path::PathBuf))
+                    .help("Write the pages into PREFIX/share/man/man1 (PREFIX: ~/.local when not given), where `man indus-tool` finds them"),
             ),
     )
 }

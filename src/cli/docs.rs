@@ -192,8 +192,66 @@ pub(crate) fn completions(
         .expect("required")
         .parse()
         .map_err(|e: String| UsageError(e))?;
-    printer.stdout_bytes(&completion_script(descriptors, shell));
+    let script = completion_script(descriptors, shell);
+    if !m.get_flag("install") {
+        printer.stdout_bytes(&script);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let home = home().ok_or_else(|| {
+        UsageError(
+            "completions --install: HOME is not set; print the script and place it yourself"
+                .to_string(),
+        )
+    })?;
+    // The XDG folders bash-completion and fish read, as they resolve them.
+    let xdg = |var: &str, default: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(default))
+    };
+    let (data, config) = (
+        xdg("XDG_DATA_HOME", ".local/share"),
+        xdg("XDG_CONFIG_HOME", ".config"),
+    );
+    let (dir, file) = match shell {
+        clap_complete::Shell::Bash => (
+            data.join("bash-completion/completions"),
+            BIN_NAME.to_string(),
+        ),
+        clap_complete::Shell::Zsh => (data.join("zsh/site-functions"), format!("_{BIN_NAME}")),
+        clap_complete::Shell::Fish => (config.join("fish/completions"), format!("{BIN_NAME}.fish")),
+        other => {
+            return Err(UsageError(format!(
+                "completions --install knows where bash, zsh and fish look; for {other}, print the script and load it from your profile"
+            )));
+        }
+    };
+    let path = dir.join(file);
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| crate::backends::local::atomic_write(&path, &script))
+        .map_err(|e| {
+            UsageError(format!(
+                "completions --install: cannot write {}: {e}",
+                path.display()
+            ))
+        })?;
+    printer.stdout_raw(&format!("{}\n", path.display()));
+    if shell == clap_complete::Shell::Zsh {
+        printer.error_text(&format!(
+            "zsh reads it when {} is in fpath: add `fpath=({} $fpath)` before compinit in ~/.zshrc",
+            dir.display(),
+            dir.display()
+        ));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The user's home folder, from `HOME`.
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 /// Everyday examples, per page (`""` is the main page): a description and a
@@ -406,8 +464,22 @@ pub(crate) fn man(
     m: &ArgMatches,
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
-    let dir = m.get_one::<PathBuf>("dir").expect("required");
-    let written = write_man_pages(descriptors, dir)
+    let dir = match (m.get_one::<PathBuf>("dir"), m.contains_id("install")) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => {
+            let prefix = match m.get_one::<PathBuf>("install") {
+                Some(p) => p.clone(),
+                None => home()
+                    .ok_or_else(|| {
+                        UsageError("man --install: HOME is not set; give a PREFIX".to_string())
+                    })?
+                    .join(".local"),
+            };
+            prefix.join("share/man/man1")
+        }
+        (None, false) => return Err(UsageError("man: give a DIR or --install".to_string())),
+    };
+    let written = write_man_pages(descriptors, &dir)
         .map_err(|e| UsageError(format!("man {}: {e}", dir.display())))?;
     let mut out = String::new();
     for p in written {
