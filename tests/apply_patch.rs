@@ -69,8 +69,8 @@ fn codex_conformance_scenarios_leave_the_expected_tree() {
                 "codex's apply-patch scenarios (../shared/fixtures/codex-apply-patch) are missing under CI"
             );
         }
-        eprintln!(
-            "SKIPPED codex conformance scenarios: ../shared/fixtures/codex-apply-patch is absent"
+        common::skipped(
+            "codex conformance scenarios: ../shared/fixtures/codex-apply-patch is absent",
         );
         return;
     };

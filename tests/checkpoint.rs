@@ -190,7 +190,7 @@ fn diff_shows_every_change_since_the_turn_and_applies() {
             .args(["-R", "-p1", "-E", "-i", "ck.patch"])
             .output()
     } else {
-        eprintln!("\n*** NOTE: neither git nor patch is installed: the diff was not applied ***\n");
+        common::skipped("neither git nor patch is installed: the diff was not applied");
         return;
     }
     .unwrap();

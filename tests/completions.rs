@@ -8,6 +8,8 @@
 //! NOTE, except in CI (`CI` set), where `.ci/run` installs all three and a missing
 //! one fails the test.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -50,9 +52,9 @@ fn have(shell: &str) -> bool {
             std::env::var_os("CI").is_none_or(|v| v.is_empty()),
             "{shell} is not installed, but CI must run every shell's completion test: .ci/run installs it"
         );
-        eprintln!(
-            "\n*** NOTE: {shell} is not installed: its completion script was not tested (apt-get install {shell}) ***\n"
-        );
+        common::skipped(&format!(
+            "{shell} is not installed: its completion script was not tested (apt-get install {shell})"
+        ));
     }
     runs
 }

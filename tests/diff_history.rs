@@ -72,15 +72,15 @@ fn revision_pairs(repo: &Path) -> Vec<(String, String)> {
 fn real_revision_pairs_apply_with_patch_and_git_apply() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     if !have("git") || git(&repo, &["rev-parse", "--git-dir"]).is_none() {
-        eprintln!(
-            "\n*** NOTE: {} is not a git checkout (or git is missing): the real-history diff check did not run ***\n",
+        common::skipped(&format!(
+            "{} is not a git checkout (or git is missing): the real-history diff check did not run",
             repo.display()
-        );
+        ));
         return;
     }
     let has_patch = have("patch");
     if !has_patch {
-        eprintln!("\n*** NOTE: GNU patch is not on PATH: only git apply checks the diffs ***\n");
+        common::skipped("GNU patch is not on PATH: only git apply checks the diffs");
     }
     let pairs = revision_pairs(&repo);
     assert!(

@@ -3,6 +3,8 @@
 //! rendered with `man` to see what a reader sees (`tests/completions.rs` does the same
 //! for the completion scripts, in the shells).
 
+mod common;
+
 use std::path::Path;
 
 use indus_tool::cli::{completion_file_name, completion_script, write_man_pages};
@@ -148,8 +150,8 @@ fn have_man() -> bool {
             std::env::var_os("CI").is_none_or(|v| v.is_empty()),
             "man is not installed, but CI must render the man pages: .ci/run installs man-db"
         );
-        eprintln!(
-            "\n*** NOTE: man is not installed: the pages' roff was checked, their rendering was not (apt-get install man-db) ***\n"
+        common::skipped(
+            "man is not installed: the pages' roff was checked, their rendering was not (apt-get install man-db)",
         );
     }
     runs

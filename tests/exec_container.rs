@@ -84,7 +84,9 @@ fn container(name: &str) -> Option<Container> {
             std::env::var_os("CI").is_none(),
             "podman or busybox-static is missing under CI: .ci/run must install them"
         );
-        eprintln!("SKIPPED {name}: no podman or /bin/busybox (busybox-static) on this machine");
+        common::skipped(&format!(
+            "{name}: no podman or /bin/busybox (busybox-static) on this machine"
+        ));
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -147,10 +149,10 @@ fn container(name: &str) -> Option<Container> {
             "podman cannot run a container under CI: {}",
             stderr(&out)
         );
-        eprintln!(
-            "SKIPPED {name}: podman cannot run a container here: {}",
+        common::skipped(&format!(
+            "{name}: podman cannot run a container here: {}",
             stderr(&out)
-        );
+        ));
         return None;
     }
     Some(c)
@@ -397,7 +399,7 @@ fn a_container_without_a_c_library_runs_the_static_toolbox() {
         );
         #[cfg(not(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")))]
         {
-            eprintln!("SKIPPED static toolbox: this platform's build is not static");
+            common::skipped("static toolbox: this platform's build is not static");
             return;
         }
     }

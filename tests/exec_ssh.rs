@@ -71,7 +71,9 @@ fn sshd(name: &str) -> Option<Sshd> {
             std::env::var_os("CI").is_none(),
             "sshd or ssh is missing under CI: .ci/run must install openssh-server"
         );
-        eprintln!("SKIPPED {name}: no {SSHD} (openssh-server) or ssh on this machine");
+        common::skipped(&format!(
+            "{name}: no {SSHD} (openssh-server) or ssh on this machine"
+        ));
         return None;
     }
     let _ = std::fs::create_dir_all("/run/sshd");
@@ -369,7 +371,7 @@ fn tmux_over_ssh_types_into_a_remote_pane_a_person_can_attach_to() {
     let Some(s) = sshd("tmux") else { return };
     if Command::new("tmux").arg("-V").output().is_err() {
         assert!(std::env::var_os("CI").is_none(), "tmux is missing under CI");
-        eprintln!("SKIPPED tmux over ssh: no tmux on this machine");
+        common::skipped("tmux over ssh: no tmux on this machine");
         return;
     }
     let local = TestEnv::new();

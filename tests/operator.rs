@@ -253,8 +253,8 @@ fn have_script() -> bool {
             std::env::var_os("CI").is_none_or(|v| v.is_empty()),
             "script(1) is missing, but CI must run the terminal approval test"
         );
-        eprintln!(
-            "\n*** NOTE: script(1) (util-linux) is missing: the terminal approval test did not run ***\n"
+        common::skipped(
+            "script(1) (util-linux) is missing: the terminal approval test did not run",
         );
     }
     ok

@@ -32,7 +32,9 @@ fn server(name: &str) -> Option<Server> {
             std::env::var_os("CI").is_none(),
             "tmux is missing under CI: .ci/run must install it"
         );
-        eprintln!("SKIPPED {name}: tmux is not installed; these tests need a real tmux server");
+        common::skipped(&format!(
+            "{name}: tmux is not installed; these tests need a real tmux server"
+        ));
         return None;
     }
     let env = TestEnv::new();

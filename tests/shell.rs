@@ -149,7 +149,7 @@ fn have(program: &str) -> bool {
             std::env::var_os("CI").is_none_or(|v| v.is_empty()),
             "{program} is not installed, and CI must run this test (.ci/run installs it)"
         );
-        eprintln!("SKIPPED: {program} is not installed");
+        common::skipped(&format!("{program} is not installed"));
     }
     runs
 }

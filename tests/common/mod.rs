@@ -11,6 +11,16 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// Say, visibly, that a check did not run because its facility (a program, a
+/// server, a container runtime) is missing here. libtest captures the output of
+/// `eprintln!` in a passing test, so the note goes to the process's standard
+/// error directly, which it does not capture: a plain `cargo test` shows every
+/// `SKIPPED:` line. (Under `CI=true` the callers fail instead.)
+pub fn skipped(note: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {note}");
+}
+
 /// A temp working directory plus helpers to populate it and run the binary in it.
 pub struct TestEnv {
     dir: tempfile::TempDir,
