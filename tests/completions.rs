@@ -343,17 +343,13 @@ fn fish_finds_the_installed_script_by_itself() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let out = Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+    let out = common::bin_std()
         .args(["completions", "fish", "--install"])
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join(".config"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let installed = home.path().join(".config/fish/completions/indus-tool.fish");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),

@@ -186,16 +186,12 @@ fn render(page: &Path) -> String {
 #[test]
 fn installed_man_pages_are_found_by_man() {
     let prefix = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+    let out = common::bin_std()
         .args(["man", "--install"])
         .arg(prefix.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
     let folder = prefix.path().join("share/man/man1");
     let listed = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(

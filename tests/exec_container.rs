@@ -189,6 +189,26 @@ impl Container {
             .unwrap()
     }
 
+    /// A second container, of the image with busybox alone (no C library),
+    /// `/work` mounted from the same folder; its name.
+    fn start_bare(&self, suffix: &str) -> String {
+        let bare = format!("{}-{suffix}", self.name);
+        let mount = format!("{}:/work", self.host().display());
+        let out = self.podman(&[
+            "run",
+            "-d",
+            "--name",
+            &bare,
+            "-v",
+            &mount,
+            &format!("{}-bare", self.name),
+            "/bin/sleep",
+            "600",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        bare
+    }
+
     /// As `inside`, this build taken for another architecture than the
     /// container's (`INDUS_REMOTE_ARCH`): the fallback over shell commands.
     fn foreign(&self, target: &str, args: &[&str]) -> Output {
@@ -287,20 +307,7 @@ fn a_container_that_cannot_run_the_toolbox_is_served_over_shell_commands() {
     };
     // A toolbox built for another machine than the container's: the tools run
     // here and reach the files and commands there one shell command at a time.
-    let bare = format!("{}-b", c.name);
-    let mount = format!("{}:/work", c.host().display());
-    let out = c.podman(&[
-        "run",
-        "-d",
-        "--name",
-        &bare,
-        "-v",
-        &mount,
-        &format!("{}-bare", c.name),
-        "/bin/sleep",
-        "600",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let bare = c.start_bare("b");
     let target = format!("container:{bare}");
     std::fs::write(c.host().join("notes.txt"), "alpha\nbeta\n").unwrap();
     std::fs::create_dir(c.host().join("src")).unwrap();
@@ -412,20 +419,7 @@ fn a_container_without_a_c_library_runs_the_static_toolbox() {
     let Some(c) = container("static") else {
         return;
     };
-    let bare = format!("{}-s", c.name);
-    let mount = format!("{}:/work", c.host().display());
-    let out = c.podman(&[
-        "run",
-        "-d",
-        "--name",
-        &bare,
-        "-v",
-        &mount,
-        &format!("{}-bare", c.name),
-        "/bin/sleep",
-        "600",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let bare = c.start_bare("s");
     let target = format!("container:{bare}");
     for i in 0..200 {
         std::fs::write(

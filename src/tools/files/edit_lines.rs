@@ -883,7 +883,7 @@ fn try_stage(
                 Some((a, true, open)) if k.is_none() => open || indent <= a + 4,
                 _ => true,
             };
-            above = Some((indent, k.is_some(), open_mid_line(p.core)));
+            above = Some((indent, k.is_some(), open_mid_line(p.core).is_some()));
             fits
         })
     });
@@ -1441,7 +1441,7 @@ fn layout_fit(hay: &str, r: &Replacement) -> Fit {
         let continues = |code: &str| {
             CONTINUES.iter().any(|t| code.ends_with(t))
                 || CONTINUED.iter().any(|t| core.starts_with(t))
-                || open_mid_line(code)
+                || open_mid_line(code).is_some()
         };
         if side != Side::Before {
             if let Some(&(_, opened_at, Side::New, true)) = blocks.last()
@@ -1471,7 +1471,7 @@ fn layout_fit(hay: &str, r: &Replacement) -> Fit {
             } else if indent > above {
                 // A bracket left open with more of the line after it: the next
                 // line aligns with what follows the bracket.
-                match open_bracket(code).filter(|&at| at + 1 < code.len()) {
+                match open_mid_line(code) {
                     Some(at) => Some(indent == above + code[..at].chars().count() + 1),
                     None => Some(continues(code)),
                 }
@@ -1642,10 +1642,11 @@ fn first_difference(hay: &str, a: &Replacement, b: &Replacement) -> (usize, Stri
     )
 }
 
-/// Whether the bracket `code` leaves open has more of the line after it: its
-/// next line is aligned with what follows the bracket, at any depth.
-fn open_mid_line(code: &str) -> bool {
-    open_bracket(code).is_some_and(|at| at + 1 < code.len())
+/// The bracket `code` leaves open when more of the line follows it (its byte
+/// offset): the next line is aligned with what follows the bracket, at any
+/// depth.
+fn open_mid_line(code: &str) -> Option<usize> {
+    open_bracket(code).filter(|&at| at + 1 < code.len())
 }
 
 /// The byte offset of the innermost bracket `code` leaves open, if any.
