@@ -3,13 +3,15 @@
 //! detached background jobs in `local_job`); `remote` runs a whole invocation on
 //! an SSH host or in a container by the toolbox itself, and `remote_fs` is its
 //! fallback, the seams over shell commands where the toolbox cannot run there;
-//! `tmux` drives a tmux server for the operator's panes (and `--tmux`'s shell).
+//! `tmux` drives a tmux server for the operator's panes (and `--tmux`'s shell);
+//! `signals` records the signal that ended the work, for the exit status.
 
 pub mod local;
 pub mod local_job;
 pub mod local_search;
 pub mod remote;
 pub mod remote_fs;
+pub mod signals;
 pub mod tmux;
 
 pub use local::{

@@ -756,24 +756,36 @@ fn run_channel(c: Command) -> std::io::Result<Result<std::process::ExitStatus, i
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let mut child = tokio::process::Command::from(c).spawn()?;
+        // Recorded in the handler as well as by the streams below: on Ctrl-C the
+        // channel (same process group) dies of the same signal, and its end can
+        // be seen before the streams are polled; the status must still say it.
+        super::signals::record();
         let mut int = signal(SignalKind::interrupt())?;
         let mut term = signal(SignalKind::terminate())?;
         let mut hup = signal(SignalKind::hangup())?;
+        let mut child = tokio::process::Command::from(c).spawn()?;
         let caught = tokio::select! {
-            status = child.wait() => return status.map(Ok),
-            _ = int.recv() => nix::sys::signal::Signal::SIGINT,
-            _ = term.recv() => nix::sys::signal::Signal::SIGTERM,
-            _ = hup.recv() => nix::sys::signal::Signal::SIGHUP,
+            biased;
+            _ = int.recv() => SignalKind::interrupt().as_raw_value(),
+            _ = term.recv() => SignalKind::terminate().as_raw_value(),
+            _ = hup.recv() => SignalKind::hangup().as_raw_value(),
+            status = child.wait() => {
+                let status = status?;
+                return Ok(match super::signals::caught() {
+                    Some(n) => Err(n),
+                    None => Ok(status),
+                });
+            }
         };
-        if let Some(pid) = child.id() {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), caught);
+        super::signals::note(caught);
+        if let (Some(pid), Ok(signal)) = (child.id(), nix::sys::signal::Signal::try_from(caught)) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal);
         }
         let ended = tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await;
         if ended.is_err() {
             let _ = child.kill().await;
         }
-        Ok(Err(caught as i32))
+        Ok(Err(super::signals::caught().unwrap_or(caught)))
     })
 }
 

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::ArgMatches;
 use serde_json::Value;
@@ -17,6 +16,7 @@ use super::output::Printer;
 use super::shell::{self, ShellOpts};
 use super::{CliResult, UsageError};
 use crate::backends::local::{budget_of, confine_local, make_local_context};
+use crate::backends::signals;
 use crate::deck::{Profile, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ReadStateHandle, TodoStoreHandle, ToolBox,
@@ -196,9 +196,6 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
         .expect("a current-thread runtime builds")
 }
 
-/// The signal (SIGINT, SIGTERM, SIGHUP) that cancelled this invocation's tool, if any.
-pub(crate) static CAUGHT_SIGNAL: AtomicI32 = AtomicI32::new(0);
-
 /// Tools that run other programs and must clean them up when `indus-tool` itself is
 /// interrupted: their commands lead their own process groups, out of reach of the
 /// terminal's Ctrl-C, so the signal is turned into the cancel token instead. Other
@@ -237,12 +234,7 @@ fn cancel_on_hangup(cancel: CancellationToken) {
                         r.intersects(PollFlags::POLLERR | PollFlags::POLLHUP | PollFlags::POLLNVAL)
                     });
                     if gone {
-                        let _ = CAUGHT_SIGNAL.compare_exchange(
-                            0,
-                            1,
-                            Ordering::SeqCst,
-                            Ordering::SeqCst,
-                        );
+                        signals::note(1);
                         cancel.cancel();
                         return;
                     }
@@ -261,32 +253,21 @@ pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
         cancel_on_hangup(cancel.clone());
     }
     use tokio::signal::unix::{SignalKind, signal};
-    let kinds = [
-        (SignalKind::interrupt(), 2),
-        (SignalKind::terminate(), 15),
-        (SignalKind::hangup(), 1),
-    ];
-    for (kind, number) in kinds {
-        // Recorded in the handler itself, not only by the task below: on Ctrl-C the
-        // terminal signals a child of the same group too (ssh under `--exec`), and
-        // the call can see the child's end before the runtime polls this task; the
-        // exit status must still say the signal, 128+N.
-        // SAFETY: the action is one lock-free atomic operation, which is
-        // async-signal-safe; it neither allocates nor locks.
-        let _ = unsafe {
-            signal_hook_registry::register(number, move || {
-                let _ =
-                    CAUGHT_SIGNAL.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
-            })
-        };
+    // Recorded in the handler too (see `backends::signals`): the exit status
+    // must say the signal even when a child's end is seen first.
+    signals::record();
+    for kind in [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ] {
         let Ok(mut stream) = signal(kind) else {
             continue;
         };
         let cancel = cancel.clone();
         tokio::spawn(async move {
             if stream.recv().await.is_some() {
-                let _ =
-                    CAUGHT_SIGNAL.compare_exchange(0, number, Ordering::SeqCst, Ordering::SeqCst);
+                signals::note(kind.as_raw_value());
                 cancel.cancel();
             }
         });
@@ -327,8 +308,7 @@ pub(crate) fn finish_as(
 
 /// The shell convention for "ended by signal N", when a signal cancelled the call.
 fn signal_status() -> Option<ExitCode> {
-    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
-    (caught != 0).then(|| ExitCode::from(128 + caught as u8))
+    signals::caught().map(|n| ExitCode::from(128 + n as u8))
 }
 
 /// Print a tool subcommand's outcome with the shell's habits (see `shell`): the

@@ -5,7 +5,6 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 use clap::ArgMatches;
 use serde_json::Value;
@@ -101,12 +100,8 @@ pub(crate) fn batch(
         printer.error_text(&format!("batch: cannot read standard input: {e}"));
         return Ok(ExitCode::from(1));
     }
-    let caught = CAUGHT_SIGNAL.load(Ordering::SeqCst);
-    Ok(if caught != 0 {
-        ExitCode::from(128 + caught as u8)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(crate::backends::signals::caught()
+        .map_or(ExitCode::SUCCESS, |n| ExitCode::from(128 + n as u8)))
 }
 
 /// `mcp` (or `mcp serve`): the selected tools, grafted ones included, as an MCP
