@@ -588,3 +588,130 @@ fn programs_get_the_fetch_as_a_record() {
             .contains("[webfetch: ")
     );
 }
+
+/// HTTPS end to end against a real TLS server (`openssl s_server`) with a
+/// certificate from a throwaway CA: trusted through `SSL_CERT_FILE` the page
+/// comes back; not trusted, the call fails naming the certificate — so the TLS
+/// provider the binary installs (ring) really handshakes, and verifies.
+#[test]
+fn https_pages_are_fetched_and_untrusted_certificates_refused() {
+    use std::process::{Command, Stdio};
+    if Command::new("openssl").arg("version").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "openssl is not installed (CI installs it)"
+        );
+        common::skipped("https: openssl is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    let dir = env.root();
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "openssl {args:?}: {}", stderr(&out));
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=indus test CA",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "leaf.key",
+        "-out",
+        "leaf.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    env.write(
+        "ext",
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    );
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "leaf.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    ]);
+    env.write("page.html", "<html><body><p>over TLS</p></body></html>");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut server = Command::new("openssl")
+        .current_dir(dir)
+        .args([
+            "s_server",
+            "-accept",
+            &port.to_string(),
+            "-cert",
+            "leaf.pem",
+        ])
+        .args(["-key", "leaf.key", "-WWW", "-quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = common::wait_until(Duration::from_secs(10), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let url = format!("https://127.0.0.1:{port}/page.html");
+    let trusted = env
+        .cmd()
+        .env("SSL_CERT_FILE", dir.join("ca.pem"))
+        .args(["webfetch", &url])
+        .output()
+        .unwrap();
+    let untrusted = env
+        .cmd()
+        .env_remove("SSL_CERT_FILE")
+        .args(["webfetch", &url])
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(up, "openssl s_server did not start");
+    assert_eq!(code(&trusted), 0, "{}", stderr(&trusted));
+    assert!(
+        stdout(&trusted).contains("over TLS"),
+        "{}",
+        stdout(&trusted)
+    );
+    assert_eq!(code(&untrusted), 1);
+    assert!(
+        stderr(&untrusted).contains("certificate") || stdout(&untrusted).contains("certificate"),
+        "{}{}",
+        stdout(&untrusted),
+        stderr(&untrusted)
+    );
+}

@@ -4,11 +4,13 @@
 //! an SSH host or in a container by the toolbox itself, and `remote_fs` is its
 //! fallback, the seams over shell commands where the toolbox cannot run there;
 //! `tmux` drives a tmux server for the operator's panes (and `--tmux`'s shell);
-//! `signals` records the signal that ended the work, for the exit status.
+//! `signals` records the signal that ended the work, for the exit status;
+//! `net` builds the HTTP clients, with TLS set up once.
 
 pub mod local;
 pub mod local_job;
 pub mod local_search;
+pub mod net;
 pub mod remote;
 pub mod remote_fs;
 pub mod signals;

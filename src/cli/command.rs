@@ -541,7 +541,25 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
 
 /// The whole command tree for the given tool descriptors.
 pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
-    let mut cmd = Command::new("indus-tool")
+    let mut cmd = root_command();
+    for d in descriptors {
+        cmd = cmd.subcommand(tool_command(d));
+    }
+    with_meta_commands(cmd)
+}
+
+/// The tree of an invocation that names one tool: the root's global options and
+/// that tool's subcommand alone. A one-shot call pays for building its parser on
+/// every run; building all forty subcommands (and every tool's descriptor) to
+/// parse one was most of the start-up. It parses exactly as the whole tree does,
+/// since subcommands do not see each other.
+pub fn focused_command(descriptor: &ToolDescriptor) -> Command {
+    root_command().subcommand(tool_command(descriptor))
+}
+
+/// The root command: name, version, about, and the global options.
+fn root_command() -> Command {
+    Command::new("indus-tool")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The tool layer a coding agent needs (read, write, edit, ls, grep, find, bash, process, todo, web) as one-shot subcommands with exact, byte-stable output")
         .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name or after it: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error; grep and find exit 0 found, 1 nothing found, 2 trouble; diff 0 equal, 1 different, 2 trouble.")
@@ -749,10 +767,11 @@ pub fn build_command(descriptors: &[ToolDescriptor]) -> Command {
                 .value_name("FILE")
                 .value_parser(value_parser!(std::path::PathBuf))
                 .help("The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)"),
-        );
-    for d in descriptors {
-        cmd = cmd.subcommand(tool_command(d));
-    }
+        )
+}
+
+/// `cmd` with the meta-commands (list, describe, schema, call, batch, mcp, …).
+fn with_meta_commands(cmd: Command) -> Command {
     cmd.subcommand(
         Command::new("list").about("List the exposed tools with their collections and one-line summaries"),
     )
@@ -1005,5 +1024,38 @@ mod tests {
         let reg = crate::registry::builtin_registry();
         let descriptors: Vec<_> = reg.tools().map(|t| t.descriptor()).collect();
         build_command(&descriptors).debug_assert();
+    }
+
+    /// A call naming one tool is parsed by `focused_command`: its subcommand and
+    /// the globals must be exactly those of the whole tree, or a flag would mean
+    /// one thing in a call and another in `--help`.
+    #[test]
+    fn a_focused_tree_parses_as_the_whole_tree() {
+        let reg = crate::deck::deck_registry();
+        let descriptors: Vec<_> = reg.tools().map(|t| t.descriptor()).collect();
+        let mut whole = build_command(&descriptors);
+        whole.build();
+        for d in &descriptors {
+            let mut focused = focused_command(d);
+            focused.build();
+            let help = |c: &mut Command| c.find_subcommand_mut(&d.name).unwrap().render_long_help();
+            assert_eq!(
+                help(&mut focused).to_string(),
+                help(&mut whole).to_string(),
+                "{}",
+                d.name
+            );
+            let globals = |c: &Command| {
+                c.get_arguments()
+                    .map(|a| format!("{a:?}"))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(globals(&focused), globals(&whole), "{}", d.name);
+        }
+        assert_eq!(
+            whole.render_version(),
+            concat!("indus-tool ", env!("CARGO_PKG_VERSION"), "\n"),
+            "the fast `--version` of cli::run prints what clap would"
+        );
     }
 }

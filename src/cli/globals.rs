@@ -210,31 +210,39 @@ pub(crate) fn remote_request(
 /// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
 /// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`).
 pub(crate) fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsString> {
+    let Some(i) = subcommand_at(&args) else {
+        return args;
+    };
+    let word = args[i].to_str().unwrap_or_default();
+    if !META_COMMANDS.contains(&word)
+        && let Some(tool) = registry.resolve(word)
+    {
+        args[i] = OsString::from(tool.name());
+        let descriptor = tool.descriptor();
+        return hoist_globals(args, i, &descriptor);
+    }
+    args
+}
+
+/// Where argv's subcommand word is: the first word that is not a global option
+/// or its value, before any `--` (none if an argument before it is not UTF-8).
+pub(crate) fn subcommand_at(args: &[OsString]) -> Option<usize> {
     let mut i = 1;
     while i < args.len() {
-        let Some(arg) = args[i].to_str() else {
-            return args;
-        };
+        let arg = args[i].to_str()?;
         if arg == "--" {
-            break;
+            return None;
         }
         if arg.starts_with("--") {
             if !arg.contains('=') && VALUE_GLOBALS.contains(&arg) {
                 i += 1;
             }
         } else if !arg.starts_with('-') {
-            if !META_COMMANDS.contains(&arg)
-                && let Some(tool) = registry.resolve(arg)
-            {
-                args[i] = OsString::from(tool.name());
-                let descriptor = tool.descriptor();
-                return hoist_globals(args, i, &descriptor);
-            }
-            break;
+            return Some(i);
         }
         i += 1;
     }
-    args
+    None
 }
 
 /// Move the global options found after the tool name at `at` to just before it.

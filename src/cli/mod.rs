@@ -34,7 +34,7 @@ use clap::error::ErrorKind;
 
 use crate::deck::{DeckContext, deck_registry, rebuild_in_context};
 use crate::kernel::ToolDescriptor;
-use command::build_command;
+use command::{META_COMMANDS, build_command};
 use dispatch::install_operator_wrappers;
 pub use dispatch::{context_factory, long_running_factory, selected_box, selected_names};
 pub use docs::{EXAMPLES, completion_file_name, completion_script, write_man_pages};
@@ -57,6 +57,15 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     use crate::backends::remote::Forwarded;
     let mut fallback = None;
     let args = match remote_request(&args) {
+        // `--version` alone, as clap would print it, before anything is built:
+        // scripts call it to probe for the tool.
+        Ok(None) if matches!(&args[1..], [a] if a == "--version" || a == "-V") => {
+            use std::io::Write;
+            let line = concat!("indus-tool ", env!("CARGO_PKG_VERSION"), "\n");
+            // As clap: a closed stdout is not worth a complaint.
+            let _ = std::io::stdout().write_all(line.as_bytes());
+            return ExitCode::SUCCESS;
+        }
         Ok(None) => args,
         Ok(Some((remote, forwarded))) => {
             match remote.forward(&forwarded, &crate::backends::remote::forwarded_env()) {
@@ -82,7 +91,6 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // else.
     let mut graft = mcp_graft(&args);
     let grafted = graft_tools(graft.as_ref());
-    let descriptors: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
     registry.register_all(grafted.iter().cloned());
     let args = normalize_argv(args, &registry);
     let json = globals::wants_json(&args);
@@ -101,15 +109,22 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             bad.to_string_lossy()
         ));
     }
-    let tree: std::borrow::Cow<[ToolDescriptor]> = if grafted.is_empty() {
-        std::borrow::Cow::Borrowed(&descriptors)
-    } else {
-        let mut all = descriptors.clone();
-        all.extend(grafted.iter().map(|t| t.descriptor()));
-        std::borrow::Cow::Owned(all)
+    // A call of one tool parses with that tool's subcommand alone (see
+    // `focused_command`); help, meta-commands and mistakes get the whole tree.
+    let root_help = globals::root_help_requested(&args);
+    let focus = globals::subcommand_at(&args)
+        .filter(|_| !root_help)
+        .and_then(|i| args[i].to_str())
+        .filter(|w| !META_COMMANDS.contains(w))
+        .and_then(|w| registry.get(w));
+    let mut cmd = match focus {
+        Some(tool) => command::focused_command(&tool.descriptor()),
+        None => {
+            let tree: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
+            build_command(&tree)
+        }
     };
-    let mut cmd = build_command(&tree);
-    if globals::root_help_requested(&args) {
+    if root_help {
         let exposed = cmd
             .clone()
             .try_get_matches_from(globals::without_help(&args))
@@ -163,14 +178,21 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "mcp" => faces::mcp(&registry, &globals, sub_matches, &mut printer, &mut graft),
         "diff" => diff::diff(&globals, sub_matches, &mut printer),
         "checkpoint" => checkpoint::command(&globals, sub_matches, &mut printer),
-        "completions" => docs::completions(&descriptors, sub_matches, &mut printer),
-        "man" => docs::man(&descriptors, sub_matches, &mut printer),
+        "completions" => docs::completions(&deck_descriptors(), sub_matches, &mut printer),
+        "man" => docs::man(&deck_descriptors(), sub_matches, &mut printer),
         tool => dispatch::tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
     };
     match result {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
     }
+}
+
+/// The descriptors of the machine-independent deck, which the generated man
+/// pages and completion scripts describe (not this folder's task roster, nor
+/// grafted tools).
+fn deck_descriptors() -> Vec<ToolDescriptor> {
+    deck_registry().tools().map(|t| t.descriptor()).collect()
 }
 
 fn clap_error(e: clap::Error, printer: &mut Printer) -> ExitCode {

@@ -153,9 +153,12 @@ impl ToolRegistry {
                 .ok_or_else(|| CapabilityError::UnknownTool(name.clone()))?;
             tools.insert(name.clone(), tool.clone());
         }
-        let descriptors = tools.values().map(DefinedTool::descriptor).collect();
+        let catalog = Arc::new(Catalog {
+            tools: tools.values().cloned().collect(),
+            descriptors: std::sync::OnceLock::new(),
+        });
         Ok(ToolBox {
-            descriptors,
+            catalog,
             runner: Arc::new(RegistryRunner { tools, factory }),
         })
     }
@@ -170,13 +173,30 @@ pub trait ToolRunner: Send + Sync {
 /// The descriptor catalog a model sees, bundled with the runner that fulfils it.
 #[derive(Clone)]
 pub struct ToolBox {
-    descriptors: Vec<ToolDescriptor>,
+    catalog: Arc<Catalog>,
     pub runner: Arc<dyn ToolRunner>,
+}
+
+/// The box's descriptors, built the first time they are asked for: a one-shot
+/// call of one tool never needs the other tools' schemas, and building them all
+/// was a good part of its start-up.
+struct Catalog {
+    tools: Vec<DefinedTool>,
+    descriptors: std::sync::OnceLock<Vec<ToolDescriptor>>,
 }
 
 impl ToolBox {
     pub fn descriptors(&self) -> Vec<ToolDescriptor> {
-        self.descriptors.clone()
+        self.catalog
+            .descriptors
+            .get_or_init(|| {
+                self.catalog
+                    .tools
+                    .iter()
+                    .map(DefinedTool::descriptor)
+                    .collect()
+            })
+            .clone()
     }
 }
 

@@ -127,7 +127,7 @@ impl Gateway {
 
     fn client(&self) -> Result<reqwest::Client, String> {
         let timeout = Duration::from_millis(self.timeout_ms);
-        reqwest::Client::builder()
+        crate::backends::net::client_builder()
             .user_agent(concat!("indus-tool/", env!("CARGO_PKG_VERSION")))
             // A redirect could carry the key's header to another host.
             .redirect(reqwest::redirect::Policy::none())

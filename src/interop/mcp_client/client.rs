@@ -214,6 +214,8 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                     custom.insert(name.clone(), value.clone());
                 }
                 config = config.custom_headers(custom);
+                // rmcp builds its own reqwest client, which needs the TLS provider.
+                crate::backends::net::install_tls_provider();
                 let transport = StreamableHttpClientTransport::from_config(config);
                 let watcher = Watcher::default();
                 let mut c = conn(&watcher);

@@ -29,7 +29,7 @@ pub type Halves = (
 /// Open the event stream at `url` and wait for its `endpoint` event.
 pub async fn open(url: &str, headers: HeaderMap) -> Result<Halves, String> {
     let base = url::Url::parse(url).map_err(|e| format!("the URL {url} is not valid: {e}"))?;
-    let client = reqwest::Client::builder()
+    let client = crate::backends::net::client_builder()
         .default_headers(headers)
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))?;

@@ -32,7 +32,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// [`MAX_REDIRECTS`] redirects, and `timeout` over the whole exchange (connect,
 /// headers and body).
 pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+    crate::backends::net::client_builder()
         .user_agent(USER_AGENT)
         .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
         .timeout(timeout)
