@@ -4,7 +4,8 @@
 //! diff — line by line (paths and line numbers), plus every exit status, the
 //! pipelines people write (`| xargs`, `-0 | xargs -0`), write's guard at a real
 //! pseudo-terminal, state found from a subfolder, and every example the man pages
-//! and README show.
+//! show (the README's and docs/' marked examples, output included, run in
+//! tests/examples.rs).
 //!
 //! A peer that is not installed fails the test under `CI=true` and prints SKIPPED
 //! otherwise (.ci/run installs ripgrep, fd-find, diffutils, patch and bsdutils).
@@ -631,36 +632,12 @@ fn help_lists_the_profile_grouped_and_points_to_other_profiles() {
     );
 }
 
-/// The commands of the README's quick start (its first `sh` block after "Five
-/// everyday commands"), comments cut.
-fn readme_quick_start() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let from = readme
-        .find("Five everyday commands")
-        .expect("the quick start");
-    let block = &readme[from..];
-    let start = block.find("```sh\n").unwrap() + 6;
-    let end = start + block[start..].find("```").unwrap();
-    block[start..end]
-        .lines()
-        .map(|l| l.split("  # ").next().unwrap().trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// Every example of the man pages and of the README's quick start runs on a
-/// project where it makes sense, without a usage error.
+/// Every example of the man pages runs on a project where it makes sense, without a
+/// usage error. (The README's everyday commands are checked, output and all, by
+/// tests/examples.rs.)
 #[test]
 fn every_documented_example_runs() {
-    let quick = readme_quick_start();
-    assert_eq!(quick.len(), 5, "{quick:?}");
-    let examples: Vec<(&str, &str, &str)> = indus_tool::cli::EXAMPLES
-        .iter()
-        .copied()
-        .chain(quick.iter().map(|l| ("README", "quick start", l.as_str())))
-        .collect();
-    for (page, what, line) in examples {
+    for &(page, what, line) in indus_tool::cli::EXAMPLES {
         let s = Shell::project();
         s.write("Makefile", "test:\n\ttrue\n");
         s.write("old.txt", "a\nb\n");
