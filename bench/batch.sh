@@ -1,6 +1,6 @@
 # Batch: 10,000 `todo_read` calls through one `indus-tool batch`, against the same
 # 10,000 calls as one-shot invocations (their median times 10,000: running them all
-# would take a minute and measure the same thing). Bar: >= 20,000 calls/s.
+# would take a minute and measure the same thing). Bar: >= 50,000 calls/s.
 dir="$WORK/batch"
 mkdir -p "$dir"
 "$INDUS" --cwd "$dir" todo_set --items \
@@ -24,5 +24,5 @@ batch = json.load(open(sys.argv[1]))["results"][0]["median"]
 one = json.load(open(sys.argv[2]))["results"][0]["median"]
 rate = 10000 / batch
 oneshot = one * 10000
-print(f"batch: 10,000 todo_read ({rate:,.0f} calls/s)\tone-shot x10,000\t{oneshot*1000:.0f}\t{batch*1000:.2f}\t{batch/oneshot:.3f}\t>= 20,000/s\t{'ok' if rate >= 20000 else 'OVER'}")
+print(f"batch: 10,000 todo_read ({rate:,.0f} calls/s)\tone-shot x10,000\t{oneshot*1000:.0f}\t{batch*1000:.2f}\t{batch/oneshot:.3f}\t>= 50,000/s\t{'ok' if rate >= 50000 else 'OVER'}")
 PY

@@ -23,7 +23,7 @@ use crate::kernel::{
     ToolCall, ToolOutcome, ToolRegistry, normalize_tool_name,
 };
 use crate::state::read_state::{CachedReadState, PersistentReadState};
-use crate::state::todos::PersistentTodoStore;
+use crate::state::todos::{CachedTodoStore, PersistentTodoStore};
 
 /// The wrappers around the tools, innermost first: approval of commands, then
 /// repeated-failure suppression, then the envelope. Each is installed only when
@@ -144,10 +144,14 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
                 Arc::new(persistent) as Arc<dyn ReadStateHandle>
             }
         }),
-        todo: Some(Arc::new(PersistentTodoStore::new(
-            globals.state_dir(),
-            &globals.session,
-        )) as Arc<dyn TodoStoreHandle>),
+        todo: Some({
+            let persistent = PersistentTodoStore::new(globals.state_dir(), &globals.session);
+            if cached {
+                Arc::new(CachedTodoStore::new(persistent)) as Arc<dyn TodoStoreHandle>
+            } else {
+                Arc::new(persistent) as Arc<dyn TodoStoreHandle>
+            }
+        }),
         session: Some(globals.session.clone()),
     };
     let root = globals.root.clone();

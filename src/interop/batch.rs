@@ -141,7 +141,7 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
 pub async fn run_batch<R, W>(
     runner: Arc<dyn ToolRunner>,
     input: R,
-    mut out: W,
+    out: W,
     jobs: usize,
     cancel: CancellationToken,
 ) -> std::io::Result<bool>
@@ -176,7 +176,14 @@ where
     let mut open = true;
     let mut reading = true;
     let mut pending = 0usize;
+    // Answers are buffered while more work is already waiting and flushed before
+    // the loop would wait: a caller that sends one call and waits gets its answer
+    // at once, and a stream of calls costs one write per burst, not per answer.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     while reading || pending > 0 {
+        if lines.is_empty() && done.is_empty() {
+            open = open && flush(&mut out)?;
+        }
         tokio::select! {
             biased;
             Some(v) = done.recv(), if pending > 0 => {
@@ -235,7 +242,7 @@ where
             }
         }
     }
-    Ok(open)
+    Ok(open && flush(&mut out)?)
 }
 
 async fn answer(runner: &dyn ToolRunner, parsed: Parsed, cancel: CancellationToken) -> Value {
@@ -248,10 +255,21 @@ async fn answer(runner: &dyn ToolRunner, parsed: Parsed, cancel: CancellationTok
 }
 
 /// Write one outcome line and flush; `Ok(false)` when the reader has gone.
+/// Write one answer line; `false` once the reader is gone.
 fn emit(out: &mut impl Write, v: &Value) -> std::io::Result<bool> {
-    let mut text = v.to_string();
-    text.push('\n');
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let written = serde_json::to_writer(&mut *out, v)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"));
+    gone_is_false(written)
+}
+
+/// Flush the answers written so far; `false` once the reader is gone.
+fn flush(out: &mut impl Write) -> std::io::Result<bool> {
+    gone_is_false(out.flush())
+}
+
+fn gone_is_false(r: std::io::Result<()>) -> std::io::Result<bool> {
+    match r {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(e),

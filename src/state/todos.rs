@@ -2,7 +2,9 @@
 //! checklist in `.indus-process/todos/<session>.json`, so a `todo_set` in one
 //! invocation is what the next `todo_read` shows; [`MemoryTodoStore`] keeps one list
 //! for the life of a process (library hosts that want a list shared by every
-//! context they mint, and tests).
+//! context they mint, and tests); [`CachedTodoStore`] serves a long-running
+//! face (`batch`, `mcp`) the persistent list from memory while the file is
+//! unchanged.
 
 use std::io;
 use std::sync::Mutex;
@@ -51,6 +53,72 @@ impl TodoStoreHandle for PersistentTodoStore {
     fn replace(&self, items: Vec<TodoItem>) -> io::Result<()> {
         self.dir
             .update(&self.file, |f: &mut TodoFile| f.items = items)
+    }
+}
+
+/// A [`PersistentTodoStore`] read through a cache checked by one `stat` a call:
+/// the file is read again only when its identity, size or times differ from
+/// the version held. Every writer replaces the file by a rename (a new inode),
+/// so another process's `todo_set` is seen by the next read; a long batch of
+/// `todo_read` calls no longer opens, locks and parses the file each time.
+#[derive(Debug)]
+pub struct CachedTodoStore {
+    persistent: PersistentTodoStore,
+    cache: Mutex<Option<(Stamp, Vec<TodoItem>)>>,
+}
+
+/// What identifies one version of the file (`None`: no file).
+type Stamp = Option<(u64, u64, u64, i64, i64, i64, i64)>;
+
+fn stamp(path: &std::path::Path) -> io::Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => Ok(Some((
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl CachedTodoStore {
+    pub fn new(persistent: PersistentTodoStore) -> Self {
+        Self {
+            persistent,
+            cache: Mutex::new(None),
+        }
+    }
+}
+
+impl TodoStoreHandle for CachedTodoStore {
+    fn get(&self) -> io::Result<Vec<TodoItem>> {
+        // Stamped before reading: a file replaced meanwhile differs from the
+        // stamp at the next call, and is read again then.
+        let now = stamp(&self.persistent.file())?;
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((held, items)) = cache.as_ref()
+            && *held == now
+        {
+            return Ok(items.clone());
+        }
+        let items = match now {
+            None => Vec::new(),
+            Some(_) => self.persistent.get()?,
+        };
+        *cache = Some((now, items.clone()));
+        Ok(items)
+    }
+
+    fn replace(&self, items: Vec<TodoItem>) -> io::Result<()> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        *cache = None;
+        self.persistent.replace(items)
     }
 }
 
@@ -136,6 +204,34 @@ mod tests {
         let err = a.replace(vec![]).unwrap_err().to_string();
         assert!(err.contains(&name) && err.contains("corrupt"), "{err}");
         assert_eq!(std::fs::read_to_string(a.file()).unwrap(), bad);
+    }
+
+    #[test]
+    fn the_cached_store_sees_every_write_and_reads_only_on_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = || PersistentTodoStore::new(StateDir::new(dir.path()), "s");
+        let cached = CachedTodoStore::new(store());
+        assert!(cached.get().unwrap().is_empty());
+        // Another process's todo_set (a separate store) is seen at once.
+        store()
+            .replace(vec![item("a", TodoStatus::Pending, None)])
+            .unwrap();
+        assert_eq!(cached.get().unwrap().len(), 1);
+        cached
+            .replace(vec![
+                item("a", TodoStatus::Done, None),
+                item("b", TodoStatus::Active, None),
+            ])
+            .unwrap();
+        assert_eq!(cached.get().unwrap().len(), 2);
+        assert_eq!(store().get().unwrap().len(), 2);
+        // Replaced in place (same inode, other size): read again.
+        let file = store().file();
+        std::fs::write(&file, r#"{"items":[]}"#).unwrap();
+        assert!(cached.get().unwrap().is_empty());
+        // Removed: an empty list again.
+        std::fs::remove_file(&file).unwrap();
+        assert!(cached.get().unwrap().is_empty());
     }
 
     #[test]

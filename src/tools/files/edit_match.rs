@@ -1144,9 +1144,16 @@ impl HunkFailure {
             HunkFailure::Anchor { anchor } => format!(
                 "hunk {n}: its @@ line {anchor:?} was not found in {path} after the hunk before it."
             ),
+            // `edit`'s wording, said of a hunk: its sides for oldText/newText,
+            // and no `replaceAll`, which a patch does not have.
             HunkFailure::Match(f) => {
-                let text = f.message(path).replacen("oldText", "its old lines", 1);
-                let text = text.replace("newText", "its new lines");
+                let text = f
+                    .message(path)
+                    .replace("The edit appears", "The hunk appears")
+                    .replace(", or set replaceAll to replace every occurrence", "")
+                    .replace("surrounding context", "context lines")
+                    .replace("oldText", "the old side")
+                    .replace("newText", "the new side");
                 format!("hunk {n}: {text}")
             }
         }
@@ -1443,6 +1450,30 @@ mod tests {
 
     fn edit(text: &str, old: &str, new: &str) -> Result<String, EditFailure> {
         apply_edit(text, old, new, false).map(|a| a.text)
+    }
+
+    /// A hunk's refusal speaks of the hunk's sides, in grammatical sentences,
+    /// and offers no `replaceAll`, which a patch does not have.
+    #[test]
+    fn hunk_refusals_are_worded_for_a_patch() {
+        let m = |f: EditFailure| HunkFailure::Match(f).message("app.py", 1);
+        assert_eq!(
+            m(EditFailure::AlreadyApplied),
+            "hunk 1: The hunk appears to be already applied: the new side is present in app.py and the old side is not."
+        );
+        assert_eq!(
+            m(EditFailure::NotFound { closest: None }),
+            "hunk 1: the old side was not found in app.py."
+        );
+        assert_eq!(
+            m(EditFailure::FoundMany {
+                count: 2,
+                lines: vec![3, 9],
+                stage: MatchStage::Exact,
+                overlapping: false,
+            }),
+            "hunk 1: the old side was found 2 times in app.py (lines 3, 9); add context lines to make it unique."
+        );
     }
 
     #[test]

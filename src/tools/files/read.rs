@@ -22,7 +22,10 @@ use crate::tools::{clamp_for, plural};
 
 /// How much of the start is sniffed for NUL bytes.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-const CHUNK: usize = 1 << 20;
+/// The read buffer: `cat`'s size. It is zeroed on every call, and a long-running
+/// server's allocator hands back reused memory, so a 1 MiB buffer cost a 1 MiB
+/// memset per `read` of even a one-line file.
+const CHUNK: usize = 128 * 1024;
 /// Room kept for the header inside the budget.
 const HEADER_RESERVE: usize = 512;
 
@@ -72,7 +75,10 @@ fn scan(
         ..Scan::default()
     };
     let end = w.end();
-    let mut buf = vec![0u8; CHUNK];
+    // Small first: most files read whole in one small read; a buffer filled to
+    // the brim grows to CHUNK for the rest.
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut grow = false;
     let mut line_no: u64 = 1; // the line the next byte belongs to
     let mut current: Vec<u8> = Vec::new(); // bytes of a window line being gathered
     let mut current_len: usize = 0; // its true length, past what we kept
@@ -98,13 +104,15 @@ fn scan(
             if matches!(text, std::borrow::Cow::Owned(_)) {
                 s.invalid_utf8 = true;
             }
-            let text = text.into_owned();
             if true_len > bytes.len() {
                 s.cut_line = Some((line_no, true_len, bytes.len()));
             }
-            let rendered = format!("{line_no:>6}\t{text}");
+            // `{line_no:>6}\t{text}`, written straight into the body (no
+            // string per line: a long window is many thousands of them).
+            let digits = line_no.checked_ilog10().unwrap_or(0) as usize + 1;
+            let rendered_len = digits.max(6) + 1 + text.len();
             let room = w.budget.saturating_sub(HEADER_RESERVE);
-            let needed = s.body.len() + rendered.len() + 1;
+            let needed = s.body.len() + rendered_len + 1;
             if s.last >= s.first && needed > room {
                 s.budget_stop = true;
                 *collecting = false;
@@ -113,7 +121,9 @@ fn scan(
             if !s.body.is_empty() || s.last >= s.first {
                 s.body.push('\n');
             }
-            s.body.push_str(&rendered);
+            use std::fmt::Write as _;
+            let _ = write!(s.body, "{line_no:>6}\t");
+            s.body.push_str(&text);
             s.last = line_no;
         };
 
@@ -124,12 +134,20 @@ fn scan(
                 "read was cancelled.",
             ));
         }
+        if grow {
+            buf.resize(CHUNK, 0);
+            grow = false;
+        }
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        if n == buf.len() && buf.len() < CHUNK {
+            // Grown after this chunk is used: `chunk` borrows the buffer.
+            grow = true;
+        }
         let chunk = &buf[..n];
         if sniffed < BINARY_SNIFF_BYTES {
             let take = (BINARY_SNIFF_BYTES - sniffed).min(n);
@@ -203,8 +221,9 @@ fn header(path: &str, s: &Scan) -> String {
     let remaining = s.total_lines - s.last;
     if remaining > 0 {
         h.push_str(&format!(
-            " {} remain; continue with offset={}.",
+            " {} {}; continue with offset={}.",
             plural(remaining, "line", "lines"),
+            if remaining == 1 { "remains" } else { "remain" },
             s.last + 1
         ));
     }
@@ -359,6 +378,25 @@ mod tests {
         assert_eq!((s.first, s.last), (1, 3));
     }
 
+    /// Lines cut by the buffer's edges, in the small first read and in the
+    /// grown ones, come out whole.
+    #[test]
+    fn lines_across_reads_are_whole() {
+        let lines: Vec<String> = (0..4000)
+            .map(|i| format!("{i}:{}", "x".repeat(i % 97)))
+            .collect();
+        let data = lines.join("\n") + "\n";
+        assert!(data.len() > CHUNK + 16 * 1024);
+        let s = run_scan(data.as_bytes(), 1, None, usize::MAX);
+        assert_eq!(s.total_lines, 4000);
+        let want: Vec<String> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{:>6}\t{l}", i + 1))
+            .collect();
+        assert_eq!(s.body, want.join("\n"));
+    }
+
     #[test]
     fn windows_by_offset_and_limit() {
         let data: String = (1..=10).map(|i| format!("l{i}\n")).collect();
@@ -368,6 +406,11 @@ mod tests {
         assert_eq!(
             header("f", &s),
             "Showing lines 4–6 of 10 in f. 4 lines remain; continue with offset=7."
+        );
+        let s = run_scan(data.as_bytes(), 8, Some(2), 65536);
+        assert_eq!(
+            header("f", &s),
+            "Showing lines 8–9 of 10 in f. 1 line remains; continue with offset=10."
         );
     }
 
