@@ -106,3 +106,29 @@ compare "mcp client: cold fs__read_text_file (npm server-filesystem)" \
 measure "mcp client: warm fs__read_text_file through mcp up (p50)" \
   "$INDUS --cwd $mc/fs fs__read_text_file path=$mc/fs/small.txt" 5 5 200
 "$INDUS" --cwd "$mc/fs" mcp down >&2
+
+# A configured server that never answers `initialize` (issue 28): `ls` in a folder
+# whose config names it, the recorded status removed before every run so that each
+# run sees a changed config (the worst case), against `ls` of the same kind of folder
+# with no config. Built-in tools must not wait on MCP servers. Bar: ratio <= 1.5.
+hang="$WORK/mcp-hang"
+mkdir -p "$hang/with/.indusvx" "$hang/without"
+for i in $(seq 1 20); do
+  echo "file $i" >"$hang/with/f$i.txt"
+  echo "file $i" >"$hang/without/f$i.txt"
+done
+echo '{"mcpServers": {"hang": {"command": "sleep", "args": ["30"], "connectTimeoutMs": 2000}}}' \
+  >"$hang/with/.indusvx/mcp.json"
+hyperfine -N --warmup 3 --runs 100 --export-json "$WORK/hf-hang.json" \
+  --prepare "rm -f $hang/with/.indus-process/mcp/status.json" \
+  --command-name peer "$INDUS --cwd $hang/without ls" \
+  --command-name ours "$INDUS --cwd $hang/with ls" >/dev/null
+python3 - "$WORK/hf-hang.json" >>"$ROWS" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+peer, ours = res[0]["median"], res[1]["median"]
+ratio = ours / peer
+print(f"mcp client: ls with a server that never answers\tls, no config\t{peer*1000:.2f}\t{ours*1000:.2f}\t{ratio:.2f}\t1.5\t{'ok' if ratio <= 1.5 else 'OVER'}")
+PY
+# The refresh started last times the server out; let it finish before the folder goes.
+sleep 3

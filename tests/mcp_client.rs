@@ -1051,3 +1051,58 @@ fn a_url_that_speaks_neither_http_transport_names_both_failures() {
     assert!(err.contains("the legacy SSE transport at the same URL failed too: the MCP handshake failed: GET http://"), "{err}");
     assert!(err.contains("404"), "{err}");
 }
+
+/// A built-in tool never waits on an MCP server: with a changed config naming a
+/// server that never answers `initialize`, `ls` answers at once and says nothing
+/// about MCP; the refresh the config calls for runs detached after it, and its
+/// outcome is reported by `mcp servers`, with the hanging server's process gone.
+#[test]
+fn built_in_tools_never_wait_on_a_server_and_the_refresh_runs_after() {
+    let env = TestEnv::new();
+    env.write("f.txt", "hello\n");
+    let hang_pid = env.path("hang.pid");
+    configure(
+        &env,
+        json!({
+            "hang": {
+                "command": "sh",
+                "args": ["-c", format!("echo $$ > {}; exec sleep 60", hang_pid.display())],
+                "connectTimeoutMs": 1500
+            }
+        }),
+    );
+    let started = std::time::Instant::now();
+    let out = run(&env, &["ls"]);
+    let took = started.elapsed();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("f.txt"));
+    assert!(
+        took < Duration::from_millis(1200),
+        "ls took {took:?}: it waited on the server"
+    );
+    assert!(!stderr(&out).contains("mcp"), "{}", stderr(&out));
+    // The detached refresh times the server out and records it.
+    let failed = || {
+        let out = run(&env, &["--format", "json", "mcp", "servers"]);
+        let servers = json_lines(&out);
+        servers[0]["status"] == "failed"
+    };
+    assert!(
+        wait_until(Duration::from_secs(15), failed),
+        "the background refresh never recorded the server"
+    );
+    let pid: u32 = std::fs::read_to_string(&hang_pid)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(pid)),
+        "the hanging server was left running"
+    );
+    // Recorded for this config: the next call starts no refresh at all.
+    std::fs::remove_file(&hang_pid).unwrap();
+    assert_eq!(code(&run(&env, &["read", "f.txt"])), 0);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!hang_pid.exists(), "a second refresh was started");
+}

@@ -219,6 +219,7 @@ pub(crate) fn graft_options(globals: &Globals) -> crate::interop::mcp_client::gr
         cwd: PathBuf::from(&globals.cwd),
         no_mcp: globals.no_mcp,
         no_auto_refresh: false,
+        defer_refresh: false,
     }
 }
 
@@ -278,6 +279,12 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
         no_mcp,
         // `names` feeds shell completion, which must never start a server.
         no_auto_refresh: sub == Some("mcp") && matches!(next_word, Some("refresh" | "names")),
+        // Built-in tools (and diff, checkpoint) never wait on an MCP server: a
+        // refresh the config calls for runs after the answer, in the background.
+        defer_refresh: !sub.is_some_and(|s| {
+            matches!(s, "list" | "describe" | "schema" | "call" | "batch" | "mcp")
+                || s.contains(crate::interop::mcp_client::ledger::QUALIFIER)
+        }),
     };
     // A `--cwd` that is no directory is a usage error, reported after parsing.
     if !opts.cwd.is_dir() {
@@ -290,6 +297,17 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
 pub(crate) fn mcp_graft(_args: &[OsString]) -> Option<()> {
     None
 }
+
+/// After the answer: start the refresh this invocation deferred, if any.
+#[cfg(feature = "mcp")]
+pub(crate) fn after_answer(graft: Option<&crate::interop::mcp_client::graft::Graft>) {
+    if let Some(g) = graft.filter(|g| g.refresh_due) {
+        g.refresh_in_background();
+    }
+}
+
+#[cfg(not(feature = "mcp"))]
+pub(crate) fn after_answer(_graft: Option<&()>) {}
 
 #[cfg(feature = "mcp")]
 pub(crate) fn graft_tools(

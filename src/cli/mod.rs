@@ -182,10 +182,12 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "man" => docs::man(&deck_descriptors(), sub_matches, &mut printer),
         tool => dispatch::tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
-    }
+    };
+    faces::after_answer(graft.as_ref());
+    code
 }
 
 /// The descriptors of the machine-independent deck, which the generated man

@@ -3,19 +3,27 @@
 //!
 //! This module owns reading and merging those files and nothing else (no
 //! connection, no state). Precedence, earliest wins on a repeated server name:
-//! `--mcp-config FILE` (parsed directly), `<cwd>/.indusvx/mcp.json`,
-//! `$XDG_CONFIG_HOME/indusvx/mcp.json` (default `~/.config`), then the legacy
-//! `~/.indusvx/agent/mcp.json` and `~/.indusvx/agent/mcp-servers.json`.
+//! `--mcp-config FILE` (parsed directly); `<cwd>/.indusvx/mcp.json`; then, in the
+//! working folder and each parent up to the repository root (the nearest folder
+//! holding `.git`; without one, the working folder alone), nearest first, the
+//! project files of other tools: `.mcp.json` (Claude Code), `.cursor/mcp.json`
+//! (Cursor), `.vscode/mcp.json` (VS Code); then `$XDG_CONFIG_HOME/indusvx/mcp.json`
+//! (default `~/.config`), and the legacy `~/.indusvx/agent/mcp.json` and
+//! `~/.indusvx/agent/mcp-servers.json`.
 //!
 //! Accepted shapes: `{"servers": [{"name": …}]}`, `{"servers": {name: {…}}}`,
 //! `{"mcpServers": {name: {…}}}` (Claude Desktop, Claude Code, Cursor) and VS
 //! Code's `{"servers": {name: {"type": "stdio"|"http"|"sse", …}}}`. A row with
 //! `"enabled": false` is dropped; `command` (+ `args`, `env`, `cwd`) is a stdio
 //! server, `url` (+ `headers`) a Streamable HTTP one (SSE when `type`/`transport`
-//! says `sse`). `${VAR}` and `${VAR:-default}` expand from the environment in
-//! command, args, env, cwd, url and headers. Errors are data: a malformed or
-//! unreadable file, or a row matching no transport, becomes a [`ConfigWarning`]
-//! naming the file (and server) and why, and only that file or row is skipped.
+//! says `sse`). Variables expand in command, args, env, cwd, url and headers, in
+//! the forms those tools write: `${VAR}`, `${VAR:-default}`, `${env:VAR}`,
+//! `${workspaceFolder}` (the project folder the file belongs to),
+//! `${workspaceFolderBasename}`, `${userHome}` and `${pathSeparator}`. Errors are
+//! data: a malformed or unreadable file, a row matching no transport, or a
+//! variable that cannot be expanded (unset with no default, or a form such as
+//! VS Code's `${input:…}` prompt) becomes a [`ConfigWarning`] naming the file
+//! (and server, and variable) and why, and only that file or row is skipped.
 
 use std::path::{Path, PathBuf};
 
@@ -142,9 +150,12 @@ impl Discovery<'_> {
             out.push((self.cwd.join(file), true));
         }
         out.push((self.cwd.join(".indusvx").join("mcp.json"), false));
-        let home = (self.env)("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        for dir in project_folders(&self.cwd) {
+            out.push((dir.join(".mcp.json"), false));
+            out.push((dir.join(".cursor").join("mcp.json"), false));
+            out.push((dir.join(".vscode").join("mcp.json"), false));
+        }
+        let home = self.home();
         let xdg = (self.env)("XDG_CONFIG_HOME")
             .filter(|x| !x.is_empty())
             .map(PathBuf::from)
@@ -158,6 +169,27 @@ impl Discovery<'_> {
             out.push((agent.join("mcp-servers.json"), false));
         }
         out
+    }
+
+    fn home(&self) -> Option<PathBuf> {
+        (self.env)("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The folder `${workspaceFolder}` means in `file`: the project folder a
+    /// project file sits in (the parent of `.vscode`, `.cursor`, `.indusvx`, or
+    /// of `.mcp.json` itself), the working folder for the others.
+    fn workspace_of(&self, file: &Path) -> PathBuf {
+        let parent = file.parent().unwrap_or(&self.cwd);
+        let named = |n: &str| parent.file_name().is_some_and(|f| f == n);
+        if file.file_name().is_some_and(|f| f == ".mcp.json") {
+            parent.to_path_buf()
+        } else if named(".vscode") || named(".cursor") || named(".indusvx") {
+            parent.parent().unwrap_or(parent).to_path_buf()
+        } else {
+            self.cwd.clone()
+        }
     }
 
     /// Read and merge every candidate. Absent optional files cost one failed
@@ -188,7 +220,20 @@ impl Discovery<'_> {
                 }
             };
             config.files.push(file.clone());
-            let (servers, warnings) = parse_config_text(&text, &file, self.env);
+            let workspace = self.workspace_of(&file);
+            let home = self.home();
+            let lookup = |name: &str| -> Option<String> {
+                match name {
+                    "workspaceFolder" => Some(workspace.to_string_lossy().into_owned()),
+                    "workspaceFolderBasename" => workspace
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned()),
+                    "userHome" => home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+                    "pathSeparator" => Some("/".to_string()),
+                    _ => (self.env)(name),
+                }
+            };
+            let (servers, warnings) = parse_config_text(&text, &file, &lookup);
             config.warnings.extend(warnings);
             for server in servers {
                 merged.entry(server.name.clone()).or_insert(server);
@@ -299,7 +344,7 @@ fn parse_row(
     let string = |key: &str| -> Result<Option<String>, String> {
         match row.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(expand(s))),
+            Some(Value::String(s)) => Ok(Some(expand(s).map_err(|e| format!("\"{key}\": {e}"))?)),
             Some(_) => Err(format!("\"{key}\" must be a string")),
         }
     };
@@ -309,7 +354,10 @@ fn parse_row(
             Some(Value::Object(m)) => m
                 .iter()
                 .map(|(k, v)| match v {
-                    Value::String(s) => Ok((k.clone(), expand(s))),
+                    Value::String(s) => Ok((
+                        k.clone(),
+                        expand(s).map_err(|e| format!("\"{key}.{k}\": {e}"))?,
+                    )),
                     Value::Number(n) => Ok((k.clone(), n.to_string())),
                     Value::Bool(b) => Ok((k.clone(), b.to_string())),
                     _ => Err(format!("\"{key}.{k}\" must be a string")),
@@ -339,7 +387,7 @@ fn parse_row(
                 Some(Value::Array(items)) => items
                     .iter()
                     .map(|a| match a {
-                        Value::String(s) => Ok(expand(s)),
+                        Value::String(s) => expand(s).map_err(|e| format!("\"args\": {e}")),
                         Value::Number(n) => Ok(n.to_string()),
                         _ => Err("\"args\" must be an array of strings".to_string()),
                     })
@@ -394,10 +442,12 @@ fn parse_row(
     }))
 }
 
-/// Expand `${VAR}` and `${VAR:-default}` (the default when VAR is unset or
-/// empty). An unset `${VAR}` without a default expands to nothing; `$` not
-/// followed by `{`, and an unclosed `${`, are kept as written.
-pub fn expand_vars(text: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+/// Expand the variables of a config string (see the module comment): `${NAME}`
+/// and `${env:NAME}` from `lookup` (which also answers the editor names such as
+/// `workspaceFolder`), `${NAME:-default}` with the default when NAME is unset or
+/// empty. A variable that cannot be expanded is an error naming it as written;
+/// `$` not followed by `{`, and an unclosed `${`, are kept as written.
+pub fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find("${") {
@@ -405,22 +455,47 @@ pub fn expand_vars(text: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
         let after = &rest[i + 2..];
         let Some(end) = after.find('}') else {
             out.push_str(&rest[i..]);
-            return out;
+            return Ok(out);
         };
         let inner = &after[..end];
         let (var, default) = match inner.split_once(":-") {
             Some((v, d)) => (v, Some(d)),
             None => (inner, None),
         };
-        match (env(var).filter(|v| !v.is_empty()), default) {
+        let name = var.strip_prefix("env:").unwrap_or(var);
+        let known = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !known {
+            return Err(format!(
+                "${{{inner}}} is not a variable indus-tool can expand (the forms are ${{VAR}}, ${{VAR:-default}}, ${{env:VAR}}, ${{workspaceFolder}}, ${{userHome}})"
+            ));
+        }
+        match (lookup(name).filter(|v| !v.is_empty()), default) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(d)) => out.push_str(d),
-            (None, None) => {}
+            (None, None) => {
+                return Err(format!(
+                    "${{{inner}}} is not set (set {name}, or write ${{{var}:-default}})"
+                ));
+            }
         }
         rest = &after[end + 1..];
     }
     out.push_str(rest);
-    out
+    Ok(out)
+}
+
+/// The working folder and its parents up to the repository root (the nearest
+/// folder holding `.git`), nearest first; the working folder alone outside a
+/// repository, so a file in some unrelated parent is never picked up.
+fn project_folders(cwd: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in cwd.ancestors() {
+        out.push(dir.to_path_buf());
+        if dir.join(".git").exists() {
+            return out;
+        }
+    }
+    vec![cwd.to_path_buf()]
 }
 
 /// The process environment as a lookup.
@@ -546,12 +621,27 @@ mod tests {
     #[test]
     fn variables_expand_with_defaults() {
         let env = env_of(&[("A", "1"), ("EMPTY", "")]);
-        assert_eq!(expand_vars("x${A}y", &env), "x1y");
-        assert_eq!(expand_vars("${B:-dflt}", &env), "dflt");
-        assert_eq!(expand_vars("${EMPTY:-d}", &env), "d");
-        assert_eq!(expand_vars("${A:-d}", &env), "1");
-        assert_eq!(expand_vars("${B}", &env), "");
-        assert_eq!(expand_vars("$A ${unclosed", &env), "$A ${unclosed");
+        let ok = |t: &str| expand_vars(t, &env).unwrap();
+        assert_eq!(ok("x${A}y"), "x1y");
+        assert_eq!(ok("${env:A}"), "1");
+        assert_eq!(ok("${B:-dflt}"), "dflt");
+        assert_eq!(ok("${env:B:-dflt}"), "dflt");
+        assert_eq!(ok("${EMPTY:-d}"), "d");
+        assert_eq!(ok("${A:-d}"), "1");
+        assert_eq!(ok("$A ${unclosed"), "$A ${unclosed");
+        assert_eq!(
+            expand_vars("${B}", &env).unwrap_err(),
+            "${B} is not set (set B, or write ${B:-default})"
+        );
+        assert_eq!(
+            expand_vars("x ${env:TOKEN}", &env).unwrap_err(),
+            "${env:TOKEN} is not set (set TOKEN, or write ${env:TOKEN:-default})"
+        );
+        assert!(
+            expand_vars("${input:apiKey}", &env)
+                .unwrap_err()
+                .starts_with("${input:apiKey} is not a variable indus-tool can expand")
+        );
         let (s, _) = parse_config_text(
             r#"{"servers":{"s":{"command":"${A}/bin","args":["--p=${B:-9}"],"cwd":"${A}"}}}"#,
             Path::new("/c"),
@@ -566,6 +656,93 @@ mod tests {
                 cwd: Some("1".into())
             }
         );
+        // An unset variable skips its row, naming the file, server, field and variable.
+        let (s, w) = parse_config_text(
+            r#"{"servers":{"bad":{"url":"http://h","headers":{"Authorization":"Bearer ${env:TOKEN}"}},"good":{"command":"g"}}}"#,
+            Path::new("/p/.vscode/mcp.json"),
+            &env,
+        );
+        assert_eq!(s.len(), 1);
+        assert_eq!(
+            w[0].to_string(),
+            "mcp config /p/.vscode/mcp.json: server \"bad\": \"headers.Authorization\": ${env:TOKEN} is not set (set TOKEN, or write ${env:TOKEN:-default}); skipped"
+        );
+    }
+
+    /// The project files of Claude Code, Cursor and VS Code are found in the
+    /// working folder and its parents up to the repository root, nearest first,
+    /// and `${workspaceFolder}` is the project folder each belongs to.
+    #[test]
+    fn editor_project_files_are_discovered_up_to_the_repository_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path();
+        let repo = outside.join("repo");
+        let cwd = repo.join("sub/deeper");
+        std::fs::create_dir_all(&cwd).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let w = |p: PathBuf, t: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w(
+            cwd.join(".mcp.json"),
+            r#"{"mcpServers":{"a":{"command":"${workspaceFolder}/near"}}}"#,
+        );
+        w(
+            repo.join("sub/.cursor/mcp.json"),
+            r#"{"mcpServers":{"a":{"command":"far"},"b":{"command":"${workspaceFolderBasename}","args":["${userHome}"]}}}"#,
+        );
+        w(
+            repo.join(".vscode/mcp.json"),
+            r#"{"servers":{"c":{"type":"http","url":"http://h/${env:PORT:-8080}${pathSeparator}mcp"}}}"#,
+        );
+        // Above the repository root: not read.
+        w(
+            outside.join(".mcp.json"),
+            r#"{"mcpServers":{"z":{"command":"no"}}}"#,
+        );
+        let env = env_of(&[("HOME", "/home/u")]);
+        let c = Discovery {
+            explicit: None,
+            cwd: cwd.clone(),
+            env: &env,
+        }
+        .load();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let command = |i: usize| match &c.servers[i].transport {
+            ServerTransport::Stdio { command, args, .. } => (command.clone(), args.clone()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(command(0).0, format!("{}/near", cwd.display()));
+        assert_eq!(command(1), ("sub".to_string(), vec!["/home/u".to_string()]));
+        assert_eq!(
+            c.servers[2].transport,
+            ServerTransport::Http {
+                url: "http://h/8080/mcp".into(),
+                headers: IndexMap::new()
+            }
+        );
+        // Outside any repository: the working folder alone.
+        let lone = outside.join("lone/x");
+        std::fs::create_dir_all(&lone).unwrap();
+        w(
+            lone.join(".mcp.json"),
+            r#"{"mcpServers":{"l":{"command":"l"}}}"#,
+        );
+        w(
+            outside.join("lone/.mcp.json"),
+            r#"{"mcpServers":{"m":{"command":"m"}}}"#,
+        );
+        let c = Discovery {
+            explicit: None,
+            cwd: lone,
+            env: &env,
+        }
+        .load();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["l"]);
     }
 
     #[test]

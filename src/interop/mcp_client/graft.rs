@@ -64,7 +64,16 @@ pub struct Options {
     pub no_mcp: bool,
     /// Skip the refresh a changed config triggers (`mcp refresh` does its own).
     pub no_auto_refresh: bool,
+    /// Do not refresh now, only note that one is due ([`Graft::refresh_due`]):
+    /// the invocation does not need the grafted tools (a built-in tool's call),
+    /// and must never wait on an MCP server.
+    pub defer_refresh: bool,
 }
+
+/// Set for the detached `mcp refresh` a deferred refresh starts: it runs only
+/// if no other is running for the folder (a lock in the state folder), and
+/// quietly.
+pub const BACKGROUND_REFRESH: &str = "INDUS_MCP_BACKGROUND_REFRESH";
 
 /// Why grafting is off, when it is.
 pub fn grafting_off(opts: &Options) -> Option<&'static str> {
@@ -84,6 +93,10 @@ pub struct Graft {
     pub status: StatusFile,
     /// Lines for stderr: config warnings, refresh failures, state errors.
     pub notes: Vec<String>,
+    /// The config changed and a refresh was deferred (see
+    /// [`Options::defer_refresh`]); [`Graft::refresh_in_background`] runs it.
+    pub refresh_due: bool,
+    explicit: Option<PathBuf>,
     cwd: PathBuf,
 }
 
@@ -107,6 +120,8 @@ impl Graft {
             config,
             ledger: BridgeLedger::empty(),
             status: StatusFile::default(),
+            refresh_due: false,
+            explicit: opts.explicit.clone(),
             cwd: opts.cwd.clone(),
         };
         if graft.config.is_empty() {
@@ -121,9 +136,11 @@ impl Graft {
             Ok(s) => graft.status = s,
             Err(e) => graft.notes.push(format!("mcp: {e}")),
         }
-        if !opts.no_auto_refresh
-            && graft.status.config_hash.as_deref() != Some(graft.config.hash().as_str())
-        {
+        let due = !opts.no_auto_refresh
+            && graft.status.config_hash.as_deref() != Some(graft.config.hash().as_str());
+        if due && opts.defer_refresh {
+            graft.refresh_due = true;
+        } else if due {
             for report in graft.refresh(None) {
                 if let Some(e) = &report.status.last_error {
                     graft.notes.push(e.clone());
@@ -135,6 +152,40 @@ impl Graft {
 
     fn state(&self) -> StateDir {
         StateDir::new(&self.cwd)
+    }
+
+    /// Start `indus-tool mcp refresh` for this folder and config, detached (its
+    /// own session, no terminal, nothing inherited), and return at once: the
+    /// deferred refresh runs after this invocation has answered, and a server
+    /// that hangs or fails is seen by `mcp servers`, not by the command that
+    /// happened to notice the changed config. Only one runs at a time (see
+    /// [`BACKGROUND_REFRESH`]).
+    pub fn refresh_in_background(&self) {
+        use std::os::unix::process::CommandExt;
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        let mut cmd = std::process::Command::new(exe);
+        cmd.arg("--cwd").arg(&self.cwd);
+        if let Some(file) = &self.explicit {
+            cmd.arg("--mcp-config").arg(self.cwd.join(file));
+        }
+        cmd.args(["mcp", "refresh"])
+            .env(BACKGROUND_REFRESH, "1")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // SAFETY: setsid is async-signal-safe; nothing else runs between fork
+        // and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                nix::unistd::setsid().map_err(std::io::Error::from)?;
+                Ok(())
+            });
+        }
+        // Not waited for: this process exits first, and the child, in its own
+        // session, is adopted by init.
+        let _ = cmd.spawn();
     }
 
     /// The live grafted tools of the configured servers, in ledger order.
@@ -463,6 +514,20 @@ pub fn view(
     }
     match sub {
         "servers" | "refresh" => {
+            // A deferred refresh already under way for this folder: nothing to add.
+            let _background = if sub == "refresh" && std::env::var_os(BACKGROUND_REFRESH).is_some()
+            {
+                let state = graft.state();
+                let lock = state
+                    .ensure()
+                    .and_then(|()| crate::state::try_lock_at(&state.path("mcp-refresh.lock")));
+                match lock {
+                    Ok(Some(lock)) => Some(lock),
+                    _ => return out,
+                }
+            } else {
+                None
+            };
             let reports = if sub == "refresh" {
                 let reports = graft.refresh(arg);
                 if reports.iter().any(|r| r.status.status != "ready") {
