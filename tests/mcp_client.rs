@@ -1050,6 +1050,59 @@ fn a_url_that_speaks_neither_http_transport_names_both_failures() {
     );
     assert!(err.contains("the legacy SSE transport at the same URL failed too: the MCP handshake failed: GET http://"), "{err}");
     assert!(err.contains("404"), "{err}");
+    assert!(
+        !err.contains("rmcp::") && !err.contains("reqwest::"),
+        "{err}"
+    );
+}
+
+/// A dead port and a server wanting authorization are said as such, with what
+/// to do, not as the SDK's transport types.
+#[test]
+fn dead_ports_and_401s_are_said_in_words_a_person_can_act_on() {
+    let env = TestEnv::new();
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let auth = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    configure(
+        &env,
+        json!({
+            "dead": {"url": format!("http://{dead}/mcp")},
+            "auth": {"url": format!("http://{auth}/mcp")}
+        }),
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "mcp server \"dead\": connection refused at http://{dead}/mcp (nothing listens on {dead})"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "mcp server \"auth\": HTTP 401 at http://{auth}/mcp: the server wants authorization — set headers.Authorization"
+        )),
+        "{err}"
+    );
+    assert!(
+        !err.contains("rmcp::") && !err.contains("Transport ["),
+        "{err}"
+    );
 }
 
 /// A built-in tool never waits on an MCP server: with a changed config naming a

@@ -368,6 +368,19 @@ fn judge(line: &[u8], begun: &mut bool) -> Verdict {
         ));
     }
     match parse_message(&value) {
+        // rmcp takes any request it cannot read as its method's shape as a
+        // custom one, and answers that "method not found"; a method MCP defines
+        // whose params are wrong is JSON-RPC's "invalid params".
+        Some(rmcp::model::JsonRpcMessage::Request(r))
+            if matches!(r.request, rmcp::model::ClientRequest::CustomRequest(_))
+                && STANDARD_METHODS.contains(&method.as_str()) =>
+        {
+            Verdict::Answer(error_response(
+                Some(id),
+                INVALID_PARAMS,
+                format!("Invalid params: {}", params_problem(&method, &value)),
+            ))
+        }
         Some(message) => {
             if method == "initialize" || inline {
                 *begun = true;
@@ -379,6 +392,42 @@ fn judge(line: &[u8], begun: &mut bool) -> Verdict {
             INVALID_PARAMS,
             format!("Invalid params: the params of \"{method}\" are not the shape it takes."),
         )),
+    }
+}
+
+/// The request methods MCP defines (client to server).
+const STANDARD_METHODS: [&str; 15] = [
+    "ping",
+    "initialize",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/cancel",
+];
+
+/// What is wrong with a standard request's params, in the words of its type
+/// where there is one (`missing field \`name\``), else in general.
+fn params_problem(method: &str, value: &Value) -> String {
+    use rmcp::model::{CallToolRequest, GetPromptRequest, InitializeRequest, ReadResourceRequest};
+    let why = match method {
+        "tools/call" => CallToolRequest::deserialize(value).err(),
+        "initialize" => InitializeRequest::deserialize(value).err(),
+        "resources/read" => ReadResourceRequest::deserialize(value).err(),
+        "prompts/get" => GetPromptRequest::deserialize(value).err(),
+        _ => None,
+    };
+    match why {
+        Some(e) => format!("the params of \"{method}\" are not the shape it takes ({e})."),
+        None => format!("the params of \"{method}\" are not the shape it takes."),
     }
 }
 
@@ -435,6 +484,25 @@ mod tests {
         );
         assert_eq!(params["id"], 4);
         assert_eq!(params["error"]["code"], INVALID_PARAMS);
+        // Without the tool's name: invalid params, not an unknown method.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#,
+        ] {
+            let nameless = answer(line, true);
+            assert_eq!(nameless["error"]["code"], INVALID_PARAMS, "{line}");
+            let message = nameless["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("Invalid params: the params of \"tools/call\""),
+                "{message}"
+            );
+        }
+        // An unknown method still reaches rmcp, which says so.
+        let mut begun = true;
+        assert!(served(
+            r#"{"jsonrpc":"2.0","id":6,"method":"x/y","params":{}}"#,
+            &mut begun
+        ));
     }
 
     #[test]

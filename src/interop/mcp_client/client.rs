@@ -236,19 +236,80 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 watcher.serve(halves).await.map_err(|e| e.to_string())
             })
             .await;
+            let prefix = format!("mcp server \"{}\": ", server.name);
             match (c.handshake(opened).await, first_error) {
                 (Ok(service), _) => {
                     c.service = Some(service);
                     Ok(c)
                 }
-                (Err(sse), None) => Err(sse),
-                (Err(sse), Some(http)) => Err(format!(
-                    "{http}; the legacy SSE transport at the same URL failed too: {}",
-                    sse.strip_prefix(&format!("mcp server \"{}\": ", server.name))
-                        .unwrap_or(&sse)
-                )),
+                (Err(sse), http) => {
+                    let sse = sse.strip_prefix(&prefix).unwrap_or(&sse).to_string();
+                    let http = http.map(|h| h.strip_prefix(&prefix).unwrap_or(&h).to_string());
+                    Err(format!(
+                        "{prefix}{}",
+                        http_failure(url, http.as_deref(), &sse).await
+                    ))
+                }
             }
         }
+    }
+}
+
+/// Why an HTTP server could not be reached, in words a person can act on: the
+/// status that refused the handshake, or what a plain TCP connection to the
+/// URL's host finds (refused, unresolvable, silent); otherwise the transports'
+/// own reports, without the SDK's type names. `http` is the Streamable HTTP
+/// attempt's error (none when the row asked for SSE alone), `sse` the legacy one's.
+async fn http_failure(url: &str, http: Option<&str>, sse: &str) -> String {
+    let both = format!("{} {sse}", http.unwrap_or_default());
+    if both.contains("Auth required") || both.contains("401") {
+        return format!(
+            "HTTP 401 at {url}: the server wants authorization — set headers.Authorization in its config row (for example \"Bearer TOKEN\")"
+        );
+    }
+    if both.contains("403 Forbidden") {
+        return format!(
+            "HTTP 403 at {url}: the server refuses these credentials — check headers.Authorization in its config row"
+        );
+    }
+    if let Ok(parsed) = url::Url::parse(url)
+        && let (Some(host), Some(port)) = (parsed.host_str(), parsed.port_or_known_default())
+    {
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let probe = tokio::time::timeout(
+            Duration::from_secs(2),
+            tokio::net::TcpStream::connect((host.as_str(), port)),
+        )
+        .await;
+        match probe {
+            Err(_) => return format!("no answer from {host}:{port} within 2 s ({url})"),
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return format!("connection refused at {url} (nothing listens on {host}:{port})");
+            }
+            Ok(Err(e)) => return format!("cannot connect to {url}: {e}"),
+            Ok(Ok(_)) => {}
+        }
+    }
+    let tidy = |text: &str| -> String {
+        let mut t = text.replace("Send message error ", "");
+        while let (Some(start), Some(end)) = (t.find("Transport ["), t.find("] error: ")) {
+            if end < start {
+                break;
+            }
+            t.replace_range(start..end + "] error: ".len(), "");
+        }
+        t.replace(", when send initialize request", "")
+    };
+    match http {
+        Some(http) => format!(
+            "{}; the legacy SSE transport at the same URL failed too: {}",
+            tidy(http),
+            tidy(sse)
+        ),
+        None => tidy(sse),
     }
 }
 

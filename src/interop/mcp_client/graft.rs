@@ -460,8 +460,13 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The first line with text: a description may open with a newline (Python
+/// servers' docstrings do), which would show as a blank summary.
 fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or("")
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
 }
 
 /// `mcp servers | tools [SERVER] | ledger | refresh [SERVER]`.
@@ -499,7 +504,9 @@ pub fn view(
     if sub == "names" {
         // For shell completion: `NAME<TAB>SUMMARY` lines from the cache, quietly.
         for tool in graft.tools() {
-            let summary = first_line(crate::kernel::contract::summary(tool.description()));
+            let summary = first_line(crate::kernel::contract::summary(
+                tool.description().trim_start(),
+            ));
             out.stdout.push_str(&format!(
                 "{}\t{}\n",
                 tool.name(),
@@ -610,8 +617,10 @@ pub fn view(
                         vec![
                             l.capability.name.clone(),
                             l.server.clone(),
-                            first_line(crate::kernel::contract::summary(&l.capability.description))
-                                .to_string(),
+                            first_line(crate::kernel::contract::summary(
+                                l.capability.description.trim_start(),
+                            ))
+                            .to_string(),
                         ]
                     })
                     .collect();
@@ -669,4 +678,19 @@ pub fn view(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_skips_leading_blank_lines() {
+        let d = "\n    Read a file.   More text.\n";
+        assert_eq!(
+            first_line(crate::kernel::contract::summary(d.trim_start())),
+            "Read a file."
+        );
+        assert_eq!(first_line("\n\n"), "");
+    }
 }
