@@ -1159,3 +1159,39 @@ fn built_in_tools_never_wait_on_a_server_and_the_refresh_runs_after() {
     std::thread::sleep(Duration::from_millis(500));
     assert!(!hang_pid.exists(), "a second refresh was started");
 }
+
+/// A grafted tool takes bare words as a built-in does: its required keys, then
+/// its optional string keys, in the schema's order (`peer__grep PATTERN PATH`).
+#[test]
+fn grafted_tools_take_positionals_like_the_built_ins() {
+    let env = TestEnv::new();
+    env.write("src/main.rs", "fn main() {}\n");
+    env.write("other/main.rs", "fn main() {}\n");
+    configure(&env, json!({"peer": peer(env.root(), &[])}));
+    assert_eq!(code(&run(&env, &["mcp", "refresh"])), 0);
+    let out = run(&env, &["peer__grep", "fn main", "src"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("src/main.rs"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("other/main.rs"), "{}", stdout(&out));
+    // KEY=VALUE still names any key, and a word too many says what it takes.
+    let out = run(&env, &["peer__grep", "pattern=fn main", "path=other"]);
+    assert!(stdout(&out).contains("other/main.rs"), "{}", stdout(&out));
+    let out = run(
+        &env,
+        &[
+            "peer__read",
+            "src/main.rs",
+            "1",
+            "2",
+            "extra",
+            "more",
+            "words",
+        ],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("takes KEY=VALUE words, and bare values for its required keys, then its string keys, in order (path"),
+        "{}",
+        stderr(&out)
+    );
+}

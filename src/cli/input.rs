@@ -214,7 +214,28 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
                 _ => bare.push(word),
             }
         }
-        let open: Vec<&str> = required
+        // Bare words fill the required keys, then the optional string ones, in
+        // the schema's order, as a built-in takes `grep PATTERN [PATH]`.
+        let is_string = |k: &str| {
+            props
+                .get(k)
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
+                == Some("string")
+        };
+        let in_order: Vec<&str> = props
+            .keys()
+            .map(String::as_str)
+            .filter(|k| required.contains(k))
+            .chain(required.iter().copied().filter(|k| !props.contains_key(*k)))
+            .chain(
+                props
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| !required.contains(k) && is_string(k)),
+            )
+            .collect();
+        let open: Vec<&str> = in_order
             .iter()
             .copied()
             .filter(|k| !input.contains_key(*k))
@@ -223,12 +244,12 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
         for word in bare {
             let Some(key) = free.next() else {
                 return Err(UsageError(format!(
-                    "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values only for its required keys ({})",
+                    "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values for its required keys, then its string keys, in order ({})",
                     descriptor.name,
-                    if required.is_empty() {
+                    if in_order.is_empty() {
                         "none".to_string()
                     } else {
-                        required.join(", ")
+                        in_order.join(", ")
                     }
                 )));
             };
