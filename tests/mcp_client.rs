@@ -1195,3 +1195,48 @@ fn grafted_tools_take_positionals_like_the_built_ins() {
         stderr(&out)
     );
 }
+
+/// A server answering `initialize` with a protocol version this client does not
+/// know is refused with both versions named, and its process ended.
+#[test]
+fn an_unknown_protocol_version_is_refused_naming_both() {
+    if std::process::Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
+        common::skipped("mcp protocol version: python3 is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.write(
+        "old_server.py",
+        r#"import json, os, sys
+open("pid", "w").write(str(os.getpid()))
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": "1999-01-01", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "old", "version": "1"}}}), flush=True)
+"#,
+    );
+    configure(
+        &env,
+        json!({"old": {"command": "python3", "args": ["old_server.py"], "cwd": env.root()}}),
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("mcp server \"old\": it answered initialize with MCP protocol version 1999-01-01, which indus-tool does not speak (it speaks 2024-11-05, "),
+        "{}",
+        stderr(&out)
+    );
+    let pid: u32 = env.read_string("pid").trim().parse().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(5), || !alive(pid)),
+        "the refused server was left running"
+    );
+}

@@ -336,7 +336,31 @@ impl Connection {
         served: Result<Result<RunningService<RoleClient, Watcher>, E>, tokio::time::error::Elapsed>,
     ) -> Result<RunningService<RoleClient, Watcher>, String> {
         match served {
-            Ok(Ok(service)) => Ok(service),
+            Ok(Ok(service)) => {
+                // A version this client does not know is refused, not guessed at:
+                // its messages may mean something else.
+                use rmcp::model::ProtocolVersion;
+                let spoken = service.peer_info().map(|i| i.protocol_version.clone());
+                match spoken {
+                    Some(v) if !ProtocolVersion::KNOWN_VERSIONS.contains(&v) => {
+                        let _ = service.cancel().await;
+                        let known: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS
+                            .iter()
+                            .map(ProtocolVersion::as_str)
+                            .collect();
+                        Err(failure(
+                            &self.server,
+                            &format!(
+                                "it answered initialize with MCP protocol version {}, which indus-tool does not speak (it speaks {})",
+                                v.as_str(),
+                                known.join(", ")
+                            ),
+                            &self.stderr,
+                        ))
+                    }
+                    _ => Ok(service),
+                }
+            }
             Ok(Err(e)) => {
                 // Give a dying child a moment to finish writing its stderr.
                 tokio::time::sleep(Duration::from_millis(50)).await;
