@@ -158,6 +158,7 @@ pub(crate) fn mcp(
         }
     };
     let tool_box = long_running_box(registry, globals, m)?;
+    let upstream = upstream_of(graft.as_ref());
     // One thread. rmcp still runs every request as its own task, so calls overlap
     // wherever they wait (a command, a socket, a timer) and a cancellation is read
     // while they do; the long walks of grep and find go to the blocking pool anyway.
@@ -172,7 +173,7 @@ pub(crate) fn mcp(
         // ends with status 0, since being told to stop is how a server's life ends.
         let stop = CancellationToken::new();
         cancel_on_signals(stop.clone());
-        crate::interop::mcp::serve_stdio(tool_box, stop).await
+        crate::interop::mcp::serve_stdio_with(tool_box, &upstream, stop).await
     });
     // Standard input read through the blocking pool (a terminal, a file) would hold
     // a plain drop of the runtime until its next line; nothing is left to wait for.
@@ -296,6 +297,31 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
 #[cfg(not(feature = "mcp"))]
 pub(crate) fn mcp_graft(_args: &[OsString]) -> Option<()> {
     None
+}
+
+/// What the grafted tools' servers said of them, for `indus-tool mcp` to
+/// re-export (see `interop::mcp::Upstream`).
+#[cfg(feature = "mcp")]
+fn upstream_of(
+    graft: Option<&crate::interop::mcp_client::graft::Graft>,
+) -> crate::interop::mcp::UpstreamTools {
+    let Some(graft) = graft else {
+        return Default::default();
+    };
+    graft
+        .ledger
+        .live_capabilities()
+        .into_iter()
+        .map(|live| {
+            let c = live.capability;
+            let up = crate::interop::mcp::Upstream {
+                title: c.title.clone(),
+                annotations: c.annotations.clone(),
+                output_schema: c.output_schema.clone(),
+            };
+            (c.name.clone(), up)
+        })
+        .collect()
 }
 
 /// After the answer: start the refresh this invocation deferred, if any.

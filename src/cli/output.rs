@@ -153,16 +153,21 @@ pub fn render_text(output: &Value) -> String {
             let has_text = items
                 .iter()
                 .any(|b| b.get("kind").and_then(Value::as_str) == Some("text"));
+            let media = |b: &Value| b.get("value").and_then(placeholder);
             let parts: Vec<String> = items
                 .iter()
-                .filter(|b| !has_text || b.get("kind").and_then(Value::as_str) == Some("text"))
+                .filter(|b| {
+                    !has_text
+                        || b.get("kind").and_then(Value::as_str) == Some("text")
+                        || media(b).is_some()
+                })
                 .map(|b| match b.get("kind").and_then(Value::as_str) {
                     Some("text") => b
                         .get("text")
                         .and_then(Value::as_str)
                         .unwrap_or("")
                         .to_string(),
-                    _ => pretty(b.get("value").unwrap_or(&Value::Null)),
+                    _ => media(b).unwrap_or_else(|| pretty(b.get("value").unwrap_or(&Value::Null))),
                 })
                 .collect();
             parts
@@ -171,7 +176,39 @@ pub fn render_text(output: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join("\n")
         }
-        other => pretty(other),
+        other => placeholder(other).unwrap_or_else(|| pretty(other)),
+    }
+}
+
+/// The one line a person sees for an MCP content block that is not text (see
+/// `kernel::media_kind`): `[image/png, 1.2 KiB]`, `[resource: URI]`,
+/// `[resource link: NAME URI]`. `--format json` keeps the block itself.
+fn placeholder(v: &Value) -> Option<String> {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    Some(match crate::kernel::media_kind(v)? {
+        "image" | "audio" => {
+            // The decoded size of the base64 data.
+            let data = s("data").trim_end_matches('=');
+            let bytes = data.len() * 3 / 4;
+            format!("[{}, {}]", s("mimeType"), human_size(bytes as u64))
+        }
+        "resource" => {
+            let uri = v
+                .get("resource")
+                .and_then(|r| r.get("uri"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            format!("[resource: {uri}]")
+        }
+        _ => format!("[resource link: {} {}]", s("name"), s("uri")),
+    })
+}
+
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
     }
 }
 
@@ -191,6 +228,33 @@ fn pretty(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A grafted tool's mixed content keeps every block: texts as they are,
+    /// each non-text block as one line, the record (structuredContent) not shown.
+    #[test]
+    fn mcp_content_is_shown_as_placeholders_beside_the_texts() {
+        let out = json!([
+            {"kind": "text", "text": "before"},
+            {"kind": "json", "value": {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
+            {"kind": "json", "value": {"type": "resource_link", "uri": "test://r/1", "name": "one"}},
+            {"kind": "json", "value": {"type": "resource", "resource": {"uri": "test://r/2", "text": "x"}}},
+            {"kind": "text", "text": "after"},
+            {"kind": "json", "value": {"type": "image", "note": "a record, not content"}}
+        ]);
+        assert_eq!(
+            render_text(&out),
+            "before\n[image/png, 8 B]\n[resource link: one test://r/1]\n[resource: test://r/2]\nafter"
+        );
+        // Programs get every block, in order.
+        assert_eq!(crate::kernel::program_view(&out), out);
+        // A lone image (read_media_file) is its line too.
+        assert_eq!(
+            render_text(
+                &json!({"type": "image", "data": "R0lGODlhAQABAAAAADs=", "mimeType": "image/gif"})
+            ),
+            "[image/gif, 14 B]"
+        );
+    }
 
     #[test]
     fn text_rendering() {

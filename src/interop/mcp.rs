@@ -63,6 +63,24 @@ pub const SCHEMA_KEYWORDS: [&str; 7] = [
     "default",
 ];
 
+/// What a grafted tool's own server said of it beyond the descriptor (see
+/// `mcp_client::ledger::BridgeCapability`), keyed by the qualified name: the
+/// aggregator re-exports it as given.
+#[derive(Debug, Clone, Default)]
+pub struct Upstream {
+    pub title: Option<String>,
+    pub annotations: Option<Value>,
+    pub output_schema: Option<Value>,
+}
+
+/// Grafted tools' upstream metadata by qualified name.
+pub type UpstreamTools = std::collections::HashMap<String, Upstream>;
+
+/// A grafted tool's name: `<server>__<tool>`; no built-in has a double `_`.
+fn is_grafted(name: &str) -> bool {
+    name.contains("__")
+}
+
 /// The MCP face of one `ToolBox`.
 #[derive(Clone)]
 pub struct McpServer {
@@ -73,7 +91,31 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(tool_box: ToolBox) -> Self {
-        let tools = list_tools_result(&tool_box.descriptors()).tools;
+        Self::with_upstream(tool_box, &UpstreamTools::new())
+    }
+
+    /// [`McpServer::new`], the grafted tools listed with what their servers
+    /// said of them (title, annotations, output schema).
+    pub fn with_upstream(tool_box: ToolBox, upstream: &UpstreamTools) -> Self {
+        let mut tools = list_tools_result(&tool_box.descriptors()).tools;
+        for tool in &mut tools {
+            let Some(up) = upstream.get(tool.name.as_ref()) else {
+                continue;
+            };
+            if let Some(title) = &up.title {
+                tool.title = Some(title.clone());
+            }
+            if let Some(a) = up
+                .annotations
+                .as_ref()
+                .and_then(|a| serde_json::from_value(a.clone()).ok())
+            {
+                tool.annotations = Some(a);
+            }
+            if let Some(Value::Object(o)) = &up.output_schema {
+                tool.output_schema = Some(Arc::new(o.clone()));
+            }
+        }
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
             .with_instructions(
@@ -133,10 +175,25 @@ impl ServerHandler for McpServer {
 /// not messages, and requests before `initialize`, are answered with JSON-RPC errors
 /// (see [`LineTransport`]). Returns an error only when the transport itself fails.
 pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
+    serve_stdio_with(tool_box, &UpstreamTools::new(), stop).await
+}
+
+/// [`serve_stdio`] for an aggregator: grafted tools listed with their
+/// servers' own metadata (see [`Upstream`]).
+pub async fn serve_stdio_with(
+    tool_box: ToolBox,
+    upstream: &UpstreamTools,
+    stop: CancellationToken,
+) -> std::io::Result<()> {
     // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
     // servers), the blocking stdio handles otherwise.
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    serve(tool_box, LineTransport::new(read, write), stop).await
+    serve_server(
+        McpServer::with_upstream(tool_box, upstream),
+        LineTransport::new(read, write),
+        stop,
+    )
+    .await
 }
 
 /// Serve `tool_box` over any rmcp transport (see [`serve_stdio`]).
@@ -149,10 +206,19 @@ where
     T: rmcp::transport::IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let running = match McpServer::new(tool_box)
-        .serve_with_ct(transport, stop)
-        .await
-    {
+    serve_server(McpServer::new(tool_box), transport, stop).await
+}
+
+async fn serve_server<T, E, A>(
+    server: McpServer,
+    transport: T,
+    stop: CancellationToken,
+) -> std::io::Result<()>
+where
+    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let running = match server.serve_with_ct(transport, stop).await {
         Ok(running) => running,
         // End of input or a signal before the handshake finished: nothing to serve.
         Err(ServerInitializeError::ConnectionClosed(_) | ServerInitializeError::Cancelled) => {
@@ -186,7 +252,14 @@ pub fn list_tools_json(descriptors: &[ToolDescriptor]) -> Result<Value, serde_js
 /// One descriptor as an MCP tool: name, description, the plain input schema, a
 /// title and the behaviour hints.
 pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
-    let schema = match plain_schema(&descriptor.parameters) {
+    // A grafted tool's schema is its server's, passed on verbatim (`$ref`,
+    // `$defs`, `anyOf`, formats): the plain subset is for the built-ins.
+    let schema = if is_grafted(&descriptor.name) {
+        descriptor.parameters.clone()
+    } else {
+        plain_schema(&descriptor.parameters)
+    };
+    let schema = match schema {
         Value::Object(mut map) => {
             map.entry("type").or_insert_with(|| json!("object"));
             map
@@ -308,6 +381,14 @@ pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
     for block in unproject(outcome.output) {
         match block {
             ToolContentBlock::Text(text) => content.push(ContentBlock::text(text)),
+            // MCP content a grafted tool returned (an image, audio, a resource)
+            // goes on as its own content type, not as a text holding its JSON.
+            ToolContentBlock::Json(value)
+                if crate::kernel::media_kind(&value).is_some()
+                    && let Ok(native) = serde_json::from_value::<ContentBlock>(value.clone()) =>
+            {
+                content.push(native);
+            }
             ToolContentBlock::Json(value) => {
                 let pretty = serde_json::to_string_pretty(&value).expect("JSON values serialize");
                 content.push(ContentBlock::text(pretty));

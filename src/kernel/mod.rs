@@ -28,6 +28,6 @@ pub use root::{OutsideRoot, Root};
 pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
     TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock, ToolContext,
-    ToolResult, coerce_input, define_tool, describe_throw, program_view,
+    ToolResult, coerce_input, define_tool, describe_throw, media_kind, program_view,
 };
 pub use tokio_util::sync::CancellationToken;

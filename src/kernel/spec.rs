@@ -104,15 +104,45 @@ impl ToolResult {
     }
 }
 
+/// A JSON block that is an MCP content block other than text, in its wire form
+/// (what a grafted MCP tool's image, audio, embedded resource or resource link
+/// arrives as): its kind, or `None` for any other JSON (a record). The shapes are
+/// the MCP schema's required fields, so a tool's own record is never taken for one.
+pub fn media_kind(value: &Value) -> Option<&'static str> {
+    let obj = value.as_object()?;
+    let has_str = |k: &str| obj.get(k).is_some_and(Value::is_string);
+    match obj.get("type")?.as_str()? {
+        "image" if has_str("data") && has_str("mimeType") => Some("image"),
+        "audio" if has_str("data") && has_str("mimeType") => Some("audio"),
+        "resource"
+            if obj
+                .get("resource")
+                .and_then(|r| r.get("uri"))
+                .is_some_and(Value::is_string) =>
+        {
+            Some("resource")
+        }
+        "resource_link" if has_str("uri") && has_str("name") => Some("resource_link"),
+        _ => None,
+    }
+}
+
 /// What a program reads of a projected output (the command line's `--format json`,
 /// `batch`): a tool that answers with text for people and one JSON block holding
 /// the same answer as a record (`[text, json]`) gives the record alone, so a
 /// script reads fields instead of parsing prose; any other output is unchanged.
+/// An output holding MCP content (see [`media_kind`]) is unchanged too: an image
+/// between two texts is content, not the texts' record, and every block is kept.
 /// The MCP face keeps both (text content and `structuredContent`).
 pub fn program_view(output: &Value) -> Value {
     let Value::Array(items) = output else {
         return output.clone();
     };
+    if items.iter().any(|b| {
+        b.get("kind") == Some(&json!("json")) && b.get("value").and_then(media_kind).is_some()
+    }) {
+        return output.clone();
+    }
     let kind = |v: &Value| v.get("kind").and_then(Value::as_str).map(str::to_string);
     let blocks: Option<Vec<String>> = items.iter().map(kind).collect();
     let Some(kinds) = blocks else {

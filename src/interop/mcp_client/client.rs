@@ -523,16 +523,27 @@ pub fn capability_of(server: &str, tool: Tool) -> BridgeCapability {
             .map(str::to_string)
             .or(tool.title.clone())
             .unwrap_or_default(),
-        tool: tool.name.into_owned(),
+        tool: tool.name.clone().into_owned(),
         input_schema: Value::Object((*tool.input_schema).clone()),
+        title: tool.title.clone(),
+        annotations: tool
+            .annotations
+            .as_ref()
+            .and_then(|a| serde_json::to_value(a).ok()),
+        output_schema: tool
+            .output_schema
+            .as_ref()
+            .map(|o| Value::Object((**o).clone())),
     }
 }
 
 /// An MCP tool result as a toolbox result: text content as text blocks, other
-/// content (images, resources) as JSON blocks of their wire form,
-/// `structuredContent` as a JSON block; `isError` carried over. A text block that
-/// is just `structuredContent` serialized (the copy the MCP spec asks servers to
-/// add for older clients) is dropped, so the record is not shown twice.
+/// content (images, audio, resources, links) as JSON blocks of their wire form
+/// (which every face recognizes, see `kernel::media_kind`), `structuredContent`
+/// as a JSON block; `isError` carried over. A text block that is just
+/// `structuredContent` serialized (the copy the MCP spec asks servers to add for
+/// older clients) is dropped, and so is a `structuredContent` that only repeats
+/// the content, so nothing is shown twice.
 pub fn tool_result_of(result: CallToolResult) -> ToolResult {
     let structured = result.structured_content.as_ref();
     let mut content: Vec<ToolContentBlock> = result
@@ -551,7 +562,13 @@ pub fn tool_result_of(result: CallToolResult) -> ToolResult {
             )),
         })
         .collect();
-    if let Some(structured) = result.structured_content {
+    // A structuredContent that only repeats the content (`{"content": [...]}`, as
+    // the reference filesystem server's read_media_file sends) is not shown twice.
+    let repeats_content = structured.is_some_and(|s| {
+        s.as_object().is_some_and(|o| o.len() == 1)
+            && s.get("content") == serde_json::to_value(&result.content).ok().as_ref()
+    });
+    if let Some(structured) = result.structured_content.filter(|_| !repeats_content) {
         content.push(ToolContentBlock::Json(structured));
     }
     if content.is_empty() {

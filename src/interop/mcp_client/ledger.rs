@@ -76,6 +76,15 @@ pub struct BridgeCapability {
     pub description: String,
     /// The input schema as the server gave it (`null` when it gave none).
     pub input_schema: Value,
+    /// What else the server said of the tool, kept so that `indus-tool mcp`
+    /// re-exports it as the server gave it: its title, its annotations
+    /// (`readOnlyHint`, …) and its output schema. Absent in older ledgers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
 }
 
 /// One append-only event.
@@ -481,6 +490,9 @@ mod tests {
             tool: tool.to_string(),
             description: format!("{tool} tool"),
             input_schema: schema,
+            title: None,
+            annotations: None,
+            output_schema: None,
         }
     }
 
