@@ -1240,3 +1240,76 @@ for line in sys.stdin:
         "the refused server was left running"
     );
 }
+
+/// Results of any size: a 20 MiB text answer (over rmcp's 16 MiB default line
+/// limit, which dropped it silently and let the call wait out its timeout)
+/// arrives whole; one over the frame limit (`INDUS_MCP_MAX_FRAME`, lowered here)
+/// fails at once, saying the size.
+#[test]
+fn large_answers_arrive_whole_and_oversized_ones_fail_at_once() {
+    if std::process::Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
+        common::skipped("mcp large answers: python3 is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.write(
+        "big_server.py",
+        r#"import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    m, i = msg.get("method"), msg.get("id")
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "big", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "big", "inputSchema": {"type": "object"}}]}
+    elif m == "tools/call":
+        r = {"content": [{"type": "text", "text": "x" * (20 * 1024 * 1024) + "END"}]}
+    else:
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}) + "\n")
+    sys.stdout.flush()
+"#,
+    );
+    configure(
+        &env,
+        json!({"big": {"command": "python3", "args": ["big_server.py"], "cwd": env.root(), "callTimeoutMs": 60000}}),
+    );
+    assert_eq!(code(&run(&env, &["mcp", "refresh"])), 0);
+    let started = std::time::Instant::now();
+    let out = run(
+        &env,
+        &["--format", "json", "--max-bytes", "30000000", "big__big"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v = json_lines(&out);
+    let text = v["output"].as_str().unwrap();
+    assert_eq!(text.len(), 20 * 1024 * 1024 + 3);
+    assert!(text.ends_with("END"));
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    let started = std::time::Instant::now();
+    let out = env
+        .cmd()
+        .env("INDUS_MCP_MAX_FRAME", (4 * 1024 * 1024).to_string())
+        .arg("big__big")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("mcp server \"big\": its answer to big is over 4 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the oversized answer was waited for: {:?}",
+        started.elapsed()
+    );
+}

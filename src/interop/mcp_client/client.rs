@@ -90,7 +90,59 @@ pub struct Connection {
     /// Notices and answers share one ordered stream (stdio).
     ordered: bool,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The size of a message that went over [`MAX_FRAME`] (0: none).
+    oversize: Arc<std::sync::atomic::AtomicU64>,
     timeouts: Timeouts,
+}
+
+/// The largest single message read from a stdio server: far above any result a
+/// person or a model reads whole (the output budget clamps what is shown), low
+/// enough that a server streaming without newlines cannot exhaust memory.
+/// `INDUS_MCP_MAX_FRAME` (bytes) lowers or raises it.
+pub const MAX_FRAME: u64 = 256 * 1024 * 1024;
+
+fn max_frame() -> u64 {
+    std::env::var("INDUS_MCP_MAX_FRAME")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(MAX_FRAME)
+}
+
+/// A server's stdout, ended with an error once one line outgrows `limit`
+/// (recorded in `oversize`), instead of rmcp's silent drop of the line.
+struct FrameGuard<R> {
+    inner: R,
+    since_newline: u64,
+    limit: u64,
+    oversize: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for FrameGuard<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &polled {
+            let fresh = &buf.filled()[before..];
+            self.since_newline = match memchr::memrchr(b'\n', fresh) {
+                Some(i) => (fresh.len() - i - 1) as u64,
+                None => self.since_newline + fresh.len() as u64,
+            };
+            if self.since_newline > self.limit {
+                self.oversize
+                    .store(self.since_newline, std::sync::atomic::Ordering::SeqCst);
+                return std::task::Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a message over the frame limit",
+                )));
+            }
+        }
+        polled
+    }
 }
 
 impl Drop for Connection {
@@ -141,17 +193,40 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 .envs(env)
                 .env(CHILD_MARKER, "1")
                 .current_dir(dir.as_ref().map_or(cwd.to_path_buf(), |d| cwd.join(d)))
-                .process_group(0);
-            let (transport, child_stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| {
-                    format!(
-                        "mcp server \"{}\": cannot start `{command}`: {e}",
-                        server.name
-                    )
-                })?;
-            let pgid = transport.id().map(|p| p as i32);
+                .process_group(0)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().map_err(|e| {
+                format!(
+                    "mcp server \"{}\": cannot start `{command}`: {e}",
+                    server.name
+                )
+            })?;
+            let pgid = child.id().map(|p| p as i32);
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                kill_group(pgid);
+                return Err(format!("mcp server \"{}\": no pipes to it", server.name));
+            };
+            let child_stderr = child.stderr.take();
+            // Reaped when it ends; ended by its process group (see `kill_group`).
+            tokio::spawn(async move {
+                let _ = child.wait().await;
+            });
+            // rmcp drops a line over its 16 MiB default silently, and the call
+            // then waits for its whole timeout: the guard ends the stream at the
+            // limit instead, and the call fails at once saying the size.
+            let oversize = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let guarded = FrameGuard {
+                inner: stdout,
+                since_newline: 0,
+                limit: max_frame(),
+                oversize: Arc::clone(&oversize),
+            };
+            let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(
+                guarded, stdin,
+            )
+            .with_max_line_length(usize::MAX);
             if let Some(mut pipe) = child_stderr {
                 let sink = Arc::clone(&stderr);
                 tokio::spawn(async move {
@@ -177,6 +252,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 pgid,
                 ordered: true,
                 stderr,
+                oversize,
                 timeouts,
             };
             let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
@@ -193,6 +269,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 pgid: None,
                 ordered: false,
                 stderr: Arc::clone(&stderr),
+                oversize: Default::default(),
                 timeouts,
             };
             let legacy = matches!(server.transport, ServerTransport::Sse { .. });
@@ -435,6 +512,19 @@ impl Connection {
             Ok(Ok(result)) => Ok(tool_result_of(result)),
             Ok(Err(e)) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
+                let over = self.oversize.load(std::sync::atomic::Ordering::SeqCst);
+                if over > 0 {
+                    return Err(failure(
+                        &self.server,
+                        &format!(
+                            "its answer to {tool} is over {} MiB (read {} MiB without a line end); indus-tool reads messages of up to {} MiB, and ended the connection",
+                            max_frame() / (1024 * 1024),
+                            over / (1024 * 1024),
+                            max_frame() / (1024 * 1024)
+                        ),
+                        &self.stderr,
+                    ));
+                }
                 let what = match e {
                     rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_) => {
                         format!("the server closed the connection during the call of {tool} ({e})")
