@@ -8,7 +8,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{TestEnv, stderr, stdout, wait_until};
+use common::{TestEnv, code, stderr, stdout, wait_until};
 use serde_json::{Value, json};
 
 /// One tmux server for one test, and the working directory the binary runs in.
@@ -611,4 +611,60 @@ fn concurrent_calls_on_one_pane_are_refused_not_interleaved() {
         "{ran:?}"
     );
     assert_eq!(refused, 9);
+}
+
+/// SIGINT to `--tmux bash` at any moment, however early (while the line is
+/// still being typed, before the pane's shell began it), leaves the pane free:
+/// the next command runs, never refused as "still running an earlier command".
+#[test]
+fn an_interrupt_at_any_moment_leaves_the_pane_free() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let Some(s) = server("early-interrupts") else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        s.env
+            .cmd()
+            .env("INDUS_TMUX_SOCKET", &s.socket)
+            .args(["--tmux", "bash"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(code(&run(&["true"])), 0);
+    for delay_ms in [0u64, 2, 5, 10, 20, 40, 80, 160] {
+        let mut child = common::bin_std()
+            .current_dir(s.env.root())
+            .arg("--cwd")
+            .arg(s.env.root())
+            .env("INDUS_TMUX_SOCKET", &s.socket)
+            .args(["--tmux", "bash", "sleep 1041"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+        assert!(
+            wait_until(Duration::from_secs(8), || child
+                .try_wait()
+                .unwrap()
+                .is_some()),
+            "{delay_ms} ms: --tmux bash did not end"
+        );
+        let next = run(&["echo free"]);
+        assert_eq!(
+            code(&next),
+            0,
+            "{delay_ms} ms: {}{}",
+            stdout(&next),
+            stderr(&next)
+        );
+        assert!(
+            stdout(&next).contains("free"),
+            "{delay_ms} ms: {}",
+            stdout(&next)
+        );
+    }
 }

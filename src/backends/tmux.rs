@@ -157,6 +157,9 @@ pub enum Stopped {
     /// It is still running: it ignored C-c and its process group could not be
     /// told from the pane's shell (a loop of the shell itself).
     Running,
+    /// C-c came before the pane's shell had begun the line, which it dropped:
+    /// the command never ran, and the pane is free.
+    NeverRan,
 }
 
 impl Stopped {
@@ -171,6 +174,7 @@ impl Stopped {
                 "C-c was typed but it is still running in {}; the pane stays busy until it ends",
                 pane.describe()
             ),
+            Stopped::NeverRan => "C-c was typed before it began, and it never ran".to_string(),
         }
     }
 }
@@ -887,8 +891,9 @@ impl Tmux {
             ));
         }
         let script = format!(
-            "__indus_run={dir}\n{shown}{{ . {cmd}; }} > >(tee -- {out}; : > {out_eof}) 2> >(exec 1>&2; tee -- {err}; : > {err_eof})\n",
+            "__indus_run={dir}\n: > {started}\n{shown}{{ . {cmd}; }} > >(tee -- {out}; : > {out_eof}) 2> >(exec 1>&2; tee -- {err}; : > {err_eof})\n",
             dir = sh_quote(&dir.to_string_lossy()),
+            started = q("started"),
             cmd = q("cmd.sh"),
             out = q("out"),
             out_eof = q("out.eof"),
@@ -910,6 +915,19 @@ impl Tmux {
             );
         })?;
         let line = format!(" . {}", q("run.sh"));
+        let run = Run {
+            pane: pane.clone(),
+            token,
+            dir,
+            _lock: Some(std::sync::Arc::new(lock)),
+        };
+        // Cancelled while the line is being typed (indus-tool got SIGINT): the
+        // run is ended as any other, so its record never outlives it (a command
+        // cut off before it began would leave the pane "busy" for good).
+        let mut guard = StopOnDrop {
+            tmux: self,
+            run: Some(&run),
+        };
         // Leave any mode (copy mode after scrolling), clear a half-typed line,
         // then type the line and Enter: one tmux call.
         let sent = self
@@ -938,19 +956,16 @@ impl Tmux {
                 "Enter",
             ])
             .await;
+        guard.run = None;
+        drop(guard);
         if let Err(e) = sent {
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(&run.dir);
             self.update_record(|r| {
                 r.runs.remove(&pane.id);
             })?;
             return Err(e);
         }
-        Ok(Run {
-            pane: pane.clone(),
-            token,
-            dir,
-            _lock: Some(std::sync::Arc::new(lock)),
-        })
+        Ok(run)
     }
 
     /// Wait for a dispatched command to reach the prompt again, up to `limit`.
@@ -1088,6 +1103,43 @@ impl Tmux {
     /// process group, which is the command's own unless the pane's shell runs
     /// it itself. Says what happened.
     pub fn stop_run_blocking(&self, run: &Run, grace: Duration) -> Stopped {
+        let stopped = self.stop_run_inner(run, grace);
+        if !matches!(stopped, Stopped::Running) {
+            self.await_prompt_blocking(run, Duration::from_secs(2));
+        }
+        stopped
+    }
+
+    /// After a command ended: wait (up to `within`) until the pane's foreground
+    /// is its shell again, as `run_in_pane` requires of the next command. The
+    /// status file is written before the shell has taken the terminal back, so a
+    /// call that returned at once could see its next command refused as busy.
+    fn await_prompt_blocking(&self, run: &Run, within: Duration) {
+        let start = Instant::now();
+        while start.elapsed() < within {
+            let foreground = std::process::Command::new("tmux")
+                .args(self.socket_args())
+                .args([
+                    "display-message",
+                    "-p",
+                    "-t",
+                    &run.pane.id,
+                    "#{pane_current_command}",
+                ])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+            match foreground.as_deref() {
+                Some("bash") | None => return,
+                Some(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn stop_run_inner(&self, run: &Run, grace: Duration) -> Stopped {
         let status = run.dir.join("status");
         let ended = |within: Duration| {
             let start = Instant::now();
@@ -1138,6 +1190,22 @@ impl Tmux {
             (tty_group > 0 && tty_group != own).then_some(tty_group)
         });
         let Some(group) = foreground else {
+            // The shell has the terminal and the line never began (it writes
+            // `started` first): C-c dropped it while the shell was reading it.
+            // No prompt hook will ever write its status, so the run is closed
+            // here, or the pane would count as busy with it forever.
+            if !run.dir.join("started").exists() {
+                let _ = std::fs::remove_dir_all(&run.dir);
+                let _ = self.update_record(|r| {
+                    if r.runs
+                        .get(&run.pane.id)
+                        .is_some_and(|x| x.token == run.token)
+                    {
+                        r.runs.remove(&run.pane.id);
+                    }
+                });
+                return Stopped::NeverRan;
+            }
             return Stopped::Running;
         };
         let _ = nix::sys::signal::killpg(
