@@ -518,16 +518,16 @@ fn interrupted_and_overdue_pane_commands_leave_nothing_behind() {
         .spawn()
         .unwrap();
     assert!(wait_until(Duration::from_secs(5), || marked("sleep 1033")));
-    assert!(wait_until(Duration::from_secs(5), || marked(
-        "wait-for indus-done"
-    )));
+    // This server's wait-for clients only (other tests run their own servers).
+    let waiter = format!("{} wait-for indus-done", s.socket);
+    assert!(wait_until(Duration::from_secs(5), || marked(&waiter)));
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
     assert!(wait_until(Duration::from_secs(5), || child
         .try_wait()
         .unwrap()
         .is_some()));
     assert!(
-        wait_until(Duration::from_secs(3), || !marked("wait-for indus-done")),
+        wait_until(Duration::from_secs(3), || !marked(&waiter)),
         "a tmux wait-for client outlived run_shell"
     );
 }

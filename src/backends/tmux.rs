@@ -1194,19 +1194,42 @@ impl Tmux {
             // `started` first): C-c dropped it while the shell was reading it.
             // No prompt hook will ever write its status, so the run is closed
             // here, or the pane would count as busy with it forever.
-            if !run.dir.join("started").exists() {
-                let _ = std::fs::remove_dir_all(&run.dir);
-                let _ = self.update_record(|r| {
-                    if r.runs
-                        .get(&run.pane.id)
-                        .is_some_and(|x| x.token == run.token)
-                    {
-                        r.runs.remove(&run.pane.id);
+            // Under load the shell may have read the line and not yet begun it:
+            // it is dropped only if it shows no sign of starting for a while.
+            let began = {
+                let start = Instant::now();
+                loop {
+                    if run.dir.join("started").exists() || status.exists() {
+                        break true;
                     }
-                });
-                return Stopped::NeverRan;
+                    if start.elapsed() >= Duration::from_secs(3) {
+                        break false;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            };
+            if status.exists() {
+                return Stopped::Interrupted;
             }
-            return Stopped::Running;
+            if began {
+                // It began after the first C-c had gone: interrupt it again.
+                let _ = tmux(&["send-keys", "-t", &run.pane.id, "C-c"]);
+                return if ended(Duration::from_secs(2)) {
+                    Stopped::Interrupted
+                } else {
+                    Stopped::Running
+                };
+            }
+            let _ = std::fs::remove_dir_all(&run.dir);
+            let _ = self.update_record(|r| {
+                if r.runs
+                    .get(&run.pane.id)
+                    .is_some_and(|x| x.token == run.token)
+                {
+                    r.runs.remove(&run.pane.id);
+                }
+            });
+            return Stopped::NeverRan;
         };
         let _ = nix::sys::signal::killpg(
             nix::unistd::Pid::from_raw(group),
