@@ -1313,3 +1313,27 @@ for line in sys.stdin:
         started.elapsed()
     );
 }
+
+/// A "server" that writes something other than MCP on stdout is not reported as
+/// a bare timeout: what it wrote is quoted.
+#[test]
+fn a_server_writing_garbage_is_quoted() {
+    let env = TestEnv::new();
+    configure(
+        &env,
+        json!({"junk": {
+            "command": "sh",
+            "args": ["-c", "echo Starting server on port 3000...; exec sleep 30"],
+            "connectTimeoutMs": 800
+        }}),
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains(
+            "mcp server \"junk\": no answer to initialize within 800 ms (connect timeout); on stdout it wrote \"Starting server on port 3000...\", which is not an MCP message"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

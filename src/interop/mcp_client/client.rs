@@ -92,6 +92,8 @@ pub struct Connection {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// The size of a message that went over [`MAX_FRAME`] (0: none).
     oversize: Arc<std::sync::atomic::AtomicU64>,
+    /// The first bytes a stdio server wrote (see [`FrameGuard`]).
+    head: Arc<Mutex<Vec<u8>>>,
     timeouts: Timeouts,
 }
 
@@ -116,7 +118,12 @@ struct FrameGuard<R> {
     since_newline: u64,
     limit: u64,
     oversize: Arc<std::sync::atomic::AtomicU64>,
+    /// The first bytes the server wrote, to quote when it never answers.
+    head: Arc<Mutex<Vec<u8>>>,
 }
+
+/// How much of a server's first output is kept to quote.
+const HEAD_KEPT: usize = 200;
 
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for FrameGuard<R> {
     fn poll_read(
@@ -128,6 +135,12 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for FrameGuard<R> {
         let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
         if let std::task::Poll::Ready(Ok(())) = &polled {
             let fresh = &buf.filled()[before..];
+            if let Ok(mut head) = self.head.lock()
+                && head.len() < HEAD_KEPT
+            {
+                let take = fresh.len().min(HEAD_KEPT - head.len());
+                head.extend_from_slice(&fresh[..take]);
+            }
             self.since_newline = match memchr::memrchr(b'\n', fresh) {
                 Some(i) => (fresh.len() - i - 1) as u64,
                 None => self.since_newline + fresh.len() as u64,
@@ -217,11 +230,13 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
             // then waits for its whole timeout: the guard ends the stream at the
             // limit instead, and the call fails at once saying the size.
             let oversize = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let head = Arc::new(Mutex::new(Vec::new()));
             let guarded = FrameGuard {
                 inner: stdout,
                 since_newline: 0,
                 limit: max_frame(),
                 oversize: Arc::clone(&oversize),
+                head: Arc::clone(&head),
             };
             let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(
                 guarded, stdin,
@@ -253,6 +268,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 ordered: true,
                 stderr,
                 oversize,
+                head,
                 timeouts,
             };
             let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
@@ -270,6 +286,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 ordered: false,
                 stderr: Arc::clone(&stderr),
                 oversize: Default::default(),
+                head: Default::default(),
                 timeouts,
             };
             let legacy = matches!(server.transport, ServerTransport::Sse { .. });
@@ -447,14 +464,29 @@ impl Connection {
                     &self.stderr,
                 ))
             }
-            Err(_) => Err(failure(
-                &self.server,
-                &format!(
-                    "no answer to initialize within {} ms (connect timeout)",
-                    self.timeouts.connect.as_millis()
-                ),
-                &self.stderr,
-            )),
+            Err(_) => {
+                // A server that wrote something, but no answer: quote it, as it
+                // is most likely not speaking MCP on stdout at all.
+                let head = self.head.lock().map(|h| h.clone()).unwrap_or_default();
+                let wrote = if head.is_empty() {
+                    String::new()
+                } else {
+                    let text = String::from_utf8_lossy(&head);
+                    let more = if head.len() >= HEAD_KEPT { "…" } else { "" };
+                    format!(
+                        "; on stdout it wrote {:?}{more}, which is not an MCP message (a server must write only JSON-RPC lines there)",
+                        text.trim_end()
+                    )
+                };
+                Err(failure(
+                    &self.server,
+                    &format!(
+                        "no answer to initialize within {} ms (connect timeout){wrote}",
+                        self.timeouts.connect.as_millis()
+                    ),
+                    &self.stderr,
+                ))
+            }
         }
     }
 
