@@ -866,6 +866,19 @@ fn the_warm_broker_keeps_servers_open_across_invocations() {
     assert_eq!(server_pid(&env), second);
     assert!(alive(broker), "one server's death took the broker down");
 
+    // The server dies while idle: the next call is not blamed for it (no
+    // "during the call"); it simply gets a fresh server.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(second as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert!(wait_until(Duration::from_secs(5), || !alive(second)));
+    std::thread::sleep(Duration::from_millis(200));
+    let third = server_pid(&env);
+    assert_ne!(third, second);
+    let second = third;
+
     let down = run(&env, &["mcp", "down"]);
     assert_eq!(code(&down), 0, "{}", stderr(&down));
     assert_eq!(stdout(&down), format!("mcp broker stopped: pid {broker}\n"));

@@ -465,7 +465,15 @@ impl Broker {
         if let Some(l) = live.as_ref()
             && l.key == key
         {
-            return Ok(l.conn.clone());
+            if !l.conn.is_closed() {
+                return Ok(l.conn.clone());
+            }
+            // It ended while idle (killed, crashed, exited): this call is not
+            // the one it died in, and simply gets a fresh connection.
+            eprintln!(
+                "mcp broker: \"{}\" had ended while idle; connecting again",
+                server.name
+            );
         }
         // Another config under the same name: the old connection goes (its child
         // is killed once no call holds it any more).

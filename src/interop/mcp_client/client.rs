@@ -490,6 +490,14 @@ impl Connection {
         }
     }
 
+    /// Whether the connection is over: the server ended (died, exited) or the
+    /// service was closed. A warm connection checks this before it is reused.
+    pub fn is_closed(&self) -> bool {
+        self.service
+            .as_ref()
+            .is_none_or(|s| s.is_closed() || s.is_transport_closed())
+    }
+
     fn service(&self) -> &RunningService<RoleClient, Watcher> {
         self.service.as_ref().expect("connected")
     }
