@@ -879,6 +879,32 @@ fn the_warm_broker_keeps_servers_open_across_invocations() {
     assert_ne!(third, second);
     let second = third;
 
+    // A call interrupted (Ctrl-C) while the broker runs it: the server is the
+    // broker's, and is said to keep running, as it does.
+    let child = common::bin_std()
+        .current_dir(env.root())
+        .arg("--cwd")
+        .arg(env.root())
+        .args(["peer__bash", "command=sleep 30"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("cancelled; the MCP server \"peer\" keeps running in the warm broker"),
+        "{said}"
+    );
+    assert!(alive(second), "the broker's server was stopped");
+
     let down = run(&env, &["mcp", "down"]);
     assert_eq!(code(&down), 0, "{}", stderr(&down));
     assert_eq!(stdout(&down), format!("mcp broker stopped: pid {broker}\n"));

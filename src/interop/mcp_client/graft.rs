@@ -372,7 +372,11 @@ impl Tool for GraftedTool {
         {
             return match outcome {
                 Ok(r) => r,
-                Err(e) if e.is_empty() => cancelled(),
+                // The broker's server is the broker's: it keeps running.
+                Err(e) if e.is_empty() => ToolResult::failure(format!(
+                    "{}: cancelled; the MCP server \"{}\" keeps running in the warm broker (mcp down ends it)",
+                    self.capability.name, self.server.name
+                )),
                 Err(e) => ToolResult::failure(e),
             };
         }
