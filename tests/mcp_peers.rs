@@ -132,7 +132,22 @@ fn a_media_file_is_shown_once() {
     let path = path.to_str().unwrap();
     let out = env.run(&["fs__read_media_file", path]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(stdout(&out).trim(), "[image/gif, 14 B]");
+    assert_eq!(
+        stdout(&out).trim(),
+        "[image/gif, 14 B — --save-media DIR writes it]"
+    );
+    // --save-media writes it out, byte for byte, and names the file.
+    let out = env.run(&["--save-media", "media", "fs__read_media_file", path]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let saved = env.path("media/fs__read_media_file-1.gif");
+    assert_eq!(
+        stdout(&out).trim(),
+        format!("[image/gif, 14 B: {}]", saved.display())
+    );
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"
+    );
     let out = env.run(&["--format", "json", "fs__read_media_file", path]);
     let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(v["output"]["type"], "image");

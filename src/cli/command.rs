@@ -229,6 +229,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--id",
     "--turn",
     "--mcp-config",
+    "--save-media",
     "--state-dir",
     "--exec",
     "--exec-cwd",
@@ -254,6 +255,7 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--turn",
     "--mcp-config",
     "--no-mcp",
+    "--save-media",
     "--exact",
     "--state-dir",
     "--envelope",
@@ -711,6 +713,13 @@ fn root_command() -> Command {
                 .long("no-mcp")
                 .action(ArgAction::SetTrue)
                 .help("Graft no MCP server's tools (read no MCP config)"),
+        )
+        .arg(
+            Arg::new("save-media")
+                .long("save-media")
+                .value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block"),
         )
         .arg(
             Arg::new("exact")

@@ -360,7 +360,12 @@ pub(crate) fn tool_invocation(
         name: descriptor.name.clone(),
         input,
     };
-    let outcome = dispatch(registry, globals, call)?;
+    let mut outcome = dispatch(registry, globals, call)?;
+    if let Some(dir) = globals.save_media.as_ref().filter(|_| !globals.json) {
+        let dir = Path::new(&globals.cwd).join(dir);
+        outcome.output = super::output::save_media(&outcome.output, &dir, &descriptor.name)
+            .map_err(UsageError)?;
+    }
     let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
     // Only a refusal can be "not exposed"; the exact text is the agent's, with
     // nothing added.

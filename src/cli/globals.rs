@@ -43,6 +43,8 @@ pub struct Globals {
     /// `--mcp-config FILE`.
     pub mcp_config: Option<PathBuf>,
     pub no_mcp: bool,
+    /// `--save-media DIR`: media blocks written there (text mode).
+    pub save_media: Option<PathBuf>,
     /// `--exact` / `INDUS_EXACT`: the tool's text as an agent gets it, whatever
     /// stdout is (no shell split).
     pub exact: bool,
@@ -368,6 +370,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         grafted: Vec::new(),
         mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
         no_mcp: m.get_flag("no-mcp"),
+        save_media: m.get_one::<PathBuf>("save-media").cloned(),
         exact: m.get_flag("exact"),
         envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
         confirm: m.value_source("confirm").and_then(|s| {

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use owo_colors::OwoColorize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::kernel::ToolOutcome;
 
@@ -190,7 +190,11 @@ fn placeholder(v: &Value) -> Option<String> {
             // The decoded size of the base64 data.
             let data = s("data").trim_end_matches('=');
             let bytes = data.len() * 3 / 4;
-            format!("[{}, {}]", s("mimeType"), human_size(bytes as u64))
+            format!(
+                "[{}, {} — --save-media DIR writes it]",
+                s("mimeType"),
+                human_size(bytes as u64)
+            )
         }
         "resource" => {
             let uri = v
@@ -202,6 +206,107 @@ fn placeholder(v: &Value) -> Option<String> {
         }
         _ => format!("[resource link: {} {}]", s("name"), s("uri")),
     })
+}
+
+/// `--save-media DIR`: every image, audio and binary resource block of `output`
+/// decoded into a file in `dir` (`TOOL-N.EXT`, N counting from 1, never over an
+/// existing file), and replaced by a text block naming the file; the rest
+/// unchanged. An error names the file it could not write.
+pub fn save_media(output: &Value, dir: &std::path::Path, tool: &str) -> Result<Value, String> {
+    use base64::Engine as _;
+    let mut n = 0usize;
+    let mut save = |v: &Value| -> Result<Option<Value>, String> {
+        let (data, mime) = match crate::kernel::media_kind(v) {
+            Some("image" | "audio") => (v.get("data"), v.get("mimeType")),
+            Some("resource") => {
+                let r = &v["resource"];
+                (r.get("blob"), r.get("mimeType"))
+            }
+            _ => return Ok(None),
+        };
+        let (Some(data), mime) = (data.and_then(Value::as_str), mime.and_then(Value::as_str))
+        else {
+            return Ok(None);
+        };
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .map_err(|e| {
+                format!(
+                    "--save-media: a {} block is not valid base64 ({e})",
+                    mime.unwrap_or("media")
+                )
+            })?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("--save-media {}: {e}", dir.display()))?;
+        let ext = match mime.unwrap_or("") {
+            "image/png" => "png",
+            "image/jpeg" => "jpg",
+            "image/gif" => "gif",
+            "image/webp" => "webp",
+            "image/svg+xml" => "svg",
+            "audio/wav" | "audio/x-wav" => "wav",
+            "audio/mpeg" => "mp3",
+            "audio/ogg" => "ogg",
+            "application/pdf" => "pdf",
+            "application/gzip" => "gz",
+            _ => "bin",
+        };
+        let safe: String = tool
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        loop {
+            n += 1;
+            let path = dir.join(format!("{safe}-{n}.{ext}"));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    f.write_all(&bytes).map_err(|e| {
+                        format!("--save-media: cannot write {}: {e}", path.display())
+                    })?;
+                    return Ok(Some(json!({"kind": "text", "text": format!(
+                        "[{}, {}: {}]",
+                        mime.unwrap_or("media"),
+                        human_size(bytes.len() as u64),
+                        path.display()
+                    )})));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(format!(
+                        "--save-media: cannot write {}: {e}",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    };
+    match output {
+        Value::Array(items) if items.iter().all(is_block) => {
+            let mut out = Vec::with_capacity(items.len());
+            for b in items {
+                let saved = match b.get("value") {
+                    Some(v) if b.get("kind") == Some(&json!("json")) => save(v)?,
+                    _ => None,
+                };
+                out.push(saved.unwrap_or_else(|| b.clone()));
+            }
+            Ok(Value::Array(out))
+        }
+        other => Ok(match save(other)? {
+            Some(text) => text["text"].clone(),
+            None => other.clone(),
+        }),
+    }
 }
 
 fn human_size(bytes: u64) -> String {
@@ -243,7 +348,7 @@ mod tests {
         ]);
         assert_eq!(
             render_text(&out),
-            "before\n[image/png, 8 B]\n[resource link: one test://r/1]\n[resource: test://r/2]\nafter"
+            "before\n[image/png, 8 B — --save-media DIR writes it]\n[resource link: one test://r/1]\n[resource: test://r/2]\nafter"
         );
         // Programs get every block, in order.
         assert_eq!(crate::kernel::program_view(&out), out);
@@ -252,7 +357,7 @@ mod tests {
             render_text(
                 &json!({"type": "image", "data": "R0lGODlhAQABAAAAADs=", "mimeType": "image/gif"})
             ),
-            "[image/gif, 14 B]"
+            "[image/gif, 14 B — --save-media DIR writes it]"
         );
     }
 
