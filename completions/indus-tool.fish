@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp save-media= exact state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp mcp-log= save-media= exact state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -46,6 +46,14 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats 
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-log -d 'Print the log notifications MCP servers send during a call, at LEVEL and above, on stderr (default: none)' -r -f -a "debug\t''
+info\t''
+notice\t''
+warning\t''
+error\t''
+critical\t''
+alert\t''
+emergency\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l save-media -d 'Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l state-dir -d 'The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tmux -d 'Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)' -r

@@ -255,3 +255,45 @@ fn the_aggregator_passes_schemas_annotations_and_media_through() {
         their_calls[1]["content"][0]["text"]
     );
 }
+
+/// A call whose server reports progress shows a progress line on a terminal's
+/// stderr (run under `script`, a real pseudo-terminal), and nothing when stderr
+/// is not a terminal.
+#[test]
+fn progress_shows_on_a_terminal_and_nowhere_else() {
+    let Some(dir) = peers() else { return };
+    let env = grafted(&dir);
+    let bin = assert_cmd::cargo::cargo_bin("indus-tool");
+    let call = format!(
+        "{} --cwd {} everything__trigger-long-running-operation duration=1 steps=4",
+        bin.display(),
+        env.root().display()
+    );
+    let on_tty = std::process::Command::new("script")
+        .args(["-qec", &call, "/dev/null"])
+        .output();
+    let Ok(on_tty) = on_tty else {
+        assert!(std::env::var_os("CI").is_none(), "script(1) is missing");
+        common::skipped("progress: script(1) is not installed");
+        return;
+    };
+    let seen = String::from_utf8_lossy(&on_tty.stdout);
+    assert!(seen.contains("everything: ["), "{seen:?}");
+    assert!(seen.contains("/4"), "{seen:?}");
+    let piped = env.run(&[
+        "everything__trigger-long-running-operation",
+        "duration=1",
+        "steps=4",
+    ]);
+    assert_eq!(code(&piped), 0, "{}", stderr(&piped));
+    assert!(
+        !stderr(&piped).contains("everything: ["),
+        "{}",
+        stderr(&piped)
+    );
+    assert!(
+        !stdout(&piped).contains("everything: ["),
+        "{}",
+        stdout(&piped)
+    );
+}

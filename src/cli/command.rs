@@ -230,6 +230,7 @@ pub const VALUE_GLOBALS: &[&str] = &[
     "--turn",
     "--mcp-config",
     "--save-media",
+    "--mcp-log",
     "--state-dir",
     "--exec",
     "--exec-cwd",
@@ -256,6 +257,7 @@ pub const GLOBAL_FLAGS: &[&str] = &[
     "--mcp-config",
     "--no-mcp",
     "--save-media",
+    "--mcp-log",
     "--exact",
     "--state-dir",
     "--envelope",
@@ -713,6 +715,15 @@ fn root_command() -> Command {
                 .long("no-mcp")
                 .action(ArgAction::SetTrue)
                 .help("Graft no MCP server's tools (read no MCP config)"),
+        )
+        .arg(
+            Arg::new("mcp-log")
+                .long("mcp-log")
+                .value_name("LEVEL")
+                .value_parser(PossibleValuesParser::new([
+                    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+                ]))
+                .help("Print the log notifications MCP servers send during a call, at LEVEL and above, on stderr (default: none)"),
         )
         .arg(
             Arg::new("save-media")

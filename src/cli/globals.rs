@@ -45,6 +45,8 @@ pub struct Globals {
     pub no_mcp: bool,
     /// `--save-media DIR`: media blocks written there (text mode).
     pub save_media: Option<PathBuf>,
+    /// `--mcp-log LEVEL`: MCP servers' log notifications at LEVEL and above.
+    pub mcp_log: Option<String>,
     /// `--exact` / `INDUS_EXACT`: the tool's text as an agent gets it, whatever
     /// stdout is (no shell split).
     pub exact: bool,
@@ -371,6 +373,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         mcp_config: m.get_one::<PathBuf>("mcp-config").cloned(),
         no_mcp: m.get_flag("no-mcp"),
         save_media: m.get_one::<PathBuf>("save-media").cloned(),
+        mcp_log: m.get_one::<String>("mcp-log").cloned(),
         exact: m.get_flag("exact"),
         envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
         confirm: m.value_source("confirm").and_then(|s| {

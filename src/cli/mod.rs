@@ -147,6 +147,14 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Err(e) => return printer.usage(&e.0),
     };
     globals.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
+    #[cfg(feature = "mcp")]
+    if let Some(level) = globals
+        .mcp_log
+        .as_deref()
+        .and_then(|l| serde_json::from_value(serde_json::Value::from(l)).ok())
+    {
+        crate::interop::mcp_client::client::set_log_level(level);
+    }
     if let Some((remote, cwd)) = fallback {
         if globals.root.is_some() || globals.checkpoint || globals.tmux.is_some() {
             return printer.usage(&format!(

@@ -59,11 +59,67 @@ impl Timeouts {
     }
 }
 
-/// The client side's handler: remembers a `notifications/tools/list_changed`.
+/// The client side's handler: remembers a `notifications/tools/list_changed`,
+/// shows a call's progress notifications as a progress line on a terminal's
+/// stderr (nothing when stderr is not a terminal: a long call then reads as
+/// what it is, not as a hang), and prints the server's log notifications at or
+/// above the level of `--mcp-log` (see [`set_log_level`]).
 #[derive(Clone, Default)]
 pub struct Watcher {
     pub tools_changed: Arc<AtomicBool>,
     changed: Arc<tokio::sync::Notify>,
+    /// The server's name, the progress line's and log lines' prefix.
+    label: Arc<Mutex<String>>,
+    bar: Arc<Mutex<Option<indicatif::ProgressBar>>>,
+}
+
+impl Watcher {
+    fn labelled(name: &str) -> Self {
+        let w = Self::default();
+        if let Ok(mut l) = w.label.lock() {
+            *l = name.to_string();
+        }
+        w
+    }
+
+    fn label(&self) -> String {
+        self.label.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// The call is over: its progress line goes.
+    fn clear_progress(&self) {
+        if let Some(bar) = self.bar.lock().ok().and_then(|mut b| b.take()) {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+// MCP's logging notifications are deprecated by a newer protocol revision
+// (SEP-2577), but the servers of today send them: they are still read.
+/// The least severe MCP log level printed (`--mcp-log LEVEL`); none by default.
+#[allow(deprecated)]
+static LOG_LEVEL: std::sync::OnceLock<rmcp::model::LoggingLevel> = std::sync::OnceLock::new();
+
+/// Print servers' log notifications at `level` and above, on stderr (and ask
+/// servers that log for that level).
+#[allow(deprecated)]
+pub fn set_log_level(level: rmcp::model::LoggingLevel) {
+    let _ = LOG_LEVEL.set(level);
+}
+
+#[allow(deprecated)]
+fn severity(level: rmcp::model::LoggingLevel) -> u8 {
+    use rmcp::model::LoggingLevel as L;
+    match level {
+        L::Debug => 0,
+        L::Info => 1,
+        L::Notice => 2,
+        L::Warning => 3,
+        L::Error => 4,
+        L::Critical => 5,
+        L::Alert => 6,
+        L::Emergency => 7,
+    }
 }
 
 impl ClientHandler for Watcher {
@@ -77,6 +133,79 @@ impl ClientHandler for Watcher {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::SeqCst);
         self.changed.notify_waiters();
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let Ok(mut slot) = self.bar.lock() else {
+            return;
+        };
+        let bar = slot.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_prefix(self.label());
+            bar
+        });
+        match params.total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                if bar.length() != Some(total as u64) {
+                    bar.set_length(total as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{prefix}: [{bar:30}] {pos}/{len} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                }
+            }
+            None => bar.set_style(
+                indicatif::ProgressStyle::with_template("{prefix}: {spinner} {pos} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            ),
+        }
+        bar.set_position(params.progress as u64);
+        if let Some(message) = params.message {
+            bar.set_message(message);
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let Some(least) = LOG_LEVEL.get() else {
+            return;
+        };
+        if severity(params.level) < severity(*least) {
+            return;
+        }
+        let data = match &params.data {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let logger = params
+            .logger
+            .as_deref()
+            .map(|l| format!(" {l}"))
+            .unwrap_or_default();
+        let line = format!("mcp server \"{}\" [{level}{logger}]: {data}", self.label());
+        // Above a progress line, not through it.
+        match self.bar.lock().ok().as_deref().and_then(Option::as_ref) {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
     }
 }
 
@@ -192,7 +321,7 @@ fn failure(server: &str, what: &str, stderr: &Mutex<Vec<u8>>) -> String {
 /// connect timeout.
 pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, String> {
     let timeouts = Timeouts::of(server);
-    let watcher = Watcher::default();
+    let watcher = Watcher::labelled(&server.name);
     let stderr = Arc::new(Mutex::new(Vec::new()));
     match &server.transport {
         ServerTransport::Stdio {
@@ -311,7 +440,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 // rmcp builds its own reqwest client, which needs the TLS provider.
                 crate::backends::net::install_tls_provider();
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let watcher = Watcher::default();
+                let watcher = Watcher::labelled(&server.name);
                 let mut c = conn(&watcher);
                 let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
                 match c.handshake(served).await {
@@ -548,7 +677,20 @@ impl Connection {
                 ));
             }
         }
-        match tokio::time::timeout(self.timeouts.call, self.service().call_tool(params)).await {
+        // A progress token, so that a server reporting progress does (shown on a
+        // terminal by the watcher).
+        {
+            use rmcp::model::RequestParamsMeta;
+            static NEXT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
+            let n = NEXT.fetch_add(1, Ordering::SeqCst);
+            params.set_progress_token(rmcp::model::ProgressToken(
+                rmcp::model::NumberOrString::Number(n),
+            ));
+        }
+        let answered =
+            tokio::time::timeout(self.timeouts.call, self.service().call_tool(params)).await;
+        self.watcher.clear_progress();
+        match answered {
             Ok(Ok(result)) => Ok(tool_result_of(result)),
             Ok(Err(e)) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
