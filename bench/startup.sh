@@ -10,6 +10,13 @@ if [ -n "${INDUS_DIST:-}" ]; then
   (cd "$top" && cargo build --locked --profile dist --quiet)
   bin="${CARGO_TARGET_DIR:-$top/target}/$host/dist/indus-tool"
 fi
+# Measured as installed: a copy, as `cargo install` and any package make. The
+# linker writes its output piecemeal, and the page cache keeps that file in small
+# pieces; a file written in one sequential copy is cached in large folios, so each
+# start takes fewer page faults (128 against 150 here) and starts faster (read:
+# 1.05-1.10x cat for the copy against 1.47-1.61x for the linker's file, in one run).
+cp "$bin" "$WORK/indus-tool-installed"
+bin="$WORK/indus-tool-installed"
 small="$WORK/small"
 mkdir -p "$small/sub"
 for i in $(seq 1 20); do echo "file $i" >"$small/f$i.txt"; done
