@@ -1040,15 +1040,7 @@ impl Tmux {
             stdout: read_head(&run.dir.join("out")),
             stderr: read_head(&run.dir.join("err")),
         };
-        let _ = std::fs::remove_dir_all(&run.dir);
-        let _ = self.update_record(|r| {
-            if r.runs
-                .get(&run.pane.id)
-                .is_some_and(|x| x.token == run.token)
-            {
-                r.runs.remove(&run.pane.id);
-            }
-        });
+        self.close_run(run);
         Ok(outcome)
     }
 
@@ -1096,6 +1088,20 @@ impl Tmux {
             }
         }
         run(build(false)).await.map(|t| (t, false))
+    }
+
+    /// A run is over: its files go, and its pane's record of it (unless a newer
+    /// run replaced it), so the pane is free for the next command.
+    fn close_run(&self, run: &Run) {
+        let _ = std::fs::remove_dir_all(&run.dir);
+        let _ = self.update_record(|r| {
+            if r.runs
+                .get(&run.pane.id)
+                .is_some_and(|x| x.token == run.token)
+            {
+                r.runs.remove(&run.pane.id);
+            }
+        });
     }
 
     /// End the command `run` typed, blocking (a drop guard calls it): C-c, and
@@ -1220,15 +1226,7 @@ impl Tmux {
                     Stopped::Running
                 };
             }
-            let _ = std::fs::remove_dir_all(&run.dir);
-            let _ = self.update_record(|r| {
-                if r.runs
-                    .get(&run.pane.id)
-                    .is_some_and(|x| x.token == run.token)
-                {
-                    r.runs.remove(&run.pane.id);
-                }
-            });
+            self.close_run(run);
             return Stopped::NeverRan;
         };
         let _ = nix::sys::signal::killpg(
