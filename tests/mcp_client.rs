@@ -1060,22 +1060,41 @@ fn a_legacy_sse_server_is_grafted_when_asked_for_and_as_the_fallback() {
     );
 }
 
-#[test]
-fn a_url_that_speaks_neither_http_transport_names_both_failures() {
-    let env = TestEnv::new();
+/// A local HTTP endpoint that answers every request with `reply` and closes.
+fn http_answering(reply: &'static [u8]) -> std::net::SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    // Everything answers 404.
     std::thread::spawn(move || {
         use std::io::{Read, Write};
         for mut stream in listener.incoming().flatten() {
             let mut buf = [0u8; 4096];
             let _ = stream.read(&mut buf);
-            let _ = stream.write_all(
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            );
+            let _ = stream.write_all(reply);
         }
     });
+    addr
+}
+
+/// Whether python3 runs here (the fake servers are Python); says SKIPPED (or
+/// fails under CI) when not.
+fn python3(what: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "pass"])
+        .output()
+        .is_ok();
+    if !ok {
+        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
+        common::skipped(&format!("{what}: python3 is not installed"));
+    }
+    ok
+}
+
+#[test]
+fn a_url_that_speaks_neither_http_transport_names_both_failures() {
+    let env = TestEnv::new();
+    // Everything answers 404.
+    let addr =
+        http_answering(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     configure(
         &env,
         json!({"nowhere": {"url": format!("http://{addr}/mcp")}}),
@@ -1104,18 +1123,9 @@ fn dead_ports_and_401s_are_said_in_words_a_person_can_act_on() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let auth = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        for mut stream in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            let _ = stream.write_all(
-                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            );
-        }
-    });
+    let auth = http_answering(
+        b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
     configure(
         &env,
         json!({
@@ -1239,14 +1249,7 @@ fn grafted_tools_take_positionals_like_the_built_ins() {
 /// know is refused with both versions named, and its process ended.
 #[test]
 fn an_unknown_protocol_version_is_refused_naming_both() {
-    if std::process::Command::new("python3")
-        .arg("-c")
-        .arg("pass")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
-        common::skipped("mcp protocol version: python3 is not installed");
+    if !python3("mcp protocol version") {
         return;
     }
     let env = TestEnv::new();
@@ -1286,14 +1289,7 @@ for line in sys.stdin:
 /// fails at once, saying the size.
 #[test]
 fn large_answers_arrive_whole_and_oversized_ones_fail_at_once() {
-    if std::process::Command::new("python3")
-        .arg("-c")
-        .arg("pass")
-        .output()
-        .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
-        common::skipped("mcp large answers: python3 is not installed");
+    if !python3("mcp large answers") {
         return;
     }
     let env = TestEnv::new();

@@ -1120,24 +1120,30 @@ impl Tmux {
     /// is its shell again, as `run_in_pane` requires of the next command. The
     /// status file is written before the shell has taken the terminal back, so a
     /// call that returned at once could see its next command refused as busy.
+    /// One tmux command, blocking (for drop guards, which cannot await): its
+    /// trimmed stdout, or `None` when it failed.
+    fn run_blocking(&self, args: &[&str]) -> Option<String> {
+        std::process::Command::new("tmux")
+            .args(self.socket_args())
+            .args(args)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    }
+
     fn await_prompt_blocking(&self, run: &Run, within: Duration) {
         let start = Instant::now();
         while start.elapsed() < within {
-            let foreground = std::process::Command::new("tmux")
-                .args(self.socket_args())
-                .args([
-                    "display-message",
-                    "-p",
-                    "-t",
-                    &run.pane.id,
-                    "#{pane_current_command}",
-                ])
-                .stdin(Stdio::null())
-                .stderr(Stdio::null())
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+            let foreground = self.run_blocking(&[
+                "display-message",
+                "-p",
+                "-t",
+                &run.pane.id,
+                "#{pane_current_command}",
+            ]);
             match foreground.as_deref() {
                 Some("bash") | None => return,
                 Some(_) => std::thread::sleep(Duration::from_millis(10)),
@@ -1159,17 +1165,7 @@ impl Tmux {
                 std::thread::sleep(Duration::from_millis(10));
             }
         };
-        let tmux = |args: &[&str]| {
-            std::process::Command::new("tmux")
-                .args(self.socket_args())
-                .args(args)
-                .stdin(Stdio::null())
-                .stderr(Stdio::null())
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
+        let tmux = |args: &[&str]| self.run_blocking(args);
         let _ = tmux(&["send-keys", "-t", &run.pane.id, "C-c"]);
         if ended(grace) {
             return Stopped::Interrupted;

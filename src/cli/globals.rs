@@ -213,9 +213,14 @@ pub(crate) fn remote_request(
 /// `TodoSet` and `todoset` all reach `todo_set`, and move global options written
 /// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
 /// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`).
-pub(crate) fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -> Vec<OsString> {
+/// Also the named tool's descriptor, built once here for the hoisting and kept
+/// for the parser (see `command::focused_command`).
+pub(crate) fn normalize_argv(
+    mut args: Vec<OsString>,
+    registry: &ToolRegistry,
+) -> (Vec<OsString>, Option<ToolDescriptor>) {
     let Some(i) = subcommand_at(&args) else {
-        return args;
+        return (args, None);
     };
     let word = args[i].to_str().unwrap_or_default();
     if !META_COMMANDS.contains(&word)
@@ -223,9 +228,9 @@ pub(crate) fn normalize_argv(mut args: Vec<OsString>, registry: &ToolRegistry) -
     {
         args[i] = OsString::from(tool.name());
         let descriptor = tool.descriptor();
-        return hoist_globals(args, i, &descriptor);
+        return (hoist_globals(args, i, &descriptor), Some(descriptor));
     }
-    args
+    (args, None)
 }
 
 /// Where argv's subcommand word is: the first word that is not a global option

@@ -34,7 +34,7 @@ use clap::error::ErrorKind;
 
 use crate::deck::{DeckContext, deck_registry, rebuild_in_context};
 use crate::kernel::ToolDescriptor;
-use command::{META_COMMANDS, build_command};
+use command::build_command;
 use dispatch::install_operator_wrappers;
 pub use dispatch::{context_factory, long_running_factory, selected_box, selected_names};
 pub use docs::{EXAMPLES, completion_file_name, completion_script, write_man_pages};
@@ -92,7 +92,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let mut graft = mcp_graft(&args);
     let grafted = graft_tools(graft.as_ref());
     registry.register_all(grafted.iter().cloned());
-    let args = normalize_argv(args, &registry);
+    let (args, named) = normalize_argv(args, &registry);
     let json = globals::wants_json(&args);
     let mut printer = Printer::new(ColorMode::Auto).with_json(json);
     graft_notes(graft.as_ref(), &mut printer);
@@ -112,13 +112,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // A call of one tool parses with that tool's subcommand alone (see
     // `focused_command`); help, meta-commands and mistakes get the whole tree.
     let root_help = globals::root_help_requested(&args);
-    let focus = globals::subcommand_at(&args)
-        .filter(|_| !root_help)
-        .and_then(|i| args[i].to_str())
-        .filter(|w| !META_COMMANDS.contains(w))
-        .and_then(|w| registry.get(w));
-    let mut cmd = match focus {
-        Some(tool) => command::focused_command(&tool.descriptor()),
+    let mut cmd = match named.filter(|_| !root_help) {
+        Some(descriptor) => command::focused_command(&descriptor),
         None => {
             let tree: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
             build_command(&tree)

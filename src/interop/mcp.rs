@@ -188,7 +188,7 @@ pub async fn serve_stdio_with(
     // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
     // servers), the blocking stdio handles otherwise.
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    serve_server(
+    serve(
         McpServer::with_upstream(tool_box, upstream),
         LineTransport::new(read, write),
         stop,
@@ -196,20 +196,9 @@ pub async fn serve_stdio_with(
     .await
 }
 
-/// Serve `tool_box` over any rmcp transport (see [`serve_stdio`]).
+/// Serve `server` (an [`McpServer`] of a tool box) over any rmcp transport (see
+/// [`serve_stdio`]).
 pub async fn serve<T, E, A>(
-    tool_box: ToolBox,
-    transport: T,
-    stop: CancellationToken,
-) -> std::io::Result<()>
-where
-    T: rmcp::transport::IntoTransport<RoleServer, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    serve_server(McpServer::new(tool_box), transport, stop).await
-}
-
-async fn serve_server<T, E, A>(
     server: McpServer,
     transport: T,
     stop: CancellationToken,
