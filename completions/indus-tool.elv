@@ -31,7 +31,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --suppress-repeats 'Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)'
             cand --turn 'The checkpoint node this invocation''s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)'
             cand --mcp-config 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers'' tools are grafted as SERVER__TOOL'
-            cand --mcp-log 'Print the log notifications MCP servers send during a call, at LEVEL and above, on stderr (default: none)'
+            cand --mcp-log 'Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)'
             cand --save-media 'Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block'
             cand --state-dir 'The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)'
             cand --tmux 'Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)'

@@ -46,7 +46,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats 
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-log -d 'Print the log notifications MCP servers send during a call, at LEVEL and above, on stderr (default: none)' -r -f -a "debug\t''
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-log -d 'Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)' -r -f -a "debug\t''
 info\t''
 notice\t''
 warning\t''

@@ -1372,3 +1372,95 @@ fn a_server_writing_garbage_is_quoted() {
         stderr(&out)
     );
 }
+
+/// `--mcp-log LEVEL` asks a server that logs for that level
+/// (`logging/setLevel`) and prints its log notices at that level and above on
+/// stderr, naming the server; without it nothing is asked and nothing printed.
+#[test]
+fn mcp_log_asks_for_the_level_and_prints_what_reaches_it() {
+    if !python3("mcp log level") {
+        return;
+    }
+    let env = TestEnv::new();
+    env.write(
+        "log_server.py",
+        r#"import json, sys
+level = "none"
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    m, i = msg.get("method"), msg.get("id")
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"],
+             "capabilities": {"tools": {}, "logging": {}},
+             "serverInfo": {"name": "log", "version": "1"}}
+    elif m == "logging/setLevel":
+        level = msg["params"]["level"]
+        r = {}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "work", "inputSchema": {"type": "object"}}]}
+    elif m == "tools/call":
+        for lv in ["debug", "info", "warning", "error"]:
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": lv, "logger": "w", "data": lv + " line"}})
+        r = {"content": [{"type": "text", "text": "asked " + level}]}
+    else:
+        continue
+    send({"jsonrpc": "2.0", "id": i, "result": r})
+"#,
+    );
+    configure(
+        &env,
+        json!({"log": {"command": "python3", "args": ["log_server.py"], "cwd": env.root()}}),
+    );
+    assert_eq!(code(&run(&env, &["mcp", "refresh"])), 0);
+
+    let out = run(&env, &["--mcp-log", "warning", "log__work"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "asked warning");
+    let err = stderr(&out);
+    assert!(
+        err.contains("mcp server \"log\" [warning w]: warning line")
+            && err.contains("mcp server \"log\" [error w]: error line"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("info line") && !err.contains("debug line"),
+        "{err}"
+    );
+
+    let out = run(&env, &["log__work"]);
+    assert_eq!(stdout(&out).trim(), "asked none");
+    assert!(!stderr(&out).contains("line"), "{}", stderr(&out));
+}
+
+/// A config naming a server through a variable that is not set: a built-in
+/// tool's call says nothing of it (never in the way); `mcp servers` names the
+/// file, the server, the field and the variable; `mcp refresh` fails (exit 1).
+#[test]
+fn an_unset_variable_is_reported_by_mcp_views_not_by_builtins() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"gh": {"command": "${env:INDUS_TEST_UNSET_VAR}/bin/gh-mcp"}}}"#,
+    );
+    env.write("a.txt", "a\n");
+    let out = run(&env, &["ls"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stderr(&out), "", "a built-in's call reported on MCP");
+    let want = format!(
+        "mcp config {}: server \"gh\": \"command\": ${{env:INDUS_TEST_UNSET_VAR}} is not set (set INDUS_TEST_UNSET_VAR, or write ${{env:INDUS_TEST_UNSET_VAR:-default}}); skipped",
+        env.path(".mcp.json").display()
+    );
+    let out = run(&env, &["mcp", "servers"]);
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no usable MCP server"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&env, &["mcp", "refresh"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
+}

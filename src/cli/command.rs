@@ -723,7 +723,7 @@ fn root_command() -> Command {
                 .value_parser(PossibleValuesParser::new([
                     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
                 ]))
-                .help("Print the log notifications MCP servers send during a call, at LEVEL and above, on stderr (default: none)"),
+                .help("Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)"),
         )
         .arg(
             Arg::new("save-media")

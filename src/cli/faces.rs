@@ -347,13 +347,17 @@ pub(crate) fn graft_tools(_graft: Option<&()>) -> Vec<crate::kernel::DefinedTool
     Vec::new()
 }
 
-/// Config warnings and refresh failures, on stderr.
+/// Config warnings and refresh failures, on stderr, when the invocation uses
+/// MCP (a built-in tool's call never reports on MCP servers).
 #[cfg(feature = "mcp")]
 pub(crate) fn graft_notes(
     graft: Option<&crate::interop::mcp_client::graft::Graft>,
     printer: &mut Printer,
 ) {
-    for note in graft.map(|g| g.notes.as_slice()).unwrap_or_default() {
+    let Some(graft) = graft.filter(|g| g.concerns_mcp) else {
+        return;
+    };
+    for note in &graft.notes {
         printer.error_text(note);
     }
 }

@@ -116,7 +116,19 @@ impl McpServer {
                 tool.output_schema = Some(Arc::new(o.clone()));
             }
         }
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // An aggregator passes its servers' log notices on, so it says it logs
+        // (and takes `logging/setLevel`); the built-ins alone never log.
+        let grafts = tools.iter().any(|t| is_grafted(&t.name));
+        let capabilities = if grafts {
+            #[allow(deprecated)]
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "The tool layer of a coding agent. Relative paths resolve against the \
@@ -159,13 +171,120 @@ impl ServerHandler for McpServer {
         // A name this box does not hold is not a protocol error: the runner answers
         // it as an `is_error` outcome (`This session exposes no tool called "X".`),
         // which reaches the model as an `isError` result it can read.
+        let request_meta = request.meta.clone();
         let call = ToolCall {
             id: context.id.to_string(),
             name: request.name.into_owned(),
             input: request.arguments.map_or(Value::Null, Value::Object),
         };
-        let outcome = self.runner.run(call, context.ct.clone()).await;
+        let token = context
+            .meta
+            .get_progress_token()
+            .or_else(|| request_token(&request_meta));
+        let (outcome, upstream) = relay_notices(
+            self.runner.run(call, context.ct.clone()),
+            token,
+            context.peer.clone(),
+        )
+        .await;
+        // A grafted tool's answer goes on as its server gave it.
+        if let Some(result) =
+            upstream.and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
+        {
+            return Ok(result.into());
+        }
         Ok(call_result(outcome).into())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Asked of the grafted tools' servers at their next call, and their
+        // notices at that level and above come back here.
+        crate::interop::mcp_client::client::ask_log_level(request.level);
+        Ok(())
+    }
+}
+
+fn request_token(
+    meta: &Option<rmcp::model::RequestMetaObject>,
+) -> Option<rmcp::model::ProgressToken> {
+    meta.as_ref().and_then(|m| m.get_progress_token())
+}
+
+/// Run `call` with a relay that passes its notices (a grafted tool's progress
+/// and its server's log lines) on to this server's client: progress under the
+/// client's own token (none given: none sent, as the protocol says), log lines
+/// at or above the level the client set. Every notice is sent before the
+/// call's answer. Also returns the answer a grafted tool's server gave, whole
+/// ([`Notice::Result`](crate::kernel::relay::Notice::Result)).
+async fn relay_notices(
+    call: impl std::future::Future<Output = ToolOutcome>,
+    token: Option<rmcp::model::ProgressToken>,
+    peer: rmcp::Peer<RoleServer>,
+) -> (ToolOutcome, Option<Value>) {
+    use crate::kernel::relay::{Notice, Relay, relayed};
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
+    let relay = Relay::new(move |n| {
+        let _ = tx.send(n);
+    });
+    let mut upstream = None;
+    let call = relayed(relay, call);
+    tokio::pin!(call);
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut call => break outcome,
+            Some(n) = rx.recv() => forward(&peer, &token, n, &mut upstream).await,
+        }
+    };
+    while let Ok(n) = rx.try_recv() {
+        forward(&peer, &token, n, &mut upstream).await;
+    }
+    (outcome, upstream)
+}
+
+/// One notice of a call to this server's client (see [`relay_notices`]).
+#[allow(deprecated)]
+async fn forward(
+    peer: &rmcp::Peer<RoleServer>,
+    token: &Option<rmcp::model::ProgressToken>,
+    notice: crate::kernel::relay::Notice,
+    upstream: &mut Option<Value>,
+) {
+    use crate::interop::mcp_client::client::{asked_log_level, level_of, severity};
+    use crate::kernel::relay::Notice;
+    use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
+    match notice {
+        Notice::Progress {
+            progress,
+            total,
+            message,
+        } => {
+            let Some(token) = token.clone() else { return };
+            let mut p = ProgressNotificationParam::new(token, progress);
+            p.total = total;
+            p.message = message;
+            let _ = peer.notify_progress(p).await;
+        }
+        Notice::Log {
+            level,
+            logger,
+            data,
+        } => {
+            let Some(level) = level_of(&level) else {
+                return;
+            };
+            if asked_log_level().is_some_and(|least| severity(level) < severity(least)) {
+                return;
+            }
+            let mut m = LoggingMessageNotificationParam::new(level, data);
+            m.logger = logger;
+            let _ = peer.notify_logging_message(m).await;
+        }
+        Notice::Result { result } => *upstream = Some(result),
     }
 }
 

@@ -6,6 +6,7 @@ pub mod contract;
 pub mod input;
 pub mod output;
 pub mod registry;
+pub mod relay;
 pub mod root;
 pub mod spec;
 

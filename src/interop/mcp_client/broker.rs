@@ -15,7 +15,8 @@
 //! long), on `mcp down`, or on SIGTERM/SIGINT/SIGHUP, closing every connection
 //! (a stdio child's process group is killed).
 //!
-//! Protocol: one connection per request, one JSON object per line each way. A
+//! Protocol: one connection per request, one JSON object per line each way (a
+//! call's progress and log notices, `{"notice": …}`, come before its answer). A
 //! call carries the full server config (after `${VAR}` expansion) the caller
 //! would have connected with, so the broker reads no config file: a caller with
 //! another `--mcp-config` or another environment gets a connection made for its
@@ -38,11 +39,15 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
-use super::client::{Connection, Timeouts, connect};
+use super::client::{
+    Connection, ProgressLine, Timeouts, ask_log_level, asked_log_level, connect, level_name,
+    level_of,
+};
 use super::config::{McpConfig, ServerConfig};
 use super::graft::{ViewOutput, resync};
 use super::ledger::canonical_json;
 use crate::kernel::input::Args;
+use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
 use crate::state::jobs::{JobBook, JobTable};
 use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
@@ -91,6 +96,14 @@ enum Request {
         server: Box<ServerConfig>,
         tool: String,
         arguments: Value,
+        /// The MCP log level the caller asks of servers (see
+        /// `client::ask_log_level`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        log_level: Option<String>,
+        /// The caller passes the server's answer on verbatim (it serves MCP
+        /// itself): send it whole, as a notice, ahead of the projected one.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        verbatim: bool,
     },
     /// Connect to these servers now (`mcp up`), concurrently.
     Connect {
@@ -151,6 +164,8 @@ pub async fn call(
         server: Box::new(server.clone()),
         tool: tool.to_string(),
         arguments: arguments.clone(),
+        log_level: asked_log_level().map(level_name),
+        verbatim: crate::kernel::relay::current().is_some(),
     };
     let mut line = serde_json::to_vec(&request).expect("requests serialize");
     line.push(b'\n');
@@ -158,13 +173,6 @@ pub async fn call(
     write.write_all(&line).await.ok()?;
     let timeouts = Timeouts::of(server);
     let limit = timeouts.connect + timeouts.call + REPLY_MARGIN;
-    let mut reply = String::new();
-    let mut reader = tokio::io::BufReader::new(read);
-    let read = tokio::select! {
-        _ = cancel.cancelled() => return Some(Err(String::new())),
-        r = tokio::time::timeout(limit, reader.read_line(&mut reply)) => r,
-    };
-    drop(write);
     let gone = |why: &str| {
         Some(Err(format!(
             "mcp server \"{}\": the warm broker ({}) {why} during the call of {tool}; the call may or may not have run",
@@ -172,16 +180,45 @@ pub async fn call(
             socket.display()
         )))
     };
-    match read {
-        Err(_) => return gone(&format!("gave no answer within {} ms", limit.as_millis())),
-        Ok(Err(e)) => return gone(&format!("failed ({e})")),
-        Ok(Ok(0)) => return gone("ended"),
-        Ok(Ok(_)) => {}
-    }
-    let value: Value = match serde_json::from_str(&reply) {
-        Ok(v) => v,
-        Err(e) => return gone(&format!("answered something unreadable ({e})")),
+    // Notices go where they would from a connection of our own: to the relay
+    // of whoever called us, else to the terminal.
+    let relay = crate::kernel::relay::current();
+    let line_shown = ProgressLine::labelled(&server.name);
+    let mut reader = tokio::io::BufReader::new(read);
+    let deadline = tokio::time::Instant::now() + limit;
+    let value = loop {
+        let mut reply = String::new();
+        let read = tokio::select! {
+            _ = cancel.cancelled() => {
+                line_shown.clear();
+                return Some(Err(String::new()));
+            }
+            r = tokio::time::timeout_at(deadline, reader.read_line(&mut reply)) => r,
+        };
+        match read {
+            Err(_) => return gone(&format!("gave no answer within {} ms", limit.as_millis())),
+            Ok(Err(e)) => return gone(&format!("failed ({e})")),
+            Ok(Ok(0)) => return gone("ended"),
+            Ok(Ok(_)) => {}
+        }
+        let value: Value = match serde_json::from_str(&reply) {
+            Ok(v) => v,
+            Err(e) => return gone(&format!("answered something unreadable ({e})")),
+        };
+        match value
+            .get("notice")
+            .map(|n| serde_json::from_value::<Notice>(n.clone()))
+        {
+            Some(Ok(notice)) => match &relay {
+                Some(relay) => relay.send(notice),
+                None => line_shown.show(notice),
+            },
+            Some(Err(_)) => {}
+            None => break value,
+        }
     };
+    line_shown.clear();
+    drop(write);
     if value.get("refused").is_some() {
         return None;
     }
@@ -575,14 +612,45 @@ impl Broker {
                 server,
                 tool,
                 arguments,
+                log_level,
+                verbatim,
                 ..
             }) => {
+                if let Some(level) = log_level.as_deref().and_then(level_of) {
+                    ask_log_level(level);
+                }
+                // The call's notices go down the socket ahead of its answer.
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Notice>();
+                let relay = Relay::new(move |n| {
+                    if verbatim || !matches!(n, Notice::Result { .. }) {
+                        let _ = tx.send(n);
+                    }
+                });
+                let call =
+                    crate::kernel::relay::relayed(relay, self.call(&server, &tool, arguments));
+                tokio::pin!(call);
                 // The caller holds its end open until it has the answer; end of
                 // input before that means it went away (Ctrl-C): drop the call.
                 let mut rest = [0u8; 1];
-                tokio::select! {
-                    reply = self.call(&server, &tool, arguments) => Some(reply),
-                    _ = reader.read(&mut rest) => None,
+                loop {
+                    tokio::select! {
+                        reply = &mut call => {
+                            let mut notices = Vec::new();
+                            while let Ok(n) = rx.try_recv() {
+                                notices.push(n);
+                            }
+                            if !write_notices(&mut write, notices).await {
+                                break None;
+                            }
+                            break Some(reply);
+                        }
+                        Some(n) = rx.recv() => {
+                            if !write_notices(&mut write, vec![n]).await {
+                                break None;
+                            }
+                        }
+                        _ = reader.read(&mut rest) => break None,
+                    }
                 }
             }
         };
@@ -614,6 +682,19 @@ impl Broker {
 }
 
 /// Bind the socket: refuse when a broker answers there, replace a stale one.
+/// Write a call's notices to its caller; false when the caller is gone.
+async fn write_notices(write: &mut tokio::net::unix::OwnedWriteHalf, notices: Vec<Notice>) -> bool {
+    for notice in notices {
+        let mut bytes =
+            serde_json::to_vec(&json!({ "notice": notice })).expect("notices serialize");
+        bytes.push(b'\n');
+        if write.write_all(&bytes).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
 fn bind(socket: &Path) -> std::io::Result<tokio::net::UnixListener> {
     prepare_socket_dir(socket)?;
     if std::fs::symlink_metadata(socket).is_ok() {

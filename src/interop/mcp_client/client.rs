@@ -10,6 +10,7 @@
 //! grafting off in an `indus-tool` started that way, so a config that names
 //! indus-tool itself cannot graft itself recursively.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,6 +25,7 @@ use tokio::io::AsyncReadExt;
 
 use super::config::{ServerConfig, ServerTransport};
 use super::ledger::{BridgeCapability, qualify_bridge_name};
+use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolResult};
 
 /// The variable set on every stdio child; an `indus-tool` that sees it grafts
@@ -59,27 +61,24 @@ impl Timeouts {
     }
 }
 
-/// The client side's handler: remembers a `notifications/tools/list_changed`,
-/// shows a call's progress notifications as a progress line on a terminal's
-/// stderr (nothing when stderr is not a terminal: a long call then reads as
-/// what it is, not as a hang), and prints the server's log notifications at or
-/// above the level of `--mcp-log` (see [`set_log_level`]).
+/// How a call's progress and log notices show on a terminal: one progress line
+/// on stderr when stderr is a terminal (nothing otherwise: a long call then reads
+/// as what it is, not as a hang), and log lines at or above `--mcp-log`'s level.
+/// The direct connection's watcher and the warm broker's caller share it.
 #[derive(Clone, Default)]
-pub struct Watcher {
-    pub tools_changed: Arc<AtomicBool>,
-    changed: Arc<tokio::sync::Notify>,
+pub struct ProgressLine {
     /// The server's name, the progress line's and log lines' prefix.
     label: Arc<Mutex<String>>,
     bar: Arc<Mutex<Option<indicatif::ProgressBar>>>,
 }
 
-impl Watcher {
-    fn labelled(name: &str) -> Self {
-        let w = Self::default();
-        if let Ok(mut l) = w.label.lock() {
+impl ProgressLine {
+    pub fn labelled(name: &str) -> Self {
+        let line = Self::default();
+        if let Ok(mut l) = line.label.lock() {
             *l = name.to_string();
         }
-        w
+        line
     }
 
     fn label(&self) -> String {
@@ -87,28 +86,173 @@ impl Watcher {
     }
 
     /// The call is over: its progress line goes.
-    fn clear_progress(&self) {
+    pub fn clear(&self) {
         if let Some(bar) = self.bar.lock().ok().and_then(|mut b| b.take()) {
             bar.finish_and_clear();
+        }
+    }
+
+    pub fn show(&self, notice: Notice) {
+        match notice {
+            Notice::Progress {
+                progress,
+                total,
+                message,
+            } => self.progress(progress, total, message),
+            Notice::Log {
+                level,
+                logger,
+                data,
+            } => self.log(&level, logger.as_deref(), &data),
+            Notice::Result { .. } => {}
+        }
+    }
+
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let Ok(mut slot) = self.bar.lock() else {
+            return;
+        };
+        let bar = slot.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_prefix(self.label());
+            bar
+        });
+        match total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                if bar.length() != Some(total as u64) {
+                    bar.set_length(total as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{prefix}: [{bar:30}] {pos}/{len} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                }
+            }
+            None => bar.set_style(
+                indicatif::ProgressStyle::with_template("{prefix}: {spinner} {pos} {msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            ),
+        }
+        bar.set_position(progress as u64);
+        if let Some(message) = message {
+            bar.set_message(message);
+        }
+    }
+
+    fn log(&self, level: &str, logger: Option<&str>, data: &Value) {
+        let Some(least) = PRINT_LEVEL.get() else {
+            return;
+        };
+        if level_of(level).map_or(0, severity) < severity(*least) {
+            return;
+        }
+        let data = match data {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let logger = logger.map(|l| format!(" {l}")).unwrap_or_default();
+        let line = format!("mcp server \"{}\" [{level}{logger}]: {data}", self.label());
+        // Above a progress line, not through it.
+        match self.bar.lock().ok().as_deref().and_then(Option::as_ref) {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+/// The client side's handler: remembers a `notifications/tools/list_changed`,
+/// and routes a call's progress and the server's log notices — to the relay of
+/// the call that is waiting for them (see `kernel::relay`: `indus-tool mcp` and
+/// the warm broker pass them on to their own callers), else to a terminal
+/// ([`ProgressLine`]).
+#[derive(Clone, Default)]
+pub struct Watcher {
+    pub tools_changed: Arc<AtomicBool>,
+    changed: Arc<tokio::sync::Notify>,
+    line: ProgressLine,
+    /// The relays of the calls in flight, by a number of the call's own.
+    relays: Arc<Mutex<HashMap<i64, Relay>>>,
+}
+
+impl Watcher {
+    fn labelled(name: &str) -> Self {
+        Self {
+            line: ProgressLine::labelled(name),
+            ..Self::default()
+        }
+    }
+
+    /// Route call `token`'s notices to `relay` until [`Watcher::unroute`].
+    fn route(&self, token: i64, relay: Relay) {
+        if let Ok(mut r) = self.relays.lock() {
+            r.insert(token, relay);
+        }
+    }
+
+    fn unroute(&self, token: i64) {
+        if let Ok(mut r) = self.relays.lock() {
+            r.remove(&token);
         }
     }
 }
 
 // MCP's logging notifications are deprecated by a newer protocol revision
-// (SEP-2577), but the servers of today send them: they are still read.
-/// The least severe MCP log level printed (`--mcp-log LEVEL`); none by default.
+// (SEP-2577), but the servers of today send them: they are still read, and a
+// level is still asked for.
+/// The least severe MCP log level printed on stderr (`--mcp-log LEVEL`); none by
+/// default.
 #[allow(deprecated)]
-static LOG_LEVEL: std::sync::OnceLock<rmcp::model::LoggingLevel> = std::sync::OnceLock::new();
+static PRINT_LEVEL: std::sync::OnceLock<rmcp::model::LoggingLevel> = std::sync::OnceLock::new();
+/// The level asked of servers that log (`logging/setLevel`): `--mcp-log`'s, or
+/// the one `indus-tool mcp`'s own client set.
+#[allow(deprecated)]
+static ASK_LEVEL: Mutex<Option<rmcp::model::LoggingLevel>> = Mutex::new(None);
 
-/// Print servers' log notifications at `level` and above, on stderr (and ask
-/// servers that log for that level).
+/// Print servers' log notifications at `level` and above, on stderr, and ask
+/// servers that log for that level.
 #[allow(deprecated)]
 pub fn set_log_level(level: rmcp::model::LoggingLevel) {
-    let _ = LOG_LEVEL.set(level);
+    let _ = PRINT_LEVEL.set(level);
+    ask_log_level(level);
+}
+
+/// Ask servers that log for `level` and above (a client of `indus-tool mcp`
+/// set it; the notices go to that client, not to stderr).
+#[allow(deprecated)]
+pub fn ask_log_level(level: rmcp::model::LoggingLevel) {
+    if let Ok(mut l) = ASK_LEVEL.lock() {
+        *l = Some(level);
+    }
+}
+
+/// The level asked of servers, if any.
+#[allow(deprecated)]
+pub fn asked_log_level() -> Option<rmcp::model::LoggingLevel> {
+    ASK_LEVEL.lock().ok().and_then(|l| *l)
+}
+
+/// An MCP level from its name.
+#[allow(deprecated)]
+pub fn level_of(name: &str) -> Option<rmcp::model::LoggingLevel> {
+    serde_json::from_value(Value::String(name.to_string())).ok()
+}
+
+/// An MCP level's name.
+#[allow(deprecated)]
+pub fn level_name(level: rmcp::model::LoggingLevel) -> String {
+    serde_json::to_value(level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 #[allow(deprecated)]
-fn severity(level: rmcp::model::LoggingLevel) -> u8 {
+pub fn severity(level: rmcp::model::LoggingLevel) -> u8 {
     use rmcp::model::LoggingLevel as L;
     match level {
         L::Debug => 0,
@@ -140,38 +284,25 @@ impl ClientHandler for Watcher {
         params: rmcp::model::ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        use std::io::IsTerminal;
-        if !std::io::stderr().is_terminal() {
-            return;
-        }
-        let Ok(mut slot) = self.bar.lock() else {
-            return;
+        let notice = Notice::Progress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
         };
-        let bar = slot.get_or_insert_with(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.set_prefix(self.label());
-            bar
-        });
-        match params.total.filter(|t| *t > 0.0) {
-            Some(total) => {
-                if bar.length() != Some(total as u64) {
-                    bar.set_length(total as u64);
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template(
-                            "{prefix}: [{bar:30}] {pos}/{len} {msg}",
-                        )
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                    );
-                }
+        // rmcp chooses the request's token and does not say which it chose: the
+        // relay of the one call in flight takes it. Calls overlapping on one
+        // connection (the warm broker's) cannot be told apart, and their
+        // progress is not passed on.
+        let relay = self.relays.lock().ok().and_then(|r| {
+            let mut relays = r.values();
+            match (relays.next(), relays.next()) {
+                (Some(one), None) => Some(one.clone()),
+                _ => None,
             }
-            None => bar.set_style(
-                indicatif::ProgressStyle::with_template("{prefix}: {spinner} {pos} {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            ),
-        }
-        bar.set_position(params.progress as u64);
-        if let Some(message) = params.message {
-            bar.set_message(message);
+        });
+        match relay {
+            Some(relay) => relay.send(notice),
+            None => self.line.show(notice),
         }
     }
 
@@ -181,30 +312,23 @@ impl ClientHandler for Watcher {
         params: rmcp::model::LoggingMessageNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let Some(least) = LOG_LEVEL.get() else {
-            return;
+        let notice = Notice::Log {
+            level: level_name(params.level),
+            logger: params.logger,
+            data: params.data,
         };
-        if severity(params.level) < severity(*least) {
-            return;
+        // A log line belongs to no call: every call waiting on this server
+        // with a relay gets it; with none, the terminal shows it.
+        let relays: Vec<Relay> = self
+            .relays
+            .lock()
+            .map(|r| r.values().cloned().collect())
+            .unwrap_or_default();
+        if relays.is_empty() {
+            return self.line.show(notice);
         }
-        let data = match &params.data {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let level = serde_json::to_value(params.level)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let logger = params
-            .logger
-            .as_deref()
-            .map(|l| format!(" {l}"))
-            .unwrap_or_default();
-        let line = format!("mcp server \"{}\" [{level}{logger}]: {data}", self.label());
-        // Above a progress line, not through it.
-        match self.bar.lock().ok().as_deref().and_then(Option::as_ref) {
-            Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+        for relay in relays {
+            relay.send(notice.clone());
         }
     }
 }
@@ -224,6 +348,8 @@ pub struct Connection {
     /// The first bytes a stdio server wrote (see [`FrameGuard`]).
     head: Arc<Mutex<Vec<u8>>>,
     timeouts: Timeouts,
+    /// The log level last asked of this server (`logging/setLevel`).
+    level_sent: Mutex<Option<String>>,
 }
 
 /// The largest single message read from a stdio server: far above any result a
@@ -399,6 +525,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 oversize,
                 head,
                 timeouts,
+                level_sent: Mutex::new(None),
             };
             let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
             conn.service = Some(conn.handshake(served).await?);
@@ -417,6 +544,7 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
                 oversize: Default::default(),
                 head: Default::default(),
                 timeouts,
+                level_sent: Mutex::new(None),
             };
             let legacy = matches!(server.transport, ServerTransport::Sse { .. });
             let mut first_error = None;
@@ -661,6 +789,32 @@ impl Connection {
             .collect())
     }
 
+    /// Ask a server that logs for the level wanted (`--mcp-log`, or what a
+    /// client of `indus-tool mcp` set), once per level per connection. Best
+    /// effort: a server that refuses keeps its own level.
+    #[allow(deprecated)]
+    async fn ask_log_level(&self) {
+        let Some(level) = asked_log_level() else {
+            return;
+        };
+        let name = level_name(level);
+        let logs = self
+            .service()
+            .peer_info()
+            .is_some_and(|i| i.capabilities.logging.is_some());
+        if !logs || self.level_sent.lock().ok().and_then(|l| l.clone()) == Some(name.clone()) {
+            return;
+        }
+        let asked = self
+            .service()
+            .set_level(rmcp::model::SetLevelRequestParams::new(level));
+        if let Ok(Ok(())) = tokio::time::timeout(self.timeouts.connect, asked).await
+            && let Ok(mut sent) = self.level_sent.lock()
+        {
+            *sent = Some(name);
+        }
+    }
+
     /// Call `tool` with `arguments`, within the call timeout. A transport-level
     /// failure (the server died, timed out) is `Err`; the server's own `isError`
     /// is an `Ok` result with `is_error` set.
@@ -677,21 +831,28 @@ impl Connection {
                 ));
             }
         }
-        // A progress token, so that a server reporting progress does (shown on a
-        // terminal by the watcher).
-        {
-            use rmcp::model::RequestParamsMeta;
-            static NEXT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
-            let n = NEXT.fetch_add(1, Ordering::SeqCst);
-            params.set_progress_token(rmcp::model::ProgressToken(
-                rmcp::model::NumberOrString::Number(n),
-            ));
+        // rmcp gives every request a progress token of its own, so a server
+        // that reports progress does; the notices are shown on a terminal, or
+        // passed on to the relay of whoever called (see `Watcher`).
+        static NEXT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
+        let token = NEXT.fetch_add(1, Ordering::SeqCst);
+        self.ask_log_level().await;
+        if let Some(relay) = crate::kernel::relay::current() {
+            self.watcher.route(token, relay);
         }
         let answered =
             tokio::time::timeout(self.timeouts.call, self.service().call_tool(params)).await;
-        self.watcher.clear_progress();
+        self.watcher.unroute(token);
+        self.watcher.line.clear();
         match answered {
-            Ok(Ok(result)) => Ok(tool_result_of(result)),
+            Ok(Ok(result)) => {
+                if let Some(relay) = crate::kernel::relay::current()
+                    && let Ok(raw) = serde_json::to_value(&result)
+                {
+                    relay.send(Notice::Result { result: raw });
+                }
+                Ok(tool_result_of(result))
+            }
             Ok(Err(e)) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let over = self.oversize.load(std::sync::atomic::Ordering::SeqCst);

@@ -93,6 +93,10 @@ pub struct Graft {
     pub status: StatusFile,
     /// Lines for stderr: config warnings, refresh failures, state errors.
     pub notes: Vec<String>,
+    /// The invocation uses MCP (a grafted tool, `mcp …`, the tool list): its
+    /// notes are shown. A built-in tool's call never reports on MCP servers
+    /// (`mcp servers` and `mcp refresh` do).
+    pub concerns_mcp: bool,
     /// The config changed and a refresh was deferred (see
     /// [`Options::defer_refresh`]); [`Graft::refresh_in_background`] runs it.
     pub refresh_due: bool,
@@ -117,6 +121,7 @@ impl Graft {
         let config = discover(opts.explicit.clone(), &opts.cwd);
         let mut graft = Graft {
             notes: config.warnings.iter().map(ToString::to_string).collect(),
+            concerns_mcp: !opts.defer_refresh,
             config,
             ledger: BridgeLedger::empty(),
             status: StatusFile::default(),
@@ -520,8 +525,16 @@ pub fn view(
         return out;
     }
     if graft.config.is_empty() && sub != "ledger" {
-        out.stderr
-            .push("mcp: no MCP servers are configured (see `indus-tool mcp --help`)".into());
+        out.stderr.push(if graft.config.warnings.is_empty() {
+            "mcp: no MCP servers are configured (see `indus-tool mcp --help`)".into()
+        } else {
+            "mcp: no usable MCP server: the config's servers were skipped (see above)".into()
+        });
+    }
+    // A server the config names but that cannot be started as written is a
+    // failed refresh too.
+    if sub == "refresh" && !graft.config.warnings.is_empty() {
+        out.code = 1;
     }
     match sub {
         "servers" | "refresh" => {
