@@ -177,6 +177,12 @@ impl ServerHandler for McpServer {
             name: request.name.into_owned(),
             input: request.arguments.map_or(Value::Null, Value::Object),
         };
+        // Only a grafted tool has notices to pass on; a built-in's call pays
+        // nothing for the relay.
+        if !is_grafted(&call.name) {
+            let outcome = self.runner.run(call, context.ct.clone()).await;
+            return Ok(call_result(outcome).into());
+        }
         let token = context
             .meta
             .get_progress_token()
