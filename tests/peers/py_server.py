@@ -3,6 +3,7 @@ tests/mcp_python.rs: structured output from a model, nested models (their
 inputSchema has `$defs` and `$ref`), an image between two texts, a 20 MiB text,
 and a call that reports progress and logs while it runs."""
 
+import asyncio
 import base64
 import warnings
 
@@ -65,9 +66,11 @@ def big(mib: int = 20) -> str:
 
 
 @server.tool()
-async def slow(steps: int, ctx: Context) -> str:
-    """Report progress STEPS times, logging each step."""
+async def slow(steps: int, ctx: Context, delay: float = 0) -> str:
+    """Report progress STEPS times, logging each step, DELAY seconds apart."""
     for i in range(1, steps + 1):
+        if delay:
+            await asyncio.sleep(delay)
         await ctx.info(f"step {i} of {steps}")
         await ctx.report_progress(i, steps, f"step {i}")
     return f"did {steps} steps"
