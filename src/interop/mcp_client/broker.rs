@@ -681,7 +681,6 @@ impl Broker {
     }
 }
 
-/// Bind the socket: refuse when a broker answers there, replace a stale one.
 /// Write a call's notices to its caller; false when the caller is gone.
 async fn write_notices(write: &mut tokio::net::unix::OwnedWriteHalf, notices: Vec<Notice>) -> bool {
     for notice in notices {
@@ -695,6 +694,7 @@ async fn write_notices(write: &mut tokio::net::unix::OwnedWriteHalf, notices: Ve
     true
 }
 
+/// Bind the socket: refuse when a broker answers there, replace a stale one.
 fn bind(socket: &Path) -> std::io::Result<tokio::net::UnixListener> {
     prepare_socket_dir(socket)?;
     if std::fs::symlink_metadata(socket).is_ok() {

@@ -187,16 +187,16 @@ impl Watcher {
         }
     }
 
-    /// Route call `token`'s notices to `relay` until [`Watcher::unroute`].
-    fn route(&self, token: i64, relay: Relay) {
+    /// Route call `call_id`'s notices to `relay` until [`Watcher::unroute`].
+    fn route(&self, call_id: i64, relay: Relay) {
         if let Ok(mut r) = self.relays.lock() {
-            r.insert(token, relay);
+            r.insert(call_id, relay);
         }
     }
 
-    fn unroute(&self, token: i64) {
+    fn unroute(&self, call_id: i64) {
         if let Ok(mut r) = self.relays.lock() {
-            r.remove(&token);
+            r.remove(&call_id);
         }
     }
 }
@@ -835,14 +835,14 @@ impl Connection {
         // that reports progress does; the notices are shown on a terminal, or
         // passed on to the relay of whoever called (see `Watcher`).
         static NEXT: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(1);
-        let token = NEXT.fetch_add(1, Ordering::SeqCst);
+        let call_id = NEXT.fetch_add(1, Ordering::SeqCst);
         self.ask_log_level().await;
         if let Some(relay) = crate::kernel::relay::current() {
-            self.watcher.route(token, relay);
+            self.watcher.route(call_id, relay);
         }
         let answered =
             tokio::time::timeout(self.timeouts.call, self.service().call_tool(params)).await;
-        self.watcher.unroute(token);
+        self.watcher.unroute(call_id);
         self.watcher.line.clear();
         match answered {
             Ok(Ok(result)) => {
