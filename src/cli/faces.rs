@@ -3,12 +3,14 @@
 //! parses because their names are subcommands.
 
 use std::ffi::OsString;
+#[cfg(feature = "mcp")]
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ArgMatches;
 use serde_json::Value;
 
+#[cfg(feature = "mcp")]
 use super::command::VALUE_GLOBALS;
 use super::dispatch::*;
 use super::globals::*;
