@@ -561,6 +561,27 @@ pub fn focused_command(descriptor: &ToolDescriptor) -> Command {
     root_command().subcommand(tool_command(descriptor))
 }
 
+/// The meta-commands that never look at the tools' subcommands (they read the
+/// registry itself): an invocation of one of them parses with [`meta_command`].
+/// `help`, `completions` and `man` render the whole tree and keep it.
+pub const TREELESS_META: &[&str] = &[
+    "list",
+    "describe",
+    "schema",
+    "call",
+    "batch",
+    "mcp",
+    "checkpoint",
+];
+
+/// The tree of an invocation of a [`TREELESS_META`] command: the root's global
+/// options and the meta-commands, without a subcommand per tool (building those
+/// for a hundred grafted tools made `list` twice as slow as a tool's call).
+/// It parses exactly as the whole tree does, as [`focused_command`] does.
+pub fn meta_command() -> Command {
+    with_meta_commands(root_command())
+}
+
 /// The root command: name, version, about, and the global options.
 fn root_command() -> Command {
     Command::new("indus-tool")
@@ -1077,5 +1098,22 @@ mod tests {
             concat!("indus-tool ", env!("CARGO_PKG_VERSION"), "\n"),
             "the fast `--version` of cli::run prints what clap would"
         );
+        // The meta-commands' own tree: the same subcommands, the same globals.
+        let mut meta = meta_command();
+        meta.build();
+        for name in TREELESS_META {
+            let help = |c: &mut Command| c.find_subcommand_mut(name).unwrap().render_long_help();
+            assert_eq!(
+                help(&mut meta).to_string(),
+                help(&mut whole).to_string(),
+                "{name}"
+            );
+        }
+        let globals = |c: &Command| {
+            c.get_arguments()
+                .map(|a| format!("{a:?}"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(globals(&meta), globals(&whole));
     }
 }

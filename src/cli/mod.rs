@@ -110,10 +110,16 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         ));
     }
     // A call of one tool parses with that tool's subcommand alone (see
-    // `focused_command`); help, meta-commands and mistakes get the whole tree.
+    // `focused_command`), a meta-command that reads the registry itself with
+    // the meta-commands alone; help and mistakes get the whole tree.
     let root_help = globals::root_help_requested(&args);
+    let treeless = !root_help
+        && globals::subcommand_at(&args)
+            .and_then(|i| args[i].to_str())
+            .is_some_and(|w| command::TREELESS_META.contains(&w));
     let mut cmd = match named.filter(|_| !root_help) {
         Some(descriptor) => command::focused_command(&descriptor),
+        None if treeless => command::meta_command(),
         None => {
             let tree: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
             build_command(&tree)
