@@ -384,8 +384,13 @@ pub fn catalog() -> &'static [CatalogRow] {
 pub fn find_row(name: &str) -> Option<&'static CatalogRow> {
     let rows = catalog();
     rows.iter().find(|r| r.id == name).or_else(|| {
+        // The rows' normalized ids, made once: `list` looks up every grafted
+        // tool, and normalizing the catalog per lookup was most of its time.
+        static NORMALIZED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let ids =
+            NORMALIZED.get_or_init(|| rows.iter().map(|r| normalize_tool_name(r.id)).collect());
         let wanted = normalize_tool_name(name);
-        rows.iter().find(|r| normalize_tool_name(r.id) == wanted)
+        ids.iter().position(|id| *id == wanted).map(|i| &rows[i])
     })
 }
 
