@@ -13,21 +13,20 @@ use serde_json::{Value, json};
 
 /// The folder holding `node_modules/.bin/mcp-server-everything`, if installed.
 fn peers() -> Option<PathBuf> {
-    let dir = std::env::var_os("INDUS_MCP_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-peers"));
+    let dir = common::mcp_peers_dir();
     let ok = dir.join("node_modules/.bin/mcp-server-everything").exists()
         && dir.join("node_modules/.bin/mcp-server-filesystem").exists();
     if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "npm's MCP reference servers are not installed in {} (.ci/run installs them)",
-            dir.display()
+        common::missing(
+            &format!(
+                "npm's MCP reference servers are not installed in {} (.ci/run installs them)",
+                dir.display()
+            ),
+            &format!(
+                "MCP peers: npm's reference servers are not in {} (npm install --prefix DIR @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem; INDUS_MCP_PEERS=DIR)",
+                dir.display()
+            ),
         );
-        common::skipped(&format!(
-            "MCP peers: npm's reference servers are not in {} (npm install --prefix DIR @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem; INDUS_MCP_PEERS=DIR)",
-            dir.display()
-        ));
         return None;
     }
     Some(dir)
@@ -273,8 +272,10 @@ fn progress_shows_on_a_terminal_and_nowhere_else() {
         .args(["-qec", &call, "/dev/null"])
         .output();
     let Ok(on_tty) = on_tty else {
-        assert!(std::env::var_os("CI").is_none(), "script(1) is missing");
-        common::skipped("progress: script(1) is not installed");
+        common::missing(
+            "script(1) is missing",
+            "progress: script(1) is not installed",
+        );
         return;
     };
     let seen = String::from_utf8_lossy(&on_tty.stdout);

@@ -20,24 +20,22 @@ use serde_json::{Value, json};
 
 /// The virtualenv's python with the SDK importable, if installed.
 fn python() -> Option<PathBuf> {
-    let dir = std::env::var_os("INDUS_MCP_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-peers"));
-    let python = dir.join("venv/bin/python");
+    let python = common::mcp_peers_dir().join("venv/bin/python");
     let ok = std::process::Command::new(&python)
         .args(["-c", "import mcp.server.mcpserver, mcp.client.stdio"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the official Python MCP SDK is not installed in {} (.ci/run installs it)",
-            python.display()
+        common::missing(
+            &format!(
+                "the official Python MCP SDK is not installed in {} (.ci/run installs it)",
+                python.display()
+            ),
+            &format!(
+                "MCP Python SDK: no {} with pip's `mcp` (python3 -m venv DIR/venv && DIR/venv/bin/pip install mcp; INDUS_MCP_PEERS=DIR)",
+                python.display()
+            ),
         );
-        common::skipped(&format!(
-            "MCP Python SDK: no {} with pip's `mcp` (python3 -m venv DIR/venv && DIR/venv/bin/pip install mcp; INDUS_MCP_PEERS=DIR)",
-            python.display()
-        ));
         return None;
     }
     Some(python)

@@ -561,20 +561,14 @@ pub fn focused_command(descriptor: &ToolDescriptor) -> Command {
     root_command().subcommand(tool_command(descriptor))
 }
 
-/// The meta-commands that never look at the tools' subcommands (they read the
-/// registry itself): an invocation of one of them parses with [`meta_command`].
-/// `help`, `completions` and `man` render the whole tree and keep it.
-pub const TREELESS_META: &[&str] = &[
-    "list",
-    "describe",
-    "schema",
-    "call",
-    "batch",
-    "mcp",
-    "checkpoint",
-];
+/// Whether `word` is a meta-command that never looks at the tools'
+/// subcommands (it reads the registry itself): its invocation parses with
+/// [`meta_command`]. `help`, `completions` and `man` render the whole tree.
+pub fn treeless_meta(word: &str) -> bool {
+    META_COMMANDS.contains(&word) && !matches!(word, "help" | "completions" | "man")
+}
 
-/// The tree of an invocation of a [`TREELESS_META`] command: the root's global
+/// The tree of an invocation of a [`treeless_meta`] command: the root's global
 /// options and the meta-commands, without a subcommand per tool (building those
 /// for a hundred grafted tools made `list` twice as slow as a tool's call).
 /// It parses exactly as the whole tree does, as [`focused_command`] does.
@@ -1101,7 +1095,7 @@ mod tests {
         // The meta-commands' own tree: the same subcommands, the same globals.
         let mut meta = meta_command();
         meta.build();
-        for name in TREELESS_META {
+        for name in META_COMMANDS.iter().filter(|w| treeless_meta(w)) {
             let help = |c: &mut Command| c.find_subcommand_mut(name).unwrap().render_long_help();
             assert_eq!(
                 help(&mut meta).to_string(),

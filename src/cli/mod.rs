@@ -116,7 +116,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let treeless = !root_help
         && globals::subcommand_at(&args)
             .and_then(|i| args[i].to_str())
-            .is_some_and(|w| command::TREELESS_META.contains(&w));
+            .is_some_and(command::treeless_meta);
     let mut cmd = match named.filter(|_| !root_help) {
         Some(descriptor) => command::focused_command(&descriptor),
         None if treeless => command::meta_command(),

@@ -171,7 +171,6 @@ impl ServerHandler for McpServer {
         // A name this box does not hold is not a protocol error: the runner answers
         // it as an `is_error` outcome (`This session exposes no tool called "X".`),
         // which reaches the model as an `isError` result it can read.
-        let request_meta = request.meta.clone();
         let call = ToolCall {
             id: context.id.to_string(),
             name: request.name.into_owned(),
@@ -183,10 +182,8 @@ impl ServerHandler for McpServer {
             let outcome = self.runner.run(call, context.ct.clone()).await;
             return Ok(call_result(outcome).into());
         }
-        let token = context
-            .meta
-            .get_progress_token()
-            .or_else(|| request_token(&request_meta));
+        // rmcp moves the request's `_meta` (the progress token) into the context.
+        let token = context.meta.get_progress_token();
         let (outcome, upstream) = relay_notices(
             self.runner.run(call, context.ct.clone()),
             token,
@@ -213,12 +210,6 @@ impl ServerHandler for McpServer {
         crate::interop::mcp_client::client::ask_log_level(request.level);
         Ok(())
     }
-}
-
-fn request_token(
-    meta: &Option<rmcp::model::RequestMetaObject>,
-) -> Option<rmcp::model::ProgressToken> {
-    meta.as_ref().and_then(|m| m.get_progress_token())
 }
 
 /// Run `call` with a relay that passes its notices (a grafted tool's progress

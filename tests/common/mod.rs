@@ -21,6 +21,21 @@ pub fn skipped(note: &str) {
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED: {note}");
 }
 
+/// A facility a test needs is not here: under CI the test fails with `what`;
+/// otherwise it says `SKIPPED: note` (see [`skipped`]) and the caller returns.
+pub fn missing(what: &str, note: &str) {
+    assert!(std::env::var_os("CI").is_none(), "{what}");
+    skipped(note);
+}
+
+/// Where `.ci/run` installs the MCP peers (npm's reference servers, the
+/// official Python SDK's virtualenv): `INDUS_MCP_PEERS`, else `target/mcp-peers`.
+pub fn mcp_peers_dir() -> PathBuf {
+    std::env::var_os("INDUS_MCP_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-peers"))
+}
+
 /// A temp working directory plus helpers to populate it and run the binary in it.
 pub struct TestEnv {
     dir: tempfile::TempDir,
