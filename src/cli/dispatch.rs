@@ -125,11 +125,16 @@ pub fn long_running_factory(globals: &Globals) -> ContextFactory {
 
 pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     // An apply_patch an earlier invocation left half done (killed, power lost)
-    // is finished or undone before any tool of this one looks at the tree.
-    if globals.remote.is_none()
-        && let Err(e) = crate::state::patches::recover(&globals.state_dir())
-    {
-        eprintln!("indus-tool: an interrupted apply_patch could not be finished: {e}");
+    // is undone before any tool of this one looks at the tree.
+    if globals.remote.is_none() {
+        match crate::state::patches::recover(&globals.state_dir()) {
+            Ok(0) => {}
+            Ok(n) => eprintln!(
+                "indus-tool: undid {} an interrupted invocation left half done",
+                crate::tools::plural(n as u64, "apply_patch", "apply_patch calls")
+            ),
+            Err(e) => eprintln!("indus-tool: an interrupted apply_patch could not be undone: {e}"),
+        }
     }
     let cwd = globals.cwd.clone();
     let budget = globals.max_bytes.map(budget_of);

@@ -14,7 +14,17 @@ use crate::kernel::ToolDescriptor;
 /// Read all of `reader`, but never more than `limit` bytes: past that, an error
 /// naming `what` and the limit, without holding the rest in memory.
 pub(crate) fn read_bounded(reader: impl Read, limit: usize, what: &str) -> CliResult<Vec<u8>> {
-    let mut buf = Vec::new();
+    read_bounded_sized(reader, limit, what, 0)
+}
+
+/// [`read_bounded`] into a buffer made for `size` bytes.
+fn read_bounded_sized(
+    reader: impl Read,
+    limit: usize,
+    what: &str,
+    size: usize,
+) -> CliResult<Vec<u8>> {
+    let mut buf = Vec::with_capacity(size);
     reader
         .take(limit as u64 + 1)
         .read_to_end(&mut buf)
@@ -152,7 +162,12 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             } else {
                 std::fs::File::open(word)
                     .map_err(|e| UsageError(format!("{word}: {e}")))
-                    .and_then(|f| read_bounded(f, limit, word))?
+                    .and_then(|f| {
+                        // Sized once from the file's length: a patch of
+                        // megabytes is not copied through doubling buffers.
+                        let len = f.metadata().map_or(0, |m| m.len() as usize);
+                        read_bounded_sized(f, limit, word, len.min(limit) + 1)
+                    })?
             };
             let text = String::from_utf8(bytes)
                 .map_err(|_| UsageError(format!("{word} is not valid UTF-8")))?;

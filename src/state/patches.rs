@@ -1,41 +1,59 @@
 //! The journal that makes a multi-file change all or nothing on disk:
 //! `.indus-process/patches/<id>/`.
 //!
-//! A rename replaces one file atomically; nothing replaces several at once. So a
-//! change of several files is staged first: every new content is written (and
-//! synced) into the apply's folder, then `journal.json` is written atomically.
-//! That write is the commit point. Only then are the staged files renamed over
-//! their targets and the deleted files removed, and the folder goes last.
+//! A rename replaces one file atomically; nothing replaces several at once. So
+//! a change of several files is an undo log: before the tree is touched, every
+//! new content is staged in the apply's folder, every file it replaces or
+//! deletes is hard-linked there (its old bytes kept without a copy), and
+//! `journal.json` lists the steps and is synced. Then the staged files are
+//! renamed over their targets, the deleted files unlinked, and a `done` marker
+//! written.
 //!
-//! An apply interrupted at any moment (SIGKILL, power loss) leaves one of two
-//! things, and the next invocation in the project finishes it
-//! ([`recover`]): a folder without a journal (nothing in the tree was touched
-//! yet) is removed, which rolls the apply back; a folder with a journal is
-//! rolled forward, every step being idempotent (a staged file still present is
-//! renamed in, a path to delete is removed if it is there). Each path appears
-//! once in a journal, holding its final state, so replaying a step can never
-//! undo another. A live apply holds the lock of its folder, and recovery leaves
-//! a locked folder alone.
+//! An apply interrupted at any moment is undone by the next invocation in the
+//! project ([`recover`]): a folder without a journal means the tree was not
+//! touched (the folder goes); a journal without `done` is rolled back, each
+//! step by what it finds — a staged file still in the folder was never renamed
+//! in, a target holding the staged content gets its hard-linked original back
+//! (or is removed, when it was added), a deleted file is linked back. A target
+//! that holds neither the old nor the new content was written by someone else
+//! after the kill, and is left as it is and named.
 //!
-//! A folder a deletion leaves empty is removed, as `git apply` does.
+//! Durability without a sync per file. `git apply` syncs nothing; a sync per
+//! written file made this apply several times slower than it. Here only the
+//! journal and its folder are synced before the tree is touched; the new files
+//! reach the disk when the kernel writes them back. The folder stays until
+//! then: a later invocation finishes a done apply (syncs its files, removes the
+//! folder) once the kernel's writeback window has passed. If the machine loses
+//! power first, the next boot finds the folder with another boot's id and
+//! checks every target against the journal's hashes: all new (or changed
+//! later by someone else) keeps the apply; any target torn or still old rolls
+//! the whole apply back from the hard links, whose bytes were on the disk
+//! before the apply began. Either way never a tree with some files changed and
+//! others not.
 //!
-//! Staging under the state folder, not beside each target, keeps an
-//! interrupted apply's half-written files out of the user's tree. A target on
-//! another filesystem than the state folder (where a rename cannot reach) is
-//! written through a temporary file beside it instead, still by a rename.
+//! A live apply holds the lock of its folder, and recovery leaves a locked
+//! folder alone. Folders are handled newest first, so an older apply is judged
+//! on the tree a newer one has already settled.
+//!
+//! A folder a deletion leaves empty is removed, as `git apply` does. A target
+//! on another filesystem than the state folder (where neither a rename nor a
+//! link can reach) is written through a synced temporary file beside it, and
+//! its original is copied into the folder.
 
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
-use crate::backends::local::atomic_write;
+use super::checkpoints::sha256_hex;
 
 /// The folder of pending applies inside the state folder.
 pub const PATCHES_DIR: &str = "patches";
 const JOURNAL: &str = "journal.json";
+const DONE: &str = "done";
 const LOCK: &str = ".lock";
 
 /// One path's final state.
@@ -51,22 +69,34 @@ pub struct Change {
     pub mode: Option<u32>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct Journal {
+    /// The kernel's boot id when the apply began: a folder from another boot
+    /// may have lost unsynced writes to a power cut.
+    boot: String,
     steps: Vec<Step>,
+    /// Folders the apply creates for new files, outermost first.
+    #[serde(default)]
+    made: Vec<PathBuf>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Step {
     path: PathBuf,
-    /// The staged file's name in the apply's folder; `None` deletes `path`.
+    /// The staged file's name in the folder; `None` deletes `path`.
     staged: Option<String>,
+    /// SHA-256 of the staged content.
+    #[serde(default)]
+    hash: Option<String>,
+    /// The hard link (or copy) of what `path` held before; `None`: it was
+    /// absent.
+    backup: Option<String>,
 }
 
 /// Apply `changes` all or nothing (see the module comment). The caller has
-/// checked everything it can beforehand (each target a regular file or absent,
-/// its folder creatable); an error here before the commit point leaves the tree
-/// as it was, one after it is finished by the next [`recover`].
+/// checked everything it can beforehand (each target a regular file, a link or
+/// absent, its folder creatable); an error before the tree is touched leaves it
+/// as it was, one after that is undone here or by the next [`recover`].
 pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
     debug_assert!({
         let mut paths: Vec<&PathBuf> = changes.iter().map(|c| &c.path).collect();
@@ -75,65 +105,110 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
     });
     dir.ensure()?;
     let base = dir.path(PATCHES_DIR);
-    std::fs::create_dir_all(&base)?;
+    if !base.is_dir() {
+        std::fs::create_dir_all(&base)?;
+        sync_dir(dir.root());
+    }
     let folder = new_folder(&base)?;
     let _lock = super::try_lock_at(&folder.join(LOCK))?
         .ok_or_else(|| io::Error::other("a fresh patch folder is locked by another process"))?;
-    let staged = stage(&folder, changes);
-    let (steps, staged_files) = match staged {
-        Ok(staged) => staged,
+    let journal = match prepare(&folder, changes) {
+        Ok(j) => j,
         Err(e) => {
             // Nothing in the tree was touched: the apply is rolled back.
             let _ = std::fs::remove_dir_all(&folder);
             return Err(e);
         }
     };
-    // Every staged file reaches the disk before the journal that commits them.
-    if let Err(e) = sync_all(&staged_files) {
-        let _ = std::fs::remove_dir_all(&folder);
+    if let Err(e) = carry_out(&folder, &journal) {
+        // Undone at once where possible; else the next invocation does it.
+        if roll_back(&folder, &journal, Era::SameBoot).is_ok() {
+            let _ = std::fs::remove_dir_all(&folder);
+        }
         return Err(e);
     }
-    let journal = serde_json::to_vec(&Journal { steps }).map_err(io::Error::other)?;
-    if let Err(e) = atomic_write(&folder.join(JOURNAL), &journal) {
-        let _ = std::fs::remove_dir_all(&folder);
-        return Err(e);
-    }
-    sync_dir(&folder);
-    roll_forward(&folder)?;
-    std::fs::remove_dir_all(&folder)
+    // The marker that the tree holds the whole apply. Not synced: without it
+    // after a power cut the apply is judged by the targets' hashes.
+    std::fs::write(folder.join(DONE), journal.boot.as_bytes())?;
+    Ok(())
 }
 
-/// Finish every apply an interrupted invocation left (see the module comment);
-/// how many were rolled forward and how many back. Cheap when there is none: one
-/// `stat` of the folder.
-pub fn recover(dir: &StateDir) -> io::Result<(usize, usize)> {
+/// Settle every apply an earlier invocation left (see the module comment);
+/// how many were undone. Cheap when there is none: one `open` of the folder.
+pub fn recover(dir: &StateDir) -> io::Result<usize> {
+    recover_within(dir, writeback_window())
+}
+
+/// [`recover`], a done apply of this boot being finished once `window` has
+/// passed since it was done.
+fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
     let base = dir.path(PATCHES_DIR);
     let entries = match std::fs::read_dir(&base) {
         Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((0, 0)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e),
     };
-    let (mut forward, mut back) = (0, 0);
-    for entry in entries.flatten() {
-        let folder = entry.path();
-        if !folder.is_dir() {
-            continue;
-        }
+    let mut folders: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    // Newest first: the names begin with the time the apply began.
+    folders.sort_by(|a, b| b.cmp(a));
+    if folders.is_empty() {
+        return Ok(0);
+    }
+    let boot = boot_id();
+    let mut undone = 0;
+    for folder in folders {
         // A live apply holds its folder's lock and is left alone. A folder
         // made an instant ago, before its maker locked it, holds no journal and
         // is removed: its maker then fails before touching the tree.
         let Ok(Some(_lock)) = super::try_lock_at(&folder.join(LOCK)) else {
             continue;
         };
-        if folder.join(JOURNAL).is_file() {
-            roll_forward(&folder)?;
-            forward += 1;
-        } else {
-            back += 1;
+        // The common case, cheaply: a done apply of this boot, still inside
+        // the writeback window, is left for later.
+        let done = std::fs::metadata(folder.join(DONE)).ok();
+        let young = done
+            .as_ref()
+            .and_then(|d| d.modified().ok())
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age < window);
+        if young && std::fs::read_to_string(folder.join(DONE)).is_ok_and(|b| b == boot) {
+            continue;
         }
-        std::fs::remove_dir_all(&folder)?;
+        let Some(journal) = read_journal(&folder)? else {
+            // No journal: the tree was never touched.
+            std::fs::remove_dir_all(&folder)?;
+            continue;
+        };
+        let same_boot = journal.boot == boot;
+        match done {
+            Some(_) if same_boot => finish(&folder, &journal)?,
+            Some(done) => {
+                let when = done.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                if whole_after_power_cut(&folder, &journal, when) {
+                    finish(&folder, &journal)?;
+                } else {
+                    roll_back(&folder, &journal, Era::AfterDone(when))?;
+                    std::fs::remove_dir_all(&folder)?;
+                    undone += 1;
+                }
+            }
+            None => {
+                let era = if same_boot {
+                    Era::SameBoot
+                } else {
+                    Era::OtherBoot
+                };
+                roll_back(&folder, &journal, era)?;
+                std::fs::remove_dir_all(&folder)?;
+                undone += 1;
+            }
+        }
     }
-    Ok((forward, back))
+    Ok(undone)
 }
 
 fn new_folder(base: &Path) -> io::Result<PathBuf> {
@@ -149,93 +224,294 @@ fn new_folder(base: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("cannot make a patch folder"))
 }
 
-fn stage(folder: &Path, changes: &[Change]) -> io::Result<(Vec<Step>, Vec<PathBuf>)> {
-    let mut steps = Vec::with_capacity(changes.len());
-    let mut files = Vec::with_capacity(changes.len());
+/// Stage every new content and keep every old one in `folder`, then write and
+/// sync the journal: everything the undo needs is on the disk before the tree
+/// is touched.
+fn prepare(folder: &Path, changes: &[Change]) -> io::Result<Journal> {
+    let umask = current_umask();
+    let mut journal = Journal {
+        boot: boot_id(),
+        steps: Vec::with_capacity(changes.len()),
+        made: Vec::new(),
+    };
+    let deleted: std::collections::HashSet<&Path> = changes
+        .iter()
+        .filter(|c| c.content.is_none())
+        .map(|c| c.path.as_path())
+        .collect();
+    let mut known_dirs: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for (n, change) in changes.iter().enumerate() {
+        let old = std::fs::symlink_metadata(&change.path).ok();
+        let backup = match &old {
+            Some(meta) if !meta.is_dir() => {
+                let name = format!("b{n}");
+                keep_original(&change.path, &folder.join(&name), meta)?;
+                Some(name)
+            }
+            _ => None,
+        };
         let Some(content) = &change.content else {
-            steps.push(Step {
+            journal.steps.push(Step {
                 path: change.path.clone(),
                 staged: None,
+                hash: None,
+                backup,
             });
             continue;
         };
-        let name = n.to_string();
-        let file = folder.join(&name);
-        let mut f = std::fs::File::create(&file)?;
-        f.write_all(content)?;
         // The mode the file will have: the one asked, else the target's own,
-        // else a new file's default (0666 less the umask, as `File::create`
-        // just gave the staged file).
-        let mode = change.mode.or_else(|| {
-            std::fs::metadata(&change.path)
-                .ok()
-                .map(|m| m.permissions().mode() & 0o7777)
-        });
-        if let Some(mode) = mode {
+        // else a new file's default (0666 less the umask).
+        let mode = change
+            .mode
+            .or_else(|| {
+                old.as_ref()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.permissions().mode() & 0o7777)
+            })
+            .unwrap_or(0o666 & !umask);
+        let name = n.to_string();
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(folder.join(&name))?;
+        f.write_all(content)?;
+        if mode & !umask != mode || mode & 0o7000 != 0 {
             f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
-        steps.push(Step {
+        if let Some(parent) = change.path.parent() {
+            missing_folders(parent, &deleted, &mut known_dirs, &mut journal.made);
+        }
+        journal.steps.push(Step {
             path: change.path.clone(),
             staged: Some(name),
+            hash: Some(sha256_hex(content)),
+            backup,
         });
-        files.push(file);
     }
-    Ok((steps, files))
+    let bytes = serde_json::to_vec(&journal).map_err(io::Error::other)?;
+    let mut f = std::fs::File::create_new(folder.join(JOURNAL))?;
+    f.write_all(&bytes)?;
+    f.sync_data()?;
+    // The journal's, the staged files' and the links' entries, and the
+    // folder's own in `patches/`.
+    std::fs::File::open(folder)?.sync_all()?;
+    if let Some(base) = folder.parent() {
+        sync_dir(base);
+    }
+    Ok(journal)
 }
 
-/// Carry out a committed journal; every step may already have been done.
-fn roll_forward(folder: &Path) -> io::Result<()> {
-    let bytes = std::fs::read(folder.join(JOURNAL))?;
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("patch journal {} is corrupt ({e})", folder.display()),
-        )
-    })?;
-    for step in &journal.steps {
-        match &step.staged {
-            Some(name) => {
-                let staged = folder.join(name);
-                if !staged.exists() {
-                    continue;
-                }
-                if let Some(parent) = step.path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                match std::fs::rename(&staged, &step.path) {
-                    Ok(()) => {}
-                    Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {
-                        across_filesystems(&staged, &step.path)?;
-                        std::fs::remove_file(&staged)?;
-                    }
-                    Err(e) => return Err(e),
-                }
+/// Keep what `path` holds now at `keep`: a hard link (no bytes copied), or a
+/// synced copy where the state folder is on another filesystem.
+fn keep_original(path: &Path, keep: &Path, meta: &std::fs::Metadata) -> io::Result<()> {
+    // A link to a symlink is the symlink itself (`linkat` without following).
+    match std::fs::hard_link(path, keep) {
+        Ok(()) => Ok(()),
+        Err(e) if matches!(e.raw_os_error(), Some(nix::libc::EXDEV | nix::libc::EPERM)) => {
+            if meta.file_type().is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(path)?, keep)
+            } else {
+                std::fs::copy(path, keep)?;
+                std::fs::File::open(keep)?.sync_all()
             }
-            None => match std::fs::remove_file(&step.path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            },
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The folders above `dir` that do not exist yet (a file the patch deletes
+/// counts as absent: its name may become a folder), outermost first, each
+/// looked up once per apply.
+fn missing_folders(
+    dir: &Path,
+    deleted: &std::collections::HashSet<&Path>,
+    known: &mut std::collections::HashSet<PathBuf>,
+    made: &mut Vec<PathBuf>,
+) {
+    let mut chain = Vec::new();
+    for d in dir.ancestors() {
+        if d.as_os_str().is_empty() || known.contains(d) {
+            break;
+        }
+        known.insert(d.to_path_buf());
+        if !deleted.contains(d) && d.is_dir() {
+            break;
+        }
+        chain.push(d.to_path_buf());
+    }
+    made.extend(chain.into_iter().rev());
+}
+
+/// Change the tree: deletions, new folders, the staged files renamed in, and
+/// folders the deletions emptied removed.
+fn carry_out(folder: &Path, journal: &Journal) -> io::Result<()> {
+    for step in journal.steps.iter().filter(|s| s.staged.is_none()) {
+        match std::fs::remove_file(&step.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    for d in &journal.made {
+        match std::fs::create_dir(d) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    for step in &journal.steps {
+        if let Some(name) = &step.staged {
+            move_in(&folder.join(name), &step.path)?;
         }
     }
     // Folders a deletion left empty go too, as `git apply` removes them (never
     // the project folder, which holds the state folder, nor anything above it).
     let project = folder.ancestors().nth(3).map(Path::to_path_buf);
     for step in journal.steps.iter().filter(|s| s.staged.is_none()) {
-        let mut dir = step.path.parent();
-        while let Some(d) = dir {
-            let inside = project
-                .as_deref()
-                .is_some_and(|p| d.starts_with(p) && d != p);
-            if !inside || std::fs::remove_dir(d).is_err() {
-                break;
-            }
-            dir = d.parent();
+        prune(step.path.parent(), project.as_deref());
+    }
+    Ok(())
+}
+
+fn prune(mut dir: Option<&Path>, project: Option<&Path>) {
+    while let Some(d) = dir {
+        let inside = project.is_some_and(|p| d.starts_with(p) && d != p);
+        if !inside || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+/// Rename `from` (in the state folder) to `to`, through a synced temporary
+/// file beside `to` when they are on different filesystems.
+fn move_in(from: &Path, to: &Path) -> io::Result<()> {
+    match std::fs::rename(from, to) {
+        Err(e) if e.raw_os_error() == Some(nix::libc::EXDEV) => {
+            let name = to
+                .file_name()
+                .ok_or_else(|| io::Error::other("a target without a name"))?;
+            let mut temp_name = std::ffi::OsString::from(".");
+            temp_name.push(name);
+            temp_name.push(format!(".indus-patch.{}", std::process::id()));
+            let temp = to.with_file_name(temp_name);
+            std::fs::copy(from, &temp)?;
+            std::fs::File::open(&temp)?.sync_all()?;
+            std::fs::rename(&temp, to)?;
+            std::fs::remove_file(from)
+        }
+        other => other,
+    }
+}
+
+/// When a roll-back happens, which decides what a target that holds neither
+/// the old nor the new content is.
+#[derive(Clone, Copy)]
+enum Era {
+    /// The process died in this boot: such a target was written by someone
+    /// else since, and is left alone.
+    SameBoot,
+    /// Power was lost mid-apply: such a target is a torn write of ours.
+    OtherBoot,
+    /// Power was lost after the apply was done: such a target is ours and
+    /// torn if it was changed no later than `done`, else someone else's.
+    AfterDone(SystemTime),
+}
+
+/// What a target holds now, against the journal.
+#[derive(PartialEq)]
+enum Now {
+    /// The apply's new state (its content, or absent for a deletion).
+    New,
+    /// What it held before (the kept original, or absent for an addition).
+    Old,
+    /// Anything else; when it was last changed.
+    Other(SystemTime),
+}
+
+fn look(folder: &Path, step: &Step) -> Now {
+    let meta = std::fs::symlink_metadata(&step.path).ok();
+    let kept = step
+        .backup
+        .as_ref()
+        .and_then(|b| std::fs::symlink_metadata(folder.join(b)).ok());
+    let Some(meta) = meta else {
+        return match (&step.staged, &step.backup) {
+            (None, _) => Now::New,
+            (Some(_), None) => Now::Old,
+            (Some(_), Some(_)) => Now::Other(SystemTime::UNIX_EPOCH),
+        };
+    };
+    if let Some(kept) = &kept
+        && kept.dev() == meta.dev()
+        && kept.ino() == meta.ino()
+    {
+        return Now::Old;
+    }
+    if let (Some(hash), true) = (&step.hash, meta.is_file())
+        && std::fs::read(&step.path).is_ok_and(|b| &sha256_hex(&b) == hash)
+    {
+        return Now::New;
+    }
+    Now::Other(meta.modified().unwrap_or(SystemTime::UNIX_EPOCH))
+}
+
+/// After a power cut, whether the tree holds the whole done apply: every
+/// target new, or changed after the apply by someone else.
+fn whole_after_power_cut(folder: &Path, journal: &Journal, done: SystemTime) -> bool {
+    journal.steps.iter().all(|s| match look(folder, s) {
+        Now::New => true,
+        Now::Old => false,
+        Now::Other(when) => when > done,
+    })
+}
+
+/// Put back what each target held before, step by step as found (see the
+/// module comment): additions removed, folders made removed, originals linked
+/// back.
+fn roll_back(folder: &Path, journal: &Journal, era: Era) -> io::Result<()> {
+    let mut left = Vec::new();
+    let mut restore = Vec::new();
+    for step in &journal.steps {
+        // A staged file still in the folder was never renamed in.
+        if let Some(name) = &step.staged
+            && folder.join(name).exists()
+        {
+            continue;
+        }
+        let ours = match look(folder, step) {
+            Now::Old => continue,
+            Now::New => true,
+            Now::Other(when) => match era {
+                Era::SameBoot => false,
+                Era::OtherBoot => true,
+                Era::AfterDone(done) => when <= done,
+            },
+        };
+        if !ours {
+            left.push(step.path.display().to_string());
+            continue;
+        }
+        match &step.backup {
+            None => match std::fs::remove_file(&step.path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            },
+            Some(_) => restore.push(step),
         }
     }
-    // The renames and unlinks made durable: each folder they touched, synced
-    // (best effort: the journal still holds them until the folder goes).
+    for d in journal.made.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
+    for step in restore {
+        let Some(backup) = &step.backup else { continue };
+        if let Some(parent) = step.path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        move_in(&folder.join(backup), &step.path)?;
+    }
     let mut parents: Vec<&Path> = journal
         .steps
         .iter()
@@ -244,22 +520,75 @@ fn roll_forward(folder: &Path) -> io::Result<()> {
     parents.sort();
     parents.dedup();
     let _ = sync_all(&parents);
+    if !left.is_empty() {
+        eprintln!(
+            "indus-tool: undoing an interrupted apply_patch left {} as it is: changed by someone else since",
+            left.join(", ")
+        );
+    }
     Ok(())
 }
 
-/// A staged file moved to another filesystem: copied beside the target (mode
-/// kept), synced, renamed over it.
-fn across_filesystems(staged: &Path, target: &Path) -> io::Result<()> {
-    let name = target
-        .file_name()
-        .ok_or_else(|| io::Error::other("a target without a name"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".indus-patch.{}", std::process::id()));
-    let temp = target.with_file_name(temp_name);
-    std::fs::copy(staged, &temp)?;
-    std::fs::File::open(&temp)?.sync_all()?;
-    std::fs::rename(&temp, target)
+/// A done apply whose files the kernel should have written back by now: made
+/// durable for certain, then its folder (and the kept originals) removed.
+fn finish(folder: &Path, journal: &Journal) -> io::Result<()> {
+    let written: Vec<&Path> = journal
+        .steps
+        .iter()
+        .filter(|s| s.staged.is_some())
+        .map(|s| s.path.as_path())
+        .collect();
+    let mut parents: Vec<&Path> = journal
+        .steps
+        .iter()
+        .filter_map(|s| s.path.parent())
+        .collect();
+    parents.sort();
+    parents.dedup();
+    // Best effort: a target removed or replaced since is not this apply's to
+    // sync any more.
+    let _ = sync_all(&written);
+    let _ = sync_all(&parents);
+    std::fs::remove_dir_all(folder)
+}
+
+fn read_journal(folder: &Path) -> io::Result<Option<Journal>> {
+    let bytes = match std::fs::read(folder.join(JOURNAL)) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    // A journal cut short was never synced, so the tree was never touched.
+    Ok(serde_json::from_slice(&bytes).ok())
+}
+
+/// The kernel's id of this boot (empty where `/proc` is not mounted: then
+/// every folder counts as this boot's).
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// How long the kernel may keep written data in memory before writing it back
+/// (`vm.dirty_expire_centisecs` plus `vm.dirty_writeback_centisecs`; 35 s by
+/// default).
+fn writeback_window() -> Duration {
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("/proc/sys/vm/{name}"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
+    let centis = read("dirty_expire_centisecs").unwrap_or(3000)
+        + read("dirty_writeback_centisecs").unwrap_or(500);
+    Duration::from_millis(centis.clamp(100, 60_000) * 10)
+}
+
+fn current_umask() -> u32 {
+    use nix::sys::stat::{Mode, umask};
+    let old = umask(Mode::from_bits_truncate(0o022));
+    umask(old);
+    old.bits()
 }
 
 /// Files' (or folders') data made durable, several at once: a filesystem with
@@ -310,8 +639,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_apply_writes_deletes_and_leaves_no_folder() {
+    fn read(p: &Path) -> Option<String> {
+        std::fs::read_to_string(p).ok()
+    }
+
+    fn folders(state: &StateDir) -> Vec<PathBuf> {
+        std::fs::read_dir(state.path(PATCHES_DIR))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    }
+
+    /// A tree of three files and the change of all of them: `a` rewritten,
+    /// `b` deleted, `new/deep/c` added.
+    struct Fixture {
+        _tmp: tempfile::TempDir,
+        state: StateDir,
+        a: PathBuf,
+        b: PathBuf,
+        c: PathBuf,
+        changes: Vec<Change>,
+    }
+
+    fn fixture() -> Fixture {
         let tmp = tempfile::tempdir().unwrap();
         let state = StateDir::at(tmp.path().join(".indus-process"));
         let (a, b, c) = (
@@ -322,76 +671,183 @@ mod tests {
         std::fs::write(&a, "a").unwrap();
         std::fs::write(&b, "b").unwrap();
         std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o755)).unwrap();
-        apply(
-            &state,
-            &[
-                change(&a, Some("A")),
-                change(&b, None),
-                change(&c, Some("C")),
-            ],
-        )
-        .unwrap();
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "A");
-        assert_eq!(
-            std::fs::metadata(&a).unwrap().permissions().mode() & 0o777,
-            0o755
-        );
-        assert!(!b.exists());
-        assert_eq!(std::fs::read_to_string(&c).unwrap(), "C");
-        assert_eq!(
-            std::fs::read_dir(state.path(PATCHES_DIR)).unwrap().count(),
-            0
-        );
+        let changes = vec![
+            change(&a, Some("A")),
+            change(&b, None),
+            change(&c, Some("C")),
+        ];
+        Fixture {
+            _tmp: tmp,
+            state,
+            a,
+            b,
+            c,
+            changes,
+        }
+    }
+
+    impl Fixture {
+        fn is_before(&self) -> bool {
+            read(&self.a).as_deref() == Some("a")
+                && read(&self.b).as_deref() == Some("b")
+                && !self.c.exists()
+                && !self.c.parent().unwrap().parent().unwrap().exists()
+        }
+        fn is_after(&self) -> bool {
+            read(&self.a).as_deref() == Some("A")
+                && !self.b.exists()
+                && read(&self.c).as_deref() == Some("C")
+        }
+        /// The folder of an apply interrupted after `renamed` of its staged
+        /// files went in (deletions first, as `carry_out` does).
+        fn interrupted(&self, renamed: usize) -> (PathBuf, Journal) {
+            self.state.ensure().unwrap();
+            let base = self.state.path(PATCHES_DIR);
+            std::fs::create_dir_all(&base).unwrap();
+            let folder = new_folder(&base).unwrap();
+            let journal = prepare(&folder, &self.changes).unwrap();
+            std::fs::remove_file(&self.b).unwrap();
+            for d in &journal.made {
+                std::fs::create_dir(d).unwrap();
+            }
+            for step in journal
+                .steps
+                .iter()
+                .filter(|s| s.staged.is_some())
+                .take(renamed)
+            {
+                move_in(&folder.join(step.staged.as_ref().unwrap()), &step.path).unwrap();
+            }
+            (folder, journal)
+        }
+        fn set_boot(&self, folder: &Path, boot: &str) {
+            let mut journal = read_journal(folder).unwrap().unwrap();
+            journal.boot = boot.to_string();
+            std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+            if folder.join(DONE).exists() {
+                std::fs::write(folder.join(DONE), boot).unwrap();
+            }
+        }
+    }
+
+    fn recover_now(state: &StateDir) -> usize {
+        recover_within(state, Duration::ZERO).unwrap()
     }
 
     #[test]
-    fn recovery_rolls_a_journal_forward_and_a_bare_stage_back() {
-        let tmp = tempfile::tempdir().unwrap();
-        let state = StateDir::at(tmp.path().join(".indus-process"));
-        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-        std::fs::write(&a, "a").unwrap();
-        std::fs::write(&b, "b").unwrap();
-        let base = state.path(PATCHES_DIR);
-        // Committed, one step done (a renamed in), the other not.
-        let f1 = base.join("one");
-        std::fs::create_dir_all(&f1).unwrap();
-        std::fs::write(f1.join("1"), "B").unwrap();
-        let journal = Journal {
-            steps: vec![
-                Step {
-                    path: a.clone(),
-                    staged: Some("0".into()),
-                },
-                Step {
-                    path: b.clone(),
-                    staged: Some("1".into()),
-                },
-            ],
-        };
-        std::fs::write(f1.join(JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
-        // Not committed: staged content only.
-        let f2 = base.join("two");
-        std::fs::create_dir_all(&f2).unwrap();
-        std::fs::write(f2.join("0"), "never").unwrap();
-        assert_eq!(recover(&state).unwrap(), (1, 1));
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a");
-        assert_eq!(std::fs::read_to_string(&b).unwrap(), "B");
-        assert_eq!(std::fs::read_dir(&base).unwrap().count(), 0);
-        assert_eq!(recover(&state).unwrap(), (0, 0));
+    fn an_apply_writes_deletes_keeps_modes_and_is_finished_after_the_window() {
+        let f = fixture();
+        apply(&f.state, &f.changes).unwrap();
+        assert!(f.is_after());
+        assert_eq!(
+            std::fs::metadata(&f.a).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        // Done, inside the writeback window: kept, and a recovery leaves it.
+        let left = folders(&f.state);
+        assert_eq!(left.len(), 1);
+        assert!(left[0].join(DONE).exists());
+        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(folders(&f.state).len(), 1);
+        // Past it: synced and removed, the tree untouched.
+        assert_eq!(recover_now(&f.state), 0);
+        assert!(folders(&f.state).is_empty());
+        assert!(f.is_after());
+    }
+
+    #[test]
+    fn an_interrupted_apply_is_undone_at_every_point() {
+        for renamed in 0..=2 {
+            let f = fixture();
+            f.interrupted(renamed);
+            assert_eq!(recover(&f.state).unwrap(), 1, "after {renamed} renames");
+            assert!(f.is_before(), "after {renamed} renames");
+            assert!(folders(&f.state).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_folder_without_a_journal_is_removed_untouched() {
+        let f = fixture();
+        let folder = f.state.path(PATCHES_DIR).join("x");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("0"), "never").unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert!(folders(&f.state).is_empty());
+        assert_eq!(read(&f.a).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn undoing_leaves_a_file_someone_else_wrote_since() {
+        let f = fixture();
+        f.interrupted(2);
+        std::fs::write(&f.a, "edited by hand").unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(read(&f.a).as_deref(), Some("edited by hand"));
+        assert_eq!(read(&f.b).as_deref(), Some("b"));
+        assert!(!f.c.exists());
+    }
+
+    #[test]
+    fn after_a_power_cut_a_torn_done_apply_is_undone_whole() {
+        let f = fixture();
+        apply(&f.state, &f.changes).unwrap();
+        let folder = folders(&f.state).remove(0);
+        f.set_boot(&folder, "another boot");
+        // The kernel never wrote `c` back: renamed in, empty.
+        std::fs::write(&f.c, "").unwrap();
+        let t = std::fs::metadata(folder.join(DONE))
+            .unwrap()
+            .modified()
+            .unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&f.c)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert!(f.is_before());
+        assert!(folders(&f.state).is_empty());
+    }
+
+    #[test]
+    fn after_a_power_cut_a_whole_done_apply_is_kept() {
+        let f = fixture();
+        apply(&f.state, &f.changes).unwrap();
+        let folder = folders(&f.state).remove(0);
+        f.set_boot(&folder, "another boot");
+        // One target changed by hand after the apply: still a whole apply.
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&f.c, "later").unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert!(folders(&f.state).is_empty());
+        assert_eq!(read(&f.a).as_deref(), Some("A"));
+        assert_eq!(read(&f.c).as_deref(), Some("later"));
+    }
+
+    #[test]
+    fn after_a_power_cut_mid_apply_every_target_goes_back() {
+        let f = fixture();
+        let (folder, _) = f.interrupted(1);
+        f.set_boot(&folder, "another boot");
+        // `a` went in, but its bytes never reached the disk.
+        std::fs::write(&f.a, "").unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert!(f.is_before());
     }
 
     #[test]
     fn a_live_apply_is_left_alone() {
-        let tmp = tempfile::tempdir().unwrap();
-        let state = StateDir::at(tmp.path().join(".indus-process"));
-        let folder = state.path(PATCHES_DIR).join("live");
-        std::fs::create_dir_all(&folder).unwrap();
+        let f = fixture();
+        let (folder, _) = f.interrupted(1);
         let held = crate::state::try_lock_at(&folder.join(LOCK))
             .unwrap()
             .unwrap();
-        assert_eq!(recover(&state).unwrap(), (0, 0));
+        assert_eq!(recover(&f.state).unwrap(), 0);
         assert!(folder.exists());
         drop(held);
-        assert_eq!(recover(&state).unwrap(), (0, 1));
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert!(f.is_before());
     }
 }

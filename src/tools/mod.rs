@@ -80,6 +80,16 @@ pub fn clamp_for(ctx: &ToolContext, tool: &'static str, text: &str) -> String {
     clamp(text, &tool_budget(ctx, tool))
 }
 
+/// [`clamp_for`] of an owned text, given back as it is when it fits: a diff of
+/// megabytes is not copied to be found short enough.
+pub fn clamp_owned_for(ctx: &ToolContext, tool: &'static str, text: String) -> String {
+    if text.len() <= ctx.budget.max_bytes {
+        text
+    } else {
+        clamp_for(ctx, tool, &text)
+    }
+}
+
 /// The largest `k` in `0..=len` for which `fits(k)` holds, given that `fits` holds
 /// for every `k` below one where it holds (a prefix that fits stays fitting when
 /// shortened). How JSON blocks that list items keep the longest prefix that fits

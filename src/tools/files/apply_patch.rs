@@ -8,7 +8,7 @@
 //! plan_hunks`, the ladder `edit` climbs), and the write of every file at once is
 //! the state folder's journal (`state::patches`): nothing is written until every
 //! hunk of every file has its place and every new content is built, and an
-//! interrupted write is finished or undone by the next invocation.
+//! interrupted write is undone by the next invocation.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -30,7 +30,7 @@ use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
 use crate::tools::files::patch_parse::{self, FileOp, Format, Kind, Patch};
-use crate::tools::{clamp_for, plural, text_and_record};
+use crate::tools::{clamp_owned_for, plural, text_and_record};
 
 struct ApplyPatchTool;
 
@@ -81,7 +81,7 @@ impl Tool for ApplyPatchTool {
             Err(e) => return ToolResult::failure(e),
         };
         let parsed = (|| -> Result<_, String> {
-            let patch = args.required_str("patch")?.to_string();
+            let patch = args.required_str("patch")?;
             let check = args.opt_bool("check")?.unwrap_or(false);
             let reverse = args.opt_bool("reverse")?.unwrap_or(false);
             Ok((patch, check, reverse))
@@ -95,7 +95,7 @@ impl Tool for ApplyPatchTool {
                 "apply_patch needs indus-tool itself on {target} (its all-or-nothing journal lives beside the files); copy the toolbox there or run it locally."
             ));
         }
-        let patch = match patch_parse::parse(&text).and_then(|p| {
+        let patch = match patch_parse::parse(text).and_then(|p| {
             if reverse {
                 patch_parse::reverse(p)
             } else {
@@ -117,7 +117,7 @@ impl Tool for ApplyPatchTool {
             Ok(r) => r,
             Err(e) => {
                 return ToolResult::failure(format!(
-                    "An interrupted earlier apply_patch could not be finished: {e}. Nothing was changed."
+                    "An interrupted earlier apply_patch could not be undone: {e}. Nothing was changed."
                 ));
             }
         };
@@ -218,8 +218,8 @@ async fn apply(
         match &f.op {
             FileOp::Add { content, mode, .. } => {
                 let old_text = match &before {
-                    Slot::File { bytes, .. } => String::from_utf8_lossy(bytes).into_owned(),
-                    Slot::Absent => String::new(),
+                    Slot::File { bytes, .. } => String::from_utf8_lossy(bytes),
+                    Slot::Absent => std::borrow::Cow::Borrowed(""),
                 };
                 let diff = file_diff(&old_text, content, path, path, !exists, false);
                 let (added, removed) = counts(&diff);
@@ -262,7 +262,7 @@ async fn apply(
                     ));
                     continue;
                 }
-                let old_text = String::from_utf8_lossy(bytes).into_owned();
+                let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, "", path, path, false, true);
                 let (added, removed) = counts(&diff);
                 slots.insert(abs.clone(), Slot::Absent);
@@ -343,10 +343,16 @@ async fn apply(
                         }
                     }
                 }
-                let old_text = String::from_utf8_lossy(bytes).into_owned();
+                let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, &new_text, path, target, false, false);
                 let (added, removed) = counts(&diff);
-                let mode = new_mode.or(*mode);
+                let mode = new_mode.or(*mode).or_else(|| {
+                    use std::os::unix::fs::PermissionsExt;
+                    move_to.as_ref()?;
+                    std::fs::metadata(abs)
+                        .ok()
+                        .map(|m| m.permissions().mode() & 0o7777)
+                });
                 if move_to.is_some() {
                     slots.insert(abs.clone(), Slot::Absent);
                 }
@@ -392,10 +398,13 @@ async fn apply(
         return Ok((rows, summary));
     }
     // The final state of each path the patch touched, written all at once.
-    let mut changes = Vec::new();
-    for (abs, slot) in &slots {
-        let target = crate::backends::local::write_target(std::path::Path::new(abs))
-            .unwrap_or_else(|_| PathBuf::from(abs));
+    let written: Vec<String> = slots
+        .iter()
+        .filter(|(_, s)| matches!(s, Slot::File { .. }))
+        .map(|(abs, _)| abs.clone())
+        .collect();
+    let mut changes = Vec::with_capacity(slots.len());
+    for (abs, slot) in slots {
         changes.push(match slot {
             Slot::Absent => Change {
                 // A link deleted is the link, not what it points at.
@@ -404,21 +413,21 @@ async fn apply(
                 mode: None,
             },
             Slot::File { bytes, mode } => Change {
-                path: target,
-                content: Some(bytes.clone()),
-                mode: *mode,
+                path: crate::backends::local::write_target(std::path::Path::new(&abs))
+                    .unwrap_or_else(|_| PathBuf::from(&abs)),
+                content: Some(bytes),
+                mode,
             },
         });
     }
     if ctx.cancel.is_cancelled() {
         return Err("apply_patch was cancelled before anything was written.".to_string());
     }
-    patches::apply(state, &changes)
-        .map_err(|e| format!("The patch could not be written: {e}. The next invocation finishes or undoes what was begun."))?;
-    for (abs, slot) in &slots {
-        if matches!(slot, Slot::File { .. }) {
-            let _ = record_read_state(ctx, abs, handle, None).await;
-        }
+    patches::apply(state, &changes).map_err(|e| {
+        format!("The patch could not be written: {e}. The next invocation undoes what was begun.")
+    })?;
+    for abs in &written {
+        let _ = record_read_state(ctx, abs, handle, None).await;
     }
     drop(locks);
     Ok((rows, summary))
@@ -452,14 +461,13 @@ async fn load(
                 }
                 Err(e) => return Err(format!("{path}: {e}")),
             };
-            let mode = std::fs::metadata(abs).ok().map(|m| {
-                use std::os::unix::fs::PermissionsExt;
-                m.permissions().mode() & 0o7777
-            });
-            Slot::File { bytes, mode }
+            // The mode is the file's own unless the patch says otherwise (the
+            // journal reads it when it writes); a renamed file's is read then.
+            Slot::File { bytes, mode: None }
         }
     };
-    slots.insert(abs.to_string(), slot.clone());
+    // Not kept in `slots`: every operation that reads a path puts its own
+    // result there, and a failed one fails the whole apply.
     Ok(slot)
 }
 
@@ -519,17 +527,23 @@ fn file_diff(
     render_unified_diff_with_headers(before, after, DEFAULT_CONTEXT, &old_name, &new_name)
 }
 
-/// Added and removed lines of a rendered diff.
+/// Added and removed lines of a rendered diff. Its `---`/`+++` header is the
+/// first two lines; a changed line whose text starts with `++ ` or `-- ` is
+/// still counted.
 fn counts(diff: &str) -> (usize, usize) {
-    let (mut added, mut removed) = (0, 0);
-    for l in diff.lines() {
-        if l.starts_with("+++ ") || l.starts_with("--- ") {
-            continue;
+    let mut bytes = diff.as_bytes();
+    if bytes.starts_with(b"--- ") {
+        for _ in 0..2 {
+            bytes = memchr::memchr(b'\n', bytes).map_or(&[], |i| &bytes[i + 1..]);
         }
-        if l.starts_with('+') {
-            added += 1;
-        } else if l.starts_with('-') {
-            removed += 1;
+    }
+    let (mut added, mut removed) = (0, 0);
+    let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    for at in starts {
+        match bytes.get(at) {
+            Some(b'+') => added += 1,
+            Some(b'-') => removed += 1,
+            _ => {}
         }
     }
     (added, removed)
@@ -541,7 +555,7 @@ fn answer(
     rows: Vec<Row>,
     summary: String,
     check: bool,
-    recovered: (usize, usize),
+    recovered: usize,
 ) -> ToolResult {
     let kind = match patch.format {
         Format::Envelope => "envelope",
@@ -552,11 +566,10 @@ fn answer(
     } else {
         format!("Applied the patch ({kind}): {summary}.")
     };
-    if recovered.0 + recovered.1 > 0 {
+    if recovered > 0 {
         text.push_str(&format!(
-            " (First finished {} and undid {} left by an interrupted earlier invocation.)",
-            plural(recovered.0 as u64, "apply", "applies"),
-            recovered.1
+            " (First undid {} an interrupted earlier invocation left half done.)",
+            plural(recovered as u64, "apply", "applies"),
         ));
     }
     let mut notes = Vec::new();
@@ -592,8 +605,11 @@ fn answer(
         text.push('\n');
         text.push_str(n);
     }
-    let diff: String = rows.iter().map(|r| r.diff.as_str()).collect();
-    let shown = clamp_for(ctx, "apply_patch", &diff);
+    let mut diff = String::with_capacity(rows.iter().map(|r| r.diff.len()).sum());
+    for r in &rows {
+        diff.push_str(&r.diff);
+    }
+    let shown = clamp_owned_for(ctx, "apply_patch", diff);
     if !shown.is_empty() {
         text.push_str("\n\n");
         text.push_str(shown.trim_end_matches('\n'));
@@ -630,12 +646,33 @@ fn answer(
     let mut record = serde_json::Map::new();
     record.insert("format".into(), json!(patch.format.name()));
     record.insert("applied".into(), json!(!check));
-    record.insert("diff".into(), json!(shown));
+    record.insert("diff".into(), Value::String(shown));
     let record = crate::tools::record_with_rows(record, "files", files, ctx.budget.max_bytes);
-    text_and_record(clamp_for(ctx, "apply_patch", &text), record, false)
+    text_and_record(clamp_owned_for(ctx, "apply_patch", text), record, false)
 }
 
 /// The `apply_patch` tool.
 pub fn apply_patch_tool() -> DefinedTool {
     define_tool(Arc::new(ApplyPatchTool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_skip_the_header_only() {
+        let diff = file_diff(
+            "a\n++ b\nc\n",
+            "a\n+++ x\n-- y\nc\n",
+            "f",
+            "f",
+            false,
+            false,
+        );
+        assert_eq!(counts(&diff), (2, 1), "{diff}");
+        let added = file_diff("", "x\ny\n", "n", "n", true, false);
+        assert_eq!(counts(&added), (2, 0), "{added}");
+        assert_eq!(counts(""), (0, 0));
+    }
 }
