@@ -156,6 +156,155 @@ pub fn clamp(text: &str, policy: &OutputBudget) -> String {
     }
 }
 
+/// [`clamp`] of many pieces joined, fed one at a time and never joined whole:
+/// only the pieces that can reach the kept head or tail are held, so a text of
+/// megabytes clamped to a window of kilobytes costs the window, not the text.
+/// [`Clamp::finish`] gives exactly `clamp(&pieces.concat(), policy)`.
+pub struct Clamp {
+    policy: OutputBudget,
+    total: usize,
+    /// The first pieces, until they hold `max_bytes`.
+    head: Vec<String>,
+    head_len: usize,
+    /// The pieces after the head, only as many of the last ones as hold
+    /// `max_bytes` more than the newest's own bytes.
+    tail: std::collections::VecDeque<String>,
+    tail_len: usize,
+}
+
+impl Clamp {
+    pub fn new(policy: OutputBudget) -> Self {
+        Self {
+            policy,
+            total: 0,
+            head: Vec::new(),
+            head_len: 0,
+            tail: std::collections::VecDeque::new(),
+            tail_len: 0,
+        }
+    }
+
+    pub fn push(&mut self, piece: String) {
+        let max = self.policy.max_bytes;
+        self.total += piece.len();
+        if self.head_len < max {
+            self.head_len += piece.len();
+            self.head.push(piece);
+            return;
+        }
+        self.tail_len += piece.len();
+        self.tail.push_back(piece);
+        while self
+            .tail
+            .front()
+            .is_some_and(|f| self.tail_len - f.len() >= max)
+        {
+            let f = self.tail.pop_front().expect("checked above");
+            self.tail_len -= f.len();
+        }
+    }
+
+    /// The held pieces with where each starts in the joined text: the head
+    /// from 0, the tail up to the end.
+    fn held(&self) -> impl Iterator<Item = (usize, &str)> {
+        let mut head_at = 0;
+        let head = self.head.iter().map(move |p| {
+            head_at += p.len();
+            (head_at - p.len(), p.as_str())
+        });
+        let mut tail_at = self.total - self.tail_len;
+        let tail = self.tail.iter().map(move |p| {
+            tail_at += p.len();
+            (tail_at - p.len(), p.as_str())
+        });
+        head.chain(tail)
+    }
+
+    /// The byte at `at` of the joined text (`at` inside what is held).
+    fn byte(&self, at: usize) -> u8 {
+        self.held()
+            .find(|(o, p)| *o <= at && at < o + p.len())
+            .map_or(0, |(o, p)| p.as_bytes()[at - o])
+    }
+
+    fn is_boundary(&self, at: usize) -> bool {
+        at == 0 || at >= self.total || self.byte(at) & 0xC0 != 0x80
+    }
+
+    fn floor(&self, mut at: usize) -> usize {
+        if at >= self.total {
+            return self.total;
+        }
+        while !self.is_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
+    fn ceil(&self, mut at: usize) -> usize {
+        if at >= self.total {
+            return self.total;
+        }
+        while !self.is_boundary(at) {
+            at += 1;
+        }
+        at
+    }
+
+    /// Append the joined text's bytes `from..to` (char boundaries, held).
+    fn copy(&self, from: usize, to: usize, out: &mut String) {
+        for (offset, piece) in self.held() {
+            push_overlap(out, piece, offset, from, to);
+        }
+    }
+
+    pub fn finish(self) -> String {
+        let max = self.policy.max_bytes;
+        let total = self.total;
+        let mut out = String::new();
+        if total <= max {
+            out.reserve(total);
+            self.copy(0, total, &mut out);
+            return out;
+        }
+        match self.policy.kind {
+            ClipEnd::Head => {
+                let end = self.floor(max);
+                self.copy(0, end, &mut out);
+                out.push_str(&self.policy.render_notice(total - end));
+            }
+            ClipEnd::Tail => {
+                let start = self.ceil(total - max);
+                out.push_str(&self.policy.render_notice(start));
+                self.copy(start, total, &mut out);
+            }
+            ClipEnd::Middle => {
+                let head_budget = max / 2;
+                let tail_budget = max - head_budget;
+                let head_end = self.floor(head_budget);
+                let tail_start = self.ceil(total - tail_budget);
+                if head_end >= tail_start {
+                    self.copy(0, total, &mut out);
+                    return out;
+                }
+                self.copy(0, head_end, &mut out);
+                out.push_str(&self.policy.render_notice(tail_start - head_end));
+                self.copy(tail_start, total, &mut out);
+            }
+        }
+        out
+    }
+}
+
+/// Push the part of `piece` (which starts at `offset` of the joined text) that
+/// lies in `from..to`.
+fn push_overlap(out: &mut String, piece: &str, offset: usize, from: usize, to: usize) {
+    let (start, end) = (from.max(offset), to.min(offset + piece.len()));
+    if start < end {
+        out.push_str(&piece[start - offset..end - offset]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +404,20 @@ mod tests {
                 prop_assert!(text.starts_with(&out[..notice_start]));
                 prop_assert!(text.ends_with(&out[notice_end..]));
             }
+        }
+
+        #[test]
+        fn a_clamp_of_pieces_is_the_clamp_of_their_join(
+            pieces in proptest::collection::vec("[a日é😀]{0,12}", 0..12),
+            max in 0usize..80,
+            kind in arb_kind(),
+        ) {
+            let b = OutputBudget::new(kind, max);
+            let mut c = Clamp::new(b.clone());
+            for p in &pieces {
+                c.push(p.clone());
+            }
+            prop_assert_eq!(c.finish(), clamp(&pieces.concat(), &b));
         }
 
         #[test]

@@ -18,6 +18,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
+use crate::kernel::output::Clamp;
 use crate::kernel::{
     DefinedTool, FileLock, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
 };
@@ -30,7 +31,7 @@ use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
 use crate::tools::files::patch_parse::{self, FileOp, Format, Kind, Patch};
-use crate::tools::{clamp_owned_for, plural, text_and_record};
+use crate::tools::{clamp_owned_for, plural, text_and_record, tool_budget};
 
 struct ApplyPatchTool;
 
@@ -50,7 +51,6 @@ struct Row {
     added: usize,
     removed: usize,
     hunks: Vec<HunkPlaced>,
-    diff: String,
 }
 
 #[async_trait]
@@ -122,7 +122,7 @@ impl Tool for ApplyPatchTool {
             }
         };
         match apply(ctx, &state, &patch, check).await {
-            Ok((rows, summary)) => answer(ctx, &patch, rows, summary, check, recovered),
+            Ok((rows, summary, diff)) => answer(ctx, &patch, rows, summary, diff, check, recovered),
             Err(message) => ToolResult::failure(message),
         }
     }
@@ -159,7 +159,7 @@ async fn apply(
     state: &StateDir,
     patch: &Patch,
     check: bool,
-) -> Result<(Vec<Row>, String), String> {
+) -> Result<(Vec<Row>, String, String), String> {
     // Every path under the root, resolved once; the locks taken in one order.
     let mut abs_of: BTreeMap<String, String> = BTreeMap::new();
     for f in &patch.files {
@@ -187,6 +187,8 @@ async fn apply(
     let handle = get_read_state_handle(ctx);
     let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
     let mut rows = Vec::new();
+    // The combined diff, clamped to the output budget as each file's is made.
+    let mut joined = Clamp::new(tool_budget(ctx, "apply_patch"));
     let mut failures: Vec<String> = Vec::new();
     let (mut total_added, mut total_removed) = (0usize, 0usize);
     for f in &patch.files {
@@ -223,6 +225,7 @@ async fn apply(
                 };
                 let diff = file_diff(&old_text, content, path, path, !exists, false);
                 let (added, removed) = counts(&diff);
+                joined.push(diff);
                 slots.insert(
                     abs.clone(),
                     Slot::File {
@@ -237,7 +240,6 @@ async fn apply(
                     added,
                     removed,
                     hunks: Vec::new(),
-                    diff,
                 });
             }
             FileOp::Delete { content, .. } => {
@@ -265,6 +267,7 @@ async fn apply(
                 let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, "", path, path, false, true);
                 let (added, removed) = counts(&diff);
+                joined.push(diff);
                 slots.insert(abs.clone(), Slot::Absent);
                 rows.push(Row {
                     status: "deleted",
@@ -273,7 +276,6 @@ async fn apply(
                     added,
                     removed,
                     hunks: Vec::new(),
-                    diff,
                 });
             }
             FileOp::Update {
@@ -346,6 +348,7 @@ async fn apply(
                 let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, &new_text, path, target, false, false);
                 let (added, removed) = counts(&diff);
+                joined.push(diff);
                 let mode = new_mode.or(*mode).or_else(|| {
                     use std::os::unix::fs::PermissionsExt;
                     move_to.as_ref()?;
@@ -374,7 +377,6 @@ async fn apply(
                     added,
                     removed,
                     hunks: plan.placed,
-                    diff,
                 });
             }
         }
@@ -395,7 +397,7 @@ async fn apply(
         plural(rows.len() as u64, "file", "files")
     );
     if check {
-        return Ok((rows, summary));
+        return Ok((rows, summary, joined.finish()));
     }
     // The final state of each path the patch touched, written all at once.
     let written: Vec<String> = slots
@@ -430,7 +432,7 @@ async fn apply(
         let _ = record_read_state(ctx, abs, handle, None).await;
     }
     drop(locks);
-    Ok((rows, summary))
+    Ok((rows, summary, joined.finish()))
 }
 
 /// The file at `abs` as the plan sees it, read from disk the first time.
@@ -554,6 +556,7 @@ fn answer(
     patch: &Patch,
     rows: Vec<Row>,
     summary: String,
+    shown: String,
     check: bool,
     recovered: usize,
 ) -> ToolResult {
@@ -605,11 +608,6 @@ fn answer(
         text.push('\n');
         text.push_str(n);
     }
-    let mut diff = String::with_capacity(rows.iter().map(|r| r.diff.len()).sum());
-    for r in &rows {
-        diff.push_str(&r.diff);
-    }
-    let shown = clamp_owned_for(ctx, "apply_patch", diff);
     if !shown.is_empty() {
         text.push_str("\n\n");
         text.push_str(shown.trim_end_matches('\n'));

@@ -161,11 +161,24 @@ pub fn side_lines(hunk: &Hunk, own: Kind, strip_cr: bool) -> String {
 }
 
 fn side(hunk: &Hunk, own: Kind, no_newline: bool) -> String {
-    let mut out = side_lines(hunk, own, false);
-    if no_newline && !out.is_empty() {
+    let mut out = String::with_capacity(hunk.text.len() + hunk.ends.len());
+    side_into(&mut out, hunk, own, no_newline);
+    out
+}
+
+/// [`side`] appended to `out`.
+fn side_into(out: &mut String, hunk: &Hunk, own: Kind, no_newline: bool) {
+    let start = out.len();
+    for (_, t) in hunk
+        .lines()
+        .filter(|(k, _)| *k == Kind::Context || *k == own)
+    {
+        out.push_str(t);
+        out.push('\n');
+    }
+    if no_newline && out.len() > start {
         out.pop();
     }
-    out
 }
 
 /// What a patch does to one file.
@@ -662,6 +675,11 @@ fn read_hunk(lines: &[&str], i: usize) -> Result<(Hunk, usize), ParseError> {
     let (old_start, old_count) = range(old).ok_or_else(bad)?;
     let (new_start, new_count) = range(new).ok_or_else(bad)?;
     let mut hunk = Hunk::new(at);
+    // Sized once: at most old + new lines follow (fewer when some are context).
+    let most = old_count.saturating_add(new_count).min(lines.len() - i - 1);
+    hunk.ends.reserve(most);
+    hunk.text
+        .reserve(lines[i + 1..i + 1 + most].iter().map(|l| l.len()).sum());
     // A count of 0 states the line *before* the hunk: the insertion point.
     hunk.old_start = Some(if old_count == 0 {
         old_start + 1
@@ -753,14 +771,15 @@ fn finish(s: Section) -> Result<FilePatch, ParseError> {
         s.rename_to.clone().or(s.new.clone()).or(s.git_new.clone())
     };
     let body = |hunks: &[Hunk], kind: Kind| -> String {
-        let mut out = String::new();
+        let mut out =
+            String::with_capacity(hunks.iter().map(|h| h.text.len() + h.ends.len()).sum());
         for h in hunks {
             let no_newline = if kind == Kind::Add {
                 h.new_no_newline
             } else {
                 h.old_no_newline
             };
-            out.push_str(&side(h, kind, no_newline));
+            side_into(&mut out, h, kind, no_newline);
         }
         out
     };
