@@ -281,6 +281,12 @@ pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
             }
         });
     }
+    // A signal that came after `record` but before its stream was listening
+    // was only noted: it cancels all the same (an interrupt the instant the
+    // call began must not leave it running).
+    if signals::caught().is_some() {
+        cancel.cancel();
+    }
 }
 
 pub(crate) fn dispatch(

@@ -398,8 +398,10 @@ fn move_in(from: &Path, to: &Path) -> io::Result<()> {
             let temp = to.with_file_name(temp_name);
             std::fs::copy(from, &temp)?;
             std::fs::File::open(&temp)?.sync_all()?;
-            std::fs::rename(&temp, to)?;
-            std::fs::remove_file(from)
+            // The source goes first: an undo reads "still in the folder" as
+            // "never moved", which must not be true once the target changed.
+            std::fs::remove_file(from)?;
+            std::fs::rename(&temp, to)
         }
         other => other,
     }
@@ -507,6 +509,10 @@ fn roll_back(folder: &Path, journal: &Journal, era: Era) -> io::Result<()> {
     }
     for step in restore {
         let Some(backup) = &step.backup else { continue };
+        // Already put back by an undo that was itself cut short.
+        if std::fs::symlink_metadata(folder.join(backup)).is_err() {
+            continue;
+        }
         if let Some(parent) = step.path.parent() {
             std::fs::create_dir_all(parent)?;
         }
@@ -835,6 +841,18 @@ mod tests {
         std::fs::write(&f.a, "").unwrap();
         assert_eq!(recover(&f.state).unwrap(), 1);
         assert!(f.is_before());
+    }
+
+    #[test]
+    fn an_undo_cut_short_is_finished_by_the_next() {
+        let f = fixture();
+        let (folder, journal) = f.interrupted(2);
+        // The first undo put `a` back and was killed before the rest.
+        let a = journal.steps.iter().find(|s| s.path == f.a).unwrap();
+        move_in(&folder.join(a.backup.as_ref().unwrap()), &f.a).unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert!(f.is_before());
+        assert!(folders(&f.state).is_empty());
     }
 
     #[test]
