@@ -199,13 +199,29 @@ pub fn rows_that_fit(
     for (i, row) in rows.iter().enumerate() {
         upto.push(upto[i] + row.to_string().len() + reserve + usize::from(i > 0));
     }
-    let frame = |k: usize| {
+    // The record around the rows, measured twice (without and with an
+    // `omitted` count) rather than once per candidate: it may hold a text of
+    // tens of kilobytes (apply_patch's diff).
+    let framed = |omitted: Option<usize>| {
         let mut r = record.clone();
         r.insert(key.to_string(), serde_json::Value::Array(Vec::new()));
-        if k < total {
-            r.insert("omitted".to_string(), serde_json::Value::from(total - k));
+        if let Some(n) = omitted {
+            r.insert("omitted".to_string(), serde_json::Value::from(n));
         }
         serde_json::Value::Object(r).to_string().len()
+    };
+    let bare = framed(None);
+    // `"omitted":0` and its comma; a count of more digits is that much longer.
+    let with_count = if record.contains_key("omitted") {
+        None
+    } else {
+        Some(framed(Some(0)) - 1)
+    };
+    let digits = |n: usize| n.to_string().len();
+    let frame = |k: usize| match (k < total, with_count) {
+        (false, _) => bare,
+        (true, Some(base)) => base + digits(total - k),
+        (true, None) => framed(Some(total - k)),
     };
     if frame(total) + upto[total] <= max_bytes {
         return total;
@@ -246,6 +262,27 @@ pub fn not_regular(path: &str, info: &FsEntryInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_that_fit_is_the_longest_prefix_whose_record_fits() {
+        let mut record = serde_json::Map::new();
+        record.insert("diff".into(), serde_json::Value::from("x\"y".repeat(40)));
+        let rows: Vec<serde_json::Value> = (0..150)
+            .map(|i| serde_json::json!({"path": format!("f{i}"), "n": i}))
+            .collect();
+        let size = |k: usize| {
+            let kept = rows_record(record.clone(), "rows", rows.clone(), k);
+            kept.to_string().len()
+        };
+        for max in [0, 100, 250, 1_000, 2_345, 4_000, 100_000] {
+            let k = rows_that_fit(&record, "rows", &rows, max, 0);
+            let want = (0..=rows.len())
+                .rev()
+                .find(|&k| size(k) <= max)
+                .unwrap_or(0);
+            assert_eq!(k, want, "max {max}");
+        }
+    }
 
     #[test]
     fn the_longest_fitting_prefix_is_found_at_every_size() {

@@ -107,7 +107,7 @@ fn strip_terminator(line: &str) -> &str {
 
 /// A maximal run of changed lines: old lines `old` replaced by new lines `new`
 /// (either may be empty). Equal lines lie between consecutive blocks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Block {
     old: Range<usize>,
     new: Range<usize>,
@@ -373,6 +373,22 @@ fn intern(old: &[&str], new: &[&str]) -> Interned {
 /// found are then mapped back and `similar`'s compaction slides each change to
 /// its tidiest position on the full lists.
 fn align(old: &[&str], new: &[&str]) -> Vec<Block> {
+    // A file added or deleted whole: one block, with nothing to hash or align
+    // (a patch that adds hundreds of files would otherwise intern every line).
+    if old.is_empty() || new.is_empty() {
+        if old.is_empty() && new.is_empty() {
+            return Vec::new();
+        }
+        return vec![Block {
+            old: 0..old.len(),
+            new: 0..new.len(),
+        }];
+    }
+    align_lists(old, new)
+}
+
+/// [`align`] of two lists that are both non-empty.
+fn align_lists(old: &[&str], new: &[&str]) -> Vec<Block> {
     let deadline = Instant::now() + DIFF_DEADLINE;
     let ids = intern(old, new);
 
@@ -801,6 +817,15 @@ pub fn apply_unified_diff(before: &str, diff: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_side_aligns_as_the_general_aligner_does() {
+        for lines in [vec!["a\n"], vec!["a\n", "b\n", "a\n"], vec!["x", "y\n"]] {
+            assert_eq!(align(&[], &lines), align_lists(&[], &lines));
+            assert_eq!(align(&lines, &[]), align_lists(&lines, &[]));
+        }
+        assert!(align(&[], &[]).is_empty());
+    }
     use proptest::prelude::*;
 
     fn apply_with_diffy(before: &str, diff: &str) -> String {
