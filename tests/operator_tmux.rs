@@ -634,7 +634,21 @@ fn an_interrupt_at_any_moment_leaves_the_pane_free() {
     };
     assert_eq!(code(&run(&["true"])), 0);
     for delay_ms in [0u64, 2, 5, 10, 20, 40, 80, 160] {
-        let mut child = common::bin_std()
+        let mut cmd = common::bin_std();
+        // SIGINT as a terminal's Ctrl-C finds it: a harness run in the
+        // background (`cmd &` in a script) passes SIGINT down ignored, and a
+        // signal that lands before indus-tool installs its handler would then
+        // be dropped by the kernel, as for any program.
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                nix::sys::signal::signal(Signal::SIGINT, nix::sys::signal::SigHandler::SigDfl)
+                    .map(|_| ())
+                    .map_err(std::io::Error::from)
+            });
+        }
+        let mut child = cmd
             .current_dir(s.env.root())
             .arg("--cwd")
             .arg(s.env.root())
