@@ -641,11 +641,23 @@ fn writeback_window() -> Duration {
     Duration::from_millis(centis.clamp(100, 60_000) * 10)
 }
 
+/// The process's umask, read from `/proc/self/status` where it can be: setting
+/// it to read it back would, for that instant, change it for every other
+/// thread's file creations (the MCP server runs calls on several).
 fn current_umask() -> u32 {
-    use nix::sys::stat::{Mode, umask};
-    let old = umask(Mode::from_bits_truncate(0o022));
-    umask(old);
-    old.bits()
+    let from_proc = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        });
+    from_proc.unwrap_or_else(|| {
+        use nix::sys::stat::{Mode, umask};
+        let old = umask(Mode::from_bits_truncate(0o022));
+        umask(old);
+        old.bits()
+    })
 }
 
 /// Files' (or folders') data made durable, several at once: a filesystem with
