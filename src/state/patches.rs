@@ -78,6 +78,10 @@ struct Journal {
     /// The kernel's boot id when the apply began: a folder from another boot
     /// may have lost unsynced writes to a power cut.
     boot: String,
+    /// Where the folder was made: a folder found elsewhere was copied with its
+    /// project (`cp -a`), and its steps name the original's files.
+    #[serde(default)]
+    home: PathBuf,
     steps: Vec<Step>,
     /// Folders the apply creates for new files, outermost first.
     #[serde(default)]
@@ -191,6 +195,12 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
             std::fs::remove_dir_all(&folder)?;
             continue;
         };
+        if !journal.home.as_os_str().is_empty() && !same_place(&journal.home, &folder) {
+            // A copy's (or a moved project's): its steps name files elsewhere,
+            // and the original project settles its own apply.
+            std::fs::remove_dir_all(&folder)?;
+            continue;
+        }
         let same_boot = journal.boot == boot;
         match done {
             Some(_) if same_boot => finish(&folder, &journal)?,
@@ -219,6 +229,16 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
     Ok(undone)
 }
 
+/// Whether two spellings name one folder (a project reached through a
+/// symlink is the same project).
+fn same_place(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 fn new_folder(base: &Path) -> io::Result<PathBuf> {
     let stamp = crate::tools::base36(crate::tools::now_ms());
     for n in 0..1000u32 {
@@ -242,6 +262,7 @@ fn prepare(folder: &Path, changes: &[Change]) -> io::Result<Journal> {
         .unwrap_or_default();
     let mut journal = Journal {
         boot: boot_id(),
+        home: folder.to_path_buf(),
         steps: Vec::with_capacity(changes.len()),
         made: Vec::new(),
     };
@@ -928,6 +949,38 @@ mod tests {
         assert_eq!(recover(&f.state).unwrap(), 1);
         assert!(f.is_before());
         assert!(folders(&f.state).is_empty());
+    }
+
+    #[test]
+    fn a_copied_projects_journal_never_touches_the_original() {
+        let f = fixture();
+        let (folder, _) = f.interrupted(1);
+        // `cp -a` of the project: the copy's state folder holds the journal.
+        let copy = tempfile::tempdir().unwrap();
+        let state = StateDir::at(copy.path().join(".indus-process"));
+        let there = state.path(PATCHES_DIR).join(folder.file_name().unwrap());
+        std::fs::create_dir_all(&there).unwrap();
+        for e in std::fs::read_dir(&folder).unwrap().flatten() {
+            std::fs::copy(e.path(), there.join(e.file_name())).unwrap();
+        }
+        assert_eq!(recover(&state).unwrap(), 0);
+        assert!(folders(&state).is_empty());
+        // The original is still half done, for its own project to undo.
+        assert_eq!(read(&f.a).as_deref(), Some("A"));
+        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert!(f.is_before());
+    }
+
+    #[test]
+    fn a_project_reached_through_a_link_undoes_its_own_apply() {
+        let f = fixture();
+        f.interrupted(1);
+        let links = tempfile::tempdir().unwrap();
+        let link = links.path().join("project");
+        std::os::unix::fs::symlink(f.a.parent().unwrap(), &link).unwrap();
+        let state = StateDir::at(link.join(".indus-process"));
+        assert_eq!(recover(&state).unwrap(), 1);
+        assert!(f.is_before());
     }
 
     #[test]
