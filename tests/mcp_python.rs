@@ -50,23 +50,13 @@ fn peer_file(name: &str) -> PathBuf {
 /// What the SDK's client receives from the stdio server `command`: the tools,
 /// each call's result, progress notices per call, and the log notices.
 fn sdk_client(python: &Path, command: &[&std::ffi::OsStr], calls: &Value) -> Value {
-    use std::io::Write;
-    let mut child = std::process::Command::new(python)
+    let out = assert_cmd::Command::new(python)
         .arg(peer_file("py_client.py"))
         .args(command)
         .env("INDUS_MCP_PEERS", "")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+        .write_stdin(calls.to_string())
+        .output()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(calls.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "the SDK client failed: {}",

@@ -7,6 +7,7 @@
 //! policy (head/tail/middle with a spliced, byte-exact notice) is this project's own
 //! wire contract; no crate reproduces it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -118,61 +119,29 @@ pub fn ceil_char_boundary(text: &str, at: usize) -> usize {
 /// Bound `text` to `policy`, splicing in a notice where bytes were dropped.
 /// Text within the budget is returned untouched.
 pub fn clamp(text: &str, policy: &OutputBudget) -> String {
-    let max = policy.max_bytes;
-    if text.len() <= max {
-        return text.to_string();
-    }
-    match policy.kind {
-        ClipEnd::Head => {
-            let end = floor_char_boundary(text, max);
-            let omitted = text.len() - end;
-            let mut out = String::with_capacity(end + 64);
-            out.push_str(&text[..end]);
-            out.push_str(&policy.render_notice(omitted));
-            out
-        }
-        ClipEnd::Tail => {
-            let start = ceil_char_boundary(text, text.len() - max);
-            let mut out = policy.render_notice(start);
-            out.push_str(&text[start..]);
-            out
-        }
-        ClipEnd::Middle => {
-            let head_budget = max / 2;
-            let tail_budget = max - head_budget;
-            let head_end = floor_char_boundary(text, head_budget);
-            let tail_start = ceil_char_boundary(text, text.len() - tail_budget);
-            if head_end >= tail_start {
-                return text.to_string();
-            }
-            let omitted = tail_start - head_end;
-            let notice = policy.render_notice(omitted);
-            let mut out = String::with_capacity(head_end + notice.len() + text.len() - tail_start);
-            out.push_str(&text[..head_end]);
-            out.push_str(&notice);
-            out.push_str(&text[tail_start..]);
-            out
-        }
-    }
+    let mut one = Clamp::new(policy.clone());
+    one.push(text);
+    one.finish()
 }
 
 /// [`clamp`] of many pieces joined, fed one at a time and never joined whole:
 /// only the pieces that can reach the kept head or tail are held, so a text of
 /// megabytes clamped to a window of kilobytes costs the window, not the text.
-/// [`Clamp::finish`] gives exactly `clamp(&pieces.concat(), policy)`.
-pub struct Clamp {
+/// [`Clamp::finish`] gives exactly `clamp(&pieces.concat(), policy)`; [`clamp`]
+/// is the clamp of one piece.
+pub struct Clamp<'a> {
     policy: OutputBudget,
     total: usize,
     /// The first pieces, until they hold `max_bytes`.
-    head: Vec<String>,
+    head: Vec<Cow<'a, str>>,
     head_len: usize,
     /// The pieces after the head, only as many of the last ones as hold
     /// `max_bytes` more than the newest's own bytes.
-    tail: std::collections::VecDeque<String>,
+    tail: std::collections::VecDeque<Cow<'a, str>>,
     tail_len: usize,
 }
 
-impl Clamp {
+impl<'a> Clamp<'a> {
     pub fn new(policy: OutputBudget) -> Self {
         Self {
             policy,
@@ -184,7 +153,8 @@ impl Clamp {
         }
     }
 
-    pub fn push(&mut self, piece: String) {
+    pub fn push(&mut self, piece: impl Into<Cow<'a, str>>) {
+        let piece = piece.into();
         let max = self.policy.max_bytes;
         self.total += piece.len();
         if self.head_len < max {
@@ -210,12 +180,12 @@ impl Clamp {
         let mut head_at = 0;
         let head = self.head.iter().map(move |p| {
             head_at += p.len();
-            (head_at - p.len(), p.as_str())
+            (head_at - p.len(), p.as_ref())
         });
         let mut tail_at = self.total - self.tail_len;
         let tail = self.tail.iter().map(move |p| {
             tail_at += p.len();
-            (tail_at - p.len(), p.as_str())
+            (tail_at - p.len(), p.as_ref())
         });
         head.chain(tail)
     }

@@ -88,6 +88,17 @@ struct Journal {
     made: Vec<PathBuf>,
 }
 
+impl Journal {
+    /// The folders that hold the targets, each once: the renames and unlinks
+    /// in them are what a sync of a folder makes durable.
+    fn parents(&self) -> Vec<&Path> {
+        let mut parents: Vec<&Path> = self.steps.iter().filter_map(|s| s.path.parent()).collect();
+        parents.sort();
+        parents.dedup();
+        parents
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Step {
     path: PathBuf,
@@ -124,7 +135,8 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
     let folder = new_folder(&base)?;
     let _lock = super::try_lock_at(&folder.join(LOCK))?
         .ok_or_else(|| io::Error::other("a fresh patch folder is locked by another process"))?;
-    let journal = match prepare(&folder, changes) {
+    let umask = current_umask();
+    let journal = match prepare(&folder, changes, umask) {
         Ok(j) => j,
         Err(e) => {
             // Nothing in the tree was touched: the apply is rolled back.
@@ -132,7 +144,7 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
             return Err(e);
         }
     };
-    if let Err(e) = carry_out(&folder, &journal, changes) {
+    if let Err(e) = carry_out(&folder, &journal, changes, umask) {
         // Undone at once where possible; else the next invocation does it.
         if roll_back(&folder, &journal, Era::SameBoot).is_ok() {
             let _ = std::fs::remove_dir_all(&folder);
@@ -173,23 +185,24 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
     let boot = boot_id();
     let mut undone = 0;
     for folder in folders {
-        // A live apply holds its folder's lock and is left alone. A folder
-        // made an instant ago, before its maker locked it, holds no journal and
-        // is removed: its maker then fails before touching the tree.
-        let Ok(Some(_lock)) = super::try_lock_at(&folder.join(LOCK)) else {
-            continue;
-        };
-        // The common case, cheaply: a done apply of this boot, still inside
-        // the writeback window, is left for later.
-        let done = std::fs::metadata(folder.join(DONE)).ok();
-        let young = done
-            .as_ref()
+        // The common case, cheaply and before taking its lock: a done apply
+        // of this boot, still inside the writeback window, is left for later.
+        let young = std::fs::metadata(folder.join(DONE))
+            .ok()
             .and_then(|d| d.modified().ok())
             .and_then(|t| SystemTime::now().duration_since(t).ok())
             .is_some_and(|age| age < window);
         if young && std::fs::read_to_string(folder.join(DONE)).is_ok_and(|b| b == boot) {
             continue;
         }
+        // A live apply holds its folder's lock and is left alone. A folder
+        // made an instant ago, before its maker locked it, holds no journal and
+        // is removed: its maker then fails before touching the tree.
+        let Ok(Some(_lock)) = super::try_lock_at(&folder.join(LOCK)) else {
+            continue;
+        };
+        // Looked at again under the lock: its maker writes it before letting go.
+        let done = std::fs::metadata(folder.join(DONE)).ok();
         let Some(journal) = read_journal(&folder)? else {
             // No journal: the tree was never touched.
             std::fs::remove_dir_all(&folder)?;
@@ -254,8 +267,7 @@ fn new_folder(base: &Path) -> io::Result<PathBuf> {
 
 /// Keep every old content in `folder` and write and sync the journal:
 /// everything the undo needs is on the disk before the tree is touched.
-fn prepare(folder: &Path, changes: &[Change]) -> io::Result<Journal> {
-    let umask = current_umask();
+fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal> {
     let id = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -384,7 +396,7 @@ fn temp_beside(path: &Path, id: &str, n: usize) -> PathBuf {
 
 /// Change the tree: deletions, new folders, each new content written beside
 /// its target and renamed over it, and folders the deletions emptied removed.
-fn carry_out(folder: &Path, journal: &Journal, changes: &[Change]) -> io::Result<()> {
+fn carry_out(folder: &Path, journal: &Journal, changes: &[Change], umask: u32) -> io::Result<()> {
     for step in journal.steps.iter().filter(|s| s.staged.is_none()) {
         match std::fs::remove_file(&step.path) {
             Ok(()) => {}
@@ -399,7 +411,6 @@ fn carry_out(folder: &Path, journal: &Journal, changes: &[Change]) -> io::Result
             Err(e) => return Err(e),
         }
     }
-    let umask = current_umask();
     for (step, change) in journal.steps.iter().zip(changes) {
         if let (Some(temp), Some(content)) = (&step.staged, &change.content) {
             write_in(temp, &step.path, content, step.mode, umask)?;
@@ -590,14 +601,7 @@ fn roll_back(folder: &Path, journal: &Journal, era: Era) -> io::Result<()> {
         }
         move_in(&folder.join(backup), &step.path)?;
     }
-    let mut parents: Vec<&Path> = journal
-        .steps
-        .iter()
-        .filter_map(|s| s.path.parent())
-        .collect();
-    parents.sort();
-    parents.dedup();
-    let _ = sync_all(&parents);
+    let _ = sync_all(&journal.parents());
     if !left.is_empty() {
         eprintln!(
             "indus-tool: undoing an interrupted apply_patch left {} as it is: changed by someone else since",
@@ -616,17 +620,10 @@ fn finish(folder: &Path, journal: &Journal) -> io::Result<()> {
         .filter(|s| s.staged.is_some())
         .map(|s| s.path.as_path())
         .collect();
-    let mut parents: Vec<&Path> = journal
-        .steps
-        .iter()
-        .filter_map(|s| s.path.parent())
-        .collect();
-    parents.sort();
-    parents.dedup();
     // Best effort: a target removed or replaced since is not this apply's to
     // sync any more.
     let _ = sync_all(&written);
-    let _ = sync_all(&parents);
+    let _ = sync_all(&journal.parents());
     std::fs::remove_dir_all(folder)
 }
 
@@ -795,7 +792,7 @@ mod tests {
             let base = self.state.path(PATCHES_DIR);
             std::fs::create_dir_all(&base).unwrap();
             let folder = new_folder(&base).unwrap();
-            let journal = prepare(&folder, &self.changes).unwrap();
+            let journal = prepare(&folder, &self.changes, current_umask()).unwrap();
             std::fs::remove_file(&self.b).unwrap();
             for d in &journal.made {
                 std::fs::create_dir(d).unwrap();
