@@ -3,13 +3,9 @@
 #   --version against rg --version            <= 1.2
 #   ls of a small folder against ls -la       <= 1.5
 #   read of a small file against cat          <= 1.5
-# $INDUS is the release build bench/run made; INDUS_DIST=1 measures the shipping
-# build (`cargo build --locked --profile dist`) instead, built here if missing.
+# $INDUS is the build bench/run made: the release build, or with INDUS_DIST=1 the
+# shipping build (`cargo build --locked --profile dist`).
 bin=$INDUS
-if [ -n "${INDUS_DIST:-}" ]; then
-  (cd "$top" && cargo build --locked --profile dist --quiet)
-  bin="${CARGO_TARGET_DIR:-$top/target}/$host/dist/indus-tool"
-fi
 # Measured as installed: a copy, as `cargo install` and any package make. The
 # linker writes its output piecemeal, and the page cache keeps that file in small
 # pieces; a file written in one sequential copy is cached in large folios, so each
