@@ -15,6 +15,7 @@ use std::path::Path;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use super::local::fs_error;
+use crate::kernel::text::lossy_utf8;
 use crate::kernel::{
     FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,
     WalkVisitorFactory,
@@ -87,8 +88,8 @@ impl ParallelVisitor for Thread<'_> {
         let flow = match entry {
             Ok(dent) => {
                 let local = LocalEntry {
-                    path: String::from_utf8_lossy(relative(dent.path(), self.root_len)),
-                    name: dent.file_name().to_string_lossy(),
+                    path: lossy_utf8(relative(dent.path(), self.root_len)),
+                    name: lossy_utf8(dent.file_name().as_bytes()),
                     dent: &dent,
                 };
                 self.visitor.visit(WalkEvent::Entry(&local))

@@ -189,7 +189,7 @@ impl Remote {
 
     /// The target's short name in file names: a hash of how it is written.
     fn target_key(&self) -> String {
-        crate::state::checkpoints::sha256_hex(self.target.describe().as_bytes())[..16].to_string()
+        crate::kernel::digest::sha256_hex(self.target.describe().as_bytes())[..16].to_string()
     }
 
     /// The message of a channel that could not be started.
@@ -389,7 +389,7 @@ impl Remote {
                 self.target.describe()
             ));
         }
-        let sum = crate::state::checkpoints::sha256_hex(&bytes);
+        let sum = crate::kernel::digest::sha256_hex(&bytes);
         let script = format!(
             "set -e; d={dir}; mkdir -p \"$d\"; t=\"$d/.upload.$$\"; trap 'rm -f \"$t\"' EXIT; cat > \"$t\"; chmod 755 \"$t\"; \
              if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum \"$t\"); s=${{s%% *}}; echo \"sum $s\"; [ \"$s\" = {sum} ] || exit 0; fi; \
@@ -530,7 +530,7 @@ impl Remote {
                 meta.mtime_nsec(),
                 build_arch()
             );
-            crate::state::checkpoints::sha256_hex(key.as_bytes())[..16].to_string()
+            crate::kernel::digest::sha256_hex(key.as_bytes())[..16].to_string()
         };
         if self.foreign_note(&identity).exists() {
             return self.fallback(&identity, "");

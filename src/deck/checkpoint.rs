@@ -31,6 +31,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::kernel::digest::sha256_of_reader;
 use crate::kernel::{
     DefinedTool, DirChild, FileLock, Fs, FsEntryInfo, JsonSchema, RemoveOptions, Tool,
     ToolContentBlock, ToolContext, ToolRegistry, ToolResult, WalkOptions, WalkVisitorFactory,
@@ -38,7 +39,6 @@ use crate::kernel::{
 };
 use crate::state::checkpoints::{
     AFTER_ABSENT, Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path,
-    sha256_of_reader,
 };
 
 /// The tools whose changes are checkpointed (`bash` and `process` change files
@@ -445,7 +445,7 @@ impl Checkpointing {
             let unchanged = match (&after, captured) {
                 (Ok(None), Some(Capture::Absent)) => true,
                 (Ok(Some(h)), Some(Capture::Bytes(b))) => {
-                    *h == crate::state::checkpoints::sha256_hex(b)
+                    *h == crate::kernel::digest::sha256_hex(b)
                 }
                 _ => false,
             };
@@ -543,7 +543,7 @@ mod tests {
         assert_eq!(files[1].before, Image::Absent);
         assert_eq!(
             files[1].after.as_deref(),
-            Some(crate::state::checkpoints::sha256_hex(b"hi").as_str())
+            Some(crate::kernel::digest::sha256_hex(b"hi").as_str())
         );
         // A failed edit leaves no record behind.
         let edit = maybe_wrap_checkpoint(crate::tools::files::edit_tool(), Some(&h));

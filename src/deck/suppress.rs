@@ -46,8 +46,7 @@ type Table = BTreeMap<String, Failures>;
 
 fn key_of(tool: &str, input: &Value) -> String {
     let canonical = crate::interop::mcp_client::ledger::canonical_json(input);
-    crate::tools::files::edit::sha256_hex(format!("{tool}\n{canonical}").as_bytes())[..32]
-        .to_string()
+    crate::kernel::digest::sha256_hex(format!("{tool}\n{canonical}").as_bytes())[..32].to_string()
 }
 
 fn message_of(result: &ToolResult) -> String {

@@ -3,12 +3,14 @@
 
 pub mod backends;
 pub mod contract;
+pub mod digest;
 pub mod input;
 pub mod output;
 pub mod registry;
 pub mod relay;
 pub mod root;
 pub mod spec;
+pub mod text;
 
 pub use backends::{
     DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,

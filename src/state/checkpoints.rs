@@ -32,11 +32,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{StateDir, StateLock, file_key};
 use crate::backends::local::{atomic_write_unsynced, atomic_write_within};
 use crate::kernel::Root;
+use crate::kernel::digest::{sha256_hex, sha256_of_reader};
 
 /// The folder of every session's checkpoints, inside the state folder.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
@@ -363,19 +363,6 @@ pub fn missing_dirs(path: &str) -> Vec<String> {
         .collect();
     missing.reverse();
     missing
-}
-
-/// Lower-case hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    crate::tools::files::edit::sha256_hex(bytes)
-}
-
-/// SHA-256 of a reader's bytes, streamed (for files of any size).
-pub fn sha256_of_reader(mut reader: impl Read) -> io::Result<String> {
-    let mut hasher = Sha256::new();
-    io::copy(&mut reader, &mut hasher)?;
-    let digest = hasher.finalize();
-    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The current hash of a file: `None` when it does not exist.

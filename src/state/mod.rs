@@ -171,7 +171,7 @@ impl StateDir {
         if preferred.as_os_str().len() <= max {
             return preferred;
         }
-        let hash = checkpoints::sha256_hex(preferred.as_os_str().as_encoded_bytes());
+        let hash = crate::kernel::digest::sha256_hex(preferred.as_os_str().as_encoded_bytes());
         private_socket_dir().join(format!("{}.sock", &hash[..24]))
     }
 

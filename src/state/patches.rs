@@ -52,7 +52,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
-use super::checkpoints::sha256_hex;
+use crate::kernel::digest::sha256_hex;
 
 /// The folder of pending applies inside the state folder.
 pub const PATCHES_DIR: &str = "patches";

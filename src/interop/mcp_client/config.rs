@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tools::files::edit::sha256_hex;
+use crate::kernel::digest::sha256_hex;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

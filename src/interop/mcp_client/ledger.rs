@@ -36,8 +36,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::kernel::digest::sha256_hex;
 use crate::state::StateDir;
-use crate::tools::files::edit::sha256_hex;
 
 /// The qualifier between a server's name and its tool's.
 pub const QUALIFIER: &str = "__";

@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use crate::kernel::digest::sha256_hex;
 use crate::kernel::input::Args;
 use crate::kernel::{
     ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
@@ -43,16 +43,6 @@ enum DiffSource {
     Splice(usize, String, usize),
     /// The file as it was, decoded.
     Whole(edit_match::Decoded),
-}
-
-/// Lower-case hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
 }
 
 #[async_trait]

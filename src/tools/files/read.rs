@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::backends::local::blocking;
 use crate::kernel::input::Args;
+use crate::kernel::text::lossy_utf8;
 use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
 };
@@ -22,9 +23,9 @@ use crate::tools::{clamp_for, plural};
 
 /// How much of the start is sniffed for NUL bytes.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-/// The read buffer: `cat`'s size. It is zeroed on every call, and a long-running
-/// server's allocator hands back reused memory, so a 1 MiB buffer cost a 1 MiB
-/// memset per `read` of even a one-line file.
+/// The read buffer: `cat`'s size. It is filled through `read_to_end`, which
+/// reads into the spare capacity without zeroing it first (a zeroed buffer cost a
+/// memset of its whole size per `read` of even a one-line file).
 const CHUNK: usize = 128 * 1024;
 /// Room kept for the header inside the budget.
 const HEADER_RESERVE: usize = 512;
@@ -77,7 +78,7 @@ fn scan(
     let end = w.end();
     // Small first: most files read whole in one small read; a buffer filled to
     // the brim grows to CHUNK for the rest.
-    let mut buf = vec![0u8; 16 * 1024];
+    let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     let mut grow = false;
     let mut line_no: u64 = 1; // the line the next byte belongs to
     let mut current: Vec<u8> = Vec::new(); // bytes of a window line being gathered
@@ -100,7 +101,7 @@ fn scan(
                 // The cut fell inside a character: drop its partial bytes.
                 bytes = &bytes[..e.valid_up_to()];
             }
-            let text = String::from_utf8_lossy(bytes);
+            let text = lossy_utf8(bytes);
             if matches!(text, std::borrow::Cow::Owned(_)) {
                 s.invalid_utf8 = true;
             }
@@ -121,8 +122,7 @@ fn scan(
             if !s.body.is_empty() || s.last >= s.first {
                 s.body.push('\n');
             }
-            use std::fmt::Write as _;
-            let _ = write!(s.body, "{line_no:>6}\t");
+            push_gutter(&mut s.body, line_no);
             s.body.push_str(&text);
             s.last = line_no;
         };
@@ -135,16 +135,17 @@ fn scan(
             ));
         }
         if grow {
-            buf.resize(CHUNK, 0);
+            buf.reserve_exact(CHUNK);
             grow = false;
         }
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+        buf.clear();
+        let want = buf.capacity() as u64;
+        // Interrupted reads are retried inside.
+        let n = match (&mut reader).take(want).read_to_end(&mut buf)? {
+            0 => break,
+            n => n,
         };
-        if n == buf.len() && buf.len() < CHUNK {
+        if n as u64 == want && buf.capacity() < CHUNK {
             // Grown after this chunk is used: `chunk` borrows the buffer.
             grow = true;
         }
@@ -210,6 +211,30 @@ fn scan(
         s.total_lines = line_no - 1;
     }
     Ok(s)
+}
+
+/// `{line_no:>6}\t`, as `cat -n` writes it, without the formatting machinery
+/// (a window is many thousands of lines).
+fn push_gutter(body: &mut String, line_no: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = line_no;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let width = digits.len() - at;
+    for _ in width..6 {
+        body.push(' ');
+    }
+    for &d in &digits[at..] {
+        body.push(char::from(d));
+    }
+    body.push('\t');
 }
 
 /// The header line that states the view.
@@ -360,6 +385,36 @@ mod tests {
             &CancellationToken::new(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn the_gutter_is_cat_n_s() {
+        for n in [
+            1,
+            9,
+            10,
+            99_999,
+            100_000,
+            999_999,
+            1_000_000,
+            12_345_678,
+            u64::MAX,
+        ] {
+            let mut body = String::new();
+            push_gutter(&mut body, n);
+            assert_eq!(body, format!("{n:>6}\t"));
+        }
+    }
+
+    #[test]
+    fn chunks_past_the_first_buffer_are_read_whole() {
+        // Lines that straddle the small first buffer and the CHUNK-sized ones.
+        let data: String = (1..=40_000).map(|i| format!("line {i} é\n")).collect();
+        let s = run_scan(data.as_bytes(), 39_999, None, 65536);
+        assert_eq!(s.total_lines, 40_000);
+        assert_eq!(s.total_bytes, data.len() as u64);
+        assert_eq!(s.body, " 39999\tline 39999 é\n 40000\tline 40000 é");
+        assert!(!s.invalid_utf8);
     }
 
     #[test]
