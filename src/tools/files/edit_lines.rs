@@ -1243,11 +1243,27 @@ fn infer_frame(
 
 /// Whether two lines' cores are versions of one line: mostly the same
 /// characters, or one the start of the other (a condition split over lines, a
-/// call given more arguments).
+/// call given more arguments), or the same call with other arguments.
 pub(crate) fn alike(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     (short.len() >= 4 && long.starts_with(short))
+        || same_call_head(a, b)
         || similar::TextDiff::from_chars(a, b).ratio() >= 0.6
+}
+
+/// Whether both lines open the same call or method by a name of five characters
+/// or more (`.is_some_and(`, `assert_eq!(`): a line whose arguments were
+/// rewritten keeps its head, however little of the rest stays (`.is_some_and(|w|
+/// LIST.contains(&w))` became `.is_some_and(is_listed)`).
+fn same_call_head(a: &str, b: &str) -> bool {
+    fn head(s: &str) -> Option<&str> {
+        s.find('(').map(|i| &s[..i]).filter(|h| {
+            h.len() >= 5
+                && h.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '!'))
+        })
+    }
+    matches!((head(a), head(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// What the texts say of `newText`'s frame at one place.
@@ -2075,6 +2091,22 @@ mod tests {
             out,
             "impl A {\n    fn f(&self) {\n        one();\n        two();\n    }\n}\n"
         );
+    }
+
+    #[test]
+    fn a_call_with_rewritten_arguments_is_a_version_of_the_line() {
+        assert!(alike(
+            ".is_some_and(|w| command::TREELESS_META.contains(&w));",
+            ".is_some_and(command::treeless_meta);"
+        ));
+        assert!(alike(
+            "assert_eq!(a, b);",
+            "assert_eq!(out.code(), Some(1));"
+        ));
+        // Short heads and heads that are not a bare name say nothing.
+        assert!(!alike("Some(first_value_here)", "Some(x)"));
+        assert!(!alike("if (ready && waiting) {", "if (done) {"));
+        assert!(!alike("value.unwrap_or(0)", "other.expect(\"x\")"));
     }
 
     #[test]
