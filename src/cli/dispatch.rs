@@ -160,6 +160,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         session: Some(globals.session.clone()),
     };
     let root = globals.root.clone();
+    let record_rows = globals.record_rows;
     let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
     let tmux = globals.tmux.as_ref().and_then(|session| {
         crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
@@ -183,6 +184,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         }
         // Found once for the invocation, not again by every tool that keeps state.
         ctx.state_root = state_root.clone();
+        ctx.record_rows = record_rows;
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,
@@ -371,7 +373,18 @@ pub(crate) fn tool_invocation(
         name: descriptor.name.clone(),
         input,
     };
-    let mut outcome = dispatch(registry, globals, call)?;
+    // Printed as text (without -0, whose paths come from the record), nothing
+    // reads a record's rows: the tool may skip them and what they cost.
+    let text_face = !(globals.json || globals.envelope || opts.print0);
+    let mut outcome = if text_face && globals.record_rows {
+        let globals = Globals {
+            record_rows: false,
+            ..globals.clone()
+        };
+        dispatch(registry, &globals, call)?
+    } else {
+        dispatch(registry, globals, call)?
+    };
     if let Some(dir) = globals.save_media.as_ref().filter(|_| !globals.json) {
         let dir = Path::new(&globals.cwd).join(dir);
         outcome.output = super::output::save_media(&outcome.output, &dir, &descriptor.name)

@@ -67,6 +67,9 @@ pub struct Globals {
     /// `--tmux[=SESSION]` / `INDUS_TMUX`: commands go to that session's shared
     /// tmux pane.
     pub tmux: Option<String>,
+    /// Whether the tools' records keep their rows (see `ToolContext::record_rows`):
+    /// false only for a tool subcommand printed as text without `-0`.
+    pub record_rows: bool,
 }
 
 impl Globals {
@@ -395,6 +398,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .get_one::<String>("tmux")
             .filter(|s| !s.is_empty() && *s != "0")
             .cloned(),
+        record_rows: true,
     })
 }
 

@@ -315,6 +315,12 @@ pub struct ToolContext {
     /// The target `fs` and `shell` reach, when it is not this machine
     /// (`ssh:web1`, `container:api`).
     pub remote: Option<String>,
+    /// Whether the caller reads the rows of a tool's record (JSON output, batch,
+    /// MCP, `-0`). The command line's text face prints the text and reads only
+    /// a record's counts (for its exit status), so a tool may leave the rows out
+    /// and skip what they cost (`find` stats every listed file for its size).
+    /// True unless a host says otherwise.
+    pub record_rows: bool,
 }
 
 impl fmt::Debug for ToolContext {
@@ -327,6 +333,7 @@ impl fmt::Debug for ToolContext {
             .field("root", &self.root)
             .field("state_root", &self.state_root)
             .field("remote", &self.remote)
+            .field("record_rows", &self.record_rows)
             .finish_non_exhaustive()
     }
 }
@@ -352,6 +359,7 @@ impl ToolContext {
             root: None,
             state_root: None,
             remote: None,
+            record_rows: true,
         }
     }
 

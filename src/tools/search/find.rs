@@ -562,7 +562,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let text = clamp_rows(ctx, "find", "", &rows, &tail);
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).
-    let mut records: Vec<Value> = listed[..shown]
+    let with_rows = if ctx.record_rows { shown } else { 0 };
+    let mut records: Vec<Value> = listed[..with_rows]
         .iter()
         .zip(&rows)
         .map(|(l, shown_path)| json!({"path": shown_path, "kind": l.found.1, "size": 0}))
@@ -638,6 +639,30 @@ pub fn find_tool() -> DefinedTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backends::local::make_local_context;
+
+    #[tokio::test]
+    async fn a_text_face_gets_the_counts_without_the_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.rs", "b.rs", "c.txt"] {
+            std::fs::write(dir.path().join(name), "x\n").unwrap();
+        }
+        let mut ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
+        let query = || parse(&json!({"pattern": "*.rs"})).unwrap();
+        let full = execute(query(), &ctx).await.project();
+        ctx.record_rows = false;
+        let bare = execute(query(), &ctx).await.project();
+        // The same text either way; the rows only where a program reads them.
+        assert_eq!(full[0], bare[0]);
+        let (full, bare) = (&full[1]["value"], &bare[1]["value"]);
+        assert_eq!(full["entries"].as_array().unwrap().len(), 2);
+        assert_eq!(full["entries"][0]["size"], json!(2));
+        assert_eq!(bare["entries"], json!([]));
+        for key in ["count", "shown", "walked"] {
+            assert_eq!(full[key], bare[key], "{key}");
+        }
+        assert_eq!(bare["count"], json!(2));
+    }
 
     /// Does `pattern` match the entry `path` (below the root)?
     fn hit(pattern: &str, path: &str) -> bool {

@@ -1005,7 +1005,10 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             Err(message) => return ToolResult::failure(message),
         }
     }
-    let (rows, records, shown) = render(&found, query.limit, query.shape);
+    let (rows, mut records, shown) = render(&found, query.limit, query.shape);
+    if !ctx.record_rows {
+        records.clear();
+    }
     let closing = if query.shape.mode == OutputMode::Content {
         summary(&totals, shown, &query.label, query.max_file_size)
     } else {
