@@ -8,7 +8,11 @@
 # $RIPGREP_REPO (default: where the workplace's `fetch` puts it); without it the
 # row is skipped, loudly. Each timed call gets a fresh copy of the 11.0.0 tree
 # (hyperfine --prepare), so both tools do the whole apply every time, and the
-# result is checked against git's own result first.
+# result is checked against git's own result first. The copy is synced before the
+# call, as a working tree is that was not written a moment ago: apply_patch syncs
+# its undo journal, and on ext4 (data=ordered) that sync first writes out every
+# dirty page the copy left, which git apply (no sync at all) never waits for; the
+# ratio then swung from 1.05 to 2.41 between runs with the disk's backlog.
 RIPGREP_REPO=${RIPGREP_REPO:-/work/.mirror/BurntSushi+ripgrep/repo}
 if [ ! -d "$RIPGREP_REPO" ]; then
   echo "SKIPPED apply_patch speed row: no ripgrep mirror at $RIPGREP_REPO (set RIPGREP_REPO)" >&2
@@ -31,7 +35,7 @@ else
   fi
   json="$WORK/hf-patch.json"
   hyperfine -N --warmup 2 --runs 15 --export-json "$json" \
-    --prepare "sh -c 'rm -rf $pw/t && cp -r $pw/base $pw/t'" \
+    --prepare "sh -c 'rm -rf $pw/t && cp -r $pw/base $pw/t && sync'" \
     --command-name peer "git -C $pw/t apply $pw/p.diff" \
     --command-name ours "$INDUS --cwd $pw/t apply_patch $pw/p.diff" >/dev/null
   python3 - "$json" >>"$ROWS" <<'PY'
