@@ -1,8 +1,8 @@
 //! Bytes shown as text: file contents, names on disk and paths, decoded as UTF-8
 //! with U+FFFD for what is not.
 //!
-//! One helper for every floor that shows bytes (the local backend's walk, `read`,
-//! the search tools), in the kernel because backends and tools both use it. Valid
+//! One helper for every floor that shows bytes (the local backend's walk names,
+//! `read`'s lines), in the kernel because backends and tools both use it. Valid
 //! UTF-8 is the common case, and `str::from_utf8` checks it a word at a time,
 //! where `String::from_utf8_lossy` walks it in chunks: a walk of 20,000 entries
 //! spent 4% of its instructions there.

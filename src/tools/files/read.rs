@@ -134,11 +134,11 @@ fn scan(
                 "read was cancelled.",
             ));
         }
+        buf.clear();
         if grow {
             buf.reserve_exact(CHUNK);
             grow = false;
         }
-        buf.clear();
         let want = buf.capacity() as u64;
         // Interrupted reads are retried inside.
         let n = match (&mut reader).take(want).read_to_end(&mut buf)? {
