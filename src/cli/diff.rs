@@ -20,7 +20,7 @@ use super::input::read_bounded;
 use super::output::Printer;
 use super::{CliResult, UsageError};
 use crate::backends::local::open_confined;
-use crate::tools::files::diff::{diff_lines, render_unified_diff_with_headers};
+use crate::tools::files::diff::{render_unified_diff_with_headers, rendered_counts};
 
 /// The options of one `diff` invocation.
 struct Options<'a> {
@@ -123,13 +123,13 @@ impl Options<'_> {
                     return;
                 }
                 let patch = render_unified_diff_with_headers(&l, &r, self.context, a, b);
-                let d = diff_lines(&l, &r);
+                let (added, removed) = rendered_counts(&patch);
                 out.push(Finding::Changed {
                     a: a.to_string(),
                     b: b.to_string(),
                     patch,
-                    added: d.added,
-                    removed: d.removed,
+                    added,
+                    removed,
                 });
             }
             (l, r) => {

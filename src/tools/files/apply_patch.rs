@@ -24,7 +24,9 @@ use crate::kernel::{
 };
 use crate::state::StateDir;
 use crate::state::patches::{self, Change};
-use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
+use crate::tools::files::diff::{
+    DEFAULT_CONTEXT, render_unified_diff_with_headers, rendered_counts,
+};
 use crate::tools::files::edit::EDIT_MAX_BYTES;
 use crate::tools::files::edit_match::{self, Decoded, HunkPlaced, HunkSpec, MatchStage};
 use crate::tools::files::gate::{
@@ -224,7 +226,7 @@ async fn apply(
                     Slot::Absent => std::borrow::Cow::Borrowed(""),
                 };
                 let diff = file_diff(&old_text, content, path, path, !exists, false);
-                let (added, removed) = counts(&diff);
+                let (added, removed) = rendered_counts(&diff);
                 joined.push(diff);
                 slots.insert(
                     abs.clone(),
@@ -266,7 +268,7 @@ async fn apply(
                 }
                 let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, "", path, path, false, true);
-                let (added, removed) = counts(&diff);
+                let (added, removed) = rendered_counts(&diff);
                 joined.push(diff);
                 slots.insert(abs.clone(), Slot::Absent);
                 rows.push(Row {
@@ -347,7 +349,7 @@ async fn apply(
                 }
                 let old_text = String::from_utf8_lossy(bytes);
                 let diff = file_diff(&old_text, &new_text, path, target, false, false);
-                let (added, removed) = counts(&diff);
+                let (added, removed) = rendered_counts(&diff);
                 joined.push(diff);
                 let mode = new_mode.or(*mode).or_else(|| {
                     use std::os::unix::fs::PermissionsExt;
@@ -529,28 +531,6 @@ fn file_diff(
     render_unified_diff_with_headers(before, after, DEFAULT_CONTEXT, &old_name, &new_name)
 }
 
-/// Added and removed lines of a rendered diff. Its `---`/`+++` header is the
-/// first two lines; a changed line whose text starts with `++ ` or `-- ` is
-/// still counted.
-fn counts(diff: &str) -> (usize, usize) {
-    let mut bytes = diff.as_bytes();
-    if bytes.starts_with(b"--- ") {
-        for _ in 0..2 {
-            bytes = memchr::memchr(b'\n', bytes).map_or(&[], |i| &bytes[i + 1..]);
-        }
-    }
-    let (mut added, mut removed) = (0, 0);
-    let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-    for at in starts {
-        match bytes.get(at) {
-            Some(b'+') => added += 1,
-            Some(b'-') => removed += 1,
-            _ => {}
-        }
-    }
-    (added, removed)
-}
-
 fn answer(
     ctx: &ToolContext,
     patch: &Patch,
@@ -668,9 +648,9 @@ mod tests {
             false,
             false,
         );
-        assert_eq!(counts(&diff), (2, 1), "{diff}");
+        assert_eq!(rendered_counts(&diff), (2, 1), "{diff}");
         let added = file_diff("", "x\ny\n", "n", "n", true, false);
-        assert_eq!(counts(&added), (2, 0), "{added}");
-        assert_eq!(counts(""), (0, 0));
+        assert_eq!(rendered_counts(&added), (2, 0), "{added}");
+        assert_eq!(rendered_counts(""), (0, 0));
     }
 }

@@ -729,6 +729,29 @@ pub fn render_unified_diff_with_headers(
     render(before, after, context, Some((old_name, new_name)))
 }
 
+/// Added and removed lines of a diff as [`render_unified_diff_with_headers`]
+/// writes it (every changed line is in a hunk, so no second alignment is needed
+/// to count them). Its `---`/`+++` header is the first two lines; a changed line whose text starts with `++ ` or `-- ` is
+/// still counted.
+pub fn rendered_counts(diff: &str) -> (usize, usize) {
+    let mut bytes = diff.as_bytes();
+    if bytes.starts_with(b"--- ") {
+        for _ in 0..2 {
+            bytes = memchr::memchr(b'\n', bytes).map_or(&[], |i| &bytes[i + 1..]);
+        }
+    }
+    let (mut added, mut removed) = (0, 0);
+    let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+    for at in starts {
+        match bytes.get(at) {
+            Some(b'+') => added += 1,
+            Some(b'-') => removed += 1,
+            _ => {}
+        }
+    }
+    (added, removed)
+}
+
 /// Apply a body of hunks as [`render_unified_diff`] writes them (no `---`/`+++`
 /// header) to `before`, insisting on the exact line numbers and counts of every
 /// header and on every context and removed line being the file's bytes.
@@ -1327,6 +1350,9 @@ mod tests {
             let minus = diff.lines().filter(|l| l.starts_with('-')).count();
             let plus = diff.lines().filter(|l| l.starts_with('+')).count();
             prop_assert_eq!((d.removed, d.added), (minus, plus));
+            // The counts `diff` reports, read off the diff with its header.
+            let headed = render_unified_diff_with_headers(&before, &after, context, "a/f", "b/f");
+            prop_assert_eq!(rendered_counts(&headed), (d.added, d.removed));
         }
 
         /// A replacement rendered from excerpts is the diff of the whole texts.
