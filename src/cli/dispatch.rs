@@ -376,7 +376,7 @@ pub(crate) fn tool_invocation(
     // Printed as text (without -0, whose paths come from the record), nothing
     // reads a record's rows: the tool may skip them and what they cost.
     let text_face = !(globals.json || globals.envelope || opts.print0);
-    let mut outcome = if text_face && globals.record_rows {
+    let mut outcome = if text_face {
         let globals = Globals {
             record_rows: false,
             ..globals.clone()

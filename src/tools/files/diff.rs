@@ -731,8 +731,8 @@ pub fn render_unified_diff_with_headers(
 
 /// Added and removed lines of a diff as [`render_unified_diff_with_headers`]
 /// writes it (every changed line is in a hunk, so no second alignment is needed
-/// to count them). Its `---`/`+++` header is the first two lines; a changed line whose text starts with `++ ` or `-- ` is
-/// still counted.
+/// to count them). Its `---`/`+++` header is the first two lines; a changed line
+/// whose text starts with `++ ` or `-- ` is still counted.
 pub fn rendered_counts(diff: &str) -> (usize, usize) {
     let mut bytes = diff.as_bytes();
     if bytes.starts_with(b"--- ") {

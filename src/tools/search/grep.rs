@@ -721,10 +721,13 @@ struct Totals {
 /// `PATH:N` (record `{path, count}`). Files come root by root, in the order the
 /// roots were given, each root's in path order. Returns the rows, the records and
 /// how many of the limit they used (matches shown, or files shown).
+/// The rows of the text, and (when `with_records`, see `ToolContext::record_rows`)
+/// the same rows as the record's.
 fn render(
     roots: &[(Option<String>, Vec<FileHits>)],
     limit: usize,
     shape: Shape,
+    with_records: bool,
 ) -> (Vec<String>, Vec<Value>, usize) {
     let files = roots
         .iter()
@@ -735,11 +738,15 @@ fn render(
         for (root, file) in files.take(limit) {
             let shown_path = display_path(root, &file.path);
             if shape.mode == OutputMode::Files {
-                rows.push(shown_path.clone());
-                records.push(json!({ "path": shown_path }));
+                if with_records {
+                    records.push(json!({ "path": shown_path }));
+                }
+                rows.push(shown_path);
             } else {
                 rows.push(format!("{shown_path}:{}", file.count));
-                records.push(json!({ "path": shown_path, "count": file.count }));
+                if with_records {
+                    records.push(json!({ "path": shown_path, "count": file.count }));
+                }
             }
         }
         let shown = rows.len();
@@ -772,12 +779,14 @@ fn render(
                 "{shown_path}{sep}{}{sep} {}",
                 line.number, line.text
             ));
-            records.push(json!({
-                "path": shown_path,
-                "line": line.number,
-                "text": line.text,
-                "kind": if line.is_match { "match" } else { "context" },
-            }));
+            if with_records {
+                records.push(json!({
+                    "path": shown_path,
+                    "line": line.number,
+                    "text": line.text,
+                    "kind": if line.is_match { "match" } else { "context" },
+                }));
+            }
             if line.is_match {
                 shown += 1;
                 last_match = line.number;
@@ -1005,10 +1014,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             Err(message) => return ToolResult::failure(message),
         }
     }
-    let (rows, mut records, shown) = render(&found, query.limit, query.shape);
-    if !ctx.record_rows {
-        records.clear();
-    }
+    let (rows, records, shown) = render(&found, query.limit, query.shape, ctx.record_rows);
     let closing = if query.shape.mode == OutputMode::Content {
         summary(&totals, shown, &query.label, query.max_file_size)
     } else {
