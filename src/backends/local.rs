@@ -128,6 +128,21 @@ pub fn atomic_write_unsynced(path: &Path, data: &[u8]) -> io::Result<()> {
     replace_in_dir(&dir, name, data, None, false)
 }
 
+/// Replace the file at `path` itself, atomically: a link there is replaced, never
+/// followed, and a folder, FIFO or device is refused. For the toolbox's own state
+/// files, where a link can only have been planted (a checkout's `.indus-process/`
+/// comes from whoever wrote the repository); `durable` fsyncs the file and folder.
+pub fn atomic_replace(path: &Path, data: &[u8], durable: bool) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = path.file_name() else {
+        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
+    };
+    replace_in_dir(&dir, name, data, None, durable)
+}
+
 /// The descriptor-based half of [`atomic_write_within`]: replace `name` in `dir`
 /// (`durable`: fsync the file and then the folder).
 fn replace_in_dir(

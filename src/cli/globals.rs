@@ -345,7 +345,12 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
     };
     let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
     let state_root = match m.get_one::<PathBuf>("state-dir") {
-        Some(d) if !d.as_os_str().is_empty() => crate::kernel::root::tidy(&here.join(d)),
+        // A folder the user named may be a link they chose: resolved here, so the
+        // state store's refusal of a linked state folder meets only planted ones.
+        Some(d) if !d.as_os_str().is_empty() => {
+            let named = crate::kernel::root::tidy(&here.join(d));
+            std::fs::canonicalize(&named).unwrap_or(named)
+        }
         _ => crate::state::locate(&cwd),
     }
     .join(crate::state::STATE_DIR_NAME);

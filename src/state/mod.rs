@@ -13,24 +13,108 @@
 //! concurrent invocations never lose an update or leave a torn file. A state file
 //! that does not parse is an error naming the file; it is never silently reset,
 //! because resetting would quietly drop what a session recorded.
+//!
+//! The folder comes with the checkout, so whoever wrote the repository may have
+//! written it (docs/security.md). Every path into it goes through
+//! [`StateDir::checked`]: no component below the project may be a link (a
+//! linked `.indus-process`, a `todos` linked elsewhere, a dangling link where a
+//! file will be written), and files are read with [`read_file`] (never through a
+//! link, regular files only, a size cap) and replaced, never written through. A
+//! record the toolbox will act on is honoured only under this user's seal
+//! ([`user::seal`]).
 
 pub mod checkpoints;
 pub mod jobs;
 pub mod patches;
 pub mod read_state;
 pub mod todos;
+pub mod user;
 
 use std::fs::File;
-use std::io;
-use std::path::{Path, PathBuf};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::backends::local::{atomic_write, atomic_write_unsynced};
+use crate::backends::local::atomic_replace;
 
 /// The folder's name under the working directory.
 pub const STATE_DIR_NAME: &str = ".indus-process";
+
+/// The most a JSON state file may hold when read (64 MiB): far above any record
+/// the toolbox writes, and a bound on what a planted one can make it allocate.
+pub const READ_CAP: u64 = 64 * 1024 * 1024;
+
+/// Open a file of the state folder for reading: never through a link, never
+/// blocking (a FIFO planted there cannot hang the call), and only a regular file.
+pub fn open_file(path: &Path) -> io::Result<File> {
+    let file = File::options()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(nix::libc::ELOOP) => io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is a symbolic link, not a state file", path.display()),
+            ),
+            _ => e,
+        })?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// Read a whole file of the state folder through [`open_file`], refusing one
+/// over `cap` bytes.
+pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let file = open_file(path)?;
+    let len = file.metadata()?.len();
+    if len > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} holds {len} bytes, over the {cap} a state file may", path.display()),
+        ));
+    }
+    let mut out = Vec::with_capacity(len as usize);
+    file.take(cap + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} grew over the {cap} bytes a state file may", path.display()),
+        ));
+    }
+    Ok(out)
+}
+
+/// Write a small file only this user can read (0600), atomically, replacing
+/// whatever is at `path` (a link included) rather than writing through it.
+pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("f"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = File::options()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
 
 /// The folder whose `.indus-process/` serves `cwd` (see the module comment).
 pub fn locate(cwd: &Path) -> PathBuf {
@@ -53,10 +137,13 @@ pub fn locate(cwd: &Path) -> PathBuf {
 /// without waiting: `Ok(None)` while another holder has it. For locks that a
 /// caller refuses on or waits for in steps (a pane's, a file's changes).
 pub fn try_lock_at(path: &Path) -> io::Result<Option<File>> {
+    // Never through a link (a planted one would create its target) nor
+    // blocking on a FIFO.
     let file = File::options()
         .create(true)
         .truncate(false)
         .write(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
         .open(path)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
@@ -175,14 +262,118 @@ impl StateDir {
         private_socket_dir().join(format!("{}.sock", &hash[..24]))
     }
 
+    /// The folder itself, checked: it must be a real folder, not a link (a
+    /// `--state-dir` the user named through a link is resolved before it gets
+    /// here) (which would move every state file, and every file a
+    /// record names, wherever its author pointed it). `Ok(false)`: absent.
+    fn check_root(&self) -> io::Result<bool> {
+        match std::fs::symlink_metadata(&self.root) {
+            Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the state folder {} is a symbolic link; the toolbox does not follow it \
+                     (remove the link, or name a folder with --state-dir)",
+                    self.root.display()
+                ),
+            )),
+            Ok(_) if self.root.is_dir() => Ok(true),
+            Ok(_) => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the state folder {} is not a folder", self.root.display()),
+            )),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(self.error(&self.root, e)),
+        }
+    }
+
+    /// The path of `rel` inside the folder, checked: `rel` is plain names (no
+    /// `..`, not absolute) and nothing on the way is a link, nor a file where a
+    /// folder must be; the last component, when it exists, is not a link either.
+    /// What a state file names cannot lead a read or a write out of the folder.
+    pub fn checked(&self, rel: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let rel = rel.as_ref();
+        let exists = self.check_root()?;
+        let comps: Vec<Component> = rel.components().collect();
+        if comps.is_empty() || comps.iter().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} is not a name inside the state folder", rel.display()),
+            ));
+        }
+        let mut p = self.root.clone();
+        if exists {
+            for (i, c) in comps.iter().enumerate() {
+                p.push(c);
+                match std::fs::symlink_metadata(&p) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!(
+                                "{} is a symbolic link; the state folder holds none (remove it)",
+                                p.display()
+                            ),
+                        ));
+                    }
+                    Ok(m) if i + 1 < comps.len() && !m.is_dir() => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("{} is not a folder", p.display()),
+                        ));
+                    }
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => break,
+                    Err(e) => return Err(self.error(&p, e)),
+                }
+            }
+        }
+        Ok(self.root.join(rel))
+    }
+
+    /// [`StateDir::checked`], then every missing folder on the way made (each
+    /// one by one, so a link raced in is not followed by a recursive create).
+    pub fn make_dirs(&self, rel: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let rel = rel.as_ref();
+        self.ensure()?;
+        let path = self.checked(rel)?;
+        let mut p = self.root.clone();
+        for c in rel.components() {
+            p.push(c);
+            match std::fs::create_dir(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let m = std::fs::symlink_metadata(&p).map_err(|e| self.error(&p, e))?;
+                    if !m.is_dir() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("{} is not a folder", p.display()),
+                        ));
+                    }
+                }
+                Err(e) => return Err(self.error(&p, e)),
+            }
+        }
+        Ok(path)
+    }
+
     /// Create the folder (with its `.gitignore` of `*`) if it does not exist.
     pub fn ensure(&self) -> io::Result<()> {
-        if !self.root.is_dir() {
-            std::fs::create_dir_all(&self.root).map_err(|e| self.error(&self.root, e))?;
+        if !self.check_root()? {
+            if let Some(parent) = self.root.parent()
+                && !parent.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
+            }
+            match std::fs::create_dir(&self.root) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    self.check_root()?;
+                }
+                Err(e) => return Err(self.error(&self.root, e)),
+            }
         }
         let ignore = self.root.join(".gitignore");
-        if !ignore.exists() {
-            atomic_write(&ignore, b"*\n").map_err(|e| self.error(&ignore, e))?;
+        if std::fs::symlink_metadata(&ignore).is_err() {
+            atomic_replace(&ignore, b"*\n", true).map_err(|e| self.error(&ignore, e))?;
         }
         Ok(())
     }
@@ -196,11 +387,12 @@ impl StateDir {
     /// write back as one transaction.
     pub fn lock(&self) -> io::Result<StateLock> {
         self.ensure()?;
-        let lock_path = self.root.join(".lock");
+        let lock_path = self.checked(".lock")?;
         let file = File::options()
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
             .open(&lock_path)
             .map_err(|e| self.error(&lock_path, e))?;
         file.lock().map_err(|e| self.error(&lock_path, e))?;
@@ -213,8 +405,9 @@ impl StateDir {
         f()
     }
 
-    fn load_unlocked<T: DeserializeOwned + Default>(&self, file: &Path) -> io::Result<T> {
-        match std::fs::read(file) {
+    fn load_unlocked<T: DeserializeOwned + Default>(&self, rel: &str) -> io::Result<T> {
+        let file = &self.checked(rel)?;
+        match read_file(file, READ_CAP) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -229,31 +422,36 @@ impl StateDir {
         }
     }
 
-    fn store_unlocked<T: Serialize>(&self, file: &Path, value: &T) -> io::Result<()> {
-        self.store_with(file, value, true)
+    fn store_unlocked<T: Serialize>(&self, rel: &str, value: &T) -> io::Result<()> {
+        self.store_with(rel, value, true)
     }
 
-    fn store_with<T: Serialize>(&self, file: &Path, value: &T, durable: bool) -> io::Result<()> {
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| self.error(parent, e))?;
-        }
+    fn store_with<T: Serialize>(&self, rel: &str, value: &T, durable: bool) -> io::Result<()> {
         let mut bytes = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
         bytes.push(b'\n');
-        let written = if durable {
-            atomic_write(file, &bytes)
+        self.replace(rel, &bytes, durable)
+    }
+
+    /// Replace the state file `rel` with `bytes` (its folders made): never
+    /// through a link (see [`StateDir::checked`]).
+    pub fn replace(&self, rel: &str, bytes: &[u8], durable: bool) -> io::Result<()> {
+        if let Some(parent) = Path::new(rel).parent()
+            && !parent.as_os_str().is_empty()
+        {
+            self.make_dirs(parent)?;
         } else {
-            atomic_write_unsynced(file, &bytes)
-        };
-        written.map_err(|e| self.error(file, e))
+            self.ensure()?;
+        }
+        let file = self.checked(rel)?;
+        atomic_replace(&file, bytes, durable).map_err(|e| self.error(&file, e))
     }
 
     /// Read a JSON state file (absent → `T::default()`), under the lock.
     pub fn load<T: DeserializeOwned + Default>(&self, rel: &str) -> io::Result<T> {
-        let file = self.path(rel);
-        if !self.root.is_dir() {
+        if !self.check_root()? {
             return Ok(T::default());
         }
-        self.locked(|| self.load_unlocked(&file))
+        self.locked(|| self.load_unlocked(rel))
     }
 
     /// Read a JSON state file inside a transaction opened with [`StateDir::lock`].
@@ -262,12 +460,12 @@ impl StateDir {
         _lock: &StateLock,
         rel: &str,
     ) -> io::Result<T> {
-        self.load_unlocked(&self.path(rel))
+        self.load_unlocked(rel)
     }
 
     /// Replace a JSON state file atomically inside a transaction.
     pub fn write<T: Serialize>(&self, _lock: &StateLock, rel: &str, value: &T) -> io::Result<()> {
-        self.store_unlocked(&self.path(rel), value)
+        self.store_unlocked(rel, value)
     }
 
     /// [`StateDir::write`] without waiting for the disk (see
@@ -278,7 +476,7 @@ impl StateDir {
         rel: &str,
         value: &T,
     ) -> io::Result<()> {
-        self.store_with(&self.path(rel), value, false)
+        self.store_with(rel, value, false)
     }
 
     /// Read-modify-write a JSON state file under the lock, replacing it atomically.
@@ -286,11 +484,10 @@ impl StateDir {
     where
         T: DeserializeOwned + Serialize + Default,
     {
-        let file = self.path(rel);
         self.locked(|| {
-            let mut value: T = self.load_unlocked(&file)?;
+            let mut value: T = self.load_unlocked(rel)?;
             let out = f(&mut value);
-            self.store_unlocked(&file, &value)?;
+            self.store_unlocked(rel, &value)?;
             Ok(out)
         })
     }

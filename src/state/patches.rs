@@ -52,6 +52,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
+use super::user;
 use crate::kernel::digest::sha256_hex;
 
 /// The folder of pending applies inside the state folder.
@@ -86,7 +87,18 @@ struct Journal {
     /// Folders the apply creates for new files, outermost first.
     #[serde(default)]
     made: Vec<PathBuf>,
+    /// This user's seal of the rest ([`user::seal_json`]): a journal without a
+    /// valid one was not written by this user's toolbox (a checkout can carry
+    /// any `.indus-process/`), and is never replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
 }
+
+/// The seal's domain: a seal made for another kind of record never passes.
+const SEAL_DOMAIN: &str = "indus-tool apply_patch journal 1";
+
+/// The most a journal may hold when read back: 64 MiB is some 300,000 steps.
+const JOURNAL_CAP: u64 = 64 * 1024 * 1024;
 
 impl Journal {
     /// The folders that hold the targets, each once: the renames and unlinks
@@ -127,9 +139,9 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
         paths.windows(2).all(|w| w[0] != w[1])
     });
     dir.ensure()?;
-    let base = dir.path(PATCHES_DIR);
+    let base = dir.checked(PATCHES_DIR)?;
     if !base.is_dir() {
-        std::fs::create_dir_all(&base)?;
+        dir.make_dirs(PATCHES_DIR)?;
         sync_dir(dir.root());
     }
     let folder = new_folder(&base)?;
@@ -166,7 +178,7 @@ pub fn recover(dir: &StateDir) -> io::Result<usize> {
 /// [`recover`], a done apply of this boot being finished once `window` has
 /// passed since it was done.
 fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
-    let base = dir.path(PATCHES_DIR);
+    let base = dir.checked(PATCHES_DIR)?;
     let entries = match std::fs::read_dir(&base) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
@@ -187,12 +199,13 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
     for folder in folders {
         // The common case, cheaply and before taking its lock: a done apply
         // of this boot, still inside the writeback window, is left for later.
-        let young = std::fs::metadata(folder.join(DONE))
+        let young = std::fs::symlink_metadata(folder.join(DONE))
             .ok()
             .and_then(|d| d.modified().ok())
             .and_then(|t| SystemTime::now().duration_since(t).ok())
             .is_some_and(|age| age < window);
-        if young && std::fs::read_to_string(folder.join(DONE)).is_ok_and(|b| b == boot) {
+        if young && super::read_file(&folder.join(DONE), 256).is_ok_and(|b| b == boot.as_bytes())
+        {
             continue;
         }
         // A live apply holds its folder's lock and is left alone. A folder
@@ -202,11 +215,22 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
             continue;
         };
         // Looked at again under the lock: its maker writes it before letting go.
-        let done = std::fs::metadata(folder.join(DONE)).ok();
-        let Some(journal) = read_journal(&folder)? else {
-            // No journal: the tree was never touched.
-            std::fs::remove_dir_all(&folder)?;
-            continue;
+        let done = std::fs::symlink_metadata(folder.join(DONE)).ok();
+        let journal = match read_journal(&folder) {
+            Read::Absent => {
+                // No journal: the tree was never touched.
+                std::fs::remove_dir_all(&folder)?;
+                continue;
+            }
+            Read::Refused(why) => {
+                // Never replayed, never fatal: said, and left for a person.
+                eprintln!(
+                    "indus-tool: ignoring the apply_patch journal in {}: {why}",
+                    folder.display()
+                );
+                continue;
+            }
+            Read::Sealed(journal) => journal,
         };
         if !journal.home.as_os_str().is_empty() && !same_place(&journal.home, &folder) {
             // A copy's (or a moved project's): its steps name files elsewhere,
@@ -277,6 +301,7 @@ fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal>
         home: folder.to_path_buf(),
         steps: Vec::with_capacity(changes.len()),
         made: Vec::new(),
+        seal: None,
     };
     let deleted: std::collections::HashSet<&Path> = changes
         .iter()
@@ -325,6 +350,7 @@ fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal>
             backup,
         });
     }
+    journal.seal = user::seal_json(SEAL_DOMAIN, &journal);
     let bytes = serde_json::to_vec(&journal).map_err(io::Error::other)?;
     let mut f = std::fs::File::create_new(folder.join(JOURNAL))?;
     f.write_all(&bytes)?;
@@ -627,14 +653,41 @@ fn finish(folder: &Path, journal: &Journal) -> io::Result<()> {
     std::fs::remove_dir_all(folder)
 }
 
-fn read_journal(folder: &Path) -> io::Result<Option<Journal>> {
-    let bytes = match std::fs::read(folder.join(JOURNAL)) {
+/// A folder's journal as read back.
+enum Read {
+    /// None, or one cut short (never synced, so the tree was never touched).
+    Absent,
+    /// Not to be acted on, and why.
+    Refused(String),
+    /// Written by this user's toolbox.
+    Sealed(Journal),
+}
+
+fn read_journal(folder: &Path) -> Read {
+    let bytes = match super::read_file(&folder.join(JOURNAL), JOURNAL_CAP) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Absent,
+        Err(e) => return Read::Refused(e.to_string()),
     };
-    // A journal cut short was never synced, so the tree was never touched.
-    Ok(serde_json::from_slice(&bytes).ok())
+    let Ok(mut journal) = serde_json::from_slice::<Journal>(&bytes) else {
+        return Read::Absent;
+    };
+    let seal = journal.seal.take();
+    if !user::verify_json(SEAL_DOMAIN, &journal, seal.as_deref()) {
+        return Read::Refused(
+            "it does not carry this user's seal, so this user's indus-tool did not write it"
+                .into(),
+        );
+    }
+    // Sealed, yet a kept original is only ever a plain name in the folder.
+    if journal.steps.iter().any(|s| {
+        s.backup
+            .as_deref()
+            .is_some_and(|b| b.is_empty() || b.contains('/') || b == "." || b == "..")
+    }) {
+        return Read::Refused("a kept original is not a name in its folder".into());
+    }
+    Read::Sealed(journal)
 }
 
 /// The kernel's id of this boot (empty where `/proc` is not mounted: then
@@ -814,8 +867,11 @@ mod tests {
             (folder, journal)
         }
         fn set_boot(&self, folder: &Path, boot: &str) {
-            let mut journal = read_journal(folder).unwrap().unwrap();
+            let Read::Sealed(mut journal) = read_journal(folder) else {
+                panic!("a sealed journal")
+            };
             journal.boot = boot.to_string();
+            journal.seal = user::seal_json(SEAL_DOMAIN, &journal);
             std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
             if folder.join(DONE).exists() {
                 std::fs::write(folder.join(DONE), boot).unwrap();
@@ -992,5 +1048,61 @@ mod tests {
         drop(held);
         assert_eq!(recover(&f.state).unwrap(), 1);
         assert!(f.is_before());
+    }
+
+    #[test]
+    fn a_journal_without_this_users_seal_is_never_replayed() {
+        let f = fixture();
+        let (folder, journal) = f.interrupted(1);
+        // The same journal as a checkout could carry it: unsealed, or sealed
+        // by someone else, or edited after sealing.
+        for forged in [
+            serde_json::json!({"boot": journal.boot, "home": folder, "steps": [], "made": []}),
+            {
+                let mut v = serde_json::to_value(&journal).unwrap();
+                v["seal"] = serde_json::json!("00".repeat(32));
+                v
+            },
+            {
+                let mut v = serde_json::to_value(&journal).unwrap();
+                v["made"] = serde_json::json!(["/nowhere"]);
+                v
+            },
+        ] {
+            let mut forged = forged;
+            if forged.get("steps").is_some_and(|s| s.as_array().unwrap().is_empty()) {
+                forged["steps"] = serde_json::to_value(&journal.steps).unwrap();
+            }
+            std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&forged).unwrap()).unwrap();
+            assert_eq!(recover(&f.state).unwrap(), 0);
+            assert!(folder.join(JOURNAL).exists(), "left for a person to look at");
+            assert!(!f.is_before(), "nothing undone");
+        }
+    }
+
+    #[test]
+    fn a_journal_that_is_a_link_is_not_followed() {
+        let f = fixture();
+        let (folder, _) = f.interrupted(1);
+        let real = folder.join("real.json");
+        std::fs::rename(folder.join(JOURNAL), &real).unwrap();
+        // A link to a FIFO or /dev/zero would hang or exhaust memory if read.
+        std::os::unix::fs::symlink("/dev/zero", folder.join(JOURNAL)).unwrap();
+        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert!(matches!(read_journal(&folder), Read::Refused(_)));
+    }
+
+    #[test]
+    fn a_linked_patches_folder_is_refused() {
+        let f = fixture();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let victim = elsewhere.path().join("victim");
+        std::fs::create_dir(&victim).unwrap();
+        std::fs::write(victim.join("keep"), "x").unwrap();
+        f.state.ensure().unwrap();
+        let _ = std::fs::remove_dir_all(f.state.path(PATCHES_DIR));
+        std::os::unix::fs::symlink(elsewhere.path(), f.state.path(PATCHES_DIR)).unwrap();
+        assert!(recover(&f.state).is_err());
+        assert!(victim.join("keep").exists());
     }
 }

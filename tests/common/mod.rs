@@ -109,9 +109,11 @@ impl TestEnv {
     }
 }
 
-/// The home directory the binary sees in tests: one that does not exist, so no
+/// The home directory the binary sees in tests: one without configuration, so no
 /// MCP config of the host (`~/.config/indusvx/mcp.json`, `~/.indusvx/agent/…`)
-/// can graft tools into a test.
+/// can graft tools into a test. The toolbox makes its per-user state there
+/// (`~/.local/state/indus-tool/`, the key that seals its records), shared by
+/// every test, as one user's invocations share it.
 pub fn no_home() -> PathBuf {
     std::env::temp_dir().join("indus-tool-tests-no-home")
 }
@@ -146,6 +148,7 @@ pub fn bin_std() -> std::process::Command {
         .env_remove("INDUS_REMOTE_CACHE")
         .env_remove("INDUS_STDIN_TERMINAL")
         .env_remove("INDUS_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
         // The tools' exact texts, as agents get them: the shell's view (rows alone
         // on a piped stdout, bash's raw streams) is tested in tests/shell.rs.
         .env("INDUS_EXACT", "1")

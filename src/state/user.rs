@@ -1,0 +1,349 @@
+//! The user's own state, outside every project: `$XDG_STATE_HOME/indus-tool/`
+//! (default `~/.local/state/indus-tool/`), a folder of mode 0700.
+//!
+//! A project's `.indus-process/` and its configuration files come with the
+//! checkout, and a checkout may be a stranger's (a fork's pull request in CI, a
+//! repository an agent just cloned). What must not be forgeable from a checkout
+//! lives here instead:
+//!
+//! - `key`: 32 random bytes (mode 0600) that seal every record the toolbox will
+//!   later *act on* — an undo journal to replay, a rewind plan, a job to signal or
+//!   remove. A record is honoured only when its seal verifies ([`seal`],
+//!   [`verify`]), so a record written by anyone but this user's toolbox is data,
+//!   never an instruction. The seal is an HMAC-SHA256 under a domain name, so a
+//!   seal made for one kind of record never passes for another.
+//! - `trust/<hash>`: project configuration files the user trusted, each by its
+//!   canonical path and the SHA-256 of its exact content, as direnv's allow list
+//!   does: any edit revokes the trust ([`is_trusted`], [`trust`], [`revoke`]).
+//!
+//! Without a usable home (no `HOME` nor `XDG_STATE_HOME`, or a read-only one)
+//! nothing can be sealed or trusted: records are still written, but a later
+//! invocation ignores them (it says so), and project configuration stays unused.
+//! That is the safe direction: a missing key never makes a forged record pass.
+
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+use crate::kernel::digest::sha256_hex;
+
+/// The folder's name under `$XDG_STATE_HOME`.
+const APP: &str = "indus-tool";
+const KEY_FILE: &str = "key";
+const TRUST_DIR: &str = "trust";
+const KEY_LEN: usize = 32;
+
+/// Where the user's state folder is: `$XDG_STATE_HOME/indus-tool` when that is
+/// absolute (the XDG rule: a relative value is ignored), else
+/// `$HOME/.local/state/indus-tool`; `None` without either.
+pub fn dir() -> Option<PathBuf> {
+    // The library's own unit tests never touch the user's real folder.
+    if cfg!(test) {
+        return Some(std::env::temp_dir().join(format!(
+            "indus-tool-unit-state-{}",
+            nix::unistd::getuid()
+        )));
+    }
+    dir_from(|k| std::env::var_os(k))
+}
+
+fn dir_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    if let Some(x) = env("XDG_STATE_HOME").map(PathBuf::from)
+        && x.is_absolute()
+    {
+        return Some(x.join(APP));
+    }
+    let home = env("HOME").map(PathBuf::from)?;
+    home.is_absolute()
+        .then(|| home.join(".local").join("state").join(APP))
+}
+
+/// Create the folder (0700) if needed and check that it is a real folder of this
+/// user that nobody else can write: a folder others could write would let them
+/// plant a key or a trust entry.
+fn ensure_dir() -> io::Result<PathBuf> {
+    let dir = dir().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            "neither XDG_STATE_HOME nor HOME names a folder for the user's state",
+        )
+    })?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    let meta = std::fs::symlink_metadata(&dir)?;
+    let uid = nix::unistd::getuid().as_raw();
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(io::Error::other(format!(
+            "{} is not a folder of this user closed to others' writes",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Read a small regular file without following a link, at most `cap` bytes.
+fn read_small(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc_flags())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > cap {
+        return Err(io::Error::other(format!(
+            "{} is not a small regular file",
+            path.display()
+        )));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    file.take(cap).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+fn libc_flags() -> i32 {
+    nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_NONBLOCK.bits()
+}
+
+/// The key, created on first use; `None` when the user's folder is unusable.
+fn key() -> Option<&'static [u8]> {
+    static KEY: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+    KEY.get_or_init(|| load_or_make_key().ok()).as_deref()
+}
+
+fn load_or_make_key() -> io::Result<Vec<u8>> {
+    let dir = ensure_dir()?;
+    let path = dir.join(KEY_FILE);
+    match read_key(&path) {
+        Ok(k) => return Ok(k),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut fresh = [0u8; KEY_LEN];
+    getrandom::fill(&mut fresh).map_err(|e| io::Error::other(e.to_string()))?;
+    // Written whole under a private name, then linked into place: two first
+    // invocations at once both end up with whichever key was linked first.
+    let tmp = dir.join(format!(".key.{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    {
+        let mut f = std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(hex(&fresh).as_bytes())?;
+        f.sync_all()?;
+    }
+    let linked = std::fs::hard_link(&tmp, &path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(fresh.to_vec()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => read_key(&path),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_key(path: &Path) -> io::Result<Vec<u8>> {
+    let text = read_small(path, 2 * KEY_LEN as u64 + 1)?;
+    let text = std::str::from_utf8(&text).unwrap_or("").trim();
+    unhex(text)
+        .filter(|k| k.len() == KEY_LEN)
+        .ok_or_else(|| io::Error::other(format!("{} does not hold a key", path.display())))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn mac(key: &[u8], domain: &str, bytes: &[u8]) -> Hmac<Sha256> {
+    let mut m = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    m.update(domain.as_bytes());
+    m.update(&[0]);
+    m.update(bytes);
+    m
+}
+
+/// The seal of `bytes` as a record of kind `domain` (hex), or `None` when the
+/// user's key is unavailable.
+pub fn seal(domain: &str, bytes: &[u8]) -> Option<String> {
+    Some(hex(&mac(key()?, domain, bytes).finalize().into_bytes()))
+}
+
+/// Whether `seal` is this user's seal of `bytes` as a `domain` record (compared
+/// in constant time).
+pub fn verify(domain: &str, bytes: &[u8], seal: &str) -> bool {
+    let (Some(key), Some(tag)) = (key(), unhex(seal)) else {
+        return false;
+    };
+    mac(key, domain, bytes).verify_slice(&tag).is_ok()
+}
+
+/// [`seal`] of a value's JSON form.
+pub fn seal_json<T: Serialize>(domain: &str, value: &T) -> Option<String> {
+    seal(domain, &serde_json::to_vec(value).ok()?)
+}
+
+/// [`verify`] of a value's JSON form against the seal it carried (`None`: none).
+pub fn verify_json<T: Serialize>(domain: &str, value: &T, seal: Option<&str>) -> bool {
+    match (seal, serde_json::to_vec(value)) {
+        (Some(s), Ok(bytes)) => verify(domain, &bytes, s),
+        _ => false,
+    }
+}
+
+/// One trusted configuration file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrustEntry {
+    /// The file's canonical path.
+    pub path: PathBuf,
+    /// The SHA-256 of the content trusted.
+    pub sha256: String,
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn entry_name(path: &Path, sha256: &str) -> String {
+    let mut id = path.as_os_str().as_encoded_bytes().to_vec();
+    id.push(0);
+    id.extend_from_slice(sha256.as_bytes());
+    sha256_hex(&id)
+}
+
+/// Whether the user trusted the file at `path` with exactly `content`.
+pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
+    let Some(dir) = dir() else {
+        return false;
+    };
+    let path = canonical(path);
+    let name = entry_name(&path, &sha256_hex(content));
+    let Ok(bytes) = read_small(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
+        return false;
+    };
+    serde_json::from_slice::<TrustEntry>(&bytes)
+        .is_ok_and(|e| e.path == path && e.sha256 == sha256_hex(content))
+}
+
+/// Record that the user trusts the file at `path` with exactly `content`.
+pub fn trust(path: &Path, content: &[u8]) -> io::Result<TrustEntry> {
+    let dir = ensure_dir()?.join(TRUST_DIR);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    let entry = TrustEntry {
+        path: canonical(path),
+        sha256: sha256_hex(content),
+    };
+    let name = entry_name(&entry.path, &entry.sha256);
+    let bytes = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+    crate::state::write_private(&dir.join(name), &bytes)?;
+    Ok(entry)
+}
+
+/// Every trusted file, in path order.
+pub fn trusted() -> io::Result<Vec<TrustEntry>> {
+    let Some(dir) = dir() else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir.join(TRUST_DIR)) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e),
+    };
+    for entry in entries.flatten() {
+        if let Ok(bytes) = read_small(&entry.path(), 64 * 1024)
+            && let Ok(e) = serde_json::from_slice::<TrustEntry>(&bytes)
+            && entry.file_name().to_str() == Some(&entry_name(&e.path, &e.sha256))
+        {
+            out.push(e);
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path).then(a.sha256.cmp(&b.sha256)));
+    Ok(out)
+}
+
+/// Forget every trust recorded for the file at `path` (any content); how many.
+pub fn revoke(path: &Path) -> io::Result<usize> {
+    let path = canonical(path);
+    let Some(dir) = dir() else {
+        return Ok(0);
+    };
+    let mut n = 0;
+    for e in trusted()?.into_iter().filter(|e| e.path == path) {
+        std::fs::remove_file(dir.join(TRUST_DIR).join(entry_name(&e.path, &e.sha256)))?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn the_folder_follows_xdg_then_home() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        assert_eq!(
+            dir_from(env(&[("XDG_STATE_HOME", "/x"), ("HOME", "/h")])),
+            Some(PathBuf::from("/x/indus-tool"))
+        );
+        assert_eq!(
+            dir_from(env(&[("XDG_STATE_HOME", "rel"), ("HOME", "/h")])),
+            Some(PathBuf::from("/h/.local/state/indus-tool"))
+        );
+        assert_eq!(dir_from(env(&[("HOME", "rel")])), None);
+        assert_eq!(dir_from(env(&[])), None);
+    }
+
+    #[test]
+    fn hex_round_trips_and_refuses_odd_input() {
+        assert_eq!(unhex(&hex(&[0, 1, 254, 255])), Some(vec![0, 1, 254, 255]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+    }
+
+    #[test]
+    fn a_seal_is_bound_to_its_domain_and_bytes() {
+        let key = [7u8; KEY_LEN];
+        let a = hex(&mac(&key, "journal", b"x").finalize().into_bytes());
+        let b = hex(&mac(&key, "job", b"x").finalize().into_bytes());
+        let c = hex(&mac(&key, "journal", b"y").finalize().into_bytes());
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert!(
+            mac(&key, "journal", b"x")
+                .verify_slice(&unhex(&a).unwrap())
+                .is_ok()
+        );
+        // The domain's separator keeps "ab"+"c" apart from "a"+"bc".
+        let d = hex(&mac(&key, "ab", b"c").finalize().into_bytes());
+        let e = hex(&mac(&key, "a", b"bc").finalize().into_bytes());
+        assert_ne!(d, e);
+    }
+}
