@@ -22,6 +22,13 @@
 //! ([`StateDir::lock`]), so concurrent invocations never lose a record and a blob is
 //! never collected between being written and being referenced.
 //!
+//! Everything here that a later call acts on — a node (what a rewind puts back
+//! and what `checkpoint diff` shows), a journal line, the rewind plan, the
+//! `always` marker — carries this user's seal ([`user::seal_json`]); one without
+//! it came with the checkout, not from this user's toolbox, and is passed over
+//! with a line on stderr. Records are read without following links and with a
+//! size cap ([`super::read_file`]).
+//!
 //! This module owns the data and the file operations (record, list, diff inputs,
 //! rewind, drop); the tool wrapper is `deck::checkpoint`, the command line
 //! `cli::checkpoint_command`.
@@ -33,8 +40,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::{StateDir, StateLock, file_key};
-use crate::backends::local::{atomic_write_unsynced, atomic_write_within};
+use super::{READ_CAP, StateDir, StateLock, file_key, user};
+use crate::backends::local::{atomic_replace, atomic_write_within};
 use crate::kernel::Root;
 use crate::kernel::digest::{sha256_hex, sha256_of_reader};
 
@@ -196,6 +203,40 @@ pub struct Touched {
 struct Journal {
     from: String,
     steps: Vec<Step>,
+    /// The state folder the plan was made in: a plan found in another (a
+    /// copied project's) names the original's files and is not carried out.
+    #[serde(default)]
+    home: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// The seals' domains, one per kind of record.
+const SEAL_NODE: &str = "indus-tool checkpoint node 1";
+const SEAL_LINE: &str = "indus-tool checkpoint line 1";
+const SEAL_PLAN: &str = "indus-tool rewind plan 1";
+const SEAL_ALWAYS: &str = "indus-tool checkpoint always 1";
+
+/// A node's file as stored: the node and this user's seal of it.
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredNode {
+    #[serde(flatten)]
+    node: Node,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// Say once per file that a record without this user's seal is passed over.
+fn passed_over(path: &Path, what: &str) {
+    static SAID: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if !said.iter().any(|p| p == path) {
+        said.push(path.to_path_buf());
+        eprintln!(
+            "indus-tool: ignoring {what} {}: it does not carry this user's seal, so this user's indus-tool did not write it",
+            path.display()
+        );
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -398,6 +439,9 @@ struct AfterLine {
     /// did not need rewriting for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     before: Option<Image>,
+    /// This user's seal of the rest of the line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     after: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -517,7 +561,7 @@ impl CheckpointStore {
     /// never joins the torn one.
     fn append_line(&self, lock: &StateLock, files: &NodeFiles, line: &[u8]) -> io::Result<()> {
         use std::io::{Seek, SeekFrom, Write};
-        let torn = std::fs::File::open(&files.after).is_ok_and(|mut f| {
+        let torn = super::open_file(&files.after).is_ok_and(|mut f| {
             let mut last = [0u8; 1];
             f.seek(SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n'
         });
@@ -526,9 +570,11 @@ impl CheckpointStore {
             self.write_node(lock, files, &node)?;
             self.forget_paths();
         }
+        use std::os::unix::fs::OpenOptionsExt;
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
             .open(&files.after)
             .and_then(|mut f| f.write_all(line))
             .map_err(|e| state_error(&files.after, e))
@@ -586,8 +632,7 @@ impl CheckpointStore {
     /// so a lock on the file itself no longer covers what a writer does after
     /// its rename (reading back and noting the hash of what it wrote).
     pub fn try_lock_file_changes(&self, real: &str) -> io::Result<Option<std::fs::File>> {
-        let dir = self.dir.path(&format!("{CHECKPOINTS_DIR}/locks"));
-        std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
+        let dir = self.dir.make_dirs(format!("{CHECKPOINTS_DIR}/locks"))?;
         let key = &sha256_hex(real.as_bytes())[..24];
         let path = dir.join(format!("{key}.lock"));
         super::try_lock_at(&path).map_err(|e| state_error(&path, e))
@@ -608,6 +653,23 @@ impl CheckpointStore {
         self.dir.path(&self.rel)
     }
 
+    /// The session's folders checked (see [`StateDir::checked`]): no link on
+    /// the way to its nodes or blobs. Every entry point starts here.
+    fn guard(&self) -> io::Result<()> {
+        self.dir.checked(format!("{}/nodes/x", self.rel))?;
+        self.dir.checked(format!("{}/blobs/x", self.rel))?;
+        Ok(())
+    }
+
+    /// Say a line carrying this user's seal.
+    fn seal_line(line: &mut AfterLine) -> io::Result<Vec<u8>> {
+        line.seal = None;
+        line.seal = user::seal_json(SEAL_LINE, &*line);
+        let mut bytes = serde_json::to_vec(&*line).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
     /// The marker of a session that asked to be checkpointed by default.
     fn always_marker(&self) -> PathBuf {
         self.folder().join("always")
@@ -615,7 +677,20 @@ impl CheckpointStore {
 
     /// Whether the session asked to be checkpointed by default (`checkpoint on`).
     pub fn always_on(&self) -> bool {
-        self.always_marker().is_file()
+        if self.guard().is_err() {
+            return false;
+        }
+        match super::read_file(&self.always_marker(), 4096) {
+            Ok(bytes) => {
+                let seal = String::from_utf8_lossy(&bytes).trim().to_string();
+                let ok = user::verify(SEAL_ALWAYS, self.rel.as_bytes(), &seal);
+                if !ok {
+                    passed_over(&self.always_marker(), "the checkpoint marker");
+                }
+                ok
+            }
+            Err(_) => false,
+        }
     }
 
     /// Ask (or stop asking) for every write and edit of the session to be
@@ -623,9 +698,14 @@ impl CheckpointStore {
     pub fn set_always(&self, on: bool) -> io::Result<()> {
         let marker = self.always_marker();
         if on {
-            self.dir.ensure()?;
-            std::fs::create_dir_all(self.folder()).map_err(|e| state_error(&self.folder(), e))?;
-            atomic_write_within(&marker, b"on\n", None).map_err(|e| state_error(&marker, e))
+            self.dir.make_dirs(&self.rel)?;
+            let seal = user::seal(SEAL_ALWAYS, self.rel.as_bytes()).ok_or_else(|| {
+                io::Error::other(
+                    "no folder for the user's state (set HOME or XDG_STATE_HOME): the marker could not be sealed",
+                )
+            })?;
+            atomic_replace(&marker, format!("{seal}\n").as_bytes(), true)
+                .map_err(|e| state_error(&marker, e))
         } else {
             remove_if_there(&marker)
         }
@@ -675,9 +755,29 @@ impl CheckpointStore {
 
     /// A node with the hashes of its journal folded in.
     fn read_node(&self, files: &NodeFiles) -> io::Result<Node> {
-        let bytes = std::fs::read(&files.json).map_err(|e| state_error(&files.json, e))?;
-        let mut node: Node = serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
-        let log = match std::fs::read(&files.after) {
+        let node = self.read_node_sealed(files)?;
+        node.ok_or_else(|| {
+            io::Error::other(format!(
+                "the checkpoint node {} was not written by this user's indus-tool (it carries no seal of theirs); delete it",
+                files.json.display()
+            ))
+        })
+    }
+
+    /// A node with the hashes of its journal folded in, or `None` when its file
+    /// does not carry this user's seal (said on stderr). Journal lines without
+    /// the seal are passed over the same way.
+    fn read_node_sealed(&self, files: &NodeFiles) -> io::Result<Option<Node>> {
+        let bytes =
+            super::read_file(&files.json, READ_CAP).map_err(|e| state_error(&files.json, e))?;
+        let stored: StoredNode =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
+        if !user::verify_json(SEAL_NODE, &stored.node, stored.seal.as_deref()) {
+            passed_over(&files.json, "the checkpoint node");
+            return Ok(None);
+        }
+        let mut node = stored.node;
+        let log = match super::read_file(&files.after, READ_CAP) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(state_error(&files.after, e)),
@@ -689,8 +789,13 @@ impl CheckpointStore {
             None => &[][..],
         };
         for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let noted: AfterLine =
+            let mut noted: AfterLine =
                 serde_json::from_slice(line).map_err(|e| corrupt(&files.after, e))?;
+            let seal = noted.seal.take();
+            if !user::verify_json(SEAL_LINE, &noted, seal.as_deref()) {
+                passed_over(&files.after, "lines of the checkpoint journal");
+                continue;
+            }
             if let Some(before) = noted.before
                 && !node.files.iter().any(|f| f.path == noted.path)
             {
@@ -714,7 +819,7 @@ impl CheckpointStore {
                 *dir = self.resolved(dir);
             }
         }
-        Ok(node)
+        Ok(Some(node))
     }
 
     /// Replace a node's file (hashes included) and empty its journal, whose lines
@@ -734,7 +839,9 @@ impl CheckpointStore {
                 *dir = self.stored(dir);
             }
         }
-        self.dir.write_unsynced(lock, &rel, &stored)?;
+        let seal = user::seal_json(SEAL_NODE, &stored);
+        let sealed = StoredNode { node: stored, seal };
+        self.dir.write_unsynced(lock, &rel, &sealed)?;
         remove_if_there(&files.after)
     }
 
@@ -744,17 +851,23 @@ impl CheckpointStore {
     }
 
     /// Every node, oldest first (inside a lock).
+    /// Nodes without this user's seal are left out (said on stderr), so the
+    /// index and its files stay one to one.
     fn read_index(&self, lock: &StateLock) -> io::Result<(Index, Vec<NodeFiles>)> {
-        let files = self.node_files(lock)?;
-        let nodes = files
-            .iter()
-            .map(|f| self.read_node(f))
-            .collect::<io::Result<_>>()?;
-        Ok((Index { nodes }, files))
+        let mut nodes = Vec::new();
+        let mut kept = Vec::new();
+        for f in self.node_files(lock)? {
+            if let Some(node) = self.read_node_sealed(&f)? {
+                nodes.push(node);
+                kept.push(f);
+            }
+        }
+        Ok((Index { nodes }, kept))
     }
 
     /// Every node, oldest first (empty when nothing was recorded; creates nothing).
     pub fn load(&self) -> io::Result<Index> {
+        self.guard()?;
         if !self.nodes_dir().is_dir() {
             return Ok(Index::default());
         }
@@ -769,7 +882,7 @@ impl CheckpointStore {
     /// A kept pre-image's bytes, checked against its name.
     pub fn blob(&self, sha256: &str) -> io::Result<Vec<u8>> {
         let path = self.blob_path(sha256);
-        let bytes = std::fs::read(&path).map_err(|e| {
+        let bytes = super::read_file(&path, READ_CAP.max(self.cap)).map_err(|e| {
             io::Error::new(e.kind(), format!("checkpoint blob {}: {e}", path.display()))
         })?;
         if sha256_hex(&bytes) != sha256 {
@@ -787,12 +900,11 @@ impl CheckpointStore {
     /// Keep `bytes` as a blob unless a blob of that hash exists (inside a lock).
     fn keep_blob(&self, _lock: &StateLock, sha256: &str, bytes: &[u8]) -> io::Result<()> {
         let path = self.blob_path(sha256);
-        if path.is_file() {
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             return Ok(());
         }
-        let dir = self.folder().join("blobs");
-        std::fs::create_dir_all(&dir).map_err(|e| state_error(&dir, e))?;
-        atomic_write_unsynced(&path, bytes).map_err(|e| state_error(&path, e))
+        self.dir.make_dirs(format!("{}/blobs", self.rel))?;
+        atomic_replace(&path, bytes, false).map_err(|e| state_error(&path, e))
     }
 
     /// Record `path`'s pre-image under `node` unless the node already holds one
@@ -807,6 +919,7 @@ impl CheckpointStore {
         path: &str,
         capture: Capture,
     ) -> Result<Option<Image>, CheckpointError> {
+        self.guard()?;
         let lock = self.dir.lock()?;
         // A rewind cut short is finished before anything new is recorded.
         self.finish_interrupted(&lock)?;
@@ -922,14 +1035,13 @@ impl CheckpointStore {
         // line per file, not a rewrite of every record so far.
         let log_len = std::fs::metadata(&files.after).map_or(0, |m| m.len());
         if current.is_none() && files.json.is_file() && log_len <= AFTER_LOG_FOLD {
-            let mut line = serde_json::to_vec(&AfterLine {
+            let line = Self::seal_line(&mut AfterLine {
                 path: self.stored(path),
                 before: Some(image.clone()),
                 after: None,
                 created: Vec::new(),
-            })
-            .map_err(io::Error::other)?;
-            line.push(b'\n');
+                seal: None,
+            })?;
             self.append_line(&lock, &files, &line)?;
             self.add_path(&files, stamp, stored);
             return Ok(Some(image));
@@ -967,14 +1079,14 @@ impl CheckpointStore {
         sha256: &str,
         created: &[String],
     ) -> io::Result<()> {
-        let mut line = serde_json::to_vec(&AfterLine {
+        let line = Self::seal_line(&mut AfterLine {
             path: self.stored(path),
             before: None,
             after: Some(sha256.to_string()),
             created: created.iter().map(|d| self.stored(d)).collect(),
-        })
-        .map_err(io::Error::other)?;
-        line.push(b'\n');
+            seal: None,
+        })?;
+        self.guard()?;
         let lock = self.dir.lock()?;
         let key = file_key(&node.name);
         let files = match self.remembered(&key) {
@@ -998,6 +1110,7 @@ impl CheckpointStore {
     /// Take back a record this call made when the tool then changed nothing (it
     /// failed), so the listing shows only files that were changed.
     pub fn forget_record(&self, node: &NodeName, path: &str) -> io::Result<()> {
+        self.guard()?;
         let lock = self.dir.lock()?;
         let key = file_key(&node.name);
         let Some(files) = self.node_files(&lock)?.into_iter().find(|f| f.key == key) else {
@@ -1039,6 +1152,7 @@ impl CheckpointStore {
         force: bool,
         root: Option<&Root>,
     ) -> Result<RewindReport, CheckpointError> {
+        self.guard()?;
         let lock = self.dir.lock()?;
         self.finish_interrupted(&lock)?;
         let (index, _) = self.read_index(&lock)?;
@@ -1145,10 +1259,13 @@ impl CheckpointStore {
             .collect();
         // The journal first: a rewind cut short (SIGKILL, power loss) is
         // completed by the next call on this session, never left half done.
-        let journal = Journal {
+        let mut journal = Journal {
             from: index.nodes[from].name.clone(),
             steps,
+            home: self.dir.root().to_path_buf(),
+            seal: None,
         };
+        journal.seal = user::seal_json(SEAL_PLAN, &journal);
         self.dir
             .write(&lock, &self.journal_rel(), &journal)
             .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
@@ -1166,11 +1283,28 @@ impl CheckpointStore {
     /// Finish a rewind an earlier call began and could not end (its journal is
     /// there): every step again (each is idempotent), then the nodes dropped.
     fn finish_interrupted(&self, lock: &StateLock) -> Result<(), CheckpointError> {
-        let path = self.dir.path(&self.journal_rel());
-        if !path.is_file() {
+        let path = self.dir.checked(self.journal_rel())?;
+        if std::fs::symlink_metadata(&path).is_err() {
             return Ok(());
         }
-        let journal: Journal = self.dir.read(lock, &self.journal_rel())?;
+        let mut journal: Journal = match self.dir.read(lock, &self.journal_rel()) {
+            Ok(j) => j,
+            Err(e) => {
+                // Never fatal for every later call: said, and left for a person.
+                eprintln!("indus-tool: ignoring the rewind plan {}: {e}", path.display());
+                return Ok(());
+            }
+        };
+        let seal = journal.seal.take();
+        if !user::verify_json(SEAL_PLAN, &journal, seal.as_deref()) {
+            passed_over(&path, "the rewind plan");
+            return Ok(());
+        }
+        if !journal.home.as_os_str().is_empty() && !same_place(&journal.home, self.dir.root()) {
+            // A copied project's: its paths name the original's files.
+            remove_if_there(&path)?;
+            return Ok(());
+        }
         self.complete(lock, &journal, None)?;
         Ok(())
     }
@@ -1254,7 +1388,7 @@ impl CheckpointStore {
             }
         }
         self.collect_garbage(lock, &index)?;
-        remove_if_there(&self.dir.path(&self.journal_rel()))?;
+        remove_if_there(&self.dir.checked(self.journal_rel())?)?;
         Ok(report)
     }
 
@@ -1262,6 +1396,7 @@ impl CheckpointStore {
     /// newer ones, so it stays exact), or every node when `name` is `None`.
     /// Answers the names forgotten; unreferenced blobs are deleted.
     pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
+        self.guard()?;
         let lock = self.dir.lock()?;
         self.finish_interrupted(&lock)?;
         let (mut index, files) = self.read_index(&lock)?;
@@ -1297,6 +1432,16 @@ impl CheckpointStore {
 }
 
 /// A node file's start, zero-padded so names sort as numbers do.
+/// Whether two spellings name one folder (a project reached through a link is
+/// the same project).
+fn same_place(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 fn seq_name(seq: u64) -> String {
     format!("{seq:013}")
 }
@@ -1565,5 +1710,78 @@ mod tests {
     fn git_paths_are_never_touched() {
         assert!(inside_git("/r/.git/config"));
         assert!(!inside_git("/r/.github/x"));
+    }
+
+    #[test]
+    fn records_without_this_users_seal_are_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "mine").unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        std::fs::write(&a, "v1").unwrap();
+        s.record_before(&NodeName::turn("t1"), &a, Capture::Bytes(b"v1".to_vec()))
+            .unwrap();
+        // A node, a journal line and a rewind plan as a checkout could carry
+        // them, all naming a file outside the project.
+        let nodes = s.folder().join("nodes");
+        let forged_node = serde_json::json!({"name": "evil", "createdMs": 1, "named": true,
+            "files": [{"path": victim, "before": {"state": "absent"}, "after": null}]});
+        std::fs::write(
+            nodes.join("0000000000001-evil.json"),
+            serde_json::to_vec(&forged_node).unwrap(),
+        )
+        .unwrap();
+        let own = std::fs::read_dir(&nodes)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with("-t1.json"))
+            .unwrap();
+        let line = serde_json::json!({"path": victim, "before": {"state": "absent"}});
+        std::fs::write(
+            own.with_extension("after"),
+            format!("{}\n", serde_json::to_string(&line).unwrap()),
+        )
+        .unwrap();
+        let plan = serde_json::json!({"from": "t1", "steps": [{"do": "delete", "path": victim,
+            "createdDirs": [], "already": false}]});
+        std::fs::write(s.folder().join("rewind.json"), plan.to_string()).unwrap();
+        std::fs::write(s.folder().join("always"), "on\n").unwrap();
+        let index = s.load().unwrap();
+        assert_eq!(index.names(), vec!["t1".to_string()]);
+        assert_eq!(index.nodes[0].files.len(), 1, "{index:?}");
+        assert!(!s.always_on());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+        // The user's own node still rewinds.
+        std::fs::write(&a, "v2").unwrap();
+        let node = NodeName::turn("t1");
+        s.record_after(&node, &a, &sha256_hex(b"v2")).unwrap();
+        let report = s.rewind("t1", false, None).unwrap();
+        assert_eq!(report.restored, vec![a.clone()]);
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "v1");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
+        s.set_always(true).unwrap();
+        assert!(s.always_on());
+    }
+
+    #[test]
+    fn a_linked_checkpoints_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        StateDir::new(dir.path()).ensure().unwrap();
+        std::os::unix::fs::symlink(
+            outside.path(),
+            dir.path().join(".indus-process").join(CHECKPOINTS_DIR),
+        )
+        .unwrap();
+        let a = file(dir.path(), "a");
+        assert!(
+            s.record_before(&NodeName::turn("t"), &a, Capture::Absent)
+                .is_err()
+        );
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }
