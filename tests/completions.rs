@@ -258,6 +258,13 @@ fn grafted_mcp_tools_complete_from_the_cache_without_starting_a_server() {
             .to_string(),
     )
     .unwrap();
+    // A project's MCP config is used once the user trusted it.
+    let trusted = hermetic(&bin.to_string_lossy(), home.path())
+        .current_dir(&project)
+        .args(["trust", ".indusvx/mcp.json"])
+        .output()
+        .unwrap();
+    assert!(trusted.status.success(), "{trusted:?}");
     let path = format!(
         "{}:{}",
         bin.parent().unwrap().display(),

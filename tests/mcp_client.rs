@@ -28,12 +28,20 @@ fn peer(dir: &Path, extra: &[&str]) -> Value {
     json!({"command": bin_path(), "args": args})
 }
 
-/// Write `.indusvx/mcp.json` in the env's working directory.
+/// Write `.indusvx/mcp.json` in the env's working directory, and trust it (a
+/// project's MCP config is used only once the user trusted it).
 fn configure(env: &TestEnv, servers: Value) {
     env.write(
         ".indusvx/mcp.json",
         serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
     );
+    trust(env, ".indusvx/mcp.json");
+}
+
+/// `indus-tool trust FILE` in the env's working directory.
+fn trust(env: &TestEnv, file: &str) {
+    let out = run(env, &["trust", file]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
 
 fn run(env: &TestEnv, args: &[&str]) -> Output {
@@ -337,6 +345,7 @@ fn a_config_change_refreshes_the_ledger_with_enrolls_and_retires() {
         ".indusvx/mcp.json",
         r#"{"mcpServers": {"other": {"command": "sh", "args": ["-c", "exit 0"]}}}"#,
     );
+    trust(&env, ".indusvx/mcp.json");
     let out = run(&env, &["list"]);
     assert!(!stdout(&out).contains("peer__"));
     let out = run(&env, &["--format", "json", "mcp", "ledger"]);
@@ -350,6 +359,7 @@ fn malformed_configs_are_skipped_with_a_warning_naming_them() {
     let env = TestEnv::new();
     env.write("f.txt", "hello\n");
     env.write(".indusvx/mcp.json", "{ not json");
+    trust(&env, ".indusvx/mcp.json");
     let given = env.write(
         "given.json",
         serde_json::to_string(&json!({"servers": [
@@ -995,6 +1005,7 @@ fn a_directory_too_deep_for_a_socket_path_gets_a_private_socket() {
         &format!("{deep}/.indusvx/mcp.json"),
         serde_json::to_string(&json!({"mcpServers": {"peer": peer(&dir, &[])}})).unwrap(),
     );
+    assert_eq!(code(&run_in(&["trust", ".indusvx/mcp.json"])), 0);
     let up = run_in(&["mcp", "up"]);
     assert_eq!(code(&up), 0, "{}", stderr(&up));
     let text = stdout(&up);
@@ -1156,12 +1167,13 @@ fn dead_ports_and_401s_are_said_in_words_a_person_can_act_on() {
     );
 }
 
-/// A built-in tool never waits on an MCP server: with a changed config naming a
-/// server that never answers `initialize`, `ls` answers at once and says nothing
-/// about MCP; the refresh the config calls for runs detached after it, and its
-/// outcome is reported by `mcp servers`, with the hanging server's process gone.
+/// A built-in tool never waits on an MCP server, nor starts one: with a changed
+/// config naming a server that never answers `initialize`, `ls` answers at once,
+/// says nothing about MCP and starts nothing, not even after it answered; the
+/// next command that uses the grafted tools (`mcp servers`) refreshes, times the
+/// server out and records it, with the hanging server's process gone.
 #[test]
-fn built_in_tools_never_wait_on_a_server_and_the_refresh_runs_after() {
+fn built_in_tools_never_wait_on_a_server_nor_start_one() {
     let env = TestEnv::new();
     env.write("f.txt", "hello\n");
     let hang_pid = env.path("hang.pid");
@@ -1185,16 +1197,13 @@ fn built_in_tools_never_wait_on_a_server_and_the_refresh_runs_after() {
         "ls took {took:?}: it waited on the server"
     );
     assert!(!stderr(&out).contains("mcp"), "{}", stderr(&out));
-    // The detached refresh times the server out and records it.
-    let failed = || {
-        let out = run(&env, &["--format", "json", "mcp", "servers"]);
-        let servers = json_lines(&out);
-        servers[0]["status"] == "failed"
-    };
-    assert!(
-        wait_until(Duration::from_secs(15), failed),
-        "the background refresh never recorded the server"
-    );
+    assert_eq!(code(&run(&env, &["grep", "hello"])), 0);
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(!hang_pid.exists(), "a built-in's call started the server");
+    // The first command that uses the grafted tools refreshes.
+    let out = run(&env, &["--format", "json", "mcp", "servers"]);
+    let servers = json_lines(&out);
+    assert_eq!(servers[0]["status"], "failed", "{servers}");
     let pid: u32 = std::fs::read_to_string(&hang_pid)
         .unwrap()
         .trim()
@@ -1206,7 +1215,7 @@ fn built_in_tools_never_wait_on_a_server_and_the_refresh_runs_after() {
     );
     // Recorded for this config: the next call starts no refresh at all.
     std::fs::remove_file(&hang_pid).unwrap();
-    assert_eq!(code(&run(&env, &["read", "f.txt"])), 0);
+    assert_eq!(code(&run(&env, &["list"])), 0);
     std::thread::sleep(Duration::from_millis(500));
     assert!(!hang_pid.exists(), "a second refresh was started");
 }
@@ -1447,6 +1456,7 @@ fn an_unset_variable_is_reported_by_mcp_views_not_by_builtins() {
         ".mcp.json",
         r#"{"mcpServers": {"gh": {"command": "${env:INDUS_TEST_UNSET_VAR}/bin/gh-mcp"}}}"#,
     );
+    trust(&env, ".mcp.json");
     env.write("a.txt", "a\n");
     let out = run(&env, &["ls"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -43,6 +43,9 @@ fn grafted(dir: &std::path::Path) -> TestEnv {
         }})
         .to_string(),
     );
+    // A project's MCP config is used once the user trusted it.
+    let out = env.run(&["trust", ".indusvx/mcp.json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = env.run(&["mcp", "refresh"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     env

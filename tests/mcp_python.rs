@@ -73,6 +73,9 @@ fn grafted(python: &Path) -> TestEnv {
         json!({"mcpServers": {"py": {"command": python, "args": [peer_file("py_server.py")]}}})
             .to_string(),
     );
+    // A project's MCP config is used once the user trusted it.
+    let out = env.run(&["trust", ".indusvx/mcp.json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
     let out = env.run(&["mcp", "refresh"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     env

@@ -374,6 +374,7 @@ pub const META_COMMANDS: &[&str] = &[
     "batch",
     "mcp",
     "checkpoint",
+    "trust",
     "completions",
     "man",
     "help",
@@ -728,7 +729,9 @@ fn root_command() -> Command {
         .arg(
             Arg::new("no-mcp")
                 .long("no-mcp")
+                .env("INDUS_NO_MCP")
                 .action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
                 .help("Graft no MCP server's tools (read no MCP config)"),
         )
         .arg(
@@ -996,6 +999,32 @@ fn with_meta_commands(cmd: Command) -> Command {
                             .conflicts_with("node")
                             .help("Forget every node of the session"),
                     ),
+            ),
+    )
+    .subcommand(
+        Command::new("trust")
+            .about("Trust this project's configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust")
+            .long_about("Trust project configuration files as they are now. The MCP servers of .mcp.json, .cursor/mcp.json, .vscode/mcp.json and .indusvx/mcp.json, the agents of .indusvx/agents.json, and the allow rules and looser settings of .indusvx/policy.json and .indusvx/buddy.json are used only once you trusted the file: trust records its path and the SHA-256 of its content in your state folder ($XDG_STATE_HOME/indus-tool, default ~/.local/state/indus-tool), and any edit of the file revokes it. Read a file before you trust it: its servers and agents are programs that run as you.\n\nWith no FILE, trusts every project configuration file found from the working folder (up to the repository root). --list shows what is trusted and whether each file still has the content trusted; --revoke forgets FILE.")
+            .arg(
+                Arg::new("file")
+                    .value_name("FILE")
+                    .num_args(0..)
+                    .value_parser(value_parser!(std::path::PathBuf))
+                    .help("A configuration file to trust (default: the project's configuration files found from the working folder)"),
+            )
+            .arg(
+                Arg::new("list")
+                    .long("list")
+                    .action(ArgAction::SetTrue)
+                    .conflicts_with_all(["file", "revoke"])
+                    .help("List the trusted files: path, SHA-256, and whether the file still holds that content"),
+            )
+            .arg(
+                Arg::new("revoke")
+                    .long("revoke")
+                    .action(ArgAction::SetTrue)
+                    .requires("file")
+                    .help("Forget the trust of each FILE (whatever content was trusted)"),
             ),
     )
     .subcommand(

@@ -222,19 +222,31 @@ pub(crate) fn graft_options(globals: &Globals) -> crate::interop::mcp_client::gr
         cwd: PathBuf::from(&globals.cwd),
         no_mcp: globals.no_mcp,
         no_auto_refresh: false,
-        defer_refresh: false,
+        cache_only: false,
     }
+}
+
+/// Whether `INDUS_NO_MCP` turns grafting off, as clap reads the variable for
+/// `--no-mcp` (unset, empty, `0`, `false`, `no`, `off`: not off).
+pub(crate) fn no_mcp_from_env() -> bool {
+    std::env::var("INDUS_NO_MCP").is_ok_and(|v| {
+        !matches!(
+            v.to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no" | "off" | "n" | "f"
+        )
+    })
 }
 
 /// The grafting options read from raw argv, before clap parses it (the grafted
 /// tools are subcommands, so they must be known first): `--no-mcp` and
-/// `--mcp-config FILE` anywhere before `--`, `--cwd DIR` before the subcommand.
-/// Nothing is grafted for the static outputs (`completions`, `man`) or help.
+/// `--mcp-config FILE` anywhere before `--`, `--cwd DIR` before the subcommand,
+/// and `INDUS_NO_MCP`. Nothing is grafted for the static outputs
+/// (`completions`, `man`), help, or `trust`.
 #[cfg(feature = "mcp")]
 pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Graft> {
     let mut explicit = None;
     let mut cwd: Option<PathBuf> = None;
-    let mut no_mcp = false;
+    let mut no_mcp = no_mcp_from_env();
     let mut sub: Option<&str> = None;
     let mut next_word: Option<&str> = None;
     let mut i = 1;
@@ -270,7 +282,7 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
         i += 1;
     }
     // The broker reads no config: its callers send theirs with each call.
-    if matches!(sub, None | Some("completions" | "man" | "help"))
+    if matches!(sub, None | Some("completions" | "man" | "help" | "trust"))
         || (sub == Some("mcp") && next_word == Some("broker"))
     {
         return None;
@@ -282,9 +294,9 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
         no_mcp,
         // `names` feeds shell completion, which must never start a server.
         no_auto_refresh: sub == Some("mcp") && matches!(next_word, Some("refresh" | "names")),
-        // Built-in tools (and diff, checkpoint) never wait on an MCP server: a
-        // refresh the config calls for runs after the answer, in the background.
-        defer_refresh: !sub.is_some_and(|s| {
+        // Built-in tools (and diff, checkpoint) read the cache only: they never
+        // wait on an MCP server, nor start one.
+        cache_only: !sub.is_some_and(|s| {
             matches!(s, "list" | "describe" | "schema" | "call" | "batch" | "mcp")
                 || s.contains(crate::interop::mcp_client::ledger::QUALIFIER)
         }),
@@ -325,17 +337,6 @@ fn upstream_of(
         })
         .collect()
 }
-
-/// After the answer: start the refresh this invocation deferred, if any.
-#[cfg(feature = "mcp")]
-pub(crate) fn after_answer(graft: Option<&crate::interop::mcp_client::graft::Graft>) {
-    if let Some(g) = graft.filter(|g| g.refresh_due) {
-        g.refresh_in_background();
-    }
-}
-
-#[cfg(not(feature = "mcp"))]
-pub(crate) fn after_answer(_graft: Option<&()>) {}
 
 #[cfg(feature = "mcp")]
 pub(crate) fn graft_tools(

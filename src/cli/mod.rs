@@ -12,7 +12,8 @@
 //! inputs), `input` (argv to a tool's input), `dispatch` (running a call),
 //! `shell` (exit statuses and what a piped stdout carries), `output` (printing),
 //! `faces` (call, batch, mcp), `meta` (list, describe, schema), `diff`,
-//! `checkpoint`, and `docs` (help for people, completions, man pages).
+//! `checkpoint`, `trust` (the user's trust in project configuration files), and
+//! `docs` (help for people, completions, man pages).
 
 mod checkpoint;
 pub mod command;
@@ -26,6 +27,7 @@ mod meta;
 mod output;
 mod peers;
 mod shell;
+mod trust;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -187,6 +189,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "mcp" => faces::mcp(&registry, &globals, sub_matches, &mut printer, &mut graft),
         "diff" => diff::diff(&globals, sub_matches, &mut printer),
         "checkpoint" => checkpoint::command(&globals, sub_matches, &mut printer),
+        "trust" => trust::command(&globals, sub_matches, &mut printer),
         "completions" => docs::completions(&deck_descriptors(), sub_matches, &mut printer),
         "man" => docs::man(&deck_descriptors(), sub_matches, &mut printer),
         tool => dispatch::tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
@@ -195,7 +198,6 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
     };
-    faces::after_answer(graft.as_ref());
     code
 }
 

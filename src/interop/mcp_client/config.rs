@@ -24,6 +24,16 @@
 //! variable that cannot be expanded (unset with no default, or a form such as
 //! VS Code's `${input:…}` prompt) becomes a [`ConfigWarning`] naming the file
 //! (and server, and variable) and why, and only that file or row is skipped.
+//!
+//! Trust: the project files (`<cwd>/.indusvx/mcp.json` and the editors' files
+//! found from the working folder up) come with the checkout, which may be a
+//! stranger's, and a server row is a program to run or an address to send
+//! headers to. Such a file is read only when the user trusted its exact content
+//! (`indus-tool trust FILE`, see `deck::trust`); an untrusted one is listed in
+//! [`McpConfig::untrusted`] and not parsed at all, so no variable of it is
+//! expanded and none of its servers is started or dialled. The file named with
+//! `--mcp-config` and the user's own files need no trust. Every file is read
+//! only when it is a regular file of at most 1 MiB.
 
 use std::path::{Path, PathBuf};
 
@@ -110,6 +120,8 @@ pub struct McpConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The files that existed and were read (parsed or not), in precedence order.
     pub files: Vec<PathBuf>,
+    /// The project files that exist but are not trusted: not parsed, not used.
+    pub untrusted: Vec<PathBuf>,
 }
 
 impl McpConfig {
@@ -119,6 +131,15 @@ impl McpConfig {
 
     pub fn server(&self, name: &str) -> Option<&ServerConfig> {
         self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// One line per untrusted project file, naming it and the command that
+    /// trusts it.
+    pub fn untrusted_notes(&self) -> Vec<String> {
+        self.untrusted
+            .iter()
+            .map(|f| crate::deck::trust::untrusted_line("the MCP servers", f))
+            .collect()
     }
 
     /// `sha256:<64 hex>` over the canonical JSON of the merged servers (after
@@ -133,42 +154,89 @@ impl McpConfig {
     }
 }
 
-/// Where to look, and how to read the environment (injectable for tests).
+/// Where to look, how to read the environment and whom to trust (injectable
+/// for tests).
 pub struct Discovery<'a> {
     /// `--mcp-config FILE`.
     pub explicit: Option<PathBuf>,
     pub cwd: PathBuf,
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Whether the user trusted a project file with exactly these bytes.
+    pub trusted: &'a dyn Fn(&Path, &[u8]) -> bool,
+}
+
+/// Where a candidate file comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `--mcp-config FILE`: it must exist.
+    Named,
+    /// The checkout: used only when trusted.
+    Project,
+    /// The user's own configuration folders.
+    User,
+}
+
+/// The project's MCP config files for `cwd`, whether they exist or not:
+/// `<cwd>/.indusvx/mcp.json`, then `.mcp.json`, `.cursor/mcp.json` and
+/// `.vscode/mcp.json` in `cwd` and each parent up to the repository root.
+pub fn project_candidates(cwd: &Path) -> Vec<PathBuf> {
+    let mut out = vec![cwd.join(".indusvx").join("mcp.json")];
+    for dir in project_folders(cwd) {
+        out.push(dir.join(".mcp.json"));
+        out.push(dir.join(".cursor").join("mcp.json"));
+        out.push(dir.join(".vscode").join("mcp.json"));
+    }
+    out
 }
 
 impl Discovery<'_> {
-    /// The candidate files in precedence order (whether they exist or not), the
-    /// explicit one marked `true` (it must exist).
-    pub fn candidates(&self) -> Vec<(PathBuf, bool)> {
+    /// The candidate files in precedence order (whether they exist or not), and
+    /// where each comes from.
+    pub fn candidates(&self) -> Vec<(PathBuf, Origin)> {
         let mut out = Vec::new();
         if let Some(file) = &self.explicit {
-            out.push((self.cwd.join(file), true));
+            out.push((self.cwd.join(file), Origin::Named));
         }
-        out.push((self.cwd.join(".indusvx").join("mcp.json"), false));
-        for dir in project_folders(&self.cwd) {
-            out.push((dir.join(".mcp.json"), false));
-            out.push((dir.join(".cursor").join("mcp.json"), false));
-            out.push((dir.join(".vscode").join("mcp.json"), false));
+        out.extend(
+            project_candidates(&self.cwd)
+                .into_iter()
+                .map(|p| (p, Origin::Project)),
+        );
+        for file in self.user_files() {
+            out.push((file, Origin::User));
         }
+        out
+    }
+
+    /// The user's files: `$XDG_CONFIG_HOME/indusvx/mcp.json` (default
+    /// `~/.config`), `~/.indusvx/agent/mcp.json` and `mcp-servers.json`.
+    fn user_files(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
         let home = self.home();
         let xdg = (self.env)("XDG_CONFIG_HOME")
             .filter(|x| !x.is_empty())
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".config")));
         if let Some(xdg) = xdg {
-            out.push((xdg.join("indusvx").join("mcp.json"), false));
+            out.push(xdg.join("indusvx").join("mcp.json"));
         }
         if let Some(home) = home {
             let agent = home.join(".indusvx").join("agent");
-            out.push((agent.join("mcp.json"), false));
-            out.push((agent.join("mcp-servers.json"), false));
+            out.push(agent.join("mcp.json"));
+            out.push(agent.join("mcp-servers.json"));
         }
         out
+    }
+
+    /// Whether a project file is also one the user named or keeps (a `--cwd` in
+    /// the user's configuration folder, `--mcp-config .mcp.json`): then it is the
+    /// user's, read where the user's files are.
+    fn also_the_users(&self, file: &Path) -> bool {
+        let trust = crate::deck::trust::same_file;
+        self.explicit
+            .as_ref()
+            .is_some_and(|e| trust(&self.cwd.join(e), file))
+            || self.user_files().iter().any(|u| trust(u, file))
     }
 
     fn home(&self) -> Option<PathBuf> {
@@ -197,17 +265,17 @@ impl Discovery<'_> {
     pub fn load(&self) -> McpConfig {
         let mut config = McpConfig::default();
         let mut merged: IndexMap<String, ServerConfig> = IndexMap::new();
-        for (file, required) in self.candidates() {
-            let text = match std::fs::read_to_string(&file) {
-                Ok(t) => t,
+        for (file, origin) in self.candidates() {
+            let bytes = match crate::deck::trust::read_config(&file) {
+                Ok(Some(b)) => b,
                 // Absent: no file, or a path through something that is not a folder.
-                Err(e)
-                    if !required
-                        && matches!(
-                            e.kind(),
-                            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                        ) =>
-                {
+                Ok(None) if origin != Origin::Named => continue,
+                Ok(None) => {
+                    config.files.push(file.clone());
+                    config.warnings.push(ConfigWarning {
+                        file,
+                        message: "cannot read it: there is no such file".to_string(),
+                    });
                     continue;
                 }
                 Err(e) => {
@@ -219,7 +287,25 @@ impl Discovery<'_> {
                     continue;
                 }
             };
+            // An untrusted project file is not even parsed: no variable of it is
+            // expanded, none of its servers started or dialled.
+            if origin == Origin::Project && !(self.trusted)(&file, &bytes) {
+                if !self.also_the_users(&file) {
+                    config.untrusted.push(file);
+                }
+                continue;
+            }
             config.files.push(file.clone());
+            let text = match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(_) => {
+                    config.warnings.push(ConfigWarning {
+                        file,
+                        message: "cannot read it: it is not UTF-8 text".to_string(),
+                    });
+                    continue;
+                }
+            };
             let workspace = self.workspace_of(&file);
             let home = self.home();
             let lookup = |name: &str| -> Option<String> {
@@ -503,12 +589,13 @@ pub fn process_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
 
-/// Convenience: discover with the process environment.
+/// Convenience: discover with the process environment and the user's trust.
 pub fn discover(explicit: Option<PathBuf>, cwd: &Path) -> McpConfig {
     Discovery {
         explicit,
         cwd: cwd.to_path_buf(),
         env: &process_env,
+        trusted: &crate::deck::trust::is_trusted,
     }
     .load()
 }
@@ -706,6 +793,7 @@ mod tests {
             explicit: None,
             cwd: cwd.clone(),
             env: &env,
+            trusted: &|_, _| true,
         }
         .load();
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
@@ -739,10 +827,93 @@ mod tests {
             explicit: None,
             cwd: lone,
             env: &env,
+            trusted: &|_, _| true,
         }
         .load();
         let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["l"]);
+    }
+
+    /// An untrusted project file is listed and not parsed: none of its servers,
+    /// none of its variables looked up; the named file and the user's need no
+    /// trust, and a trusted project file is used as written.
+    #[test]
+    fn untrusted_project_files_are_listed_and_never_expanded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let w = |p: PathBuf, t: &str| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        w(
+            repo.join(".vscode/mcp.json"),
+            r#"{"servers":{"gh":{"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"Authorization":"Bearer ${env:SECRET}"}}}}"#,
+        );
+        w(
+            repo.join(".mcp.json"),
+            r#"{"mcpServers":{"p":{"command":"${env:SECRET}"}}}"#,
+        );
+        w(
+            repo.join("given.json"),
+            r#"{"mcpServers":{"g":{"command":"given"}}}"#,
+        );
+        w(
+            home.join(".config/indusvx/mcp.json"),
+            r#"{"mcpServers":{"u":{"command":"user"}}}"#,
+        );
+        let looked_up = std::cell::RefCell::new(Vec::<String>::new());
+        let home_s = home.to_string_lossy().into_owned();
+        let env = |k: &str| {
+            looked_up.borrow_mut().push(k.to_string());
+            (k == "HOME").then(|| home_s.clone())
+        };
+        let trusted_mcp = repo.join(".mcp.json");
+        let only_mcp_json = |p: &Path, _: &[u8]| p == trusted_mcp;
+        let c = Discovery {
+            explicit: Some(PathBuf::from("given.json")),
+            cwd: repo.clone(),
+            env: &env,
+            trusted: &|_, _| false,
+        }
+        .load();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["g", "u"]);
+        assert_eq!(
+            c.untrusted,
+            [repo.join(".mcp.json"), repo.join(".vscode/mcp.json")]
+        );
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert!(!looked_up.borrow().iter().any(|k| k == "SECRET"));
+        assert_eq!(
+            c.untrusted_notes()[0],
+            format!(
+                "indus-tool: not using the MCP servers of {0}: this project file is not trusted (indus-tool trust {0})",
+                repo.join(".mcp.json").display()
+            )
+        );
+        // Trusting one file uses that one alone; the other stays unread.
+        let c = Discovery {
+            explicit: None,
+            cwd: repo.clone(),
+            env: &env,
+            trusted: &only_mcp_json,
+        }
+        .load();
+        assert_eq!(c.untrusted, [repo.join(".vscode/mcp.json")]);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(c.warnings[0].message.contains("${env:SECRET} is not set"));
+        // A project file the user also named is the user's.
+        let c = Discovery {
+            explicit: Some(PathBuf::from(".vscode/mcp.json")),
+            cwd: repo.clone(),
+            env: &|k| (k == "SECRET").then(|| "s3".to_string()),
+            trusted: &|_, _| false,
+        }
+        .load();
+        assert_eq!(c.untrusted, [repo.join(".mcp.json")]);
+        assert_eq!(c.servers[0].name, "gh");
     }
 
     #[test]
@@ -777,6 +948,7 @@ mod tests {
             explicit: Some(tmp.path().join("given.json")),
             cwd: cwd.clone(),
             env: &env,
+            trusted: &|_, _| true,
         };
         let c = d.load();
         let got: Vec<(String, String)> = c
@@ -813,6 +985,7 @@ mod tests {
             explicit: None,
             cwd,
             env: &env,
+            trusted: &|_, _| true,
         }
         .load();
         let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
@@ -827,6 +1000,7 @@ mod tests {
             explicit: Some(tmp.path().join("nope.json")),
             cwd: tmp.path().to_path_buf(),
             env: &env,
+            trusted: &|_, _| true,
         }
         .load();
         assert!(c.servers.is_empty());

@@ -6,7 +6,9 @@
 //! else. Otherwise it reads the ledger (the tool-list cache) and the status file
 //! under `.indus-process/mcp/`, and refreshes (connects to every server) only when
 //! the config hash differs from the one the last full refresh recorded, so `list`,
-//! `describe` and `schema` on a warm cache spawn nothing. A refresh connects to the
+//! `describe` and `schema` on a warm cache spawn nothing. A built-in tool's call
+//! never refreshes (it reads the cache only, see [`Options::cache_only`]): no
+//! server process is started and no address dialled for it. A refresh connects to the
 //! servers concurrently, then, under the state lock, re-reads the log and appends
 //! only the difference: a server that failed, or that left the config, is
 //! withdrawn (its past events stay). A grafted tool's `run` goes through the warm
@@ -64,21 +66,17 @@ pub struct Options {
     pub no_mcp: bool,
     /// Skip the refresh a changed config triggers (`mcp refresh` does its own).
     pub no_auto_refresh: bool,
-    /// Do not refresh now, only note that one is due ([`Graft::refresh_due`]):
-    /// the invocation does not need the grafted tools (a built-in tool's call),
-    /// and must never wait on an MCP server.
-    pub defer_refresh: bool,
+    /// Read the cache only, never refresh, now or later: the invocation does
+    /// not use the grafted tools (a built-in tool's call), so it must neither
+    /// wait on an MCP server nor start one. The next invocation that uses them
+    /// refreshes.
+    pub cache_only: bool,
 }
-
-/// Set for the detached `mcp refresh` a deferred refresh starts: it runs only
-/// if no other is running for the folder (a lock in the state folder), and
-/// quietly.
-pub const BACKGROUND_REFRESH: &str = "INDUS_MCP_BACKGROUND_REFRESH";
 
 /// Why grafting is off, when it is.
 pub fn grafting_off(opts: &Options) -> Option<&'static str> {
     if opts.no_mcp {
-        Some("--no-mcp")
+        Some("--no-mcp or INDUS_NO_MCP")
     } else if std::env::var_os(CHILD_MARKER).is_some_and(|v| !v.is_empty()) {
         Some("this indus-tool was started as an MCP server by another (INDUS_MCP_CHILD is set)")
     } else {
@@ -97,10 +95,6 @@ pub struct Graft {
     /// notes are shown. A built-in tool's call never reports on MCP servers
     /// (`mcp servers` and `mcp refresh` do).
     pub concerns_mcp: bool,
-    /// The config changed and a refresh was deferred (see
-    /// [`Options::defer_refresh`]); [`Graft::refresh_in_background`] runs it.
-    pub refresh_due: bool,
-    explicit: Option<PathBuf>,
     cwd: PathBuf,
 }
 
@@ -119,14 +113,14 @@ impl Graft {
             return None;
         }
         let config = discover(opts.explicit.clone(), &opts.cwd);
+        let mut notes = config.untrusted_notes();
+        notes.extend(config.warnings.iter().map(ToString::to_string));
         let mut graft = Graft {
-            notes: config.warnings.iter().map(ToString::to_string).collect(),
-            concerns_mcp: !opts.defer_refresh,
+            notes,
+            concerns_mcp: !opts.cache_only,
             config,
             ledger: BridgeLedger::empty(),
             status: StatusFile::default(),
-            refresh_due: false,
-            explicit: opts.explicit.clone(),
             cwd: opts.cwd.clone(),
         };
         if graft.config.is_empty() {
@@ -142,10 +136,9 @@ impl Graft {
             Err(e) => graft.notes.push(format!("mcp: {e}")),
         }
         let due = !opts.no_auto_refresh
+            && !opts.cache_only
             && graft.status.config_hash.as_deref() != Some(graft.config.hash().as_str());
-        if due && opts.defer_refresh {
-            graft.refresh_due = true;
-        } else if due {
+        if due {
             for report in graft.refresh(None) {
                 if let Some(e) = &report.status.last_error {
                     graft.notes.push(e.clone());
@@ -157,40 +150,6 @@ impl Graft {
 
     fn state(&self) -> StateDir {
         StateDir::new(&self.cwd)
-    }
-
-    /// Start `indus-tool mcp refresh` for this folder and config, detached (its
-    /// own session, no terminal, nothing inherited), and return at once: the
-    /// deferred refresh runs after this invocation has answered, and a server
-    /// that hangs or fails is seen by `mcp servers`, not by the command that
-    /// happened to notice the changed config. Only one runs at a time (see
-    /// [`BACKGROUND_REFRESH`]).
-    pub fn refresh_in_background(&self) {
-        use std::os::unix::process::CommandExt;
-        let Ok(exe) = std::env::current_exe() else {
-            return;
-        };
-        let mut cmd = std::process::Command::new(exe);
-        cmd.arg("--cwd").arg(&self.cwd);
-        if let Some(file) = &self.explicit {
-            cmd.arg("--mcp-config").arg(self.cwd.join(file));
-        }
-        cmd.args(["mcp", "refresh"])
-            .env(BACKGROUND_REFRESH, "1")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        // SAFETY: setsid is async-signal-safe; nothing else runs between fork
-        // and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                nix::unistd::setsid().map_err(std::io::Error::from)?;
-                Ok(())
-            });
-        }
-        // Not waited for: this process exits first, and the child, in its own
-        // session, is adopted by init.
-        let _ = cmd.spawn();
     }
 
     /// The live grafted tools of the configured servers, in ledger order.
@@ -525,7 +484,10 @@ pub fn view(
         return out;
     }
     if graft.config.is_empty() && sub != "ledger" {
-        out.stderr.push(if graft.config.warnings.is_empty() {
+        out.stderr.push(if !graft.config.untrusted.is_empty() {
+            "mcp: no usable MCP server: the project's config files are not trusted (see above)"
+                .into()
+        } else if graft.config.warnings.is_empty() {
             "mcp: no MCP servers are configured (see `indus-tool mcp --help`)".into()
         } else {
             "mcp: no usable MCP server: the config's servers were skipped (see above)".into()
@@ -538,20 +500,6 @@ pub fn view(
     }
     match sub {
         "servers" | "refresh" => {
-            // A deferred refresh already under way for this folder: nothing to add.
-            let _background = if sub == "refresh" && std::env::var_os(BACKGROUND_REFRESH).is_some()
-            {
-                let state = graft.state();
-                let lock = state
-                    .ensure()
-                    .and_then(|()| crate::state::try_lock_at(&state.path("mcp-refresh.lock")));
-                match lock {
-                    Ok(Some(lock)) => Some(lock),
-                    _ => return out,
-                }
-            } else {
-                None
-            };
             let reports = if sub == "refresh" {
                 let reports = graft.refresh(arg);
                 if reports.iter().any(|r| r.status.status != "ready") {
