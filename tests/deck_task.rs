@@ -44,11 +44,19 @@ fn script(env: &TestEnv, rel: &str, body: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
+/// Write the project's agents file and trust it (a project's agents run only
+/// once the user trusted the file).
 fn project_agents(env: &TestEnv, agents: Value) {
     env.write(
         ".indusvx/agents.json",
         json!({ "agents": agents }).to_string(),
     );
+    trust(env, ".indusvx/agents.json");
+}
+
+fn trust(env: &TestEnv, file: &str) {
+    let out = run(env, &["trust", file]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
 
 #[test]
@@ -364,6 +372,7 @@ fn the_project_wins_over_the_user_and_the_default_is_marked() {
 fn a_malformed_file_is_skipped_with_a_warning_naming_it() {
     let env = TestEnv::new();
     env.write(".indusvx/agents.json", "{ not json");
+    trust(&env, ".indusvx/agents.json");
     let u = script(&env, "u.sh", "echo user");
     env.write(
         "xdg/indusvx/agents.json",

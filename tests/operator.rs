@@ -336,6 +336,9 @@ fn the_policy_denies_through_wrappers_and_allows_without_asking() {
         ".indusvx/policy.json",
         r#"{"allow": ["echo", "touch"], "deny": ["rm -rf", "git push"]}"#,
     );
+    // The allow rules of a project's policy count once the user trusted it
+    // (its deny rules always do).
+    assert_eq!(code(&env.run(&["trust", ".indusvx/policy.json"])), 0);
     for command in [
         "timeout 5 sh -c 'rm -rf x'",
         "env A=1 git push",

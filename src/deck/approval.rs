@@ -1,7 +1,8 @@
 //! Approval of commands before they run (the buddy seed's `shell_confirm`, plus a
 //! policy of allow and deny rules): one wrapper over the tools that run a shell
-//! command — `bash`, `process` and `bg-process` (action `start`) — keyed on the
-//! tool's name and input, so the tools themselves know nothing of it.
+//! command — `bash`, `process` and `bg-process` (action `start`), and `task`,
+//! whose command is the configured agent's — keyed on the tool's name and input,
+//! so the tools themselves know nothing of it.
 //!
 //! The order of decisions: a command any of whose simple commands matches a
 //! **deny** rule is refused (always, whenever a policy file has deny rules).
@@ -513,7 +514,14 @@ fn command_of(tool: &str, input: &Value) -> Option<String> {
 }
 
 /// The tools whose commands are approved.
-pub const APPROVED_TOOLS: &[&str] = &["bash", "process", "bg-process", "run_shell", "send-keys"];
+pub const APPROVED_TOOLS: &[&str] = &[
+    "bash",
+    "process",
+    "bg-process",
+    "run_shell",
+    "send-keys",
+    "task",
+];
 
 /// How approval is configured for an invocation.
 #[derive(Debug, Clone)]
@@ -544,7 +552,14 @@ impl Tool for Approving {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let Some(command) = command_of(&self.name, &input) else {
+        // `task` runs the agent its roster names: that agent's command line is
+        // what is approved (the prompt, one argument, is not shown).
+        let command = if self.name == "task" {
+            super::cards::task::approval_command(Path::new(&ctx.cwd), &input)
+        } else {
+            command_of(&self.name, &input)
+        };
+        let Some(command) = command else {
             return self.inner.run_result(input, ctx).await;
         };
         let high = input.get("risk").and_then(Value::as_str) == Some("high")

@@ -4,6 +4,17 @@
 //! `.indusvx/policy.json` and `$XDG_CONFIG_HOME/indusvx/policy.json`, whose rules
 //! add up. Unknown keys are ignored; a file that is not JSON is skipped with a
 //! warning naming it, never silently.
+//!
+//! The project's files come with the checkout, which may be a stranger's, so
+//! until the user trusted one (`indus-tool trust FILE`, see `deck::trust`) it
+//! can only tighten what the user set, never loosen it: `shell_confirm: true`
+//! counts and `false` does not; `suppress_after`, `tmux.max_sessions` and
+//! `tmux.max_panes` count only when no larger than the user's (or the
+//! default); `tmux.socket` and `tmux.owner`, which would point the tmux tools
+//! at another server or another owner's sessions, do not count; of the policy,
+//! the deny rules count and the allow rules do not. What is left out is named
+//! once on stderr with the command that trusts the file. A trusted project file
+//! counts in full, ahead of the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -53,7 +64,7 @@ pub struct Rule {
     pub file: PathBuf,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug, Clone, PartialEq, Eq)]
 struct BuddyFile {
     shell_confirm: Option<bool>,
     suppress_after: Option<u32>,
@@ -82,44 +93,145 @@ fn candidates(cwd: &Path, name: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Every existing file of `name` parsed as `T`; warnings for those that are not.
+/// One file read: its path, its value, and whether it counts in full (the
+/// user's own, or a project file the user trusted).
+struct Found<T> {
+    file: PathBuf,
+    value: T,
+    trusted: bool,
+}
+
+/// Every existing file of `name` parsed as `T`, project first; warnings for
+/// those that are not.
 fn read_all<T: serde::de::DeserializeOwned>(
     cwd: &Path,
     name: &str,
     warnings: &mut Vec<String>,
-) -> Vec<(PathBuf, T)> {
+) -> Vec<Found<T>> {
+    use super::trust::{is_trusted, read_config, same_file};
+    let files = candidates(cwd, name);
     let mut out = Vec::new();
-    for file in candidates(cwd, name) {
-        let text = match std::fs::read_to_string(&file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+    for (i, file) in files.iter().enumerate() {
+        let bytes = match read_config(file) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
             Err(e) => {
                 warnings.push(format!("{}: cannot be read ({e}); skipped", file.display()));
                 continue;
             }
         };
-        match serde_json::from_str::<Value>(&text).and_then(serde_json::from_value::<T>) {
-            Ok(v) => out.push((file, v)),
+        // The project's file (the first) counts in full only when trusted, or
+        // when it is the user's own file reached through the project.
+        let trusted =
+            i > 0 || is_trusted(file, &bytes) || files[1..].iter().any(|u| same_file(u, file));
+        match serde_json::from_slice::<Value>(&bytes).and_then(serde_json::from_value::<T>) {
+            Ok(value) => out.push(Found {
+                file: file.clone(),
+                value,
+                trusted,
+            }),
             Err(e) => warnings.push(format!("{}: {e}; skipped", file.display())),
         }
     }
     out
 }
 
+/// `later`'s keys where `into` has none: the earlier file wins key by key.
+fn merge(into: &mut BuddyFile, later: BuddyFile) {
+    into.shell_confirm = into.shell_confirm.or(later.shell_confirm);
+    into.suppress_after = into.suppress_after.or(later.suppress_after);
+    let (into, from) = (&mut into.tmux, later.tmux);
+    into.socket = into.socket.take().or(from.socket);
+    into.owner = into.owner.take().or(from.owner);
+    into.max_sessions = into.max_sessions.or(from.max_sessions);
+    into.max_panes = into.max_panes.or(from.max_panes);
+}
+
+/// What an untrusted project file may add to the user's settings: only what
+/// tightens them. The project's settings that loosen or redirect something
+/// are left out and named in the second value.
+fn tighten(user: BuddyFile, project: BuddyFile) -> (BuddyFile, Vec<&'static str>) {
+    use crate::backends::tmux::{DEFAULT_MAX_PANES, DEFAULT_MAX_SESSIONS};
+    let mut ignored = Vec::new();
+    let mut out = user;
+    match project.shell_confirm {
+        Some(true) => out.shell_confirm = Some(true),
+        // `false` would only matter against the user's `true`.
+        Some(false) if out.shell_confirm == Some(true) => ignored.push("shell_confirm"),
+        _ => {}
+    }
+    // A lower limit is the tighter one.
+    let mut lower = |key: &'static str, mine: &mut Option<u64>, theirs: Option<u64>, dflt: u64| {
+        if let Some(t) = theirs {
+            if t <= mine.unwrap_or(dflt) {
+                *mine = Some(t);
+            } else {
+                ignored.push(key);
+            }
+        }
+    };
+    let widen = |v: Option<usize>| v.map(|v| v as u64);
+    let mut suppress = out.suppress_after.map(u64::from);
+    lower(
+        "suppress_after",
+        &mut suppress,
+        project.suppress_after.map(u64::from),
+        u64::from(DEFAULT_SUPPRESS_AFTER),
+    );
+    out.suppress_after = suppress.map(|v| v as u32);
+    let mut sessions = widen(out.tmux.max_sessions);
+    lower(
+        "tmux.max_sessions",
+        &mut sessions,
+        widen(project.tmux.max_sessions),
+        DEFAULT_MAX_SESSIONS as u64,
+    );
+    out.tmux.max_sessions = sessions.map(|v| v as usize);
+    let mut panes = widen(out.tmux.max_panes);
+    lower(
+        "tmux.max_panes",
+        &mut panes,
+        widen(project.tmux.max_panes),
+        DEFAULT_MAX_PANES as u64,
+    );
+    out.tmux.max_panes = panes.map(|v| v as usize);
+    if project.tmux.socket.is_some() {
+        ignored.push("tmux.socket");
+    }
+    if project.tmux.owner.is_some() {
+        ignored.push("tmux.owner");
+    }
+    (out, ignored)
+}
+
 impl BuddyConfig {
-    /// The merged settings of `cwd`, and a warning per file skipped.
+    /// The merged settings of `cwd`, and a warning per file skipped (or per
+    /// untrusted project file whose settings were left out).
     pub fn load(cwd: &Path) -> (BuddyConfig, Vec<String>) {
         let mut warnings = Vec::new();
-        let mut config = BuddyConfig::default();
-        for (_, file) in read_all::<BuddyFile>(cwd, "buddy.json", &mut warnings) {
-            config.shell_confirm = config.shell_confirm.or(file.shell_confirm);
-            config.suppress_after = config.suppress_after.or(file.suppress_after);
-            let (into, from) = (&mut config.tmux, file.tmux);
-            into.socket = into.socket.take().or(from.socket);
-            into.owner = into.owner.take().or(from.owner);
-            into.max_sessions = into.max_sessions.or(from.max_sessions);
-            into.max_panes = into.max_panes.or(from.max_panes);
+        let mut merged = BuddyFile::default();
+        let mut untrusted = None;
+        for found in read_all::<BuddyFile>(cwd, "buddy.json", &mut warnings) {
+            if found.trusted {
+                merge(&mut merged, found.value);
+            } else {
+                untrusted = Some((found.file, found.value));
+            }
         }
+        if let Some((file, project)) = untrusted {
+            let (tight, ignored) = tighten(merged, project);
+            merged = tight;
+            if !ignored.is_empty() {
+                let plural = if ignored.len() > 1 { "s" } else { "" };
+                let what = format!("the {} setting{plural}", ignored.join(", "));
+                warnings.push(super::trust::untrusted_text(&what, &file));
+            }
+        }
+        let config = BuddyConfig {
+            shell_confirm: merged.shell_confirm,
+            suppress_after: merged.suppress_after,
+            tmux: merged.tmux,
+        };
         (config, warnings)
     }
 }
@@ -129,7 +241,14 @@ impl Policy {
     pub fn load(cwd: &Path) -> (Policy, Vec<String>) {
         let mut warnings = Vec::new();
         let mut policy = Policy::default();
-        for (file, rules) in read_all::<PolicyFile>(cwd, "policy.json", &mut warnings) {
+        for found in read_all::<PolicyFile>(cwd, "policy.json", &mut warnings) {
+            let (file, mut rules) = (found.file, found.value);
+            // An untrusted project's allow rules would let its own commands run
+            // unasked: only its deny rules count.
+            if !found.trusted && !rules.allow.is_empty() {
+                rules.allow.clear();
+                warnings.push(super::trust::untrusted_text("the allow rules", &file));
+            }
             for (texts, into) in [
                 (rules.allow, &mut policy.allow),
                 (rules.deny, &mut policy.deny),
@@ -152,5 +271,68 @@ impl Policy {
 
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.deny.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(json: &str) -> BuddyFile {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn an_untrusted_project_can_only_tighten() {
+        // The user asks before commands; the project cannot turn that off.
+        let (out, ignored) = tighten(
+            file(r#"{"shell_confirm": true}"#),
+            file(r#"{"shell_confirm": false}"#),
+        );
+        assert_eq!(out.shell_confirm, Some(true));
+        assert_eq!(ignored, ["shell_confirm"]);
+        // It can turn asking on.
+        let (out, ignored) = tighten(file("{}"), file(r#"{"shell_confirm": true}"#));
+        assert_eq!(out.shell_confirm, Some(true));
+        assert!(ignored.is_empty());
+        // A `false` that changes nothing is not worth a line.
+        let (out, ignored) = tighten(file("{}"), file(r#"{"shell_confirm": false}"#));
+        assert_eq!(out.shell_confirm, None);
+        assert!(ignored.is_empty());
+        // Limits: lower counts, higher does not (against the user's, else the default).
+        let (out, ignored) = tighten(
+            file(r#"{"suppress_after": 5, "tmux": {"max_panes": 2}}"#),
+            file(r#"{"suppress_after": 2, "tmux": {"max_sessions": 50, "max_panes": 4}}"#),
+        );
+        assert_eq!(out.suppress_after, Some(2));
+        assert_eq!(out.tmux.max_sessions, None);
+        assert_eq!(out.tmux.max_panes, Some(2));
+        assert_eq!(ignored, ["tmux.max_sessions", "tmux.max_panes"]);
+        let (out, ignored) = tighten(file("{}"), file(r#"{"suppress_after": 9}"#));
+        assert_eq!(out.suppress_after, None);
+        assert_eq!(ignored, ["suppress_after"]);
+        // Another tmux server or owner is never the project's to choose.
+        let (out, ignored) = tighten(
+            file(r#"{"tmux": {"socket": "/tmp/x"}}"#),
+            file(r#"{"tmux": {"socket": "/tmp/theirs", "owner": "victim"}}"#),
+        );
+        assert_eq!(out.tmux.socket.as_deref(), Some("/tmp/x"));
+        assert_eq!(out.tmux.owner, None);
+        assert_eq!(ignored, ["tmux.socket", "tmux.owner"]);
+    }
+
+    #[test]
+    fn a_trusted_file_merges_key_by_key_earlier_first() {
+        let mut into = file(r#"{"shell_confirm": false, "tmux": {"owner": "me"}}"#);
+        merge(
+            &mut into,
+            file(
+                r#"{"shell_confirm": true, "suppress_after": 4, "tmux": {"owner": "x", "max_panes": 3}}"#,
+            ),
+        );
+        assert_eq!(into.shell_confirm, Some(false));
+        assert_eq!(into.suppress_after, Some(4));
+        assert_eq!(into.tmux.owner.as_deref(), Some("me"));
+        assert_eq!(into.tmux.max_panes, Some(3));
     }
 }

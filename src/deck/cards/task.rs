@@ -12,7 +12,15 @@
 //!   every run (a long-lived host sees edits), and at build time for the tool's
 //!   description, which lists the configured agents — so the card builds in a
 //!   [`DeckContext`]; with no working directory (generated docs) the description
-//!   is the machine-independent one.
+//!   is the machine-independent one. The project's file comes with the checkout,
+//!   which may be a stranger's, and its agents are programs to run: it is read
+//!   only when the user trusted its exact content (`indus-tool trust FILE`, see
+//!   `deck::trust`); an untrusted one is named once on stderr with the command
+//!   that trusts it, and none of its agents is used (nor does one replace the
+//!   user's agent of the same name).
+//! - **Approval**: the agent's command line is approved as `bash`'s command is
+//!   (`--confirm`, the policy's rules; see `deck::approval` and
+//!   [`approval_command`]).
 //! - **The run** goes through the context's [`Shell`](crate::kernel::Shell) seam,
 //!   as `bash` does: the agent's argv is quoted into an `exec` line, so the child
 //!   leads its own process group with no terminal on its streams, stdin is
@@ -105,6 +113,8 @@ pub struct Roster {
     pub warnings: Vec<String>,
     /// The files looked at, project first (whether or not they exist).
     pub files: Vec<PathBuf>,
+    /// The project's file, when it exists but is not trusted (not used).
+    pub untrusted: Option<PathBuf>,
 }
 
 impl Roster {
@@ -159,10 +169,10 @@ pub fn load_roster(cwd: &Path) -> Roster {
         files: agents_files(cwd),
         ..Roster::default()
     };
-    for file in roster.files.clone() {
-        let text = match std::fs::read_to_string(&file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+    for (i, file) in roster.files.clone().into_iter().enumerate() {
+        let bytes = match crate::deck::trust::read_config(&file) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
             Err(e) => {
                 roster
                     .warnings
@@ -170,6 +180,18 @@ pub fn load_roster(cwd: &Path) -> Roster {
                 continue;
             }
         };
+        // The project's file (the first) only when trusted, or when it is the
+        // user's own file reached through the project.
+        if i == 0
+            && !crate::deck::trust::is_trusted(&file, &bytes)
+            && !roster.files[1..]
+                .iter()
+                .any(|u| crate::deck::trust::same_file(u, &file))
+        {
+            roster.untrusted = Some(file);
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
         match parse_agents_file(&text, &file) {
             Ok((agents, skipped)) => {
                 roster.warnings.extend(skipped);
@@ -449,6 +471,21 @@ pub fn json_answer(stdout: &str, result_field: Option<&str>) -> Result<String, S
     Ok(text)
 }
 
+/// The command line approval decides on for a `task` call with `input` in
+/// `cwd`: the command of the agent the call would run (without the prompt);
+/// `None` when it would run none (no agent, an unknown one), as the call then
+/// fails by itself.
+pub fn approval_command(cwd: &Path, input: &Value) -> Option<String> {
+    let roster = load_roster(cwd);
+    let agent = match input.get("agent") {
+        Some(Value::String(name)) => roster.find(name)?,
+        None | Some(Value::Null) => roster.default_agent()?,
+        Some(_) => return None,
+    };
+    let line = exec_line(&agent.command);
+    Some(line.strip_prefix("exec ").unwrap_or(&line).to_string())
+}
+
 /// The seed's typed stub: no agent is configured, and how to configure one.
 fn not_configured(roster: &Roster) -> String {
     let mut files = roster.files.iter().map(|f| f.display().to_string());
@@ -463,6 +500,12 @@ fn not_configured(roster: &Roster) -> String {
          Presets: {} (each runs that CLI non-interactively).",
         PRESETS.join(", ")
     );
+    if let Some(file) = &roster.untrusted {
+        text.push_str(&format!(
+            "\nwarning: {}",
+            crate::deck::trust::untrusted_text("the agents", file)
+        ));
+    }
     for w in &roster.warnings {
         text.push_str(&format!("\nwarning: {w}"));
     }
@@ -584,6 +627,11 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
     let timeout_ms = timeout_of(&args).map_err(fail)?;
 
     let roster = load_roster(Path::new(&ctx.cwd));
+    if let Some(file) = &roster.untrusted
+        && crate::deck::trust::first_naming(file)
+    {
+        eprintln!("{}", crate::deck::trust::untrusted_line("the agents", file));
+    }
     for w in &roster.warnings {
         eprintln!("indus-tool: warning: {w}");
     }
