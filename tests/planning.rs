@@ -207,7 +207,7 @@ fn an_empty_array_clears_and_an_empty_list_says_so() {
     ]);
     assert_eq!(
         stdout(&one),
-        "Checklist updated.\n1 item: 0 done, 0 active, 1 pending.\n[ ] x: two\nlines\n"
+        "Checklist updated.\n1 item: 0 done, 0 active, 1 pending.\n[ ] x: two\\nlines\n"
     );
 }
 

@@ -97,10 +97,18 @@ pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
     if job.pgid <= 1 || job.pid <= 1 {
         return Ok(JobSignal::Recycled);
     }
-    if let Some(stat) = proc_stat(job.pgid)?
-        && (job.pgid != job.pid || stat.start_time != job.start_time)
-    {
-        return Ok(JobSignal::Recycled);
+    match proc_stat(job.pgid)? {
+        Some(stat) if job.pgid != job.pid || stat.start_time != job.start_time => {
+            return Ok(JobSignal::Recycled);
+        }
+        Some(_) => {}
+        // The leader is gone: the group is the job's only if every member began
+        // after the job did (a member that began before it is someone else's
+        // process, however it came to carry that group id).
+        None if group_has_member_older_than(job.pgid, job.start_time) => {
+            return Ok(JobSignal::Recycled);
+        }
+        None => {}
     }
     // SAFETY: killpg has no memory-safety preconditions.
     let rc = unsafe { libc::killpg(job.pgid as libc::pid_t, signal) };
@@ -120,6 +128,23 @@ pub fn signal(job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
         Some(libc::EPERM) => Ok(JobSignal::Recycled),
         _ => Err(err),
     }
+}
+
+/// Whether a process of group `pgid` began before `start_time` (clock ticks
+/// since boot). Errs on the side of "yes" when `/proc` cannot be read, so no
+/// group is signalled whose members cannot be told apart.
+fn group_has_member_older_than(pgid: u32, start_time: u64) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+            .and_then(|pid| proc_stat(pid).ok().flatten())
+            .is_some_and(|stat| stat.pgrp == pgid && stat.start_time < start_time)
+    })
 }
 
 /// Whether any process of group `pgid` is not a zombie. Errs on the side of

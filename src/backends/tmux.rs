@@ -115,6 +115,44 @@ struct Record {
     /// The last command dispatched to each pane, by pane id.
     #[serde(default)]
     runs: BTreeMap<String, RunRecord>,
+    /// This user's seal of the rest: the record names panes to type into and
+    /// run folders to remove, so one that came with a checkout (no seal of
+    /// this user's) is read as empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// The seal's domain for the managed-tmux record.
+const SEAL_DOMAIN: &str = "indus-tool tmux record 1";
+
+impl Record {
+    /// The record itself when this user's toolbox wrote it, else an empty one
+    /// (said on stderr).
+    fn verified(mut self, path: &Path) -> Record {
+        let seal = self.seal.take();
+        if seal.is_none() && self.sessions.is_empty() && self.runs.is_empty() {
+            return self;
+        }
+        if crate::state::user::verify_json(SEAL_DOMAIN, &self, seal.as_deref()) {
+            return self;
+        }
+        eprintln!(
+            "indus-tool: ignoring {}: it does not carry this user's seal, so this user's indus-tool did not write it",
+            path.display()
+        );
+        Record::default()
+    }
+
+    fn sealed(&mut self) {
+        self.seal = None;
+        self.seal = crate::state::user::seal_json(SEAL_DOMAIN, &*self);
+    }
+}
+
+/// Whether a run's token is one [`fresh_token`] makes (hex): only such a name is
+/// ever joined to the runs folder.
+fn is_token(token: &str) -> bool {
+    !token.is_empty() && token.len() <= 64 && token.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -464,22 +502,33 @@ impl Tmux {
     }
 
     fn load_record(&self) -> Record {
-        self.state.load(&self.record_rel()).unwrap_or_default()
+        let rel = self.record_rel();
+        self.state
+            .load::<Record>(&rel)
+            .unwrap_or_default()
+            .verified(&self.state.path(&rel))
     }
 
     fn update_record<R>(&self, f: impl FnOnce(&mut Record) -> R) -> Result<R, String> {
+        let rel = self.record_rel();
+        let shown = self.state.path(&rel);
         self.state
-            .update(&self.record_rel(), f)
+            .update(&rel, |r: &mut Record| {
+                *r = std::mem::take(r).verified(&shown);
+                let out = f(r);
+                r.sealed();
+                out
+            })
             .map_err(|e| e.to_string())
     }
 
     /// The lock of one pane on one server, taken without waiting: `Err` says
     /// the pane is busy with another call's command.
     fn pane_lock(&self, server: &str, pane: &PaneRef) -> Result<File, String> {
-        let dir = self.state.path("tmux/panes");
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| self.state.ensure())
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let dir = self
+            .state
+            .make_dirs("tmux/panes")
+            .map_err(|e| format!("cannot create the panes' lock folder: {e}"))?;
         let key = format!(
             "{}-{server}-{}",
             self.socket.as_deref().unwrap_or("default"),
@@ -605,9 +654,12 @@ impl Tmux {
     /// Write the managed shell's rc file; its path.
     fn rc_file(&self) -> Result<PathBuf, String> {
         let path = self.state.path("tmux/bashrc");
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        if current != RC_FILE {
-            crate::backends::local::atomic_write(&path, RC_FILE.as_bytes())
+        // Read and replaced without following a link: whatever a checkout put
+        // there, the panes' shells source exactly this text.
+        let current = crate::state::read_file(&path, 1 << 20).unwrap_or_default();
+        if current != RC_FILE.as_bytes() {
+            self.state
+                .replace("tmux/bashrc", RC_FILE.as_bytes(), true)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
         Ok(path)
@@ -847,7 +899,10 @@ impl Tmux {
                 pane.describe()
             ));
         }
-        let runs_dir = self.state.path("tmux/runs");
+        let runs_dir = self
+            .state
+            .make_dirs("tmux/runs")
+            .map_err(|e| format!("cannot create the runs folder: {e}"))?;
         let live = self.live().await?;
         let here = live.iter().find(|p| p.id == pane.id);
         let foreground = here.map(|p| p.command.clone()).unwrap_or_default();
@@ -858,7 +913,7 @@ impl Tmux {
         // the first one's command.
         let lock = self.pane_lock(&server, pane)?;
         let record = self.load_record();
-        if let Some(prev) = record.runs.get(&pane.id) {
+        if let Some(prev) = record.runs.get(&pane.id).filter(|r| is_token(&r.token)) {
             let dir = runs_dir.join(&prev.token);
             // Typed on a server that is gone: the pane of that id is another one.
             let void = !prev.server.is_empty() && prev.server != server;
@@ -880,8 +935,7 @@ impl Tmux {
         }
         let token = fresh_token();
         let dir = runs_dir.join(&token);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let q = |name: &str| sh_quote(&dir.join(name).to_string_lossy());
         let mut shown = String::new();
         for line in command.lines() {

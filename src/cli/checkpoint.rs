@@ -159,11 +159,16 @@ fn list(
     for n in &index.nodes {
         out.push_str(&format!(
             "{}  {}  {}\n",
-            n.name,
+            crate::kernel::text::inert(&n.name),
             iso8601_utc(n.created_ms),
             crate::tools::plural(n.files.len() as u64, "file", "files")
         ));
-        let paths: Vec<String> = n.files.iter().map(|f| shown(globals, &f.path)).collect();
+        // A file name may hold any byte but `/` and NUL: shown inert.
+        let paths: Vec<String> = n
+            .files
+            .iter()
+            .map(|f| crate::kernel::text::inert(&shown(globals, &f.path)).into_owned())
+            .collect();
         let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
         for (f, path) in n.files.iter().zip(&paths) {
             out.push_str(&format!("  {path:<width$}  {}\n", f.before.describe()));

@@ -36,6 +36,35 @@ pub struct Failures {
     /// When it last failed (epoch milliseconds).
     #[serde(default)]
     pub at: u64,
+    /// This user's seal of the entry and its key: an entry that came with a
+    /// checkout refuses nothing, and its message is never shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
+}
+
+/// The seal's domain for failure entries.
+const SEAL_DOMAIN: &str = "indus-tool failures 1";
+
+impl Failures {
+    fn sealed_part<'a>(&'a self, key: &'a str) -> impl Serialize + 'a {
+        (key, &self.tool, self.count, &self.message, self.at)
+    }
+
+    fn seal(&mut self, key: &str) {
+        let seal = crate::state::user::seal_json(SEAL_DOMAIN, &self.sealed_part(key));
+        self.seal = seal;
+    }
+
+    /// Whether this user's toolbox wrote the entry under `key`.
+    fn sealed(&self, key: &str) -> bool {
+        crate::state::user::verify_json(SEAL_DOMAIN, &self.sealed_part(key), self.seal.as_deref())
+    }
+
+    /// Whether the entry still counts at `now`: sealed, not stamped in the future
+    /// (a clock set back, or a forged stamp), and within the window.
+    fn current(&self, key: &str, now: u64) -> bool {
+        self.at <= now && now - self.at < WINDOW_MS && self.sealed(key)
+    }
 }
 
 /// How long a run of failures is remembered: a retry after this long (the cause
@@ -95,17 +124,18 @@ impl Tool for Suppressing {
         let rel = super::cards::session_rel(ctx, FAILURES_FILE);
         let key = key_of(&self.name, &input);
         // A session with no failures has no file: one `stat`, no lock.
-        let record = if state.path(&rel).exists() {
+        let now = crate::tools::now_ms();
+        let record = if std::fs::symlink_metadata(state.path(&rel)).is_ok() {
             state
                 .load::<Table>(&rel)
                 .ok()
                 .and_then(|mut t| t.remove(&key))
+                .filter(|f| f.current(&key, now))
         } else {
             None
         };
         if let Some(f) = &record
             && f.count >= self.threshold
-            && crate::tools::now_ms().saturating_sub(f.at) < WINDOW_MS
         {
             return ToolResult::failure(remediation(&self.name, f.count, &f.message));
         }
@@ -123,17 +153,20 @@ impl Tool for Suppressing {
         let _ = (|| -> std::io::Result<()> {
             let lock = state.lock()?;
             let mut table: Table = state.read(&lock, &rel)?;
+            let now = crate::tools::now_ms();
+            // Entries this user's toolbox did not write are dropped as it goes.
+            table.retain(|k, f| f.sealed(k));
             if !is_error {
                 table.remove(&key);
             } else {
-                let now = crate::tools::now_ms();
-                let entry = table.entry(key).or_insert(Failures {
+                let entry = table.entry(key.clone()).or_insert(Failures {
                     tool,
                     count: 0,
                     message: message.clone(),
                     at: now,
+                    seal: None,
                 });
-                let fresh = now.saturating_sub(entry.at) < WINDOW_MS;
+                let fresh = entry.current(&key, now);
                 entry.at = now;
                 if entry.message == message && fresh {
                     entry.count = (entry.count + 1).min(threshold);
@@ -141,6 +174,7 @@ impl Tool for Suppressing {
                     entry.count = 1;
                     entry.message = message;
                 }
+                entry.seal(&key);
             }
             state.write_unsynced(&lock, &rel, &table)
         })();

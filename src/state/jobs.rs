@@ -7,12 +7,17 @@
 //! It records who the job is (pid, group, start time), what it runs, and how far
 //! each stream has been polled; the job's fate is never cached here but read live
 //! from the exit record and `/proc`, so a table can never claim a dead job runs.
+//!
+//! A record names a process to signal and a folder to remove, so it is honoured
+//! only under this user's seal ([`user::seal_json`]): a table that came with a
+//! checkout loses its unsealed records as it is read (each said once on
+//! stderr), and an id only ever names a folder inside `jobs/` ([`file_key`]).
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::StateDir;
+use super::{StateDir, file_key, user};
 use crate::kernel::JobIdentity;
 
 /// The table's file name inside the state folder.
@@ -25,8 +30,31 @@ pub struct JobTable {
     /// The number of the last job started; ids are never reused, even after `remove`.
     #[serde(default)]
     pub last_id: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "sealed_jobs")]
     pub jobs: Vec<JobRecord>,
+}
+
+/// The seal's domain for job records.
+const SEAL_DOMAIN: &str = "indus-tool job 1";
+
+/// The table's records that carry this user's seal; the others are said once
+/// on stderr and left out, so nothing acts on them and the next write of the
+/// table drops them.
+fn sealed_jobs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<JobRecord>, D::Error> {
+    let all = Vec::<JobRecord>::deserialize(d)?;
+    Ok(all
+        .into_iter()
+        .filter(|j| {
+            let ok = j.sealed();
+            if !ok {
+                eprintln!(
+                    "indus-tool: ignoring the job record {:?} (pid {}): it does not carry this user's seal, so this user's indus-tool did not write it",
+                    j.id, j.pid
+                );
+            }
+            ok
+        })
+        .collect())
 }
 
 /// One job.
@@ -49,6 +77,9 @@ pub struct JobRecord {
     /// Set by `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<StopRecord>,
+    /// This user's seal of who the job is (see [`JobRecord::sealed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 /// Poll positions.
@@ -69,6 +100,32 @@ pub struct StopRecord {
 }
 
 impl JobRecord {
+    /// What the seal covers: who the job is and what it runs (the cursors and
+    /// the stop record change as it is polled and stopped).
+    fn sealed_part(&self) -> impl Serialize + '_ {
+        (
+            &self.id,
+            &self.command,
+            &self.cwd,
+            self.pid,
+            self.pgid,
+            self.start_time,
+            self.started_at,
+        )
+    }
+
+    /// Seal the record as this user's (when it is made).
+    pub fn seal(mut self) -> Self {
+        let seal = user::seal_json(SEAL_DOMAIN, &self.sealed_part());
+        self.seal = seal;
+        self
+    }
+
+    /// Whether this user's toolbox wrote the record.
+    pub fn sealed(&self) -> bool {
+        user::verify_json(SEAL_DOMAIN, &self.sealed_part(), self.seal.as_deref())
+    }
+
     pub fn identity(&self) -> JobIdentity {
         JobIdentity {
             pid: self.pid,
@@ -131,10 +188,19 @@ impl JobBook {
         }
     }
 
+    /// The book's table and folder checked (see [`StateDir::checked`]): no link
+    /// on the way, so removing a job's folder stays inside the state folder.
+    /// Every action on the book starts here.
+    pub fn guard(&self) -> std::io::Result<()> {
+        self.state.checked(&self.table)?;
+        self.state.checked(format!("{}/x", self.jobs_dir))?;
+        Ok(())
+    }
+
     /// Where job `id`'s files live.
     pub fn files(&self, id: &str) -> JobFiles {
         JobFiles {
-            dir: self.state.path(&self.jobs_dir).join(id),
+            dir: self.state.path(&self.jobs_dir).join(file_key(id)),
         }
     }
 }
@@ -148,7 +214,7 @@ pub struct JobFiles {
 impl JobFiles {
     pub fn of(state: &StateDir, id: &str) -> Self {
         Self {
-            dir: state.path("jobs").join(id),
+            dir: state.path("jobs").join(file_key(id)),
         }
     }
 
@@ -188,7 +254,9 @@ mod tests {
             started_at: 0,
             cursor: Cursors::default(),
             stopped: None,
+            seal: None,
         }
+        .seal()
     }
 
     #[test]
@@ -219,5 +287,37 @@ mod tests {
         let back: JobTable = serde_json::from_str(&text).unwrap();
         assert_eq!(back.jobs, t.jobs);
         assert_eq!(back.last_id, 1);
+    }
+
+    #[test]
+    fn unsealed_or_altered_records_are_left_out_as_the_table_is_read() {
+        let mut t = JobTable::default();
+        t.jobs.push(record("job-1"));
+        let mut forged = record("/home/u");
+        forged.seal = None;
+        t.jobs.push(forged);
+        let mut altered = record("job-3");
+        altered.pgid = 4242;
+        t.jobs.push(altered);
+        let back: JobTable = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+        assert_eq!(back.jobs.len(), 1);
+        assert_eq!(back.jobs[0].id, "job-1");
+    }
+
+    #[test]
+    fn an_id_never_leaves_the_jobs_folder() {
+        let state = StateDir::at("/p/.indus-process");
+        assert_eq!(
+            JobFiles::of(&state, "/etc").dir,
+            PathBuf::from("/p/.indus-process/jobs/%2Fetc")
+        );
+        assert_eq!(
+            JobFiles::of(&state, "..").dir,
+            PathBuf::from("/p/.indus-process/jobs/%2E.")
+        );
+        assert_eq!(
+            JobFiles::of(&state, "job-7").dir,
+            PathBuf::from("/p/.indus-process/jobs/job-7")
+        );
     }
 }

@@ -72,7 +72,7 @@ type Stamp = Option<(u64, u64, u64, i64, i64, i64, i64)>;
 
 fn stamp(path: &std::path::Path) -> io::Result<Stamp> {
     use std::os::unix::fs::MetadataExt;
-    match std::fs::metadata(path) {
+    match std::fs::symlink_metadata(path) {
         Ok(m) => Ok(Some((
             m.dev(),
             m.ino(),

@@ -213,6 +213,8 @@ impl Tool for BgProcessCard {
                 .required_enum("action", &ACTIONS)
                 .map_err(ToolResult::failure)?;
             let book = book(ctx);
+            book.guard()
+                .map_err(|e| ToolResult::failure(format!("bg-process: {e}")))?;
             match action {
                 "start" => start(ctx, &args, &book).await,
                 "poll" => poll(ctx, &args, &book).await,

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::backends::local::atomic_write;
 use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
@@ -27,8 +26,10 @@ fn note_record(note: &str, path: &str) -> Value {
     json!({"content": note, "bytes": note.len(), "cap": MEMORY_CAP, "path": path})
 }
 
+/// The note, read without following a link (a checkout may carry the state
+/// folder, and a link there would read, and then append to, any file).
 fn read_note(file: &std::path::Path) -> Result<String, String> {
-    match std::fs::read(file) {
+    match crate::state::read_file(file, 4 * MEMORY_CAP as u64) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
             format!(
                 "memory: {} is not UTF-8 text; fix or delete it",
@@ -80,7 +81,11 @@ impl Tool for MemoryCard {
             }
         };
         let state = StateDir::of(ctx);
-        let file = state.path(&session_rel(ctx, "memory.md"));
+        let rel = session_rel(ctx, "memory.md");
+        let file = match state.checked(&rel) {
+            Ok(file) => file,
+            Err(e) => return ToolResult::failure(format!("memory: {e}")),
+        };
         let shown = file.to_string_lossy().into_owned();
         if action == "read" {
             let note = if state.root().is_dir() {
@@ -123,10 +128,7 @@ impl Tool for MemoryCard {
                     new.len()
                 )));
             }
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            atomic_write(&file, new.as_bytes())?;
+            state.replace(&rel, new.as_bytes(), true)?;
             Ok(Ok(new))
         });
         match outcome {

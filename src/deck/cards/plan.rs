@@ -148,7 +148,8 @@ impl Tool for ExitPlanMode {
             Ok(plan) => plan,
             Err(e) => return ToolResult::failure(e),
         };
-        if let Err(e) = StateDir::of(ctx).ensure() {
+        // The plans' folder made (and checked: no link on the way) first.
+        if let Err(e) = StateDir::of(ctx).make_dirs(super::session_rel(ctx, PLANS_DIRNAME)) {
             return ToolResult::failure(format!("exit_plan_mode could not keep the plan: {e}"));
         }
         let path = match write_plan(&session_dir(ctx), plan) {

@@ -96,7 +96,11 @@ fn answer(ctx: &ToolContext, lead: &str, items: Vec<DeckTodo>) -> ToolResult {
                 "low" => " (low)",
                 _ => "",
             };
-            format!("{} {}{weight}", glyph(&i.state), i.task)
+            format!(
+                "{} {}{weight}",
+                glyph(&i.state),
+                crate::kernel::text::inert(&i.task)
+            )
         })
         .collect();
     let text = clamp_rows(ctx, "todo", &head, &rows, "");

@@ -327,6 +327,7 @@ pub fn up(ctx: ToolContext, config: &McpConfig, idle: Duration) -> ViewOutput {
 fn start(ctx: &ToolContext, idle: Duration) -> Result<Value, String> {
     let cwd = PathBuf::from(&ctx.cwd);
     let book = broker_book(StateDir::new(&cwd));
+    book.guard().map_err(|e| e.to_string())?;
     let runtime = runtime();
     runtime.block_on(prune(ctx, &book));
     let exe = std::env::current_exe()
@@ -396,6 +397,11 @@ pub fn down(ctx: ToolContext) -> ViewOutput {
     let mut out = ViewOutput::default();
     let cwd = PathBuf::from(&ctx.cwd);
     let book = broker_book(StateDir::new(&cwd));
+    if let Err(e) = book.guard() {
+        out.stderr.push(format!("indus-tool mcp down: {e}"));
+        out.code = 1;
+        return out;
+    }
     let runtime = runtime();
     let pong = ping(&cwd);
     if pong.is_some() {

@@ -412,9 +412,10 @@ pub fn now_iso() -> String {
 /// Read the persisted log (absent: empty). A line that does not parse is an
 /// error naming the file and line; the file is never reset.
 pub fn load_log(state: &StateDir) -> std::io::Result<Vec<BridgeEntry>> {
-    let file = state.path(LEDGER_FILE);
-    let text = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
+    let file = state.checked(LEDGER_FILE)?;
+    // Without following a link, capped (the state folder may come with a checkout).
+    let text = match crate::state::read_file(&file, crate::state::READ_CAP) {
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {
             return Err(std::io::Error::new(
@@ -458,21 +459,23 @@ pub fn append_log(state: &StateDir, entries: &[BridgeEntry]) -> std::io::Result<
     if entries.is_empty() {
         return Ok(());
     }
-    let file = state.path(LEDGER_FILE);
+    if let Some(parent) = Path::new(LEDGER_FILE).parent() {
+        state.make_dirs(parent)?;
+    }
+    let file = state.checked(LEDGER_FILE)?;
     let named = |e: std::io::Error| {
         std::io::Error::new(e.kind(), format!("state file {}: {e}", file.display()))
     };
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent).map_err(named)?;
-    }
     let mut buf = String::new();
     for entry in entries {
         buf.push_str(&serde_json::to_string(entry).expect("entries serialize"));
         buf.push('\n');
     }
+    use std::os::unix::fs::OpenOptionsExt;
     let mut f = std::fs::File::options()
         .create(true)
         .append(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
         .open(&file)
         .map_err(named)?;
     f.write_all(buf.as_bytes()).map_err(named)?;

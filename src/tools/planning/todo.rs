@@ -12,6 +12,7 @@
 //! `text`, `status`, `priority`, then uniqueness of `id`); the first problem is the
 //! answer and nothing is stored.
 
+use crate::kernel::text::inert;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -148,7 +149,9 @@ fn checklist_lines(items: &[TodoItem]) -> (String, Vec<String>) {
                 Some(TodoPriority::Low) => " (low)",
                 Some(TodoPriority::Normal) | None => "",
             };
-            format!("{mark} {}: {}{weight}", item.id, item.text)
+            // Control characters escaped: an item cannot forge a line or drive
+            // a terminal (see kernel::text::inert).
+            format!("{mark} {}: {}{weight}", inert(&item.id), inert(&item.text))
         })
         .collect();
     (head, rows)
@@ -515,10 +518,12 @@ mod tests {
             render_checklist(&items[2..3]),
             "1 item: 0 done, 0 active, 1 pending.\n[ ] c: Ship"
         );
-        // Text is shown verbatim, newlines included.
+        // One line per item: a newline or an escape in a text is shown escaped,
+        // so an item cannot forge a line of the answer or drive a terminal (the
+        // JSON record keeps the text as it was set).
         assert_eq!(
-            render_checklist(&[item("m", "two\nlines", TodoStatus::Pending, None)]),
-            "1 item: 0 done, 0 active, 1 pending.\n[ ] m: two\nlines"
+            render_checklist(&[item("m", "two\nlines\x1b[2J", TodoStatus::Pending, None)]),
+            "1 item: 0 done, 0 active, 1 pending.\n[ ] m: two\\nlines\\x1b[2J"
         );
         assert_eq!(
             checklist_json(&items[..2]).to_string(),

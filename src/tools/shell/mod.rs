@@ -54,10 +54,11 @@ pub fn human_duration(ms: u64) -> String {
 
 /// A command on one line: its first line, with ` …` when more follow.
 pub fn one_line(command: &str) -> String {
+    use crate::kernel::text::inert;
     let trimmed = command.trim();
     match trimmed.split_once('\n') {
-        Some((first, _)) => format!("{} …", first.trim_end()),
-        None => trimmed.to_string(),
+        Some((first, _)) => format!("{} …", inert(first.trim_end())),
+        None => inert(trimmed).into_owned(),
     }
 }
 

@@ -94,6 +94,7 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
         )));
     };
     let book = JobBook::process(StateDir::of(ctx));
+    book.guard().map_err(state_error)?;
     let (text, record) = match action {
         "start" => start(ctx, &args, &book).await?,
         "list" => list(ctx, &book).await?,
@@ -330,17 +331,21 @@ pub(crate) async fn start(
             return Err(fail(format!("process could not start the job: {e}")));
         }
     };
-    table.jobs.push(JobRecord {
-        id: id.clone(),
-        command: command.to_string(),
-        cwd,
-        pid: identity.pid,
-        pgid: identity.pgid,
-        start_time: identity.start_time,
-        started_at,
-        cursor: Default::default(),
-        stopped: None,
-    });
+    table.jobs.push(
+        JobRecord {
+            id: id.clone(),
+            command: command.to_string(),
+            cwd,
+            pid: identity.pid,
+            pgid: identity.pgid,
+            start_time: identity.start_time,
+            started_at,
+            cursor: Default::default(),
+            stopped: None,
+            seal: None,
+        }
+        .seal(),
+    );
     if let Err(e) = book.state.write(&lock, &book.table, &table) {
         // Do not leave a job running that no table knows about.
         let _ = ctx.shell.signal_job(&identity, SIGKILL);
