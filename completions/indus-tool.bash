@@ -130,6 +130,9 @@ _indus__tool() {
             indus__tool,todo_set)
                 cmd="indus__tool__subcmd__todo_set"
                 ;;
+            indus__tool,trust)
+                cmd="indus__tool__subcmd__trust"
+                ;;
             indus__tool,web_search)
                 cmd="indus__tool__subcmd__web_search"
                 ;;
@@ -301,6 +304,9 @@ _indus__tool() {
             indus__tool__subcmd__help,todo_set)
                 cmd="indus__tool__subcmd__help__subcmd__todo_set"
                 ;;
+            indus__tool__subcmd__help,trust)
+                cmd="indus__tool__subcmd__help__subcmd__trust"
+                ;;
             indus__tool__subcmd__help,web_search)
                 cmd="indus__tool__subcmd__help__subcmd__web_search"
                 ;;
@@ -428,7 +434,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1290,7 +1296,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2032,6 +2038,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__todo_set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__trust)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3058,6 +3078,20 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__trust)
+            opts="-h --list --revoke --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

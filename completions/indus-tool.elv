@@ -90,6 +90,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
+            cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -626,6 +627,12 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         }
         &'indus-tool;checkpoint;help;help'= {
         }
+        &'indus-tool;trust'= {
+            cand --list 'List the trusted files: path, SHA-256, and whether the file still holds that content'
+            cand --revoke 'Forget the trust of each FILE (whatever content was trusted)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;completions'= {
             cand --install 'Write the script where the shell finds it for this user (bash: $XDG_DATA_HOME/bash-completion/completions, zsh: $XDG_DATA_HOME/zsh/site-functions, fish: $XDG_CONFIG_HOME/fish/completions; ~/.local/share and ~/.config when unset) and print its path'
             cand -h 'Print help'
@@ -677,6 +684,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
+            cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -805,6 +813,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;checkpoint;rewind'= {
         }
         &'indus-tool;help;checkpoint;drop'= {
+        }
+        &'indus-tool;help;trust'= {
         }
         &'indus-tool;help;completions'= {
         }

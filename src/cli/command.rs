@@ -1008,6 +1008,7 @@ fn with_meta_commands(cmd: Command) -> Command {
             .arg(
                 Arg::new("file")
                     .value_name("FILE")
+                    .action(ArgAction::Append)
                     .num_args(0..)
                     .value_parser(value_parser!(std::path::PathBuf))
                     .help("A configuration file to trust (default: the project's configuration files found from the working folder)"),

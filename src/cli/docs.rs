@@ -352,6 +352,11 @@ pub const EXAMPLES: &[(&str, &str, &str)] = &[
         "Run a command; its status is the toolbox's",
         "indus-tool bash --exit-status 'make test'",
     ),
+    (
+        "trust",
+        "The configuration files trusted, and whether each is unchanged",
+        "indus-tool trust --list",
+    ),
 ];
 
 /// The EXIT STATUS and EXAMPLES sections of a man page (roff), appended to what
@@ -370,6 +375,14 @@ fn man_sections(page: &str) -> String {
             ("0", "The files (or trees) are equal."),
             ("1", "They differ."),
             ("2", "Trouble: a file could not be read, a usage error."),
+        ],
+        "trust" => &[
+            ("0", "Done."),
+            (
+                "1",
+                "A file could not be trusted (absent, not a regular file, over 1 MiB, or the user's state folder unusable), or with no FILE no project configuration file was found.",
+            ),
+            ("2", "A usage error."),
         ],
         "bash" => &[
             ("0", "The command exited 0."),

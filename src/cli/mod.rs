@@ -194,11 +194,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "man" => docs::man(&deck_descriptors(), sub_matches, &mut printer),
         tool => dispatch::tool_invocation(&registry, &globals, tool, sub_matches, &mut printer),
     };
-    let code = match result {
+    match result {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
-    };
-    code
+    }
 }
 
 /// The descriptors of the machine-independent deck, which the generated man

@@ -627,7 +627,9 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
     let timeout_ms = timeout_of(&args).map_err(fail)?;
 
     let roster = load_roster(Path::new(&ctx.cwd));
+    // With no agent at all, the stub's text names the untrusted file itself.
     if let Some(file) = &roster.untrusted
+        && !roster.agents.is_empty()
         && crate::deck::trust::first_naming(file)
     {
         eprintln!("{}", crate::deck::trust::untrusted_line("the agents", file));
