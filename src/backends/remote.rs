@@ -240,6 +240,12 @@ impl Remote {
         if std::fs::symlink_metadata(control).is_err() {
             return false;
         }
+        // Not a socket of this user's (a link a checkout carried, say): never
+        // connected to, and cleared so a master of ours can take the place.
+        if !crate::state::trusted_socket(control) {
+            let _ = std::fs::remove_file(control);
+            return false;
+        }
         if std::os::unix::net::UnixStream::connect(control).is_ok() {
             return true;
         }

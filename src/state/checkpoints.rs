@@ -1291,7 +1291,10 @@ impl CheckpointStore {
             Ok(j) => j,
             Err(e) => {
                 // Never fatal for every later call: said, and left for a person.
-                eprintln!("indus-tool: ignoring the rewind plan {}: {e}", path.display());
+                eprintln!(
+                    "indus-tool: ignoring the rewind plan {}: {e}",
+                    path.display()
+                );
                 return Ok(());
             }
         };

@@ -78,7 +78,10 @@ pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     if len > cap {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("{} holds {len} bytes, over the {cap} a state file may", path.display()),
+            format!(
+                "{} holds {len} bytes, over the {cap} a state file may",
+                path.display()
+            ),
         ));
     }
     let mut out = Vec::with_capacity(len as usize);
@@ -86,7 +89,10 @@ pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     if out.len() as u64 > cap {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("{} grew over the {cap} bytes a state file may", path.display()),
+            format!(
+                "{} grew over the {cap} bytes a state file may",
+                path.display()
+            ),
         ));
     }
     Ok(out)
@@ -184,10 +190,18 @@ pub fn private_socket_dir() -> PathBuf {
 /// A socket outside a state folder is used only in a folder that is ours and
 /// closed to others, so nobody else can plant a listener for us to talk to.
 pub fn trusted_socket(socket: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let Some(dir) = socket.parent() else {
         return false;
     };
+    // The socket itself, when there: a real socket of this user. A link in its
+    // place (a checkout's state folder may carry one) could lead to any socket:
+    // another project's broker, a master connection to another host.
+    if let Ok(m) = std::fs::symlink_metadata(socket)
+        && (!m.file_type().is_socket() || m.uid() != nix::unistd::getuid().as_raw())
+    {
+        return false;
+    }
     if dir != private_socket_dir() {
         return true;
     }
@@ -214,6 +228,15 @@ pub fn prepare_socket_dir(socket: &Path) -> io::Result<()> {
         }
     } else {
         std::fs::create_dir_all(dir)?;
+        // A folder of the state folder (`ssh/`, `mcp/`): a link there, as a
+        // checkout can carry, would put our socket (and whoever listens on it)
+        // wherever it points.
+        if std::fs::symlink_metadata(dir)?.file_type().is_symlink() {
+            return Err(io::Error::other(format!(
+                "{} is a symbolic link; the state folder holds none (remove it)",
+                dir.display()
+            )));
+        }
     }
     Ok(())
 }
@@ -582,6 +605,59 @@ mod tests {
         let m: BTreeMap<String, u8> = state.load("x.json").unwrap();
         assert!(m.is_empty());
         assert!(!state.root().exists());
+    }
+}
+
+#[cfg(test)]
+mod socket_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_to_a_live_socket_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&real).unwrap();
+        assert!(trusted_socket(&real));
+        let link = dir.path().join("broker.sock");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(!trusted_socket(&link));
+        // A regular file where the socket goes is not one either.
+        let file = dir.path().join("file.sock");
+        std::fs::write(&file, "").unwrap();
+        assert!(!trusted_socket(&file));
+        // Absent: nothing to distrust yet (it is about to be made).
+        assert!(trusted_socket(&dir.path().join("absent.sock")));
+    }
+
+    #[test]
+    fn a_linked_socket_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("ssh")).unwrap();
+        assert!(prepare_socket_dir(&dir.path().join("ssh/x.sock")).is_err());
+    }
+
+    #[test]
+    fn checked_paths_refuse_links_dots_and_a_linked_state_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let state = StateDir::new(dir.path());
+        state.ensure().unwrap();
+        assert!(state.checked("../x").is_err());
+        assert!(state.checked("/etc/passwd").is_err());
+        std::os::unix::fs::symlink(elsewhere.path(), state.path("todos")).unwrap();
+        assert!(state.checked("todos/default.json").is_err());
+        std::os::unix::fs::symlink("/nowhere/made", state.path("x.json")).unwrap();
+        assert!(state.checked("x.json").is_err());
+        assert!(state.update("x.json", |n: &mut u8| *n += 1).is_err());
+        assert!(!Path::new("/nowhere/made").exists());
+        // The whole folder a link: refused, nothing written where it points.
+        let other = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), other.path().join(STATE_DIR_NAME)).unwrap();
+        let linked = StateDir::new(other.path());
+        assert!(linked.update("n.json", |n: &mut u8| *n += 1).is_err());
+        assert!(!elsewhere.path().join("n.json").exists());
+        assert!(!elsewhere.path().join(".gitignore").exists());
     }
 }
 

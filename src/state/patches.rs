@@ -204,8 +204,7 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
             .and_then(|d| d.modified().ok())
             .and_then(|t| SystemTime::now().duration_since(t).ok())
             .is_some_and(|age| age < window);
-        if young && super::read_file(&folder.join(DONE), 256).is_ok_and(|b| b == boot.as_bytes())
-        {
+        if young && super::read_file(&folder.join(DONE), 256).is_ok_and(|b| b == boot.as_bytes()) {
             continue;
         }
         // A live apply holds its folder's lock and is left alone. A folder
@@ -675,8 +674,7 @@ fn read_journal(folder: &Path) -> Read {
     let seal = journal.seal.take();
     if !user::verify_json(SEAL_DOMAIN, &journal, seal.as_deref()) {
         return Read::Refused(
-            "it does not carry this user's seal, so this user's indus-tool did not write it"
-                .into(),
+            "it does not carry this user's seal, so this user's indus-tool did not write it".into(),
         );
     }
     // Sealed, yet a kept original is only ever a plain name in the folder.
@@ -1070,12 +1068,18 @@ mod tests {
             },
         ] {
             let mut forged = forged;
-            if forged.get("steps").is_some_and(|s| s.as_array().unwrap().is_empty()) {
+            if forged
+                .get("steps")
+                .is_some_and(|s| s.as_array().unwrap().is_empty())
+            {
                 forged["steps"] = serde_json::to_value(&journal.steps).unwrap();
             }
             std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&forged).unwrap()).unwrap();
             assert_eq!(recover(&f.state).unwrap(), 0);
-            assert!(folder.join(JOURNAL).exists(), "left for a person to look at");
+            assert!(
+                folder.join(JOURNAL).exists(),
+                "left for a person to look at"
+            );
             assert!(!f.is_before(), "nothing undone");
         }
     }

@@ -44,10 +44,9 @@ const KEY_LEN: usize = 32;
 pub fn dir() -> Option<PathBuf> {
     // The library's own unit tests never touch the user's real folder.
     if cfg!(test) {
-        return Some(std::env::temp_dir().join(format!(
-            "indus-tool-unit-state-{}",
-            nix::unistd::getuid()
-        )));
+        return Some(
+            std::env::temp_dir().join(format!("indus-tool-unit-state-{}", nix::unistd::getuid())),
+        );
     }
     dir_from(|k| std::env::var_os(k))
 }

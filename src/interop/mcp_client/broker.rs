@@ -81,6 +81,13 @@ pub fn broker_book(state: StateDir) -> JobBook {
     }
 }
 
+/// Whether the socket of `cwd`'s broker may be dialled: a socket of this user
+/// (see [`trusted`]) reached through no link in the state folder (a linked
+/// `mcp/` would lead to another project's broker, with its servers).
+fn ours(cwd: &Path, socket: &Path) -> bool {
+    StateDir::new(cwd).checked(SOCKET_FILE).is_ok() && trusted(socket)
+}
+
 /// Where the broker of `cwd` listens (see the module comment).
 pub fn socket_path(cwd: &Path) -> PathBuf {
     StateDir::new(cwd).socket_path(SOCKET_FILE, MAX_SOCKET_PATH)
@@ -152,7 +159,7 @@ pub async fn call(
 ) -> Option<Result<ToolResult, String>> {
     let socket = socket_path(cwd);
     // One `stat` is all a cold call pays for the broker's absence.
-    if std::fs::symlink_metadata(&socket).is_err() || !trusted(&socket) {
+    if std::fs::symlink_metadata(&socket).is_err() || !ours(cwd, &socket) {
         return None;
     }
     let stream = tokio::time::timeout(DIAL_TIMEOUT, tokio::net::UnixStream::connect(&socket))
@@ -235,7 +242,7 @@ pub async fn call(
 /// reply, or `None` when no broker answers within `limit`.
 fn ask(cwd: &Path, request: &Request, limit: Duration) -> Option<Value> {
     let socket = socket_path(cwd);
-    if !trusted(&socket) {
+    if !ours(cwd, &socket) {
         return None;
     }
     let mut stream = std::os::unix::net::UnixStream::connect(&socket).ok()?;
