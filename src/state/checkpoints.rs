@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::{READ_CAP, StateDir, StateLock, file_key, user};
+use super::{READ_CAP, StateDir, StateLock, file_key, same_place, user};
 use crate::backends::local::{atomic_replace, atomic_write_within};
 use crate::kernel::Root;
 use crate::kernel::digest::{sha256_hex, sha256_of_reader};
@@ -1435,16 +1435,6 @@ impl CheckpointStore {
 }
 
 /// A node file's start, zero-padded so names sort as numbers do.
-/// Whether two spellings name one folder (a project reached through a link is
-/// the same project).
-fn same_place(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
-}
-
 fn seq_name(seq: u64) -> String {
     format!("{seq:013}")
 }

@@ -122,6 +122,17 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
+/// Whether two spellings name one folder (a project reached through a link is
+/// the same project): the records that name files say where they were made,
+/// and one found elsewhere came with a copied project.
+pub(crate) fn same_place(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
 /// The folder whose `.indus-process/` serves `cwd` (see the module comment).
 pub fn locate(cwd: &Path) -> PathBuf {
     let temp = std::env::temp_dir();

@@ -52,7 +52,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
-use super::user;
+use super::{same_place, user};
 use crate::kernel::digest::sha256_hex;
 
 /// The folder of pending applies inside the state folder.
@@ -263,16 +263,6 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
         }
     }
     Ok(undone)
-}
-
-/// Whether two spellings name one folder (a project reached through a
-/// symlink is the same project).
-fn same_place(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
 }
 
 fn new_folder(base: &Path) -> io::Result<PathBuf> {
