@@ -249,18 +249,49 @@ fn stop_reaches_plain_grandchildren_with_sigterm() {
     assert!(wait_until(Duration::from_secs(2), || !alive(a) && !alive(b)));
 }
 
-/// Write a table entry by hand, as if a job had been started long ago.
+/// Write a table entry by hand, as if a job had been started long ago (sealed
+/// as the toolbox seals its own: an unsealed one is ignored).
 fn fake_job(env: &TestEnv, pid: u32, start_time: u64) {
     env.mkdir(".indus-process/jobs/job-1");
+    let cwd = env.root().to_string_lossy().into_owned();
+    let who = serde_json::json!(["job-1", "sleep 30", cwd, pid, pid, start_time, 0]);
+    let seal = common::seal_as_the_user("indus-tool job 1", who.to_string().as_bytes());
     let table = serde_json::json!({
         "lastId": 1,
         "jobs": [{
-            "id": "job-1", "command": "sleep 30", "cwd": env.root(),
+            "id": "job-1", "command": "sleep 30", "cwd": cwd,
             "pid": pid, "pgid": pid, "startTime": start_time, "startedAt": 0,
-            "cursor": {"stdout": 0, "stderr": 0}
+            "cursor": {"stdout": 0, "stderr": 0}, "seal": seal
         }]
     });
     env.write(".indus-process/jobs.json", table.to_string());
+}
+
+#[test]
+fn a_job_record_without_the_users_seal_is_ignored() {
+    let jobs = Jobs::new();
+    let mut other = std::process::Command::new("sleep");
+    std::os::unix::process::CommandExt::process_group(&mut other, 0);
+    let mut other = other.arg("30").spawn().unwrap();
+    let pid = other.id();
+    fake_job(&jobs.env, pid, start_time(pid));
+    // The same record with its seal taken off, as a checkout could carry it.
+    let text = jobs.env.read_string(".indus-process/jobs.json");
+    let mut table: serde_json::Value = serde_json::from_str(&text).unwrap();
+    table["jobs"][0].as_object_mut().unwrap().remove("seal");
+    jobs.env
+        .write(".indus-process/jobs.json", table.to_string());
+    let out = jobs.env.run(&["process", "stop", "--id", "job-1"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("does not carry this user's seal"),
+        "{}",
+        stderr(&out)
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(other.try_wait().unwrap().is_none(), "signalled");
+    other.kill().unwrap();
+    other.wait().unwrap();
 }
 
 #[test]

@@ -157,6 +157,54 @@ pub fn bin_std() -> std::process::Command {
     c
 }
 
+/// Seal a record as the binary would for the tests' user (whose state is in
+/// [`no_home`]): HMAC-SHA256 under `~/.local/state/indus-tool/key` of the
+/// domain, a NUL and `bytes` (see `state::user`). For tests that stand in for
+/// the toolbox's own records (a job started long ago); a record sealed any
+/// other way is ignored, as tests/untrusted.rs shows.
+pub fn seal_as_the_user(domain: &str, bytes: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let dir = no_home().join(".local/state/indus-tool");
+    let key_file = dir.join("key");
+    if !key_file.exists() {
+        // As the binary makes it: written whole, then linked into place, so a
+        // concurrent first call keeps whichever came first.
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .unwrap();
+        let tmp = dir.join(format!(".key.test.{}", std::process::id()));
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).unwrap();
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, hex.as_bytes()))
+            .unwrap();
+        let _ = std::fs::hard_link(&tmp, &key_file);
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let hex = std::fs::read_to_string(&key_file).unwrap();
+    let key: Vec<u8> = (0..hex.trim().len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(domain.as_bytes());
+    mac.update(&[0]);
+    mac.update(bytes);
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Every temp file of an atomic write (`.NAME.indus-tmp.*`) left anywhere below
 /// `dir`: a finished write leaves none.
 pub fn temp_leftovers(dir: &Path) -> Vec<PathBuf> {
