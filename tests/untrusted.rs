@@ -1030,6 +1030,26 @@ fn an_absolute_broker_id_is_not_a_path_for_mcp_up() {
     w.assert_nothing_outside_changed();
 }
 
+/// A link committed where the warm broker's socket goes, to a socket outside
+/// (another project's broker, a master connection to another host): `mcp up`
+/// and `mcp down` ask "the broker" first, and must not dial it.
+#[test]
+fn a_linked_broker_socket_is_never_dialled() {
+    let mut w = World::new();
+    let socket = w.outside.join("other.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    w.file("README.md", "hello\n")
+        .symlink(".indus-process/mcp/broker.sock", &socket);
+    w.commit_and_clone();
+    let _ = w.run(&["mcp", "down"]);
+    let _ = w.run(&["mcp", "up"]);
+    let dialled = listener.accept().is_ok();
+    drop(listener);
+    let _ = std::fs::remove_file(&socket);
+    assert!(!dialled, "the linked socket was dialled");
+}
+
 /// `--tmux bash` led outside three ways: an absolute `token` in
 /// `tmux/<socket>.json`'s runs (the "previous run's folder" of the pane, deleted
 /// before typing), the panes' rc file `tmux/bashrc` committed as a link to
