@@ -101,6 +101,20 @@ pub struct BridgeEntry {
     pub at: String,
 }
 
+/// A line of the persisted log: the event and this user's seal of it. The log
+/// names the tools the model is shown (their descriptions and schemas) and the
+/// server each call goes to, so a line a checkout carried is passed over.
+#[derive(Serialize, Deserialize)]
+struct SealedEntry {
+    #[serde(flatten)]
+    entry: BridgeEntry,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// The seal's domain for ledger lines.
+const SEAL_DOMAIN: &str = "indus-tool mcp ledger 1";
+
 /// A live capability and the server that contributes it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiveCapability {
@@ -430,12 +444,16 @@ pub fn load_log(state: &StateDir) -> std::io::Result<Vec<BridgeEntry>> {
 fn parse_log(text: &str, file: &Path) -> std::io::Result<Vec<BridgeEntry>> {
     let mut log = Vec::new();
     let lines: Vec<&str> = text.split('\n').collect();
+    let mut unsealed = 0;
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<BridgeEntry>(line) {
-            Ok(e) => log.push(e),
+        match serde_json::from_str::<SealedEntry>(line) {
+            Ok(e) if crate::state::user::verify_json(SEAL_DOMAIN, &e.entry, e.seal.as_deref()) => {
+                log.push(e.entry)
+            }
+            Ok(_) => unsealed += 1,
             // A last line without its newline is an append cut short: ignored.
             Err(_) if i + 1 == lines.len() => {}
             Err(e) => {
@@ -449,6 +467,12 @@ fn parse_log(text: &str, file: &Path) -> std::io::Result<Vec<BridgeEntry>> {
                 ));
             }
         }
+    }
+    if unsealed > 0 {
+        eprintln!(
+            "indus-tool: ignoring {unsealed} line(s) of {}: they do not carry this user's seal, so this user's indus-tool did not write them",
+            file.display()
+        );
     }
     Ok(log)
 }
@@ -468,7 +492,11 @@ pub fn append_log(state: &StateDir, entries: &[BridgeEntry]) -> std::io::Result<
     };
     let mut buf = String::new();
     for entry in entries {
-        buf.push_str(&serde_json::to_string(entry).expect("entries serialize"));
+        let sealed = SealedEntry {
+            seal: crate::state::user::seal_json(SEAL_DOMAIN, entry),
+            entry: entry.clone(),
+        };
+        buf.push_str(&serde_json::to_string(&sealed).expect("entries serialize"));
         buf.push('\n');
     }
     use std::os::unix::fs::OpenOptionsExt;
@@ -651,6 +679,10 @@ mod tests {
         let mut text = std::fs::read_to_string(&file).unwrap();
         text.push_str("{\"op\":\"enr");
         std::fs::write(&file, &text).unwrap();
+        assert_eq!(load_log(&state).unwrap().len(), 4);
+        // A line without this user's seal (as a checkout could carry) is passed over.
+        let forged = serde_json::to_string(&l.log()[0]).unwrap();
+        std::fs::write(&file, format!("{forged}\n{text}")).unwrap();
         assert_eq!(load_log(&state).unwrap().len(), 4);
         std::fs::write(&file, format!("garbage\n{text}")).unwrap();
         let err = load_log(&state).unwrap_err().to_string();
