@@ -443,7 +443,7 @@ fn killed_mid_apply_the_next_invocation_leaves_the_before_or_after_tree() {
                 .unwrap()
         };
         assert!(
-            !stderr(&out).contains("could not be undone"),
+            !stderr(&out).contains("could not be settled"),
             "round {round}: {}",
             stderr(&out)
         );

@@ -133,7 +133,9 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
                 "indus-tool: undid {} an interrupted invocation left half done",
                 crate::tools::plural(n as u64, "apply_patch", "apply_patch calls")
             ),
-            Err(e) => eprintln!("indus-tool: an interrupted apply_patch could not be undone: {e}"),
+            Err(e) => {
+                eprintln!("indus-tool: interrupted apply_patch calls could not be settled: {e}")
+            }
         }
     }
     let cwd = globals.cwd.clone();
