@@ -16,10 +16,13 @@
 //!   canonical path and the SHA-256 of its exact content, as direnv's allow list
 //!   does: any edit revokes the trust ([`is_trusted`], [`trust`], [`revoke`]).
 //!
-//! Without a usable home (no `HOME` nor `XDG_STATE_HOME`, or a read-only one)
-//! nothing can be sealed or trusted: records are still written, but a later
-//! invocation ignores them (it says so), and project configuration stays unused.
-//! That is the safe direction: a missing key never makes a forged record pass.
+//! Without `HOME` the password database's home directory is used; where that
+//! folder cannot be made (a read-only home in a sandbox) the key goes to a
+//! folder of this user's in the temp folder, closed to others, so background
+//! jobs and checkpoints keep working there. Where no key can be kept at all,
+//! records are still written but a later invocation ignores them (it says so),
+//! and project configuration stays unused: a missing key never makes a forged
+//! record pass.
 
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
@@ -40,7 +43,8 @@ const KEY_LEN: usize = 32;
 
 /// Where the user's state folder is: `$XDG_STATE_HOME/indus-tool` when that is
 /// absolute (the XDG rule: a relative value is ignored), else
-/// `$HOME/.local/state/indus-tool`; `None` without either.
+/// `$HOME/.local/state/indus-tool`, else under the home directory the password
+/// database gives (a service started without `HOME`); `None` without any.
 pub fn dir() -> Option<PathBuf> {
     // The library's own unit tests never touch the user's real folder.
     if cfg!(test) {
@@ -57,9 +61,30 @@ fn dir_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf>
     {
         return Some(x.join(APP));
     }
-    let home = env("HOME").map(PathBuf::from)?;
-    home.is_absolute()
-        .then(|| home.join(".local").join("state").join(APP))
+    let home = env("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+        .or_else(passwd_home)?;
+    Some(home.join(".local").join("state").join(APP))
+}
+
+fn passwd_home() -> Option<PathBuf> {
+    if cfg!(test) {
+        return None;
+    }
+    nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|u| u.dir)
+        .filter(|d| d.is_absolute() && d != Path::new("/"))
+}
+
+/// Where the key goes when the user's folder cannot be made (a read-only home
+/// in a sandbox): a folder of this user's in the system's temp folder, closed to
+/// others (checked as the state folder is). Records sealed under it outlive the
+/// invocation, not a reboot.
+fn fallback_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("indus-tool-{}-state", nix::unistd::getuid()))
 }
 
 /// Create the folder (0700) if needed and check that it is a real folder of this
@@ -72,6 +97,10 @@ fn ensure_dir() -> io::Result<PathBuf> {
             "neither XDG_STATE_HOME nor HOME names a folder for the user's state",
         )
     })?;
+    ensure_private(dir)
+}
+
+fn ensure_private(dir: PathBuf) -> io::Result<PathBuf> {
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -116,7 +145,7 @@ fn key() -> Option<&'static [u8]> {
 }
 
 fn load_or_make_key() -> io::Result<Vec<u8>> {
-    let dir = ensure_dir()?;
+    let dir = ensure_dir().or_else(|_| ensure_private(fallback_dir()))?;
     let path = dir.join(KEY_FILE);
     match read_key(&path) {
         Ok(k) => return Ok(k),
