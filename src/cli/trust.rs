@@ -1,5 +1,5 @@
 //! `indus-tool trust [FILE…] | --list | --revoke FILE…`: the user's trust in
-//! project configuration files (see `deck::trust`), kept in user state by
+//! project configuration files (see `state::trust`), kept in user state by
 //! `state::user`.
 //!
 //! Exit status: 0 done, 1 a file could not be trusted (absent, not a regular
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::output::Printer;
 use super::{CliResult, Globals};
-use crate::deck::trust::{project_files, read_config};
+use crate::state::trust::{PROJECT_DECK_FILES, read_config};
 use crate::state::user;
 
 /// The first hex digits of a SHA-256, as text lines show it.
@@ -164,4 +164,20 @@ fn revoke(globals: &Globals, printer: &mut Printer, files: &[PathBuf]) -> ExitCo
         }
     }
     finish(globals, printer, records, lines, failed)
+}
+
+/// The project configuration files that exist for `cwd`, in the order the
+/// toolbox reads them: the MCP configs (`.indusvx/mcp.json`, then `.mcp.json`,
+/// `.cursor/mcp.json` and `.vscode/mcp.json` from `cwd` up to the repository
+/// root), then `.indusvx/buddy.json`, `policy.json` and `agents.json`. What
+/// `indus-tool trust` with no file trusts.
+fn project_files(cwd: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = crate::interop::mcp_client::config::project_candidates(cwd);
+    out.extend(
+        PROJECT_DECK_FILES
+            .iter()
+            .map(|name| cwd.join(".indusvx").join(name)),
+    );
+    out.retain(|p| p.is_file());
+    out
 }

@@ -6,7 +6,7 @@
 //! warning naming it, never silently.
 //!
 //! The project's files come with the checkout, which may be a stranger's, so
-//! until the user trusted one (`indus-tool trust FILE`, see `deck::trust`) it
+//! until the user trusted one (`indus-tool trust FILE`, see `state::trust`) it
 //! can only tighten what the user set, never loosen it: `shell_confirm: true`
 //! counts and `false` does not; `suppress_after`, `tmux.max_sessions` and
 //! `tmux.max_panes` count only when no larger than the user's (or the
@@ -108,7 +108,7 @@ fn read_all<T: serde::de::DeserializeOwned>(
     name: &str,
     warnings: &mut Vec<String>,
 ) -> Vec<Found<T>> {
-    use super::trust::{is_trusted, read_config, same_file};
+    use crate::state::trust::{is_trusted, read_config, same_file};
     let files = candidates(cwd, name);
     let mut out = Vec::new();
     for (i, file) in files.iter().enumerate() {
@@ -224,7 +224,7 @@ impl BuddyConfig {
             if !ignored.is_empty() {
                 let plural = if ignored.len() > 1 { "s" } else { "" };
                 let what = format!("the {} setting{plural}", ignored.join(", "));
-                warnings.push(super::trust::untrusted_text(&what, &file));
+                warnings.push(crate::state::trust::untrusted_text(&what, &file));
             }
         }
         let config = BuddyConfig {
@@ -247,7 +247,10 @@ impl Policy {
             // unasked: only its deny rules count.
             if !found.trusted && !rules.allow.is_empty() {
                 rules.allow.clear();
-                warnings.push(super::trust::untrusted_text("the allow rules", &file));
+                warnings.push(crate::state::trust::untrusted_text(
+                    "the allow rules",
+                    &file,
+                ));
             }
             for (texts, into) in [
                 (rules.allow, &mut policy.allow),

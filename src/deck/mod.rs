@@ -17,7 +17,6 @@ pub mod catalog;
 pub mod checkpoint;
 pub mod envelope;
 pub mod suppress;
-pub mod trust;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,

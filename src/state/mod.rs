@@ -28,6 +28,7 @@ pub mod jobs;
 pub mod patches;
 pub mod read_state;
 pub mod todos;
+pub mod trust;
 pub mod user;
 
 use std::fs::File;

@@ -15,7 +15,7 @@
 //!   is the machine-independent one. The project's file comes with the checkout,
 //!   which may be a stranger's, and its agents are programs to run: it is read
 //!   only when the user trusted its exact content (`indus-tool trust FILE`, see
-//!   `deck::trust`); an untrusted one is named once on stderr with the command
+//!   `state::trust`); an untrusted one is named once on stderr with the command
 //!   that trusts it, and none of its agents is used (nor does one replace the
 //!   user's agent of the same name).
 //! - **Approval**: the agent's command line is approved as `bash`'s command is
@@ -170,7 +170,7 @@ pub fn load_roster(cwd: &Path) -> Roster {
         ..Roster::default()
     };
     for (i, file) in roster.files.clone().into_iter().enumerate() {
-        let bytes = match crate::deck::trust::read_config(&file) {
+        let bytes = match crate::state::trust::read_config(&file) {
             Ok(Some(bytes)) => bytes,
             Ok(None) => continue,
             Err(e) => {
@@ -183,10 +183,10 @@ pub fn load_roster(cwd: &Path) -> Roster {
         // The project's file (the first) only when trusted, or when it is the
         // user's own file reached through the project.
         if i == 0
-            && !crate::deck::trust::is_trusted(&file, &bytes)
+            && !crate::state::trust::is_trusted(&file, &bytes)
             && !roster.files[1..]
                 .iter()
-                .any(|u| crate::deck::trust::same_file(u, &file))
+                .any(|u| crate::state::trust::same_file(u, &file))
         {
             roster.untrusted = Some(file);
             continue;
@@ -503,7 +503,7 @@ fn not_configured(roster: &Roster) -> String {
     if let Some(file) = &roster.untrusted {
         text.push_str(&format!(
             "\nwarning: {}",
-            crate::deck::trust::untrusted_text("the agents", file)
+            crate::state::trust::untrusted_text("the agents", file)
         ));
     }
     for w in &roster.warnings {
@@ -630,9 +630,12 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
     // With no agent at all, the stub's text names the untrusted file itself.
     if let Some(file) = &roster.untrusted
         && !roster.agents.is_empty()
-        && crate::deck::trust::first_naming(file)
+        && crate::state::trust::first_naming(file)
     {
-        eprintln!("{}", crate::deck::trust::untrusted_line("the agents", file));
+        eprintln!(
+            "{}",
+            crate::state::trust::untrusted_line("the agents", file)
+        );
     }
     for w in &roster.warnings {
         eprintln!("indus-tool: warning: {w}");

@@ -29,7 +29,7 @@
 //! found from the working folder up) come with the checkout, which may be a
 //! stranger's, and a server row is a program to run or an address to send
 //! headers to. Such a file is read only when the user trusted its exact content
-//! (`indus-tool trust FILE`, see `deck::trust`); an untrusted one is listed in
+//! (`indus-tool trust FILE`, see `state::trust`); an untrusted one is listed in
 //! [`McpConfig::untrusted`] and not parsed at all, so no variable of it is
 //! expanded and none of its servers is started or dialled. The file named with
 //! `--mcp-config` and the user's own files need no trust. Every file is read
@@ -138,7 +138,7 @@ impl McpConfig {
     pub fn untrusted_notes(&self) -> Vec<String> {
         self.untrusted
             .iter()
-            .map(|f| crate::deck::trust::untrusted_line("the MCP servers", f))
+            .map(|f| crate::state::trust::untrusted_line("the MCP servers", f))
             .collect()
     }
 
@@ -232,7 +232,7 @@ impl Discovery<'_> {
     /// the user's configuration folder, `--mcp-config .mcp.json`): then it is the
     /// user's, read where the user's files are.
     fn also_the_users(&self, file: &Path) -> bool {
-        let trust = crate::deck::trust::same_file;
+        let trust = crate::state::trust::same_file;
         self.explicit
             .as_ref()
             .is_some_and(|e| trust(&self.cwd.join(e), file))
@@ -266,7 +266,7 @@ impl Discovery<'_> {
         let mut config = McpConfig::default();
         let mut merged: IndexMap<String, ServerConfig> = IndexMap::new();
         for (file, origin) in self.candidates() {
-            let bytes = match crate::deck::trust::read_config(&file) {
+            let bytes = match crate::state::trust::read_config(&file) {
                 Ok(Some(b)) => b,
                 // Absent: no file, or a path through something that is not a folder.
                 Ok(None) if origin != Origin::Named => continue,
@@ -595,7 +595,7 @@ pub fn discover(explicit: Option<PathBuf>, cwd: &Path) -> McpConfig {
         explicit,
         cwd: cwd.to_path_buf(),
         env: &process_env,
-        trusted: &crate::deck::trust::is_trusted,
+        trusted: &crate::state::trust::is_trusted,
     }
     .load()
 }

@@ -1,4 +1,7 @@
-//! Project configuration that needs the user's trust.
+//! Project configuration that needs the user's trust: reading such a file, the
+//! trust check, and the line that names an untrusted one. Here, beside the
+//! user's state, because the floors above that read project files (the deck's
+//! approval and agents, the MCP client's configs, the `trust` command) all use it.
 //!
 //! A checkout may be a stranger's (a fork's pull request in CI, a repository an
 //! agent just cloned), and some of the files it carries would make the toolbox
@@ -76,11 +79,9 @@ pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
     user::is_trusted(path, content)
 }
 
-/// Whether two paths name the same file (after resolving links); a path that
-/// does not resolve is compared as written.
+/// Whether two paths name the same file (after resolving links).
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    canon(a) == canon(b)
+    super::same_place(a, b)
 }
 
 /// `path` as a shell word: as is when it holds only characters a shell leaves
@@ -121,22 +122,6 @@ pub fn first_naming(path: &Path) -> bool {
     named
         .get_or_insert_with(HashSet::new)
         .insert(path.to_path_buf())
-}
-
-/// The project configuration files that exist for `cwd`, in the order the
-/// toolbox reads them: the MCP configs (`.indusvx/mcp.json`, then `.mcp.json`,
-/// `.cursor/mcp.json` and `.vscode/mcp.json` from `cwd` up to the repository
-/// root), then `.indusvx/buddy.json`, `policy.json` and `agents.json`. What
-/// `indus-tool trust` with no file trusts.
-pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = crate::interop::mcp_client::config::project_candidates(cwd);
-    out.extend(
-        PROJECT_DECK_FILES
-            .iter()
-            .map(|name| cwd.join(".indusvx").join(name)),
-    );
-    out.retain(|p| p.is_file());
-    out
 }
 
 #[cfg(test)]
