@@ -198,6 +198,9 @@ fn a_flood_is_clamped_keeping_head_tail_and_stderr() {
 fn ctrl_c_kills_the_command_group_and_exits_130() {
     let env = TestEnv::new();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        // The toolbox's per-user state (its key) in the tests' home, not the host's.
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
         .current_dir(env.root())
         .args([
             "bash",

@@ -194,6 +194,9 @@ fn the_gate_is_on_by_default_and_remembers_across_the_run_and_after() {
 fn each_answer_is_flushed_before_the_next_line_arrives() {
     let env = TestEnv::new();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        // The toolbox's per-user state (its key) in the tests' home, not the host's.
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
         .current_dir(env.root())
         .arg("batch")
         .stdin(Stdio::piped())

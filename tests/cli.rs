@@ -405,6 +405,9 @@ fn a_closed_stdout_ends_quietly_with_0() {
     }
     // Read one line and close the pipe while the program is still writing.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        // The toolbox's per-user state (its key) in the tests' home, not the host's.
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
         .args(["--max-bytes", "100000000", "--cwd"])
         .arg(env.root())
         .arg("ls")

@@ -235,6 +235,9 @@ fn a_killed_write_leaves_the_old_or_the_new_file_whole() {
     for delay_ms in [0u64, 5, 20, 40, 60, 80, 120, 160, 250, 400] {
         env.write("target.txt", &old);
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+            // The toolbox's per-user state (its key) in the tests' home, not the host's.
+            .env("HOME", common::no_home())
+            .env_remove("XDG_STATE_HOME")
             .arg("--cwd")
             .arg(env.root())
             .args(["write", "target.txt"])

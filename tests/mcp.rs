@@ -30,7 +30,9 @@ fn server_command(env: &TestEnv, globals: &[&str], args: &[&str]) -> tokio::proc
         .env_remove("INDUS_SESSION")
         .env_remove("INDUS_WEBSEARCH_URL")
         // No MCP config of the host's can graft tools into the server under test.
+        // (and the toolbox's per-user state, its key, is the tests' too).
         .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
         .env("XDG_CONFIG_HOME", common::no_home().join(".config"));
     cmd
 }
@@ -342,6 +344,9 @@ impl Raw {
     /// The server, started, with nothing sent yet.
     fn spawn(env: &TestEnv) -> Self {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+            // The toolbox's per-user state (its key) in the tests' home, not the host's.
+            .env("HOME", common::no_home())
+            .env_remove("XDG_STATE_HOME")
             .current_dir(env.root())
             .arg("--cwd")
             .arg(env.root())

@@ -344,10 +344,14 @@ fn a_zombie_is_not_reported_as_running() {
 #[test]
 fn parallel_starts_get_distinct_ids_and_an_intact_table() {
     let jobs = Jobs::new();
+    // A home of its own: the 32 race to make the user's key too, and every
+    // record must verify under the one that won.
+    let home = tempfile::tempdir().unwrap();
     // Spawn all 32 first, then collect: they really run at the same time.
     let spawned: Vec<_> = (0..32)
         .map(|i| {
-            std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+            common::bin_std()
+                .env("HOME", home.path())
                 .current_dir(jobs.env.root())
                 .args(["process", "start", "--command", &format!("echo {i}")])
                 .stdout(std::process::Stdio::piped())
@@ -373,6 +377,15 @@ fn parallel_starts_get_distinct_ids_and_an_intact_table() {
     let table = jobs.table();
     assert_eq!(table["jobs"].as_array().unwrap().len(), 32);
     assert_eq!(table["lastId"], 32);
+    let list = jobs
+        .env
+        .cmd()
+        .env("HOME", home.path())
+        .args(["process", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&list).lines().count(), 32, "{}", stderr(&list));
+    assert_eq!(stderr(&list), "");
 }
 
 #[test]
