@@ -213,7 +213,13 @@ fn the_aggregator_passes_schemas_annotations_and_media_through() {
         ],
     );
     let mut ours_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"));
-    ours_cmd.current_dir(env.root()).args(["mcp", "--no-gate"]);
+    // The tests' home, where the trust of the project's config was recorded.
+    ours_cmd
+        .current_dir(env.root())
+        .args(["mcp", "--no-gate"])
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
+        .env("XDG_CONFIG_HOME", common::no_home().join(".config"));
     let (ours, our_calls) = session(
         ours_cmd,
         &[
@@ -273,6 +279,9 @@ fn progress_shows_on_a_terminal_and_nowhere_else() {
     );
     let on_tty = std::process::Command::new("script")
         .args(["-qec", &call, "/dev/null"])
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
+        .env("XDG_CONFIG_HOME", common::no_home().join(".config"))
         .output();
     let Ok(on_tty) = on_tty else {
         common::missing(
