@@ -21,7 +21,7 @@ use crate::state::checkpoints::{CheckpointError, CheckpointStore, Image, NodeNam
 use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
 
 fn store_of(globals: &Globals) -> CheckpointStore {
-    CheckpointStore::new(globals.state_dir(), &globals.session)
+    CheckpointStore::new(globals.state_dir(), &globals.session).with_root(globals.root.clone())
 }
 
 /// Wrap `write` and `edit` in `registry` to record into the session's store under

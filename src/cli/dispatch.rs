@@ -127,7 +127,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     // An apply_patch an earlier invocation left half done (killed, power lost)
     // is undone before any tool of this one looks at the tree.
     if globals.remote.is_none() {
-        match crate::state::patches::recover(&globals.state_dir()) {
+        match crate::state::patches::recover(&globals.state_dir(), globals.root.as_deref()) {
             Ok(0) => {}
             Ok(n) => eprintln!(
                 "indus-tool: undid {} an interrupted invocation left half done",

@@ -476,6 +476,9 @@ pub struct CheckpointStore {
     /// The folder holding the state folder, canonical (records hold real
     /// paths), when the state folder is `.indus-process` (see `project`).
     project: Option<PathBuf>,
+    /// The invocation's `--root`: a rewind an earlier call left unfinished is
+    /// completed only when every file it names is inside it.
+    root: Option<Arc<Root>>,
 }
 
 /// A node's file and journal as they were: lengths and the file's change time.
@@ -523,7 +526,14 @@ impl CheckpointStore {
             cap: DEFAULT_CAP,
             slot: Arc::default(),
             paths: Arc::default(),
+            root: None,
         }
+    }
+
+    /// The same store under the invocation's root (see the field).
+    pub fn with_root(mut self, root: Option<Arc<Root>>) -> Self {
+        self.root = root;
+        self
     }
 
     /// The project the state folder serves (the folder holding `.indus-process`),
@@ -1308,7 +1318,23 @@ impl CheckpointStore {
             remove_if_there(&path)?;
             return Ok(());
         }
-        self.complete(lock, &journal, None)?;
+        let root = self.root.as_deref();
+        if let Some(root) = root
+            && let Some(why) = journal.steps.iter().find_map(|step| {
+                let (Step::Delete { path, .. } | Step::Restore { path, .. }) = step;
+                root.admit(path, Path::new(path)).err()
+            })
+        {
+            // Never outside this invocation's root, even to finish the user's
+            // own rewind; and nothing is recorded or dropped while it is
+            // pending (its completion drops the nodes from where it began).
+            return Err(io::Error::other(format!(
+                "a rewind an earlier call left unfinished ({}) names a file outside this invocation's root ({why}); finish it with a call whose --root admits it",
+                path.display()
+            ))
+            .into());
+        }
+        self.complete(lock, &journal, root)?;
         Ok(())
     }
 
@@ -1776,5 +1802,53 @@ mod tests {
                 .is_err()
         );
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_unfinished_rewind_is_finished_only_under_a_root_that_holds_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let a = file(dir.path(), "a");
+        std::fs::write(&a, "v1").unwrap();
+        let t1 = NodeName::turn("t1");
+        s.record_before(&t1, &a, Capture::Bytes(b"v1".to_vec()))
+            .unwrap();
+        std::fs::write(&a, "v2").unwrap();
+        s.record_after(&t1, &a, &sha256_hex(b"v2")).unwrap();
+        // A rewind cut short after its plan was written.
+        let mut plan = Journal {
+            from: "t1".into(),
+            steps: vec![Step::Restore {
+                path: a.clone(),
+                sha256: sha256_hex(b"v1"),
+                mode: None,
+                already: false,
+            }],
+            home: s.dir.root().to_path_buf(),
+            seal: None,
+        };
+        plan.seal = user::seal_json(SEAL_PLAN, &plan);
+        std::fs::write(
+            s.folder().join("rewind.json"),
+            serde_json::to_vec(&plan).unwrap(),
+        )
+        .unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let outside = Root::new(elsewhere.path(), Path::new("/")).unwrap();
+        let confined = store(dir.path()).with_root(Some(Arc::new(outside)));
+        assert!(confined.load().is_err());
+        assert!(
+            confined
+                .record_before(&NodeName::turn("t2"), &a, Capture::Absent)
+                .is_err()
+        );
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "v2");
+        let project = Root::new(dir.path(), Path::new("/")).unwrap();
+        let index = store(dir.path())
+            .with_root(Some(Arc::new(project)))
+            .load()
+            .unwrap();
+        assert!(index.nodes.is_empty());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "v1");
     }
 }

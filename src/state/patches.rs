@@ -53,6 +53,7 @@ use serde::{Deserialize, Serialize};
 
 use super::StateDir;
 use super::{same_place, user};
+use crate::kernel::Root;
 use crate::kernel::digest::sha256_hex;
 
 /// The folder of pending applies inside the state folder.
@@ -171,13 +172,18 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
 
 /// Settle every apply an earlier invocation left (see the module comment);
 /// how many were undone. Cheap when there is none: one `open` of the folder.
-pub fn recover(dir: &StateDir) -> io::Result<usize> {
-    recover_within(dir, writeback_window())
+///
+/// Under a root (`--root`), an apply whose files are not all inside it is left
+/// pending, said on stderr, for an invocation whose root admits it: an
+/// invocation never touches a file outside its root, its own earlier work's
+/// included.
+pub fn recover(dir: &StateDir, root: Option<&Root>) -> io::Result<usize> {
+    recover_within(dir, writeback_window(), root)
 }
 
 /// [`recover`], a done apply of this boot being finished once `window` has
 /// passed since it was done.
-fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
+fn recover_within(dir: &StateDir, window: Duration, root: Option<&Root>) -> io::Result<usize> {
     let base = dir.checked(PATCHES_DIR)?;
     let entries = match std::fs::read_dir(&base) {
         Ok(e) => e,
@@ -231,6 +237,20 @@ fn recover_within(dir: &StateDir, window: Duration) -> io::Result<usize> {
             }
             Read::Sealed(journal) => journal,
         };
+        if let Some(root) = root
+            && let Some(why) = journal
+                .steps
+                .iter()
+                .map(|s| &s.path)
+                .chain(&journal.made)
+                .find_map(|p| root.admit(&p.to_string_lossy(), p).err())
+        {
+            eprintln!(
+                "indus-tool: leaving the interrupted apply_patch in {} pending: {why}",
+                folder.display()
+            );
+            continue;
+        }
         if !journal.home.as_os_str().is_empty() && !same_place(&journal.home, &folder) {
             // A copy's (or a moved project's): its steps name files elsewhere,
             // and the original project settles its own apply.
@@ -868,7 +888,7 @@ mod tests {
     }
 
     fn recover_now(state: &StateDir) -> usize {
-        recover_within(state, Duration::ZERO).unwrap()
+        recover_within(state, Duration::ZERO, None).unwrap()
     }
 
     #[test]
@@ -884,7 +904,7 @@ mod tests {
         let left = folders(&f.state);
         assert_eq!(left.len(), 1);
         assert!(left[0].join(DONE).exists());
-        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
         assert_eq!(folders(&f.state).len(), 1);
         // Past it: synced and removed, the tree untouched.
         assert_eq!(recover_now(&f.state), 0);
@@ -897,7 +917,11 @@ mod tests {
         for renamed in 0..=2 {
             let f = fixture();
             f.interrupted(renamed);
-            assert_eq!(recover(&f.state).unwrap(), 1, "after {renamed} renames");
+            assert_eq!(
+                recover(&f.state, None).unwrap(),
+                1,
+                "after {renamed} renames"
+            );
             assert!(f.is_before(), "after {renamed} renames");
             let litter: Vec<_> = std::fs::read_dir(f.a.parent().unwrap())
                 .unwrap()
@@ -915,7 +939,7 @@ mod tests {
         let folder = f.state.path(PATCHES_DIR).join("x");
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("0"), "never").unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
         assert!(folders(&f.state).is_empty());
         assert_eq!(read(&f.a).as_deref(), Some("a"));
     }
@@ -925,7 +949,7 @@ mod tests {
         let f = fixture();
         f.interrupted(2);
         std::fs::write(&f.a, "edited by hand").unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert_eq!(read(&f.a).as_deref(), Some("edited by hand"));
         assert_eq!(read(&f.b).as_deref(), Some("b"));
         assert!(!f.c.exists());
@@ -949,7 +973,7 @@ mod tests {
             .unwrap()
             .set_modified(t)
             .unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert!(f.is_before());
         assert!(folders(&f.state).is_empty());
     }
@@ -963,7 +987,7 @@ mod tests {
         // One target changed by hand after the apply: still a whole apply.
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(&f.c, "later").unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
         assert!(folders(&f.state).is_empty());
         assert_eq!(read(&f.a).as_deref(), Some("A"));
         assert_eq!(read(&f.c).as_deref(), Some("later"));
@@ -976,7 +1000,7 @@ mod tests {
         f.set_boot(&folder, "another boot");
         // `a` went in, but its bytes never reached the disk.
         std::fs::write(&f.a, "").unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert!(f.is_before());
     }
 
@@ -987,7 +1011,7 @@ mod tests {
         // The first undo put `a` back and was killed before the rest.
         let a = journal.steps.iter().find(|s| s.path == f.a).unwrap();
         move_in(&folder.join(a.backup.as_ref().unwrap()), &f.a).unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert!(f.is_before());
         assert!(folders(&f.state).is_empty());
     }
@@ -1004,11 +1028,11 @@ mod tests {
         for e in std::fs::read_dir(&folder).unwrap().flatten() {
             std::fs::copy(e.path(), there.join(e.file_name())).unwrap();
         }
-        assert_eq!(recover(&state).unwrap(), 0);
+        assert_eq!(recover(&state, None).unwrap(), 0);
         assert!(folders(&state).is_empty());
         // The original is still half done, for its own project to undo.
         assert_eq!(read(&f.a).as_deref(), Some("A"));
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert!(f.is_before());
     }
 
@@ -1020,7 +1044,7 @@ mod tests {
         let link = links.path().join("project");
         std::os::unix::fs::symlink(f.a.parent().unwrap(), &link).unwrap();
         let state = StateDir::at(link.join(".indus-process"));
-        assert_eq!(recover(&state).unwrap(), 1);
+        assert_eq!(recover(&state, None).unwrap(), 1);
         assert!(f.is_before());
     }
 
@@ -1031,10 +1055,10 @@ mod tests {
         let held = crate::state::try_lock_at(&folder.join(LOCK))
             .unwrap()
             .unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
         assert!(folder.exists());
         drop(held);
-        assert_eq!(recover(&f.state).unwrap(), 1);
+        assert_eq!(recover(&f.state, None).unwrap(), 1);
         assert!(f.is_before());
     }
 
@@ -1065,7 +1089,7 @@ mod tests {
                 forged["steps"] = serde_json::to_value(&journal.steps).unwrap();
             }
             std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&forged).unwrap()).unwrap();
-            assert_eq!(recover(&f.state).unwrap(), 0);
+            assert_eq!(recover(&f.state, None).unwrap(), 0);
             assert!(
                 folder.join(JOURNAL).exists(),
                 "left for a person to look at"
@@ -1082,7 +1106,7 @@ mod tests {
         std::fs::rename(folder.join(JOURNAL), &real).unwrap();
         // A link to a FIFO or /dev/zero would hang or exhaust memory if read.
         std::os::unix::fs::symlink("/dev/zero", folder.join(JOURNAL)).unwrap();
-        assert_eq!(recover(&f.state).unwrap(), 0);
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
         assert!(matches!(read_journal(&folder), Read::Refused(_)));
     }
 
@@ -1096,7 +1120,21 @@ mod tests {
         f.state.ensure().unwrap();
         let _ = std::fs::remove_dir_all(f.state.path(PATCHES_DIR));
         std::os::unix::fs::symlink(elsewhere.path(), f.state.path(PATCHES_DIR)).unwrap();
-        assert!(recover(&f.state).is_err());
+        assert!(recover(&f.state, None).is_err());
         assert!(victim.join("keep").exists());
+    }
+
+    #[test]
+    fn under_a_root_that_does_not_hold_its_files_an_apply_stays_pending() {
+        let f = fixture();
+        let (folder, _) = f.interrupted(1);
+        let elsewhere = tempfile::tempdir().unwrap();
+        let root = Root::new(elsewhere.path(), Path::new("/")).unwrap();
+        assert_eq!(recover(&f.state, Some(&root)).unwrap(), 0);
+        assert!(folder.exists() && !f.is_before());
+        // Its own root (the project) admits every file: undone there.
+        let project = Root::new(f.a.parent().unwrap(), Path::new("/")).unwrap();
+        assert_eq!(recover(&f.state, Some(&project)).unwrap(), 1);
+        assert!(f.is_before());
     }
 }

@@ -115,7 +115,7 @@ impl Tool for ApplyPatchTool {
         let state = StateDir::of(ctx);
         // An apply that an earlier invocation left half done is finished (or
         // undone) before this one looks at any file.
-        let recovered = match patches::recover(&state) {
+        let recovered = match patches::recover(&state, ctx.root.as_deref()) {
             Ok(r) => r,
             Err(e) => {
                 return ToolResult::failure(format!(
