@@ -2,6 +2,9 @@
 //! records in `.indus-process/read-state/<session>.json` so a `read` in one
 //! invocation permits an `edit` in the next; [`MemoryReadState`] keeps them for the
 //! life of one process (library hosts, tests).
+//!
+//! A record lets an `edit` through the gate, so each carries this user's seal
+//! over its path and fields; one a checkout carried counts as no read.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
@@ -9,14 +12,39 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::{StateDir, file_key};
+use super::{StateDir, file_key, user};
 use crate::kernel::{ReadStateHandle, ReadStateRecord};
 
 /// The on-disk shape of one session's read-state.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ReadStateFile {
     #[serde(default)]
-    files: BTreeMap<String, ReadStateRecord>,
+    files: BTreeMap<String, SealedRecord>,
+}
+
+/// One record as stored: the record and this user's seal of it and its path.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SealedRecord {
+    #[serde(flatten)]
+    record: ReadStateRecord,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// The seal's domain for read-state records.
+const SEAL_DOMAIN: &str = "indus-tool read-state 1";
+
+impl SealedRecord {
+    fn new(path: &str, record: ReadStateRecord) -> Self {
+        let seal = user::seal_json(SEAL_DOMAIN, &(path, &record));
+        Self { record, seal }
+    }
+
+    /// The record, when this user's toolbox wrote it for `path`.
+    fn verified(self, path: &str) -> Option<ReadStateRecord> {
+        user::verify_json(SEAL_DOMAIN, &(path, &self.record), self.seal.as_deref())
+            .then_some(self.record)
+    }
 }
 
 /// A session's read-state persisted under the state folder.
@@ -37,13 +65,14 @@ impl PersistentReadState {
 
 impl ReadStateHandle for PersistentReadState {
     fn get(&self, path: &str) -> io::Result<Option<ReadStateRecord>> {
-        let state: ReadStateFile = self.dir.load(&self.file)?;
-        Ok(state.files.get(path).cloned())
+        let mut state: ReadStateFile = self.dir.load(&self.file)?;
+        Ok(state.files.remove(path).and_then(|r| r.verified(path)))
     }
 
     fn set(&self, path: &str, record: ReadStateRecord) -> io::Result<()> {
         self.dir.update(&self.file, |s: &mut ReadStateFile| {
-            s.files.insert(path.to_string(), record);
+            s.files
+                .insert(path.to_string(), SealedRecord::new(path, record));
         })
     }
 }
@@ -52,7 +81,11 @@ impl PersistentReadState {
     /// Every record of the session.
     fn load_all(&self) -> io::Result<BTreeMap<String, ReadStateRecord>> {
         let state: ReadStateFile = self.dir.load(&self.file)?;
-        Ok(state.files)
+        Ok(state
+            .files
+            .into_iter()
+            .filter_map(|(path, r)| Some((path.clone(), r.verified(&path)?)))
+            .collect())
     }
 }
 
@@ -227,5 +260,27 @@ mod tests {
         assert!(!m.has("/x").unwrap());
         m.set("/x", rec(2)).unwrap();
         assert_eq!(m.get("/x").unwrap(), Some(rec(2)));
+    }
+
+    #[test]
+    fn a_record_without_this_users_seal_counts_as_no_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = PersistentReadState::new(StateDir::new(dir.path()), "s");
+        store.set("/p/a", rec(1)).unwrap();
+        assert_eq!(store.get("/p/a").unwrap(), Some(rec(1)));
+        // As a checkout could carry it: the same record unsealed, and the
+        // sealed one moved to another path.
+        let file = dir.path().join(".indus-process/read-state/s.json");
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let sealed = v["files"]["/p/a"].clone();
+        v["files"]["/p/b"] = sealed;
+        v["files"]["/p/c"] = serde_json::to_value(rec(1)).unwrap();
+        std::fs::write(&file, v.to_string()).unwrap();
+        assert_eq!(store.get("/p/a").unwrap(), Some(rec(1)));
+        assert_eq!(store.get("/p/b").unwrap(), None);
+        assert_eq!(store.get("/p/c").unwrap(), None);
+        let cached = CachedReadState::new(store);
+        assert_eq!(cached.get("/p/c").unwrap(), None);
     }
 }
