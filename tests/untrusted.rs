@@ -924,6 +924,47 @@ fn a_project_policy_cannot_approve_the_repositorys_own_makefile() {
     w.assert_nothing_outside_changed();
 }
 
+/// Trust belongs to where a file was found: a checkout's `.mcp.json` linked to
+/// a file the user trusted elsewhere (its `${workspaceFolder}` then the
+/// checkout's), or its `.indusvx` linked to a trusted folder, is not trusted.
+#[test]
+fn trust_is_not_inherited_through_a_link() {
+    let mut w = World::new();
+    let good = w.outside.join("good");
+    std::fs::create_dir_all(good.join(".indusvx")).unwrap();
+    std::fs::write(
+        good.join(".mcp.json"),
+        json_text(serde_json::json!({"mcpServers": {"s": {
+            "command": "${workspaceFolder}/scripts/mcp.sh"
+        }}})),
+    )
+    .unwrap();
+    std::fs::write(good.join(".indusvx/policy.json"), r#"{"allow": ["make"]}"#).unwrap();
+    w.file(
+        "scripts/mcp.sh",
+        format!("#!/bin/sh\ntouch {}\n", w.marker("linked-mcp").display()),
+    )
+    .file(
+        "Makefile",
+        format!("all:\n\t@touch {}\n", w.marker("linked-policy").display()),
+    )
+    .symlink(".mcp.json", good.join(".mcp.json"))
+    .symlink(".indusvx", good.join(".indusvx"));
+    w.commit_and_clone();
+    std::fs::set_permissions(
+        w.clone.join("scripts/mcp.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    for file in [good.join(".mcp.json"), good.join(".indusvx/policy.json")] {
+        let out = w.run(&["trust", &file.to_string_lossy()]);
+        assert_eq!(out.code, Some(0), "{}", out.all());
+    }
+    w.run_loose(&["list"]);
+    w.run_loose(&["--confirm", "bash", "make"]);
+    w.assert_nothing_outside_changed();
+}
+
 /// The project's `agents.json` replaces the user's agent of the same name.
 #[test]
 fn a_project_agents_json_cannot_replace_the_users_agent() {
@@ -1050,10 +1091,11 @@ fn a_linked_broker_socket_is_never_dialled() {
     assert!(!dialled, "the linked socket was dialled");
 }
 
-/// `--tmux bash` led outside three ways: an absolute `token` in
+/// `--tmux bash` led outside four ways: an absolute `token` in
 /// `tmux/<socket>.json`'s runs (the "previous run's folder" of the pane, deleted
 /// before typing), the panes' rc file `tmux/bashrc` committed as a link to
-/// `~/.bashrc` (written through), and the project's `buddy.json` naming the tmux
+/// `~/.bashrc` (written through), the server's lock `tmux/<socket>.lock` a
+/// dangling link out (created), and the project's `buddy.json` naming the tmux
 /// socket (`-S`, a server the project chose, here a socket made outside).
 #[test]
 fn tmux_bash_is_not_led_outside_by_a_run_token_a_linked_rc_file_or_a_project_socket() {
@@ -1079,7 +1121,7 @@ fn tmux_bash_is_not_led_outside_by_a_run_token_a_linked_rc_file_or_a_project_soc
         }
     }
     let mut harm = Vec::new();
-    for variant in ["run token", "rc file link", "project socket"] {
+    for variant in ["run token", "rc file link", "lock link", "project socket"] {
         let mut w = World::new();
         // The toolbox's own socket name; tmux's folder inside the temp dir.
         let socket = format!("indus-untrusted-{}", std::process::id());
@@ -1118,6 +1160,15 @@ fn tmux_bash_is_not_led_outside_by_a_run_token_a_linked_rc_file_or_a_project_soc
             "rc file link" => {
                 // The panes' rc file, linked to the user's own.
                 w.symlink(".indus-process/tmux/bashrc", w.home.join(".bashrc"));
+                env.push(("INDUS_TMUX_SOCKET", socket.clone()));
+            }
+            "lock link" => {
+                // The server's lock, a dangling link out (opened to create it,
+                // it would make the file; linked to a FIFO, it would hang).
+                w.symlink(
+                    &format!(".indus-process/tmux/{socket}.lock"),
+                    w.outside.join("CREATED"),
+                );
                 env.push(("INDUS_TMUX_SOCKET", socket.clone()));
             }
             _ => {

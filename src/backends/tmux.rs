@@ -548,20 +548,29 @@ impl Tmux {
     /// An exclusive lock for creating and killing, so two invocations never
     /// create the same session twice or overshoot the caps.
     fn lock(&self) -> Result<File, String> {
-        let dir = self.state.path("tmux");
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| self.state.ensure())
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // The folder checked and the lock opened without following a link or
+        // blocking on a FIFO: a checkout's state folder may hold either there.
+        let dir = self
+            .state
+            .make_dirs("tmux")
+            .map_err(|e| format!("cannot create the tmux state folder: {e}"))?;
         let path = dir.join(format!(
             "{}.lock",
             file_key(self.socket.as_deref().unwrap_or("default"))
         ));
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        let file = {
+            use std::os::unix::fs::OpenOptionsExt;
+            File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+                .open(&path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?
+        };
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
         file.lock()
             .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
         Ok(file)

@@ -10,7 +10,7 @@
 //! of `.indusvx/agents.json`, and what `.indusvx/buddy.json` and
 //! `.indusvx/policy.json` would relax. Such a file is used only when the user
 //! trusted its exact content (`indus-tool trust FILE`, recorded in user state by
-//! [`user::trust`]: canonical path and SHA-256, so any edit revokes it). An
+//! [`user::trust`]: path as found (links not followed) and SHA-256, so any edit revokes it). An
 //! untrusted one is named once per invocation on stderr with the command that
 //! trusts it, and otherwise ignored; nothing ever prompts.
 //!

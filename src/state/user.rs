@@ -13,7 +13,7 @@
 //!   never an instruction. The seal is an HMAC-SHA256 under a domain name, so a
 //!   seal made for one kind of record never passes for another.
 //! - `trust/<hash>`: project configuration files the user trusted, each by its
-//!   canonical path and the SHA-256 of its exact content, as direnv's allow list
+//!   path as found (links not followed) and the SHA-256 of its exact content, as direnv's allow list
 //!   does: any edit revokes the trust ([`is_trusted`], [`trust`], [`revoke`]).
 //!
 //! Without `HOME` the password database's home directory is used; where that
@@ -237,14 +237,27 @@ pub fn verify_json<T: Serialize>(domain: &str, value: &T, seal: Option<&str>) ->
 /// One trusted configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrustEntry {
-    /// The file's canonical path.
+    /// The file's path as found (absolute, tidied, links not followed).
     pub path: PathBuf,
     /// The SHA-256 of the content trusted.
     pub sha256: String,
 }
 
+/// The path a trust entry is kept under: absolute and tidied (`.` and `..`
+/// resolved as written), links NOT followed. Trust belongs to the place the
+/// file was found, not to what it points at: a checkout's `.mcp.json` that is a
+/// link to (or sits in a linked folder of) a file the user trusted elsewhere is
+/// not trusted, since its `${workspaceFolder}` and relative commands would be
+/// the checkout's.
 fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    crate::kernel::root::tidy(&abs)
 }
 
 fn entry_name(path: &Path, sha256: &str) -> String {
