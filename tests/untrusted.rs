@@ -965,6 +965,35 @@ fn trust_is_not_inherited_through_a_link() {
     w.assert_nothing_outside_changed();
 }
 
+/// A checkpointed file whose folder became a link out since (the next commit
+/// of a pull request, pulled): `checkpoint diff` under `--root` names it and
+/// shows nothing of what the link leads to.
+#[test]
+fn checkpoint_diff_under_a_root_shows_nothing_a_swapped_link_leads_to() {
+    let mut w = World::new();
+    std::fs::write(w.outside.join("secret.txt"), "TOPSECRET\n").unwrap();
+    w.file("sub/secret.txt", "orig\n");
+    w.commit_and_clone();
+    let root = w.clone.to_string_lossy().into_owned();
+    let out = w.run(&[
+        "--root",
+        &root,
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "write",
+        "sub/secret.txt",
+        "--content",
+        "changed\n",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    std::fs::remove_dir_all(w.clone.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.clone.join("sub")).unwrap();
+    let diff = w.run_loose(&["--root", &root, "checkpoint", "diff", "t1"]);
+    assert!(!diff.all().contains("TOPSECRET"), "{}", diff.all());
+    w.assert_nothing_outside_changed();
+}
+
 /// The project's `agents.json` replaces the user's agent of the same name.
 #[test]
 fn a_project_agents_json_cannot_replace_the_users_agent() {

@@ -178,13 +178,38 @@ fn list(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The current bytes of a file, `None` when it does not exist.
-fn current(path: &str) -> Result<Option<Vec<u8>>, CheckpointError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot read {path}: {e}")).into()),
+/// The current bytes of a file, `None` when it does not exist. Only a regular
+/// file is read, without blocking and up to the store's cap: the tree may have
+/// changed since (a pull can put a link to a device or a FIFO there).
+fn current(path: &str, cap: u64) -> Result<Option<Vec<u8>>, CheckpointError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let failed =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot read {path}: {e}"));
+    let file = match std::fs::File::options()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(failed(e).into()),
+    };
+    let meta = file.metadata().map_err(failed)?;
+    if !meta.is_file() || meta.len() > cap {
+        return Err(std::io::Error::other(format!(
+            "cannot read {path}: it is {} now",
+            if meta.is_file() {
+                "over the checkpoint size cap"
+            } else {
+                "not a regular file"
+            }
+        ))
+        .into());
     }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    file.take(cap).read_to_end(&mut out).map_err(failed)?;
+    Ok(Some(out))
 }
 
 fn diff(
@@ -199,8 +224,18 @@ fn diff(
     let mut files = Vec::new();
     for t in index.touched_since(from) {
         let rel = shown(globals, &t.path);
+        // Under a root, a file that resolves outside it now (a folder swapped
+        // for a link since) is named, never read: as a rewind leaves it alone.
+        if let Some(root) = &globals.root
+            && let Err(why) = root.admit(&t.path, Path::new(&t.path))
+        {
+            let note = format!("Not shown: {why}\n");
+            whole.push_str(&note);
+            files.push(json!({"path": rel, "status": "outsideRoot", "diff": note}));
+            continue;
+        }
         let (a, b) = (format!("a/{rel}"), format!("b/{rel}"));
-        let now = current(&t.path)?;
+        let now = current(&t.path, store.cap())?;
         let (status, patch) = match &t.restore {
             Image::OverCap { .. } | Image::Unreadable { .. } => (
                 "notKept",

@@ -249,7 +249,7 @@ pub struct TrustEntry {
 /// link to (or sits in a linked folder of) a file the user trusted elsewhere is
 /// not trusted, since its `${workspaceFolder}` and relative commands would be
 /// the checkout's.
-fn canonical(path: &Path) -> PathBuf {
+fn place_of(path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -272,7 +272,7 @@ pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
     let Some(dir) = dir() else {
         return false;
     };
-    let path = canonical(path);
+    let path = place_of(path);
     let name = entry_name(&path, &sha256_hex(content));
     let Ok(bytes) = read_small(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
         return false;
@@ -289,7 +289,7 @@ pub fn trust(path: &Path, content: &[u8]) -> io::Result<TrustEntry> {
         .mode(0o700)
         .create(&dir)?;
     let entry = TrustEntry {
-        path: canonical(path),
+        path: place_of(path),
         sha256: sha256_hex(content),
     };
     let name = entry_name(&entry.path, &entry.sha256);
@@ -323,7 +323,7 @@ pub fn trusted() -> io::Result<Vec<TrustEntry>> {
 
 /// Forget every trust recorded for the file at `path` (any content); how many.
 pub fn revoke(path: &Path) -> io::Result<usize> {
-    let path = canonical(path);
+    let path = place_of(path);
     let Some(dir) = dir() else {
         return Ok(0);
     };
