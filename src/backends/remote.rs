@@ -468,8 +468,17 @@ impl Remote {
     }
 
     /// The folder here that keeps the state of the fallback on this target.
-    pub fn fallback_state(&self) -> PathBuf {
-        self.state.path(&format!("remote/{}", self.target_key()))
+    /// Made and checked as every state folder is (no link on the way: a
+    /// checkout's `.indus-process/remote` may be one).
+    pub fn fallback_state(&self) -> Result<PathBuf, String> {
+        self.state
+            .make_dirs(format!("remote/{}", self.target_key()))
+            .map_err(|e| {
+                format!(
+                    "--exec {}: the state folder of its calls: {e}",
+                    self.target.describe()
+                )
+            })
     }
 
     /// The working directory there, absolute: `--exec-cwd` checked, or the login
@@ -504,12 +513,12 @@ impl Remote {
     /// Leave a note under `remote/` (once): a cache of what a target is like, so
     /// losing it only costs a look.
     fn note(&self, path: &Path, text: &str) {
-        if !path.exists()
-            && self.state.ensure().is_ok()
-            && let Some(parent) = path.parent()
-            && std::fs::create_dir_all(parent).is_ok()
+        // Through the state store (checked, replaced): never through a link.
+        if std::fs::symlink_metadata(path).is_err()
+            && let Ok(rel) = path.strip_prefix(self.state.root())
+            && let Some(rel) = rel.to_str()
         {
-            let _ = std::fs::write(path, text);
+            let _ = self.state.replace(rel, text.as_bytes(), false);
         }
     }
 

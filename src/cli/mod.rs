@@ -165,7 +165,13 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 remote.target.describe()
             ));
         }
-        globals.state_root = Some(remote.fallback_state());
+        globals.state_root = match remote.fallback_state() {
+            Ok(dir) => Some(dir),
+            Err(e) => {
+                printer.error_text(&e);
+                return ExitCode::from(1);
+            }
+        };
         globals.cwd = cwd;
         globals.remote = Some(crate::backends::remote_fs::Channel::new(remote));
     }
