@@ -994,6 +994,40 @@ fn checkpoint_diff_under_a_root_shows_nothing_a_swapped_link_leads_to() {
     w.assert_nothing_outside_changed();
 }
 
+/// Size as a weapon: big journals whose first bytes look sealed (each would be
+/// hashed, then parsed, on every call), and a checklist of tiny items big
+/// enough to take a gigabyte once parsed. Untracked files, as a build step or
+/// an archive can leave them: every call stays within the bounds.
+#[test]
+fn planted_records_cost_a_call_neither_time_nor_memory() {
+    let mut w = World::new();
+    w.file("README.md", "hello\n");
+    w.commit_and_clone();
+    let state = w.clone.join(".indus-process");
+    for n in 0..4 {
+        let folder = state.join(format!("patches/zz{n}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut doc = format!("{{\"seal\":\"{}\",\"x\":\"", "ab".repeat(32)).into_bytes();
+        doc.resize(24 << 20, b'y');
+        doc.extend_from_slice(b"\"}");
+        std::fs::write(folder.join("journal.json"), doc).unwrap();
+    }
+    std::fs::create_dir_all(state.join("todos")).unwrap();
+    let items: Vec<String> = (0..300_000)
+        .map(|i| format!(r#"{{"id":"{i}","text":"x","status":"pending"}}"#))
+        .collect();
+    std::fs::write(
+        state.join("todos/default.json"),
+        format!(r#"{{"items":[{}]}}"#, items.join(",")),
+    )
+    .unwrap();
+    w.mark_before();
+    for args in [&["ls"][..], &["todo_read"], &["read", "README.md"]] {
+        w.run_loose(args);
+    }
+    w.assert_nothing_outside_changed();
+}
+
 /// The project's `agents.json` replaces the user's agent of the same name.
 #[test]
 fn a_project_agents_json_cannot_replace_the_users_agent() {

@@ -207,8 +207,6 @@ struct Journal {
     /// copied project's) names the original's files and is not carried out.
     #[serde(default)]
     home: PathBuf,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    seal: Option<String>,
 }
 
 /// The seals' domains, one per kind of record.
@@ -217,14 +215,10 @@ const SEAL_LINE: &str = "indus-tool checkpoint line 1";
 const SEAL_PLAN: &str = "indus-tool rewind plan 1";
 const SEAL_ALWAYS: &str = "indus-tool checkpoint always 1";
 
-/// A node's file as stored: the node and this user's seal of it.
-#[derive(Debug, Serialize, Deserialize)]
-struct StoredNode {
-    #[serde(flatten)]
-    node: Node,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    seal: Option<String>,
-}
+/// The most a node's file or the rewind plan may hold (64 MiB): they are
+/// checked against their seal before they are parsed, so the cap bounds only
+/// what the toolbox itself wrote.
+const NODE_CAP: u64 = 64 * 1024 * 1024;
 
 /// Say once per file that a record without this user's seal is passed over.
 fn passed_over(path: &Path, what: &str) {
@@ -778,15 +772,21 @@ impl CheckpointStore {
     /// does not carry this user's seal (said on stderr). Journal lines without
     /// the seal are passed over the same way.
     fn read_node_sealed(&self, files: &NodeFiles) -> io::Result<Option<Node>> {
-        let bytes =
-            super::read_file(&files.json, READ_CAP).map_err(|e| state_error(&files.json, e))?;
-        let stored: StoredNode =
-            serde_json::from_slice(&bytes).map_err(|e| corrupt(&files.json, e))?;
-        if !user::verify_json(SEAL_NODE, &stored.node, stored.seal.as_deref()) {
-            passed_over(&files.json, "the checkpoint node");
-            return Ok(None);
-        }
-        let mut node = stored.node;
+        let mut node: Node = match super::read_sealed(&files.json, SEAL_NODE, NODE_CAP)
+            .map_err(|e| state_error(&files.json, e))?
+        {
+            super::Sealed::Ours(node) => node,
+            super::Sealed::Absent => {
+                return Err(state_error(
+                    &files.json,
+                    io::Error::new(io::ErrorKind::NotFound, "gone"),
+                ));
+            }
+            super::Sealed::Foreign => {
+                passed_over(&files.json, "the checkpoint node");
+                return Ok(None);
+            }
+        };
         let log = match super::read_file(&files.after, READ_CAP) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
@@ -849,9 +849,8 @@ impl CheckpointStore {
                 *dir = self.stored(dir);
             }
         }
-        let seal = user::seal_json(SEAL_NODE, &stored);
-        let sealed = StoredNode { node: stored, seal };
-        self.dir.write_unsynced(lock, &rel, &sealed)?;
+        self.dir
+            .write_sealed(lock, &rel, SEAL_NODE, &stored, false)?;
         remove_if_there(&files.after)
     }
 
@@ -1269,15 +1268,13 @@ impl CheckpointStore {
             .collect();
         // The journal first: a rewind cut short (SIGKILL, power loss) is
         // completed by the next call on this session, never left half done.
-        let mut journal = Journal {
+        let journal = Journal {
             from: index.nodes[from].name.clone(),
             steps,
             home: self.dir.root().to_path_buf(),
-            seal: None,
         };
-        journal.seal = user::seal_json(SEAL_PLAN, &journal);
         self.dir
-            .write(&lock, &self.journal_rel(), &journal)
+            .write_sealed(&lock, &self.journal_rel(), SEAL_PLAN, &journal, true)
             .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
         let done = self.complete(&lock, &journal, root)?;
         report.restored = done.restored;
@@ -1297,8 +1294,13 @@ impl CheckpointStore {
         if std::fs::symlink_metadata(&path).is_err() {
             return Ok(());
         }
-        let mut journal: Journal = match self.dir.read(lock, &self.journal_rel()) {
-            Ok(j) => j,
+        let journal: Journal = match super::read_sealed(&path, SEAL_PLAN, NODE_CAP) {
+            Ok(super::Sealed::Ours(j)) => j,
+            Ok(super::Sealed::Absent) => return Ok(()),
+            Ok(super::Sealed::Foreign) => {
+                passed_over(&path, "the rewind plan");
+                return Ok(());
+            }
             Err(e) => {
                 // Never fatal for every later call: said, and left for a person.
                 eprintln!(
@@ -1308,11 +1310,6 @@ impl CheckpointStore {
                 return Ok(());
             }
         };
-        let seal = journal.seal.take();
-        if !user::verify_json(SEAL_PLAN, &journal, seal.as_deref()) {
-            passed_over(&path, "the rewind plan");
-            return Ok(());
-        }
         if !journal.home.as_os_str().is_empty() && !same_place(&journal.home, self.dir.root()) {
             // A copied project's: its paths name the original's files.
             remove_if_there(&path)?;
@@ -1816,7 +1813,7 @@ mod tests {
         std::fs::write(&a, "v2").unwrap();
         s.record_after(&t1, &a, &sha256_hex(b"v2")).unwrap();
         // A rewind cut short after its plan was written.
-        let mut plan = Journal {
+        let plan = Journal {
             from: "t1".into(),
             steps: vec![Step::Restore {
                 path: a.clone(),
@@ -1825,12 +1822,10 @@ mod tests {
                 already: false,
             }],
             home: s.dir.root().to_path_buf(),
-            seal: None,
         };
-        plan.seal = user::seal_json(SEAL_PLAN, &plan);
         std::fs::write(
             s.folder().join("rewind.json"),
-            serde_json::to_vec(&plan).unwrap(),
+            super::super::sealed_bytes(SEAL_PLAN, &plan).unwrap(),
         )
         .unwrap();
         let elsewhere = tempfile::tempdir().unwrap();

@@ -44,9 +44,72 @@ use crate::backends::local::atomic_replace;
 /// The folder's name under the working directory.
 pub const STATE_DIR_NAME: &str = ".indus-process";
 
-/// The most a JSON state file may hold when read (64 MiB): far above any record
-/// the toolbox writes, and a bound on what a planted one can make it allocate.
-pub const READ_CAP: u64 = 64 * 1024 * 1024;
+/// The most a JSON state file may hold when read (2 MiB): far above any table
+/// or list the toolbox keeps (some 6,000 jobs, 13,000 files read under the
+/// gate), and a bound on what a planted one (data, not sealed before it is
+/// parsed) can make a call allocate: a 2 MiB checklist of tiny items parses
+/// into some 60 MB. Sealed documents are
+/// checked before they are parsed ([`read_sealed`]) and have caps of their own.
+pub const READ_CAP: u64 = 2 * 1024 * 1024;
+
+/// A sealed document as read back (see [`read_sealed`]).
+#[derive(Debug)]
+pub enum Sealed<T> {
+    /// No such file.
+    Absent,
+    /// There, but without this user's seal: never parsed, never acted on.
+    Foreign,
+    /// This user's toolbox wrote it.
+    Ours(T),
+}
+
+/// A value written with its seal first (see [`user::seal_document`]).
+#[derive(Serialize)]
+struct WithSeal<'a, T: Serialize> {
+    seal: &'static str,
+    #[serde(flatten)]
+    value: &'a T,
+}
+
+/// A value as a sealed JSON document (pretty, with a final newline).
+pub fn sealed_bytes<T: Serialize>(domain: &str, value: &T) -> io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(&WithSeal {
+        seal: user::PLACEHOLDER,
+        value,
+    })
+    .map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    user::seal_document(domain, &mut bytes);
+    Ok(bytes)
+}
+
+/// Read a sealed document: its seal checked on the bytes as stored, streamed,
+/// before anything is parsed, so a planted one costs a hash and no more.
+pub fn read_sealed<T: DeserializeOwned>(
+    path: &Path,
+    domain: &str,
+    cap: u64,
+) -> io::Result<Sealed<T>> {
+    match user::verify_document(domain, path, cap) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Sealed::Absent),
+        Err(e) => Err(e),
+        Ok(false) => Ok(Sealed::Foreign),
+        Ok(true) => {
+            let bytes = read_file(path, cap)?;
+            serde_json::from_slice(&bytes)
+                .map(Sealed::Ours)
+                .map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "state file {} is corrupt ({e}); fix or delete it",
+                            path.display()
+                        ),
+                    )
+                })
+        }
+    }
+}
 
 /// Open a file of the state folder for reading: never through a link, never
 /// blocking (a FIFO planted there cannot hang the call), and only a regular file.
@@ -496,6 +559,19 @@ impl StateDir {
         rel: &str,
     ) -> io::Result<T> {
         self.load_unlocked(rel)
+    }
+
+    /// Replace a state file with `value` as a sealed document (see
+    /// [`read_sealed`]) inside a transaction.
+    pub fn write_sealed<T: Serialize>(
+        &self,
+        _lock: &StateLock,
+        rel: &str,
+        domain: &str,
+        value: &T,
+        durable: bool,
+    ) -> io::Result<()> {
+        self.replace(rel, &sealed_bytes(domain, value)?, durable)
     }
 
     /// Replace a JSON state file atomically inside a transaction.

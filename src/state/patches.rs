@@ -52,7 +52,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
-use super::{same_place, user};
+use super::same_place;
 use crate::kernel::Root;
 use crate::kernel::digest::sha256_hex;
 
@@ -88,18 +88,21 @@ struct Journal {
     /// Folders the apply creates for new files, outermost first.
     #[serde(default)]
     made: Vec<PathBuf>,
-    /// This user's seal of the rest ([`user::seal_json`]): a journal without a
-    /// valid one was not written by this user's toolbox (a checkout can carry
-    /// any `.indus-process/`), and is never replayed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    seal: Option<String>,
 }
 
 /// The seal's domain: a seal made for another kind of record never passes.
 const SEAL_DOMAIN: &str = "indus-tool apply_patch journal 1";
 
 /// The most a journal may hold when read back: 64 MiB is some 300,000 steps.
+/// A journal is checked against this user's seal on its bytes before it is
+/// parsed (a checkout can carry any `.indus-process/`, and recovery runs on
+/// every invocation), so a planted one costs a streamed hash, never a parse.
 const JOURNAL_CAP: u64 = 64 * 1024 * 1024;
+/// A journal over this size is looked at after the others.
+const BIG_JOURNAL: u64 = 1024 * 1024;
+/// The most journal bytes one call reads to check their seals: one journal of
+/// the largest size (0.2 s of hashing in the release build).
+const CHECK_BUDGET: u64 = JOURNAL_CAP;
 
 impl Journal {
     /// The folders that hold the targets, each once: the renames and unlinks
@@ -190,19 +193,32 @@ fn recover_within(dir: &StateDir, window: Duration, root: Option<&Root>) -> io::
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e),
     };
-    let mut folders: Vec<PathBuf> = entries
+    let folders: Vec<PathBuf> = entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .collect();
-    // Newest first: the names begin with the time the apply began.
-    folders.sort_by(|a, b| b.cmp(a));
+    // Newest first: the names begin with the time the apply began. Journals
+    // over 1 MiB come after the others, so that big planted ones (each checked
+    // against the seal before it is trusted) cannot use up the call's budget
+    // before an ordinary one of the user's is looked at.
+    let size = |f: &Path| std::fs::symlink_metadata(f.join(JOURNAL)).map_or(0, |m| m.len());
+    let mut folders: Vec<(u64, PathBuf)> = folders.into_iter().map(|f| (size(&f), f)).collect();
+    folders
+        .sort_by(|(sa, a), (sb, b)| (*sa > BIG_JOURNAL).cmp(&(*sb > BIG_JOURNAL)).then(b.cmp(a)));
     if folders.is_empty() {
         return Ok(0);
     }
     let boot = boot_id();
     let mut undone = 0;
-    for folder in folders {
+    let (mut checked, mut deferred) = (0u64, 0usize);
+    for (len, folder) in folders {
+        // What one call reads to check seals is bounded; the rest waits.
+        if checked.saturating_add(len) > CHECK_BUDGET {
+            deferred += 1;
+            continue;
+        }
+        checked += len;
         // The common case, cheaply and before taking its lock: a done apply
         // of this boot, still inside the writeback window, is left for later.
         let young = std::fs::symlink_metadata(folder.join(DONE))
@@ -282,6 +298,13 @@ fn recover_within(dir: &StateDir, window: Duration, root: Option<&Root>) -> io::
             }
         }
     }
+    if deferred > 0 {
+        eprintln!(
+            "indus-tool: {deferred} more apply_patch folder(s) in {} not looked at: this call checks {} MiB of journals at most",
+            base.display(),
+            CHECK_BUDGET >> 20
+        );
+    }
     Ok(undone)
 }
 
@@ -310,7 +333,6 @@ fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal>
         home: folder.to_path_buf(),
         steps: Vec::with_capacity(changes.len()),
         made: Vec::new(),
-        seal: None,
     };
     let deleted: std::collections::HashSet<&Path> = changes
         .iter()
@@ -359,8 +381,7 @@ fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal>
             backup,
         });
     }
-    journal.seal = user::seal_json(SEAL_DOMAIN, &journal);
-    let bytes = serde_json::to_vec(&journal).map_err(io::Error::other)?;
+    let bytes = super::sealed_bytes(SEAL_DOMAIN, &journal)?;
     let mut f = std::fs::File::create_new(folder.join(JOURNAL))?;
     f.write_all(&bytes)?;
     f.sync_data()?;
@@ -673,20 +694,20 @@ enum Read {
 }
 
 fn read_journal(folder: &Path) -> Read {
-    let bytes = match super::read_file(&folder.join(JOURNAL), JOURNAL_CAP) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Absent,
+    let journal: Journal = match super::read_sealed(&folder.join(JOURNAL), SEAL_DOMAIN, JOURNAL_CAP)
+    {
+        Ok(super::Sealed::Ours(j)) => j,
+        Ok(super::Sealed::Absent) => return Read::Absent,
+        Ok(super::Sealed::Foreign) => {
+            return Read::Refused(
+                "it does not carry this user's seal, so this user's indus-tool did not write it"
+                    .into(),
+            );
+        }
+        // Sealed yet not parsed: cut short it cannot be (it is synced before
+        // the tree is touched), so it is said and left.
         Err(e) => return Read::Refused(e.to_string()),
     };
-    let Ok(mut journal) = serde_json::from_slice::<Journal>(&bytes) else {
-        return Read::Absent;
-    };
-    let seal = journal.seal.take();
-    if !user::verify_json(SEAL_DOMAIN, &journal, seal.as_deref()) {
-        return Read::Refused(
-            "it does not carry this user's seal, so this user's indus-tool did not write it".into(),
-        );
-    }
     // Sealed, yet a kept original is only ever a plain name in the folder.
     if journal.steps.iter().any(|s| {
         s.backup
@@ -879,8 +900,11 @@ mod tests {
                 panic!("a sealed journal")
             };
             journal.boot = boot.to_string();
-            journal.seal = user::seal_json(SEAL_DOMAIN, &journal);
-            std::fs::write(folder.join(JOURNAL), serde_json::to_vec(&journal).unwrap()).unwrap();
+            std::fs::write(
+                folder.join(JOURNAL),
+                super::super::sealed_bytes(SEAL_DOMAIN, &journal).unwrap(),
+            )
+            .unwrap();
             if folder.join(DONE).exists() {
                 std::fs::write(folder.join(DONE), boot).unwrap();
             }

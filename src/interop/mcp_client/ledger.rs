@@ -112,6 +112,11 @@ struct SealedEntry {
     seal: Option<String>,
 }
 
+/// The most the ledger may hold when read (16 MiB): it grows with every tool a
+/// refresh enrolls, schemas and all, and is read only when a configuration the
+/// user trusted names servers.
+const LEDGER_CAP: u64 = 16 * 1024 * 1024;
+
 /// The seal's domain for ledger lines.
 const SEAL_DOMAIN: &str = "indus-tool mcp ledger 1";
 
@@ -428,7 +433,7 @@ pub fn now_iso() -> String {
 pub fn load_log(state: &StateDir) -> std::io::Result<Vec<BridgeEntry>> {
     let file = state.checked(LEDGER_FILE)?;
     // Without following a link, capped (the state folder may come with a checkout).
-    let text = match crate::state::read_file(&file, crate::state::READ_CAP) {
+    let text = match crate::state::read_file(&file, LEDGER_CAP) {
         Ok(t) => String::from_utf8_lossy(&t).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {
