@@ -245,7 +245,7 @@ fn seal_span(head: &[u8]) -> Option<std::ops::Range<usize>> {
     let colon = key + 6 + head[key + 6..].iter().position(|b| *b == b':')?;
     let quote = colon + 1 + head[colon + 1..].iter().position(|b| *b == b'"')?;
     let start = quote + 1;
-    (head.len() >= start + 64 + 1 && head[start + 64] == b'"').then_some(start..start + 64)
+    (head.len() > start + 64 && head[start + 64] == b'"').then_some(start..start + 64)
 }
 
 /// Seal a JSON document in place: it opens with `"seal": PLACEHOLDER`, and the
