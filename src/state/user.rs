@@ -116,28 +116,6 @@ fn ensure_private(dir: PathBuf) -> io::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Read a small regular file without following a link, at most `cap` bytes.
-fn read_small(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
-    let file = std::fs::File::options()
-        .read(true)
-        .custom_flags(libc_flags())
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() || meta.len() > cap {
-        return Err(io::Error::other(format!(
-            "{} is not a small regular file",
-            path.display()
-        )));
-    }
-    let mut out = Vec::with_capacity(meta.len() as usize);
-    file.take(cap).read_to_end(&mut out)?;
-    Ok(out)
-}
-
-fn libc_flags() -> i32 {
-    nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_NONBLOCK.bits()
-}
-
 /// The key, created on first use; `None` when the user's folder is unusable.
 fn key() -> Option<&'static [u8]> {
     static KEY: OnceLock<Option<Vec<u8>>> = OnceLock::new();
@@ -177,7 +155,7 @@ fn load_or_make_key() -> io::Result<Vec<u8>> {
 }
 
 fn read_key(path: &Path) -> io::Result<Vec<u8>> {
-    let text = read_small(path, 2 * KEY_LEN as u64 + 1)?;
+    let text = super::read_file(path, 2 * KEY_LEN as u64 + 1)?;
     let text = std::str::from_utf8(&text).unwrap_or("").trim();
     unhex(text)
         .filter(|k| k.len() == KEY_LEN)
@@ -358,7 +336,7 @@ pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
     };
     let path = place_of(path);
     let name = entry_name(&path, &sha256_hex(content));
-    let Ok(bytes) = read_small(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
+    let Ok(bytes) = super::read_file(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
         return false;
     };
     serde_json::from_slice::<TrustEntry>(&bytes)
@@ -394,7 +372,7 @@ pub fn trusted() -> io::Result<Vec<TrustEntry>> {
         Err(e) => return Err(e),
     };
     for entry in entries.flatten() {
-        if let Ok(bytes) = read_small(&entry.path(), 64 * 1024)
+        if let Ok(bytes) = super::read_file(&entry.path(), 64 * 1024)
             && let Ok(e) = serde_json::from_slice::<TrustEntry>(&bytes)
             && entry.file_name().to_str() == Some(&entry_name(&e.path, &e.sha256))
         {
