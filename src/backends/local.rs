@@ -101,14 +101,21 @@ pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io:
         let shown = target.to_string_lossy();
         root.admit(&shown, &target).map_err(OutsideRoot::io)?;
     }
-    let dir = match target.parent() {
+    let (dir, name) = dir_and_name(&target)?;
+    replace_in_dir(&dir, name, data, root, true)
+}
+
+/// The folder a path's last component is in (`.` for a bare name), and that
+/// component; a path ending in `..` or `/` has none (EISDIR).
+fn dir_and_name(path: &Path) -> io::Result<(PathBuf, &std::ffi::OsStr)> {
+    let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let Some(name) = target.file_name() else {
-        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
-    };
-    replace_in_dir(&dir, name, data, root, true)
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from_raw_os_error(nix::libc::EISDIR))?;
+    Ok((dir, name))
 }
 
 /// [`atomic_write`] without the two `fsync`s: still never torn (the rename is
@@ -117,15 +124,7 @@ pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io:
 /// that must not slow down the write they accompany (checkpoint pre-images), never
 /// for a user's file.
 pub fn atomic_write_unsynced(path: &Path, data: &[u8]) -> io::Result<()> {
-    let target = write_target(path)?;
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Some(name) = target.file_name() else {
-        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
-    };
-    replace_in_dir(&dir, name, data, None, false)
+    atomic_replace(&write_target(path)?, data, false)
 }
 
 /// Replace the file at `path` itself, atomically: a link there is replaced, never
@@ -133,13 +132,7 @@ pub fn atomic_write_unsynced(path: &Path, data: &[u8]) -> io::Result<()> {
 /// files, where a link can only have been planted (a checkout's `.indus-process/`
 /// comes from whoever wrote the repository); `durable` fsyncs the file and folder.
 pub fn atomic_replace(path: &Path, data: &[u8], durable: bool) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Some(name) = path.file_name() else {
-        return Err(io::Error::from_raw_os_error(nix::libc::EISDIR));
-    };
+    let (dir, name) = dir_and_name(path)?;
     replace_in_dir(&dir, name, data, None, durable)
 }
 

@@ -115,39 +115,11 @@ struct Record {
     /// The last command dispatched to each pane, by pane id.
     #[serde(default)]
     runs: BTreeMap<String, RunRecord>,
-    /// This user's seal of the rest: the record names panes to type into and
-    /// run folders to remove, so one that came with a checkout (no seal of
-    /// this user's) is read as empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    seal: Option<String>,
 }
 
-/// The seal's domain for the managed-tmux record.
+/// The seal's domain for the managed-tmux record: it names panes to type into
+/// and run folders to remove, so one that came with a checkout reads as empty.
 const SEAL_DOMAIN: &str = "indus-tool tmux record 1";
-
-impl Record {
-    /// The record itself when this user's toolbox wrote it, else an empty one
-    /// (said on stderr).
-    fn verified(mut self, path: &Path) -> Record {
-        let seal = self.seal.take();
-        if seal.is_none() && self.sessions.is_empty() && self.runs.is_empty() {
-            return self;
-        }
-        if crate::state::user::verify_json(SEAL_DOMAIN, &self, seal.as_deref()) {
-            return self;
-        }
-        eprintln!(
-            "indus-tool: ignoring {}: it does not carry this user's seal, so this user's indus-tool did not write it",
-            path.display()
-        );
-        Record::default()
-    }
-
-    fn sealed(&mut self) {
-        self.seal = None;
-        self.seal = crate::state::user::seal_json(SEAL_DOMAIN, &*self);
-    }
-}
 
 /// Whether a run's token is one [`fresh_token`] makes (hex): only such a name is
 /// ever joined to the runs folder.
@@ -502,23 +474,14 @@ impl Tmux {
     }
 
     fn load_record(&self) -> Record {
-        let rel = self.record_rel();
         self.state
-            .load::<Record>(&rel)
+            .load_sealed(&self.record_rel(), SEAL_DOMAIN)
             .unwrap_or_default()
-            .verified(&self.state.path(&rel))
     }
 
     fn update_record<R>(&self, f: impl FnOnce(&mut Record) -> R) -> Result<R, String> {
-        let rel = self.record_rel();
-        let shown = self.state.path(&rel);
         self.state
-            .update(&rel, |r: &mut Record| {
-                *r = std::mem::take(r).verified(&shown);
-                let out = f(r);
-                r.sealed();
-                out
-            })
+            .update_sealed(&self.record_rel(), SEAL_DOMAIN, f)
             .map_err(|e| e.to_string())
     }
 
@@ -558,19 +521,8 @@ impl Tmux {
             "{}.lock",
             file_key(self.socket.as_deref().unwrap_or("default"))
         ));
-        let file = {
-            use std::os::unix::fs::OpenOptionsExt;
-            File::options()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-                .open(&path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?
-        };
-        if !file.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(format!("{} is not a regular file", path.display()));
-        }
+        let file = crate::state::open_to_write(&path, false)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         file.lock()
             .map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
         Ok(file)

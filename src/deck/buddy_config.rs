@@ -147,6 +147,26 @@ fn merge(into: &mut BuddyFile, later: BuddyFile) {
     into.max_panes = into.max_panes.or(from.max_panes);
 }
 
+/// A limit of the project's in place of the user's when it is the tighter
+/// (lower) one, against the user's or else the default; a looser one is left
+/// out and its `key` noted.
+fn lower<T: Copy + Ord>(
+    key: &'static str,
+    mine: Option<T>,
+    theirs: Option<T>,
+    default: T,
+    ignored: &mut Vec<&'static str>,
+) -> Option<T> {
+    match theirs {
+        Some(t) if t <= mine.unwrap_or(default) => Some(t),
+        Some(_) => {
+            ignored.push(key);
+            mine
+        }
+        None => mine,
+    }
+}
+
 /// What an untrusted project file may add to the user's settings: only what
 /// tightens them. The project's settings that loosen or redirect something
 /// are left out and named in the second value.
@@ -160,41 +180,27 @@ fn tighten(user: BuddyFile, project: BuddyFile) -> (BuddyFile, Vec<&'static str>
         Some(false) if out.shell_confirm == Some(true) => ignored.push("shell_confirm"),
         _ => {}
     }
-    // A lower limit is the tighter one.
-    let mut lower = |key: &'static str, mine: &mut Option<u64>, theirs: Option<u64>, dflt: u64| {
-        if let Some(t) = theirs {
-            if t <= mine.unwrap_or(dflt) {
-                *mine = Some(t);
-            } else {
-                ignored.push(key);
-            }
-        }
-    };
-    let widen = |v: Option<usize>| v.map(|v| v as u64);
-    let mut suppress = out.suppress_after.map(u64::from);
-    lower(
+    out.suppress_after = lower(
         "suppress_after",
-        &mut suppress,
-        project.suppress_after.map(u64::from),
-        u64::from(DEFAULT_SUPPRESS_AFTER),
+        out.suppress_after,
+        project.suppress_after,
+        DEFAULT_SUPPRESS_AFTER,
+        &mut ignored,
     );
-    out.suppress_after = suppress.map(|v| v as u32);
-    let mut sessions = widen(out.tmux.max_sessions);
-    lower(
+    out.tmux.max_sessions = lower(
         "tmux.max_sessions",
-        &mut sessions,
-        widen(project.tmux.max_sessions),
-        DEFAULT_MAX_SESSIONS as u64,
+        out.tmux.max_sessions,
+        project.tmux.max_sessions,
+        DEFAULT_MAX_SESSIONS,
+        &mut ignored,
     );
-    out.tmux.max_sessions = sessions.map(|v| v as usize);
-    let mut panes = widen(out.tmux.max_panes);
-    lower(
+    out.tmux.max_panes = lower(
         "tmux.max_panes",
-        &mut panes,
-        widen(project.tmux.max_panes),
-        DEFAULT_MAX_PANES as u64,
+        out.tmux.max_panes,
+        project.tmux.max_panes,
+        DEFAULT_MAX_PANES,
+        &mut ignored,
     );
-    out.tmux.max_panes = panes.map(|v| v as usize);
     if project.tmux.socket.is_some() {
         ignored.push("tmux.socket");
     }

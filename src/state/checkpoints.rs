@@ -220,17 +220,9 @@ const SEAL_ALWAYS: &str = "indus-tool checkpoint always 1";
 /// what the toolbox itself wrote.
 const NODE_CAP: u64 = 64 * 1024 * 1024;
 
-/// Say once per file that a record without this user's seal is passed over.
+/// Say once that a record without this user's seal is passed over.
 fn passed_over(path: &Path, what: &str) {
-    static SAID: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-    if !said.iter().any(|p| p == path) {
-        said.push(path.to_path_buf());
-        eprintln!(
-            "indus-tool: ignoring {what} {}: it does not carry this user's seal, so this user's indus-tool did not write it",
-            path.display()
-        );
-    }
+    user::ignore_foreign(&format!("{what} {}", path.display()));
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -574,12 +566,7 @@ impl CheckpointStore {
             self.write_node(lock, files, &node)?;
             self.forget_paths();
         }
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-            .open(&files.after)
+        super::open_to_write(&files.after, true)
             .and_then(|mut f| f.write_all(line))
             .map_err(|e| state_error(&files.after, e))
     }
@@ -681,7 +668,8 @@ impl CheckpointStore {
 
     /// Whether the session asked to be checkpointed by default (`checkpoint on`).
     pub fn always_on(&self) -> bool {
-        if self.guard().is_err() {
+        // Every invocation asks: one `stat` when there is no marker, as before.
+        if std::fs::symlink_metadata(self.always_marker()).is_err() || self.guard().is_err() {
             return false;
         }
         match super::read_file(&self.always_marker(), 4096) {

@@ -37,18 +37,6 @@ pub struct JobTable {
 /// The seal's domain for job records.
 const SEAL_DOMAIN: &str = "indus-tool job 1";
 
-/// Whether a forged record is met for the first time in this process (a table
-/// is read several times by one call; it is said once).
-fn first_time(id: &str, pid: u32) -> bool {
-    static SAID: std::sync::Mutex<Vec<(String, u32)>> = std::sync::Mutex::new(Vec::new());
-    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
-    let key = (id.to_string(), pid);
-    !said.contains(&key) && {
-        said.push(key);
-        true
-    }
-}
-
 /// The table's records that carry this user's seal; the others are said once
 /// on stderr and left out, so nothing acts on them and the next write of the
 /// table drops them.
@@ -58,11 +46,8 @@ fn sealed_jobs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<JobRecord>,
         .into_iter()
         .filter(|j| {
             let ok = j.sealed();
-            if !ok && first_time(&j.id, j.pid) {
-                eprintln!(
-                    "indus-tool: ignoring the job record {:?} (pid {}): it does not carry this user's seal, so this user's indus-tool did not write it",
-                    j.id, j.pid
-                );
+            if !ok {
+                user::ignore_foreign(&format!("the job record {:?} (pid {})", j.id, j.pid));
             }
             ok
         })

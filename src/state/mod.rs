@@ -111,11 +111,10 @@ pub fn read_sealed<T: DeserializeOwned>(
     }
 }
 
-/// Open a file of the state folder for reading: never through a link, never
+/// Open a file of the state folder with `options`: never through a link, never
 /// blocking (a FIFO planted there cannot hang the call), and only a regular file.
-pub fn open_file(path: &Path) -> io::Result<File> {
-    let file = File::options()
-        .read(true)
+fn open_with(path: &Path, options: &mut std::fs::OpenOptions) -> io::Result<File> {
+    let file = options
         .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
@@ -134,9 +133,26 @@ pub fn open_file(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
-/// Read a whole file of the state folder through [`open_file`], refusing one
-/// over `cap` bytes.
-pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+/// Open a file of the state folder for reading (see [`open_with`]).
+pub fn open_file(path: &Path) -> io::Result<File> {
+    open_with(path, File::options().read(true))
+}
+
+/// Open (creating it) a file of the state folder to append to, or, when not
+/// `append`, to lock (written never, truncated never); see [`open_with`].
+pub fn open_to_write(path: &Path, append: bool) -> io::Result<File> {
+    let mut options = File::options();
+    options.create(true);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(false);
+    }
+    open_with(path, &mut options)
+}
+
+/// [`open_file`], refusing a file over `cap` bytes; the file and its length.
+pub fn open_capped(path: &Path, cap: u64) -> io::Result<(File, u64)> {
     let file = open_file(path)?;
     let len = file.metadata()?.len();
     if len > cap {
@@ -148,6 +164,12 @@ pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
             ),
         ));
     }
+    Ok((file, len))
+}
+
+/// Read a whole file of the state folder through [`open_capped`].
+pub fn read_file(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let (file, len) = open_capped(path, cap)?;
     let mut out = Vec::with_capacity(len as usize);
     file.take(cap + 1).read_to_end(&mut out)?;
     if out.len() as u64 > cap {
@@ -220,12 +242,7 @@ pub fn locate(cwd: &Path) -> PathBuf {
 pub fn try_lock_at(path: &Path) -> io::Result<Option<File>> {
     // Never through a link (a planted one would create its target) nor
     // blocking on a FIFO.
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-        .open(path)?;
+    let file = open_to_write(path, false)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
@@ -486,13 +503,7 @@ impl StateDir {
     pub fn lock(&self) -> io::Result<StateLock> {
         self.ensure()?;
         let lock_path = self.checked(".lock")?;
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-            .open(&lock_path)
-            .map_err(|e| self.error(&lock_path, e))?;
+        let file = open_to_write(&lock_path, false).map_err(|e| self.error(&lock_path, e))?;
         file.lock().map_err(|e| self.error(&lock_path, e))?;
         Ok(StateLock { _file: file })
     }
@@ -572,6 +583,45 @@ impl StateDir {
         durable: bool,
     ) -> io::Result<()> {
         self.replace(rel, &sealed_bytes(domain, value)?, durable)
+    }
+
+    /// A sealed document of the folder as a value (see [`read_sealed`]): absent,
+    /// or not this user's (said once on stderr), it is `T::default()`.
+    pub fn load_sealed<T: DeserializeOwned + Default>(
+        &self,
+        rel: &str,
+        domain: &str,
+    ) -> io::Result<T> {
+        if !self.check_root()? {
+            return Ok(T::default());
+        }
+        let path = self.checked(rel)?;
+        Ok(match read_sealed(&path, domain, READ_CAP)? {
+            Sealed::Ours(value) => value,
+            Sealed::Absent => T::default(),
+            Sealed::Foreign => {
+                user::ignore_foreign(&path.display().to_string());
+                T::default()
+            }
+        })
+    }
+
+    /// Read-modify-write a sealed document under the lock ([`StateDir::update`]
+    /// for [`StateDir::load_sealed`] and [`StateDir::write_sealed`]).
+    pub fn update_sealed<T, R>(
+        &self,
+        rel: &str,
+        domain: &str,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> io::Result<R>
+    where
+        T: DeserializeOwned + Serialize + Default,
+    {
+        let lock = self.lock()?;
+        let mut value: T = self.load_sealed(rel, domain)?;
+        let out = f(&mut value);
+        self.write_sealed(&lock, rel, domain, &value, true)?;
+        Ok(out)
     }
 
     /// Replace a JSON state file atomically inside a transaction.

@@ -699,10 +699,7 @@ fn read_journal(folder: &Path) -> Read {
         Ok(super::Sealed::Ours(j)) => j,
         Ok(super::Sealed::Absent) => return Read::Absent,
         Ok(super::Sealed::Foreign) => {
-            return Read::Refused(
-                "it does not carry this user's seal, so this user's indus-tool did not write it"
-                    .into(),
-            );
+            return Read::Refused(super::user::NOT_OURS.into());
         }
         // Sealed yet not parsed: cut short it cannot be (it is synced before
         // the tree is touched), so it is said and left.

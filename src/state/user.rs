@@ -212,6 +212,23 @@ pub fn verify_json<T: Serialize>(domain: &str, value: &T, seal: Option<&str>) ->
     }
 }
 
+/// Why a record without this user's seal is not acted on, in the words every
+/// store uses.
+pub const NOT_OURS: &str =
+    "it does not carry this user's seal, so this user's indus-tool did not write it";
+
+/// Say on stderr, once per process, that `what` (a record, named with its
+/// file) is ignored for want of this user's seal: a table or a node is read
+/// several times by one call, and said once.
+pub fn ignore_foreign(what: &str) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if !said.iter().any(|w| w == what) {
+        said.push(what.to_string());
+        eprintln!("indus-tool: ignoring {what}: {NOT_OURS}");
+    }
+}
+
 /// What a sealed document's `"seal"` holds while it is sealed: 64 zeros.
 pub const PLACEHOLDER: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -249,17 +266,7 @@ pub fn seal_document(domain: &str, doc: &mut [u8]) -> bool {
 /// [`seal_document`]). Read without following a link, without blocking, in
 /// chunks, refused over `cap` bytes: its parse is for the caller, after this.
 pub fn verify_document(domain: &str, path: &Path, cap: u64) -> io::Result<bool> {
-    let mut file = super::open_file(path)?;
-    let len = file.metadata()?.len();
-    if len > cap {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{} holds {len} bytes, over the {cap} it may",
-                path.display()
-            ),
-        ));
-    }
+    let (mut file, _) = super::open_capped(path, cap)?;
     let mut head = vec![0u8; 256];
     let mut got = 0;
     while got < head.len() {

@@ -42,32 +42,12 @@ pub struct StatusFile {
     pub config_hash: Option<String>,
     #[serde(default)]
     pub servers: IndexMap<String, ServerStatus>,
-    /// This user's seal of the rest: a status a checkout carried (a matching
-    /// hash that would skip a refresh, a server's error text) counts as none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seal: Option<String>,
 }
 
-/// The seal's domain for the status file.
+/// The seal's domain for the status file: a status a checkout carried (a
+/// matching hash that would skip a refresh, a server's error text) counts as
+/// none.
 const STATUS_SEAL: &str = "indus-tool mcp status 1";
-
-impl StatusFile {
-    /// This status when this user's toolbox wrote it, else none.
-    fn verified(mut self) -> StatusFile {
-        let seal = self.seal.take();
-        if crate::state::user::verify_json(STATUS_SEAL, &self, seal.as_deref()) {
-            self
-        } else {
-            StatusFile::default()
-        }
-    }
-
-    fn sealed(&mut self) -> &StatusFile {
-        self.seal = None;
-        self.seal = crate::state::user::seal_json(STATUS_SEAL, &*self);
-        self
-    }
-}
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -156,8 +136,8 @@ impl Graft {
             Ok(log) => graft.ledger = BridgeLedger::from_log(log),
             Err(e) => graft.notes.push(format!("mcp: {e}")),
         }
-        match state.load::<StatusFile>(STATUS_FILE) {
-            Ok(s) => graft.status = s.verified(),
+        match state.load_sealed::<StatusFile>(STATUS_FILE, STATUS_SEAL) {
+            Ok(s) => graft.status = s,
             Err(e) => graft.notes.push(format!("mcp: {e}")),
         }
         let due = !opts.no_auto_refresh
@@ -244,7 +224,7 @@ impl Graft {
         let outcome = (|| -> std::io::Result<(BridgeLedger, StatusFile, Vec<RefreshReport>)> {
             let lock = state.lock()?;
             let mut ledger = BridgeLedger::from_log(load_log(&state)?);
-            let mut status = state.read::<StatusFile>(&lock, STATUS_FILE)?.verified();
+            let mut status: StatusFile = state.load_sealed(STATUS_FILE, STATUS_SEAL)?;
             let mut appended = Vec::new();
             let mut reports = Vec::new();
             for (server, listed) in results {
@@ -300,7 +280,7 @@ impl Graft {
                 status.config_hash = hash;
             }
             append_log(&state, &appended)?;
-            state.write(&lock, STATUS_FILE, status.sealed())?;
+            state.write_sealed(&lock, STATUS_FILE, STATUS_SEAL, &status, true)?;
             Ok((ledger, status, reports))
         })();
         match outcome {
@@ -409,11 +389,11 @@ pub(super) fn resync(cwd: &Path, server: &str, caps: Vec<BridgeCapability>) {
         let ledger = BridgeLedger::from_log(load_log(&state)?);
         let (next, entries) = ledger.sync_server(server, caps, &now_iso());
         append_log(&state, &entries)?;
-        let mut status = state.read::<StatusFile>(&lock, STATUS_FILE)?.verified();
+        let mut status: StatusFile = state.load_sealed(STATUS_FILE, STATUS_SEAL)?;
         if let Some(row) = status.servers.get_mut(server) {
             row.tools = next.live_capabilities_for_server(server).len();
         }
-        state.write(&lock, STATUS_FILE, status.sealed())
+        state.write_sealed(&lock, STATUS_FILE, STATUS_SEAL, &status, true)
     })();
 }
 

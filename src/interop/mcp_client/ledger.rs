@@ -474,10 +474,7 @@ fn parse_log(text: &str, file: &Path) -> std::io::Result<Vec<BridgeEntry>> {
         }
     }
     if unsealed > 0 {
-        eprintln!(
-            "indus-tool: ignoring {unsealed} line(s) of {}: they do not carry this user's seal, so this user's indus-tool did not write them",
-            file.display()
-        );
+        crate::state::user::ignore_foreign(&format!("{unsealed} line(s) of {}", file.display()));
     }
     Ok(log)
 }
@@ -504,13 +501,7 @@ pub fn append_log(state: &StateDir, entries: &[BridgeEntry]) -> std::io::Result<
         buf.push_str(&serde_json::to_string(&sealed).expect("entries serialize"));
         buf.push('\n');
     }
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::File::options()
-        .create(true)
-        .append(true)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-        .open(&file)
-        .map_err(named)?;
+    let mut f = crate::state::open_to_write(&file, true).map_err(named)?;
     f.write_all(buf.as_bytes()).map_err(named)?;
     f.sync_data().map_err(named)
 }
