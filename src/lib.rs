@@ -8,19 +8,20 @@
 //! The most used names are re-exported at the root.
 
 pub mod backends;
+pub mod builtins;
 pub mod cli;
 pub mod deck;
 pub mod interop;
 pub mod kernel;
-pub mod registry;
 pub mod state;
+pub mod sys;
 pub mod tools;
 
 pub use backends::{make_local_context, standard_budget};
-pub use kernel::*;
-pub use registry::{
+pub use builtins::{
     MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection, builtin_registry, tool_box, try_tool_box,
 };
+pub use kernel::*;
 pub use tools::files::diff::{
     DEFAULT_CONTEXT, DiffOp, DiffOpKind, LineDiff, apply_unified_diff, diff_lines,
     render_unified_diff,

@@ -14,12 +14,12 @@ use std::path::Path;
 
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
-use super::local::fs_error;
 use crate::kernel::text::lossy_utf8;
 use crate::kernel::{
     FileRead, ReadLimits, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkOptions, WalkVisitor,
     WalkVisitorFactory,
 };
+use crate::sys::fs_error;
 
 /// Files up to this size are read in one go; larger ones have their head sniffed
 /// first, so a big binary costs one small read instead of its whole size.

@@ -13,7 +13,6 @@ pub mod local_search;
 pub mod net;
 pub mod remote;
 pub mod remote_fs;
-pub mod signals;
 pub mod tmux;
 
 pub use local::{

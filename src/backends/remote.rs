@@ -774,7 +774,7 @@ fn run_channel(c: Command) -> std::io::Result<Result<std::process::ExitStatus, i
         // Recorded in the handler as well as by the streams below: on Ctrl-C the
         // channel (same process group) dies of the same signal, and its end can
         // be seen before the streams are polled; the status must still say it.
-        super::signals::record();
+        crate::sys::signals::record();
         let mut int = signal(SignalKind::interrupt())?;
         let mut term = signal(SignalKind::terminate())?;
         let mut hup = signal(SignalKind::hangup())?;
@@ -786,13 +786,13 @@ fn run_channel(c: Command) -> std::io::Result<Result<std::process::ExitStatus, i
             _ = hup.recv() => SignalKind::hangup().as_raw_value(),
             status = child.wait() => {
                 let status = status?;
-                return Ok(match super::signals::caught() {
+                return Ok(match crate::sys::signals::caught() {
                     Some(n) => Err(n),
                     None => Ok(status),
                 });
             }
         };
-        super::signals::note(caught);
+        crate::sys::signals::note(caught);
         if let (Some(pid), Ok(signal)) = (child.id(), nix::sys::signal::Signal::try_from(caught)) {
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal);
         }
@@ -800,7 +800,7 @@ fn run_channel(c: Command) -> std::io::Result<Result<std::process::ExitStatus, i
         if ended.is_err() {
             let _ = child.kill().await;
         }
-        Ok(Err(super::signals::caught().unwrap_or(caught)))
+        Ok(Err(crate::sys::signals::caught().unwrap_or(caught)))
     })
 }
 

@@ -35,16 +35,12 @@ use serde::{Deserialize, Serialize};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use crate::deck::buddy_config::BuddyConfig;
 use crate::kernel::sh_quote;
+use crate::state::buddy_config::{BuddyConfig, DEFAULT_MAX_PANES, DEFAULT_MAX_SESSIONS};
 use crate::state::{StateDir, file_key};
 
 /// The selector of the default session and of every session's first pane.
 pub const SHARED: &str = "shared";
-/// Managed sessions allowed when `buddy.json` does not say (the shared one counts).
-pub const DEFAULT_MAX_SESSIONS: usize = 8;
-/// Managed panes per session allowed when `buddy.json` does not say.
-pub const DEFAULT_MAX_PANES: usize = 8;
 /// How long an ordinary tmux command may take.
 const TMUX_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a new pane's shell may take to show its first prompt.
@@ -854,7 +850,7 @@ impl Tmux {
     pub async fn dispatch(&self, pane: &PaneRef, command: &str, who: &str) -> Result<Run, String> {
         // The seed's guardrails: typed into the pane's persistent shell, these
         // would end or poison it.
-        if let Some(directive) = crate::deck::approval::shell_killer(command) {
+        if let Some(directive) = crate::kernel::shell_words::shell_killer(command) {
             return Err(format!(
                 "{who} refused `{directive}` on {}: it would end or poison the pane's shared shell (set -e / set -o errexit / setopt errexit close it at the next failing command; exit and logout end it; exec replaces it). Use subshell/heredoc forms (for example bash -lc 'set -e; ...') when strict mode is needed without poisoning the parent shared shell.",
                 pane.describe()

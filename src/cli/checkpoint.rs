@@ -13,9 +13,10 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 use serde_json::{Value, json};
 
+use super::error::CliResult;
+use super::globals::Globals;
 use super::output::Printer;
-use super::{CliResult, Globals};
-use crate::deck::checkpoint::{CheckpointHandle, install_checkpoints};
+use crate::deck::wrappers::checkpoint::{CheckpointHandle, install_checkpoints};
 use crate::kernel::ToolRegistry;
 use crate::state::checkpoints::{CheckpointError, CheckpointStore, Image, NodeName, iso8601_utc};
 use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
@@ -161,7 +162,7 @@ fn list(
             "{}  {}  {}\n",
             crate::kernel::text::inert(&n.name),
             iso8601_utc(n.created_ms),
-            crate::tools::plural(n.files.len() as u64, "file", "files")
+            crate::kernel::text::plural(n.files.len() as u64, "file", "files")
         ));
         // A file name may hold any byte but `/` and NUL: shown inert.
         let paths: Vec<String> = n

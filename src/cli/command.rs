@@ -1086,7 +1086,7 @@ mod tests {
 
     #[test]
     fn the_tree_is_well_formed() {
-        let reg = crate::registry::builtin_registry();
+        let reg = crate::builtins::builtin_registry();
         let descriptors: Vec<_> = reg.tools().map(|t| t.descriptor()).collect();
         build_command(&descriptors).debug_assert();
     }

@@ -15,10 +15,10 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 use serde_json::{Value, json};
 
+use super::error::{CliResult, UsageError};
 use super::globals::Globals;
 use super::input::read_bounded;
 use super::output::Printer;
-use super::{CliResult, UsageError};
 use crate::backends::local::open_confined;
 use crate::tools::files::diff::{render_unified_diff_with_headers, rendered_counts};
 

@@ -10,13 +10,12 @@ use std::sync::Arc;
 use clap::ArgMatches;
 use serde_json::Value;
 
+use super::error::{CliResult, UsageError};
 use super::globals::*;
 use super::input::*;
 use super::output::Printer;
 use super::shell::{self, ShellOpts};
-use super::{CliResult, UsageError};
 use crate::backends::local::{budget_of, confine_local, make_local_context};
-use crate::backends::signals;
 use crate::deck::{Profile, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ReadStateHandle, TodoStoreHandle, ToolBox,
@@ -24,6 +23,7 @@ use crate::kernel::{
 };
 use crate::state::read_state::{CachedReadState, PersistentReadState};
 use crate::state::todos::{CachedTodoStore, PersistentTodoStore};
+use crate::sys::signals;
 
 /// The wrappers around the tools, innermost first: approval of commands, then
 /// repeated-failure suppression, then the envelope. Each is installed only when
@@ -34,8 +34,8 @@ pub(crate) fn install_operator_wrappers(
     sub: &str,
     printer: &mut Printer,
 ) {
-    use crate::deck::approval::{APPROVED_TOOLS, Approval, install_approval, policy_of};
-    use crate::deck::buddy_config::{BuddyConfig, DEFAULT_SUPPRESS_AFTER};
+    use crate::deck::wrappers::approval::{APPROVED_TOOLS, Approval, install_approval, policy_of};
+    use crate::state::buddy_config::{BuddyConfig, DEFAULT_SUPPRESS_AFTER};
     let buddy = globals.selection == Selection::Profile(Profile::Buddy);
     let long_running = matches!(sub, "batch" | "mcp" | "call");
     let runs_commands = long_running || APPROVED_TOOLS.contains(&sub);
@@ -65,16 +65,17 @@ pub(crate) fn install_operator_wrappers(
                 confirm,
                 policy: Arc::new(policy),
             },
+            crate::deck::cards::task::approval_command,
         );
     }
     if suppress {
-        crate::deck::suppress::install_suppression(
+        crate::deck::wrappers::suppress::install_suppression(
             registry,
             config.suppress_after.unwrap_or(DEFAULT_SUPPRESS_AFTER),
         );
     }
     if globals.envelope {
-        crate::deck::envelope::install_envelope(registry);
+        crate::deck::wrappers::envelope::install_envelope(registry);
     }
 }
 
@@ -131,7 +132,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
             Ok(0) => {}
             Ok(n) => eprintln!(
                 "indus-tool: undid {} an interrupted invocation left half done",
-                crate::tools::plural(n as u64, "apply_patch", "apply_patch calls")
+                crate::kernel::text::plural(n as u64, "apply_patch", "apply_patch calls")
             ),
             Err(e) => {
                 eprintln!("indus-tool: interrupted apply_patch calls could not be settled: {e}")
@@ -266,7 +267,7 @@ pub(crate) fn cancel_on_signals(cancel: CancellationToken) {
         cancel_on_hangup(cancel.clone());
     }
     use tokio::signal::unix::{SignalKind, signal};
-    // Recorded in the handler too (see `backends::signals`): the exit status
+    // Recorded in the handler too (see `sys::signals`): the exit status
     // must say the signal even when a child's end is seen first.
     signals::record();
     for kind in [

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 
 use super::command::{self, META_COMMANDS, VALUE_GLOBALS, build_command};
+use super::error::{CliResult, UsageError};
 use super::output::Printer;
-use super::{CliResult, UsageError};
 use crate::kernel::ToolDescriptor;
 
 /// The file name of a shell's completion script in `completions/`.
@@ -229,7 +229,7 @@ pub(crate) fn completions(
     };
     let path = dir.join(file);
     std::fs::create_dir_all(&dir)
-        .and_then(|()| crate::backends::local::atomic_write(&path, &script))
+        .and_then(|()| crate::sys::atomic_write(&path, &script))
         .map_err(|e| {
             UsageError(format!(
                 "completions --install: cannot write {}: {e}",

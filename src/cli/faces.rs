@@ -13,10 +13,10 @@ use serde_json::Value;
 #[cfg(feature = "mcp")]
 use super::command::VALUE_GLOBALS;
 use super::dispatch::*;
+use super::error::{CliResult, UsageError};
 use super::globals::*;
 use super::input::*;
 use super::output::Printer;
-use super::{CliResult, UsageError};
 use crate::kernel::{CancellationToken, ToolBox, ToolCall, ToolRegistry};
 
 pub(crate) fn call(
@@ -102,8 +102,7 @@ pub(crate) fn batch(
         printer.error_text(&format!("batch: cannot read standard input: {e}"));
         return Ok(ExitCode::from(1));
     }
-    Ok(crate::backends::signals::caught()
-        .map_or(ExitCode::SUCCESS, |n| ExitCode::from(128 + n as u8)))
+    Ok(crate::sys::signals::caught().map_or(ExitCode::SUCCESS, |n| ExitCode::from(128 + n as u8)))
 }
 
 /// `mcp` (or `mcp serve`): the selected tools, grafted ones included, as an MCP
@@ -191,7 +190,7 @@ pub(crate) fn mcp(
 #[cfg(feature = "mcp")]
 pub(crate) fn view_output(
     printer: &mut Printer,
-    out: &crate::interop::mcp_client::graft::ViewOutput,
+    out: &crate::interop::mcp_client::status::ViewOutput,
 ) -> ExitCode {
     printer.stdout_raw(&out.stdout);
     for line in &out.stderr {

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use clap::ArgMatches;
 
 use super::command::{self, META_COMMANDS, VALUE_GLOBALS};
+use super::error::{CliResult, UsageError};
 use super::output::ColorMode;
-use super::{CliResult, UsageError};
 use crate::deck::Profile;
 use crate::kernel::Root;
 use crate::kernel::{ToolDescriptor, ToolRegistry};

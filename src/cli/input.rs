@@ -8,7 +8,7 @@ use clap::ArgMatches;
 use serde_json::{Map, Value};
 
 use super::command::{self, positional_id, shape_of};
-use super::{CliResult, UsageError};
+use super::error::{CliResult, UsageError};
 use crate::kernel::ToolDescriptor;
 
 /// Read all of `reader`, but never more than `limit` bytes: past that, an error

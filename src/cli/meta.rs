@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::command::summary;
 use super::dispatch::*;
+use super::error::{CliResult, UsageError};
 use super::globals::*;
 use super::output::Printer;
-use super::{CliResult, UsageError};
 use crate::kernel::{ToolRegistry, no_such_tool_message};
 
 pub(crate) fn list(

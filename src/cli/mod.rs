@@ -20,6 +20,7 @@ pub mod command;
 mod diff;
 mod dispatch;
 mod docs;
+mod error;
 mod faces;
 mod globals;
 mod input;
@@ -40,17 +41,12 @@ use command::build_command;
 use dispatch::install_operator_wrappers;
 pub use dispatch::{context_factory, long_running_factory, selected_box, selected_names};
 pub use docs::{EXAMPLES, completion_file_name, completion_script, write_man_pages};
+pub use error::UsageError;
 use faces::{graft_notes, graft_tools, mcp_graft};
 pub use globals::{Globals, Selection};
 use globals::{normalize_argv, read_globals, remote_request};
 pub use output::ColorMode;
 use output::Printer;
-
-/// A usage error: printed as one line, exit status 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-pub(crate) type CliResult<T> = Result<T, UsageError>;
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {

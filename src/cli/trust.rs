@@ -12,8 +12,9 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 use serde_json::{Value, json};
 
+use super::error::CliResult;
+use super::globals::Globals;
 use super::output::Printer;
-use super::{CliResult, Globals};
 use crate::state::trust::{PROJECT_DECK_FILES, read_config};
 use crate::state::user;
 

@@ -3,20 +3,24 @@
 //! wire id, title, summary, read-only flag and profile membership; the profiles
 //! that select from it; and the cards themselves.
 //!
+//! Three rooms: `catalog/` (the slice, the profiles and the registries built from
+//! it; `catalog/row.rs` the shapes a row is made of, which the cards import too),
+//! `cards/` (the app cards, one file each), and `wrappers/` (what the command line
+//! puts around the deck's tools: approval, suppression, the envelope,
+//! checkpoints). The buddy profile's configuration (`buddy.json`, the policy) is
+//! read on the state floor (`state::buddy_config`), because the tmux backend
+//! reads its limits too.
+//!
 //! The deck adds no second registry: [`catalog::deck_registry`] registers the
 //! catalog's tools in one [`ToolRegistry`](crate::kernel::ToolRegistry) (with the
-//! standard collections of `registry.rs` over the built-ins), and every index,
+//! standard collections of `builtins.rs` over the built-ins), and every index,
 //! listing and lookup is derived from the one static catalog slice. A card is a
 //! kernel [`Tool`](crate::kernel::Tool) like any built-in, so the CLI, batch mode and
 //! the MCP server run cards exactly as they run built-ins.
 
-pub mod approval;
-pub mod buddy_config;
 pub mod cards;
 pub mod catalog;
-pub mod checkpoint;
-pub mod envelope;
-pub mod suppress;
+pub mod wrappers;
 
 pub use catalog::{
     Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,

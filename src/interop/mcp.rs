@@ -521,8 +521,8 @@ pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::{ToolCollection, tool_box};
     use crate::kernel::ToolResult;
-    use crate::registry::{ToolCollection, tool_box};
 
     fn outcome(result: ToolResult) -> ToolOutcome {
         ToolOutcome {
@@ -657,7 +657,7 @@ mod tests {
             let name = tool.name.as_ref();
             assert_eq!(
                 hints.read_only_hint,
-                Some(crate::registry::READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
+                Some(crate::builtins::READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
                 "{name}"
             );
             assert_eq!(

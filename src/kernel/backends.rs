@@ -34,6 +34,11 @@ pub struct RemoveOptions {
     pub ignore_missing: bool,
 }
 
+/// How long `edit`, `write` and `apply_patch` wait for another process's change
+/// of the same file (see [`Fs::lock_file`]) before giving up with an error rather
+/// than hanging.
+pub const FILE_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// An exclusive lock on one file, held until dropped (see [`Fs::lock_file`]).
 /// `FileLock::default()` holds nothing: a backend without locks, or a file that
 /// does not exist yet.

@@ -8,7 +8,31 @@
 
 use std::io::{self, Read};
 
+use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+/// Canonical JSON: object keys sorted recursively, arrays in order, compact: the
+/// form a JSON value is hashed or compared in (the MCP ledger's content keys, a
+/// grafted server's identity, repeated-failure suppression's call key), so the
+/// same value in any key order is the same text.
+pub fn canonical_json(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sort(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {

@@ -2,6 +2,7 @@
 //! a host dispatches through, with no OS binding of its own (that is `backends`).
 
 pub mod backends;
+pub mod clock;
 pub mod contract;
 pub mod digest;
 pub mod input;
@@ -9,8 +10,10 @@ pub mod output;
 pub mod registry;
 pub mod relay;
 pub mod root;
+pub mod shell_words;
 pub mod spec;
 pub mod text;
+pub mod wrap;
 
 pub use backends::{
     DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,
@@ -34,3 +37,4 @@ pub use spec::{
     ToolResult, coerce_input, define_tool, describe_throw, media_kind, program_view,
 };
 pub use tokio_util::sync::CancellationToken;
+pub use wrap::{Around, wrap_tool, wrap_tools};

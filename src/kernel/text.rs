@@ -44,6 +44,11 @@ pub fn inert(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `1 file`, `2 files`: the counting phrase every tool's summary uses.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

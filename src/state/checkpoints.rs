@@ -30,7 +30,7 @@
 //! size cap ([`super::read_file`]).
 //!
 //! This module owns the data and the file operations (record, list, diff inputs,
-//! rewind, drop); the tool wrapper is `deck::checkpoint`, the command line
+//! rewind, drop); the tool wrapper is `deck::wrappers::checkpoint`, the command line
 //! `cli::checkpoint_command`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -41,9 +41,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::{READ_CAP, StateDir, StateLock, file_key, same_place, user};
-use crate::backends::local::{atomic_replace, atomic_write_within};
 use crate::kernel::Root;
 use crate::kernel::digest::{sha256_hex, sha256_of_reader};
+use crate::sys::{atomic_replace, atomic_write_within};
 
 /// The folder of every session's checkpoints, inside the state folder.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
@@ -90,7 +90,7 @@ impl Image {
     pub fn describe(&self) -> String {
         match self {
             Image::Absent => "absent (created since)".to_string(),
-            Image::Kept { size, .. } => crate::tools::plural(*size, "byte", "bytes"),
+            Image::Kept { size, .. } => crate::kernel::text::plural(*size, "byte", "bytes"),
             other => other.not_kept().unwrap_or_default(),
         }
     }
@@ -274,7 +274,7 @@ impl NodeName {
         Self {
             name: format!(
                 "t-{}-{}",
-                crate::tools::base36(crate::tools::now_ms()),
+                crate::kernel::clock::base36(crate::kernel::clock::now_ms()),
                 std::process::id()
             ),
             named: false,
@@ -923,7 +923,7 @@ impl CheckpointStore {
         let key = file_key(&node.name);
         let fresh = || Node {
             name: node.name.clone(),
-            created_ms: crate::tools::now_ms(),
+            created_ms: crate::kernel::clock::now_ms(),
             named: node.named,
             files: Vec::new(),
         };
@@ -1472,7 +1472,7 @@ fn remove_if_there(path: &Path) -> io::Result<()> {
     }
 }
 
-pub use crate::tools::iso8601_utc;
+pub use crate::kernel::clock::iso8601_utc;
 
 #[cfg(test)]
 mod tests {

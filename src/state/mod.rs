@@ -23,6 +23,7 @@
 //! record the toolbox will act on is honoured only under this user's seal
 //! ([`user::seal`]).
 
+pub mod buddy_config;
 pub mod checkpoints;
 pub mod jobs;
 pub mod patches;
@@ -39,7 +40,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::backends::local::atomic_replace;
+use crate::sys::atomic_replace;
 
 /// The folder's name under the working directory.
 pub const STATE_DIR_NAME: &str = ".indus-process";

@@ -309,7 +309,7 @@ fn recover_within(dir: &StateDir, window: Duration, root: Option<&Root>) -> io::
 }
 
 fn new_folder(base: &Path) -> io::Result<PathBuf> {
-    let stamp = crate::tools::base36(crate::tools::now_ms());
+    let stamp = crate::kernel::clock::base36(crate::kernel::clock::now_ms());
     for n in 0..1000u32 {
         let folder = base.join(format!("{stamp}-{}-{n}", std::process::id()));
         match std::fs::create_dir(&folder) {

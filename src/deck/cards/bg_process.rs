@@ -15,6 +15,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use crate::kernel::clock::now_ms;
 use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
@@ -22,7 +23,7 @@ use crate::state::jobs::{JobBook, JobTable};
 use crate::tools::shell::process::{
     Fate, fate_of, find_job, headline, job_json, list, read_window, start, state_error, stop,
 };
-use crate::tools::{clamp_for, now_ms, text_and_record};
+use crate::tools::{clamp_for, text_and_record};
 
 use super::session_rel;
 

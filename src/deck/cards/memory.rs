@@ -10,9 +10,10 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
+use crate::kernel::text::plural;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
-use crate::tools::{clamp_for, plural, text_and_record};
+use crate::tools::{clamp_for, text_and_record};
 
 use super::session_rel;
 

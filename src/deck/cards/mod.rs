@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use crate::kernel::ToolContext;
 use crate::state::{StateDir, file_key};
 
-use super::catalog::{Builder, CARD, CatalogRow};
+use super::catalog::row::{Builder, CARD, CatalogRow};
 
 /// The cards' rows, in the seed's order.
 pub fn app_cards() -> Vec<CatalogRow> {

@@ -11,10 +11,11 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use crate::kernel::clock::base36;
 use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
-use crate::tools::{base36, text_and_record};
+use crate::tools::text_and_record;
 
 use super::session_dir;
 
@@ -62,7 +63,11 @@ pub fn plan_file_path(session_dir: &Path, name: &str) -> PathBuf {
 /// millisecond, from this process or another) gets `-2`, `-3`, … before `.md`;
 /// the file is created exclusively, so two writers never share one.
 pub fn write_plan(session_dir: &Path, plan: &str) -> std::io::Result<PathBuf> {
-    let stem = format!("{}-{}", base36(crate::tools::now_ms()), plan_slug(plan));
+    let stem = format!(
+        "{}-{}",
+        base36(crate::kernel::clock::now_ms()),
+        plan_slug(plan)
+    );
     std::fs::create_dir_all(session_dir.join(PLANS_DIRNAME))?;
     for n in 1u32.. {
         let name = if n == 1 {

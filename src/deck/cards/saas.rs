@@ -25,9 +25,10 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
-use crate::tools::web::chain;
-use crate::tools::{clamp_for, clamp_rows, plural, record_with_rows, text_and_record};
+use crate::tools::web::client::chain;
+use crate::tools::{clamp_for, clamp_rows, record_with_rows, text_and_record};
 
 /// The Composio API key.
 pub const KEY_ENV: &str = "COMPOSIO_API_KEY";

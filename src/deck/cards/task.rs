@@ -19,7 +19,7 @@
 //!   that trusts it, and none of its agents is used (nor does one replace the
 //!   user's agent of the same name).
 //! - **Approval**: the agent's command line is approved as `bash`'s command is
-//!   (`--confirm`, the policy's rules; see `deck::approval` and
+//!   (`--confirm`, the policy's rules; see `deck::wrappers::approval` and
 //!   [`approval_command`]).
 //! - **The run** goes through the context's [`Shell`](crate::kernel::Shell) seam,
 //!   as `bash` does: the agent's argv is quoted into an `exec` line, so the child
@@ -37,13 +37,13 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
-use crate::deck::catalog::DeckContext;
+use crate::deck::catalog::row::DeckContext;
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
     DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
     ToolResult, define_tool,
 };
-use crate::tools::shell::{exec_line, human_duration, signal_name};
+use crate::tools::shell::shared::{exec_line, human_duration, signal_name};
 use crate::tools::{clamp_for, text_and_record};
 
 /// The default deadline: 10 minutes (agents think for a while).

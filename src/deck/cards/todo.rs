@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
-use crate::tools::{clamp_rows, plural, record_with_rows, text_and_record};
+use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
 use super::session_rel;
 

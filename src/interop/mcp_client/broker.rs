@@ -44,14 +44,14 @@ use super::client::{
     level_of,
 };
 use super::config::{McpConfig, ServerConfig};
-use super::graft::{ViewOutput, resync};
-use super::ledger::canonical_json;
+use super::status::{ViewOutput, resync};
+use crate::kernel::digest::canonical_json;
 use crate::kernel::input::Args;
 use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
 use crate::state::jobs::{JobBook, JobTable};
 use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
-use crate::tools::shell::exec_line;
+use crate::tools::shell::shared::exec_line;
 
 /// How long the broker waits without a call before it exits, by default.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);

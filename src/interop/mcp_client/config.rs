@@ -149,7 +149,7 @@ impl McpConfig {
         let mut servers: Vec<&ServerConfig> = self.servers.iter().collect();
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         let value = serde_json::to_value(&servers).expect("configs serialize");
-        let bytes = super::ledger::canonical_json(&value);
+        let bytes = crate::kernel::digest::canonical_json(&value);
         format!("sha256:{}", sha256_hex(bytes.as_bytes()))
     }
 }

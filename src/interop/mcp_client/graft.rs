@@ -16,50 +16,18 @@
 //! call and closes it (killing a stdio child's group); a
 //! `notifications/tools/list_changed` seen during the call re-syncs that server.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::client::{CHILD_MARKER, connect};
 use super::config::{McpConfig, ServerConfig, discover};
 use super::ledger::{BridgeCapability, BridgeLedger, LEDGER_FILE, append_log, load_log, now_iso};
+use super::status::{STATUS_FILE, STATUS_SEAL, ServerStatus, StatusFile, ViewOutput, resync};
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
-
-/// The status file's path inside `.indus-process/`.
-pub const STATUS_FILE: &str = "mcp/status.json";
-
-/// What the last refresh found, per server.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusFile {
-    /// The config hash of the last full refresh.
-    #[serde(default)]
-    pub config_hash: Option<String>,
-    #[serde(default)]
-    pub servers: IndexMap<String, ServerStatus>,
-}
-
-/// The seal's domain for the status file: a status a checkout carried (a
-/// matching hash that would skip a refresh, a server's error text) counts as
-/// none.
-const STATUS_SEAL: &str = "indus-tool mcp status 1";
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerStatus {
-    pub transport: String,
-    /// `ready` or `failed`.
-    pub status: String,
-    pub tools: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_error: Option<String>,
-    pub refreshed_at: String,
-}
 
 /// Where grafting reads from, as the command line gives it.
 #[derive(Debug, Clone)]
@@ -378,32 +346,6 @@ impl Tool for GraftedTool {
             Err(e) => ToolResult::failure(e),
         }
     }
-}
-
-/// Fold one server's fresh tool list into the persisted ledger (after a
-/// `tools/list_changed`). Best effort: the call's own result is what matters.
-pub(super) fn resync(cwd: &Path, server: &str, caps: Vec<BridgeCapability>) {
-    let state = StateDir::new(cwd);
-    let _ = (|| -> std::io::Result<()> {
-        let lock = state.lock()?;
-        let ledger = BridgeLedger::from_log(load_log(&state)?);
-        let (next, entries) = ledger.sync_server(server, caps, &now_iso());
-        append_log(&state, &entries)?;
-        let mut status: StatusFile = state.load_sealed(STATUS_FILE, STATUS_SEAL)?;
-        if let Some(row) = status.servers.get_mut(server) {
-            row.tools = next.live_capabilities_for_server(server).len();
-        }
-        state.write_sealed(&lock, STATUS_FILE, STATUS_SEAL, &status, true)
-    })();
-}
-
-/// What an `mcp` view prints and how it ends.
-#[derive(Debug, Default)]
-pub struct ViewOutput {
-    pub stdout: String,
-    pub stderr: Vec<String>,
-    /// 0, 1 (a server failed to refresh) or 2 (usage).
-    pub code: u8,
 }
 
 fn table(rows: &[Vec<String>]) -> String {

@@ -36,7 +36,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::kernel::digest::sha256_hex;
+use crate::kernel::digest::{canonical_json, sha256_hex};
 use crate::state::StateDir;
 
 /// The qualifier between a server's name and its tool's.
@@ -344,26 +344,6 @@ impl BridgeLedger {
     }
 }
 
-/// Canonical JSON: object keys sorted recursively, arrays in order, compact.
-pub fn canonical_json(value: &Value) -> String {
-    fn sort(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sort(&map[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(value).to_string()
-}
-
 /// The content key of a tool: `bk_` + the first 32 hex digits of sha256 over the
 /// canonical JSON of `{name: <qualified>, schema}` (a missing schema is `null`,
 /// distinct from any object). Same tool, same schema (in any key order): same
@@ -425,7 +405,7 @@ pub fn server_of_qualified(name: &str) -> &str {
 
 /// Now as ISO-8601 UTC with milliseconds (`2026-11-23T21:43:16.123Z`).
 pub fn now_iso() -> String {
-    crate::tools::iso8601_utc(crate::tools::now_ms())
+    crate::kernel::clock::iso8601_utc(crate::kernel::clock::now_ms())
 }
 
 /// Read the persisted log (absent: empty). A line that does not parse is an
@@ -690,13 +670,16 @@ mod tests {
 
     #[test]
     fn timestamps_are_iso_utc() {
-        assert_eq!(crate::tools::iso8601_utc(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(
-            crate::tools::iso8601_utc(951_782_400_123),
+            crate::kernel::clock::iso8601_utc(0),
+            "1970-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            crate::kernel::clock::iso8601_utc(951_782_400_123),
             "2000-02-29T00:00:00.123Z"
         );
         assert_eq!(
-            crate::tools::iso8601_utc(1_795_477_396_000),
+            crate::kernel::clock::iso8601_utc(1_795_477_396_000),
             "2026-11-23T23:43:16.000Z"
         );
         assert!(now_iso().ends_with('Z'));

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::output::Clamp;
+use crate::kernel::text::plural;
 use crate::kernel::{
     DefinedTool, FileLock, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
 };
@@ -33,7 +34,7 @@ use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
 use crate::tools::files::patch_parse::{self, FileOp, Format, Kind, Patch};
-use crate::tools::{clamp_owned_for, plural, text_and_record, tool_budget};
+use crate::tools::{clamp_owned_for, text_and_record, tool_budget};
 
 struct ApplyPatchTool;
 
@@ -180,7 +181,7 @@ async fn apply(
         for abs in lock_paths {
             let lock = ctx
                 .fs
-                .lock_file(abs, super::FILE_LOCK_WAIT)
+                .lock_file(abs, crate::kernel::backends::FILE_LOCK_WAIT)
                 .await
                 .map_err(|e| format!("Cannot lock {abs}: {e}. Nothing was changed."))?;
             locks.push(lock);
@@ -417,7 +418,7 @@ async fn apply(
                 mode: None,
             },
             Slot::File { bytes, mode } => Change {
-                path: crate::backends::local::write_target(std::path::Path::new(&abs))
+                path: crate::sys::write_target(std::path::Path::new(&abs))
                     .unwrap_or_else(|_| PathBuf::from(&abs)),
                 content: Some(bytes),
                 mode,

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::digest::sha256_hex;
 use crate::kernel::input::Args;
+use crate::kernel::text::plural;
 use crate::kernel::{
     ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
     ToolResult, clamp, define_tool,
@@ -26,7 +27,7 @@ use crate::tools::files::edit_match;
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
-use crate::tools::{plural, tool_notice};
+use crate::tools::tool_notice;
 
 /// The diff in the JSON block is middle-clamped to this many bytes.
 pub const DIFF_MAX_BYTES: usize = 16 * 1024;
@@ -150,7 +151,11 @@ impl Tool for EditTool {
         // Held until the new content is renamed in and its read-state recorded: a
         // concurrent edit or write of this file waits its turn instead of undoing
         // ours, and the gate records our write, not a later one.
-        let lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
+        let lock = match ctx
+            .fs
+            .lock_file(&abs, crate::kernel::backends::FILE_LOCK_WAIT)
+            .await
+        {
             Ok(lock) => lock,
             Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
         };

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
+use crate::kernel::clock::now_ms;
 use crate::kernel::{ReadStateHandle, ReadStateRecord, ToolContext};
-use crate::tools::now_ms;
 
 /// Refusal for a file never read this session (byte-stable).
 pub const READ_BEFORE_EDIT_MESSAGE: &str =

@@ -12,10 +12,11 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
+use crate::kernel::text::plural;
 use crate::kernel::{
     DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
 };
-use crate::tools::{clamp_for, clamp_rows, plural, record_with_rows, text_and_record};
+use crate::tools::{clamp_for, clamp_rows, record_with_rows, text_and_record};
 
 struct Ls;
 

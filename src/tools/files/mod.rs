@@ -19,9 +19,3 @@ pub use edit::edit_tool;
 pub use ls::ls_tool;
 pub use read::read_tool;
 pub use write::write_tool;
-
-use std::time::Duration;
-
-/// How long `edit` and `write` wait for another process's edit of the same file
-/// (see `Fs::lock_file`) before giving up with an error rather than hanging.
-pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(10);

@@ -15,11 +15,12 @@ use serde_json::{Value, json};
 use crate::backends::local::blocking;
 use crate::kernel::input::Args;
 use crate::kernel::text::lossy_utf8;
+use crate::kernel::text::plural;
 use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
 };
+use crate::tools::clamp_for;
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
-use crate::tools::{clamp_for, plural};
 
 /// How much of the start is sniffed for NUL bytes.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;

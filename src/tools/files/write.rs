@@ -90,7 +90,11 @@ impl Tool for WriteTool {
         }
         // An edit of this file in another process finishes before we replace it,
         // so its late rename cannot bring back the old content over ours.
-        let _lock = match ctx.fs.lock_file(&abs, super::FILE_LOCK_WAIT).await {
+        let _lock = match ctx
+            .fs
+            .lock_file(&abs, crate::kernel::backends::FILE_LOCK_WAIT)
+            .await
+        {
             Ok(lock) => lock,
             Err(e) => return ToolResult::failure(format!("Cannot write {path}: {e}")),
         };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::cap_text;
+use super::shared::cap_text;
 use crate::kernel::input::Args;
 use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,

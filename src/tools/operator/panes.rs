@@ -9,7 +9,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
+use super::shared::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
 use crate::backends::tmux::{CaptureOptions, Missing, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};

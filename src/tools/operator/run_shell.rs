@@ -14,7 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
+use super::shared::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
 use crate::backends::tmux::{Missing, PaneRef, RunWait, SHARED, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -30,7 +30,7 @@ const CAPTURE_BYTES: usize = 64 * 1024;
 
 /// A stream cut to [`STREAM_CAP`] characters with the seed's marker.
 fn cap_stream(text: &str) -> String {
-    super::cap_text_at(text, STREAM_CAP)
+    super::shared::cap_text_at(text, STREAM_CAP)
 }
 
 /// How long to wait for the command.

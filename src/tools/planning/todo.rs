@@ -20,11 +20,12 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
 };
 pub use crate::kernel::{TodoItem, TodoPriority, TodoStatus, TodoStoreHandle};
-use crate::tools::{clamp_rows, longest_fitting_prefix, plural};
+use crate::tools::{clamp_rows, longest_fitting_prefix};
 
 /// The fallback store: one list per context identity, for the life of the process.
 static MEMORY: LazyLock<Mutex<HashMap<u64, Vec<TodoItem>>>> =

@@ -26,9 +26,10 @@ use serde_json::{Value, json};
 
 use super::walk::{
     FirstN, GlobLine, Ranked, build_overrides, display_path, is_hidden_below_root, merge,
-    override_match, parse_roots, plural, run_walk, walk_options,
+    override_match, parse_roots, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{
     CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntry,
     WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,

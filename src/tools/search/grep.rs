@@ -32,9 +32,10 @@ use serde_json::{Value, json};
 
 use super::walk::{
     FirstN, GlobLine, Ranked, build_overrides, display_path, is_hidden_below_root, join_and, merge,
-    override_match, parse_roots, path_order, plural, run_walk, walk_options,
+    override_match, parse_roots, path_order, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{
     CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContext,
     ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,

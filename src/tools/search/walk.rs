@@ -155,8 +155,6 @@ pub fn parse_roots(args: &Args<'_>) -> Result<Vec<Option<String>>, String> {
     }
 }
 
-pub use crate::tools::plural;
-
 /// `a`, `a and b`, `a, b and c`.
 pub fn join_and(parts: &[String]) -> String {
     match parts {
@@ -545,6 +543,7 @@ mod tests {
 
     #[test]
     fn wording_helpers() {
+        use crate::kernel::text::plural;
         assert_eq!(plural(1, "file", "files"), "1 file");
         assert_eq!(plural(0, "file", "files"), "0 files");
         assert_eq!(join_and(&["a".into()]), "a");

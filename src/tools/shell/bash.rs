@@ -15,14 +15,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{signal_name, working_dir};
+use super::shared::{signal_name, working_dir};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
+use crate::kernel::text::plural;
 use crate::kernel::{
     DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
     ToolContext, ToolResult, define_tool,
 };
-use crate::tools::{clamp_for, plural, text_and_record};
+use crate::tools::{clamp_for, text_and_record};
 
 /// The default deadline: 2 minutes.
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;

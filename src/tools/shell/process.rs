@@ -18,15 +18,17 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::{human_duration, one_line, signal_name, working_dir};
+use super::shared::{human_duration, one_line, signal_name, working_dir};
+use crate::kernel::clock::now_ms;
 use crate::kernel::input::Args;
+use crate::kernel::text::plural;
 use crate::kernel::{
     DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
     ToolResult, define_tool,
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JobBook, JobFiles, JobRecord, JobTable, StopRecord};
-use crate::tools::{clamp_for, clamp_rows, now_ms, plural, record_with_rows, text_and_record};
+use crate::tools::{clamp_for, clamp_rows, record_with_rows, text_and_record};
 
 /// The most of each stream one `poll` returns: the newest bytes win.
 pub const POLL_WINDOW: u64 = 32 * 1024;

@@ -19,14 +19,15 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use url::Url;
 
+use super::client::{client, describe_error};
 use super::html;
-use super::{client, describe_error};
 use crate::kernel::input::{Args, invalid};
+use crate::kernel::text::plural;
 use crate::kernel::{
     ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContext, ToolResult, clamp,
     define_tool,
 };
-use crate::tools::{clamp_for, plural, text_and_record, tool_notice};
+use crate::tools::{clamp_for, text_and_record, tool_notice};
 
 /// Default bound of the returned content: 1 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;

@@ -16,8 +16,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use url::Url;
 
+use super::client::{client, describe_error};
 use super::ddg::{Page, SearchResult, parse_results};
-use super::{client, describe_error};
 use crate::kernel::input::Args;
 use crate::kernel::{
     DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,

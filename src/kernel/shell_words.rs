@@ -1,0 +1,479 @@
+//! Shell command lines read as words: split into simple commands on `;`, `&`,
+//! `&&`, `||`, `|` and newlines outside quotes, with the text of `$( … )` and
+//! backquotes read as commands too, and wrappers looked through (leading
+//! `VAR=value` assignments, `env`, `timeout`, `nice`, `nohup`, `ionice`,
+//! `stdbuf`, `command`, `exec`, `time`, `xargs`, `sudo`/`doas`, and `sh -c '…'`
+//! of any shell, recursively). The other half of [`sh_quote`](super::sh_quote):
+//! that one writes words for a shell, this one reads them back.
+//!
+//! Approval decides on the commands found here, the buddy config reads its
+//! rules' words with it, and the tmux backend refuses a line that would end the
+//! shared pane's shell ([`shell_killer`]), so it lives in the kernel, below all
+//! three. Written here because no maintained crate splits shell operators while
+//! keeping quotes (`shlex`/`shell-words` split words only, full shell parsers are
+//! far larger than this need); it errs towards finding commands, never towards
+//! hiding them.
+
+/// One word of a command line, and whether an operator ended a command after it.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    Break,
+    /// `(` and `)`: a break that also opens or closes a subshell.
+    Open,
+    Close,
+}
+
+/// Split a command line into words and command breaks; quotes are removed, the
+/// text of substitutions is collected apart in `inner`.
+fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    let flush = |word: &mut String, in_word: &mut bool, out: &mut Vec<Token>| {
+        if *in_word {
+            out.push(Token::Word(std::mem::take(word)));
+            *in_word = false;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    word.push(chars[i]);
+                    i += 1;
+                }
+            }
+            '"' => {
+                in_word = true;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\' && i + 1 < chars.len() {
+                        i += 1;
+                    } else if chars[i] == '$' && chars.get(i + 1) == Some(&'(') {
+                        let (text, end) = balanced(&chars, i + 2);
+                        inner.push(text.clone());
+                        word.push_str(&format!("$({text})"));
+                        i = end;
+                        continue;
+                    } else if chars[i] == '`' {
+                        let end = chars[i + 1..]
+                            .iter()
+                            .position(|&c| c == '`')
+                            .map_or(chars.len(), |p| i + 1 + p);
+                        inner.push(chars[i + 1..end].iter().collect());
+                        i = end + 1;
+                        continue;
+                    }
+                    word.push(chars[i.min(chars.len() - 1)]);
+                    i += 1;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(&next) = chars.get(i + 1) {
+                    if next != '\n' {
+                        word.push(next);
+                    }
+                    i += 1;
+                }
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                in_word = true;
+                let (text, end) = balanced(&chars, i + 2);
+                inner.push(text.clone());
+                word.push_str(&format!("$({text})"));
+                i = end;
+                continue;
+            }
+            '`' => {
+                in_word = true;
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map_or(chars.len(), |p| i + 1 + p);
+                let text: String = chars[i + 1..end].iter().collect();
+                word.push_str(&format!("`{text}`"));
+                inner.push(text);
+                i = end;
+            }
+            ';' | '&' | '|' | '\n' | '(' | ')' => {
+                flush(&mut word, &mut in_word, &mut out);
+                out.push(match c {
+                    '(' => Token::Open,
+                    ')' => Token::Close,
+                    _ => Token::Break,
+                });
+            }
+            c if c.is_whitespace() => flush(&mut word, &mut in_word, &mut out),
+            '#' if !in_word => {
+                // A comment runs to the end of the line.
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+        i += 1;
+    }
+    flush(&mut word, &mut in_word, &mut out);
+    out
+}
+
+/// The text up to the `)` matching an opened `$(` (nesting counted), and the
+/// index after it.
+fn balanced(chars: &[char], start: usize) -> (String, usize) {
+    let mut depth = 1;
+    let mut i = start;
+    while i < chars.len() {
+        match chars[i] {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (chars[start..i].iter().collect(), i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (chars[start..].iter().collect(), chars.len())
+}
+
+/// The words of a rule or a command with no operators (quotes removed).
+pub fn words_of(text: &str) -> Vec<String> {
+    lex(text, &mut Vec::new())
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w),
+            Token::Break | Token::Open | Token::Close => None,
+        })
+        .collect()
+}
+
+/// What a command line runs: each simple command's words after wrappers, and
+/// whether anything escalates privileges.
+#[derive(Debug, Default, PartialEq)]
+pub struct Analysis {
+    pub commands: Vec<Vec<String>>,
+    pub privesc: bool,
+}
+
+/// Split `line` into its simple commands, looking through wrappers.
+pub fn analyse(line: &str) -> Analysis {
+    let mut analysis = Analysis::default();
+    analyse_into(line, &mut analysis, 0);
+    analysis
+}
+
+fn analyse_into(line: &str, analysis: &mut Analysis, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let mut inner = Vec::new();
+    let tokens = lex(line, &mut inner);
+    let mut current: Vec<String> = Vec::new();
+    let finish = |words: &mut Vec<String>, analysis: &mut Analysis| {
+        if !words.is_empty() {
+            unwrap(std::mem::take(words), analysis, depth);
+        }
+    };
+    for token in tokens {
+        match token {
+            Token::Word(w) => current.push(w),
+            Token::Break | Token::Open | Token::Close => finish(&mut current, analysis),
+        }
+    }
+    finish(&mut current, analysis);
+    for text in inner {
+        analyse_into(&text, analysis, depth + 1);
+    }
+}
+
+fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Options of a wrapper that take the next word as their value.
+fn takes_value(wrapper: &str, option: &str) -> bool {
+    matches!(
+        (wrapper, option),
+        ("env", "-u" | "-C" | "-S")
+            | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
+            | ("nice", "-n" | "--adjustment")
+            | ("ionice", "-c" | "-n" | "-p" | "-t")
+            | ("stdbuf", "-i" | "-o" | "-e")
+            | (
+                "sudo",
+                "-u" | "-g" | "-h" | "-p" | "-C" | "-D" | "-R" | "-T" | "-U"
+            )
+            | ("doas", "-u" | "-C")
+            | (
+                "xargs",
+                "-I" | "-L" | "-n" | "-P" | "-s" | "-d" | "-E" | "-a"
+            )
+    )
+}
+
+fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
+    loop {
+        while words.first().is_some_and(|w| is_assignment(w)) {
+            words.remove(0);
+        }
+        let Some(first) = words.first().cloned() else {
+            return;
+        };
+        let program = first.rsplit('/').next().unwrap_or(&first).to_string();
+        match program.as_str() {
+            "sudo" | "doas" | "su" | "pkexec" => analysis.privesc = true,
+            _ => {}
+        }
+        match program.as_str() {
+            "env" | "timeout" | "nice" | "nohup" | "ionice" | "stdbuf" | "command" | "exec"
+            | "time" | "xargs" | "sudo" | "doas" => {
+                let mut i = 1;
+                while i < words.len() {
+                    let w = &words[i];
+                    if w == "--" {
+                        i += 1;
+                        break;
+                    }
+                    if program == "env" && is_assignment(w) {
+                        i += 1;
+                        continue;
+                    }
+                    if !w.starts_with('-') || w == "-" {
+                        break;
+                    }
+                    i += if takes_value(&program, w) { 2 } else { 1 };
+                }
+                // `timeout` takes its duration first.
+                if program == "timeout" && i < words.len() {
+                    i += 1;
+                }
+                if i >= words.len() {
+                    analysis.commands.push(words);
+                    return;
+                }
+                words.drain(..i);
+            }
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "busybox" => {
+                let mut rest = &words[1..];
+                if program == "busybox" {
+                    match rest.first().map(String::as_str) {
+                        Some("sh" | "ash") => rest = &rest[1..],
+                        _ => {
+                            analysis.commands.push(words);
+                            return;
+                        }
+                    }
+                }
+                // `-c SCRIPT`, also combined (`-lc`, `-ec`): the script is the first
+                // word after the options.
+                let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
+                if flags
+                    .iter()
+                    .any(|f| !f.starts_with("--") && f.contains('c'))
+                    && let Some(script) = rest.get(flags.len())
+                {
+                    analysis.commands.push(words.clone());
+                    analyse_into(script, analysis, depth + 1);
+                    return;
+                }
+                analysis.commands.push(words);
+                return;
+            }
+            _ => {
+                analysis.commands.push(words);
+                return;
+            }
+        }
+    }
+}
+
+/// Words that open a compound command; what follows them is the command run.
+const KEYWORDS: &[&str] = &[
+    "{", "!", "if", "then", "else", "elif", "while", "until", "do", "time",
+];
+
+/// The first directive of `line` that would end or poison the persistent shell
+/// it is typed into (the buddy seed's shared-pane guardrails): `set -e` and its
+/// spellings (`set -o errexit`, `setopt errexit`, flag clusters such as
+/// `set -eu`), `exit`, `logout` and `exec`. Only commands the shell itself runs
+/// count: a subshell `( … )` or a child shell (`bash -c '…'`) is the advised way
+/// out, so neither is looked into.
+pub fn shell_killer(line: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut current: Vec<String> = Vec::new();
+    let mut found = None;
+    let mut check = |words: &mut Vec<String>, depth: usize| {
+        let command = std::mem::take(words);
+        if depth > 0 || found.is_some() {
+            return;
+        }
+        let mut rest: &[String] = &command;
+        while rest
+            .first()
+            .is_some_and(|w| KEYWORDS.contains(&w.as_str()) || is_assignment(w))
+        {
+            rest = &rest[1..];
+        }
+        let Some(first) = rest.first() else {
+            return;
+        };
+        let all_args = &rest[1..];
+        // Words after `--` are positional parameters, not options.
+        let args = &all_args[..all_args
+            .iter()
+            .position(|a| a == "--")
+            .unwrap_or(all_args.len())];
+        let errexit = |name: &str| {
+            name.chars()
+                .filter(|c| *c != '_')
+                .collect::<String>()
+                .eq_ignore_ascii_case("errexit")
+        };
+        let hit = match first.as_str() {
+            "exit" | "logout" | "exec" => true,
+            "set" => args.iter().enumerate().any(|(i, a)| {
+                let short = a.len() > 1
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a[1..].chars().all(|c| c.is_ascii_alphabetic());
+                (short && a[1..].contains('e'))
+                    || (short
+                        && a.ends_with('o')
+                        && args.get(i + 1).is_some_and(|v| v == "errexit"))
+            }),
+            "setopt" => args.iter().any(|a| errexit(a)),
+            _ => false,
+        };
+        if hit {
+            found = Some(
+                std::iter::once(first.as_str())
+                    .chain(all_args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+    };
+    for token in lex(line, &mut Vec::new()) {
+        match token {
+            Token::Word(w) => current.push(w),
+            Token::Break => check(&mut current, depth),
+            Token::Open => {
+                check(&mut current, depth);
+                depth += 1;
+            }
+            Token::Close => {
+                check(&mut current, depth);
+                depth = depth.saturating_sub(1);
+            }
+        }
+    }
+    check(&mut current, depth);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmds(line: &str) -> Vec<String> {
+        analyse(line).commands.iter().map(|c| c.join(" ")).collect()
+    }
+
+    #[test]
+    fn compound_commands_split_on_operators_but_not_inside_quotes() {
+        assert_eq!(
+            cmds("git status; ls -la && make || echo 'a; b' | wc -l"),
+            ["git status", "ls -la", "make", "echo a; b", "wc -l"]
+        );
+        assert_eq!(
+            cmds("echo \"x && y\"\nrm -rf a"),
+            ["echo x && y", "rm -rf a"]
+        );
+        assert_eq!(cmds("sleep 1 & git push"), ["sleep 1", "git push"]);
+        assert_eq!(cmds("(cd a && rm x)"), ["cd a", "rm x"]);
+        assert_eq!(cmds("# just a comment"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn wrappers_are_looked_through() {
+        assert_eq!(cmds("env A=1 B=2 git push"), ["git push"]);
+        assert_eq!(cmds("A=1 git push"), ["git push"]);
+        assert_eq!(cmds("nice -n 5 nohup git push origin"), ["git push origin"]);
+        assert_eq!(cmds("timeout -s KILL 5 make"), ["make"]);
+        assert_eq!(
+            cmds("timeout 5 sh -c 'rm -rf x; echo done'"),
+            ["sh -c rm -rf x; echo done", "rm -rf x", "echo done"]
+        );
+        assert_eq!(
+            cmds("bash -lc \"git push\""),
+            ["bash -lc git push", "git push"]
+        );
+        assert_eq!(
+            cmds("echo $(rm -rf /tmp/x)"),
+            ["echo $(rm -rf /tmp/x)", "rm -rf /tmp/x"]
+        );
+        assert_eq!(cmds("echo `git push`"), ["echo `git push`", "git push"]);
+        let a = analyse("sudo -u root systemctl restart x");
+        assert!(a.privesc);
+        assert_eq!(a.commands, [vec!["systemctl", "restart", "x"]]);
+    }
+
+    #[test]
+    fn shell_killing_directives_are_found_only_in_the_shell_itself() {
+        for line in [
+            "set -e",
+            "set -eu; make",
+            "set -euo pipefail",
+            "set -o errexit",
+            "setopt errexit",
+            "setopt ERR_EXIT",
+            "make && exit 1",
+            "logout",
+            "exec bash",
+            "exec >log 2>&1",
+            "if true; then exit; fi",
+            "{ cd /tmp; exit 3; }",
+            "FOO=1 exit",
+        ] {
+            assert!(shell_killer(line).is_some(), "{line}");
+        }
+        assert_eq!(shell_killer("cd /x && set -eu").as_deref(), Some("set -eu"));
+        for line in [
+            "bash -lc 'set -e; make'",
+            "(set -e; make)",
+            "( exit 3 )",
+            "echo exit",
+            "echo \"set -e\"",
+            "set +e",
+            "set -- -e",
+            "setopt noerrexit",
+            "x=$(exit 1)",
+            "git commit -m 'exit early'",
+            "make # then exit",
+            "sh -c 'exec foo'",
+        ] {
+            assert_eq!(shell_killer(line), None, "{line}");
+        }
+    }
+}
