@@ -9,7 +9,7 @@
 //! at NUL bytes and read as UTF-8 lossily, so a corpus file is mostly readable text.
 
 use indus_tool::kernel::output::{ceil_char_boundary, floor_char_boundary};
-use indus_tool::tools::files::edit_match::{EditFailure, MatchStage, apply_edit, decode, encode};
+use indus_tool::tools::files::matching::{EditFailure, MatchStage, apply_edit, decode, encode};
 use indus_tool::tools::web::{ddg, html};
 use indus_tool::{ClipEnd, OutputBudget, apply_unified_diff};
 use serde_json::Value;

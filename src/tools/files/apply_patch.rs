@@ -4,7 +4,7 @@
 //! This module is the tool's I/O and policy: reading the patch (`patch_parse`),
 //! the paths under `--root`, the per-file locks `edit` takes, the read-before-edit
 //! gate, decoding each file as `edit` does (BOM and CRLF kept, UTF-8 required),
-//! and the answer. Where each hunk goes is the match engine's (`edit_match::
+//! and the answer. Where each hunk goes is the match engine's (`matching::
 //! plan_hunks`, the ladder `edit` climbs), and the write of every file at once is
 //! the state folder's journal (`state::patches`): nothing is written until every
 //! hunk of every file has its place and every new content is built, and an
@@ -29,10 +29,10 @@ use crate::tools::files::diff::{
     DEFAULT_CONTEXT, render_unified_diff_with_headers, rendered_counts,
 };
 use crate::tools::files::edit::EDIT_MAX_BYTES;
-use crate::tools::files::edit_match::{self, Decoded, HunkPlaced, HunkSpec, MatchStage};
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
+use crate::tools::files::matching::{self, Decoded, HunkPlaced, HunkSpec, MatchStage};
 use crate::tools::files::patch_parse::{self, FileOp, Format, Kind, Patch};
 use crate::tools::{clamp_owned_for, text_and_record, tool_budget};
 
@@ -252,7 +252,7 @@ async fn apply(
                     ));
                     continue;
                 };
-                let decoded = match edit_match::decode(bytes) {
+                let decoded = match matching::decode(bytes) {
                     Ok(d) => d,
                     Err(e) => {
                         failures.push(e.message(path));
@@ -293,7 +293,7 @@ async fn apply(
                     ));
                     continue;
                 };
-                let mut decoded = match edit_match::decode(bytes) {
+                let mut decoded = match matching::decode(bytes) {
                     Ok(d) => d,
                     Err(e) => {
                         failures.push(e.message(path));
@@ -315,7 +315,7 @@ async fn apply(
                     .iter()
                     .map(|h| spec(h, &decoded, patch.format))
                     .collect();
-                let plan = match edit_match::plan_hunks(&decoded.text, &specs, keep_cr) {
+                let plan = match matching::plan_hunks(&decoded.text, &specs, keep_cr) {
                     Ok(p) => p,
                     Err(fails) => {
                         for (i, f) in fails {
@@ -324,7 +324,7 @@ async fn apply(
                         continue;
                     }
                 };
-                let new_bytes = edit_match::encode_owned(&decoded, plan.text);
+                let new_bytes = matching::encode_owned(&decoded, plan.text);
                 let Ok(new_text) = String::from_utf8(new_bytes) else {
                     failures.push(format!("{path}: the result is not valid UTF-8."));
                     continue;

@@ -1,12 +1,13 @@
 //! `edit`: replace an exact snippet of a file (or, failing that, whole lines found by
-//! the ladder of `edit_lines`) and answer with a text summary plus a
+//! the match engine's ladder) and answer with a text summary plus a
 //! `{path, replacements, match, diff}` JSON block.
 //!
-//! This module is the tool's I/O and policy: stat, the read-before-edit gate, the
-//! `expectSha256` stale-write guard, decoding (BOM, line endings, UTF-8 refusal),
-//! the atomic write and the diff. The matching itself, and the wording of why an
-//! edit could not be applied, live in `edit_match` and `edit_lines`, which are pure
-//! and fuzzed.
+//! This module is the tool's I/O and policy, in the order a call takes: parse the
+//! input, check the file (stat, the read-before-edit gate, the lock, the size
+//! bound, the `expectSha256` stale-write guard), plan (decode and place every
+//! edit), write (atomically, then the read-state), answer (diff, summary,
+//! record). The matching itself, and the wording of why an edit could not be
+//! applied, live in `matching/`, which is pure and fuzzed.
 
 use std::sync::Arc;
 
@@ -17,16 +18,16 @@ use crate::kernel::digest::sha256_hex;
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
 use crate::kernel::{
-    ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
+    ClipEnd, DefinedTool, FileLock, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
     ToolResult, clamp, define_tool,
 };
 use crate::tools::files::diff::{
     DEFAULT_CONTEXT, render_splice_diff, render_unified_diff_with_headers,
 };
-use crate::tools::files::edit_match;
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
+use crate::tools::files::matching;
 use crate::tools::tool_notice;
 
 /// The diff in the JSON block is middle-clamped to this many bytes.
@@ -43,7 +44,7 @@ enum DiffSource {
     /// One replacement made in place: where, the bytes it removed, how many it put.
     Splice(usize, String, usize),
     /// The file as it was, decoded.
-    Whole(edit_match::Decoded),
+    Whole(matching::Decoded),
 }
 
 #[async_trait]
@@ -84,226 +85,295 @@ impl Tool for EditTool {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("edit", &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
+        let outcome = async {
+            let request = parse(&input)?;
+            let checked = check(&request, ctx).await?;
+            let planned = plan(&request, checked.bytes)?;
+            write(
+                &request,
+                ctx,
+                &checked.abs,
+                checked.lock,
+                &planned.new_content,
+            )
+            .await?;
+            Ok::<_, String>(answer(&request, ctx, planned))
         };
-        let parsed = (|| -> Result<_, String> {
-            let path = args.required_str("path")?;
-            let edits = match args.get("edits") {
-                None | Some(Value::Null) => {
-                    let old = args
-                        .opt_str("oldText")?
-                        .ok_or("Missing \"oldText\": expected the text to replace.")?;
-                    let new = args.opt_str("newText")?.ok_or(
-                        "Missing \"newText\": expected the replacement text (it may be empty).",
-                    )?;
-                    let replace_all = args.opt_bool("replaceAll")?.unwrap_or(false);
-                    vec![(old.to_string(), new.to_string(), replace_all)]
-                }
-                Some(list) => {
-                    if args.get("oldText").is_some() || args.get("newText").is_some() {
-                        return Err("Give \"edits\" or \"oldText\"/\"newText\", not both.".into());
-                    }
-                    parse_edits(list)?
-                }
-            };
-            let expect = match args.opt_str("expectSha256")? {
-                Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                    Some(h.to_ascii_lowercase())
-                }
-                Some(h) => {
-                    return Err(crate::kernel::input::invalid(
-                        "expectSha256",
-                        "64 hexadecimal characters",
-                        &Value::String(h.to_string()),
-                    ));
-                }
-                None => None,
-            };
-            Ok((path, edits, expect))
-        })();
-        let (path, edits, expect) = match parsed {
-            Ok(p) => p,
-            Err(e) => return ToolResult::failure(e),
-        };
-        let abs = match ctx.confine(path) {
-            Ok(abs) => abs,
-            Err(message) => return ToolResult::failure(message),
-        };
-        match ctx.fs.stat(&abs).await {
-            Ok(info) if info.is_directory => {
-                return ToolResult::failure(format!("{path} is a directory; edit needs a file."));
-            }
-            Ok(info) if !info.is_file => {
-                return ToolResult::failure(format!(
-                    "{}; edit changes regular files only.",
-                    crate::tools::not_regular(path, &info)
-                ));
-            }
-            Ok(_) => {}
-            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
-        }
-        let handle = get_read_state_handle(ctx);
-        if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
-            return ToolResult::failure(message);
-        }
-        // Held until the new content is renamed in and its read-state recorded: a
-        // concurrent edit or write of this file waits its turn instead of undoing
-        // ours, and the gate records our write, not a later one.
-        let lock = match ctx
-            .fs
-            .lock_file(&abs, crate::kernel::backends::FILE_LOCK_WAIT)
-            .await
-        {
-            Ok(lock) => lock,
-            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
-        };
-        // One byte past the limit tells an over-long file without reading it all.
-        let bytes = match ctx.fs.read_range(&abs, 0, EDIT_MAX_BYTES + 1).await {
-            Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,
-            Ok((_, len)) => {
-                return ToolResult::failure(format!(
-                    "{path} is {len} bytes; edit changes files of up to {EDIT_MAX_BYTES} bytes (128 MiB). Use bash (sed, a script) for larger files."
-                ));
-            }
-            Err(e) => return ToolResult::failure(format!("Cannot edit {path}: {e}")),
-        };
-        if let Some(expected) = expect {
-            let actual = sha256_hex(&bytes);
-            if actual != expected {
-                return ToolResult::failure(format!(
-                    "{path} has changed: its SHA-256 is {actual}, not the expected {expected}. Read it again before editing."
-                ));
-            }
-        }
-        // Memory: the file's buffer becomes the text matched (no copy for a file
-        // without BOM or CRLF). One replacement in such a file is made in that
-        // buffer and its diff rendered from excerpts, so the edit holds one copy of
-        // the file; otherwise the new text is a second one.
-        let decoded = match edit_match::decode_vec(bytes) {
-            Ok(d) => d,
-            Err(e) => return ToolResult::failure(e.message(path)),
-        };
-        let plan = match edit_match::plan_edits(&decoded.text, &edits) {
-            Ok(p) => p,
-            Err(message) => return ToolResult::failure(message.message(path)),
-        };
-        let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
-        let stages = plan.stages;
+        outcome.await.unwrap_or_else(ToolResult::failure)
+    }
+}
 
-        let mut splices = plan.splices;
-        let in_place = !decoded.bom && !decoded.crlf && splices.len() == 1;
-        let (new_content, source) = if let Some(splice) = in_place.then(|| splices.pop()).flatten()
-        {
-            let mut text = decoded.text;
-            let removed = text[splice.start..splice.end].to_string();
-            text.replace_range(splice.start..splice.end, &splice.text);
-            let inserted = splice.text.len();
-            (text, DiffSource::Splice(splice.start, removed, inserted))
-        } else {
-            let new_text = edit_match::splice_text(&decoded.text, &splices);
-            let Ok(new_content) = String::from_utf8(edit_match::encode_owned(&decoded, new_text))
-            else {
-                return ToolResult::failure(format!(
-                    "Cannot edit {path}: the result is not valid UTF-8."
-                ));
-            };
-            (new_content, DiffSource::Whole(decoded))
-        };
-        if ctx.cancel.is_cancelled() {
-            return ToolResult::failure("edit was cancelled before anything was written.");
+/// What an `edit` call asks for, read and checked from its input.
+struct Request<'a> {
+    path: &'a str,
+    /// `(oldText, newText, replaceAll)`, one or the `edits` list.
+    edits: Vec<(String, String, bool)>,
+    /// `expectSha256`, lower-case.
+    expect: Option<String>,
+}
+
+/// Parse: the input's fields, each wrong one named.
+fn parse(input: &Value) -> Result<Request<'_>, String> {
+    let args = Args::new("edit", input)?;
+    let path = args.required_str("path")?;
+    let edits = match args.get("edits") {
+        None | Some(Value::Null) => {
+            let old = args
+                .opt_str("oldText")?
+                .ok_or("Missing \"oldText\": expected the text to replace.")?;
+            let new = args
+                .opt_str("newText")?
+                .ok_or("Missing \"newText\": expected the replacement text (it may be empty).")?;
+            let replace_all = args.opt_bool("replaceAll")?.unwrap_or(false);
+            vec![(old.to_string(), new.to_string(), replace_all)]
         }
-        if let Err(e) = ctx.fs.write_file(&abs, &new_content).await {
-            return ToolResult::failure(format!("Cannot write {path}: {e}"));
+        Some(list) => {
+            if args.get("oldText").is_some() || args.get("newText").is_some() {
+                return Err("Give \"edits\" or \"oldText\"/\"newText\", not both.".into());
+            }
+            parse_edits(list)?
         }
-        if let Err(e) = record_read_state(ctx, &abs, handle, None).await {
-            return ToolResult::failure(format!(
-                "Edited {path}, but its read-state could not be recorded: {e}"
+    };
+    let expect = match args.opt_str("expectSha256")? {
+        Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Some(h.to_ascii_lowercase())
+        }
+        Some(h) => {
+            return Err(crate::kernel::input::invalid(
+                "expectSha256",
+                "64 hexadecimal characters",
+                &Value::String(h.to_string()),
             ));
         }
-        drop(lock);
-        let (old_name, new_name) = (format!("a/{path}"), format!("b/{path}"));
-        let diff = match source {
-            DiffSource::Splice(at, removed, inserted) => render_splice_diff(
+        None => None,
+    };
+    Ok(Request {
+        path,
+        edits,
+        expect,
+    })
+}
+
+/// The file, checked and read: its path, the lock held until the write is
+/// recorded, and its bytes.
+struct Checked {
+    abs: String,
+    lock: FileLock,
+    bytes: Vec<u8>,
+}
+
+/// Check: the path admitted by the root, a regular file, read before (the
+/// gate), locked, at most [`EDIT_MAX_BYTES`], and the content expected.
+async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, String> {
+    let path = request.path;
+    let abs = ctx.confine(path)?;
+    match ctx.fs.stat(&abs).await {
+        Ok(info) if info.is_directory => {
+            return Err(format!("{path} is a directory; edit needs a file."));
+        }
+        Ok(info) if !info.is_file => {
+            return Err(format!(
+                "{}; edit changes regular files only.",
+                crate::tools::not_regular(path, &info)
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(format!("Cannot edit {path}: {e}")),
+    }
+    let handle = get_read_state_handle(ctx);
+    if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
+        return Err(message);
+    }
+    // Held until the new content is renamed in and its read-state recorded: a
+    // concurrent edit or write of this file waits its turn instead of undoing
+    // ours, and the gate records our write, not a later one.
+    let lock = ctx
+        .fs
+        .lock_file(&abs, crate::kernel::backends::FILE_LOCK_WAIT)
+        .await
+        .map_err(|e| format!("Cannot edit {path}: {e}"))?;
+    // One byte past the limit tells an over-long file without reading it all.
+    let bytes = match ctx.fs.read_range(&abs, 0, EDIT_MAX_BYTES + 1).await {
+        Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,
+        Ok((_, len)) => {
+            return Err(format!(
+                "{path} is {len} bytes; edit changes files of up to {EDIT_MAX_BYTES} bytes (128 MiB). Use bash (sed, a script) for larger files."
+            ));
+        }
+        Err(e) => return Err(format!("Cannot edit {path}: {e}")),
+    };
+    if let Some(expected) = &request.expect {
+        let actual = sha256_hex(&bytes);
+        if actual != *expected {
+            return Err(format!(
+                "{path} has changed: its SHA-256 is {actual}, not the expected {expected}. Read it again before editing."
+            ));
+        }
+    }
+    Ok(Checked { abs, lock, bytes })
+}
+
+/// What the engine planned: the new content, what its diff is rendered from,
+/// and what the answer reports.
+struct Planned {
+    new_content: String,
+    source: DiffSource,
+    replacements: usize,
+    stage: matching::MatchStage,
+    stages: Vec<matching::MatchStage>,
+    anchored: bool,
+}
+
+/// Plan: decode the bytes and place every edit with the match engine.
+fn plan(request: &Request<'_>, bytes: Vec<u8>) -> Result<Planned, String> {
+    let path = request.path;
+    // Memory: the file's buffer becomes the text matched (no copy for a file
+    // without BOM or CRLF). One replacement in such a file is made in that
+    // buffer and its diff rendered from excerpts, so the edit holds one copy of
+    // the file; otherwise the new text is a second one.
+    let decoded = matching::decode_vec(bytes).map_err(|e| e.message(path))?;
+    let plan = matching::plan_edits(&decoded.text, &request.edits).map_err(|e| e.message(path))?;
+    let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
+    let stages = plan.stages;
+    let mut splices = plan.splices;
+    let in_place = !decoded.bom && !decoded.crlf && splices.len() == 1;
+    let (new_content, source) = if let Some(splice) = in_place.then(|| splices.pop()).flatten() {
+        let mut text = decoded.text;
+        let removed = text[splice.start..splice.end].to_string();
+        text.replace_range(splice.start..splice.end, &splice.text);
+        let inserted = splice.text.len();
+        (text, DiffSource::Splice(splice.start, removed, inserted))
+    } else {
+        let new_text = matching::splice_text(&decoded.text, &splices);
+        let new_content = String::from_utf8(matching::encode_owned(&decoded, new_text))
+            .map_err(|_| format!("Cannot edit {path}: the result is not valid UTF-8."))?;
+        (new_content, DiffSource::Whole(decoded))
+    };
+    Ok(Planned {
+        new_content,
+        source,
+        replacements,
+        stage,
+        stages,
+        anchored,
+    })
+}
+
+/// Write: the new content in place of the old (atomically, by the backend), the
+/// read-state recorded, then the lock let go.
+async fn write(
+    request: &Request<'_>,
+    ctx: &ToolContext,
+    abs: &str,
+    lock: FileLock,
+    new_content: &str,
+) -> Result<(), String> {
+    let path = request.path;
+    if ctx.cancel.is_cancelled() {
+        return Err("edit was cancelled before anything was written.".into());
+    }
+    ctx.fs
+        .write_file(abs, new_content)
+        .await
+        .map_err(|e| format!("Cannot write {path}: {e}"))?;
+    let handle = get_read_state_handle(ctx);
+    record_read_state(ctx, abs, handle, None)
+        .await
+        .map_err(|e| format!("Edited {path}, but its read-state could not be recorded: {e}"))?;
+    drop(lock);
+    Ok(())
+}
+
+/// Answer: the summary and the diff for people, the record for programs.
+fn answer(request: &Request<'_>, ctx: &ToolContext, planned: Planned) -> ToolResult {
+    let path = request.path;
+    let Planned {
+        new_content,
+        source,
+        replacements,
+        stage,
+        stages,
+        anchored,
+    } = planned;
+    let (old_name, new_name) = (format!("a/{path}"), format!("b/{path}"));
+    let diff = match source {
+        DiffSource::Splice(at, removed, inserted) => render_splice_diff(
+            &new_content,
+            at,
+            &removed,
+            inserted,
+            DEFAULT_CONTEXT,
+            (&old_name, &new_name),
+        ),
+        DiffSource::Whole(decoded) => {
+            // The diff shows the file's own bytes: its BOM and CRLF endings.
+            let before = if decoded.bom || decoded.crlf {
+                std::borrow::Cow::Owned(matching::encode(&decoded, &decoded.text))
+            } else {
+                std::borrow::Cow::Borrowed(decoded.text.as_bytes())
+            };
+            render_unified_diff_with_headers(
+                &String::from_utf8_lossy(&before),
                 &new_content,
-                at,
-                &removed,
-                inserted,
                 DEFAULT_CONTEXT,
-                (&old_name, &new_name),
-            ),
-            DiffSource::Whole(decoded) => {
-                // The diff shows the file's own bytes: its BOM and CRLF endings.
-                let before = if decoded.bom || decoded.crlf {
-                    std::borrow::Cow::Owned(edit_match::encode(&decoded, &decoded.text))
-                } else {
-                    std::borrow::Cow::Borrowed(decoded.text.as_bytes())
-                };
-                render_unified_diff_with_headers(
-                    &String::from_utf8_lossy(&before),
-                    &new_content,
-                    DEFAULT_CONTEXT,
-                    &old_name,
-                    &new_name,
-                )
+                &old_name,
+                &new_name,
+            )
+        }
+    };
+    let diff = clamp(
+        &diff,
+        &OutputBudget::with_notice(
+            ClipEnd::Middle,
+            DIFF_MAX_BYTES.min(ctx.budget.max_bytes),
+            |n| tool_notice("edit", n),
+        ),
+    );
+    let several = request.edits.len() > 1;
+    let mut summary = format!(
+        "Edited {path}: {}.",
+        plural(replacements as u64, "replacement", "replacements")
+    );
+    if several {
+        summary.pop();
+        summary.push_str(&format!(" in {} edits.", request.edits.len()));
+        for (i, st) in stages.iter().enumerate() {
+            if let Some(sentence) = st.summary() {
+                summary.push_str(&format!(" Edit {}: {sentence}", i + 1));
             }
-        };
-        let diff = clamp(
-            &diff,
-            &OutputBudget::with_notice(
-                ClipEnd::Middle,
-                DIFF_MAX_BYTES.min(ctx.budget.max_bytes),
-                |n| tool_notice("edit", n),
-            ),
-        );
-        let mut summary = format!(
-            "Edited {path}: {}.",
-            plural(replacements as u64, "replacement", "replacements")
-        );
-        if edits.len() > 1 {
-            summary.pop();
-            summary.push_str(&format!(" in {} edits.", edits.len()));
-            for (i, st) in stages.iter().enumerate() {
-                if let Some(sentence) = st.summary() {
-                    summary.push_str(&format!(" Edit {}: {sentence}", i + 1));
-                }
-            }
-        } else if let Some(sentence) = stage.summary() {
-            summary.push(' ');
-            summary.push_str(sentence);
         }
-        if anchored {
-            summary.push_str(" oldText starts at a line's indentation, so newText was written as whole lines at that indentation.");
-        }
-        // People read the summary and the diff as a diff; programs read the record.
-        let mut text = summary;
-        if !diff.is_empty() {
-            text.push_str("\n\n");
-            text.push_str(diff.trim_end_matches('\n'));
-        }
-        ToolResult {
-            content: vec![
-                ToolContentBlock::Text(text),
-                ToolContentBlock::Json(if edits.len() > 1 {
-                    json!({
-                        "path": path,
-                        "replacements": replacements,
-                        "match": stage.name(),
-                        "matches": stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
-                        "diff": diff,
-                    })
-                } else {
-                    json!({
-                        "path": path,
-                        "replacements": replacements,
-                        "match": stage.name(),
-                        "diff": diff,
-                    })
-                }),
-            ],
-            is_error: false,
-        }
+    } else if let Some(sentence) = stage.summary() {
+        summary.push(' ');
+        summary.push_str(sentence);
+    }
+    if anchored {
+        summary.push_str(" oldText starts at a line's indentation, so newText was written as whole lines at that indentation.");
+    }
+    // People read the summary and the diff as a diff; programs read the record.
+    let mut text = summary;
+    if !diff.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(diff.trim_end_matches('\n'));
+    }
+    let record = if several {
+        json!({
+            "path": path,
+            "replacements": replacements,
+            "match": stage.name(),
+            "matches": stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            "diff": diff,
+        })
+    } else {
+        json!({
+            "path": path,
+            "replacements": replacements,
+            "match": stage.name(),
+            "diff": diff,
+        })
+    };
+    ToolResult {
+        content: vec![ToolContentBlock::Text(text), ToolContentBlock::Json(record)],
+        is_error: false,
     }
 }
 

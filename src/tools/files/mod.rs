@@ -1,15 +1,14 @@
 //! The files family: read, write, edit, apply_patch and ls, with what they
-//! share: the read-before-edit gate, the match engine (`edit_match`,
-//! `edit_lines`: where `edit`'s oldText and a patch's hunks go) and the diff
+//! share: the read-before-edit gate, the match engine (`matching/`:
+//! where `edit`'s oldText and a patch's hunks go) and the diff
 //! engine (also behind `indus-tool diff`).
 
 pub mod apply_patch;
 pub mod diff;
 pub mod edit;
-pub mod edit_lines;
-pub mod edit_match;
 pub mod gate;
 pub mod ls;
+pub mod matching;
 pub mod patch_parse;
 pub mod read;
 pub mod write;

@@ -1,0 +1,722 @@
+//! Which frame `newText` is written in — `oldText`'s (shifted by the match's
+//! indentation mapping) or the file's (written as it is) — read from witnesses,
+//! and only when the two readings give different files: lines of `newText`
+//! that copy a line of `oldText` at one frame's indentation; the first and the
+//! outermost line; the brackets at the edges of the replacement (a line that
+//! starts with `}` stands under the line that opened its block); Python block
+//! headers. Witnesses that disagree, or none, refuse with both readings' first
+//! differing line (see [`first_difference`]).
+
+use super::lines::{
+    Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, columns, is_indent_byte,
+    parts,
+};
+use similar::{Algorithm, DiffOp};
+use std::collections::HashMap;
+
+/// The frame `newText` is written in at `place`, from the evidence of the lines it
+/// shares with `oldText` up to indentation: where `oldText`'s indentation differs
+/// from the file's at a line, a line of `newText` with the same content at
+/// `oldText`'s indentation says `Old`, at the file's says `File`; the majority
+/// decides, provided that reading does not put `newText` shallower than every
+/// line it replaces, or read relative, more than a level deeper than `oldText`'s
+/// outermost line, while the other would not (then the copies were moved by the
+/// edit itself, and nothing decides). With no evidence, the one reading that is a
+/// plausible placement, if only one is. `None`: undecided, and the caller refuses
+/// when the two readings differ.
+pub(super) fn infer_frame(
+    lines: &Lines<'_>,
+    old: &Snippet<'_>,
+    new: &Snippet<'_>,
+    line0_mapped: bool,
+    hunk_deeper: Option<bool>,
+    place: &Place,
+) -> Inference {
+    let patch = hunk_deeper.is_some();
+    let core = |l: &str| -> String {
+        let p = parts(l);
+        ascii_typography(p.core).into_owned()
+    };
+    // Each line of oldText whose indentation differs from the file's, by content:
+    // a line of newText with that content is a copy of one of them.
+    let mut by_core: HashMap<String, Vec<(&str, &str)>> = HashMap::new();
+    // A line of punctuation alone (`}`, `);`) is in every block: a copy of it says
+    // nothing about which one, so it does not vote.
+    let telling = |core: &str| core.chars().any(char::is_alphanumeric);
+    for (i, l) in old.lines.iter().enumerate() {
+        let (o, f) = (parts(l), parts(lines.line(place.first + i)));
+        if !o.blank() && o.indent != f.indent {
+            by_core
+                .entry(core(l))
+                .or_default()
+                .push((o.indent, f.indent));
+        }
+    }
+    let (mut old_votes, mut file_votes, mut either) = (0usize, 0usize, false);
+    let (mut weak_old, mut weak_file) = (0usize, 0usize);
+    for l in &new.lines {
+        let n = parts(l);
+        if n.blank() {
+            continue;
+        }
+        // A patch's added line is weighed against a line it is a version of
+        // (`-call(a)` then `+call(a, b)`, or a neighbour much like it) when no
+        // line of oldText is its copy: the two stand at one depth.
+        let c = core(l);
+        // Every line it is a version of weighs in (a line split in two has two
+        // halves); which ones, not the map's order, decides.
+        let pairs: Vec<&(&str, &str)> = match by_core.get(&c) {
+            Some(pairs) => pairs.iter().collect(),
+            None if patch => by_core
+                .iter()
+                .filter(|(k, _)| alike(k, &c))
+                .flat_map(|(_, v)| v)
+                .collect(),
+            None => continue,
+        };
+        if pairs.is_empty() {
+            continue;
+        }
+        let as_old = pairs.iter().any(|(o, _)| *o == n.indent);
+        let as_file = pairs.iter().any(|(_, f)| *f == n.indent);
+        match (as_old, as_file, telling(n.core)) {
+            (true, false, true) => old_votes += 1,
+            (false, true, true) => file_votes += 1,
+            (true, false, false) => weak_old += 1,
+            (false, true, false) => weak_file += 1,
+            (true, true, _) => either = true,
+            _ => {}
+        }
+    }
+    // The non-blank lines' indentation in oldText, in newText, and in the file's
+    // lines at the place, which every test below reads.
+    let indents = |ls: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        ls.map(parts)
+            .filter(|p| !p.blank())
+            .map(|p| p.indent.to_string())
+            .collect()
+    };
+    let old_indents = indents(&mut old.lines.iter().copied());
+    let new_indents = indents(&mut new.lines.iter().copied());
+    let file_indents = indents(&mut (0..old.lines.len()).map(|i| lines.line(place.first + i)));
+    let least = |is: &mut dyn Iterator<Item = &str>| is.map(|i| columns(i, 4)).min();
+    // Where each reading puts newText's outermost line, against the outermost
+    // line of the lines it replaces: a replacement that reaches shallower than
+    // everything it replaces is not what an edit of those lines means.
+    let region = least(&mut file_indents.iter().map(String::as_str));
+    // newText's line 0 is its first non-blank one (the one `write_place` maps by
+    // the first line's own pair) only when it is not blank itself.
+    let line0 = line0_mapped && new.lines.first().is_some_and(|l| !parts(l).blank());
+    let reach = |frame: Frame| -> Option<usize> {
+        let placed: Vec<Option<String>> = new_indents
+            .iter()
+            .enumerate()
+            .map(|(j, indent)| match (frame, &place.first_pair) {
+                (Frame::File, _) => Some(indent.clone()),
+                // As `write_place` places it: the first line by the first line's
+                // own pair, the rest by the mapping.
+                (Frame::Old, Some((old_first, file_first))) if j == 0 && line0 => indent
+                    .strip_prefix(old_first.as_str())
+                    .map(|rest| format!("{file_first}{rest}"))
+                    .or_else(|| place.indent.apply(indent)),
+                (Frame::Old, _) => place.indent.apply(indent),
+            })
+            .collect();
+        least(&mut placed.iter().flatten().map(String::as_str))
+    };
+    // Read in oldText's frame, newText's outermost line sits at most one level
+    // deeper than oldText's outermost (or at its first line's depth): a
+    // replacement written relative to a dedented snippet does not start two
+    // levels in.
+    let old_first = old_indents.first().map(|i| columns(i, 4));
+    let shallow_enough = match (
+        least(&mut new_indents.iter().map(String::as_str)),
+        least(&mut old_indents.iter().map(String::as_str)),
+    ) {
+        (Some(n), Some(o)) => n <= (o + 4).max(old_first.unwrap_or(0)),
+        _ => true,
+    };
+    // Read as written, newText's indentation is the file's own kind (tabs or
+    // spaces), where the lines it replaces are indented at all.
+    let uses = |is: &[String], c: char| is.iter().any(|i| i.contains(c));
+    let (file_tabs, file_spaces) = (uses(&file_indents, '\t'), uses(&file_indents, ' '));
+    let same_kind = !(file_tabs || file_spaces)
+        || ((!uses(&new_indents, '\t') || file_tabs) && (!uses(&new_indents, ' ') || file_spaces));
+    // Where each reading can stand at all (the kind of indentation, the depth
+    // relative to oldText), and whether it stays within the depth of what it
+    // replaces (a diff's hunk may close a block and open another, so that alone
+    // never picks a reading; it only vetoes what the copies voted).
+    let possible = |frame: Frame| match frame {
+        Frame::Old => shallow_enough || hunk_deeper == Some(true),
+        Frame::File => same_kind,
+    };
+    let plausible = |frame: Frame| {
+        possible(frame)
+            && match (reach(frame), region) {
+                (Some(r), Some(g)) => r >= g,
+                _ => true,
+            }
+    };
+    // newText's first line, when it replaces oldText's (the two alike; a first
+    // line that is something else says nothing about depth): at oldText's first
+    // line's indentation and not the file's there says `Old`, the other way
+    // round `File`.
+    let first_of = |ls: &[&str]| {
+        ls.iter()
+            .map(|l| parts(l))
+            .find(|p| !p.blank())
+            .map(|p| (p.indent.to_string(), p.core.to_lowercase()))
+    };
+    let anchor = old.lines.iter().position(|l| !parts(l).blank());
+    let f0 = anchor.map(|a| parts(lines.line(place.first + a)).indent.to_string());
+    let (first_old, first_new) = (first_of(&old.lines), first_of(&new.lines));
+    let (o0, n0) = (
+        first_old.as_ref().map(|f| f.0.clone()),
+        first_new.as_ref().map(|f| f.0.clone()),
+    );
+    let alike = match (&first_old, &first_new) {
+        (Some((_, a)), Some((_, b))) => alike(a, b),
+        _ => false,
+    };
+    let at_old = n0 == o0 && n0 != f0;
+    let at_file = n0 == f0 && n0 != o0;
+    let first_at = match (at_old, at_file) {
+        (true, _) => Some(Frame::Old),
+        (_, true) => Some(Frame::File),
+        _ => None,
+    };
+    // A hunk's first added line and its outermost one stand wherever the
+    // change falls, not in place of the hunk's first or outermost line: for a
+    // patch they witness nothing.
+    let first_at = first_at.filter(|_| !patch);
+    let first_says = first_at.filter(|_| alike);
+    // newText's outermost line against oldText's and the file's there: at
+    // oldText's outermost depth and not the file's says `Old`, the other way round
+    // `File` (a replacement mostly stands at the depth of what it replaces).
+    let outermost = |is: &[String]| is.iter().min_by_key(|i| columns(i, 4)).cloned();
+    let (new_base, old_base, file_base) = (
+        outermost(&new_indents),
+        outermost(&old_indents),
+        outermost(&file_indents),
+    );
+    let base_says = match (new_base == old_base, new_base == file_base) {
+        (true, false) => Some(Frame::Old),
+        (false, true) => Some(Frame::File),
+        _ => None,
+    };
+    // A first line unlike the one it replaces still tells the frame when the
+    // outermost lines say the same: two witnesses that agree.
+    let both_say = first_at.filter(|f| base_says == Some(*f));
+    let other = |f: Frame| {
+        if f == Frame::Old {
+            Frame::File
+        } else {
+            Frame::Old
+        }
+    };
+    let voted = match old_votes.cmp(&file_votes) {
+        std::cmp::Ordering::Greater => Some(Frame::Old),
+        std::cmp::Ordering::Less => Some(Frame::File),
+        // A line that reads as a copy in either frame, or no copy at all: the
+        // votes say nothing.
+        std::cmp::Ordering::Equal => None,
+    };
+    let frame = match voted {
+        // The first line against the copies: a kept line moved by the edit by
+        // exactly the slip's depth looks like the other frame. Undecided.
+        Some(f) if first_says == Some(other(f)) => None,
+        // The votes' frame must also be a plausible placement; when only the
+        // other one is, the lines that voted were moved by the edit itself (a
+        // block wrapped in a new one shifts every kept line by the same depth as
+        // the slip did): nothing tells which was meant.
+        Some(f) if plausible(f) || !plausible(other(f)) => Some(f),
+        Some(_) => None,
+        None if either => None,
+        None => {
+            // Copies of punctuation lines (`}`) are in every block: they vote
+            // only beside a first line at the same frame's indentation.
+            let weak = if weak_old > weak_file && at_old {
+                Some(Frame::Old)
+            } else if weak_file > weak_old && at_file {
+                Some(Frame::File)
+            } else {
+                None
+            };
+            match weak.or(first_says).or(both_say) {
+                Some(f) if possible(f) && plausible(f) => Some(f),
+                Some(_) => None,
+                None => match (possible(Frame::Old), possible(Frame::File)) {
+                    (true, false) => Some(Frame::Old),
+                    (false, true) => Some(Frame::File),
+                    _ => None,
+                },
+            }
+        }
+    };
+    Inference {
+        frame,
+        possible: [possible(Frame::Old), possible(Frame::File)],
+    }
+}
+
+/// What the texts say of `newText`'s frame at one place.
+pub(super) struct Inference {
+    /// The frame they decide, if any.
+    pub(super) frame: Option<Frame>,
+    /// Whether each reading (`Old`, `File`) can stand at all.
+    pub(super) possible: [bool; 2],
+}
+
+impl Inference {
+    pub(super) fn can(&self, frame: Frame) -> bool {
+        self.possible[frame as usize]
+    }
+}
+
+/// How the closing lines of a replacement, and of the file after it, line up
+/// with the lines that opened their blocks: a line starting with `}`, `)` or `]`
+/// that closes a block opened by a line ending with its opener, one of the two
+/// in the replacement, agrees when it stands at the opener line's indentation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Fit {
+    pub(super) agree: usize,
+    pub(super) disagree: usize,
+}
+
+impl Fit {
+    /// Which of two readings the brackets tell, when one fits with no
+    /// disagreement and the other does not fit.
+    pub(super) fn against(&self, file: &Fit) -> Option<Frame> {
+        let clean = |f: &Fit| f.disagree == 0 && f.agree > 0;
+        match (clean(self), clean(file)) {
+            (true, false) if file.disagree > 0 => Some(Frame::Old),
+            (false, true) if self.disagree > 0 => Some(Frame::File),
+            _ => None,
+        }
+    }
+}
+
+/// Of several texts for `hay[start..end]`, the ones the bracket witness says fit:
+/// those with agreeing closing lines and none disagreeing, when every other one
+/// disagrees somewhere (none otherwise).
+pub(crate) fn brackets_fitting(hay: &str, start: usize, end: usize, texts: &[&str]) -> Vec<usize> {
+    let fits: Vec<Fit> = texts
+        .iter()
+        .map(|text| {
+            bracket_fit(
+                hay,
+                &Replacement {
+                    start,
+                    end,
+                    text: text.to_string(),
+                },
+            )
+        })
+        .collect();
+    // Two readings that give the same text are one.
+    let clean: Vec<usize> = (0..fits.len())
+        .filter(|&i| fits[i].disagree == 0 && fits[i].agree > 0)
+        .filter(|&i| (0..i).all(|j| texts[j] != texts[i]))
+        .collect();
+    let others_disagree = (0..fits.len()).all(|i| {
+        clean.contains(&i) || fits[i].disagree > 0 || clean.iter().any(|&c| texts[c] == texts[i])
+    });
+    if others_disagree { clean } else { Vec::new() }
+}
+
+/// Lines of context the bracket witness reads on either side of a replacement.
+pub(super) const BRACKET_CONTEXT: usize = 400;
+
+/// The bracket witness for `hay` with `r` written in: the file's lines before the
+/// replacement (at most [`BRACKET_CONTEXT`]) open blocks, the replacement's lines
+/// and the file's after it close them. Strings in double quotes, character
+/// literals and `//` comments are skipped; a language without brackets gives no
+/// evidence at all, which is what the caller needs.
+pub(super) fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
+    let mut stack: Vec<Open> = Vec::new();
+    let mut fit = Fit::default();
+    let before: Vec<&str> = hay[..r.start].lines().collect();
+    let skip = before.len().saturating_sub(BRACKET_CONTEXT);
+    for line in &before[skip..] {
+        scan_brackets(line, Side::Before, &mut stack, &mut fit);
+    }
+    for line in r.text.lines() {
+        scan_brackets(line, Side::New, &mut stack, &mut fit);
+    }
+    for line in hay[r.end..].lines().take(BRACKET_CONTEXT) {
+        if !stack.iter().any(|e| e.2 == Side::New) {
+            break;
+        }
+        scan_brackets(line, Side::After, &mut stack, &mut fit);
+    }
+    // Python's blocks have no brackets: a header (`def …:`, `if …:`) is
+    // followed by a deeper line. Each pair of consecutive non-blank lines that
+    // involves the replacement is a witness too.
+    let last_before = before.iter().rev().find(|l| !parts(l).blank());
+    let first_after = hay[r.end..].lines().find(|l| !parts(l).blank());
+    let mut prev: Option<(usize, bool, Side)> = None;
+    let sides = last_before
+        .map(|l| (*l, Side::Before))
+        .into_iter()
+        .chain(r.text.lines().map(|l| (l, Side::New)))
+        .chain(first_after.map(|l| (l, Side::After)));
+    for (line, side) in sides {
+        let p = parts(line);
+        if p.blank() {
+            continue;
+        }
+        let indent = columns(p.indent, 4);
+        if let Some((above, true, above_side)) = prev
+            && (above_side == Side::New || side == Side::New)
+        {
+            if indent > above {
+                fit.agree += 1;
+            } else {
+                fit.disagree += 1;
+            }
+        }
+        prev = Some((indent, python_header(p.core), side));
+    }
+    fit
+}
+
+/// The layout witness, for a patch's hunk only: how each line of the
+/// replacement stands against the non-blank line above it, by habits that
+/// brace and indentation languages share. After a comment, code stands at the
+/// comment's depth. After a line ending with an opener (or a shell `case`
+/// pattern) the next is deeper, a closer at its depth. A closing line is
+/// shallower than the line above it. A line is deeper than the one above only
+/// as a continuation (an operator ending the line above, or starting its own);
+/// a continuation (`.call()`, `&& cond`) is not shallower than the line above
+/// unless that line closes a bracket; after a statement's `;` the next stands
+/// no deeper than where that statement began; inside a block the replacement
+/// opens, a line is deeper than the opener's. A hunk's added lines carry no
+/// copy of the file's lines to tell their depth (a new comment, a new
+/// statement): only their neighbours tell whether the hunk was written at the
+/// file's depth or at its context's, and the reading with fewer
+/// disagreements is the witness. An edit's snippet has no neighbours written
+/// beside it; edits keep to their own witnesses.
+///
+/// Measured by `bench/patch-replay.py` (the dedent classes, where only this
+/// tells): every rule here removed a wrong or undecided hunk of real history
+/// without adding one.
+pub(super) fn layout_fit(hay: &str, r: &Replacement) -> Fit {
+    // A trailing comma is left out: a list's next item stands at its depth.
+    const CONTINUES: [&str; 11] = ["=", "&&", "||", "+", "-", "*", "|", "->", "=>", "\\", "?"];
+    const CONTINUED: [&str; 12] = [
+        ".", "&&", "||", "+", "-", "*", "|", "?", ":", "as ", "or ", "and ",
+    ];
+    let comment = |core: &str| {
+        ["//", "/*", "* ", "--", "#"]
+            .iter()
+            .any(|m| core.starts_with(m))
+            && !core.starts_with("#[")
+            && !core.starts_with("#!")
+    };
+    let closes = |core: &str| core.starts_with(['}', ')', ']']);
+    let before: Vec<&str> = hay[..r.start].lines().collect();
+    let last_before = before.iter().rev().find(|l| !parts(l).blank()).copied();
+    let first_after = hay[r.end..].lines().find(|l| !parts(l).blank());
+    let sides = last_before
+        .map(|l| (l, Side::Before))
+        .into_iter()
+        .chain(r.text.lines().map(|l| (l, Side::New)))
+        .chain(first_after.map(|l| (l, Side::After)));
+    // A line inside a block the replacement opens (not its closing line)
+    // stands deeper than the line that opened it. The blocks open before it are
+    // followed so that its own closers pair with theirs.
+    let (mut blocks, mut unused) = (Vec::new(), Fit::default());
+    for line in &before[before.len().saturating_sub(BRACKET_CONTEXT)..] {
+        scan_brackets(line, Side::Before, &mut blocks, &mut unused);
+    }
+    // A shell `case` pattern (`pat)`, `a|b)`) opens its arm like a bracket.
+    let opens = |code: &str| {
+        code.ends_with(['{', '(', '['])
+            || (code.ends_with(')')
+                && !code.starts_with(')')
+                && code.matches(')').count() > code.matches('(').count())
+    };
+    let mut fit = Fit::default();
+    let mut prev: Option<(usize, &str, Side)> = None;
+    // Where the statement the line above belongs to started: the next
+    // statement stands no deeper than that (a chain's `.call();` ends it).
+    let mut statement = 0usize;
+    for (line, side) in sides {
+        let p = parts(line);
+        if p.blank() {
+            continue;
+        }
+        let (indent, core) = (columns(p.indent, 4), p.core);
+        let continues = |code: &str| {
+            CONTINUES.iter().any(|t| code.ends_with(t))
+                || CONTINUED.iter().any(|t| core.starts_with(t))
+                || open_mid_line(code).is_some()
+        };
+        if side != Side::Before {
+            if let Some(&(_, opened_at, Side::New, true)) = blocks.last()
+                && !closes(core)
+            {
+                if indent > opened_at {
+                    fit.agree += 1;
+                } else {
+                    fit.disagree += 1;
+                }
+            }
+            scan_brackets(line, side, &mut blocks, &mut unused);
+        }
+        if let Some((above, code, above_side)) = prev
+            && (above_side == Side::New || side == Side::New)
+        {
+            let verdict = if comment(code) {
+                (!comment(core) && !closes(core)).then_some(indent == above)
+            } else if opens(code) {
+                Some(if closes(core) {
+                    indent == above
+                } else {
+                    indent > above
+                })
+            } else if closes(core) {
+                (indent >= above).then_some(false)
+            } else if indent > above {
+                // A bracket left open with more of the line after it: the next
+                // line aligns with what follows the bracket.
+                match open_mid_line(code) {
+                    Some(at) => Some(indent == above + code[..at].chars().count() + 1),
+                    None => Some(continues(code)),
+                }
+            } else if indent < above
+                && [".", "&&", "||", "+", "|", "?", "or ", "and "]
+                    .iter()
+                    .any(|t| core.starts_with(t))
+            {
+                Some(closes(code))
+            } else if code.ends_with(';') && indent > statement && !comment(core) {
+                Some(false)
+            } else {
+                None
+            };
+            match verdict {
+                Some(true) => fit.agree += 1,
+                Some(false) => fit.disagree += 1,
+                None => {}
+            }
+        }
+        let starts = match prev {
+            Some((_, code, _)) => {
+                !(continues(code) || CONTINUED.iter().any(|t| core.starts_with(t)))
+                    || code.ends_with(';')
+            }
+            None => true,
+        };
+        if starts && !comment(core) {
+            statement = indent;
+        }
+        prev = Some((indent, core, side));
+    }
+    fit
+}
+
+/// A Python block header: a compound statement's keyword, and a colon ending
+/// the line (before a comment).
+pub(super) fn python_header(core: &str) -> bool {
+    const KEYWORDS: [&str; 12] = [
+        "def", "class", "if", "elif", "else", "for", "while", "try", "except", "finally", "with",
+        "async",
+    ];
+    let code = match core.find(" #") {
+        Some(at) => core[..at].trim_end(),
+        None => core,
+    };
+    let word: String = code
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    // `else`, `try` and `finally` take nothing before their colon; a line that
+    // closes more brackets than it opens ends a condition begun above.
+    let bare = matches!(word.as_str(), "else" | "try" | "finally");
+    let balance =
+        |open: char, close: char| code.matches(open).count() == code.matches(close).count();
+    code.ends_with(':')
+        && KEYWORDS.contains(&word.as_str())
+        && (!bare || code[word.len()..].trim_start() == ":")
+        && balance('(', ')')
+        && balance('[', ']')
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    Before,
+    New,
+    After,
+}
+
+/// An opening bracket not closed yet: the closer it expects, its line's
+/// indentation in columns, which side of the edge it is on, and whether it ends
+/// its line (opens a block, so its closing line stands under it).
+pub(super) type Open = (u8, usize, Side, bool);
+
+pub(super) fn scan_brackets(line: &str, side: Side, stack: &mut Vec<Open>, fit: &mut Fit) {
+    let p = parts(line);
+    // A comment line of the shell or Python (`# …`); Rust's `#[…]` and `#!` are code.
+    if p.core.starts_with('#') && !p.core.starts_with("#[") && !p.core.starts_with("#!") {
+        return;
+    }
+    let indent = columns(p.indent, 4);
+    let b = p.core.as_bytes();
+    let mut tokens: Vec<(usize, u8)> = Vec::new();
+    let mut end = b.len();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' => {
+                let ident = b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if b.get(i + 1) == Some(&b'\\') && b.get(i + 3) == Some(&b'\'') {
+                    // An escaped character literal ('\'', '\n').
+                    i += 3;
+                } else if ident > 0 && b.get(i + 1 + ident) != Some(&b'\'') {
+                    // A lifetime or a label ('a, 'static): no closing quote.
+                    i += ident;
+                } else if let Some(k) = b[i + 1..].iter().position(|&c| c == b'\'') {
+                    // A quoted run ('{', a shell's '*}'), to its closing quote.
+                    i += k + 1;
+                }
+            }
+            // `//` opens a comment at the start or after a blank, not inside a
+            // word (a shell's `${x//a/b}`, a URL).
+            b'/' if b.get(i + 1) == Some(&b'/') && (i == 0 || is_indent_byte(b[i - 1])) => {
+                end = i;
+                break;
+            }
+            c @ (b'{' | b'(' | b'[' | b'}' | b')' | b']') => tokens.push((i, c)),
+            _ => {}
+        }
+        i += 1;
+    }
+    let last = b[..end].iter().rposition(|c| !is_indent_byte(*c));
+    for (at, c) in tokens {
+        let close = match c {
+            b'{' => b'}',
+            b'(' => b')',
+            b'[' => b']',
+            _ => {
+                // A closer that is not the innermost opener's is left alone: the
+                // scan is a witness, not a parser.
+                if stack.last().is_none_or(|e| e.0 != c) {
+                    continue;
+                }
+                let Some((_, opened_at, opened_on, block)) = stack.pop() else {
+                    continue;
+                };
+                // Pairs that involve the replacement: across its edges, and
+                // within it (its first line may be placed apart from the rest).
+                let involves = side == Side::New || opened_on == Side::New;
+                if at == 0 && block && involves {
+                    if opened_at == indent {
+                        fit.agree += 1;
+                    } else {
+                        fit.disagree += 1;
+                    }
+                }
+                continue;
+            }
+        };
+        stack.push((close, indent, side, Some(at) == last));
+    }
+}
+
+/// Where two candidate texts for `hay[start..]` first differ: the 1-based line of
+/// the edited file and that line in each.
+pub(super) fn first_difference(
+    hay: &str,
+    a: &Replacement,
+    b: &Replacement,
+) -> (usize, String, String) {
+    let base = hay[..a.start.min(b.start)].matches('\n').count();
+    let (la, lb): (Vec<&str>, Vec<&str>) =
+        (a.text.split('\n').collect(), b.text.split('\n').collect());
+    let i = la
+        .iter()
+        .zip(&lb)
+        .position(|(x, y)| x != y)
+        .unwrap_or(la.len().min(lb.len()));
+    (
+        base + i + 1,
+        la.get(i).copied().unwrap_or_default().to_string(),
+        lb.get(i).copied().unwrap_or_default().to_string(),
+    )
+}
+
+/// The bracket `code` leaves open when more of the line follows it (its byte
+/// offset): the next line is aligned with what follows the bracket, at any
+/// depth.
+pub(super) fn open_mid_line(code: &str) -> Option<usize> {
+    open_bracket(code).filter(|&at| at + 1 < code.len())
+}
+
+/// The byte offset of the innermost bracket `code` leaves open, if any.
+/// Double-quoted strings are skipped (a single quote is as often a Rust
+/// lifetime or an apostrophe as a string).
+pub(super) fn open_bracket(code: &str) -> Option<usize> {
+    let (mut open, mut quoted, mut escaped) = (Vec::new(), false, false);
+    for (at, c) in code.char_indices() {
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '(' | '[' | '{' => open.push(at),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
+}
+
+/// How many of the lines `r` replaces in `hay` it keeps unchanged, as a diff of
+/// the two counts them.
+pub(super) fn lines_kept(hay: &str, r: &Replacement) -> usize {
+    let old: Vec<&str> = hay[r.start..r.end].lines().collect();
+    let new: Vec<&str> = r.text.lines().collect();
+    similar::capture_diff_slices(Algorithm::Myers, &old, &new)
+        .iter()
+        .map(|op| match op {
+            DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// For each line of `new`, the line of `old` it repeats unchanged, if any.
+pub(super) fn kept_lines(old: &Snippet<'_>, new: &Snippet<'_>) -> Vec<Option<usize>> {
+    let mut kept = vec![None; new.lines.len()];
+    for op in similar::capture_diff_slices(Algorithm::Myers, &old.lines, &new.lines) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                kept[new_index + d] = Some(old_index + d);
+            }
+        }
+    }
+    kept
+}

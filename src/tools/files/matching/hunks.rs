@@ -1,0 +1,358 @@
+//! apply_patch's hunk matcher: each hunk of a file placed on the ladder (the
+//! exact lines first, then the whole-line stages), in order, after the hunk
+//! before it and at its `@@` anchor, or at the end of the file for `*** End of
+//! File`; a hunk that finds no place, or several, refuses with the hunk's own
+//! words.
+
+use super::closest::{already_applied, closest_region};
+use super::codec::{View, lf_to_crlf, wants_crlf};
+use super::lines::line_starts;
+use super::refusal::{EditFailure, line_numbers};
+use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
+use memchr::memmem;
+use std::borrow::Cow;
+
+/// One hunk of a patch, for [`plan_hunks`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkSpec {
+    /// The lines the file holds (context and removed), each ending in `\n`.
+    pub old: String,
+    /// The lines it will hold (context and added), each ending in `\n`.
+    pub new: String,
+    /// 0-based line where the old side starts, as the patch states it.
+    pub at_line: Option<usize>,
+    /// A line the hunk comes after (an envelope's `@@ anchor`).
+    pub anchor: Option<String>,
+    /// The old lines end the file (`*** End of File`).
+    pub at_end: bool,
+    /// The new side's last line has no line break (a unified diff's
+    /// `\ No newline at end of file`), when the hunk reaches the file's end.
+    pub new_no_newline: bool,
+    /// For each line of `new`, the line of `old` it is when it is context.
+    pub context: Vec<Option<usize>>,
+}
+
+/// Where a hunk went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunkPlaced {
+    pub stage: MatchStage,
+    /// 1-based line of the file (before the patch) where the hunk's old side starts.
+    pub line: usize,
+    /// Lines between the stated line and where it was found (unified diffs).
+    pub offset: Option<isize>,
+}
+
+/// Why a hunk could not be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HunkFailure {
+    /// The `@@` anchor line is not in the file after the hunk before.
+    Anchor { anchor: String },
+    /// The hunk's old lines, as `edit` words an oldText it cannot place.
+    Match(EditFailure),
+}
+
+impl HunkFailure {
+    /// The refusal for hunk `n` (1-based) of `path`.
+    pub fn message(&self, path: &str, n: usize) -> String {
+        match self {
+            HunkFailure::Anchor { anchor } => format!(
+                "hunk {n}: its @@ line {anchor:?} was not found in {path} after the hunk before it."
+            ),
+            // `edit`'s wording, said of a hunk: its sides for oldText/newText,
+            // and no `replaceAll`, which a patch does not have.
+            HunkFailure::Match(f) => {
+                let text = f
+                    .message(path)
+                    .replace("The edit appears", "The hunk appears")
+                    .replace(", or set replaceAll to replace every occurrence", "")
+                    .replace("surrounding context", "context lines")
+                    .replace("oldText", "the old side")
+                    .replace("newText", "the new side");
+                format!("hunk {n}: {text}")
+            }
+        }
+    }
+}
+
+/// A file's text after every hunk of it, and where each went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HunksPlan {
+    pub text: String,
+    pub placed: Vec<HunkPlaced>,
+}
+
+/// Place every hunk of one file and build its new text: all or nothing, every
+/// failure reported (by hunk index) rather than only the first.
+///
+/// Hunks are matched against the text as it is, in order: each one after the one
+/// before it, and before the latest place the hunks after it can still take
+/// (their exact places read from the end), so a context repeated elsewhere in
+/// the file is told apart by the order the patch gives. Within that window the
+/// ladder is `edit`'s: exact whole lines (the one at the stated line when there
+/// are several, else the only one, its offset said), then the whole-line stages
+/// with the same frame inference, the hunk's context lines kept as the file
+/// has them. Two places left are a refusal naming both lines.
+///
+/// A file whose last line has no line break is matched as if it had one; the
+/// break stays absent unless a hunk replaced that line (an envelope always
+/// ends a changed file with one, as codex does; a unified diff says).
+///
+/// `keep_cr`: the hunks carry the file's `\r`s in their lines (a diff of a file
+/// whose line endings are mixed), so the text is matched as its bytes are, not
+/// through the CRLF-blind view.
+pub fn plan_hunks(
+    text: &str,
+    hunks: &[HunkSpec],
+    keep_cr: bool,
+) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
+    let view = if keep_cr {
+        View {
+            text: Cow::Borrowed(text),
+            crs: Vec::new(),
+        }
+    } else {
+        View::new(text)
+    };
+    let virtual_nl = !view.text.is_empty() && !view.text.ends_with('\n');
+    let owned;
+    let hay: &str = if virtual_nl {
+        owned = format!("{}\n", view.text);
+        &owned
+    } else {
+        view.text.as_ref()
+    };
+    let real_len = view.text.len();
+    let starts = line_starts(hay);
+    let nlines = if hay.is_empty() { 0 } else { starts.len() };
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let old_lines = |h: &HunkSpec| h.old.matches('\n').count();
+    // Exact places of each hunk: whole lines, at a line's start.
+    let exact: Vec<Vec<usize>> = hunks
+        .iter()
+        .map(|h| {
+            if h.old.is_empty() {
+                return Vec::new();
+            }
+            memmem::find_iter(hay.as_bytes(), h.old.as_bytes())
+                .filter(|&at| at == 0 || hay.as_bytes()[at - 1] == b'\n')
+                .map(line_of)
+                .filter(|&l| !h.at_end || l + old_lines(h) == nlines)
+                .collect()
+        })
+        .collect();
+    // The latest line each hunk may end before: the latest exact place of the
+    // hunk after it that fits before the one after that.
+    let mut upper = vec![nlines; hunks.len()];
+    let mut bound = nlines;
+    for i in (0..hunks.len()).rev() {
+        upper[i] = bound;
+        let k = old_lines(&hunks[i]);
+        if let Some(&latest) = exact[i].iter().rev().find(|&&c| c + k <= bound) {
+            bound = latest;
+        }
+    }
+    let mut failures = Vec::new();
+    let mut spans: Vec<(usize, usize, String)> = Vec::new();
+    let mut placed = Vec::new();
+    let mut lo = 0usize;
+    let mut carry: isize = 0;
+    for (i, h) in hunks.iter().enumerate() {
+        let mut from = lo;
+        if let Some(anchor) = &h.anchor {
+            let want = anchor.trim();
+            let found = (from..nlines)
+                .find(|&l| line_text(hay, &starts, l).trim() == want)
+                .or_else(|| {
+                    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let want = squash(&ascii_punctuation(want));
+                    (from..nlines)
+                        .find(|&l| squash(&ascii_punctuation(line_text(hay, &starts, l))) == want)
+                });
+            match found {
+                Some(l) => from = l + 1,
+                None => {
+                    failures.push((
+                        i,
+                        HunkFailure::Anchor {
+                            anchor: anchor.clone(),
+                        },
+                    ));
+                    continue;
+                }
+            }
+        }
+        let expected = h
+            .at_line
+            .map(|l| (l as isize + carry).clamp(0, nlines as isize) as usize);
+        let k = old_lines(h);
+        let at_offset = |line: usize| h.at_line.map(|l| line as isize - l as isize);
+        if h.old.is_empty() {
+            // Pure addition: at the stated line, after the anchor, or at the end.
+            let line = match (expected, &h.anchor) {
+                (Some(l), _) => l.max(from),
+                (None, Some(_)) => from,
+                (None, None) => nlines,
+            };
+            let at = starts.get(line).copied().unwrap_or(hay.len());
+            spans.push((at, at, h.new.clone()));
+            placed.push(HunkPlaced {
+                stage: MatchStage::Exact,
+                line: line + 1,
+                offset: at_offset(line),
+            });
+            lo = line;
+            continue;
+        }
+        let to = upper[i].max(from);
+        let fits = |c: usize| c >= from && c + k <= to;
+        let mut exact_here: Vec<usize> = exact[i].iter().copied().filter(|&c| fits(c)).collect();
+        if exact_here.len() > 1
+            && let Some(e) = expected.filter(|e| exact_here.contains(e))
+        {
+            exact_here = vec![e];
+        }
+        let outcome: Result<(MatchStage, usize, usize, String), EditFailure> = match exact_here[..]
+        {
+            [c] => {
+                let s = starts[c];
+                Ok((MatchStage::Exact, s, s + h.old.len(), h.new.clone()))
+            }
+            [] => {
+                let scope = Scope {
+                    from_line: from,
+                    to_line: to,
+                    at_line: expected,
+                    at_end: h.at_end,
+                    context: Some(&h.context),
+                };
+                match match_lines(hay, &h.old, &h.new, false, &scope) {
+                    LineOutcome::Applied {
+                        stage,
+                        mut replacements,
+                    } if replacements.len() == 1 => {
+                        let r = replacements.pop().expect("one replacement");
+                        Ok((stage, r.start, r.end, r.text))
+                    }
+                    LineOutcome::Applied {
+                        stage,
+                        replacements,
+                    } => Err(EditFailure::FoundMany {
+                        count: replacements.len(),
+                        lines: line_numbers(hay, replacements.iter().map(|r| r.start)),
+                        stage,
+                        overlapping: false,
+                    }),
+                    LineOutcome::Ambiguous {
+                        stage,
+                        lines,
+                        overlapping,
+                    } => Err(EditFailure::FoundMany {
+                        count: lines.len(),
+                        lines,
+                        stage,
+                        overlapping,
+                    }),
+                    LineOutcome::Unplaceable { stage, new_line } => {
+                        Err(EditFailure::Unplaceable { stage, new_line })
+                    }
+                    LineOutcome::FrameAmbiguous {
+                        stage,
+                        line,
+                        as_written,
+                        shifted,
+                    } => Err(EditFailure::FrameAmbiguous {
+                        stage,
+                        line,
+                        as_written,
+                        shifted,
+                    }),
+                    LineOutcome::Nothing => {
+                        let closest = closest_region(hay, &h.old);
+                        if already_applied(hay, &h.old, &h.new, closest.as_ref()) {
+                            Err(EditFailure::AlreadyApplied)
+                        } else {
+                            Err(EditFailure::NotFound { closest })
+                        }
+                    }
+                }
+            }
+            _ => Err(EditFailure::FoundMany {
+                count: exact_here.len(),
+                lines: exact_here.iter().map(|c| c + 1).collect(),
+                stage: MatchStage::Exact,
+                overlapping: false,
+            }),
+        };
+        match outcome {
+            Ok((stage, s, e, new_text)) => {
+                let line = line_of(s);
+                if let Some(off) = at_offset(line) {
+                    carry = off;
+                }
+                placed.push(HunkPlaced {
+                    stage,
+                    line: line + 1,
+                    offset: at_offset(line),
+                });
+                lo = line_of(e.saturating_sub(1)).max(line) + usize::from(e > s);
+                spans.push((s, e, new_text));
+            }
+            Err(f) => failures.push((i, HunkFailure::Match(f))),
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    // Hunks in order never overlap (each starts after the one before ends), but
+    // a pure addition stated inside the hunk before is refused, not merged.
+    for (i, w) in spans.windows(2).enumerate() {
+        if w[1].0 < w[0].1 {
+            return Err(vec![(
+                i + 1,
+                HunkFailure::Match(EditFailure::FoundMany {
+                    count: 2,
+                    lines: vec![line_of(w[0].0) + 1, line_of(w[1].0) + 1],
+                    stage: MatchStage::Exact,
+                    overlapping: true,
+                }),
+            )]);
+        }
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut prev = 0usize;
+    // No hunk failed, so the spans are the hunks', one each, in order.
+    for (h, (s, e, mut new_text)) in hunks.iter().zip(spans) {
+        if e >= hay.len() && h.new_no_newline && new_text.ends_with('\n') {
+            new_text.pop();
+        }
+        let (rs, re) = (view.raw(s.min(real_len)), view.raw(e.min(real_len)));
+        out.push_str(&text[prev..rs]);
+        if !view.crs.is_empty() && new_text.contains('\n') && wants_crlf(text, rs, re) {
+            out.push_str(&lf_to_crlf(&new_text));
+        } else {
+            out.push_str(&new_text);
+        }
+        prev = re;
+    }
+    out.push_str(&text[prev..]);
+    Ok(HunksPlan { text: out, placed })
+}
+
+/// Line `l` of `hay` without its line break.
+pub(super) fn line_text<'a>(hay: &'a str, starts: &[usize], l: usize) -> &'a str {
+    let end = starts.get(l + 1).map_or(hay.len(), |&n| n - 1);
+    hay[starts[l]..end].trim_end_matches('\n')
+}
+
+/// Curly quotes and dashes as ASCII, for finding an anchor line a model retyped.
+pub(super) fn ascii_punctuation(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' => ' ',
+            c => c,
+        })
+        .collect()
+}

@@ -1,0 +1,432 @@
+//! `edit`'s plan: stage 1 (the exact, literal search, memchr's `memmem`, one
+//! scan of the file), then the whole-line stages; a literal match that starts at
+//! a line's indentation written as whole lines; `replaceAll`; several `edits`
+//! against the one original text; the splices that rebuild the text in order.
+
+use super::closest::{already_applied, closest_region};
+use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
+use super::frame::brackets_fitting;
+use super::lines::alike;
+use super::refusal::{EditFailure, MultiFailure, line_numbers};
+use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
+use memchr::memmem;
+use std::borrow::Cow;
+
+/// A successful edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditApplied {
+    /// The whole new text, in the same form as the text passed in.
+    pub text: String,
+    pub replacements: usize,
+    /// The stage of the ladder that found the match(es).
+    pub stage: MatchStage,
+    /// See [`EditPlan::anchored`].
+    pub anchored: bool,
+}
+
+/// Replace `old` with `new` in `text` (see the module notes for the rules).
+pub fn apply_edit(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<EditApplied, EditFailure> {
+    let plan = plan_edit(text, old, new, replace_all)?;
+    Ok(EditApplied {
+        text: splice_text(text, &plan.splices),
+        replacements: plan.splices.len(),
+        stage: plan.stage,
+        anchored: plan.anchored,
+    })
+}
+
+/// The indentation of a text's first line, when that line is not blank.
+pub(crate) fn first_line_indent(text: &str) -> Option<&str> {
+    let line = text.split('\n').next()?;
+    let core = line.trim_start_matches([' ', '\t']);
+    (!core.trim().is_empty()).then(|| &line[..line.len() - core.len()])
+}
+
+/// `text` with every splice of a plan made.
+pub fn splice_text(text: &str, splices: &[Splice]) -> String {
+    let grown: usize = splices.iter().map(|s| s.text.len()).sum();
+    let mut out = String::with_capacity(text.len() + grown);
+    let mut prev = 0;
+    for splice in splices {
+        out.push_str(&text[prev..splice.start]);
+        out.push_str(&splice.text);
+        prev = splice.end;
+    }
+    out.push_str(&text[prev..]);
+    out
+}
+
+/// One replacement in the text's own bytes: `text[start..end]` becomes `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// What an edit will do, before any new text is built: the splices in ascending,
+/// non-overlapping order, and the stage that found them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditPlan {
+    pub splices: Vec<Splice>,
+    pub stage: MatchStage,
+    /// An exact match began at a line's indentation and `newText` was written as
+    /// whole lines there (see [`anchor_at_indentation`]).
+    pub anchored: bool,
+}
+
+/// Find what [`apply_edit`] would replace, without building the new text, so a
+/// caller can splice a big file in place.
+pub fn plan_edit(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<EditPlan, EditFailure> {
+    if old.is_empty() {
+        return Err(EditFailure::EmptyOld);
+    }
+    let old = crlf_to_lf(old);
+    let new = crlf_to_lf(new);
+    if old == new {
+        return Err(EditFailure::Identical);
+    }
+    let view = View::new(text);
+    let hay = view.text.as_ref();
+
+    let mut anchored = false;
+    let mut exact: Vec<(usize, usize)> = memmem::find_iter(hay.as_bytes(), old.as_bytes())
+        .map(|at| (at, at + old.len()))
+        .collect();
+    if exact.len() > 1 && !replace_all {
+        // oldText without its indentation stands after several lines'
+        // indentation; newText's first line, a version of oldText's, written at
+        // the file's indentation says which.
+        let first = |t: &str| t.split('\n').next().unwrap_or("").trim().to_string();
+        let wanted = first_line_indent(&new).filter(|i| {
+            !i.is_empty() && !old.starts_with([' ', '\t']) && alike(&first(&old), &first(&new))
+        });
+        if let Some(wanted) = wanted {
+            let at_wanted: Vec<(usize, usize)> = exact
+                .iter()
+                .copied()
+                .filter(|&(s, _)| hay[..s].rsplit('\n').next() == Some(wanted))
+                .collect();
+            if at_wanted.len() == 1 {
+                exact = at_wanted;
+            }
+        }
+    }
+    let (stage, spans): (MatchStage, Vec<(usize, usize, Cow<'_, str>)>) = if !exact.is_empty() {
+        if exact.len() > 1 && !replace_all {
+            let starts = exact.iter().map(|&(s, e)| {
+                let lead = hay[s..e].len() - hay[s..e].trim_start().len();
+                if lead == e - s { s } else { s + lead }
+            });
+            let mut lines = line_numbers(hay, starts);
+            lines.dedup();
+            return Err(EditFailure::FoundMany {
+                count: exact.len(),
+                lines,
+                stage: MatchStage::Exact,
+                overlapping: false,
+            });
+        }
+        let mut prev_end = 0;
+        let mut anchors = Vec::with_capacity(exact.len());
+        for &(s, e) in &exact {
+            // The two readings of an anchored newText, told apart by the brackets
+            // at their edges when the texts cannot tell.
+            // Every reading is weighed, newText wholly relative to the line
+            // included, which the two the refusal names may leave out.
+            let anchor =
+                anchor_at_indentation(hay, s, e, &old, &new).or_else(|(written, relative)| {
+                    let line_start = hay[..s].rfind('\n').map_or(0, |i| i + 1);
+                    let all = indented(&hay[line_start..s], &new, true);
+                    let texts = [written.as_str(), relative.as_str(), all.as_str()];
+                    match brackets_fitting(hay, line_start, e, &texts)[..] {
+                        [i] => Ok(Some((line_start, texts[i].to_string()))),
+                        // newText from the line's start and wholly relative to it
+                        // both fit: the one not shallower than the line it
+                        // replaces (a first line meant at the file's indentation
+                        // would have carried it).
+                        [0, 2] => Ok(Some((line_start, all))),
+                        _ => Err((written, relative)),
+                    }
+                });
+            match anchor {
+                Ok(anchor) => anchors.push(anchor.filter(|&(start, _)| start >= prev_end)),
+                Err((written, relative)) => {
+                    let line = line_numbers(hay, std::iter::once(s))[0];
+                    let differs = written
+                        .split('\n')
+                        .zip(relative.split('\n'))
+                        .position(|(a, b)| a != b)
+                        .map(|i| {
+                            let at = |t: &str| t.split('\n').nth(i).unwrap_or("").to_string();
+                            (line + i, at(&written), at(&relative))
+                        });
+                    return Err(EditFailure::IndentAmbiguous { line, differs });
+                }
+            }
+            prev_end = e;
+        }
+        let spans = exact
+            .into_iter()
+            .zip(anchors)
+            .map(|((s, e), anchor)| match anchor {
+                Some((start, text)) => {
+                    anchored |= text
+                        .strip_prefix(&hay[start..s])
+                        .is_none_or(|rest| rest != new.as_ref());
+                    (start, e, Cow::Owned(text))
+                }
+                None => (s, e, Cow::Borrowed(new.as_ref())),
+            })
+            .collect();
+        (MatchStage::Exact, spans)
+    } else {
+        let outcome = if old.trim().is_empty() {
+            LineOutcome::Nothing
+        } else {
+            match_lines(hay, &old, &new, replace_all, &Scope::WHOLE)
+        };
+        match outcome {
+            LineOutcome::Applied {
+                stage,
+                replacements,
+            } => (
+                stage,
+                replacements
+                    .into_iter()
+                    .map(|r| (r.start, r.end, Cow::Owned(r.text)))
+                    .collect(),
+            ),
+            LineOutcome::Ambiguous {
+                stage,
+                lines,
+                overlapping,
+            } => {
+                return Err(EditFailure::FoundMany {
+                    count: lines.len(),
+                    lines,
+                    stage,
+                    overlapping,
+                });
+            }
+            LineOutcome::Unplaceable { stage, new_line } => {
+                return Err(EditFailure::Unplaceable { stage, new_line });
+            }
+            LineOutcome::FrameAmbiguous {
+                stage,
+                line,
+                as_written,
+                shifted,
+            } => {
+                return Err(EditFailure::FrameAmbiguous {
+                    stage,
+                    line,
+                    as_written,
+                    shifted,
+                });
+            }
+            LineOutcome::Nothing => {
+                let closest = closest_region(hay, &old);
+                if already_applied(hay, &old, &new, closest.as_ref()) {
+                    return Err(EditFailure::AlreadyApplied);
+                }
+                return Err(EditFailure::NotFound { closest });
+            }
+        }
+    };
+
+    let mut splices = Vec::with_capacity(spans.len());
+    let mut changed = false;
+    for (s, e, replacement) in spans {
+        let (rs, re) = (view.raw(s), view.raw(e));
+        let replacement =
+            if !view.crs.is_empty() && replacement.contains('\n') && wants_crlf(text, rs, re) {
+                lf_to_crlf(&replacement)
+            } else {
+                replacement.into_owned()
+            };
+        changed |= text[rs..re] != replacement;
+        splices.push(Splice {
+            start: rs,
+            end: re,
+            text: replacement,
+        });
+    }
+    if !changed {
+        return Err(EditFailure::Unchanged);
+    }
+    Ok(EditPlan {
+        splices,
+        stage,
+        anchored,
+    })
+}
+
+/// Several edits of one text, planned against the text as it is before any of
+/// them: every edit's splices, in order, and no two overlapping. All or nothing:
+/// the first edit that fails is the answer, named by its index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultiPlan {
+    pub splices: Vec<Splice>,
+    /// The least exact stage among the edits (the one worth naming).
+    pub stage: MatchStage,
+    /// Each edit's stage, in the order given.
+    pub stages: Vec<MatchStage>,
+    pub anchored: bool,
+}
+
+/// Plan `edits` (`(oldText, newText, replaceAll)`) against `text` (see [`MultiPlan`]).
+pub fn plan_edits(text: &str, edits: &[(String, String, bool)]) -> Result<MultiPlan, MultiFailure> {
+    let of = edits.len();
+    let mut all: Vec<(usize, Splice)> = Vec::new();
+    let mut stages = Vec::with_capacity(of);
+    let mut anchored = false;
+    for (index, (old, new, replace_all)) in edits.iter().enumerate() {
+        let plan = plan_edit(text, old, new, *replace_all)
+            .map_err(|failure| MultiFailure::Edit { index, of, failure })?;
+        stages.push(plan.stage);
+        anchored |= plan.anchored;
+        all.extend(plan.splices.into_iter().map(|s| (index, s)));
+    }
+    all.sort_by_key(|(_, s)| (s.start, s.end));
+    for w in all.windows(2) {
+        let ((a, x), (b, y)) = (&w[0], &w[1]);
+        // Two insertions at one point, or a span reaching into the next, overlap.
+        if y.start < x.end || (x.start == y.start && a != b) {
+            let line = text[..y.start].matches('\n').count() + 1;
+            let (first, second) = if a < b { (*a, *b) } else { (*b, *a) };
+            return Err(MultiFailure::Overlap {
+                first,
+                second,
+                line,
+            });
+        }
+    }
+    let stage = stages
+        .iter()
+        .copied()
+        .find(|s| *s != MatchStage::Exact)
+        .unwrap_or(MatchStage::Exact);
+    Ok(MultiPlan {
+        splices: all.into_iter().map(|(_, s)| s).collect(),
+        stage,
+        stages,
+        anchored,
+    })
+}
+
+/// An exact match of `old` at `hay[s..e]` that starts right after a line's
+/// indentation and ends at the end of a line is a snippet of whole lines whose
+/// first line was copied without its indentation. Its replacement is then whole
+/// lines too: the span starts at the line's start, a non-blank first line of `new`
+/// gets the indentation back (as a literal replacement would), a blank one does
+/// not (an emptied line keeps no indentation). When `old` has several non-blank
+/// lines, the later ones matched the file as they are, so the later lines of `new`
+/// are in the file's frame and stand as written. When `old` is one line, they are
+/// in that line's frame (written relative to column 0) if any of them is less
+/// indented than the line; if every one is at least as deep, or `old` is one line
+/// followed by blank ones (the shape of a whole-line selection whose first line lost
+/// its indentation, too), either reading could be meant and the edit is refused
+/// (`Err`). `Ok(None)` when the match is not of that shape: a literal replacement
+/// it is.
+pub(super) fn anchor_at_indentation(
+    hay: &str,
+    s: usize,
+    e: usize,
+    old: &str,
+    new: &str,
+) -> Result<Option<(usize, String)>, (String, String)> {
+    let bytes = hay.as_bytes();
+    let line_start = memchr::memrchr(b'\n', &bytes[..s]).map_or(0, |i| i + 1);
+    let indent = &hay[line_start..s];
+    if indent.is_empty() || !indent.bytes().all(|b| b == b' ' || b == b'\t') {
+        return Ok(None);
+    }
+    let at_line_end = old.ends_with('\n') || e == bytes.len() || bytes[e] == b'\n';
+    if !at_line_end {
+        return Ok(None);
+    }
+    let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
+    // newText's first line already carries the indentation the match starts after
+    // (oldText's does not): newText is written at the file's indentation, as a
+    // model writes it after reading the file. Its lines stand as written, from the
+    // line's start; putting the indentation in front again would double it.
+    let first_new = new.split('\n').next().unwrap_or("");
+    // Any indentation at all on newText's first line says the same: a model that
+    // cut the first line of oldText and wrote newText like it cuts newText's
+    // first line whole, so an indented one was written at the file's depth.
+    if !blank(first_new) && (first_new.starts_with(indent) || first_new.starts_with([' ', '\t'])) {
+        return Ok(Some((line_start, new.to_string())));
+    }
+    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    // A first line of punctuation alone (`}`, `);`) that is not oldText's first
+    // line: a closing line at column 0 as written, or one cut like oldText's.
+    // Blocks close at every depth; nothing tells which.
+    if !blank(first_new)
+        && !first_new.chars().any(char::is_alphanumeric)
+        && old_lines[0] != first_new
+    {
+        return Err((new.to_string(), format!("{indent}{new}")));
+    }
+    // newText's first line repeats one of oldText's later lines (which matched
+    // the file as it stands) and not the first: it may be that later line kept,
+    // or the first line's replacement cut like oldText's. Nothing tells which.
+    if !blank(first_new)
+        && old_lines[0] != first_new
+        && old_lines.iter().skip(1).any(|l| *l == first_new)
+    {
+        return Err((new.to_string(), format!("{indent}{new}")));
+    }
+    let one_line = old_lines.len() == 1;
+    // One line with blank lines after it says no more about the frame of newText's
+    // later lines than one line does, but it is also how a whole-line selection
+    // whose first line lost its indentation looks: the later lines then stand as
+    // the file has them. Either reading is as likely.
+    let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
+    let lines: Vec<&str> = new.split('\n').collect();
+    // The last piece after a final `\n` is not a line of its own.
+    let body = if new.ends_with('\n') {
+        &lines[..lines.len() - 1]
+    } else {
+        &lines[..]
+    };
+    let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
+    let framed = one_line && later.iter().any(|l| !l.starts_with(indent));
+    let write = |framed: bool| indented(indent, new, framed);
+    if (one_line || undecided) && !later.is_empty() && !framed {
+        // Every later line is at least as deep as the line: as written, they sit
+        // beside or under it; read relative to it (column 0 being the line's own
+        // start), one indentation deeper. Nothing tells which was meant.
+        return Err((write(false), write(true)));
+    }
+    Ok(Some((line_start, write(framed))))
+}
+
+/// `new` written after `indent`: its first line always, and with `framed` every
+/// later line that is not blank too (a final line break opens no line).
+pub(super) fn indented(indent: &str, new: &str, framed: bool) -> String {
+    let lines: Vec<&str> = new.split('\n').collect();
+    let mut out = String::with_capacity(new.len() + indent.len() * lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let last_piece = i == lines.len() - 1 && new.ends_with('\n');
+        let blank = line.bytes().all(|b| b == b' ' || b == b'\t');
+        if !last_piece && !blank && (i == 0 || framed) {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    out
+}
