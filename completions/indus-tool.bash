@@ -3249,7 +3249,7 @@ _indus__tool_grafted() {
         w=${COMP_WORDS[i]}
         case "$w" in
             --cwd|--mcp-config) passed+=("$w" "${COMP_WORDS[i+1]}"); (( i++ )) ;;
-            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--save-media|--mcp-log|--state-dir|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
+            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--mcp-log|--save-media|--state-dir|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
             --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
             -*) ;;
             *) return 0 ;;

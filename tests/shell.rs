@@ -637,7 +637,7 @@ fn help_lists_the_profile_grouped_and_points_to_other_profiles() {
 /// tests/examples.rs.)
 #[test]
 fn every_documented_example_runs() {
-    for &(page, what, line) in indus_tool::cli::EXAMPLES {
+    for (page, what, line) in indus_tool::cli::examples() {
         let s = Shell::project();
         s.write("Makefile", "test:\n\ttrue\n");
         s.write("old.txt", "a\nb\n");

@@ -1,8 +1,9 @@
 //! The clap command tree, generated from the registry's descriptors.
 //!
 //! Each registered tool becomes a subcommand with one `--kebab-case` flag per input
-//! key (typed by its JSON Schema), `--json` for a whole input object, and optionally
-//! positionals from [`CLI_SHAPES`]: a new tool needs no CLI code beyond that table.
+//! key (typed by its JSON Schema), `--json` for a whole input object, and the
+//! positionals, short and peer flags of its row (`tools`): a new tool needs no CLI
+//! code beyond its row, and none at all for the plain face.
 //! Global options go before the tool name, or after it when the tool has no flag of
 //! that name (the CLI moves them in front before clap parses); they are not
 //! `global` in clap's sense because tools have inputs of the same names
@@ -12,283 +13,25 @@ use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, Command, value_parser};
 use serde_json::Value;
 
+use super::global_options::global_options;
+use super::tools::{ToolRow, row_of, short_of};
 use crate::kernel::ToolDescriptor;
-
-/// Per-tool command-line sugar: which input keys are positional (in order), and
-/// which key takes standard input when absent and stdin is not a terminal.
-pub struct CliShape {
-    pub tool: &'static str,
-    pub positionals: &'static [&'static str],
-    pub stdin_key: Option<&'static str>,
-    /// The array key that takes the last positional when it is given more than
-    /// once (`grep PATTERN a b` → `paths`); once, it fills its own key.
-    pub many: Option<&'static str>,
-}
-
-pub const CLI_SHAPES: &[CliShape] = &[
-    CliShape {
-        tool: "apply_patch",
-        positionals: &["patch"],
-        stdin_key: Some("patch"),
-        many: None,
-    },
-    CliShape {
-        tool: "read_file",
-        positionals: &["path"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "write_file",
-        positionals: &["path"],
-        stdin_key: Some("content"),
-        many: None,
-    },
-    CliShape {
-        tool: "fetch_url",
-        positionals: &["url"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "web_search",
-        positionals: &["query"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "run_shell",
-        positionals: &["command"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "tmux-create-session",
-        positionals: &["session"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "tmux-kill-session",
-        positionals: &["session"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "tmux-create-pane",
-        positionals: &["pane"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "tmux-kill-pane",
-        positionals: &["pane"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "read",
-        positionals: &["path"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "write",
-        positionals: &["path"],
-        stdin_key: Some("content"),
-        many: None,
-    },
-    CliShape {
-        tool: "edit",
-        positionals: &["path"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "ls",
-        positionals: &["path"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "grep",
-        positionals: &["pattern", "path"],
-        stdin_key: None,
-        many: Some("paths"),
-    },
-    CliShape {
-        tool: "find",
-        positionals: &["pattern", "path"],
-        stdin_key: None,
-        many: Some("paths"),
-    },
-    CliShape {
-        tool: "bash",
-        positionals: &["command"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "process",
-        // `process poll job-2`; for `start` the second word is the command (see
-        // the CLI's input assembly).
-        positionals: &["action", "id"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "todo_set",
-        positionals: &[],
-        stdin_key: Some("items"),
-        many: None,
-    },
-    CliShape {
-        tool: "todo",
-        positionals: &["action"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "bg-process",
-        positionals: &["action", "id"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "task",
-        positionals: &["objective"],
-        stdin_key: Some("context"),
-        many: None,
-    },
-    CliShape {
-        tool: "saas-action",
-        positionals: &["action", "slug"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "memory",
-        positionals: &["action", "content"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "exit_plan_mode",
-        positionals: &["plan"],
-        stdin_key: Some("plan"),
-        many: None,
-    },
-    CliShape {
-        tool: "websearch",
-        positionals: &["query"],
-        stdin_key: None,
-        many: None,
-    },
-    CliShape {
-        tool: "webfetch",
-        positionals: &["url"],
-        stdin_key: None,
-        many: None,
-    },
-];
-
-/// Positionals that name a file holding the key's value (`-`: standard input),
-/// as `patch` and `git apply` take their patch: `apply_patch change.diff`.
-pub const FILE_POSITIONALS: &[(&str, &str)] = &[("apply_patch", "patch")];
-
-/// Whether `tool`'s positional for `key` names a file (see [`FILE_POSITIONALS`]).
-pub fn file_positional(tool: &str, key: &str) -> bool {
-    FILE_POSITIONALS.contains(&(tool, key))
-}
 
 /// The clap id of a grafted MCP tool's input words.
 pub const GRAFTED_WORDS: &str = "words@grafted";
 
 /// A grafted MCP tool's name (`<server>__<tool>`): its command takes input words
 /// (`KEY=VALUE`, or bare values for its required keys in order) instead of a
-/// [`CliShape`].
+/// row of its own (see `tools`).
 pub fn is_grafted(tool: &str) -> bool {
     tool.contains("__")
 }
-
-pub fn shape_of(tool: &str) -> Option<&'static CliShape> {
-    CLI_SHAPES.iter().find(|s| s.tool == tool)
-}
-
-/// Global options that take a value (needed to find the tool name in argv).
-pub const VALUE_GLOBALS: &[&str] = &[
-    "--format",
-    "--cwd",
-    "--root",
-    "--collection",
-    "--profile",
-    "--tools",
-    "--max-bytes",
-    "--session",
-    "--color",
-    "--id",
-    "--turn",
-    "--mcp-config",
-    "--save-media",
-    "--mcp-log",
-    "--state-dir",
-    "--exec",
-    "--exec-cwd",
-    "--engine",
-    "--ssh-config",
-];
-
-/// Every global option's spelling (those that take a value are [`VALUE_GLOBALS`]).
-pub const GLOBAL_FLAGS: &[&str] = &[
-    "--format",
-    "--cwd",
-    "--root",
-    "--collection",
-    "--profile",
-    "--tools",
-    "--no-tools",
-    "--max-bytes",
-    "--session",
-    "--gate",
-    "--color",
-    "--id",
-    "--checkpoint",
-    "--turn",
-    "--mcp-config",
-    "--no-mcp",
-    "--save-media",
-    "--mcp-log",
-    "--exact",
-    "--state-dir",
-    "--envelope",
-    "--confirm",
-    "--suppress-repeats",
-    "--tmux",
-    "--exec",
-    "--exec-cwd",
-    "--engine",
-    "--ssh-config",
-];
 
 /// One spelling of a tool's flag, as argv holds it.
 pub struct ToolFlag {
     pub spelling: String,
     /// Whether the next word is its value (booleans take theirs after `=` only).
     pub takes_value: bool,
-}
-
-/// The short flags people expect, by input key (`-i`, `-C 2`, `-n 5`, `-t dir`),
-/// and `-e PATTERN` for grep.
-fn short_of(tool: &str, key: &str) -> Option<char> {
-    match (tool, key) {
-        (_, "ignoreCase") => Some('i'),
-        (_, "context") => Some('C'),
-        // rg's -n is line numbers; grep and find keep the row limit as --limit.
-        ("grep" | "find", "limit") => None,
-        (_, "limit" | "count") => Some('n'),
-        ("grep", "pattern") => Some('e'),
-        _ => None,
-    }
 }
 
 /// The placeholder of a string key's value: a value name a person reads
@@ -305,8 +48,8 @@ pub fn value_name(key: &str) -> String {
 }
 
 /// The long spellings peer flags claim for `tool` (their generated flags give way).
-fn claimed_by_peers(tool: &str) -> (Vec<&'static str>, Vec<char>) {
-    let flags: Vec<_> = super::peers::peer_flags(tool).collect();
+fn claimed_by_peers(row: &ToolRow) -> (Vec<&'static str>, Vec<char>) {
+    let flags = row.peers;
     (
         flags.iter().map(|f| f.long).collect(),
         flags.iter().filter_map(|f| f.short).collect(),
@@ -321,7 +64,8 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
         takes_value: true,
     }];
     let props = properties(descriptor);
-    let (claimed, claimed_shorts) = claimed_by_peers(&descriptor.name);
+    let row = row_of(&descriptor.name);
+    let (claimed, claimed_shorts) = claimed_by_peers(row);
     for (key, schema) in props {
         let takes_value = schema_type(schema) != "boolean";
         let long = kebab(key);
@@ -332,14 +76,14 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
             spelling: format!("--{long}"),
             takes_value,
         });
-        if let Some(c) = short_of(&descriptor.name, key).filter(|c| !claimed_shorts.contains(c)) {
+        if let Some(c) = short_of(row, key).filter(|c| !claimed_shorts.contains(c)) {
             flags.push(ToolFlag {
                 spelling: format!("-{c}"),
                 takes_value,
             });
         }
     }
-    for f in super::peers::peer_flags(&descriptor.name) {
+    for f in row.peers {
         let takes_value = super::peers::takes_value(f);
         flags.push(ToolFlag {
             spelling: format!("--{}", f.long),
@@ -449,7 +193,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 .value_name("OBJECT|-|@FILE")
                 .help("The whole input as a JSON object ('-' reads stdin, '@FILE' reads a file); flags override its keys"),
         );
-    let shape = shape_of(&name);
+    let row = row_of(&name);
     let required: Vec<&str> = descriptor
         .parameters
         .get("required")
@@ -457,7 +201,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let props = properties(descriptor);
-    if shape.is_none() && is_grafted(&name) {
+    if row.tool.is_empty() && is_grafted(&name) {
         cmd = cmd.arg(
             Arg::new(GRAFTED_WORDS)
                 .value_name("KEY=VALUE|VALUE")
@@ -469,10 +213,10 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 )),
         );
     }
-    if let Some(shape) = shape {
-        for (i, key) in shape.positionals.iter().enumerate() {
+    {
+        for (i, key) in row.positionals.iter().enumerate() {
             if let Some(schema) = props.get(*key) {
-                let file = file_positional(&name, key);
+                let file = row.file_positional == Some(*key);
                 let mut help = if file {
                     "A file holding it ('-' or none: standard input)".to_string()
                 } else {
@@ -481,7 +225,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 if required.contains(key) && !file {
                     help.push_str(" (required)");
                 }
-                let last = i + 1 == shape.positionals.len();
+                let last = i + 1 == row.positionals.len();
                 let mut arg = Arg::new(positional_id(key))
                     .value_name(if file {
                         "FILE".to_string()
@@ -490,7 +234,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                     })
                     .help(help)
                     .action(ArgAction::Set);
-                if last && shape.many.is_some() {
+                if last && row.many.is_some() {
                     arg = arg.num_args(1..).action(ArgAction::Append);
                 }
                 if let Some(values) = enum_values(schema) {
@@ -505,7 +249,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
     // flag of its own and is reached through `--json`.
     let mut longs: Vec<String> = vec!["json".into(), "help".into()];
     let mut shorts: Vec<char> = vec!['h'];
-    for f in super::peers::peer_flags(&name) {
+    for f in row.peers {
         longs.push(f.long.to_string());
         shorts.extend(f.short);
         cmd = cmd.arg(super::peers::peer_arg(f));
@@ -517,7 +261,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
         }
         longs.push(flag.clone());
         let mut arg = Arg::new(key.clone()).long(flag).help(flag_help(schema));
-        if let Some(c) = short_of(&name, key).filter(|c| !shorts.contains(c)) {
+        if let Some(c) = short_of(row, key).filter(|c| !shorts.contains(c)) {
             shorts.push(c);
             arg = arg.short(c);
         }
@@ -585,227 +329,7 @@ fn root_command() -> Command {
         .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name or after it: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error; grep and find exit 0 found, 1 nothing found, 2 trouble; diff 0 equal, 1 different, 2 trouble.")
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .arg(
-            Arg::new("format")
-                .long("format")
-                .env("INDUS_FORMAT")
-                .value_name("FORMAT")
-                .value_parser(PossibleValuesParser::new(["text", "json"]))
-                .default_value("text")
-                .help("Output format: text blocks, or one JSON ToolOutcome line"),
-        )
-        .arg(
-            Arg::new("cwd")
-                .long("cwd")
-                .value_name("DIR")
-                .value_parser(value_parser!(std::path::PathBuf))
-                .help("Working directory the tools resolve paths against (default: the current directory)"),
-        )
-        .arg(
-            Arg::new("root")
-                .long("root")
-                .value_name("DIR")
-                .env("INDUS_ROOT")
-                // Not PathBuf's parser: it refuses the empty value that means "unset".
-                .value_parser(value_parser!(std::ffi::OsString))
-                .help("Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)"),
-        )
-        .arg(
-            Arg::new("collection")
-                .long("collection")
-                .value_name("NAME")
-                .env("INDUS_COLLECTION")
-                .value_parser(PossibleValuesParser::new(["read-only", "coding", "all"]))
-                .help("Expose a standard collection of the twelve built-ins (read-only, coding, all)"),
-        )
-        .arg(
-            Arg::new("profile")
-                .long("profile")
-                .value_name("NAME")
-                .env("INDUS_PROFILE")
-                .value_parser(PossibleValuesParser::new(crate::deck::Profile::NAMES))
-                .help("Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection"),
-        )
-        .arg(
-            Arg::new("tools")
-                .long("tools")
-                .value_name("A,B")
-                .value_delimiter(',')
-                .action(ArgAction::Append)
-                .help("Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)"),
-        )
-        .arg(
-            Arg::new("no-tools")
-                .long("no-tools")
-                .action(ArgAction::SetTrue)
-                .conflicts_with("tools")
-                .help("Expose no tools at all"),
-        )
-        .arg(
-            Arg::new("max-bytes")
-                .long("max-bytes")
-                .value_name("N")
-                .value_parser(value_parser!(u64).range(1..=(1u64 << 40)))
-                .help("Output budget in bytes (default 65536); longer output is clamped with a notice"),
-        )
-        .arg(
-            Arg::new("session")
-                .long("session")
-                .env("INDUS_SESSION")
-                .value_name("NAME")
-                .default_value("default")
-                .help("Session name keying the todo list and the gate's read-state under .indus-process/"),
-        )
-        .arg(
-            Arg::new("gate")
-                .long("gate")
-                .action(ArgAction::SetTrue)
-                .help("Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session"),
-        )
-        .arg(
-            Arg::new("color")
-                .long("color")
-                .value_name("WHEN")
-                .value_parser(PossibleValuesParser::new(["auto", "always", "never"]))
-                .default_value("auto")
-                .help("Colour on a terminal (auto honours NO_COLOR); never in JSON"),
-        )
-        .arg(
-            Arg::new("id")
-                .long("id")
-                .value_name("ID")
-                .help("The id of the ToolCall (echoed in the JSON outcome; default \"cli\")"),
-        )
-        .arg(
-            Arg::new("checkpoint")
-                .long("checkpoint")
-                .env("INDUS_CHECKPOINT")
-                .action(ArgAction::SetTrue)
-                // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
-        )
-        .arg(
-            Arg::new("confirm")
-                .long("confirm")
-                .env("INDUS_CONFIRM")
-                .action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also \"shell_confirm\": true in .indusvx/buddy.json"),
-        )
-        .arg(
-            Arg::new("suppress-repeats")
-                .long("suppress-repeats")
-                .env("INDUS_SUPPRESS_REPEATS")
-                .value_name("BOOL")
-                .num_args(0..=1)
-                .require_equals(true)
-                .default_missing_value("true")
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)"),
-        )
-        .arg(
-            Arg::new("envelope")
-                .long("envelope")
-                .env("INDUS_ENVELOPE")
-                .action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Wrap every result in the buddy seed's envelope {\"harness_timestamp\": {\"source\": \"harness\", \"unix_millis\": N}, \"result\": …} (always on in the buddy profile)"),
-        )
-        .arg(
-            Arg::new("turn")
-                .long("turn")
-                .env("INDUS_TURN")
-                .value_name("NAME")
-                .help("The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)"),
-        )
-        .arg(
-            Arg::new("mcp-config")
-                .long("mcp-config")
-                .value_name("FILE")
-                .value_parser(value_parser!(std::path::PathBuf))
-                .help("An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers' tools are grafted as SERVER__TOOL"),
-        )
-        .arg(
-            Arg::new("no-mcp")
-                .long("no-mcp")
-                .env("INDUS_NO_MCP")
-                .action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Graft no MCP server's tools (read no MCP config)"),
-        )
-        .arg(
-            Arg::new("mcp-log")
-                .long("mcp-log")
-                .value_name("LEVEL")
-                .value_parser(PossibleValuesParser::new([
-                    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
-                ]))
-                .help("Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)"),
-        )
-        .arg(
-            Arg::new("save-media")
-                .long("save-media")
-                .value_name("DIR")
-                .value_parser(value_parser!(std::path::PathBuf))
-                .help("Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block"),
-        )
-        .arg(
-            Arg::new("exact")
-                .long("exact")
-                .env("INDUS_EXACT")
-                .action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
-                .help("Print a tool's text exactly as an agent receives it (summary, hints and bash's report on stdout, errors on stderr), even when stdout is a pipe"),
-        )
-        .arg(
-            Arg::new("state-dir")
-                .long("state-dir")
-                .env("INDUS_STATE_DIR")
-                .value_name("DIR")
-                .value_parser(value_parser!(std::path::PathBuf))
-                .help("The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)"),
-        )
-        .arg(
-            Arg::new("tmux")
-                .long("tmux")
-                .env("INDUS_TMUX")
-                .value_name("SESSION")
-                .num_args(0..=1)
-                .require_equals(true)
-                .default_missing_value("shared")
-                .help("Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)"),
-        )
-        .arg(
-            Arg::new("exec")
-                .long("exec")
-                .env("INDUS_EXEC")
-                .value_name("TARGET")
-                .help("Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there"),
-        )
-        .arg(
-            Arg::new("exec-cwd")
-                .long("exec-cwd")
-                .env("INDUS_EXEC_CWD")
-                .value_name("DIR")
-                .help("The working directory on the --exec target (default: the login directory, or the container's)"),
-        )
-        .arg(
-            Arg::new("engine")
-                .long("engine")
-                .env("INDUS_ENGINE")
-                .value_name("ENGINE")
-                .value_parser(PossibleValuesParser::new(["docker", "podman"]))
-                .help("The container engine of --exec container: (default: podman, else docker, whichever is installed)"),
-        )
-        .arg(
-            Arg::new("ssh-config")
-                .long("ssh-config")
-                .env("INDUS_SSH_CONFIG")
-                .value_name("FILE")
-                .value_parser(value_parser!(std::path::PathBuf))
-                .help("The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)"),
-        )
+        .args(global_options())
 }
 
 /// `cmd` with the meta-commands (list, describe, schema, call, batch, mcp, …).

@@ -15,6 +15,7 @@ use super::globals::*;
 use super::input::*;
 use super::output::Printer;
 use super::shell::{self, ShellOpts};
+use super::tools::row_of;
 use crate::backends::local::{budget_of, confine_local, make_local_context};
 use crate::deck::{Profile, rows_for_profile};
 use crate::kernel::{
@@ -217,10 +218,7 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
 /// handlers for them would cost every call a signal driver it does not need.
 pub(crate) fn runs_commands(name: &str) -> bool {
     // A grafted MCP tool may run a stdio server in its own process group.
-    matches!(
-        normalize_tool_name(name).as_str(),
-        "bash" | "task" | "runshell"
-    ) || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
+    row_of(name).runs_commands || name.contains(crate::interop::mcp_client::ledger::QUALIFIER)
 }
 
 /// Cancel `cancel`, as on SIGHUP, once the reader of standard output is gone:
@@ -364,12 +362,10 @@ pub(crate) fn tool_invocation(
     let opts = ShellOpts::from_matches(m);
     let input = assemble_input(&descriptor, m)?;
     if opts.print0
-        && descriptor.name == "grep"
-        && input.get("outputMode").and_then(Value::as_str) != Some("files")
+        && let Some(needs) = row_of(&descriptor.name).print0_needs
+        && input.get(needs.key).and_then(Value::as_str) != Some(needs.value)
     {
-        return Err(UsageError(
-            "grep -0 ends each path with NUL, so it goes with -l (--files-with-matches)".into(),
-        ));
+        return Err(UsageError(needs.message.into()));
     }
     let call = ToolCall {
         id: globals.id.clone(),

@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use clap::ArgMatches;
 
-use super::command::{self, META_COMMANDS, VALUE_GLOBALS, build_command};
+use super::command::{self, META_COMMANDS, build_command};
 use super::error::{CliResult, UsageError};
 use super::output::Printer;
+use super::tools::{GROUPS, PLAIN, PLAIN_STATUS, ROWS, row_of};
 use crate::kernel::ToolDescriptor;
 
 /// The file name of a shell's completion script in `completions/`.
@@ -49,7 +50,9 @@ pub fn completion_script(descriptors: &[ToolDescriptor], shell: clap_complete::S
 /// passing on the `--cwd`, `--mcp-config` and `--no-mcp` already typed.
 pub(crate) fn complete_grafted_bash(script: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(script);
-    let values = VALUE_GLOBALS.join("|");
+    let values = super::global_options::value_spellings()
+        .collect::<Vec<_>>()
+        .join("|");
     let wrapper = format!(
         r#"
 # Grafted MCP tools (SERVER__TOOL), from the ledger cache (`mcp names` spawns nothing).
@@ -109,11 +112,8 @@ pub(crate) fn complete_grafted_zsh(script: &[u8]) -> Vec<u8> {
 fn complete_positional_values_fish(script: &[u8], descriptors: &[ToolDescriptor]) -> Vec<u8> {
     let mut text = String::from_utf8_lossy(script).into_owned();
     for d in descriptors {
-        let Some(shape) = command::shape_of(&d.name) else {
-            continue;
-        };
         let props = command::properties(d);
-        for key in shape.positionals {
+        for key in row_of(&d.name).positionals {
             let values: Vec<&str> = props
                 .get(*key)
                 .and_then(|s| s.get("enum"))
@@ -254,9 +254,9 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Everyday examples, per page (`""` is the main page): a description and a
-/// command line run from a project folder. tests/shell.rs runs every one.
-pub const EXAMPLES: &[(&str, &str, &str)] = &[
+/// Everyday examples of the pages that are not a tool's (`""` is the main
+/// page, then the meta-commands'); a tool's are in its row (`tools`).
+const PAGE_EXAMPLES: &[(&str, &str, &str)] = &[
     (
         "",
         "Read a file, numbered like cat -n",
@@ -283,41 +283,6 @@ pub const EXAMPLES: &[(&str, &str, &str)] = &[
         "indus-tool diff -r before after",
     ),
     (
-        "grep",
-        "Files mentioning a word, as rg -l",
-        "indus-tool grep -l -w TODO src",
-    ),
-    (
-        "grep",
-        "Matches with two lines after, only in Rust files",
-        "indus-tool grep -A 2 -t rust 'unsafe' .",
-    ),
-    (
-        "grep",
-        "Everything but generated files, counted per file",
-        "indus-tool grep -c -g '!*.lock' version",
-    ),
-    (
-        "grep",
-        "Rewrite the files that mention a name",
-        "indus-tool grep -l -F legacy_name src | xargs sed -i 's/legacy_name/new_name/g'",
-    ),
-    (
-        "find",
-        "Rust files two levels deep at most, as fd",
-        "indus-tool find -e rs -d 2",
-    ),
-    (
-        "find",
-        "Folders named test, leaving out target",
-        "indus-tool find -t d test -E target",
-    ),
-    (
-        "find",
-        "Every Markdown file, NUL-separated for xargs -0",
-        "indus-tool find '*.md' -0 | xargs -0 wc -l",
-    ),
-    (
         "diff",
         "Two files, unified",
         "indus-tool diff -u old.txt new.txt",
@@ -333,44 +298,30 @@ pub const EXAMPLES: &[(&str, &str, &str)] = &[
         "indus-tool diff -ru a b > change.patch; patch -d a -p1 < change.patch",
     ),
     (
-        "write",
-        "Write a file from a pipe",
-        "printf 'hello\\n' | indus-tool write greeting.txt",
-    ),
-    (
-        "write",
-        "Make a file empty (on purpose)",
-        "indus-tool write notes.txt --content ''",
-    ),
-    (
-        "read",
-        "Lines 2 to 4",
-        "indus-tool read src/lib.rs --offset 2 --limit 3",
-    ),
-    (
-        "bash",
-        "Run a command; its status is the toolbox's",
-        "indus-tool bash --exit-status 'make test'",
-    ),
-    (
         "trust",
         "The configuration files trusted, and whether each is unchanged",
         "indus-tool trust --list",
     ),
 ];
 
+/// Every example, per page: a description and a command line run from a project
+/// folder. tests/shell.rs runs every one.
+pub fn examples() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut all = PAGE_EXAMPLES.to_vec();
+    for row in ROWS {
+        all.extend(
+            row.examples
+                .iter()
+                .map(|(what, line)| (row.tool, *what, *line)),
+        );
+    }
+    all
+}
+
 /// The EXIT STATUS and EXAMPLES sections of a man page (roff), appended to what
 /// clap_mangen renders.
 fn man_sections(page: &str) -> String {
     let status: &[(&str, &str)] = match page {
-        "grep" | "find" => &[
-            ("0", "Something was found."),
-            ("1", "Nothing was found."),
-            (
-                "2",
-                "An error: a bad pattern or input, an unreadable root, a usage error.",
-            ),
-        ],
         "diff" => &[
             ("0", "The files (or trees) are equal."),
             ("1", "They differ."),
@@ -381,14 +332,6 @@ fn man_sections(page: &str) -> String {
             (
                 "1",
                 "A file could not be trusted (absent, not a regular file, over 1 MiB, or the user's state folder unusable), or with no FILE no project configuration file was found.",
-            ),
-            ("2", "A usage error."),
-        ],
-        "bash" => &[
-            ("0", "The command exited 0."),
-            (
-                "1",
-                "The command failed, timed out or could not run (with --exit-status: its own status, 128+N for signal N, 124 on timeout).",
             ),
             ("2", "A usage error."),
         ],
@@ -407,21 +350,14 @@ fn man_sections(page: &str) -> String {
             ),
             ("128+N", "Interrupted by signal N while a command ran."),
         ],
-        _ => &[
-            ("0", "Success."),
-            (
-                "1",
-                "The tool reported an error (is_error in --format json).",
-            ),
-            ("2", "A usage error."),
-        ],
+        tool => row_of(tool).man_status.unwrap_or(PLAIN_STATUS),
     };
     let esc = |t: &str| t.replace('\\', "\\e").replace('-', "\\-");
     let mut out = String::from(".SH \"EXIT STATUS\"\n");
     for (code, what) in status {
         out.push_str(&format!(".TP\n\\fB{code}\\fR\n{}\n", esc(what)));
     }
-    let examples: Vec<_> = EXAMPLES.iter().filter(|e| e.0 == page).collect();
+    let examples: Vec<_> = examples().into_iter().filter(|e| e.0 == page).collect();
     if !examples.is_empty() {
         out.push_str(".SH EXAMPLES\n");
         for (_, what, line) in examples {
@@ -502,27 +438,15 @@ pub(crate) fn man(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The family a command is listed under in `indus-tool --help`.
+/// The family a command is listed under in `indus-tool --help`: its row's, and
+/// for a grafted MCP tool "MCP".
 fn group_of(name: &str) -> &'static str {
-    match name {
-        "read" | "write" | "edit" | "ls" | "read_file" | "write_file" => "Files",
-        "grep" | "find" => "Search",
-        "bash" | "process" | "run_shell" => "Shell",
-        "todo_read" | "todo_set" | "todo" | "memory" | "enter_plan_mode" | "exit_plan_mode" => {
-            "Planning"
-        }
-        "websearch" | "webfetch" | "fetch_url" | "web_search" => "Web",
-        "bg-process" | "task" | "saas-action" => "Deck",
-        "time" | "capture-pane" | "send-keys" => "Operator",
-        n if n.starts_with("tmux-") => "Operator",
-        n if command::is_grafted(n) => "MCP",
-        _ => "More",
+    match row_of(name) {
+        row if !row.tool.is_empty() => row.group,
+        _ if command::is_grafted(name) => "MCP",
+        _ => PLAIN.group,
     }
 }
-
-const GROUPS: &[&str] = &[
-    "Files", "Search", "Shell", "Planning", "Web", "Deck", "Operator", "MCP", "More",
-];
 
 /// One help line's summary, cut to fit a terminal line.
 fn one_line(text: &str, room: usize) -> String {

@@ -11,7 +11,6 @@ use clap::ArgMatches;
 use serde_json::Value;
 
 #[cfg(feature = "mcp")]
-use super::command::VALUE_GLOBALS;
 use super::dispatch::*;
 use super::error::{CliResult, UsageError};
 use super::globals::*;
@@ -271,7 +270,9 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
             "--no-mcp" => no_mcp = true,
             "--mcp-config" => explicit = value(&mut i).map(PathBuf::from),
             "--cwd" if sub.is_none() => cwd = value(&mut i).map(PathBuf::from),
-            n if sub.is_none() && VALUE_GLOBALS.contains(&n) && inline.is_none() => i += 1,
+            n if sub.is_none() && super::global_options::takes_value(n) && inline.is_none() => {
+                i += 1
+            }
             n if sub.is_none() && !n.starts_with('-') => sub = Some(arg),
             n if sub.is_some() && next_word.is_none() && !n.starts_with('-') => {
                 next_word = Some(arg)

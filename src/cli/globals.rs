@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use clap::ArgMatches;
 
-use super::command::{self, META_COMMANDS, VALUE_GLOBALS};
+use super::command::{self, META_COMMANDS};
 use super::error::{CliResult, UsageError};
+use super::global_options;
 use super::output::ColorMode;
 use crate::deck::Profile;
 use crate::kernel::Root;
@@ -171,7 +172,7 @@ pub(crate) fn remote_request(
                     }
                     if value_next {
                         value_next = false;
-                    } else if VALUE_GLOBALS.contains(&name) && inline.is_none() {
+                    } else if global_options::takes_value(name) && inline.is_none() {
                         value_next = true;
                     } else if !arg.starts_with('-') {
                         past_tool = true;
@@ -246,7 +247,7 @@ pub(crate) fn subcommand_at(args: &[OsString]) -> Option<usize> {
             return None;
         }
         if arg.starts_with("--") {
-            if !arg.contains('=') && VALUE_GLOBALS.contains(&arg) {
+            if !arg.contains('=') && global_options::takes_value(arg) {
                 i += 1;
             }
         } else if !arg.starts_with('-') {
@@ -287,9 +288,9 @@ pub(crate) fn hoist_globals(
                     kept.push(tail[j].clone());
                 }
             }
-            None if command::GLOBAL_FLAGS.contains(&name) => {
+            None if global_options::is_global(name) => {
                 head.push(tail[j].clone());
-                if VALUE_GLOBALS.contains(&name) && !arg.contains('=') && j + 1 < tail.len() {
+                if global_options::takes_value(name) && !arg.contains('=') && j + 1 < tail.len() {
                     j += 1;
                     head.push(tail[j].clone());
                 }
@@ -471,7 +472,7 @@ pub(crate) fn root_help_requested(args: &[OsString]) -> bool {
         match word {
             "-h" | "--help" => return true,
             "help" => return words.next().is_none(),
-            w if VALUE_GLOBALS.contains(&w) => {
+            w if global_options::takes_value(w) => {
                 words.next();
             }
             w if w.starts_with('-') => {}

@@ -7,8 +7,9 @@ use std::io::{IsTerminal, Read};
 use clap::ArgMatches;
 use serde_json::{Map, Value};
 
-use super::command::{self, positional_id, shape_of};
+use super::command::{self, positional_id};
 use super::error::{CliResult, UsageError};
+use super::tools::row_of;
 use crate::kernel::ToolDescriptor;
 
 /// Read all of `reader`, but never more than `limit` bytes: past that, an error
@@ -127,8 +128,8 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     // Positional words fill the positional keys that no flag gave, in order, so
     // `grep -e PATTERN PATH` reads PATH as the path; a last positional given
     // several times (`grep PATTERN a b`) fills the shape's array key instead.
-    let shape = shape_of(&descriptor.name);
-    let positionals = shape.map_or(&[][..], |s| s.positionals);
+    let row = row_of(&descriptor.name);
+    let positionals = row.positionals;
     let given = |k: &str| matches!(m.try_get_one::<String>(k), Ok(Some(_)));
     let mut words: Vec<&String> = Vec::new();
     for k in positionals {
@@ -137,7 +138,7 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
         }
     }
     let free: Vec<&str> = positionals.iter().copied().filter(|k| !given(k)).collect();
-    let many = shape.and_then(|s| s.many);
+    let many = row.many;
     let mut words = words.into_iter().peekable();
     for key in &free {
         let Some(word) = words.next() else {
@@ -154,7 +155,7 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             input.insert(many.to_string(), Value::Array(all));
             break;
         }
-        if command::file_positional(&descriptor.name, key) {
+        if row.file_positional == Some(*key) {
             let limit = crate::tools::files::edit::EDIT_MAX_BYTES;
             let bytes = if word == "-" {
                 stdin_used = true;
@@ -200,18 +201,15 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     // `.` matches any name); taken as the substring ".", it would skip `Makefile`.
     // Only a pattern typed (or left out) on the command line; `--json` says
     // exactly what it means.
-    let everything = Value::String("**/*".to_string());
     let from_json = matches!(m.try_get_one::<String>("json"), Ok(Some(_)));
-    let typed = given("pattern")
-        || matches!(
-            m.try_get_many::<String>(&positional_id("pattern")),
-            Ok(Some(_))
-        );
-    if descriptor.name == "find"
-        && ((!input.contains_key("pattern") && !from_json)
-            || (typed && input.get("pattern") == Some(&Value::from("."))))
+    let typed = |key: &str| {
+        given(key) || matches!(m.try_get_many::<String>(&positional_id(key)), Ok(Some(_)))
+    };
+    if let Some((key, everything)) = row.everything
+        && ((!input.contains_key(key) && !from_json)
+            || (typed(key) && input.get(key) == Some(&Value::from("."))))
     {
-        input.insert("pattern".to_string(), everything);
+        input.insert(key.to_string(), Value::from(everything));
     }
     if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
         let required: Vec<&str> = descriptor
@@ -272,23 +270,22 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             input.insert(key.to_string(), flag_value(key, &schema, word)?);
         }
     }
-    // `process start CMD` (and `bg-process start CMD`): the second word is the
-    // command, not a job id.
-    if matches!(descriptor.name.as_str(), "process" | "bg-process")
-        && input.get("action").and_then(Value::as_str) == Some("start")
-        && !input.contains_key("command")
-        && m.try_get_one::<String>(&positional_id("id"))
+    // `process start CMD`: the second word is the command, not a job id.
+    if let Some((action, from, to)) = row.second_word
+        && input.get(row.positionals[0]).and_then(Value::as_str) == Some(action)
+        && !input.contains_key(to)
+        && m.try_get_one::<String>(&positional_id(from))
             .ok()
             .flatten()
             .is_some()
-        && let Some(word) = input.remove("id")
+        && let Some(word) = input.remove(from)
     {
-        input.insert("command".to_string(), word);
+        input.insert(to.to_string(), word);
     }
     let stdin_is_terminal = std::io::stdin().is_terminal()
         // Forwarded from a terminal (`--exec`): the local stdin stayed local.
         || std::env::var_os("INDUS_STDIN_TERMINAL").is_some_and(|v| v == "1");
-    let stdin_key = shape_of(&descriptor.name).and_then(|s| s.stdin_key);
+    let stdin_key = row.stdin_key;
     // `--content -` (any stdin key spelled `-`): read standard input, even a terminal's.
     let dash = stdin_key.is_some_and(|key| {
         input.get(key).and_then(Value::as_str) == Some("-")
@@ -299,7 +296,7 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     }
     // `write FILE` typed at a terminal with no content would truncate the file to
     // nothing: a slip, never what was meant.
-    if matches!(descriptor.name.as_str(), "write" | "write_file")
+    if row.stdin_required
         && let Some(key) = stdin_key
         && !input.contains_key(key)
         && !stdin_used
@@ -341,7 +338,7 @@ fn peer_input(
     m: &ArgMatches,
     input: &mut Map<String, Value>,
 ) -> CliResult<()> {
-    use super::peers::{Effect, peer_flags, peer_id};
+    use super::peers::{Effect, peer_id};
     let props = command::properties(descriptor);
     let schema_of = |key: &str, flag: &str| {
         props.get(key).ok_or_else(|| {
@@ -351,7 +348,7 @@ fn peer_input(
             ))
         })
     };
-    for f in peer_flags(&descriptor.name) {
+    for f in row_of(&descriptor.name).peers {
         let id = peer_id(f);
         match f.effect {
             Effect::Set(key, json) => {

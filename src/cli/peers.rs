@@ -1,12 +1,13 @@
-//! The flags people already type, spelled as the peer tool spells them: ripgrep's
-//! for `grep`, fd's for `find`, plus the command-line-only switches (`-q`, `-0`,
-//! `--stats`, `bash --exit-status`).
+//! How a peer flag works: the flags people already type, spelled as the peer tool
+//! spells them (ripgrep's for `grep`, fd's for `find`, the command-line-only
+//! switches `-q`, `-0`, `--stats`, `bash --exit-status`). Which tool has which is
+//! written in its row (`tools`); this is the mechanism every row's flags share.
 //!
-//! Each entry maps one peer flag onto a tool input key (a switch that sets a value,
-//! a value typed by the key's schema, or a repeatable flag collected into an
-//! array), so the tools keep one input shape for every face and the command line
-//! holds no search logic. A peer flag claims its long and short spellings; the
-//! generated flag of an input key with the same long name gives way to it.
+//! Each flag maps onto a tool input key (a switch that sets a value, a value
+//! typed by the key's schema, or a repeatable flag collected into an array), so
+//! the tools keep one input shape for every face and the command line holds no
+//! search logic. A peer flag claims its long and short spellings; the generated
+//! flag of an input key with the same long name gives way to it.
 
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction};
@@ -31,8 +32,8 @@ pub enum Effect {
     Cli(&'static str),
 }
 
+#[derive(Debug, Clone, Copy)]
 pub struct PeerFlag {
-    pub tool: &'static str,
     pub long: &'static str,
     pub short: Option<char>,
     pub effect: Effect,
@@ -45,19 +46,17 @@ pub struct PeerFlag {
 }
 
 /// A switch (no value).
-const fn flag(
-    tool: &'static str,
+pub const fn flag(
     short: Option<char>,
     long: &'static str,
     effect: Effect,
     help: &'static str,
 ) -> PeerFlag {
-    valued(tool, short, long, effect, "", help)
+    valued(short, long, effect, "", help)
 }
 
 /// A flag taking a value named `value_name`.
-const fn valued(
-    tool: &'static str,
+pub const fn valued(
     short: Option<char>,
     long: &'static str,
     effect: Effect,
@@ -65,7 +64,6 @@ const fn valued(
     help: &'static str,
 ) -> PeerFlag {
     PeerFlag {
-        tool,
         long,
         short,
         effect,
@@ -78,234 +76,6 @@ const fn valued(
 
 /// The no-op clap id of `rg -n` (line numbers are always shown).
 pub const LINE_NUMBER: &str = "line-number@shell";
-
-pub const PEER_FLAGS: &[PeerFlag] = &[
-    // apply_patch, as patch and git apply.
-    flag(
-        "apply_patch",
-        Some('R'),
-        "reverse",
-        Effect::Set("reverse", "true"),
-        "Apply a unified diff in reverse (patch -R, git apply -R)",
-    ),
-    // grep, as rg.
-    flag(
-        "grep",
-        Some('S'),
-        "smart-case",
-        Effect::Set("smartCase", "true"),
-        "Ignore case when the pattern has no uppercase letter (rg -S)",
-    ),
-    flag(
-        "grep",
-        Some('F'),
-        "fixed-strings",
-        Effect::Set("literal", "true"),
-        "Take the pattern as exact text, not a regular expression (rg -F; same as --literal)",
-    ),
-    flag(
-        "grep",
-        Some('w'),
-        "word-regexp",
-        Effect::Set("wordRegexp", "true"),
-        "Only match whole words (rg -w)",
-    ),
-    flag(
-        "grep",
-        Some('v'),
-        "invert-match",
-        Effect::Set("invertMatch", "true"),
-        "Show the lines that do not match (rg -v)",
-    ),
-    flag(
-        "grep",
-        Some('l'),
-        "files-with-matches",
-        Effect::Set("outputMode", "\"files\""),
-        "Print only the paths of files with a match, one per line (rg -l)",
-    ),
-    flag(
-        "grep",
-        Some('c'),
-        "count",
-        Effect::Set("outputMode", "\"count\""),
-        "Print PATH:N, the number of matching lines of each file with a match (rg -c)",
-    ),
-    valued(
-        "grep",
-        Some('A'),
-        "after-context",
-        Effect::Value("afterContext"),
-        "N",
-        "Show N lines after each match (rg -A)",
-    ),
-    valued(
-        "grep",
-        Some('B'),
-        "before-context",
-        Effect::Value("beforeContext"),
-        "N",
-        "Show N lines before each match (rg -B)",
-    ),
-    valued(
-        "grep",
-        Some('g'),
-        "glob",
-        Effect::Append("globs"),
-        "GLOB",
-        "Only search files matching GLOB; a leading ! excludes (files and folders); repeatable (rg -g)",
-    ),
-    valued(
-        "grep",
-        Some('t'),
-        "type",
-        Effect::Append("type"),
-        "TYPE",
-        "Only search files of this rg type (rust, py, js, md, ...); repeatable (rg -t)",
-    ),
-    valued(
-        "grep",
-        Some('T'),
-        "type-not",
-        Effect::Append("typeNot"),
-        "TYPE",
-        "Do not search files of this rg type; repeatable (rg -T)",
-    ),
-    valued(
-        "grep",
-        Some('m'),
-        "max-count",
-        Effect::Value("maxCount"),
-        "N",
-        "At most N matching lines per file (rg -m)",
-    ),
-    flag(
-        "grep",
-        Some('n'),
-        "line-number",
-        Effect::Cli(LINE_NUMBER),
-        "Show line numbers (always on; accepted as rg's -n)",
-    ),
-    flag(
-        "grep",
-        None,
-        "hidden",
-        Effect::Set("skipHidden", "false"),
-        "Search hidden files and folders (the default here; rg needs --hidden)",
-    ),
-    flag(
-        "grep",
-        None,
-        "no-ignore",
-        Effect::Set("gitignore", "false"),
-        "Search what ignore files exclude (the default here; rg needs --no-ignore)",
-    ),
-    flag(
-        "grep",
-        Some('q'),
-        "quiet",
-        Effect::Cli(QUIET),
-        "Print nothing; exit 0 if a line matched, 1 if none, 2 on error (rg -q)",
-    ),
-    flag(
-        "grep",
-        Some('0'),
-        "null",
-        Effect::Cli(PRINT0),
-        "With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)",
-    ),
-    flag(
-        "grep",
-        None,
-        "stats",
-        Effect::Cli(STATS),
-        "Print the summary line on stderr even when stdout is not a terminal",
-    ),
-    // find, as fd.
-    PeerFlag {
-        tool: "find",
-        long: "type",
-        short: Some('t'),
-        effect: Effect::Value("type"),
-        value_name: "TYPE",
-        values: &["f", "d", "l", "x"],
-        hidden_values: &["file", "dir", "symlink", "executable"],
-        help: "Only list this kind: f file, d directory, l symlink, x executable (fd -t)",
-    },
-    valued(
-        "find",
-        Some('e'),
-        "extension",
-        Effect::Append("extension"),
-        "EXT",
-        "Only list entries with this file extension; repeatable (fd -e)",
-    ),
-    valued(
-        "find",
-        Some('E'),
-        "exclude",
-        Effect::Append("exclude"),
-        "GLOB",
-        "Leave out entries matching GLOB and do not enter such folders; repeatable (fd -E)",
-    ),
-    valued(
-        "find",
-        Some('d'),
-        "max-depth",
-        Effect::Value("maxDepth"),
-        "N",
-        "Descend at most N levels; 1 lists the root's own entries (fd -d)",
-    ),
-    flag(
-        "find",
-        Some('H'),
-        "hidden",
-        Effect::Set("skipHidden", "false"),
-        "List hidden entries (the default here; fd needs -H)",
-    ),
-    flag(
-        "find",
-        Some('I'),
-        "no-ignore",
-        Effect::Set("gitignore", "false"),
-        "List what ignore files exclude (the default here; fd needs -I)",
-    ),
-    flag(
-        "find",
-        Some('q'),
-        "quiet",
-        Effect::Cli(QUIET),
-        "Print nothing; exit 0 if something matched, 1 if nothing, 2 on error",
-    ),
-    flag(
-        "find",
-        Some('0'),
-        "print0",
-        Effect::Cli(PRINT0),
-        "End each path with NUL instead of a newline, for xargs -0 (fd -0)",
-    ),
-    flag(
-        "find",
-        None,
-        "stats",
-        Effect::Cli(STATS),
-        "Print the summary line on stderr even when stdout is not a terminal",
-    ),
-    // bash.
-    flag(
-        "bash",
-        None,
-        "exit-status",
-        Effect::Cli(EXIT_STATUS),
-        "Exit with the command's own status (128+N for signal N, 124 on timeout)",
-    ),
-];
-
-/// The peer flags of `tool`.
-pub fn peer_flags(tool: &str) -> impl Iterator<Item = &'static PeerFlag> {
-    let tool = tool.to_string();
-    PEER_FLAGS.iter().filter(move |f| f.tool == tool)
-}
 
 /// The clap id of a peer flag.
 pub fn peer_id(f: &PeerFlag) -> String {

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::command::kebab;
 use super::output::{Printer, render_text};
 use super::peers::{EXIT_STATUS, PRINT0, QUIET, STATS};
+use super::tools::{Layout, StatusRule, row_of};
 use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};
 
 /// The command-line-only switches of a tool call (none reaches the tool).
@@ -45,28 +46,9 @@ impl ShellOpts {
     }
 }
 
-/// How a tool's outcome maps to an exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusRule {
-    /// 0 success, 1 the tool reported an error.
-    Plain,
-    /// As rg, grep and fd: 0 something found, 1 nothing found, 2 an error.
-    Search,
-    /// `bash`: 0 or 1, or with `--exit-status` the command's own status.
-    Command,
-}
-
-pub fn status_rule(tool: &str) -> StatusRule {
-    match tool {
-        "grep" | "find" => StatusRule::Search,
-        "bash" => StatusRule::Command,
-        _ => StatusRule::Plain,
-    }
-}
-
 /// The exit status of a printed outcome (a caught signal is decided by the caller).
 pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitCode {
-    match status_rule(tool) {
+    match row_of(tool).status {
         StatusRule::Search if outcome.is_error => ExitCode::from(2),
         StatusRule::Search => {
             let record = program_view(&outcome.output);
@@ -120,6 +102,7 @@ pub fn print_text(
     opts: &ShellOpts,
 ) {
     let tool = descriptor.name.as_str();
+    let row = row_of(tool);
     if opts.quiet {
         // Nothing at all on stdout; an error still explains itself on stderr.
         if outcome.is_error {
@@ -131,8 +114,8 @@ pub fn print_text(
         }
         return;
     }
-    if tool == "bash" {
-        print_bash(printer, outcome);
+    if row.layout == Layout::Streams {
+        print_streams(printer, outcome);
         return;
     }
     if outcome.is_error {
@@ -145,14 +128,15 @@ pub fn print_text(
     }
     let text = render_text(&outcome.output);
     let piped = !stdout_is_terminal();
-    let Some(layout) = Layout::of(tool) else {
+    let layout = row.layout;
+    if !layout.splits() {
         // Not split: the answer as the tool wrote it (it may quote a file's
         // content, which no hint rewriting may touch).
         if !text.is_empty() {
             printer.stdout_line(&text);
         }
         return;
-    };
+    }
     let Split {
         rows,
         notes,
@@ -160,7 +144,7 @@ pub fn print_text(
     } = layout.split(&text);
     if opts.print0 {
         let record = program_view(&outcome.output);
-        let key = if tool == "find" { "entries" } else { "rows" };
+        let key = row.print0_rows;
         let mut out = Vec::new();
         let mut printed = 0u64;
         for row in record
@@ -227,25 +211,12 @@ pub struct Split {
     pub summary: Option<String>,
 }
 
-/// How a listing tool lays out its text: where its own sentence stands (the rest
-/// is rows, which no rewriting touches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// grep and find: rows, a blank line, the summary (rows never hold a blank
-    /// line: every row carries its path). No blank line: no rows, only the summary.
-    RowsThenSummary,
-    /// read and ls: a header line, then the rows. A lone line is the header (an
-    /// empty file, an empty folder).
-    HeaderThenRows,
-}
-
+/// Where a split layout puts the tool's own sentence (the rest is rows, which
+/// no rewriting touches).
 impl Layout {
-    pub fn of(tool: &str) -> Option<Layout> {
-        match tool {
-            "grep" | "find" => Some(Layout::RowsThenSummary),
-            "read" | "ls" => Some(Layout::HeaderThenRows),
-            _ => None,
-        }
+    /// Whether the text is split into rows and the tool's sentence.
+    pub fn splits(self) -> bool {
+        matches!(self, Layout::RowsThenSummary | Layout::HeaderThenRows)
     }
 
     /// The byte range of the tool's own sentence in `text`.
@@ -253,6 +224,7 @@ impl Layout {
         match self {
             Layout::RowsThenSummary => text.rfind("\n\n").map_or(0, |i| i + 2)..text.len(),
             Layout::HeaderThenRows => 0..text.find('\n').unwrap_or(text.len()),
+            Layout::AsWritten | Layout::Streams => 0..text.len(),
         }
     }
 
@@ -262,6 +234,7 @@ impl Layout {
         let rows = match self {
             Layout::RowsThenSummary => &text[..at.start.saturating_sub(2)],
             Layout::HeaderThenRows => text.get(at.end + 1..).unwrap_or(""),
+            Layout::AsWritten | Layout::Streams => "",
         };
         let (rows, notes) = take_clamp_notice(rows);
         Split {
@@ -296,9 +269,9 @@ fn says_more_than_counts(summary: &str) -> bool {
     !(bare || header || listing)
 }
 
-/// `bash` in text mode: the command's stdout and stderr as they were, on the
-/// toolbox's stdout and stderr; the status line on stderr.
-fn print_bash(printer: &mut Printer, outcome: &ToolOutcome) {
+/// A command's record in text mode (`bash`): its stdout and stderr as they
+/// were, on the toolbox's stdout and stderr; the status line on stderr.
+fn print_streams(printer: &mut Printer, outcome: &ToolOutcome) {
     let record = program_view(&outcome.output);
     let (Some(out), Some(err)) = (
         record.get("stdout").and_then(Value::as_str),
