@@ -8,17 +8,21 @@
 //! `net` builds the HTTP clients, with TLS set up once.
 
 pub mod local;
+pub mod local_fs;
 pub mod local_job;
 pub mod local_search;
+pub mod local_shell;
 pub mod net;
 pub mod remote;
 pub mod remote_fs;
 pub mod tmux;
 
 pub use local::{
-    LocalFs, LocalShell, LocalShellHandle, budget_of, confine_local, local_fs, local_shell,
-    make_local_context, standard_budget, standard_notice,
+    budget_of, confine_local, local_fs, local_shell, make_local_context, standard_budget,
+    standard_notice,
 };
+pub use local_fs::LocalFs;
+pub use local_shell::{LocalShell, LocalShellHandle};
 
 /// Whether a program is on `PATH` (to say "not installed" before spawning it).
 pub(crate) fn on_path(program: &str) -> bool {

@@ -19,7 +19,7 @@ use super::error::{CliResult, UsageError};
 use super::globals::Globals;
 use super::input::read_bounded;
 use super::output::Printer;
-use crate::backends::local::open_confined;
+use crate::backends::local_fs::open_confined;
 use crate::tools::files::diff::{render_unified_diff_with_headers, rendered_counts};
 
 /// The options of one `diff` invocation.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::backends::local::blocking;
+use crate::backends::local_fs::blocking;
 use crate::kernel::input::Args;
 use crate::kernel::text::lossy_utf8;
 use crate::kernel::text::plural;

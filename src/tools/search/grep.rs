@@ -893,7 +893,7 @@ async fn search_named_file(
         Err(_) => g.unreadable += 1,
         Ok(reader) => {
             let worker = Arc::clone(shared);
-            g = crate::backends::local::blocking(move || {
+            g = crate::backends::local_fs::blocking(move || {
                 worker.search_stream(reader, &mut g);
                 Ok(g)
             })

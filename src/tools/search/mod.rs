@@ -41,7 +41,8 @@ mod tests {
     use async_trait::async_trait;
     use serde_json::{Value, json};
 
-    use crate::backends::local::{LocalFs, local_shell, make_local_context, standard_budget};
+    use crate::backends::local::{local_shell, make_local_context, standard_budget};
+    use crate::backends::local_fs::LocalFs;
     use crate::kernel::{
         CancellationToken, DirChild, Framework, Fs, FsEntryInfo, RemoveOptions, ToolContext,
     };
