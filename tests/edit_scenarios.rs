@@ -9,51 +9,10 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::bin_std;
-
-/// A tree: every folder (as `rel/`, no bytes) and every file with its bytes.
-type Tree = BTreeMap<String, Option<Vec<u8>>>;
-
-/// The tree below `dir`, the toolbox's state folder left out (a missing `dir` is
-/// an empty tree).
-fn snapshot(dir: &Path) -> Tree {
-    fn walk(base: &Path, dir: &Path, out: &mut Tree) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-            if rel == ".indus-process" {
-                continue;
-            }
-            if p.is_dir() {
-                out.insert(format!("{rel}/"), None);
-                walk(base, &p, out);
-            } else {
-                out.insert(rel, Some(std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Tree::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if src.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
+use common::{Tree, bin_std, copy_tree, snapshot};
 
 /// A tree entry for a failure message: a folder, or the file's bytes escaped.
 fn show(entry: &Option<Vec<u8>>) -> String {

@@ -285,3 +285,45 @@ pub fn pid_in(env: &TestEnv, rel: &str) -> u32 {
     );
     env.read_string(rel).trim().parse().expect("a pid")
 }
+
+/// A tree: every folder (as `rel/`, no bytes) and every file with its bytes.
+pub type Tree = std::collections::BTreeMap<String, Option<Vec<u8>>>;
+
+/// The tree below `dir`, the toolbox's state folder left out (a missing `dir` is
+/// an empty tree).
+pub fn snapshot(dir: &Path) -> Tree {
+    fn walk(base: &Path, dir: &Path, out: &mut Tree) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            if rel == ".indus-process" {
+                continue;
+            }
+            if p.is_dir() {
+                out.insert(format!("{rel}/"), None);
+                walk(base, &p, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Tree::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// A copy of the tree below `from` at `to` (files and folders).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
