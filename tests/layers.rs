@@ -260,8 +260,9 @@ fn is_ident(c: u8) -> bool {
 }
 
 /// Every path the code names: `use` trees whole, and inline `crate::…`,
-/// `super::…`, `self::…` paths.
-fn named_paths(code: &str) -> Vec<Named> {
+/// `super::…`, `self::…` paths and paths through a child module (`user::seal`
+/// in `state/mod.rs`).
+fn named_paths(code: &str, children: &[String]) -> Vec<Named> {
     let b = code.as_bytes();
     let line_at = |at: usize| code[..at].bytes().filter(|&c| c == b'\n').count() + 1;
     let mut found = Vec::new();
@@ -284,7 +285,14 @@ fn named_paths(code: &str) -> Vec<Named> {
         use_spans.push((at, end));
         from = end;
     }
-    for root in ["crate::", "super::", "self::"] {
+    let roots: Vec<String> = ["crate", "super", "self"]
+        .iter()
+        .map(|r| r.to_string())
+        .chain(children.iter().cloned())
+        .map(|r| format!("{r}::"))
+        .collect();
+    for root in &roots {
+        let root = root.as_str();
         let mut from = 0;
         while let Some(at) = code[from..].find(root).map(|n| from + n) {
             from = at + root.len();
@@ -407,8 +415,13 @@ fn breaches(src: &Path) -> Vec<Breach> {
     for (module, file) in &modules {
         let text = std::fs::read_to_string(file).unwrap();
         let code = without_test_modules(&code_only(&text));
+        let children: Vec<String> = modules
+            .keys()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+            .map(|m| m[module.len()].clone())
+            .collect();
         let targets = edges.entry(module.clone()).or_default();
-        for named in named_paths(&code) {
+        for named in named_paths(&code, &children) {
             let Some(target) = resolve(&named.path, module, &modules) else {
                 continue;
             };
@@ -600,10 +613,20 @@ fn the_check_finds_an_upward_import_and_a_circle() {
         "// crate::tools::x in a comment\nconst S: &str = \"crate::tools::y\";\nuse crate::tools::helper;\nuse super::b::{Thing, other::{X}};\n#[cfg(test)]\nmod tests {\n    use crate::tools::z;\n    fn f() { let c = '{'; }\n}\n",
     );
     write("kernel/b.rs", "pub fn g() { crate::kernel::a::f() }\n");
-    write("tools/mod.rs", "pub fn helper() {}\n");
+    write("tools/c.rs", "pub fn h() { super::helper() }\n");
+    write("tools/mod.rs", "pub mod c;\npub fn helper() { c::h() }\n");
     let found = breaches(&src);
     let text = report(&found);
-    assert_eq!(found.len(), 2, "{text}");
+    assert_eq!(found.len(), 3, "{text}");
+    // A path through a child module counts: tools/mod.rs uses c, c uses mod.rs.
+    assert!(
+        text.contains("src/tools/c.rs:1 uses src/tools/mod.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("src/tools/mod.rs:2 uses src/tools/c.rs"),
+        "{text}"
+    );
     assert!(
         text.contains("src/kernel/a.rs:3: imports crate::tools::helper from `tools`"),
         "{text}"

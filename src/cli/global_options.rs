@@ -1,224 +1,380 @@
-//! Every global option of the command line, once: its spelling, value, default,
-//! environment variable and help. The root command takes them as they are; the
-//! argv work done before clap (finding the tool name, moving options written
-//! after it to the front, reading `--exec` before anything else loads) derives
-//! from them which spellings exist and which take the next word as their value.
-//! What each option does is read into `Globals` by its id (`globals`).
-
-use std::sync::OnceLock;
+//! Every global option of the command line, once: its spelling, how it takes a
+//! value, its environment variable, help, parser and default. The root command
+//! builds its arguments from these rows; the argv work done before clap (finding
+//! the tool name, moving options written after it to the front, reading `--exec`
+//! before anything else loads) reads from the same rows which spellings exist
+//! and which take the next word, without building a clap argument (a one-shot
+//! call pays for every one it builds). What each option does is read into
+//! `Globals` by its id (`globals`).
 
 use clap::builder::PossibleValuesParser;
 use clap::{Arg, ArgAction, value_parser};
 
+/// How a global option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A switch: no value.
+    Switch,
+    /// The next word (or `=VALUE`).
+    Value,
+    /// A value given with `=` only; the next word is not it.
+    Optional,
+}
+
+/// One global option: its id (which is also its long spelling), how it takes a
+/// value, its environment variable and help, and what clap needs beyond those
+/// (value name, parser, default, conflicts).
+pub struct GlobalOption {
+    pub id: &'static str,
+    pub takes: Takes,
+    pub env: Option<&'static str>,
+    pub help: &'static str,
+    pub build: fn(Arg) -> Arg,
+}
+
 /// The global options, in the order `--help` lists them.
+pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
+    GlobalOption {
+        id: "format",
+        takes: Takes::Value,
+        env: Some("INDUS_FORMAT"),
+        help: "Output format: text blocks, or one JSON ToolOutcome line",
+        build: |a| {
+            a.value_name("FORMAT")
+                .value_parser(PossibleValuesParser::new(["text", "json"]))
+                .default_value("text")
+        },
+    },
+    GlobalOption {
+        id: "cwd",
+        takes: Takes::Value,
+        env: None,
+        help: "Working directory the tools resolve paths against (default: the current directory)",
+        build: |a| {
+            a.value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+        },
+    },
+    GlobalOption {
+        id: "root",
+        takes: Takes::Value,
+        env: Some("INDUS_ROOT"),
+        help: "Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)",
+        build: |a| {
+            a.value_name("DIR")
+                // Not PathBuf's parser: it refuses the empty value that means "unset".
+                .value_parser(value_parser!(std::ffi::OsString))
+        },
+    },
+    GlobalOption {
+        id: "collection",
+        takes: Takes::Value,
+        env: Some("INDUS_COLLECTION"),
+        help: "Expose a standard collection of the twelve built-ins (read-only, coding, all)",
+        build: |a| {
+            a.value_name("NAME")
+                .value_parser(PossibleValuesParser::new(["read-only", "coding", "all"]))
+        },
+    },
+    GlobalOption {
+        id: "profile",
+        takes: Takes::Value,
+        env: Some("INDUS_PROFILE"),
+        help: "Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection",
+        build: |a| {
+            a.value_name("NAME")
+                .value_parser(PossibleValuesParser::new(crate::deck::Profile::NAMES))
+        },
+    },
+    GlobalOption {
+        id: "tools",
+        takes: Takes::Value,
+        env: None,
+        help: "Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)",
+        build: |a| {
+            a.value_name("A,B")
+                .value_delimiter(',')
+                .action(ArgAction::Append)
+        },
+    },
+    GlobalOption {
+        id: "no-tools",
+        takes: Takes::Switch,
+        env: None,
+        help: "Expose no tools at all",
+        build: |a| a.action(ArgAction::SetTrue).conflicts_with("tools"),
+    },
+    GlobalOption {
+        id: "max-bytes",
+        takes: Takes::Value,
+        env: None,
+        help: "Output budget in bytes (default 65536); longer output is clamped with a notice",
+        build: |a| {
+            a.value_name("N")
+                .value_parser(value_parser!(u64).range(1..=(1u64 << 40)))
+        },
+    },
+    GlobalOption {
+        id: "session",
+        takes: Takes::Value,
+        env: Some("INDUS_SESSION"),
+        help: "Session name keying the todo list and the gate's read-state under .indus-process/",
+        build: |a| a.value_name("NAME").default_value("default"),
+    },
+    GlobalOption {
+        id: "gate",
+        takes: Takes::Switch,
+        env: None,
+        help: "Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session",
+        build: |a| a.action(ArgAction::SetTrue),
+    },
+    GlobalOption {
+        id: "color",
+        takes: Takes::Value,
+        env: None,
+        help: "Colour on a terminal (auto honours NO_COLOR); never in JSON",
+        build: |a| {
+            a.value_name("WHEN")
+                .value_parser(PossibleValuesParser::new(["auto", "always", "never"]))
+                .default_value("auto")
+        },
+    },
+    GlobalOption {
+        id: "id",
+        takes: Takes::Value,
+        env: None,
+        help: "The id of the ToolCall (echoed in the JSON outcome; default \"cli\")",
+        build: |a| a.value_name("ID"),
+    },
+    GlobalOption {
+        id: "checkpoint",
+        takes: Takes::Switch,
+        env: Some("INDUS_CHECKPOINT"),
+        help: "Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`",
+        build: |a| {
+            a
+                // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
+                .action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "confirm",
+        takes: Takes::Switch,
+        env: Some("INDUS_CONFIRM"),
+        help: "Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also \"shell_confirm\": true in .indusvx/buddy.json",
+        build: |a| {
+            a.action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "suppress-repeats",
+        takes: Takes::Optional,
+        env: Some("INDUS_SUPPRESS_REPEATS"),
+        help: "Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)",
+        build: |a| {
+            a.value_name("BOOL")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "envelope",
+        takes: Takes::Switch,
+        env: Some("INDUS_ENVELOPE"),
+        help: "Wrap every result in the buddy seed's envelope {\"harness_timestamp\": {\"source\": \"harness\", \"unix_millis\": N}, \"result\": …} (always on in the buddy profile)",
+        build: |a| {
+            a.action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "turn",
+        takes: Takes::Value,
+        env: Some("INDUS_TURN"),
+        help: "The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)",
+        build: |a| a.value_name("NAME"),
+    },
+    GlobalOption {
+        id: "mcp-config",
+        takes: Takes::Value,
+        env: None,
+        help: "An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers' tools are grafted as SERVER__TOOL",
+        build: |a| {
+            a.value_name("FILE")
+                .value_parser(value_parser!(std::path::PathBuf))
+        },
+    },
+    GlobalOption {
+        id: "no-mcp",
+        takes: Takes::Switch,
+        env: Some("INDUS_NO_MCP"),
+        help: "Graft no MCP server's tools (read no MCP config)",
+        build: |a| {
+            a.action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "mcp-log",
+        takes: Takes::Value,
+        env: None,
+        help: "Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)",
+        build: |a| {
+            a.value_name("LEVEL")
+                .value_parser(PossibleValuesParser::new([
+                    "debug",
+                    "info",
+                    "notice",
+                    "warning",
+                    "error",
+                    "critical",
+                    "alert",
+                    "emergency",
+                ]))
+        },
+    },
+    GlobalOption {
+        id: "save-media",
+        takes: Takes::Value,
+        env: None,
+        help: "Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block",
+        build: |a| {
+            a.value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+        },
+    },
+    GlobalOption {
+        id: "exact",
+        takes: Takes::Switch,
+        env: Some("INDUS_EXACT"),
+        help: "Print a tool's text exactly as an agent receives it (summary, hints and bash's report on stdout, errors on stderr), even when stdout is a pipe",
+        build: |a| {
+            a.action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "state-dir",
+        takes: Takes::Value,
+        env: Some("INDUS_STATE_DIR"),
+        help: "The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)",
+        build: |a| {
+            a.value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+        },
+    },
+    GlobalOption {
+        id: "tmux",
+        takes: Takes::Optional,
+        env: Some("INDUS_TMUX"),
+        help: "Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)",
+        build: |a| {
+            a.value_name("SESSION")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("shared")
+        },
+    },
+    GlobalOption {
+        id: "exec",
+        takes: Takes::Value,
+        env: Some("INDUS_EXEC"),
+        help: "Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there",
+        build: |a| a.value_name("TARGET"),
+    },
+    GlobalOption {
+        id: "exec-cwd",
+        takes: Takes::Value,
+        env: Some("INDUS_EXEC_CWD"),
+        help: "The working directory on the --exec target (default: the login directory, or the container's)",
+        build: |a| a.value_name("DIR"),
+    },
+    GlobalOption {
+        id: "engine",
+        takes: Takes::Value,
+        env: Some("INDUS_ENGINE"),
+        help: "The container engine of --exec container: (default: podman, else docker, whichever is installed)",
+        build: |a| {
+            a.value_name("ENGINE")
+                .value_parser(PossibleValuesParser::new(["docker", "podman"]))
+        },
+    },
+    GlobalOption {
+        id: "ssh-config",
+        takes: Takes::Value,
+        env: Some("INDUS_SSH_CONFIG"),
+        help: "The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)",
+        build: |a| {
+            a.value_name("FILE")
+                .value_parser(value_parser!(std::path::PathBuf))
+        },
+    },
+];
+
+/// The global options as clap arguments.
 pub fn global_options() -> Vec<Arg> {
-    vec![
-        Arg::new("format")
-            .long("format")
-            .env("INDUS_FORMAT")
-            .value_name("FORMAT")
-            .value_parser(PossibleValuesParser::new(["text", "json"]))
-            .default_value("text")
-            .help("Output format: text blocks, or one JSON ToolOutcome line"),
-        Arg::new("cwd")
-            .long("cwd")
-            .value_name("DIR")
-            .value_parser(value_parser!(std::path::PathBuf))
-            .help("Working directory the tools resolve paths against (default: the current directory)"),
-        Arg::new("root")
-            .long("root")
-            .value_name("DIR")
-            .env("INDUS_ROOT")
-            // Not PathBuf's parser: it refuses the empty value that means "unset".
-            .value_parser(value_parser!(std::ffi::OsString))
-            .help("Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)"),
-        Arg::new("collection")
-            .long("collection")
-            .value_name("NAME")
-            .env("INDUS_COLLECTION")
-            .value_parser(PossibleValuesParser::new(["read-only", "coding", "all"]))
-            .help("Expose a standard collection of the twelve built-ins (read-only, coding, all)"),
-        Arg::new("profile")
-            .long("profile")
-            .value_name("NAME")
-            .env("INDUS_PROFILE")
-            .value_parser(PossibleValuesParser::new(crate::deck::Profile::NAMES))
-            .help("Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection"),
-        Arg::new("tools")
-            .long("tools")
-            .value_name("A,B")
-            .value_delimiter(',')
-            .action(ArgAction::Append)
-            .help("Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)"),
-        Arg::new("no-tools")
-            .long("no-tools")
-            .action(ArgAction::SetTrue)
-            .conflicts_with("tools")
-            .help("Expose no tools at all"),
-        Arg::new("max-bytes")
-            .long("max-bytes")
-            .value_name("N")
-            .value_parser(value_parser!(u64).range(1..=(1u64 << 40)))
-            .help("Output budget in bytes (default 65536); longer output is clamped with a notice"),
-        Arg::new("session")
-            .long("session")
-            .env("INDUS_SESSION")
-            .value_name("NAME")
-            .default_value("default")
-            .help("Session name keying the todo list and the gate's read-state under .indus-process/"),
-        Arg::new("gate")
-            .long("gate")
-            .action(ArgAction::SetTrue)
-            .help("Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session"),
-        Arg::new("color")
-            .long("color")
-            .value_name("WHEN")
-            .value_parser(PossibleValuesParser::new(["auto", "always", "never"]))
-            .default_value("auto")
-            .help("Colour on a terminal (auto honours NO_COLOR); never in JSON"),
-        Arg::new("id")
-            .long("id")
-            .value_name("ID")
-            .help("The id of the ToolCall (echoed in the JSON outcome; default \"cli\")"),
-        Arg::new("checkpoint")
-            .long("checkpoint")
-            .env("INDUS_CHECKPOINT")
-            .action(ArgAction::SetTrue)
-            // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`"),
-        Arg::new("confirm")
-            .long("confirm")
-            .env("INDUS_CONFIRM")
-            .action(ArgAction::SetTrue)
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also \"shell_confirm\": true in .indusvx/buddy.json"),
-        Arg::new("suppress-repeats")
-            .long("suppress-repeats")
-            .env("INDUS_SUPPRESS_REPEATS")
-            .value_name("BOOL")
-            .num_args(0..=1)
-            .require_equals(true)
-            .default_missing_value("true")
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)"),
-        Arg::new("envelope")
-            .long("envelope")
-            .env("INDUS_ENVELOPE")
-            .action(ArgAction::SetTrue)
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Wrap every result in the buddy seed's envelope {\"harness_timestamp\": {\"source\": \"harness\", \"unix_millis\": N}, \"result\": …} (always on in the buddy profile)"),
-        Arg::new("turn")
-            .long("turn")
-            .env("INDUS_TURN")
-            .value_name("NAME")
-            .help("The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)"),
-        Arg::new("mcp-config")
-            .long("mcp-config")
-            .value_name("FILE")
-            .value_parser(value_parser!(std::path::PathBuf))
-            .help("An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers' tools are grafted as SERVER__TOOL"),
-        Arg::new("no-mcp")
-            .long("no-mcp")
-            .env("INDUS_NO_MCP")
-            .action(ArgAction::SetTrue)
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Graft no MCP server's tools (read no MCP config)"),
-        Arg::new("mcp-log")
-            .long("mcp-log")
-            .value_name("LEVEL")
-            .value_parser(PossibleValuesParser::new([
-                "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
-            ]))
-            .help("Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)"),
-        Arg::new("save-media")
-            .long("save-media")
-            .value_name("DIR")
-            .value_parser(value_parser!(std::path::PathBuf))
-            .help("Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block"),
-        Arg::new("exact")
-            .long("exact")
-            .env("INDUS_EXACT")
-            .action(ArgAction::SetTrue)
-            .value_parser(clap::builder::FalseyValueParser::new())
-            .help("Print a tool's text exactly as an agent receives it (summary, hints and bash's report on stdout, errors on stderr), even when stdout is a pipe"),
-        Arg::new("state-dir")
-            .long("state-dir")
-            .env("INDUS_STATE_DIR")
-            .value_name("DIR")
-            .value_parser(value_parser!(std::path::PathBuf))
-            .help("The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)"),
-        Arg::new("tmux")
-            .long("tmux")
-            .env("INDUS_TMUX")
-            .value_name("SESSION")
-            .num_args(0..=1)
-            .require_equals(true)
-            .default_missing_value("shared")
-            .help("Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)"),
-        Arg::new("exec")
-            .long("exec")
-            .env("INDUS_EXEC")
-            .value_name("TARGET")
-            .help("Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there"),
-        Arg::new("exec-cwd")
-            .long("exec-cwd")
-            .env("INDUS_EXEC_CWD")
-            .value_name("DIR")
-            .help("The working directory on the --exec target (default: the login directory, or the container's)"),
-        Arg::new("engine")
-            .long("engine")
-            .env("INDUS_ENGINE")
-            .value_name("ENGINE")
-            .value_parser(PossibleValuesParser::new(["docker", "podman"]))
-            .help("The container engine of --exec container: (default: podman, else docker, whichever is installed)"),
-        Arg::new("ssh-config")
-            .long("ssh-config")
-            .env("INDUS_SSH_CONFIG")
-            .value_name("FILE")
-            .value_parser(value_parser!(std::path::PathBuf))
-            .help("The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)"),
-    ]
+    GLOBAL_OPTIONS
+        .iter()
+        .map(|o| {
+            let arg = Arg::new(o.id).long(o.id).help(o.help);
+            let arg = match o.env {
+                Some(env) => arg.env(env),
+                None => arg,
+            };
+            (o.build)(arg)
+        })
+        .collect()
 }
 
-/// The spellings of the global options (`--format`), and whether each takes the
-/// next word as its value (an optional value is given with `=` only).
-fn spellings() -> &'static [(String, bool)] {
-    static SPELLINGS: OnceLock<Vec<(String, bool)>> = OnceLock::new();
-    SPELLINGS.get_or_init(|| {
-        global_options()
-            .iter()
-            .filter_map(|arg| {
-                let long = arg.get_long()?;
-                let takes = arg.get_action().takes_values() && !arg.is_require_equals_set();
-                Some((format!("--{long}"), takes))
-            })
-            .collect()
-    })
-}
-
-/// Whether `word` is a global option's spelling.
+/// Whether `word` is a global option's spelling (`--format`).
 pub fn is_global(word: &str) -> bool {
-    spellings().iter().any(|(s, _)| s == word)
+    option_of(word).is_some()
 }
 
 /// Whether `word` is a global option that takes the next word as its value
-/// (needed to find the tool name in argv).
+/// (needed to find the tool name in argv before clap runs).
 pub fn takes_value(word: &str) -> bool {
-    spellings().iter().any(|(s, takes)| *takes && s == word)
+    option_of(word).is_some_and(|o| o.takes == Takes::Value)
 }
 
-/// The global options that take the next word as their value, in order.
-pub fn value_spellings() -> impl Iterator<Item = &'static str> {
-    spellings()
+fn option_of(word: &str) -> Option<&'static GlobalOption> {
+    let id = word.strip_prefix("--")?;
+    GLOBAL_OPTIONS.iter().find(|o| o.id == id)
+}
+
+/// The spellings of the global options that take the next word as their value,
+/// in order.
+pub fn value_spellings() -> impl Iterator<Item = String> {
+    GLOBAL_OPTIONS
         .iter()
-        .filter(|(_, takes)| *takes)
-        .map(|(s, _)| s.as_str())
+        .filter(|o| o.takes == Takes::Value)
+        .map(|o| format!("--{}", o.id))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The row says how an option takes its value; clap's argument must agree,
+    /// or argv would be read one way before clap and another way by it.
+    #[test]
+    fn each_row_takes_its_value_as_its_clap_argument_does() {
+        for (o, arg) in GLOBAL_OPTIONS.iter().zip(global_options()) {
+            let takes = if !arg.get_action().takes_values() {
+                Takes::Switch
+            } else if arg.is_require_equals_set() {
+                Takes::Optional
+            } else {
+                Takes::Value
+            };
+            assert_eq!(o.takes, takes, "--{}", o.id);
+            assert_eq!(arg.get_long(), Some(o.id));
+        }
+    }
 
     #[test]
     fn spellings_and_values_are_read_from_the_table() {
@@ -227,7 +383,7 @@ mod tests {
         // An optional value goes with `=`: the next word is the tool.
         assert!(is_global("--tmux") && !takes_value("--tmux"));
         assert!(is_global("--suppress-repeats") && !takes_value("--suppress-repeats"));
-        assert!(!is_global("--pattern"));
+        assert!(!is_global("--pattern") && !is_global("format"));
         assert_eq!(value_spellings().count(), 19);
     }
 }

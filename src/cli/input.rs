@@ -272,7 +272,8 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     }
     // `process start CMD`: the second word is the command, not a job id.
     if let Some((action, from, to)) = row.second_word
-        && input.get(row.positionals[0]).and_then(Value::as_str) == Some(action)
+        && let Some(first) = row.positionals.first()
+        && input.get(*first).and_then(Value::as_str) == Some(action)
         && !input.contains_key(to)
         && m.try_get_one::<String>(&positional_id(from))
             .ok()

@@ -3,9 +3,10 @@
 //! wire id, title, summary, read-only flag and profile membership; the profiles
 //! that select from it; and the cards themselves.
 //!
-//! Three rooms: `catalog/` (the slice, the profiles and the registries built from
-//! it; `catalog/row.rs` the shapes a row is made of, which the cards import too),
-//! `cards/` (the app cards, one file each), and `wrappers/` (what the command line
+//! Its rooms: `row.rs` (the shapes a catalog row is made of, which the cards and
+//! the catalog both import), `catalog.rs` (the slice, the profiles and the
+//! registries built from it), `cards/` (the app cards, one file each), and
+//! `wrappers/` (what the command line
 //! puts around the deck's tools: approval, suppression, the envelope,
 //! checkpoints). The buddy profile's configuration (`buddy.json`, the policy) is
 //! read on the state floor (`state::buddy_config`), because the tmux backend
@@ -20,6 +21,7 @@
 
 pub mod cards;
 pub mod catalog;
+pub mod row;
 pub mod wrappers;
 
 pub use catalog::{

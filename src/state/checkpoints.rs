@@ -27,7 +27,7 @@
 //! `always` marker — carries this user's seal ([`user::seal_json`]); one without
 //! it came with the checkout, not from this user's toolbox, and is passed over
 //! with a line on stderr. Records are read without following links and with a
-//! size cap ([`super::read_file`]).
+//! size cap ([`super::files::read_file`]).
 //!
 //! This module owns the data and the file operations (record, list, diff inputs,
 //! rewind, drop); the tool wrapper is `deck::wrappers::checkpoint`, the command line
@@ -557,7 +557,7 @@ impl CheckpointStore {
     /// never joins the torn one.
     fn append_line(&self, lock: &StateLock, files: &NodeFiles, line: &[u8]) -> io::Result<()> {
         use std::io::{Seek, SeekFrom, Write};
-        let torn = super::open_file(&files.after).is_ok_and(|mut f| {
+        let torn = super::files::open_file(&files.after).is_ok_and(|mut f| {
             let mut last = [0u8; 1];
             f.seek(SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n'
         });
@@ -566,7 +566,7 @@ impl CheckpointStore {
             self.write_node(lock, files, &node)?;
             self.forget_paths();
         }
-        super::open_to_write(&files.after, true)
+        super::files::open_to_write(&files.after, true)
             .and_then(|mut f| f.write_all(line))
             .map_err(|e| state_error(&files.after, e))
     }
@@ -626,7 +626,7 @@ impl CheckpointStore {
         let dir = self.dir.make_dirs(format!("{CHECKPOINTS_DIR}/locks"))?;
         let key = &sha256_hex(real.as_bytes())[..24];
         let path = dir.join(format!("{key}.lock"));
-        super::try_lock_at(&path).map_err(|e| state_error(&path, e))
+        super::files::try_lock_at(&path).map_err(|e| state_error(&path, e))
     }
 
     /// The same store with another size cap (tests, library hosts).
@@ -672,7 +672,7 @@ impl CheckpointStore {
         if std::fs::symlink_metadata(self.always_marker()).is_err() || self.guard().is_err() {
             return false;
         }
-        match super::read_file(&self.always_marker(), 4096) {
+        match super::files::read_file(&self.always_marker(), 4096) {
             Ok(bytes) => {
                 let seal = String::from_utf8_lossy(&bytes).trim().to_string();
                 let ok = user::verify(SEAL_ALWAYS, self.rel.as_bytes(), &seal);
@@ -775,7 +775,7 @@ impl CheckpointStore {
                 return Ok(None);
             }
         };
-        let log = match super::read_file(&files.after, READ_CAP) {
+        let log = match super::files::read_file(&files.after, READ_CAP) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(state_error(&files.after, e)),
@@ -879,7 +879,7 @@ impl CheckpointStore {
     /// A kept pre-image's bytes, checked against its name.
     pub fn blob(&self, sha256: &str) -> io::Result<Vec<u8>> {
         let path = self.blob_path(sha256);
-        let bytes = super::read_file(&path, READ_CAP.max(self.cap)).map_err(|e| {
+        let bytes = super::files::read_file(&path, READ_CAP.max(self.cap)).map_err(|e| {
             io::Error::new(e.kind(), format!("checkpoint blob {}: {e}", path.display()))
         })?;
         if sha256_hex(&bytes) != sha256 {

@@ -52,7 +52,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::StateDir;
-use super::same_place;
+use super::files::same_place;
 use crate::kernel::Root;
 use crate::kernel::digest::sha256_hex;
 
@@ -149,7 +149,7 @@ pub fn apply(dir: &StateDir, changes: &[Change]) -> io::Result<()> {
         sync_dir(dir.root());
     }
     let folder = new_folder(&base)?;
-    let _lock = super::try_lock_at(&folder.join(LOCK))?
+    let _lock = super::files::try_lock_at(&folder.join(LOCK))?
         .ok_or_else(|| io::Error::other("a fresh patch folder is locked by another process"))?;
     let umask = current_umask();
     let journal = match prepare(&folder, changes, umask) {
@@ -226,13 +226,15 @@ fn recover_within(dir: &StateDir, window: Duration, root: Option<&Root>) -> io::
             .and_then(|d| d.modified().ok())
             .and_then(|t| SystemTime::now().duration_since(t).ok())
             .is_some_and(|age| age < window);
-        if young && super::read_file(&folder.join(DONE), 256).is_ok_and(|b| b == boot.as_bytes()) {
+        if young
+            && super::files::read_file(&folder.join(DONE), 256).is_ok_and(|b| b == boot.as_bytes())
+        {
             continue;
         }
         // A live apply holds its folder's lock and is left alone. A folder
         // made an instant ago, before its maker locked it, holds no journal and
         // is removed: its maker then fails before touching the tree.
-        let Ok(Some(_lock)) = super::try_lock_at(&folder.join(LOCK)) else {
+        let Ok(Some(_lock)) = super::files::try_lock_at(&folder.join(LOCK)) else {
             continue;
         };
         // Looked at again under the lock: its maker writes it before letting go.
@@ -1073,7 +1075,7 @@ mod tests {
     fn a_live_apply_is_left_alone() {
         let f = fixture();
         let (folder, _) = f.interrupted(1);
-        let held = crate::state::try_lock_at(&folder.join(LOCK))
+        let held = crate::state::files::try_lock_at(&folder.join(LOCK))
             .unwrap()
             .unwrap();
         assert_eq!(recover(&f.state, None).unwrap(), 0);

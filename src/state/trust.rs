@@ -81,7 +81,7 @@ pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
 
 /// Whether two paths name the same file (after resolving links).
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    super::same_place(a, b)
+    super::files::same_place(a, b)
 }
 
 /// `path` as a shell word: as is when it holds only characters a shell leaves

@@ -155,7 +155,7 @@ fn load_or_make_key() -> io::Result<Vec<u8>> {
 }
 
 fn read_key(path: &Path) -> io::Result<Vec<u8>> {
-    let text = super::read_file(path, 2 * KEY_LEN as u64 + 1)?;
+    let text = super::files::read_file(path, 2 * KEY_LEN as u64 + 1)?;
     let text = std::str::from_utf8(&text).unwrap_or("").trim();
     unhex(text)
         .filter(|k| k.len() == KEY_LEN)
@@ -266,7 +266,7 @@ pub fn seal_document(domain: &str, doc: &mut [u8]) -> bool {
 /// [`seal_document`]). Read without following a link, without blocking, in
 /// chunks, refused over `cap` bytes: its parse is for the caller, after this.
 pub fn verify_document(domain: &str, path: &Path, cap: u64) -> io::Result<bool> {
-    let (mut file, _) = super::open_capped(path, cap)?;
+    let (mut file, _) = super::files::open_capped(path, cap)?;
     let mut head = vec![0u8; 256];
     let mut got = 0;
     while got < head.len() {
@@ -343,7 +343,7 @@ pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
     };
     let path = place_of(path);
     let name = entry_name(&path, &sha256_hex(content));
-    let Ok(bytes) = super::read_file(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
+    let Ok(bytes) = super::files::read_file(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
         return false;
     };
     serde_json::from_slice::<TrustEntry>(&bytes)
@@ -363,7 +363,7 @@ pub fn trust(path: &Path, content: &[u8]) -> io::Result<TrustEntry> {
     };
     let name = entry_name(&entry.path, &entry.sha256);
     let bytes = serde_json::to_vec(&entry).map_err(io::Error::other)?;
-    crate::state::write_private(&dir.join(name), &bytes)?;
+    crate::state::files::write_private(&dir.join(name), &bytes)?;
     Ok(entry)
 }
 
@@ -379,7 +379,7 @@ pub fn trusted() -> io::Result<Vec<TrustEntry>> {
         Err(e) => return Err(e),
     };
     for entry in entries.flatten() {
-        if let Ok(bytes) = super::read_file(&entry.path(), 64 * 1024)
+        if let Ok(bytes) = super::files::read_file(&entry.path(), 64 * 1024)
             && let Ok(e) = serde_json::from_slice::<TrustEntry>(&bytes)
             && entry.file_name().to_str() == Some(&entry_name(&e.path, &e.sha256))
         {

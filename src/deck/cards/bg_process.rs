@@ -25,7 +25,7 @@ use crate::tools::shell::process::{
 };
 use crate::tools::{clamp_for, text_and_record};
 
-use super::session_rel;
+use super::session::session_rel;
 
 /// Lines kept per stream.
 pub const RING_LINES: usize = 2_000;

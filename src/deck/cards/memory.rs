@@ -15,7 +15,7 @@ use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, defi
 use crate::state::StateDir;
 use crate::tools::{clamp_for, text_and_record};
 
-use super::session_rel;
+use super::session::session_rel;
 
 /// The largest note, in bytes.
 pub const MEMORY_CAP: usize = 32 * 1024;

@@ -8,15 +8,11 @@ pub mod bg_process;
 pub mod memory;
 pub mod plan;
 pub mod saas;
+pub mod session;
 pub mod task;
 pub mod todo;
 
-use std::path::PathBuf;
-
-use crate::kernel::ToolContext;
-use crate::state::{StateDir, file_key};
-
-use super::catalog::row::{Builder, CARD, CatalogRow};
+use super::row::{Builder, CARD, CatalogRow};
 
 /// The cards' rows, in the seed's order.
 pub fn app_cards() -> Vec<CatalogRow> {
@@ -81,21 +77,4 @@ pub fn app_cards() -> Vec<CatalogRow> {
             plan::exit_plan_mode_card,
         ),
     ]
-}
-
-/// The session a card keeps its state for (`--session`; `default` when the host
-/// names none).
-pub fn session_of(ctx: &ToolContext) -> &str {
-    ctx.framework.session.as_deref().unwrap_or("default")
-}
-
-/// The path of the session's folder, relative to the state folder
-/// (`sessions/<session>`), for [`StateDir`]'s JSON files.
-pub fn session_rel(ctx: &ToolContext, file: &str) -> String {
-    format!("sessions/{}/{file}", file_key(session_of(ctx)))
-}
-
-/// The session's folder on disk (nothing is created).
-pub fn session_dir(ctx: &ToolContext) -> PathBuf {
-    StateDir::of(ctx).path(&format!("sessions/{}", file_key(session_of(ctx))))
 }

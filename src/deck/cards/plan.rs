@@ -17,7 +17,7 @@ use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, defi
 use crate::state::StateDir;
 use crate::tools::text_and_record;
 
-use super::session_dir;
+use super::session::session_dir;
 
 /// The folder of plan files inside a session's folder.
 pub const PLANS_DIRNAME: &str = "plans";
@@ -154,7 +154,8 @@ impl Tool for ExitPlanMode {
             Err(e) => return ToolResult::failure(e),
         };
         // The plans' folder made (and checked: no link on the way) first.
-        if let Err(e) = StateDir::of(ctx).make_dirs(super::session_rel(ctx, PLANS_DIRNAME)) {
+        if let Err(e) = StateDir::of(ctx).make_dirs(super::session::session_rel(ctx, PLANS_DIRNAME))
+        {
             return ToolResult::failure(format!("exit_plan_mode could not keep the plan: {e}"));
         }
         let path = match write_plan(&session_dir(ctx), plan) {

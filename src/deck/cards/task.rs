@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 
-use crate::deck::catalog::row::DeckContext;
+use crate::deck::row::DeckContext;
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
     DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,

@@ -16,7 +16,7 @@ use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, defi
 use crate::state::StateDir;
 use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
-use super::session_rel;
+use super::session::session_rel;
 
 const ACTIONS: [&str; 2] = ["read", "set"];
 const STATES: [&str; 4] = ["pending", "active", "done", "dropped"];

@@ -106,7 +106,7 @@ impl Around for Suppressing {
     async fn call(&self, inner: &DefinedTool, input: Value, ctx: &ToolContext) -> ToolResult {
         let name = inner.name();
         let state = StateDir::of(ctx);
-        let rel = crate::deck::cards::session_rel(ctx, FAILURES_FILE);
+        let rel = crate::deck::cards::session::session_rel(ctx, FAILURES_FILE);
         let key = key_of(name, &input);
         // A session with no failures has no file: one `stat`, no lock.
         let now = crate::kernel::clock::now_ms();

@@ -11,9 +11,7 @@ use crate::kernel::{DefinedTool, ToolRegistry, normalize_tool_name};
 use crate::tools;
 
 use super::cards;
-
-pub mod row;
-pub use row::{
+pub use super::row::{
     BUDDY, BUDDY_AND_ALL, Builder, CARD, CatalogRow, DeckContext, MUTATING, Profile, READ_ONLY,
 };
 
