@@ -315,19 +315,21 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
     },
 ];
 
+impl GlobalOption {
+    /// The option as a clap argument.
+    pub fn arg(&self) -> Arg {
+        let arg = Arg::new(self.id).long(self.id).help(self.help);
+        let arg = match self.env {
+            Some(env) => arg.env(env),
+            None => arg,
+        };
+        (self.build)(arg)
+    }
+}
+
 /// The global options as clap arguments.
-pub fn global_options() -> Vec<Arg> {
-    GLOBAL_OPTIONS
-        .iter()
-        .map(|o| {
-            let arg = Arg::new(o.id).long(o.id).help(o.help);
-            let arg = match o.env {
-                Some(env) => arg.env(env),
-                None => arg,
-            };
-            (o.build)(arg)
-        })
-        .collect()
+pub fn global_options() -> impl Iterator<Item = Arg> {
+    GLOBAL_OPTIONS.iter().map(GlobalOption::arg)
 }
 
 /// Whether `word` is a global option's spelling (`--format`).
