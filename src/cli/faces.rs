@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use clap::ArgMatches;
 use serde_json::Value;
 
-#[cfg(feature = "mcp")]
 use super::dispatch::*;
 use super::error::{CliResult, UsageError};
 use super::globals::*;
@@ -226,6 +225,7 @@ pub(crate) fn graft_options(globals: &Globals) -> crate::interop::mcp_client::gr
 
 /// Whether `INDUS_NO_MCP` turns grafting off, as clap reads the variable for
 /// `--no-mcp` (unset, empty, `0`, `false`, `no`, `off`: not off).
+#[cfg(feature = "mcp")]
 pub(crate) fn no_mcp_from_env() -> bool {
     std::env::var("INDUS_NO_MCP").is_ok_and(|v| {
         !matches!(
