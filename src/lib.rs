@@ -1,11 +1,14 @@
 //! indus-tool: the tool layer a coding agent needs (files, search, shell, planning,
 //! web) as a library, with exact, byte-stable output.
 //!
-//! The crate is layered: `kernel` is the authoring shape and dispatch contract,
-//! `backends` binds its I/O seams to the OS, `tools` holds the concrete tools,
-//! `registry` assembles them into collections, `deck` is the catalog of every tool
-//! (built-ins and app cards) with its profiles, and `cli` is the command-line face.
-//! The most used names are re-exported at the root.
+//! The crate is built in floors, each using only the ones below it (checked by
+//! `tests/layers.rs`; described in `docs/development.md`): `kernel` (the authoring
+//! shape and dispatch contract), `sys` (OS primitives that are not seams), `state`
+//! (what persists), `backends` (the kernel's seams bound to the OS, SSH,
+//! containers and tmux), `tools` (the concrete tools), `builtins` (the built-ins
+//! and their collections), `deck` (the catalog of every tool with its profiles,
+//! app cards and wrappers), `interop` (batch, MCP, the API shapes) and `cli` (the
+//! command-line face). The most used names are re-exported at the root.
 
 pub mod backends;
 pub mod builtins;

@@ -1,4 +1,4 @@
-//! The ground floor of OS primitives that are not seams: atomic file
+//! The floor of OS primitives that are not seams, right above the kernel: atomic file
 //! replacement, advisory file locks, signal bookkeeping and the libuv-style
 //! wording of OS errors. Every floor above may use them; they use only the
 //! kernel's types (a confinement root, a lock holder). A backend may be swapped
