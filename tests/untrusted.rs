@@ -1151,6 +1151,9 @@ fn a_linked_broker_socket_is_never_dialled() {
     let dialled = listener.accept().is_ok();
     drop(listener);
     let _ = std::fs::remove_file(&socket);
+    // The broker `up` started in the link's place is ours: stopped, so no
+    // process outlives the test.
+    let _ = w.run(&["mcp", "down"]);
     assert!(!dialled, "the linked socket was dialled");
 }
 
