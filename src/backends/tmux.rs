@@ -41,8 +41,9 @@ use crate::state::{StateDir, file_key};
 
 /// The selector of the default session and of every session's first pane.
 pub const SHARED: &str = "shared";
-/// How long a new pane's shell may take to start before the pane is taken as busy.
-const SHELL_START: Duration = Duration::from_secs(2);
+/// How long a new pane's ready signal (a `tmux wait-for -S` its shell runs) may
+/// take to exit once it has been received.
+const SIGNAL_EXIT: Duration = Duration::from_secs(2);
 /// How long an ordinary tmux command may take.
 const TMUX_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a new pane's shell may take to show its first prompt.
@@ -650,7 +651,30 @@ impl Tmux {
             .spawn()
             .map_err(|e| format!("tmux wait-for could not be started: {e}"))?;
         match tokio::time::timeout(READY_TIMEOUT, waiter.wait_with_output()).await {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                // The shell signals with a `tmux wait-for -S` of its own, which
+                // may still be its foreground command when the waiter returns:
+                // the pane is ready once that client has gone (a call made at
+                // once would otherwise find the pane "busy" with `tmux`).
+                let started = Instant::now();
+                while started.elapsed() < SIGNAL_EXIT {
+                    let foreground = self
+                        .run(&[
+                            "display-message",
+                            "-p",
+                            "-t",
+                            pane_id,
+                            "#{pane_current_command}",
+                        ])
+                        .await
+                        .unwrap_or_default();
+                    if foreground.trim() != "tmux" {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Ok(())
+            }
             Err(_) => {
                 let screen = self
                     .run(&["capture-pane", "-p", "-t", pane_id])
@@ -862,18 +886,7 @@ impl Tmux {
             .state
             .make_dirs("tmux/runs")
             .map_err(|e| format!("cannot create the runs folder: {e}"))?;
-        let mut live = self.live().await?;
-        // A pane just made runs the server's own fork (`tmux`) until its shell
-        // has started: that is not a command in its foreground, so the shell is
-        // given a moment to start (a `tmux` a person runs in the pane stays and
-        // is refused below).
-        let started = Instant::now();
-        while live.iter().any(|p| p.id == pane.id && p.command == "tmux")
-            && started.elapsed() < SHELL_START
-        {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            live = self.live().await?;
-        }
+        let live = self.live().await?;
         let here = live.iter().find(|p| p.id == pane.id);
         let foreground = here.map(|p| p.command.clone()).unwrap_or_default();
         let server = here.map(|p| p.server.clone()).unwrap_or_default();
