@@ -141,7 +141,11 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         }
     }
     let cwd = globals.cwd.clone();
-    let budget = globals.max_bytes.map(budget_of);
+    // A reader that takes every row (a pipe) gets no byte cut it did not ask for.
+    let budget = match globals.max_bytes {
+        None if globals.unbounded_rows => Some(budget_of(usize::MAX)),
+        asked => asked.map(budget_of),
+    };
     // The gate is opt-in; the checklist always persists per session, since a
     // one-shot invocation's in-memory list would be gone before anyone read it.
     let framework = Framework {
@@ -164,7 +168,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         session: Some(globals.session.clone()),
     };
     let root = globals.root.clone();
-    let record_rows = globals.record_rows;
+    let (record_rows, unbounded_rows) = (globals.record_rows, globals.unbounded_rows);
     let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
     let tmux = globals.tmux.as_ref().and_then(|session| {
         crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
@@ -189,6 +193,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         // Found once for the invocation, not again by every tool that keeps state.
         ctx.state_root = state_root.clone();
         ctx.record_rows = record_rows;
+        ctx.unbounded_rows = unbounded_rows;
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,
@@ -375,9 +380,15 @@ pub(crate) fn tool_invocation(
     // Printed as text (without -0, whose paths come from the record), nothing
     // reads a record's rows: the tool may skip them and what they cost.
     let text_face = !(globals.json || globals.envelope || opts.print0);
-    let mut outcome = if text_face {
+    // Rows for a pipe or for xargs -0 are all printed, as rg and fd print them;
+    // the exact agent view (`--exact`) and a terminal keep the seeds' limits.
+    let all_rows = row_of(&descriptor.name).all_rows
+        && !(globals.json || globals.envelope || globals.exact || opts.quiet)
+        && (opts.print0 || !shell::stdout_is_terminal());
+    let mut outcome = if text_face || all_rows {
         let globals = Globals {
-            record_rows: false,
+            record_rows: !text_face,
+            unbounded_rows: all_rows,
             ..globals.clone()
         };
         dispatch(registry, &globals, call)?

@@ -71,6 +71,10 @@ pub struct Globals {
     /// Whether the tools' records keep their rows (see `ToolContext::record_rows`):
     /// false only for a tool subcommand printed as text without `-0`.
     pub record_rows: bool,
+    /// Whether a listing tool prints every row to a reader that wants them all
+    /// (see `ToolContext::unbounded_rows`): a tool subcommand whose rows go to a
+    /// pipe, or with `-0`. Its budget is then unbounded unless `--max-bytes` asks.
+    pub unbounded_rows: bool,
 }
 
 impl Globals {
@@ -405,6 +409,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .filter(|s| !s.is_empty() && *s != "0")
             .cloned(),
         record_rows: true,
+        unbounded_rows: false,
     })
 }
 

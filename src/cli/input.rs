@@ -286,6 +286,13 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     let stdin_is_terminal = std::io::stdin().is_terminal()
         // Forwarded from a terminal (`--exec`): the local stdin stayed local.
         || std::env::var_os("INDUS_STDIN_TERMINAL").is_some_and(|v| v == "1");
+    // What stands for "no content" besides a terminal: a character device such
+    // as /dev/null (cron, CI and xargs hand one over), or no stdin at all.
+    let stdin_nothing = if stdin_is_terminal {
+        Some("a terminal")
+    } else {
+        stdin_holds_nothing()
+    };
     let stdin_key = row.stdin_key;
     // `--content -` (any stdin key spelled `-`): read standard input, even a terminal's.
     let dash = stdin_key.is_some_and(|key| {
@@ -295,17 +302,18 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     if dash && let Some(key) = stdin_key {
         input.remove(key);
     }
-    // `write FILE` typed at a terminal with no content would truncate the file to
-    // nothing: a slip, never what was meant.
+    // `write FILE` with no content from a terminal or from /dev/null would
+    // truncate the file to nothing: a slip (a forgotten --content), never what
+    // was meant. A pipe or a file is content, an empty one included.
     if row.stdin_required
         && let Some(key) = stdin_key
         && !input.contains_key(key)
         && !stdin_used
-        && stdin_is_terminal
+        && let Some(what) = stdin_nothing
         && !dash
     {
         return Err(UsageError(format!(
-            "{}: no content given and standard input is a terminal; pass --{} TEXT (--{} '' for an empty file), pipe the content in, or --{} - to type it",
+            "{}: no content given and standard input is {what}; pass --{} TEXT (--{} '' for an empty file), pipe the content in, or --{} - to type it",
             descriptor.name,
             command::kebab(key),
             command::kebab(key),
@@ -411,5 +419,20 @@ mod tests {
         let mut source = std::io::Cursor::new(vec![7u8; 100]);
         assert!(read_bounded(&mut source, 10, "x").is_err());
         assert_eq!(source.position(), 11);
+    }
+}
+
+/// Whether standard input, not being a terminal, still holds no content: a
+/// character device (`/dev/null`, what cron, CI runners and `xargs` give) or a
+/// closed descriptor. Said as the refusal names it.
+fn stdin_holds_nothing() -> Option<&'static str> {
+    use nix::sys::stat::{SFlag, fstat};
+    use std::os::fd::AsFd;
+    match fstat(std::io::stdin().as_fd()) {
+        Err(_) => Some("closed"),
+        Ok(st) if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFCHR => {
+            Some("a character device (such as /dev/null)")
+        }
+        Ok(_) => None,
     }
 }

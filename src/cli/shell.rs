@@ -2,8 +2,9 @@
 //!
 //! Agents (JSON, batch, MCP) get the seeds' byte-stable texts; a shell user judges
 //! the same answer by what rg, fd, grep and diff do. This module owns that
-//! difference and nothing else: which exit status a tool's outcome is (`grep` and
-//! `find` 0 found, 1 nothing found, 2 trouble), what goes to stdout when it is not
+//! difference and nothing else: which exit status a tool's outcome is (`grep` 0
+//! found, 1 nothing found, 2 trouble, as rg; `find` 0 either way, 1 nothing found
+//! only under `-q`, as fd), what goes to stdout when it is not
 //! a terminal (the rows; the summary, truncation notices and hints to stderr),
 //! `-q`, `-0` and `--stats`, `bash`'s raw streams and `--exit-status`, and hints
 //! that name the flags a person types (`--offset 67`) instead of JSON keys.
@@ -49,8 +50,9 @@ impl ShellOpts {
 /// The exit status of a printed outcome (a caught signal is decided by the caller).
 pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitCode {
     match row_of(tool).status {
-        StatusRule::Search if outcome.is_error => ExitCode::from(2),
-        StatusRule::Search => {
+        StatusRule::Search | StatusRule::Find if outcome.is_error => ExitCode::from(2),
+        StatusRule::Find if !opts.quiet => ExitCode::SUCCESS,
+        StatusRule::Search | StatusRule::Find => {
             let record = program_view(&outcome.output);
             if record.get("count").and_then(Value::as_u64) == Some(0) {
                 ExitCode::from(1)

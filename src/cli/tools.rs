@@ -22,8 +22,11 @@ use crate::kernel::normalize_tool_name;
 pub enum StatusRule {
     /// 0 success, 1 the tool reported an error.
     Plain,
-    /// As rg, grep and fd: 0 something found, 1 nothing found, 2 an error.
+    /// As rg and grep: 0 something found, 1 nothing found, 2 an error.
     Search,
+    /// As fd: 0 whether or not something was found, 2 an error; with `-q`, 0
+    /// something found, 1 nothing.
+    Find,
     /// A command runner: 0 or 1, or with `--exit-status` the command's own status.
     Command,
 }
@@ -91,6 +94,9 @@ pub struct ToolRow {
     pub second_word: Option<(&'static str, &'static str, &'static str)>,
     pub status: StatusRule,
     pub layout: Layout,
+    /// Whether every row goes to a pipe (and to `-0`), as the peer prints them:
+    /// no default row limit or byte budget there (see `ToolContext::unbounded_rows`).
+    pub all_rows: bool,
     /// Whether the tool runs other programs, which must be cleaned up when the
     /// toolbox is interrupted (the signal becomes the call's cancel).
     pub runs_commands: bool,
@@ -119,6 +125,7 @@ pub const PLAIN: ToolRow = ToolRow {
     second_word: None,
     status: StatusRule::Plain,
     layout: Layout::AsWritten,
+    all_rows: false,
     runs_commands: false,
     group: "More",
     man_status: None,
@@ -138,6 +145,18 @@ pub const PLAIN_STATUS: &[(&str, &str)] = &[
 const SEARCH_STATUS: &[(&str, &str)] = &[
     ("0", "Something was found."),
     ("1", "Nothing was found."),
+    (
+        "2",
+        "An error: a bad pattern or input, an unreadable root, a usage error.",
+    ),
+];
+
+const FIND_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "Success, whether or not something was found (as fd); with -q, something was found.",
+    ),
+    ("1", "With -q: nothing was found."),
     (
         "2",
         "An error: a bad pattern or input, an unreadable root, a usage error.",
@@ -332,6 +351,7 @@ const GREP: ToolRow = ToolRow {
     }),
     status: StatusRule::Search,
     layout: Layout::RowsThenSummary,
+    all_rows: true,
     man_status: Some(SEARCH_STATUS),
     examples: &[
         (
@@ -406,7 +426,7 @@ const FIND: ToolRow = ToolRow {
             Some('q'),
             "quiet",
             Effect::Cli(QUIET),
-            "Print nothing; exit 0 if something matched, 1 if nothing, 2 on error",
+            "Print nothing; exit 0 if something matched, 1 if nothing, 2 on error (fd -q)",
         ),
         flag(
             Some('0'),
@@ -423,9 +443,10 @@ const FIND: ToolRow = ToolRow {
     ],
     print0_rows: "entries",
     everything: Some(("pattern", "**/*")),
-    status: StatusRule::Search,
+    status: StatusRule::Find,
     layout: Layout::RowsThenSummary,
-    man_status: Some(SEARCH_STATUS),
+    all_rows: true,
+    man_status: Some(FIND_STATUS),
     examples: &[
         (
             "Rust files two levels deep at most, as fd",

@@ -153,6 +153,16 @@ impl<'a> Args<'a> {
         self.opt_int_at_least(field, 1, "a positive integer")
     }
 
+    /// An optional positive integer no larger than `max`: a value the tool cannot
+    /// honour is refused naming the maximum, never quietly lowered to it.
+    pub fn opt_positive_int_at_most(&self, field: &str, max: u64) -> Result<Option<u64>, String> {
+        let expected = format!("a positive integer of at most {max}");
+        match self.opt_int_at_least(field, 1, &expected)? {
+            Some(n) if n > max => Err(invalid(&self.name(field), &expected, &Value::from(n))),
+            n => Ok(n),
+        }
+    }
+
     /// An optional integer `>= 0`.
     pub fn opt_non_negative_int(&self, field: &str) -> Result<Option<u64>, String> {
         self.opt_int_at_least(field, 0, "a non-negative integer")

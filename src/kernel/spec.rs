@@ -321,6 +321,12 @@ pub struct ToolContext {
     /// and skip what they cost (`find` stats every listed file for its size).
     /// True unless a host says otherwise.
     pub record_rows: bool,
+    /// Whether the host hands every row to a reader that wants them all, as rg's
+    /// and fd's do (the command line's text face on a pipe, or `-0`): a tool that
+    /// lists rows then has no default row limit and no ceiling on an asked one,
+    /// and the host's budget (unbounded unless asked) is the only cut. False for
+    /// the agents' faces, whose context windows the seeds' limits protect.
+    pub unbounded_rows: bool,
 }
 
 impl fmt::Debug for ToolContext {
@@ -334,6 +340,7 @@ impl fmt::Debug for ToolContext {
             .field("state_root", &self.state_root)
             .field("remote", &self.remote)
             .field("record_rows", &self.record_rows)
+            .field("unbounded_rows", &self.unbounded_rows)
             .finish_non_exhaustive()
     }
 }
@@ -360,6 +367,7 @@ impl ToolContext {
             state_root: None,
             remote: None,
             record_rows: true,
+            unbounded_rows: false,
         }
     }
 

@@ -38,7 +38,7 @@ use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
 /// Entries shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 500;
-/// `limit` is pinned to this.
+/// The largest `limit` an agent's face accepts (see `row_limit`).
 pub const LIMIT_CEILING: u64 = 10_000;
 
 struct Find;
@@ -400,7 +400,8 @@ struct Query {
 const EXCLUDE_EXPECTED: &str = "a glob such as \"*.log\" or \"target\"";
 const EXTENSION_EXPECTED: &str = "file extensions such as \"rs\" or \"tar.gz\"";
 
-fn parse(input: &Value) -> Result<Query, String> {
+/// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
+fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
     let args = Args::new("find", input)?;
     let pattern = args.required_str("pattern")?.to_string();
     let roots = parse_roots(&args)?;
@@ -418,10 +419,7 @@ fn parse(input: &Value) -> Result<Query, String> {
             }
         },
     };
-    let limit = args
-        .opt_positive_int("limit")?
-        .unwrap_or(DEFAULT_LIMIT)
-        .min(LIMIT_CEILING) as usize;
+    let limit = super::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
     let extensions = match args.opt_str_array("extension")? {
@@ -583,7 +581,11 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             row["size"] = json!(ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0));
         }
     }
-    text_and_record(text, rows_record(record, "entries", records, k), false)
+    // Entries found that this record leaves out, by the limit or the budget.
+    let kept = if ctx.record_rows { k } else { shown };
+    let mut record = rows_record(record, "entries", records, k);
+    record["omitted"] = json!(matches.saturating_sub(kept as u64));
+    text_and_record(text, record, false)
 }
 
 /// The absolute path of `below` (a walk path, empty for the root) under `root`.
@@ -625,7 +627,7 @@ impl Tool for Find {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        match parse(&input) {
+        match parse(&input, ctx.unbounded_rows) {
             Ok(query) => execute(query, ctx).await,
             Err(message) => ToolResult::failure(message),
         }
@@ -649,7 +651,7 @@ mod tests {
             std::fs::write(dir.path().join(name), "x\n").unwrap();
         }
         let mut ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
-        let query = || parse(&json!({"pattern": "*.rs"})).unwrap();
+        let query = || parse(&json!({"pattern": "*.rs"}), false).unwrap();
         let full = execute(query(), &ctx).await.project();
         ctx.record_rows = false;
         let bare = execute(query(), &ctx).await.project();

@@ -41,11 +41,11 @@ use crate::kernel::{
     ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
     define_tool,
 };
-use crate::tools::{clamp_rows, record_with_rows, text_and_record};
+use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
 /// Hits shown when `limit` is absent.
 pub const DEFAULT_LIMIT: u64 = 200;
-/// `limit` is pinned to this.
+/// The largest `limit` an agent's face accepts (see `row_limit`).
 pub const LIMIT_CEILING: u64 = 5000;
 /// Files found by the walk that are larger than this are skipped when
 /// `maxFileSize` is absent: 2 MiB holds any hand-written source file and passes
@@ -262,15 +262,16 @@ pub struct Shape {
 }
 
 /// A matched or context line as shown: terminator dropped, invalid UTF-8 replaced,
-/// cut after `MAX_LINE_CHARS` characters with a marker saying how much was cut.
-pub fn display_line(raw: &[u8]) -> String {
+/// cut after `max_chars` characters (`MAX_LINE_CHARS` for an agent, unbounded
+/// for a pipe, as rg prints) with a marker saying how much was cut.
+pub fn display_line(raw: &[u8], max_chars: usize) -> String {
     let line = raw.strip_suffix(b"\n").unwrap_or(raw);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = String::from_utf8_lossy(line);
-    if text.len() <= MAX_LINE_CHARS {
+    if text.len() <= max_chars {
         return text.into_owned();
     }
-    match text.char_indices().nth(MAX_LINE_CHARS) {
+    match text.char_indices().nth(max_chars) {
         Some((cut, _)) => format!(
             "{} … [line truncated, {} more bytes]",
             &text[..cut],
@@ -312,6 +313,7 @@ impl Ranked for FileHits {
 struct Collect<'a> {
     store: bool,
     limit: usize,
+    line_chars: usize,
     /// Lines of after-context: past the limit, only the last stored match's trail.
     after: u64,
     total: u64,
@@ -330,7 +332,7 @@ impl Sink for Collect<'_> {
             self.lines.push(Line {
                 number,
                 is_match: true,
-                text: display_line(m.bytes()),
+                text: display_line(m.bytes(), self.line_chars),
             });
             self.stored += 1;
             self.last_match = number;
@@ -350,7 +352,7 @@ impl Sink for Collect<'_> {
             self.lines.push(Line {
                 number,
                 is_match: false,
-                text: display_line(c.bytes()),
+                text: display_line(c.bytes(), self.line_chars),
             });
         }
         Ok(true)
@@ -375,6 +377,7 @@ struct Shared {
     matcher: RegexMatcher,
     filters: Filters,
     limit: usize,
+    line_chars: usize,
     shape: Shape,
     read_limits: ReadLimits,
     skip_hidden: bool,
@@ -423,6 +426,7 @@ impl Shared {
             // The files and count modes show no lines, so none is kept.
             store: content && g.kept.wants(path),
             limit: self.limit,
+            line_chars: self.line_chars,
             after: self.shape.after as u64,
             total: 0,
             stored: 0,
@@ -602,12 +606,15 @@ struct Query {
     filters: Filters,
     shape: Shape,
     limit: usize,
+    /// Characters of a line shown before it is cut.
+    line_chars: usize,
     gitignore: bool,
     max_file_size: u64,
     skip_hidden: bool,
 }
 
-fn parse(input: &Value) -> Result<Query, String> {
+/// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
+fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
     let args = Args::new("grep", input)?;
     let pattern = args.required_str("pattern")?;
     let roots = parse_roots(&args)?;
@@ -643,10 +650,7 @@ fn parse(input: &Value) -> Result<Query, String> {
     let select = args.opt_str_array("type")?.unwrap_or_default();
     let negate = args.opt_str_array("typeNot")?.unwrap_or_default();
     let filters = Filters::new(&globs, &select, &negate)?;
-    let limit = args
-        .opt_positive_int("limit")?
-        .unwrap_or(DEFAULT_LIMIT)
-        .min(LIMIT_CEILING);
+    let limit = super::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let max_file_size = args
         .opt_positive_int("maxFileSize")?
@@ -697,7 +701,12 @@ fn parse(input: &Value) -> Result<Query, String> {
             max_count,
             mode,
         },
-        limit: limit as usize,
+        limit,
+        line_chars: if unbounded {
+            usize::MAX
+        } else {
+            MAX_LINE_CHARS
+        },
         gitignore,
         max_file_size,
         skip_hidden,
@@ -957,6 +966,7 @@ async fn search_root(
         matcher: query.matcher.clone(),
         filters: query.filters.clone(),
         limit: query.limit,
+        line_chars: query.line_chars,
         shape: query.shape,
         read_limits,
         skip_hidden: query.skip_hidden,
@@ -1041,7 +1051,20 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             "unreadable": totals.unreadable,
         }),
     );
-    let record = record_with_rows(record, "rows", records, ctx.budget.max_bytes);
+    // `omitted` counts what the limit counts (matching lines, or files) that
+    // this record leaves out, whether the limit or the output budget cut it.
+    let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
+    let (found, kept) = if query.shape.mode == OutputMode::Content {
+        let matches = records[..k].iter().filter(|r| r["kind"] == "match").count();
+        (
+            totals.matches,
+            if ctx.record_rows { matches } else { shown },
+        )
+    } else {
+        (totals.with_matches, if ctx.record_rows { k } else { shown })
+    };
+    let mut record = rows_record(record, "rows", records, k);
+    record["omitted"] = json!(found.saturating_sub(kept as u64));
     text_and_record(text, record, false)
 }
 
@@ -1087,7 +1110,7 @@ impl Tool for Grep {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        match parse(&input) {
+        match parse(&input, ctx.unbounded_rows) {
             Ok(query) => execute(query, ctx).await,
             Err(message) => ToolResult::failure(message),
         }
@@ -1207,23 +1230,25 @@ mod tests {
 
     #[test]
     fn long_lines_are_cut_on_a_char_boundary() {
-        assert_eq!(display_line(b"abc\r\n"), "abc");
-        assert_eq!(display_line(b"abc\n"), "abc");
-        assert_eq!(display_line(b"a\xffb"), "a\u{fffd}b");
+        assert_eq!(display_line(b"abc\r\n", MAX_LINE_CHARS), "abc");
+        assert_eq!(display_line(b"abc\n", MAX_LINE_CHARS), "abc");
+        assert_eq!(display_line(b"a\xffb", MAX_LINE_CHARS), "a\u{fffd}b");
         let exact = "é".repeat(MAX_LINE_CHARS);
-        assert_eq!(display_line(exact.as_bytes()), exact);
+        assert_eq!(display_line(exact.as_bytes(), MAX_LINE_CHARS), exact);
         let long = format!("{}{}", "é".repeat(MAX_LINE_CHARS), "xyz");
         assert_eq!(
-            display_line(long.as_bytes()),
+            display_line(long.as_bytes(), MAX_LINE_CHARS),
             format!(
                 "{} … [line truncated, 3 more bytes]",
                 "é".repeat(MAX_LINE_CHARS)
             )
         );
         let ascii = "a".repeat(1000);
-        let shown = display_line(ascii.as_bytes());
+        let shown = display_line(ascii.as_bytes(), MAX_LINE_CHARS);
         assert!(shown.starts_with(&"a".repeat(MAX_LINE_CHARS)));
         assert!(shown.ends_with(" … [line truncated, 500 more bytes]"));
+        // A pipe reads lines whole, as rg prints them.
+        assert_eq!(display_line(long.as_bytes(), usize::MAX), long);
     }
 
     #[test]
@@ -1273,9 +1298,9 @@ mod tests {
 
     #[test]
     fn max_file_size_is_pinned_not_refused() {
-        let q = parse(&json!({"pattern": "x"})).unwrap();
+        let q = parse(&json!({"pattern": "x"}), false).unwrap();
         assert_eq!(q.max_file_size, DEFAULT_MAX_FILE_SIZE);
-        let q = parse(&json!({"pattern": "x", "maxFileSize": 1e12})).unwrap();
+        let q = parse(&json!({"pattern": "x", "maxFileSize": 1e12}), false).unwrap();
         assert_eq!(q.max_file_size, MAX_FILE_SIZE_CEILING);
         let t = Totals {
             too_large: 1,
@@ -1285,7 +1310,7 @@ mod tests {
             summary(&t, 0, "/x/", q.max_file_size),
             "No matches for /x/ in 0 files. Skipped 1 file over 134217728 bytes."
         );
-        let err = parse(&json!({"pattern": "x", "maxFileSize": -5}))
+        let err = parse(&json!({"pattern": "x", "maxFileSize": -5}), false)
             .err()
             .unwrap();
         assert_eq!(
@@ -1320,6 +1345,7 @@ mod tests {
             matcher: compile("hit").unwrap(),
             filters: Filters::default(),
             limit: 10,
+            line_chars: MAX_LINE_CHARS,
             shape: Shape::default(),
             read_limits: READ_LIMITS,
             skip_hidden: false,
@@ -1356,7 +1382,7 @@ mod tests {
         let ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
         let token = CancellationToken::new();
         token.cancel();
-        let query = parse(&json!({"pattern": "hit"})).unwrap();
+        let query = parse(&json!({"pattern": "hit"}), false).unwrap();
         // `execute` is past the kernel's pre-flight check: the walk itself must notice.
         let result = execute(query, &ctx.with_cancel(token)).await;
         assert!(result.is_error);
@@ -1370,7 +1396,7 @@ mod tests {
         let ctx = make_local_context(dir.path().to_str().unwrap(), None, None, None);
         let token = CancellationToken::new();
         token.cancel();
-        let query = parse(&json!({"pattern": "hit", "path": "a.txt"})).unwrap();
+        let query = parse(&json!({"pattern": "hit", "path": "a.txt"}), false).unwrap();
         let result = execute(query, &ctx.with_cancel(token)).await;
         assert!(result.is_error);
         assert_eq!(result.project(), json!("grep was cancelled."));
