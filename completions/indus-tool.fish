@@ -27,26 +27,26 @@ end
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l format -d 'Output format: text blocks, or one JSON ToolOutcome line' -r -f -a "text\t''
 json\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l cwd -d 'Working directory the tools resolve paths against (default: the current directory)' -r -F
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l root -d 'Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l root -d 'Confine every path a tool touches to DIR, after symlinks (commands bash runs are not sandboxed)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l collection -d 'Expose a standard collection of the twelve built-ins (read-only, coding, all)' -r -f -a "read-only\t''
 coding\t''
 all\t''"
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l profile -d 'Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection' -r -f -a "authoring\t''
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l profile -d 'Expose a deck profile (default all; it wins over --collection)' -r -f -a "authoring\t''
 survey\t''
 all\t''
 buddy\t''"
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tools -d 'Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tools -d 'Expose only these tools of the profile (case, _ and - ignored)' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l max-bytes -d 'Output budget in bytes (default 65536); longer output is clamped with a notice' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l session -d 'Session name keying the todo list and the gate\'s read-state under .indus-process/' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l session -d 'Session name keying the checklist and the gate\'s read-state' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l color -d 'Colour on a terminal (auto honours NO_COLOR); never in JSON' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l id -d 'The id of the ToolCall (echoed in the JSON outcome; default "cli")' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats -d 'Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)' -r -f -a "true\t''
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l suppress-repeats -d 'Refuse a call that failed the same way 3 times in the session (default: on in buddy, batch, mcp)' -r -f -a "true\t''
 false\t''"
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers\' tools are grafted as SERVER__TOOL' -r -F
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-log -d 'Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)' -r -f -a "debug\t''
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l turn -d 'The checkpoint node this invocation\'s changes belong to (default: one per invocation)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-config -d 'An MCP config file read before the discovered ones; its tools are grafted as SERVER__TOOL' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l mcp-log -d 'Print MCP servers\' log notifications at LEVEL and above on stderr' -r -f -a "debug\t''
 info\t''
 notice\t''
 warning\t''
@@ -54,21 +54,21 @@ error\t''
 critical\t''
 alert\t''
 emergency\t''"
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l save-media -d 'Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block' -r -F
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l state-dir -d 'The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)' -r -F
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tmux -d 'Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec -d 'Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec-cwd -d 'The working directory on the --exec target (default: the login directory, or the container\'s)' -r
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l engine -d 'The container engine of --exec container: (default: podman, else docker, whichever is installed)' -r -f -a "docker\t''
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l save-media -d 'Write the images, audio and binary resources MCP tools return into DIR' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l state-dir -d 'The folder holding .indus-process/ (default: the nearest upwards with .git or .indus-process)' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tmux -d 'Type bash\'s commands into a managed tmux pane a person can attach to' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec -d 'Run the invocation elsewhere: local, container:NAME or ssh:[USER@]HOST[:PORT]' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec-cwd -d 'The working directory on the --exec target (default: the login directory)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l engine -d 'The container engine of --exec container: (default: podman, else docker)' -r -f -a "docker\t''
 podman\t''"
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l ssh-config -d 'The ssh configuration file of --exec ssh: (ssh -F; default: ssh\'s own, ~/.ssh/config)' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l ssh-config -d 'The ssh configuration file of --exec ssh: (ssh -F)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expose no tools at all'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also "shell_confirm": true in .indusvx/buddy.json'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the buddy seed\'s envelope {"harness_timestamp": {"source": "harness", "unix_millis": N}, "result": …} (always on in the buddy profile)'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'write/edit refuse a file not read (or changed since) in this session'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write, edit and apply_patch change, for `checkpoint diff|rewind`'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask on the terminal before a command the policy does not allow runs (no terminal: denied)'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the harness_timestamp envelope (always on in buddy)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exact -d 'Print a tool\'s text exactly as an agent receives it (summary, hints and bash\'s report on stdout, errors on stderr), even when stdout is a pipe'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exact -d 'Print a tool\'s text exactly as an agent receives it, even to a pipe'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a text file.'
@@ -183,7 +183,7 @@ false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l paths -d 'Several directories to search instead of path, in the order given, each one\'s rows spelled under it as given (not together with path).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s H -l hidden -d 'List hidden entries (the default here; fd needs -H)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s I -l no-ignore -d 'List what ignore files exclude (the default here; fd needs -I)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s q -l quiet -d 'Print nothing; exit 0 if something matched, 1 if nothing, 2 on error'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s q -l quiet -d 'Print nothing; exit 0 if something matched, 1 if nothing, 2 on error (fd -q)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s 0 -l print0 -d 'End each path with NUL instead of a newline, for xargs -0 (fd -0)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l stats -d 'Print the summary line on stderr even when stdout is not a terminal'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -402,6 +402,13 @@ fn edge_cases() -> Vec<Case> {
             "grep limit over the ceiling",
             "grep",
             json!({"pattern": "hello", "limit": 1_000_000_000u64}),
+            Error,
+            &["\"limit\"", "at most 5000", "got the number 1000000000"],
+        ),
+        call(
+            "grep limit at the ceiling",
+            "grep",
+            json!({"pattern": "hello", "limit": 5000}),
             Ok,
             &[r#""path":"f.txt","line":1,"text":"hello""#],
         ),
@@ -416,8 +423,8 @@ fn edge_cases() -> Vec<Case> {
             "find limit over the ceiling",
             "find",
             json!({"pattern": "f", "limit": 1_000_000_000u64}),
-            Ok,
-            &["f.txt"],
+            Error,
+            &["\"limit\"", "at most 10000"],
         ),
         call(
             "bash fractional timeout",
@@ -617,11 +624,21 @@ fn edge_cases() -> Vec<Case> {
             &["Missing \"path\""],
         ),
         call(
-            "unknown keys are ignored",
+            "unknown keys are refused with what the tool takes",
             "read",
             json!({"path": "f.txt", "bogusKey": [1, 2]}),
-            Ok,
-            &["1\thello"],
+            Error,
+            &[
+                "unknown key \"bogusKey\"",
+                "read takes: path, offset, limit",
+            ],
+        ),
+        call(
+            "a near-miss key is refused with the key meant",
+            "bash",
+            json!({"command": "true", "timeout": 1}),
+            Error,
+            &["unknown key \"timeout\"; did you mean \"timeoutMs\"?"],
         ),
         call(
             "unknown tool",
@@ -871,8 +888,8 @@ fn path_cases() -> Vec<Case> {
         cli(
             "write with no content and stdin closed",
             &["write", "x.txt"],
-            Ok,
-            &["Saved 0 bytes to x.txt."],
+            Usage,
+            &["no content given", "--content"],
         ),
         // edit
         cli(
@@ -1411,10 +1428,17 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
         return Err(format!("panicked: {stderr}"));
     }
     let code = status.code().ok_or("killed by a signal")?;
-    // grep and find answer as rg and fd do: 1 for nothing found, 2 for trouble.
-    let search = case.args.iter().any(|a| a == "grep" || a == "find");
+    // grep and find answer as rg and fd do, as subcommands and through `call`:
+    // 2 for trouble; grep 1 for nothing found, find 0 (as fd without -q).
+    let names = |tool: &str| {
+        let called = format!("\"name\":\"{tool}\"");
+        case.args
+            .iter()
+            .any(|a| a == tool || a.to_string_lossy().contains(&called))
+    };
+    let (grep, search) = (names("grep"), names("grep") || names("find"));
     let expected_code = match case.want {
-        Want::Ok if search && stdout.contains("No matches for ") => 1,
+        Want::Ok if grep && stdout.contains("No matches for ") => 1,
         Want::Ok => 0,
         Want::Error if search => 2,
         Want::Error => 1,

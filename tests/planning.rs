@@ -107,12 +107,23 @@ fn every_validation_message_is_byte_exact() {
 }
 
 #[test]
-fn a_refused_set_keeps_the_previous_list_and_unknown_keys_are_ignored() {
+fn a_refused_set_keeps_the_previous_list_and_unknown_keys_are_refused() {
     let env = TestEnv::new();
-    let ok = env.run(&[
+    // A key the item schema does not name is refused, naming what an item takes.
+    let stray = env.run(&[
         "todo_set",
         "--items",
         r#"[{"id":"a","text":"keep me","status":"active","note":"ignored"}]"#,
+    ]);
+    assert_eq!(code(&stray), 1);
+    assert_eq!(
+        stderr(&stray).trim_end(),
+        "Invalid input for todo_set: unknown key \"items[0].note\". items[0] takes: id, text, status, priority."
+    );
+    let ok = env.run(&[
+        "todo_set",
+        "--items",
+        r#"[{"id":"a","text":"keep me","status":"active"}]"#,
     ]);
     assert_eq!(code(&ok), 0, "{}", stderr(&ok));
     let refused = env.run(&[

@@ -5,11 +5,12 @@ mod common;
 use common::{TestEnv, code, stderr, stdout};
 use serde_json::json;
 
-/// Run and demand an answer: exit 0 when something was found, 1 when nothing was
-/// (rg's and fd's convention); the text output without its final newline.
+/// Run and demand an answer: exit 0 when something was found; when nothing was,
+/// grep 1 (rg's convention) and find 0 (fd's); the text output without its final
+/// newline.
 fn ok(env: &TestEnv, args: &[&str]) -> String {
     let out = env.run(args);
-    let none = stdout(&out).contains("No matches for ");
+    let none = stdout(&out).contains("No matches for ") && args.contains(&"grep");
     assert_eq!(
         code(&out),
         if none { 1 } else { 0 },
@@ -137,23 +138,21 @@ fn limit_keeps_the_first_hits_in_order_and_says_it_cut() {
 }
 
 #[test]
-fn grep_defaults_to_200_and_pins_the_limit_at_5000() {
+fn grep_defaults_to_200_and_refuses_a_limit_over_5000() {
     let env = TestEnv::new();
     let body: String = (1..=5003).map(|i| format!("hit {i}\n")).collect();
     env.write("many.txt", body);
     let text = ok(&env, &["--max-bytes", "10000000", "grep", "hit"]);
     assert_eq!(rows(&text).len(), 200);
     assert!(summary(&text).starts_with("Showing the first 200 of 5003 matches"));
+    // An agent's face names the ceiling rather than quietly lowering to it.
+    assert_eq!(
+        fails(&env, &["grep", "hit", "--limit", "999999"]),
+        "Invalid \"limit\": expected a positive integer of at most 5000, got the number 999999."
+    );
     let text = ok(
         &env,
-        &[
-            "--max-bytes",
-            "10000000",
-            "grep",
-            "hit",
-            "--limit",
-            "999999",
-        ],
+        &["--max-bytes", "10000000", "grep", "hit", "--limit", "5000"],
     );
     assert_eq!(rows(&text).len(), 5000);
     assert_eq!(rows(&text)[4999], "many.txt:5000: hit 5000");
@@ -168,7 +167,7 @@ fn bad_fields_are_refused_by_name() {
     let env = scrambled_tree();
     assert_eq!(
         fails(&env, &["grep", "hit", "--limit", "0"]),
-        "Invalid \"limit\": expected a positive integer, got the number 0."
+        "Invalid \"limit\": expected a positive integer of at most 5000, got the number 0."
     );
     assert_eq!(
         fails(&env, &["grep", "hit", "--context=-1"]),
@@ -208,7 +207,7 @@ fn bad_fields_are_refused_by_name() {
     );
     assert_eq!(
         fails(&env, &["find", "x", "--limit", "0"]),
-        "Invalid \"limit\": expected a positive integer, got the number 0."
+        "Invalid \"limit\": expected a positive integer of at most 10000, got the number 0."
     );
     assert_eq!(
         fails(&env, &["grep", "hit", "--max-file-size", "0"]),
@@ -1070,7 +1069,8 @@ fn json_output_is_one_outcome_line() {
             "output": {
                 "count": 10, "files": 10, "searched": 10, "shown": 1,
                 "skipped": {"binary": 0, "tooLarge": 0, "unreadable": 0},
-                "rows": [{"path": ".hidden.txt", "line": 2, "text": "hit here", "kind": "match"}]
+                "rows": [{"path": ".hidden.txt", "line": 2, "text": "hit here", "kind": "match"}],
+                "omitted": 9
             },
             "is_error": false
         })
@@ -1089,7 +1089,8 @@ fn json_output_is_one_outcome_line() {
                 {"path": "a/B.txt", "kind": "file", "size": size("a/B.txt")},
                 {"path": "a/b/c.txt", "kind": "file", "size": size("a/b/c.txt")},
                 {"path": "a/z.txt", "kind": "file", "size": size("a/z.txt")}
-            ]
+            ],
+            "omitted": 0
         })
     );
     // Text mode keeps the rows and the summary for people.
@@ -1150,7 +1151,7 @@ fn find_matches_names_by_glob_or_substring() {
 }
 
 #[test]
-fn find_limit_keeps_the_first_entries_and_is_pinned() {
+fn find_limit_keeps_the_first_entries_and_refuses_one_over_10000() {
     let env = scrambled_tree();
     let text = ok(&env, &["find", "*.txt", "--limit", "3"]);
     assert_eq!(rows(&text), &SORTED[..3]);
@@ -1165,6 +1166,10 @@ fn find_limit_keeps_the_first_entries_and_is_pinned() {
     }
     let text = ok(&many, &["--max-bytes", "10000000", "find", "f", "d"]);
     assert_eq!(rows(&text).len(), 500);
+    assert_eq!(
+        fails(&many, &["find", "f", "d", "--limit", "50000"]),
+        "Invalid \"limit\": expected a positive integer of at most 10000, got the number 50000."
+    );
     let text = ok(
         &many,
         &[
@@ -1174,7 +1179,7 @@ fn find_limit_keeps_the_first_entries_and_is_pinned() {
             "f",
             "d",
             "--limit",
-            "50000",
+            "10000",
         ],
     );
     assert_eq!(rows(&text).len(), 10_000);

@@ -214,11 +214,24 @@ fn exit_statuses_are_the_peer_tools() {
     assert_eq!(code("indus-tool grep 'a('"), 2);
     assert_eq!(code("indus-tool grep count no/such/dir"), 2);
     assert_eq!(code("indus-tool grep --no-such-flag x"), 2);
-    // find: the same.
+    // find: fd's, 0 found or not, 1 only under -q, 2 trouble.
     assert_eq!(code("indus-tool find '*.rs'"), 0);
-    assert_eq!(code("indus-tool find '*.absent'"), 1);
+    assert_eq!(code("indus-tool find '*.absent'"), 0);
+    assert_eq!(code("indus-tool find -q '*.rs'"), 0);
+    assert_eq!(code("indus-tool find -q '*.absent'"), 1);
     assert_eq!(code("indus-tool find '*.rs' no/such/dir"), 2);
     assert_eq!(code("indus-tool find '[' "), 2);
+    // `call` exits as the subcommand does.
+    let call = |tool: &str, input: &str| {
+        code(&format!(
+            "indus-tool call '{{\"name\":\"{tool}\",\"input\":{input}}}'"
+        ))
+    };
+    assert_eq!(call("grep", r#"{"pattern":"count"}"#), 0);
+    assert_eq!(call("grep", r#"{"pattern":"zzz_absent"}"#), 1);
+    assert_eq!(call("grep", r#"{"pattern":"a("}"#), 2);
+    assert_eq!(call("find", r#"{"pattern":"*.absent"}"#), 0);
+    assert_eq!(call("read", r#"{"path":"missing.txt"}"#), 1);
     // diff: 0 equal, 1 different, 2 trouble.
     s.write("one.txt", "a\n");
     s.write("two.txt", "b\n");
@@ -537,6 +550,112 @@ fn diff_agrees_with_gnu_diff_and_applies_with_patch() {
     let mine = s.sh("indus-tool diff -r a nowhere");
     let gnu = s.sh("diff -r a nowhere");
     assert_eq!((mine.code, gnu.code), (2, 2));
+}
+
+/// A tree of 700 files, each with a TODO, for the pipe tests: more rows than
+/// any default limit of the agents' faces (grep 200, find 500), and more bytes
+/// (about 110 KB of rows) than their output budget (64 KiB).
+fn seven_hundred() -> Shell {
+    let s = Shell::new();
+    let pad = "-".repeat(120);
+    for i in 0..700 {
+        s.write(
+            &format!("d{}/f{i:03}.txt", i % 7),
+            &format!("TODO {i} {pad}\nfn x() {{}}\n"),
+        );
+    }
+    s
+}
+
+#[test]
+fn a_pipe_gets_every_row_as_from_rg_and_fd() {
+    let s = seven_hundred();
+    let count = |script: &str| s.ok(script).trim().parse::<u64>().unwrap();
+    if let Some(fd) = fd() {
+        let peer = count(&format!("{fd} -H -I -e txt | wc -l"));
+        assert_eq!(peer, 700);
+        assert_eq!(count("indus-tool find -e txt | wc -l"), peer);
+        assert_eq!(
+            count("indus-tool find -e txt -0 | tr -cd '\\0' | wc -c"),
+            peer
+        );
+        // fd's statuses, beside fd's own.
+        for (ours, theirs) in [
+            ("-e txt", "-e txt"),
+            ("-e zzz", "-e zzz"),
+            ("-q -e txt", "-q -e txt"),
+            ("-q -e zzz", "-q -e zzz"),
+        ] {
+            let mine = s.sh(&format!("indus-tool find {ours}")).code;
+            let peer = s.sh(&format!("{fd} -H -I {theirs}")).code;
+            assert_eq!(mine, peer, "find {ours}: {mine}, {fd} {theirs}: {peer}");
+        }
+    }
+    if have("rg") {
+        let peer = count("rg -l --hidden --no-ignore TODO | wc -l");
+        assert_eq!(peer, 700);
+        assert_eq!(count("indus-tool grep -l TODO | wc -l"), peer);
+        // xargs gets every file (the man page's own example of rewriting files).
+        s.ok("indus-tool grep -l -F TODO | xargs sed -i 's/TODO/DONE/'");
+        assert_eq!(count("rg -l --hidden --no-ignore TODO | wc -l"), 0);
+        assert_eq!(count("indus-tool grep -l DONE | wc -l"), 700);
+        // An asked limit is exact, and no byte budget cuts under it: rg | head.
+        for limit in [7, 1000, 10_000] {
+            let mine = s.ok(&format!("indus-tool grep -e 'DONE|fn' --limit {limit}"));
+            let peer = s.ok(&format!(
+                "rg --hidden --no-ignore --sort path -n -e 'DONE|fn' | head -n {limit}"
+            ));
+            assert_eq!(as_rg(&mine), lines(&peer), "--limit {limit}");
+            assert_eq!(lines(&mine).len(), limit.min(1400), "--limit {limit}");
+        }
+        // The cut asked for is said on stderr; none is said when nothing was cut.
+        let r = s.sh("indus-tool grep DONE --limit 7");
+        assert!(
+            r.stderr.contains("Showing the first 7 of 700"),
+            "{}",
+            r.stderr
+        );
+        let r = s.sh("indus-tool grep DONE | wc -l");
+        assert_eq!(r.stdout.trim(), "700");
+        assert_eq!(r.stderr, "");
+    }
+    // A long line reaches a pipe whole, as rg prints it.
+    let long = "x".repeat(5000);
+    s.write("long.txt", &format!("needle {long}\n"));
+    assert_eq!(
+        s.ok("indus-tool grep needle long.txt"),
+        format!("long.txt:1: needle {long}\n")
+    );
+    // The agents' faces keep their limits and count every cut.
+    let json = s.ok("indus-tool --format json find -e txt");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["output"]["count"], 701);
+    assert_eq!(v["output"]["shown"], 500);
+    let kept = v["output"]["entries"].as_array().unwrap().len() as u64;
+    assert_eq!(v["output"]["omitted"], 701 - kept);
+    let r = s.sh("indus-tool --format json grep TODO --limit 10000");
+    assert_eq!(r.code, 2);
+    assert!(r.stdout.contains("at most 5000"), "{}", r.stdout);
+}
+
+#[test]
+fn write_from_dev_null_is_refused_and_an_empty_pipe_empties() {
+    let s = Shell::project();
+    let before = s.read("Cargo.toml");
+    let r = s.sh("indus-tool write Cargo.toml </dev/null");
+    assert_eq!(r.code, 2, "{} {}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("--content"), "{}", r.stderr);
+    assert_eq!(s.read("Cargo.toml"), before);
+    // The harness's own stdin is /dev/null too, and a closed one is the same.
+    assert_eq!(s.sh("indus-tool write Cargo.toml").code, 2);
+    assert_eq!(s.sh("indus-tool write Cargo.toml <&-").code, 2);
+    assert_eq!(s.read("Cargo.toml"), before);
+    // A pipe or a file is content, an empty one included.
+    s.ok("printf '' | indus-tool write Cargo.toml");
+    assert_eq!(s.read("Cargo.toml"), "");
+    s.write("src.txt", "from a file\n");
+    s.ok("indus-tool write Cargo.toml < src.txt");
+    assert_eq!(s.read("Cargo.toml"), "from a file\n");
 }
 
 #[test]

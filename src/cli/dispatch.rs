@@ -313,20 +313,18 @@ pub(crate) fn dispatch(
     }))
 }
 
-/// Print a JSON face's outcome (`call`): one JSON line or its text blocks, exit 0
-/// or 1 (or 128+N after signal N).
+/// Print a JSON face's outcome (`call`): one JSON line or its text blocks, and
+/// exit as the tool's subcommand would (grep 1 when nothing matched, find 0),
+/// or 128+N after signal N.
 pub(crate) fn finish_as(
     outcome: &ToolOutcome,
+    tool: &str,
     globals: &Globals,
     printer: &mut Printer,
     id: Option<&Value>,
 ) -> ExitCode {
     printer.outcome_as(outcome, globals.json, id);
-    signal_status().unwrap_or(if outcome.is_error {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    signal_status().unwrap_or_else(|| shell::exit_status(tool, outcome, &ShellOpts::default()))
 }
 
 /// The shell convention for "ended by signal N", when a signal cancelled the call.
@@ -343,10 +341,9 @@ fn finish_tool(
     printer: &mut Printer,
     opts: &ShellOpts,
 ) -> ExitCode {
+    // JSON is printed even under -q: a program asked for one line of it.
     if globals.json || (globals.exact && !opts.quiet) {
-        if !opts.quiet {
-            printer.outcome_as(outcome, globals.json, None);
-        }
+        printer.outcome_as(outcome, globals.json, None);
     } else {
         shell::print_text(printer, descriptor, outcome, opts);
     }

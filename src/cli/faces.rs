@@ -50,8 +50,15 @@ pub(crate) fn call(
         }
     };
     let input = obj.remove("input").unwrap_or(Value::Null);
+    if let Some(message) = crate::kernel::input::unknown_call_keys(obj.keys()) {
+        return Err(UsageError(format!("call: {message}")));
+    }
+    // The exit status is the subcommand's (grep 1 when nothing matched).
+    let tool = registry
+        .resolve(&name)
+        .map_or_else(|| name.clone(), |t| t.name().to_string());
     let outcome = dispatch(registry, globals, ToolCall { id, name, input })?;
-    Ok(finish_as(&outcome, globals, printer, echo.as_ref()))
+    Ok(finish_as(&outcome, &tool, globals, printer, echo.as_ref()))
 }
 
 /// The box a long-running face (`batch`, `mcp`) serves. Its client is a model's

@@ -59,7 +59,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "root",
         takes: Takes::Value,
         env: Some("INDUS_ROOT"),
-        help: "Confine every path a tool touches to DIR, after symlinks (commands run by bash/process are not sandboxed; only their cwd is)",
+        help: "Confine every path a tool touches to DIR, after symlinks (commands bash runs are not sandboxed)",
         build: |a| {
             a.value_name("DIR")
                 // Not PathBuf's parser: it refuses the empty value that means "unset".
@@ -80,7 +80,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "profile",
         takes: Takes::Value,
         env: Some("INDUS_PROFILE"),
-        help: "Expose a deck profile: authoring (the observe-only built-ins), survey (every built-in), all (every built-in and the app cards; the default). A flag beats the environment; of two flags, --profile wins over --collection",
+        help: "Expose a deck profile (default all; it wins over --collection)",
         build: |a| {
             a.value_name("NAME")
                 .value_parser(PossibleValuesParser::new(crate::deck::Profile::NAMES))
@@ -90,7 +90,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "tools",
         takes: Takes::Value,
         env: None,
-        help: "Allow-list: expose only these tools of the profile or collection (names match case-insensitively, _ and - ignored)",
+        help: "Expose only these tools of the profile (case, _ and - ignored)",
         build: |a| {
             a.value_name("A,B")
                 .value_delimiter(',')
@@ -118,14 +118,14 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "session",
         takes: Takes::Value,
         env: Some("INDUS_SESSION"),
-        help: "Session name keying the todo list and the gate's read-state under .indus-process/",
+        help: "Session name keying the checklist and the gate's read-state",
         build: |a| a.value_name("NAME").default_value("default"),
     },
     GlobalOption {
         id: "gate",
         takes: Takes::Switch,
         env: None,
-        help: "Turn on the read-before-edit gate: write/edit refuse a file not read (or changed since read) in this session",
+        help: "write/edit refuse a file not read (or changed since) in this session",
         build: |a| a.action(ArgAction::SetTrue),
     },
     GlobalOption {
@@ -150,7 +150,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "checkpoint",
         takes: Takes::Switch,
         env: Some("INDUS_CHECKPOINT"),
-        help: "Record what write and edit change (the content before, per file and turn) under .indus-process/checkpoints/<session>/, for `checkpoint diff` and `checkpoint rewind`",
+        help: "Record what write, edit and apply_patch change, for `checkpoint diff|rewind`",
         build: |a| {
             a
                 // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.
@@ -162,7 +162,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "confirm",
         takes: Takes::Switch,
         env: Some("INDUS_CONFIRM"),
-        help: "Ask `Run: <cmd> [y/N]` on the terminal before bash, process start and the buddy shell tools run a command the policy does not allow (no terminal: denied); also \"shell_confirm\": true in .indusvx/buddy.json",
+        help: "Ask on the terminal before a command the policy does not allow runs (no terminal: denied)",
         build: |a| {
             a.action(ArgAction::SetTrue)
                 .value_parser(clap::builder::FalseyValueParser::new())
@@ -172,7 +172,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "suppress-repeats",
         takes: Takes::Optional,
         env: Some("INDUS_SUPPRESS_REPEATS"),
-        help: "Refuse a call that already failed the same way 3 times in the session (default: on in the buddy profile, batch and mcp; off for one-shot calls)",
+        help: "Refuse a call that failed the same way 3 times in the session (default: on in buddy, batch, mcp)",
         build: |a| {
             a.value_name("BOOL")
                 .num_args(0..=1)
@@ -185,7 +185,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "envelope",
         takes: Takes::Switch,
         env: Some("INDUS_ENVELOPE"),
-        help: "Wrap every result in the buddy seed's envelope {\"harness_timestamp\": {\"source\": \"harness\", \"unix_millis\": N}, \"result\": …} (always on in the buddy profile)",
+        help: "Wrap every result in the harness_timestamp envelope (always on in buddy)",
         build: |a| {
             a.action(ArgAction::SetTrue)
                 .value_parser(clap::builder::FalseyValueParser::new())
@@ -195,14 +195,14 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "turn",
         takes: Takes::Value,
         env: Some("INDUS_TURN"),
-        help: "The checkpoint node this invocation's changes belong to (default: one node per invocation, t-<base36 ms>-<pid>)",
+        help: "The checkpoint node this invocation's changes belong to (default: one per invocation)",
         build: |a| a.value_name("NAME"),
     },
     GlobalOption {
         id: "mcp-config",
         takes: Takes::Value,
         env: None,
-        help: "An MCP config file read before the discovered ones (.indusvx/mcp.json, ~/.config/indusvx/mcp.json, …); its servers' tools are grafted as SERVER__TOOL",
+        help: "An MCP config file read before the discovered ones; its tools are grafted as SERVER__TOOL",
         build: |a| {
             a.value_name("FILE")
                 .value_parser(value_parser!(std::path::PathBuf))
@@ -222,7 +222,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "mcp-log",
         takes: Takes::Value,
         env: None,
-        help: "Ask MCP servers that log for LEVEL and print their log notifications at LEVEL and above on stderr (default: none)",
+        help: "Print MCP servers' log notifications at LEVEL and above on stderr",
         build: |a| {
             a.value_name("LEVEL")
                 .value_parser(PossibleValuesParser::new([
@@ -241,7 +241,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "save-media",
         takes: Takes::Value,
         env: None,
-        help: "Write the images, audio and binary resources an MCP tool returns into DIR (made if missing) and show their paths; text mode otherwise shows one line per such block",
+        help: "Write the images, audio and binary resources MCP tools return into DIR",
         build: |a| {
             a.value_name("DIR")
                 .value_parser(value_parser!(std::path::PathBuf))
@@ -251,7 +251,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "exact",
         takes: Takes::Switch,
         env: Some("INDUS_EXACT"),
-        help: "Print a tool's text exactly as an agent receives it (summary, hints and bash's report on stdout, errors on stderr), even when stdout is a pipe",
+        help: "Print a tool's text exactly as an agent receives it, even to a pipe",
         build: |a| {
             a.action(ArgAction::SetTrue)
                 .value_parser(clap::builder::FalseyValueParser::new())
@@ -261,7 +261,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "state-dir",
         takes: Takes::Value,
         env: Some("INDUS_STATE_DIR"),
-        help: "The folder holding .indus-process/ (default: the nearest folder upwards from the working directory that holds .git or .indus-process, else the working directory)",
+        help: "The folder holding .indus-process/ (default: the nearest upwards with .git or .indus-process)",
         build: |a| {
             a.value_name("DIR")
                 .value_parser(value_parser!(std::path::PathBuf))
@@ -271,7 +271,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "tmux",
         takes: Takes::Optional,
         env: Some("INDUS_TMUX"),
-        help: "Type the commands of bash (and run_shell without a target) into a managed tmux pane a person can attach to: the shared pane of SESSION (default: the shared session)",
+        help: "Type bash's commands into a managed tmux pane a person can attach to",
         build: |a| {
             a.value_name("SESSION")
                 .num_args(0..=1)
@@ -283,21 +283,21 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "exec",
         takes: Takes::Value,
         env: Some("INDUS_EXEC"),
-        help: "Run the invocation elsewhere: local, container:NAME (docker/podman exec) or ssh:[USER@]HOST[:PORT] (OpenSSH, a persistent master connection); the toolbox itself runs there",
+        help: "Run the invocation elsewhere: local, container:NAME or ssh:[USER@]HOST[:PORT]",
         build: |a| a.value_name("TARGET"),
     },
     GlobalOption {
         id: "exec-cwd",
         takes: Takes::Value,
         env: Some("INDUS_EXEC_CWD"),
-        help: "The working directory on the --exec target (default: the login directory, or the container's)",
+        help: "The working directory on the --exec target (default: the login directory)",
         build: |a| a.value_name("DIR"),
     },
     GlobalOption {
         id: "engine",
         takes: Takes::Value,
         env: Some("INDUS_ENGINE"),
-        help: "The container engine of --exec container: (default: podman, else docker, whichever is installed)",
+        help: "The container engine of --exec container: (default: podman, else docker)",
         build: |a| {
             a.value_name("ENGINE")
                 .value_parser(PossibleValuesParser::new(["docker", "podman"]))
@@ -307,7 +307,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "ssh-config",
         takes: Takes::Value,
         env: Some("INDUS_SSH_CONFIG"),
-        help: "The ssh configuration file of --exec ssh: (ssh -F; default: ssh's own, ~/.ssh/config)",
+        help: "The ssh configuration file of --exec ssh: (ssh -F)",
         build: |a| {
             a.value_name("FILE")
                 .value_parser(value_parser!(std::path::PathBuf))

@@ -3,8 +3,9 @@
 //! It turns argv into a `ToolCall`, dispatches it through the same `ToolBox` a
 //! library user gets, and prints the projected `ToolOutcome`. It holds no tool logic.
 //! Exit status: 0 success, 1 the tool reported `is_error`, 2 a usage error; `grep`
-//! and `find` 0 found, 1 nothing found, 2 trouble; `diff` 0 equal, 1 different, 2
-//! trouble (see `shell`). A closed stdout ends the program quietly.
+//! 0 found, 1 nothing found, 2 trouble (rg's); `find` 0, with `-q` 1 when nothing
+//! was found, 2 trouble (fd's); `diff` 0 equal, 1 different, 2 trouble (see
+//! `shell`). A closed stdout ends the program quietly.
 //!
 //! The layout, one module per concern: `globals` (the options before the tool
 //! name and the argv work around clap), `command` (the clap tree generated from

@@ -265,6 +265,28 @@ pub fn catalog() -> &'static [CatalogRow] {
     })
 }
 
+/// The tools that overwrite or delete files or run programs: what an MCP client
+/// is told is destructive, and what, having succeeded, may have fixed the cause
+/// of a repeated failure (suppression forgets its counts). Named once here.
+pub const CHANGES_THE_WORLD: &[&str] = &[
+    "write",
+    "edit",
+    "apply_patch",
+    "bash",
+    "process",
+    "bg-process",
+    "task",
+    "saas-action",
+    "run_shell",
+    "send-keys",
+    "write_file",
+];
+
+/// Whether `name` (the wire name) is one of [`CHANGES_THE_WORLD`].
+pub fn changes_the_world(name: &str) -> bool {
+    CHANGES_THE_WORLD.contains(&name)
+}
+
 /// The row of a tool, by its id or any spelling the name normalisation accepts.
 pub fn find_row(name: &str) -> Option<&'static CatalogRow> {
     let rows = catalog();

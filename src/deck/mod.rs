@@ -25,6 +25,6 @@ pub mod row;
 pub mod wrappers;
 
 pub use catalog::{
-    Builder, CatalogRow, DeckContext, Profile, catalog, deck_registry, deck_registry_for, find_row,
-    rebuild_in_context, rows_for_profile,
+    Builder, CHANGES_THE_WORLD, CatalogRow, DeckContext, Profile, catalog, changes_the_world,
+    deck_registry, deck_registry_for, find_row, rebuild_in_context, rows_for_profile,
 };

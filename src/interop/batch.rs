@@ -128,6 +128,9 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
         }
     };
     let input = obj.remove("input").unwrap_or(Value::Null);
+    if let Some(message) = crate::kernel::input::unknown_call_keys(obj.keys()) {
+        return Err(error_line(echo_id, format!("Line {number}: {message}.")));
+    }
     Ok(Parsed {
         call: ToolCall { id, name, input },
         echo_id,

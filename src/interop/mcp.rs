@@ -419,7 +419,7 @@ pub fn plain_schema(schema: &Value) -> Value {
 /// tool gets no hints, which clients read as the cautious defaults).
 ///
 /// The title and `readOnlyHint` come from the deck's catalog; `destructiveHint` for
-/// the tools that overwrite files or run programs; `openWorldHint` for those that
+/// the tools that overwrite or delete files or run programs (`CHANGES_THE_WORLD`); `openWorldHint` for those that
 /// reach the web. Hints the spec defines only for tools that are not read-only
 /// (destructive, idempotent) are set only on those.
 pub fn annotations(name: &str) -> Option<ToolAnnotations> {
@@ -430,10 +430,7 @@ pub fn annotations(name: &str) -> Option<ToolAnnotations> {
         .open_world(open_world);
     if !row.read_only {
         hints = hints
-            .destructive(matches!(
-                name,
-                "write" | "edit" | "bash" | "process" | "bg-process" | "task" | "saas-action"
-            ))
+            .destructive(crate::deck::changes_the_world(name))
             .idempotent(matches!(name, "write" | "todo_set" | "todo"));
     }
     Some(hints)
@@ -665,7 +662,7 @@ mod tests {
                 Some(name == "websearch" || name == "webfetch"),
                 "{name}"
             );
-            let destructive = matches!(name, "write" | "edit" | "bash" | "process");
+            let destructive = matches!(name, "write" | "edit" | "apply_patch" | "bash" | "process");
             if destructive {
                 assert_eq!(hints.destructive_hint, Some(true), "{name}");
             } else {

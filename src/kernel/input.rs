@@ -2,9 +2,13 @@
 //!
 //! Every tool validates its own input and answers a bad field with an `is_error`
 //! result that names the field, says what it accepts and shows what it got. These
-//! helpers keep that wording identical across tools. Keys the schema does not name
-//! are accepted and ignored (models add stray keys; refusing them would fail calls
-//! that are otherwise exact), and `null` counts as absent.
+//! helpers keep that wording identical across tools, and `null` counts as absent.
+//!
+//! A key the schema does not name is refused before the tool runs
+//! ([`unknown_keys`]), with the known key it most likely meant: a model's
+//! near-miss name (`timeout` for `timeoutMs`, `replace_all`, another tool
+//! layer's `old_string`) is its commonest slip, and ignoring it would run a
+//! different call than the one asked for (a 5 s command past a 1 s timeout).
 
 use serde_json::{Map, Value};
 
@@ -335,5 +339,273 @@ mod tests {
             a.opt_bool("n").unwrap_err(),
             "Invalid \"items[2].n\": expected true or false, got the number 3."
         );
+    }
+}
+
+/// Names other tool layers give to what a schema here calls otherwise, checked
+/// only when the tool has the key on the right: what a model trained on them
+/// most often sends.
+const OTHER_NAMES: &[(&str, &str)] = &[
+    ("file_path", "path"),
+    ("filepath", "path"),
+    ("file", "path"),
+    ("dir", "path"),
+    ("directory", "path"),
+    ("old_string", "oldText"),
+    ("new_string", "newText"),
+    ("old_str", "oldText"),
+    ("new_str", "newText"),
+    ("include", "glob"),
+    ("regex", "pattern"),
+    ("query", "pattern"),
+    ("cmd", "command"),
+    ("head_limit", "limit"),
+    ("max_results", "limit"),
+    ("case_insensitive", "ignoreCase"),
+    ("arguments", "input"),
+    ("args", "input"),
+    ("params", "input"),
+    ("parameters", "input"),
+    ("tool", "name"),
+];
+
+/// The keys of a ToolCall object (`call`, a `batch` line).
+pub const CALL_KEYS: &[&str] = &["id", "name", "input"];
+
+/// What is wrong with a ToolCall object holding `keys` beyond [`CALL_KEYS`]
+/// (the ones left after those were taken out), or `None`: a call whose input
+/// went under `arguments` would otherwise run with no input at all.
+pub fn unknown_call_keys<'a>(keys: impl IntoIterator<Item = &'a String>) -> Option<String> {
+    let named: Vec<String> = keys
+        .into_iter()
+        .map(|k| match closest_key(k, CALL_KEYS) {
+            Some(near) => format!(
+                "{} (did you mean {}?)",
+                Value::from(k.as_str()),
+                Value::from(near)
+            ),
+            None => Value::from(k.as_str()).to_string(),
+        })
+        .collect();
+    match named.len() {
+        0 => None,
+        1 => Some(format!(
+            "unknown key {} in the ToolCall; it takes \"id\", \"name\" and \"input\"",
+            named[0]
+        )),
+        _ => Some(format!(
+            "unknown keys {} in the ToolCall; it takes \"id\", \"name\" and \"input\"",
+            named.join(", ")
+        )),
+    }
+}
+
+/// A key as compared for near misses: lower case, without `_` and `-`.
+fn folded(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The known key `unknown` most likely meant, if one is close: the same name
+/// in another case or spelling (`replace_all`), a name another tool layer
+/// uses, one a prefix of the other (`timeout`, `timeoutMs`), or at most two
+/// letters apart (one for short names).
+pub fn closest_key<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k str> {
+    let u = folded(unknown);
+    if u.is_empty() {
+        return None;
+    }
+    let folded_known: Vec<(String, &'k str)> = known.iter().map(|k| (folded(k), *k)).collect();
+    if let Some((_, k)) = folded_known.iter().find(|(f, _)| *f == u) {
+        return Some(k);
+    }
+    if let Some(k) = OTHER_NAMES
+        .iter()
+        .filter(|(other, _)| folded(other) == u)
+        .find_map(|(_, to)| known.iter().find(|k| *k == to))
+    {
+        return Some(k);
+    }
+    let prefix = folded_known
+        .iter()
+        .filter(|(f, _)| {
+            u.len().min(f.len()) >= 4 && (f.starts_with(&u) || u.starts_with(f.as_str()))
+        })
+        .min_by_key(|(f, _)| f.len().abs_diff(u.len()));
+    if let Some((_, k)) = prefix {
+        return Some(k);
+    }
+    let allowed = if u.len() <= 4 { 1 } else { 2 };
+    folded_known
+        .iter()
+        .map(|(f, k)| (strsim::damerau_levenshtein(f, &u), *k))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// The refusal of an input holding keys `schema` does not name (at the top or
+/// in an object nested below one the schema describes), or `None`. An object
+/// schema with `additionalProperties` not `false`-or-absent (an open map, a
+/// pass-through `arguments`) and one without `properties` are not checked.
+pub fn unknown_keys(tool: &str, schema: &Value, input: &Value) -> Option<String> {
+    let mut found = Vec::new();
+    collect_unknown(schema, input, "", &mut found);
+    if found.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = found
+        .iter()
+        .map(|(key, near)| match near {
+            Some(k) => format!(
+                "{} (did you mean {}?)",
+                Value::from(key.as_str()),
+                Value::from(k.as_str())
+            ),
+            None => Value::from(key.as_str()).to_string(),
+        })
+        .collect();
+    let noun = if found.len() == 1 { "key" } else { "keys" };
+    let mut message = if let [(key, Some(near))] = found.as_slice() {
+        format!(
+            "Invalid input for {tool}: unknown key {}; did you mean {}?",
+            Value::from(key.as_str()),
+            Value::from(near.as_str())
+        )
+    } else {
+        format!(
+            "Invalid input for {tool}: unknown {noun} {}.",
+            named.join(", ")
+        )
+    };
+    // Where nothing was close, what the object takes (each object once).
+    let mut listed: Vec<&str> = Vec::new();
+    for (key, near) in &found {
+        let owner = key.rfind('.').map_or("", |dot| &key[..dot]);
+        if near.is_some() || listed.contains(&owner) {
+            continue;
+        }
+        listed.push(owner);
+        if let Some(props) = object_schema_at(schema, owner)
+            .and_then(|o| o.get("properties"))
+            .and_then(Value::as_object)
+        {
+            let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+            let who = if owner.is_empty() { tool } else { owner };
+            message.push_str(&format!(" {who} takes: {}.", keys.join(", ")));
+        }
+    }
+    Some(message)
+}
+
+/// The schema of the object at `path` (`items[2]`, `a.b`; empty: the top).
+fn object_schema_at<'s>(schema: &'s Value, path: &str) -> Option<&'s Value> {
+    let mut at = schema;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, indexed) = match part.find('[') {
+            Some(i) => (&part[..i], part[i..].matches('[').count()),
+            None => (part, 0),
+        };
+        at = at.get("properties")?.get(name)?;
+        for _ in 0..indexed {
+            at = at.get("items")?;
+        }
+    }
+    Some(at)
+}
+
+fn collect_unknown(
+    schema: &Value,
+    value: &Value,
+    path: &str,
+    found: &mut Vec<(String, Option<String>)>,
+) {
+    match value {
+        Value::Object(map) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let closed = matches!(
+                schema.get("additionalProperties"),
+                None | Some(Value::Bool(false))
+            );
+            let known: Vec<&str> = props.keys().map(String::as_str).collect();
+            for (key, v) in map {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                match props.get(key) {
+                    Some(sub) => collect_unknown(sub, v, &at, found),
+                    None if closed => {
+                        found.push((at, closest_key(key, &known).map(str::to_string)));
+                    }
+                    None => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    collect_unknown(item, v, &format!("{path}[{i}]"), found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod strict_tests {
+    use super::*;
+
+    #[test]
+    fn near_misses_find_the_key_meant() {
+        let bash = ["command", "timeoutMs", "cwd"];
+        assert_eq!(closest_key("timeout", &bash), Some("timeoutMs"));
+        assert_eq!(closest_key("timeout_ms", &bash), Some("timeoutMs"));
+        assert_eq!(closest_key("cmd", &bash), Some("command"));
+        assert_eq!(closest_key("comand", &bash), Some("command"));
+        assert_eq!(closest_key("env", &bash), None);
+        let edit = [
+            "path",
+            "oldText",
+            "newText",
+            "replaceAll",
+            "edits",
+            "expectSha256",
+        ];
+        assert_eq!(closest_key("replace_all", &edit), Some("replaceAll"));
+        assert_eq!(closest_key("old_string", &edit), Some("oldText"));
+        assert_eq!(closest_key("file_path", &edit), Some("path"));
+        assert_eq!(closest_key("old_text", &edit), Some("oldText"));
+        // Another layer's name only for a key the tool has.
+        assert_eq!(closest_key("include", &edit), None);
+        assert_eq!(closest_key("include", &["pattern", "glob"]), Some("glob"));
+        assert_eq!(closest_key("", &edit), None);
+        assert_eq!(closest_key("__", &edit), None);
+    }
+
+    #[test]
+    fn unknown_keys_name_every_one() {
+        let schema = serde_json::json!({"type": "object", "properties": {"a": {}, "bee": {}}});
+        assert_eq!(
+            unknown_keys("t", &schema, &serde_json::json!({"a": 1})),
+            None
+        );
+        assert_eq!(
+            unknown_keys("t", &schema, &serde_json::json!({"be": 1})).unwrap(),
+            "Invalid input for t: unknown key \"be\"; did you mean \"bee\"?"
+        );
+        assert_eq!(
+            unknown_keys("t", &schema, &serde_json::json!({"qqqq": 1})).unwrap(),
+            "Invalid input for t: unknown key \"qqqq\". t takes: a, bee."
+        );
+        // A schema without properties, or open, checks nothing.
+        let open = serde_json::json!({"type": "object"});
+        assert_eq!(unknown_keys("t", &open, &serde_json::json!({"x": 1})), None);
     }
 }

@@ -30,6 +30,12 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     fn parameters(&self) -> JsonSchema;
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult;
+    /// Whether an input key `parameters` does not name is refused before `run`
+    /// (see [`super::input::unknown_keys`]). False only for a tool whose schema
+    /// is someone else's to enforce (a tool grafted from an MCP server).
+    fn strict_input(&self) -> bool {
+        true
+    }
 }
 
 /// One unit of a tool's result.
@@ -480,6 +486,11 @@ impl DefinedTool {
         self.tool.parameters()
     }
 
+    /// See [`Tool::strict_input`].
+    pub fn strict_input(&self) -> bool {
+        self.tool.strict_input()
+    }
+
     /// The model-facing advertisement.
     pub fn descriptor(&self) -> ToolDescriptor {
         ToolDescriptor {
@@ -496,6 +507,11 @@ impl DefinedTool {
             return ToolResult::failure(format!("Cancelled before {name} could begin."));
         }
         let input = coerce_input(input);
+        if self.tool.strict_input()
+            && let Some(message) = super::input::unknown_keys(name, &self.tool.parameters(), &input)
+        {
+            return ToolResult::failure(message);
+        }
         match AssertUnwindSafe(self.tool.run(input, ctx))
             .catch_unwind()
             .await
@@ -548,7 +564,11 @@ mod tests {
             "Echo the input back."
         }
         fn parameters(&self) -> JsonSchema {
-            json!({"type": "object", "properties": {}})
+            json!({"type": "object", "properties": {
+                "k": {"type": "integer"}, "panic": {}, "mix": {},
+                "items": {"type": "array", "items": {"type": "object", "properties": {"id": {}}}},
+                "open": {"type": "object", "additionalProperties": true, "properties": {}}
+            }})
         }
         async fn run(&self, input: Value, _ctx: &ToolContext) -> ToolResult {
             if input.get("panic").is_some() {
@@ -634,6 +654,40 @@ mod tests {
         assert!(!out.is_error);
         let out = tool.invoke(call(Value::Null), &ctx).await;
         assert_eq!(out.output, json!({}));
+    }
+
+    #[tokio::test]
+    async fn a_key_the_schema_does_not_name_is_refused_before_the_tool_runs() {
+        let tool = define_tool(Arc::new(Echo));
+        let ctx = make_local_context(".", None, None, None);
+        // `panic` would panic: the refusal comes first, naming the close key.
+        let out = tool
+            .invoke(call(json!({"K": 1, "panic": true})), &ctx)
+            .await;
+        assert!(out.is_error);
+        assert_eq!(
+            out.output,
+            json!("Invalid input for echo: unknown key \"K\"; did you mean \"k\"?")
+        );
+        // Nested objects the schema describes are checked; open ones are not; a
+        // JSON string for the object is coerced first.
+        let out = tool
+            .invoke(call(json!("{\"items\": [{\"id\": 1}, {\"di\": 2}]}")), &ctx)
+            .await;
+        assert_eq!(
+            out.output,
+            json!("Invalid input for echo: unknown key \"items[1].di\"; did you mean \"id\"?")
+        );
+        let out = tool.invoke(call(json!({"open": {"any": 1}})), &ctx).await;
+        assert!(!out.is_error, "{out:?}");
+        // With nothing close, the keys the tool takes are listed.
+        let out = tool.invoke(call(json!({"zzzzzz": 1, "kk": 2})), &ctx).await;
+        assert_eq!(
+            out.output,
+            json!(
+                "Invalid input for echo: unknown keys \"zzzzzz\", \"kk\" (did you mean \"k\"?). echo takes: k, panic, mix, items, open."
+            )
+        );
     }
 
     #[tokio::test]

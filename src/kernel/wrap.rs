@@ -49,6 +49,10 @@ impl Tool for Wrapped {
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
         self.around.call(&self.inner, input, ctx).await
     }
+
+    fn strict_input(&self) -> bool {
+        self.inner.strict_input()
+    }
 }
 
 /// `tool` with `around` put around its calls: the same name, description and

@@ -2,8 +2,11 @@
 //! same call — a tool and its arguments, as canonical JSON — failing with the
 //! same message more than a threshold of times in a session is not run again;
 //! its answer is a fixed remediation error instead. A success of the same call,
-//! or a different failure, resets its count, and a run of failures is forgotten
-//! 10 minutes after the last one (by then the cause may be fixed).
+//! or a different failure, resets its count; a success of a call that can change
+//! the world (`CHANGES_THE_WORLD`: a write, an edit, a command) resets every
+//! count of the session, since it may have fixed the cause (a `bash 'make'`
+//! between two failed `read`s of its output makes them different calls); and a
+//! run of failures is forgotten 10 minutes after the last one.
 //!
 //! One wrapper over every tool; the counts live in the session's folder of the
 //! state store (`.indus-process/sessions/<session>/failures.json`, keyed by a
@@ -59,10 +62,11 @@ impl Failures {
         crate::state::user::verify_json(SEAL_DOMAIN, &self.sealed_part(key), self.seal.as_deref())
     }
 
-    /// Whether the entry still counts at `now`: sealed, not stamped in the future
-    /// (a clock set back, or a forged stamp), and within the window.
+    /// Whether the entry still counts at `now`: sealed and within the window. A
+    /// stamp in the future (a clock set back) counts as now: it cannot lengthen
+    /// the window past 10 minutes from now, and the seal rules out a forged one.
     fn current(&self, key: &str, now: u64) -> bool {
-        self.at <= now && now - self.at < WINDOW_MS && self.sealed(key)
+        now - self.at.min(now) < WINDOW_MS && self.sealed(key)
     }
 }
 
@@ -126,8 +130,13 @@ impl Around for Suppressing {
         }
         let known = record.is_some();
         let result = inner.run_result(input, ctx).await;
-        // A success of a call with no record changes nothing: nothing is written.
-        if !result.is_error && !known {
+        let fixing = !result.is_error && crate::deck::changes_the_world(name);
+        // A success of a call with no record changes nothing: nothing is written
+        // (unless it may have fixed every other call's cause, and there are some).
+        if !result.is_error
+            && !known
+            && !(fixing && std::fs::symlink_metadata(state.path(&rel)).is_ok())
+        {
             return result;
         }
         let message = message_of(&result);
@@ -141,7 +150,9 @@ impl Around for Suppressing {
             let now = crate::kernel::clock::now_ms();
             // Entries this user's toolbox did not write are dropped as it goes.
             table.retain(|k, f| f.sealed(k));
-            if !is_error {
+            if fixing {
+                table.clear();
+            } else if !is_error {
                 table.remove(&key);
             } else {
                 let entry = table.entry(key.clone()).or_insert(Failures {

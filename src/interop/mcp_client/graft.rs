@@ -283,6 +283,11 @@ impl Tool for GraftedTool {
         &self.capability.description
     }
 
+    /// The server decides what its tool takes: its inputs pass through as given.
+    fn strict_input(&self) -> bool {
+        false
+    }
+
     fn parameters(&self) -> JsonSchema {
         match &self.capability.input_schema {
             Value::Object(_) => self.capability.input_schema.clone(),

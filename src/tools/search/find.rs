@@ -419,7 +419,7 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
             }
         },
     };
-    let limit = super::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
+    let limit = super::walk::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let skip_hidden = args.opt_bool("skipHidden")?.unwrap_or(false);
     let extensions = match args.opt_str_array("extension")? {

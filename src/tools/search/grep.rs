@@ -650,7 +650,7 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
     let select = args.opt_str_array("type")?.unwrap_or_default();
     let negate = args.opt_str_array("typeNot")?.unwrap_or_default();
     let filters = Filters::new(&globs, &select, &negate)?;
-    let limit = super::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
+    let limit = super::walk::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let max_file_size = args
         .opt_positive_int("maxFileSize")?

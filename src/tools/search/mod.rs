@@ -11,29 +11,6 @@ pub mod walk;
 pub use find::find_tool;
 pub use grep::grep_tool;
 
-use crate::kernel::input::Args;
-
-/// How many rows a search shows. For an agent (`unbounded` false) `limit`
-/// defaults to `default` and may not exceed `ceiling`, which keeps a context
-/// window's worth of rows; a larger one is refused naming the maximum rather
-/// than quietly lowered. For a reader that wants every row (a pipe, see
-/// `ToolContext::unbounded_rows`) there is no default cut and no ceiling, as
-/// with rg and fd: an asked limit is honoured exactly.
-pub(crate) fn row_limit(
-    args: &Args<'_>,
-    unbounded: bool,
-    default: u64,
-    ceiling: u64,
-) -> Result<usize, String> {
-    let limit = if unbounded {
-        args.opt_positive_int("limit")?.unwrap_or(u64::MAX)
-    } else {
-        args.opt_positive_int_at_most("limit", ceiling)?
-            .unwrap_or(default)
-    };
-    Ok(usize::try_from(limit).unwrap_or(usize::MAX))
-}
-
 /// A search tool's text, its record and whether it failed, run on `dir` with the
 /// local backend: the unit tests' one way to call grep and find.
 #[cfg(test)]

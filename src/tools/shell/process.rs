@@ -132,7 +132,9 @@ pub(crate) fn job_json(job: &JobRecord, seen: &Seen) -> Value {
         "command": job.command,
         "cwd": job.cwd,
         "startedAt": job.started_at,
-        "endedAt": seen.ended_at,
+        // The end is the exit record's mtime, which the file system stamps from
+        // a coarser clock than the start's: never before the start.
+        "endedAt": seen.ended_at.map(|end| end.max(job.started_at)),
         "stopped": job.stopped.is_some(),
     })
 }

@@ -33,10 +33,10 @@ pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
 /// An error and its causes, innermost last: reqwest's own message alone ("error
 /// sending request") rarely says what went wrong.
 pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
+    let mut out = in_words(&e.to_string());
     let mut cause = e.source();
     while let Some(c) = cause {
-        let text = c.to_string();
+        let text = in_words(&c.to_string());
         if !out.contains(&text) {
             out.push_str(": ");
             out.push_str(&text);
@@ -44,6 +44,20 @@ pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
         cause = c.source();
     }
     out
+}
+
+/// A cause's text without the resolver's debug notation: hickory writes the
+/// failed question as `Query { name: Name("host."), query_type: AAAA, … }`,
+/// which a person reads as `host (AAAA)`.
+fn in_words(text: &str) -> String {
+    static QUERY: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let query = QUERY.get_or_init(|| {
+        regex::Regex::new(
+            r#"Query \{ name: Name\("([^"]*?)\.?"\), query_type: (\w+), query_class: \w+ \}"#,
+        )
+        .expect("a valid pattern")
+    });
+    query.replace_all(text, "$1 ($2)").into_owned()
 }
 
 /// What a failed request means, in words a model can act on.
@@ -56,10 +70,33 @@ pub fn describe_error(e: &reqwest::Error, url: &str, timeout_ms: u64) -> String 
         )
     } else if e.is_connect() {
         let cause = e.source().map(chain).unwrap_or_else(|| e.to_string());
-        format!("Cannot connect to {url}: {cause}")
+        // The resolver's layers each say "dns error"; what matters is its last word.
+        match cause.rfind("DNS error: ") {
+            Some(at) => format!(
+                "Cannot connect to {url}: its host name could not be resolved ({}).",
+                &cause[at + "DNS error: ".len()..]
+            ),
+            None => format!("Cannot connect to {url}: {cause}"),
+        }
     } else if e.is_body() || e.is_decode() {
         format!("The response from {url} could not be read: {}", chain(e))
     } else {
         format!("The request to {url} failed: {}", chain(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolver_debug_notation_is_put_in_words() {
+        assert_eq!(
+            in_words(
+                r#"no records found for Query { name: Name("html.duckduckgo.com."), query_type: AAAA, query_class: IN }"#
+            ),
+            "no records found for html.duckduckgo.com (AAAA)"
+        );
+        assert_eq!(in_words("connection refused"), "connection refused");
     }
 }
