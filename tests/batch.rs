@@ -241,3 +241,63 @@ fn an_over_long_line_is_answered_and_skipped() {
     assert_eq!(lines[1]["id"], "after");
     assert_eq!(lines[1]["is_error"], false);
 }
+
+#[test]
+fn unknown_keys_are_refused_in_the_call_and_in_its_input() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let out = batch(
+        &env,
+        &[],
+        &lines_of(&[
+            json!({"id": 1, "name": "edit", "input": {"path": "a.txt", "oldText": "one", "newText": "two", "replace_all": true}}),
+            json!({"id": 2, "name": "read", "arguments": {"path": "a.txt"}}),
+            json!({"id": 3, "name": "read", "input": {"path": "a.txt"}}),
+        ]),
+    );
+    let got = outcomes(&out);
+    assert_eq!(got[0]["is_error"], json!(true));
+    assert_eq!(
+        got[0]["output"],
+        json!("Invalid input for edit: unknown key \"replace_all\"; did you mean \"replaceAll\"?")
+    );
+    assert_eq!(got[1]["id"], json!(2));
+    let message = got[1].to_string();
+    assert!(
+        message.contains("unknown key \\\"arguments\\\" (did you mean \\\"input\\\"?) in the ToolCall"),
+        "{message}"
+    );
+    assert_eq!(got[2]["is_error"], json!(false));
+    // The refused edit changed nothing.
+    assert_eq!(env.read_string("a.txt"), "one\n");
+}
+
+#[test]
+fn a_fixed_cause_is_not_suppressed_in_one_run() {
+    let env = TestEnv::new();
+    let read = json!({"name": "read", "input": {"path": "out.txt"}});
+    let out = batch(
+        &env,
+        &["--jobs", "1"],
+        &lines_of(&[
+            read.clone(),
+            read.clone(),
+            read.clone(),
+            // Suppressed: the same failure three times, nothing changed since.
+            read.clone(),
+            json!({"name": "bash", "input": {"command": "echo built > out.txt"}}),
+            // The cause is fixed: it runs again, and succeeds.
+            read.clone(),
+        ]),
+    );
+    let got = outcomes(&out);
+    assert_eq!(got.len(), 6, "{}", stdout(&out));
+    for o in &got[..3] {
+        assert_eq!(o["is_error"], json!(true));
+        assert!(!o["output"].to_string().contains("Not run"), "{o}");
+    }
+    assert!(got[3]["output"].to_string().contains("Not run"), "{}", got[3]);
+    assert_eq!(got[4]["is_error"], json!(false), "{}", got[4]);
+    assert_eq!(got[5]["is_error"], json!(false), "{}", got[5]);
+    assert!(got[5]["output"].to_string().contains("built"), "{}", got[5]);
+}
