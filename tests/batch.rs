@@ -264,7 +264,9 @@ fn unknown_keys_are_refused_in_the_call_and_in_its_input() {
     assert_eq!(got[1]["id"], json!(2));
     let message = got[1].to_string();
     assert!(
-        message.contains("unknown key \\\"arguments\\\" (did you mean \\\"input\\\"?) in the ToolCall"),
+        message.contains(
+            "unknown key \\\"arguments\\\" (did you mean \\\"input\\\"?) in the ToolCall"
+        ),
         "{message}"
     );
     assert_eq!(got[2]["is_error"], json!(false));
@@ -296,7 +298,11 @@ fn a_fixed_cause_is_not_suppressed_in_one_run() {
         assert_eq!(o["is_error"], json!(true));
         assert!(!o["output"].to_string().contains("Not run"), "{o}");
     }
-    assert!(got[3]["output"].to_string().contains("Not run"), "{}", got[3]);
+    assert!(
+        got[3]["output"].to_string().contains("Not run"),
+        "{}",
+        got[3]
+    );
     assert_eq!(got[4]["is_error"], json!(false), "{}", got[4]);
     assert_eq!(got[5]["is_error"], json!(false), "{}", got[5]);
     assert!(got[5]["output"].to_string().contains("built"), "{}", got[5]);

@@ -886,6 +886,23 @@ fn path_cases() -> Vec<Case> {
             &["Saved 1 byte to a/b/c/new.txt."],
         ),
         cli(
+            "an unknown key in --json",
+            &[
+                "edit",
+                "f.txt",
+                "--json",
+                r#"{"oldText":"hello","newText":"bye","replace_all":true}"#,
+            ],
+            Error,
+            &["Invalid input for edit: unknown key \"replace_all\"; did you mean \"replaceAll\"?"],
+        ),
+        cli(
+            "a ToolCall key that is not id, name or input",
+            &["call", r#"{"name":"read","arguments":{"path":"f.txt"}}"#],
+            Usage,
+            &["unknown key \"arguments\" (did you mean \"input\"?) in the ToolCall"],
+        ),
+        cli(
             "write with no content and stdin closed",
             &["write", "x.txt"],
             Usage,

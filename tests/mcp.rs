@@ -586,19 +586,19 @@ async fn a_near_miss_key_is_refused_naming_the_key_meant() {
     let client = connect(&env, &[], &[]).await;
     let started = Instant::now();
     // `timeout` is not bash's key: run as given it would wait the whole 5 s.
-    let refused = call(
-        &client,
-        "bash",
-        json!({"command": "sleep 5", "timeout": 1}),
-    )
-    .await;
+    let refused = call(&client, "bash", json!({"command": "sleep 5", "timeout": 1})).await;
     assert_eq!(refused.is_error, Some(true));
     assert_eq!(
         text(&refused),
         "Invalid input for bash: unknown key \"timeout\"; did you mean \"timeoutMs\"?"
     );
     assert!(started.elapsed() < Duration::from_secs(4));
-    let refused = call(&client, "grep", json!({"pattern": "x", "include": "*.toml"})).await;
+    let refused = call(
+        &client,
+        "grep",
+        json!({"pattern": "x", "include": "*.toml"}),
+    )
+    .await;
     assert_eq!(
         text(&refused),
         "Invalid input for grep: unknown key \"include\"; did you mean \"glob\"?"

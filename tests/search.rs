@@ -158,7 +158,7 @@ fn grep_defaults_to_200_and_refuses_a_limit_over_5000() {
     assert_eq!(rows(&text)[4999], "many.txt:5000: hit 5000");
     assert_eq!(
         summary(&text),
-        "Showing the first 5000 of 5003 matches in 1 file (searched 1 file); raise limit to see more."
+        "Showing the first 5000 of 5003 matches in 1 file (searched 1 file); narrow the search to see the rest (5000 is the most one call shows)."
     );
 }
 
@@ -1186,7 +1186,7 @@ fn find_limit_keeps_the_first_entries_and_refuses_one_over_10000() {
     assert_eq!(rows(&text)[9_999], "d/f09999");
     assert_eq!(
         summary(&text),
-        "Showing the first 10000 of 10003 matches among 10004 entries; raise limit to see more."
+        "Showing the first 10000 of 10003 matches among 10004 entries; narrow the search to see the rest (10000 is the most one call shows)."
     );
 }
 

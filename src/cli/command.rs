@@ -570,12 +570,14 @@ fn with_meta_commands(cmd: Command) -> Command {
     .subcommand(
         Command::new("man")
             .about("Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them")
-            // One of the two forms is needed; clap alone would show `[DIR]`.
+            // One of the two forms is needed; clap alone would show an optional
+            // `[DIR]`, so the usage says it and DIR is described after the options.
             .override_usage("indus-tool man [OPTIONS] DIR\n       indus-tool man --install [PREFIX]")
+            .after_help("DIR is the folder to write the pages into (made if missing).")
             .arg(
                 Arg::new("dir")
                     .value_name("DIR")
-                    .help("The folder to write the pages into (made if missing); needed unless --install")
+                    .hide(true)
                     .required_unless_present("install")
                     .value_parser(value_parser!(std::path::PathBuf)),
             )

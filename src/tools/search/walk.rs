@@ -504,6 +504,18 @@ pub(crate) fn row_limit(
     Ok(usize::try_from(limit).unwrap_or(usize::MAX))
 }
 
+/// The summary's hint made true at the ceiling: a cut at the largest `limit`
+/// cannot be undone by raising it, so the hint says to narrow the search.
+pub(crate) fn hint_at_ceiling(closing: String, limit: usize, ceiling: u64) -> String {
+    if limit as u64 != ceiling {
+        return closing;
+    }
+    closing.replace(
+        "raise limit to see more.",
+        &format!("narrow the search to see the rest ({ceiling} is the most one call shows)."),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
