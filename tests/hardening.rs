@@ -886,6 +886,12 @@ fn path_cases() -> Vec<Case> {
             &["Saved 1 byte to a/b/c/new.txt."],
         ),
         cli(
+            "a flag past the tool's ceiling names the maximum",
+            &["bash", "true", "--timeout-ms", "9999999"],
+            Usage,
+            &["--timeout-ms: 9999999 is more than it takes; at most 600000"],
+        ),
+        cli(
             "an unknown key in --json",
             &[
                 "edit",

@@ -68,10 +68,26 @@ pub(crate) fn flag_value(key: &str, schema: &Value, raw: &str) -> CliResult<Valu
         "boolean" => Value::Bool(raw == "true"),
         // A number that does not parse goes through as text, so the tool's own
         // validation names the field and what it accepts.
-        "integer" | "number" => serde_json::from_str::<Value>(raw)
-            .ok()
-            .filter(Value::is_number)
-            .unwrap_or_else(|| Value::String(raw.to_string())),
+        "integer" | "number" => {
+            let value = serde_json::from_str::<Value>(raw)
+                .ok()
+                .filter(Value::is_number)
+                .unwrap_or_else(|| Value::String(raw.to_string()));
+            // A flag takes no more than the tool can honour: past its ceiling
+            // (an agent's call is pinned to it, as the seeds say) a person is told
+            // the maximum instead of getting less than asked in silence.
+            if let (Some(n), Some(max)) = (
+                value.as_f64(),
+                schema.get("maximum").and_then(Value::as_f64),
+            ) && n > max
+            {
+                return Err(UsageError(format!(
+                    "--{}: {raw} is more than it takes; at most {max}",
+                    command::kebab(key)
+                )));
+            }
+            value
+        }
         "array" | "object" => serde_json::from_str(raw)
             .map_err(|e| UsageError(format!("--{}: malformed JSON: {e}", command::kebab(key))))?,
         _ => Value::String(raw.to_string()),

@@ -507,7 +507,7 @@ impl Tool for SaasCard {
                 "toolkits": {"type": "array", "items": {"type": "string"}, "description": "On discover, only these toolkits (e.g. [\"github\", \"slack\"])."},
                 "query": {"type": "string", "description": "On discover, free text to search actions by name and description."},
                 "limit": {"type": "integer", "description": format!("On discover, the most actions listed (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).")},
-                "timeoutMs": {"type": "integer", "description": format!("Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS}).")}
+                "timeoutMs": {"type": "integer", "maximum": MAX_TIMEOUT_MS, "description": format!("Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS}).")}
             },
             "required": ["action"]
         })

@@ -598,7 +598,7 @@ impl Tool for TaskCard {
                 "objective": {"type": "string", "description": "A complete, self-contained statement of what the sub-agent should accomplish (it does not see your conversation)."},
                 "agent": {"type": "string", "description": "The configured agent to run (see the description's roster). Omit for the default agent."},
                 "context": {"type": "string", "description": "Extra background the sub-agent should start with; sent after the objective under a \"Context:\" line."},
-                "timeoutMs": {"type": "number", "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}); the agent's process group is killed at it.")}
+                "timeoutMs": {"type": "number", "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}); the agent's process group is killed at it.")}
             },
             "required": ["objective"]
         })

@@ -50,7 +50,7 @@ impl Tool for BashTool {
             "type": "object",
             "properties": {
                 "command": { "type": "string", "description": "The command line, run with sh -c." },
-                "timeoutMs": { "type": "number", "description": "Deadline in milliseconds (default 120000, at most 600000; fractions are floored)." },
+                "timeoutMs": { "type": "number", "maximum": 600000, "description": "Deadline in milliseconds (default 120000, at most 600000; fractions are floored)." },
                 "cwd": { "type": "string", "description": "Directory to run in, relative to the working directory (default: the working directory)." }
             },
             "required": ["command"]

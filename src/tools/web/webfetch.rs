@@ -63,8 +63,8 @@ impl Tool for WebFetchTool {
             "properties": {
                 "url": { "type": "string", "description": "Absolute http:// or https:// URL." },
                 "format": { "type": "string", "enum": FORMATS, "description": "text (default), markdown or html." },
-                "maxBytes": { "type": "integer", "description": "Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB." },
-                "timeoutMs": { "type": "integer", "description": "Give up after this many milliseconds (default 30000, at most 120000)." }
+                "maxBytes": { "type": "integer", "maximum": 5242880, "description": "Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB." },
+                "timeoutMs": { "type": "integer", "maximum": 120000, "description": "Give up after this many milliseconds (default 30000, at most 120000)." }
             },
             "required": ["url"]
         })

@@ -252,7 +252,7 @@ impl Tool for WebSearchTool {
             "type": "object",
             "properties": {
                 "query": { "type": "string", "description": "What to search for, as you would type it into a search box." },
-                "count": { "type": "integer", "minimum": 1, "description": "How many results to return (default 5)." }
+                "count": { "type": "integer", "minimum": 1, "maximum": 25, "description": "How many results to return (default 5, at most 25)." }
             },
             "required": ["query"]
         })
