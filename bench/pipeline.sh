@@ -50,6 +50,11 @@ same "grep | every line" "$RGS -n '$L' $ptree | tr -d '\\r'" \
   "$S grep '$L' $ptree | sed 's/^\\([^:]*:[0-9]*:\\) /\\1/'"
 compare "pipeline: grep | wc -l (every line)" "bash -c \"$RGS -n '$L' $ptree | wc -l\"" \
   "bash -c \"$S grep '$L' $ptree | wc -l\"" "" 2 10
+# Every line of the tree: rows go out as they are found, none held.
+same "grep -e . | every line of the tree" "$RGS -n -e . $ptree | tr -d '\\r'" \
+  "$S grep -e . $ptree | sed 's/^\\([^:]*:[0-9]*:\\) /\\1/'"
+compare "pipeline: grep -e . | wc -l (the whole tree)" "bash -c \"$RGS -n -e . $ptree | wc -l\"" \
+  "bash -c \"$S grep -e . $ptree | wc -l\"" "" 1 5
 # An asked limit is exactly rg's first rows in path order (compared in order).
 ours_first=$(bash -c "$S grep --limit 3000 '$L' $ptree" | sed 's/^\([^:]*:[0-9]*:\) /\1/' | md5sum)
 peer_first=$(bash -c "$RGS --sort path -n '$L' $ptree" | head -n 3000 | tr -d '\r' | md5sum)

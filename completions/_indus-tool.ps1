@@ -206,8 +206,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;websearch' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'What to search for, as you would type it into a search box.')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
-            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many results to return (default 5).')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many results to return (default 5, at most 25).')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'How many results to return (default 5, at most 25).')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

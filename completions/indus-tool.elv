@@ -198,8 +198,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;websearch'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --query 'What to search for, as you would type it into a search box.'
-            cand -n 'How many results to return (default 5).'
-            cand --count 'How many results to return (default 5).'
+            cand -n 'How many results to return (default 5, at most 25).'
+            cand --count 'How many results to return (default 5, at most 25).'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

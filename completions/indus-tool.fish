@@ -189,7 +189,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -l stats -d 
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -l query -d 'What to search for, as you would type it into a search box.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s n -l count -d 'How many results to return (default 5).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s n -l count -d 'How many results to return (default 5, at most 25).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand websearch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand webfetch" -l url -d 'Absolute http:// or https:// URL.' -r

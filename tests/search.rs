@@ -517,13 +517,20 @@ fn max_file_size_moves_the_walks_limit_and_the_summary_names_it() {
         summary(&ok(&env, &["grep", "hit", "--max-file-size", "2097152"])),
         "Found 2 matches in 2 files (searched 2 files). Skipped 1 file over 2 MiB."
     );
-    // Larger values are pinned to the ceiling, not refused.
+    // An agent's larger value is pinned to the ceiling (the summary names the
+    // size used); the flag names the maximum instead of doing less than asked.
     assert_eq!(
         summary(&ok(
             &env,
-            &["grep", "hit", "--max-file-size", "1000000000000"]
+            &["grep", "hit", "--json", r#"{"maxFileSize": 1000000000000}"#]
         )),
         "Found 3 matches in 3 files (searched 3 files)."
+    );
+    let out = env.run(&["grep", "hit", "--max-file-size", "1000000000000"]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(
+        stderr(&out),
+        "indus-tool: error: --max-file-size: 1000000000000 is more than it takes; at most 134217728\n"
     );
 }
 

@@ -264,6 +264,22 @@ fn exit_statuses_are_the_peer_tools() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["is_error"], false);
     assert_eq!(v["output"]["count"], 0);
+    // -q quiets the text, not the one JSON line a program asked for.
+    for (script, status, count) in [
+        ("indus-tool --format json grep -q count", 0, 8),
+        ("indus-tool --format json grep -q zzz_absent", 1, 0),
+        ("indus-tool --format json find -q zzz_absent", 1, 0),
+    ] {
+        let r = s.sh(script);
+        assert_eq!(r.code, status, "{script}: {}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{script}: {e}: {:?}", r.stdout));
+        if count > 0 {
+            assert!(v["output"]["count"].as_u64().unwrap() > 0, "{script}");
+        } else {
+            assert_eq!(v["output"]["count"], 0, "{script}");
+        }
+    }
 }
 
 #[test]
@@ -619,6 +635,16 @@ fn a_pipe_gets_every_row_as_from_rg_and_fd() {
         assert_eq!(r.stdout.trim(), "700");
         assert_eq!(r.stderr, "");
     }
+    // Rows a pipe reads as they are found (context and `--` included) are the
+    // rows an asked limit collects, and a reader gone early ends it quietly.
+    let streamed = s.ok("indus-tool grep -C1 -e 'fn x|TODO 1'");
+    let collected = s.ok("indus-tool grep --limit 100000 -C1 -e 'fn x|TODO 1'");
+    assert_eq!(streamed, collected);
+    assert!(streamed.contains("\n--\n"), "{streamed}");
+    let r = s.sh("indus-tool grep -e . | head -n 3");
+    assert_eq!((r.code, lines(&r.stdout).len()), (0, 3), "{}", r.stderr);
+    let r = s.sh("set -o pipefail; indus-tool grep -e . | head -n 3");
+    assert_eq!(r.code, 0, "a closed pipe is not an error: {}", r.stderr);
     // A long line reaches a pipe whole, as rg prints it.
     let long = "x".repeat(5000);
     s.write("long.txt", &format!("needle {long}\n"));
@@ -722,7 +748,16 @@ fn state_is_found_from_a_subfolder() {
 fn help_lists_the_profile_grouped_and_points_to_other_profiles() {
     let s = Shell::new();
     let help = s.ok("indus-tool --help");
-    assert!(help.len() < 12_000 && help.lines().count() < 140, "{help}");
+    assert!(help.len() < 12_000 && help.lines().count() <= 120, "{help}");
+    // man's DIR is required unless --install: the usage says so.
+    let man = s.ok("indus-tool man --help");
+    assert!(
+        man.contains(
+            "Usage: indus-tool man [OPTIONS] DIR\n       indus-tool man --install [PREFIX]"
+        ),
+        "{man}"
+    );
+    assert!(!man.contains("[DIR]"), "{man}");
     assert!(help.contains("  Search:\n    grep"), "{help}");
     assert!(!help.contains("    run_shell "), "{help}");
     let buddy = s.ok("indus-tool --profile buddy --help");

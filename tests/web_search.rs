@@ -233,7 +233,7 @@ fn the_newer_layout_without_ads_or_the_zero_click_box() {
 }
 
 #[test]
-fn count_caps_the_results_and_is_pinned_at_25() {
+fn count_caps_the_results_pinned_at_25_for_agents_and_refused_above_on_the_flag() {
     let server = serve(200, page_of(30));
     let count = |args: &[&str]| {
         results_of(&run_json(&server, args))
@@ -245,10 +245,16 @@ fn count_caps_the_results_and_is_pinned_at_25() {
     assert_eq!(count(&["q", "--count", "1"]), 1);
     assert_eq!(count(&["q", "--count", "12"]), 12);
     assert_eq!(count(&["q", "--count", "25"]), 25);
-    assert_eq!(count(&["q", "--count", "30"]), 25);
+    assert_eq!(count(&["q", "--json", r#"{"count": 30}"#]), 25);
     assert_eq!(count(&["q", "--json", r#"{"count": 1000}"#]), 25);
-    // Pinning is silent: the text is just the 25 results.
-    let text = run_text(&server, &["q", "--count", "30"]);
+    // The flag takes no more than 25: a person is told, not given less.
+    let refused = run_json(&server, &["q", "--count", "30"]);
+    assert_eq!(
+        refused["error"]["message"],
+        "--count: 30 is more than it takes; at most 25"
+    );
+    // An agent's pinned call: the text is just the 25 results.
+    let text = run_text(&server, &["q", "--json", r#"{"count": 30}"#]);
     assert!(text.starts_with("1. Result 1\n   https://example.com/1\n   Snippet 1.\n\n2. "));
     assert!(text.ends_with("25. Result 25\n    https://example.com/25\n    Snippet 25."));
     // Fewer results than asked for: all of them.

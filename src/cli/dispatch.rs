@@ -169,6 +169,9 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     };
     let root = globals.root.clone();
     let (record_rows, unbounded_rows) = (globals.record_rows, globals.unbounded_rows);
+    let rows = globals
+        .stream_rows
+        .then(|| Arc::new(super::output::StdoutRows::default()) as Arc<dyn crate::kernel::RowSink>);
     let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
     let tmux = globals.tmux.as_ref().and_then(|session| {
         crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
@@ -194,6 +197,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         ctx.state_root = state_root.clone();
         ctx.record_rows = record_rows;
         ctx.unbounded_rows = unbounded_rows;
+        ctx.rows = rows.clone();
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,
@@ -386,6 +390,7 @@ pub(crate) fn tool_invocation(
         let globals = Globals {
             record_rows: !text_face,
             unbounded_rows: all_rows,
+            stream_rows: all_rows && text_face,
             ..globals.clone()
         };
         dispatch(registry, &globals, call)?

@@ -75,6 +75,9 @@ pub struct Globals {
     /// (see `ToolContext::unbounded_rows`): a tool subcommand whose rows go to a
     /// pipe, or with `-0`. Its budget is then unbounded unless `--max-bytes` asks.
     pub unbounded_rows: bool,
+    /// With `unbounded_rows`, a text face: rows go to stdout as the tool finds
+    /// them (`ToolContext::rows`) rather than whole in its answer.
+    pub stream_rows: bool,
 }
 
 impl Globals {
@@ -410,6 +413,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .cloned(),
         record_rows: true,
         unbounded_rows: false,
+        stream_rows: false,
     })
 }
 

@@ -418,6 +418,21 @@ fn peer_input(
     Ok(())
 }
 
+/// Whether standard input, not being a terminal, still holds no content: a
+/// character device (`/dev/null`, what cron, CI runners and `xargs` give) or a
+/// closed descriptor. Said as the refusal names it.
+fn stdin_holds_nothing() -> Option<&'static str> {
+    use nix::sys::stat::{SFlag, fstat};
+    use std::os::fd::AsFd;
+    match fstat(std::io::stdin().as_fd()) {
+        Err(_) => Some("closed"),
+        Ok(st) if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFCHR => {
+            Some("a character device (such as /dev/null)")
+        }
+        Ok(_) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,20 +450,5 @@ mod tests {
         let mut source = std::io::Cursor::new(vec![7u8; 100]);
         assert!(read_bounded(&mut source, 10, "x").is_err());
         assert_eq!(source.position(), 11);
-    }
-}
-
-/// Whether standard input, not being a terminal, still holds no content: a
-/// character device (`/dev/null`, what cron, CI runners and `xargs` give) or a
-/// closed descriptor. Said as the refusal names it.
-fn stdin_holds_nothing() -> Option<&'static str> {
-    use nix::sys::stat::{SFlag, fstat};
-    use std::os::fd::AsFd;
-    match fstat(std::io::stdin().as_fd()) {
-        Err(_) => Some("closed"),
-        Ok(st) if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFCHR => {
-            Some("a character device (such as /dev/null)")
-        }
-        Ok(_) => None,
     }
 }

@@ -10,6 +10,40 @@ use serde_json::{Value, json};
 
 use crate::kernel::ToolOutcome;
 
+/// A listing tool's rows straight to stdout as it finds them (see
+/// `ToolContext::rows`), block-buffered as rg writes to a pipe. A reader gone
+/// (`| head`) ends the program quietly with 0, as everywhere else here.
+#[derive(Default)]
+pub struct StdoutRows {
+    out: std::sync::Mutex<Option<std::io::BufWriter<std::io::Stdout>>>,
+}
+
+impl StdoutRows {
+    fn write(&self, bytes: &[u8], flush: bool) -> std::io::Result<()> {
+        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let out = out
+            .get_or_insert_with(|| std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout()));
+        let done = out
+            .write_all(bytes)
+            .and_then(|()| if flush { out.flush() } else { Ok(()) });
+        match done {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+            other => other,
+        }
+    }
+}
+
+impl crate::kernel::RowSink for StdoutRows {
+    fn row(&self, row: &str) -> std::io::Result<()> {
+        self.write(row.as_bytes(), false)?;
+        self.write(b"\n", false)
+    }
+
+    fn flush(&self) -> std::io::Result<()> {
+        self.write(b"", true)
+    }
+}
+
 /// The `--color` choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorMode {

@@ -33,8 +33,8 @@ pub use registry::{
 pub use root::{OutsideRoot, Root};
 pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
-    TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock, ToolContext,
-    ToolResult, coerce_input, define_tool, describe_throw, media_kind, program_view,
+    RowSink, TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock,
+    ToolContext, ToolResult, coerce_input, define_tool, describe_throw, media_kind, program_view,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use wrap::{Around, wrap_tool, wrap_tools};

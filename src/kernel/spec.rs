@@ -23,6 +23,16 @@ use super::contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 use super::output::OutputBudget;
 use super::root::Root;
 
+/// Where a host takes a listing tool's rows as they are found, in their final
+/// order, instead of in the answer (see [`ToolContext::rows`]): a shell pipe
+/// reading every line of a large tree, which would otherwise be held whole.
+pub trait RowSink: Send + Sync {
+    /// One row, without its line end.
+    fn row(&self, row: &str) -> std::io::Result<()>;
+    /// Everything written so far reaches the reader (before the summary does).
+    fn flush(&self) -> std::io::Result<()>;
+}
+
 /// The declarative behaviour of one tool.
 #[async_trait]
 pub trait Tool: Send + Sync {
@@ -333,6 +343,10 @@ pub struct ToolContext {
     /// and the host's budget (unbounded unless asked) is the only cut. False for
     /// the agents' faces, whose context windows the seeds' limits protect.
     pub unbounded_rows: bool,
+    /// With `unbounded_rows`, where a tool that lists rows may write them as it
+    /// finds them (in their final order) instead of holding them for its text,
+    /// which then carries only its summary. `None`: rows go in the answer.
+    pub rows: Option<Arc<dyn RowSink>>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -347,6 +361,7 @@ impl fmt::Debug for ToolContext {
             .field("remote", &self.remote)
             .field("record_rows", &self.record_rows)
             .field("unbounded_rows", &self.unbounded_rows)
+            .field("rows", &self.rows.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -374,6 +389,7 @@ impl ToolContext {
             remote: None,
             record_rows: true,
             unbounded_rows: false,
+            rows: None,
         }
     }
 

@@ -133,10 +133,8 @@ impl Around for Suppressing {
         let fixing = !result.is_error && crate::deck::changes_the_world(name);
         // A success of a call with no record changes nothing: nothing is written
         // (unless it may have fixed every other call's cause, and there are some).
-        if !result.is_error
-            && !known
-            && !(fixing && std::fs::symlink_metadata(state.path(&rel)).is_ok())
-        {
+        let others = fixing && std::fs::symlink_metadata(state.path(&rel)).is_ok();
+        if !(result.is_error || known || others) {
             return result;
         }
         let message = message_of(&result);

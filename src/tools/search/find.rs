@@ -559,7 +559,25 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     } else {
         format!("\n\n{closing}")
     };
-    let text = clamp_rows(ctx, "find", "", &rows, &tail);
+    // A reader that takes every row as it comes (a pipe) gets them written out
+    // rather than held again in the text, which is then the summary alone.
+    let text = match ctx
+        .rows
+        .as_ref()
+        .filter(|_| ctx.unbounded_rows && !ctx.record_rows)
+    {
+        Some(sink) => {
+            let written = rows
+                .iter()
+                .try_for_each(|row| sink.row(row))
+                .and_then(|()| sink.flush());
+            if let Err(e) = written {
+                return ToolResult::failure(format!("find could not write its rows: {e}"));
+            }
+            tail.trim_start_matches('\n').to_string()
+        }
+        None => clamp_rows(ctx, "find", "", &rows, &tail),
+    };
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).
     let with_rows = if ctx.record_rows { shown } else { 0 };
@@ -578,7 +596,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let k = rows_that_fit(&record, "entries", &records, ctx.budget.max_bytes, 19);
     for (l, row) in listed[..k].iter().zip(records.iter_mut()) {
         if l.found.1 == "file" {
-            let abs = below_root(&roots[l.root], &l.found.0);
+            let abs = super::walk::below_root(&roots[l.root], &l.found.0);
             row["size"] = json!(ctx.fs.stat(&abs).await.map(|i| i.size).unwrap_or(0));
         }
     }
@@ -587,15 +605,6 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let mut record = rows_record(record, "entries", records, k);
     record["omitted"] = json!(matches.saturating_sub(kept as u64));
     text_and_record(text, record, false)
-}
-
-/// The absolute path of `below` (a walk path, empty for the root) under `root`.
-fn below_root(root: &str, below: &str) -> String {
-    if below.is_empty() {
-        root.to_string()
-    } else {
-        format!("{}/{below}", root.trim_end_matches('/'))
-    }
 }
 
 #[async_trait]

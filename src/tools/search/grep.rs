@@ -37,7 +37,7 @@ use super::walk::{
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
 use crate::kernel::{
-    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, Tool, ToolContext,
+    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, RowSink, Tool, ToolContext,
     ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
     define_tool,
 };
@@ -386,18 +386,22 @@ struct Shared {
     gathered: Mutex<Vec<Gathered>>,
 }
 
+/// Binary files are recognised before searching (a NUL in the head), so the
+/// searcher itself never stops at one.
+fn searcher_for(shape: Shape) -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .before_context(shape.before)
+        .after_context(shape.after)
+        .invert_match(shape.invert)
+        .max_matches(shape.max_count)
+        .binary_detection(BinaryDetection::none())
+        .build()
+}
+
 impl Shared {
-    /// Binary files are recognised before searching (a NUL in the head), so the
-    /// searcher itself never stops at one.
     fn searcher(&self) -> Searcher {
-        SearcherBuilder::new()
-            .line_number(true)
-            .before_context(self.shape.before)
-            .after_context(self.shape.after)
-            .invert_match(self.shape.invert)
-            .max_matches(self.shape.max_count)
-            .binary_detection(BinaryDetection::none())
-            .build()
+        searcher_for(self.shape)
     }
 
     fn gathered(&self) -> Gathered {
@@ -595,7 +599,111 @@ impl Drop for Visitor<'_> {
     }
 }
 
+/// One file's rows written to the host's sink as the searcher finds them (see
+/// `ToolContext::rows`), spelled as `render` spells them: what a pipe that reads
+/// every row gets, with about one line in memory however many there are.
+struct Streamed<'a> {
+    sink: &'a dyn RowSink,
+    path: &'a str,
+    line_chars: usize,
+    separators: bool,
+    /// Whether an earlier file's row was written (`--` goes between files' groups).
+    earlier: bool,
+    last: Option<u64>,
+    matches: u64,
+}
+
+impl Streamed<'_> {
+    fn write(&mut self, number: u64, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
+        let apart = match self.last {
+            Some(last) => last.wrapping_add(1) != number,
+            None => self.earlier,
+        };
+        if self.separators && apart {
+            self.sink.row("--")?;
+        }
+        let sep = if is_match { ':' } else { '-' };
+        self.sink.row(&format!(
+            "{}{sep}{number}{sep} {}",
+            self.path,
+            display_line(bytes, self.line_chars)
+        ))?;
+        self.last = Some(number);
+        self.matches += u64::from(is_match);
+        Ok(true)
+    }
+}
+
+impl Sink for Streamed<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        self.write(m.line_number().unwrap_or(0), true, m.bytes())
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        self.write(c.line_number().unwrap_or(0), false, c.bytes())
+    }
+}
+
+/// The content rows of every file `found` lists, in order, to `sink`: each file
+/// searched again on its own (the walk only counted), so memory holds one line
+/// at a time whatever the tree holds. How many matching lines were written.
+async fn stream_rows(
+    ctx: &ToolContext,
+    query: &Query,
+    found: &[(Option<String>, String, Vec<FileHits>)],
+    sink: &Arc<dyn RowSink>,
+) -> Result<u64, String> {
+    let separators = query.shape.before > 0 || query.shape.after > 0;
+    let (mut earlier, mut shown) = (false, 0u64);
+    for (spelled, abs, files) in found {
+        for file in files {
+            if ctx.cancel.is_cancelled() {
+                return Err("grep was cancelled.".to_string());
+            }
+            // A file gone since the walk counted it has no rows to give.
+            let Ok(reader) = ctx
+                .fs
+                .open_read(&super::walk::below_root(abs, &file.path))
+                .await
+            else {
+                continue;
+            };
+            let (matcher, shape, line_chars) =
+                (query.matcher.clone(), query.shape, query.line_chars);
+            let (sink, cancel) = (Arc::clone(sink), ctx.cancel.clone());
+            let path = display_path(spelled.as_deref(), &file.path);
+            let (matches, wrote) = crate::backends::local_fs::blocking(move || {
+                let mut rows = Streamed {
+                    sink: &*sink,
+                    path: &path,
+                    line_chars,
+                    separators,
+                    earlier,
+                    last: None,
+                    matches: 0,
+                };
+                let stream = Cancellable {
+                    inner: reader,
+                    cancel: &cancel,
+                };
+                searcher_for(shape).search_reader(&matcher, stream, &mut rows)?;
+                Ok((rows.matches, rows.last.is_some()))
+            })
+            .await
+            .map_err(|e| format!("grep could not write its rows: {e}"))?;
+            shown += matches;
+            earlier |= wrote;
+        }
+    }
+    sink.flush()
+        .map_err(|e| format!("grep could not write its rows: {e}"))?;
+    Ok(shown)
+}
+
 /// A validated request.
+#[derive(Clone)]
 struct Query {
     matcher: RegexMatcher,
     /// How the pattern is named in the no-match message.
@@ -1016,16 +1124,59 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             Err(message) => return ToolResult::failure(message),
         }
     }
+    // Every row for a reader that takes them as they come (a pipe): none is
+    // held. Content rows come from a second search of each file with a match,
+    // the walk having only counted them.
+    let streaming = ctx
+        .rows
+        .clone()
+        .filter(|_| ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX);
+    let walked = match &streaming {
+        Some(_) if query.shape.mode == OutputMode::Content => Query {
+            shape: Shape {
+                mode: OutputMode::Count,
+                before: 0,
+                after: 0,
+                ..query.shape
+            },
+            ..query.clone()
+        },
+        _ => query.clone(),
+    };
     let mut totals = Totals::default();
     let mut found = Vec::with_capacity(roots.len());
     for root in roots {
-        let spelled = root.spelled.clone();
-        match search_root(ctx, &query, root, &mut totals).await {
-            Ok(files) => found.push((spelled, files)),
+        let (spelled, abs) = (root.spelled.clone(), root.abs.clone());
+        match search_root(ctx, &walked, root, &mut totals).await {
+            Ok(files) => found.push((spelled, abs, files)),
             Err(message) => return ToolResult::failure(message),
         }
     }
-    let (rows, records, shown) = render(&found, query.limit, query.shape, ctx.record_rows);
+    let (rows, records, shown) = match &streaming {
+        Some(sink) if query.shape.mode == OutputMode::Content => {
+            match stream_rows(ctx, &query, &found, sink).await {
+                Ok(shown) => (Vec::new(), Vec::new(), shown as usize),
+                Err(message) => return ToolResult::failure(message),
+            }
+        }
+        _ => {
+            let roots: Vec<_> = found.into_iter().map(|(s, _, f)| (s, f)).collect();
+            let (rows, records, shown) = render(&roots, query.limit, query.shape, ctx.record_rows);
+            match &streaming {
+                Some(sink) => {
+                    let written = rows
+                        .iter()
+                        .try_for_each(|row| sink.row(row))
+                        .and_then(|()| sink.flush());
+                    if let Err(e) = written {
+                        return ToolResult::failure(format!("grep could not write its rows: {e}"));
+                    }
+                    (Vec::new(), records, shown)
+                }
+                None => (rows, records, shown),
+            }
+        }
+    };
     let closing = if query.shape.mode == OutputMode::Content {
         summary(&totals, shown, &query.label, query.max_file_size)
     } else {

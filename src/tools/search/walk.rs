@@ -516,6 +516,15 @@ pub(crate) fn hint_at_ceiling(closing: String, limit: usize, ceiling: u64) -> St
     )
 }
 
+/// The absolute path of `below` (a walk path, empty for the root) under `root`.
+pub(crate) fn below_root(root: &str, below: &str) -> String {
+    if below.is_empty() {
+        root.to_string()
+    } else {
+        format!("{}/{below}", root.trim_end_matches('/'))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

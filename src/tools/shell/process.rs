@@ -767,6 +767,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_job_never_ends_before_it_started() {
+        let job = JobRecord {
+            id: "job-1".into(),
+            command: "true".into(),
+            cwd: "/".into(),
+            pid: 1,
+            pgid: 1,
+            start_time: 0,
+            started_at: 1_000,
+            cursor: Default::default(),
+            stopped: None,
+            seal: None,
+        };
+        // The exit record's mtime, from a coarser clock, 1 ms before the start.
+        let early = Seen {
+            fate: Fate::Exited(0),
+            ended_at: Some(999),
+        };
+        assert_eq!(job_json(&job, &early)["endedAt"], 1_000);
+        let later = Seen {
+            fate: Fate::Exited(0),
+            ended_at: Some(1_500),
+        };
+        assert_eq!(job_json(&job, &later)["endedAt"], 1_500);
+    }
+
+    #[test]
     fn records_parse() {
         assert_eq!(parse_record("exit 0\n"), Some(Fate::Exited(0)));
         assert_eq!(parse_record("signal 9\n"), Some(Fate::Signalled(9)));
