@@ -190,6 +190,33 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_stamp_in_the_future_counts_as_now() {
+        let key = key_of("read", &json!({"path": "x"}));
+        let mut f = Failures {
+            tool: "read".into(),
+            count: 3,
+            message: "m".into(),
+            at: 0,
+            seal: None,
+        };
+        let now = 1_000_000_000;
+        for (at, current) in [
+            (now, true),
+            (now - WINDOW_MS + 1, true),
+            (now - WINDOW_MS, false),
+            // A clock set back: the run still counts, for 10 minutes from now.
+            (now + 5 * WINDOW_MS, true),
+        ] {
+            f.at = at;
+            f.seal(&key);
+            assert_eq!(f.current(&key, now), current, "at {at}");
+        }
+        // Unsealed (not this user's): never counts.
+        f.seal = None;
+        assert!(!f.current(&key, now));
+    }
+
+    #[test]
     fn calls_are_keyed_by_tool_and_canonical_arguments() {
         assert_eq!(
             key_of("read", &json!({"a": 1, "b": [1, 2]})),

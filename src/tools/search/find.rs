@@ -567,12 +567,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .filter(|_| ctx.unbounded_rows && !ctx.record_rows)
     {
         Some(sink) => {
-            let written = rows
-                .iter()
-                .try_for_each(|row| sink.row(row))
-                .and_then(|()| sink.flush());
-            if let Err(e) = written {
-                return ToolResult::failure(format!("find could not write its rows: {e}"));
+            if let Err(message) = super::walk::write_rows(&**sink, "find", &rows) {
+                return ToolResult::failure(message);
             }
             tail.trim_start_matches('\n').to_string()
         }

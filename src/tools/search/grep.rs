@@ -1164,12 +1164,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             let (rows, records, shown) = render(&roots, query.limit, query.shape, ctx.record_rows);
             match &streaming {
                 Some(sink) => {
-                    let written = rows
-                        .iter()
-                        .try_for_each(|row| sink.row(row))
-                        .and_then(|()| sink.flush());
-                    if let Err(e) = written {
-                        return ToolResult::failure(format!("grep could not write its rows: {e}"));
+                    if let Err(message) = super::walk::write_rows(&**sink, "grep", &rows) {
+                        return ToolResult::failure(message);
                     }
                     (Vec::new(), records, shown)
                 }

@@ -525,6 +525,19 @@ pub(crate) fn below_root(root: &str, below: &str) -> String {
     }
 }
 
+/// `rows` written to the host's sink (see `ToolContext::rows`) and flushed; the
+/// tool's failure when the reader could not take them.
+pub(crate) fn write_rows(
+    sink: &dyn crate::kernel::RowSink,
+    tool: &str,
+    rows: &[String],
+) -> Result<(), String> {
+    rows.iter()
+        .try_for_each(|row| sink.row(row))
+        .and_then(|()| sink.flush())
+        .map_err(|e| format!("{tool} could not write its rows: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
