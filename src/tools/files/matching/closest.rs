@@ -1,7 +1,8 @@
-//! What a refusal shows when `oldText` is not found: the closest region of the
-//! file (lines vote for the window where they would line up, words when no line
-//! does; common keys stop voting, the best few windows are ranked by `similar`'s
-//! character ratio), and whether the edit appears to be applied already.
+//! Where an `oldText` that was not found would have been: lines vote for the
+//! window where they would line up, words when no line does; common keys stop
+//! voting, and the best few windows are ranked by `similar`'s character ratio.
+//! The closest is what the refusal shows; `applied` weighs them all before
+//! saying the edit was made already.
 
 use super::lines::line_starts;
 use memchr::memmem;
@@ -30,50 +31,62 @@ pub struct Closest {
     pub region: String,
 }
 
-/// Whether an `oldText` that was not found was most likely replaced by `newText`
-/// already: `newText` of several lines is present, or `newText` stands where
-/// `oldText` is closest (inside that region), or, with nothing close,
-/// it stands as whole lines. A short `newText` that merely occurs somewhere (one
-/// character, a common word) says nothing, and the closest region is more use.
-pub(super) fn already_applied(hay: &str, old: &str, new: &str, closest: Option<&Closest>) -> bool {
-    if new.trim().is_empty() {
-        return false;
+/// Where an `oldText` that was not found would line up in the file: the
+/// best-voted windows of its line count, the closest first. The refusal shows
+/// the closest; "already applied" weighs them all (`applied`).
+#[derive(Debug)]
+pub(super) struct Windows {
+    /// Byte offset of every line of the file.
+    starts: Vec<usize>,
+    /// How many lines `oldText` spans (a final line break ends its last line).
+    pub lines: usize,
+    /// First line (0-based) of each ranked window, the closest first.
+    pub ranked: Vec<usize>,
+}
+
+impl Windows {
+    /// The bytes of lines `first..first + count` of `hay` (as many as there
+    /// are), their line breaks included.
+    pub fn span(&self, hay: &str, first: usize, count: usize) -> std::ops::Range<usize> {
+        let first = first.min(self.starts.len() - 1);
+        let end = self
+            .starts
+            .get(first + count.max(1))
+            .copied()
+            .unwrap_or(hay.len());
+        self.starts[first]..end
     }
-    let hits: Vec<usize> = memmem::find_iter(hay.as_bytes(), new.as_bytes()).collect();
-    if hits.is_empty() {
-        return false;
-    }
-    if new.lines().filter(|l| !l.trim().is_empty()).count() >= 2 {
-        return true;
-    }
-    let starts = line_starts(hay);
-    let line_of = |at: usize| starts.partition_point(|&s| s <= at);
-    match closest {
-        Some(c) => {
-            let k = old.lines().count().max(1);
-            let (from, to) = (c.line, c.line + k - 1);
-            hits.iter().any(|&at| {
-                let (a, b) = (line_of(at), line_of(at + new.len().saturating_sub(1)));
-                a >= from && b <= to
-            })
+
+    /// The closest window as the refusal shows it: at most
+    /// [`MAX_REGION_LINES`] lines, without the last one's line break.
+    pub fn closest(&self, hay: &str) -> Closest {
+        let start = self.ranked[0];
+        let span = self.span(hay, start, self.lines);
+        let text = &hay[span];
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut region = lines
+            .iter()
+            .take(MAX_REGION_LINES)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        if lines.len() > MAX_REGION_LINES {
+            region.push_str(&format!(
+                "\n… ({} more lines)",
+                lines.len() - MAX_REGION_LINES
+            ));
         }
-        // The hit's line start from the table, not a scan back per hit (one
-        // long line holding many hits would make that quadratic); the forward
-        // check stops at the line's first non-blank byte.
-        None => hits.iter().any(|&at| {
-            let bytes = hay.as_bytes();
-            let end = at + new.len();
-            let line_start = starts[line_of(at) - 1];
-            bytes[line_start..at]
-                .iter()
-                .all(|&b| b == b' ' || b == b'\t')
-                && (end == bytes.len() || bytes[end] == b'\n' || new.ends_with('\n'))
-        }),
+        Closest {
+            line: start + 1,
+            region,
+        }
     }
 }
 
-/// The region of `hay` most like `old` (see the module notes), if anything is.
-pub(super) fn closest_region(hay: &str, old: &str) -> Option<Closest> {
+/// The windows of `hay` where `old` would line up (see the module notes), if
+/// any line or word of it votes for one.
+pub(super) fn windows(hay: &str, old: &str) -> Option<Windows> {
     if hay.is_empty() {
         return None;
     }
@@ -152,37 +165,17 @@ pub(super) fn closest_region(hay: &str, old: &str) -> Option<Closest> {
         &hay[starts[start]..line_end(last)]
     };
     let wanted_text = old.strip_suffix('\n').unwrap_or(old);
-    let mut best: Option<(f32, usize, usize)> = None;
-    for &(start, n) in &ranked {
-        let ratio = similarity(window(start), wanted_text);
-        let better = match best {
-            None => true,
-            Some((r, bn, bs)) => {
-                (ratio, n, std::cmp::Reverse(start)) > (r, bn, std::cmp::Reverse(bs))
-            }
-        };
-        if better {
-            best = Some((ratio, n, start));
-        }
-    }
-    let (_, _, start) = best?;
-
-    let lines: Vec<&str> = window(start).split('\n').collect();
-    let mut region = lines
+    // The best-voted few, ranked by how alike they read (more votes, then the
+    // earlier window, breaking ties).
+    let mut rated: Vec<(f32, usize, usize)> = ranked
         .iter()
-        .take(MAX_REGION_LINES)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
-    if lines.len() > MAX_REGION_LINES {
-        region.push_str(&format!(
-            "\n… ({} more lines)",
-            lines.len() - MAX_REGION_LINES
-        ));
-    }
-    Some(Closest {
-        line: start + 1,
-        region,
+        .map(|&(start, n)| (similarity(window(start), wanted_text), n, start))
+        .collect();
+    rated.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    Some(Windows {
+        lines: old_lines.len(),
+        ranked: rated.into_iter().map(|(_, _, start)| start).collect(),
+        starts,
     })
 }
 

@@ -4,7 +4,7 @@
 //! File`; a hunk that finds no place, or several, refuses with the hunk's own
 //! words.
 
-use super::closest::{already_applied, closest_region};
+use super::applied::not_found;
 use super::codec::{View, lf_to_crlf, wants_crlf};
 use super::lines::line_starts;
 use super::refusal::{EditFailure, line_numbers};
@@ -266,14 +266,7 @@ pub fn plan_hunks(
                         as_written,
                         shifted,
                     }),
-                    LineOutcome::Nothing => {
-                        let closest = closest_region(hay, &h.old);
-                        if already_applied(hay, &h.old, &h.new, closest.as_ref()) {
-                            Err(EditFailure::AlreadyApplied)
-                        } else {
-                            Err(EditFailure::NotFound { closest })
-                        }
-                    }
+                    LineOutcome::Nothing => Err(not_found(hay, &h.old, &h.new)),
                 }
             }
             _ => Err(EditFailure::FoundMany {

@@ -10,7 +10,10 @@
 //! - `stages`: the whole-line stages 2 to 6;
 //! - `lines`: the line model the stages and the witnesses share;
 //! - `frame`: the witnesses that decide which frame `newText` is written in;
-//! - `closest`: the closest region and "already applied", for refusals;
+//! - `closest`: where an `oldText` that was not found would line up, and the
+//!   closest region a refusal shows;
+//! - `applied`: whether such an edit is already made ("already applied"), or
+//!   the closest region is the answer;
 //! - `refusal`: every refusal, worded.
 //!
 //! # The ladder, for both tools
@@ -91,6 +94,11 @@
 //! windows are ranked by `similar`'s character ratio, so a big file costs a few
 //! linear scans, not a search over every window.
 //!
+//! "Already applied" is said only when the file shows it (`applied`): `newText`
+//! stands where `oldText` would have been, and no other text is a typo away
+//! from `oldText` and as near it. When the evidence does not decide, the
+//! closest region is the answer.
+//!
 //! # The whole-line stages
 //!
 //! A model or a person copies `oldText` with the wrong indentation, without its
@@ -142,6 +150,7 @@
 //! Hand-written because no crate does indentation-aware line matching; the line
 //! alignment of the two snippets comes from `similar`.
 
+mod applied;
 mod closest;
 mod codec;
 mod frame;
@@ -150,6 +159,8 @@ mod lines;
 mod refusal;
 mod snippet;
 mod stages;
+#[cfg(test)]
+mod tests_applied;
 #[cfg(test)]
 mod tests_plans;
 #[cfg(test)]

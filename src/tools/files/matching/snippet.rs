@@ -3,7 +3,7 @@
 //! a line's indentation written as whole lines; `replaceAll`; several `edits`
 //! against the one original text; the splices that rebuild the text in order.
 
-use super::closest::{already_applied, closest_region};
+use super::applied::not_found;
 use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
 use super::frame::brackets_fitting;
 use super::lines::alike;
@@ -236,11 +236,7 @@ pub fn plan_edit(
                 });
             }
             LineOutcome::Nothing => {
-                let closest = closest_region(hay, &old);
-                if already_applied(hay, &old, &new, closest.as_ref()) {
-                    return Err(EditFailure::AlreadyApplied);
-                }
-                return Err(EditFailure::NotFound { closest });
+                return Err(not_found(hay, &old, &new));
             }
         }
     };
