@@ -631,6 +631,13 @@ fn a_pipe_gets_every_row_as_from_rg_and_fd() {
             "{}",
             r.stderr
         );
+        let r = s.sh("indus-tool find . --limit 500 | wc -l");
+        assert_eq!(r.stdout.trim(), "500");
+        assert!(
+            r.stderr.contains("raise --limit to see more"),
+            "{}",
+            r.stderr
+        );
         let r = s.sh("indus-tool grep DONE | wc -l");
         assert_eq!(r.stdout.trim(), "700");
         assert_eq!(r.stderr, "");

@@ -553,7 +553,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .map(|l| display_path(query.roots[l.root].as_deref(), &l.found.0))
         .collect();
     let closing = summary(matches, shown, entries, unreadable, &query.pattern);
-    let closing = super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING);
+    let closing =
+        super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING, ctx.unbounded_rows);
     let tail = if rows.is_empty() {
         closing
     } else {

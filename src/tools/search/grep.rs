@@ -1178,7 +1178,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     } else {
         files_summary(&totals, shown, &query.label, query.max_file_size)
     };
-    let closing = super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING);
+    let closing =
+        super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING, ctx.unbounded_rows);
     let tail = if rows.is_empty() {
         closing
     } else {

@@ -504,10 +504,16 @@ pub(crate) fn row_limit(
     Ok(usize::try_from(limit).unwrap_or(usize::MAX))
 }
 
-/// The summary's hint made true at the ceiling: a cut at the largest `limit`
-/// cannot be undone by raising it, so the hint says to narrow the search.
-pub(crate) fn hint_at_ceiling(closing: String, limit: usize, ceiling: u64) -> String {
-    if limit as u64 != ceiling {
+/// The summary's hint made true at an agent face's ceiling: a cut at the
+/// largest `limit` cannot be undone by raising it, so the hint says to narrow
+/// the search. `unbounded` (a pipe) has no ceiling, and raising the limit helps.
+pub(crate) fn hint_at_ceiling(
+    closing: String,
+    limit: usize,
+    ceiling: u64,
+    unbounded: bool,
+) -> String {
+    if unbounded || limit as u64 != ceiling {
         return closing;
     }
     closing.replace(
@@ -583,6 +589,19 @@ mod tests {
                 assert_eq!(path_order(a, b), reference(a, b), "{a:?} vs {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_hint_at_the_ceiling_is_true_on_each_face() {
+        let cut = || "Showing the first 5000 of 6000 matches; raise limit to see more.".to_string();
+        // An agent at the ceiling cannot raise it.
+        assert_eq!(
+            hint_at_ceiling(cut(), 5000, 5000, false),
+            "Showing the first 5000 of 6000 matches; narrow the search to see the rest (5000 is the most one call shows)."
+        );
+        // Below it, or in a pipe (no ceiling), raising helps.
+        assert_eq!(hint_at_ceiling(cut(), 4999, 5000, false), cut());
+        assert_eq!(hint_at_ceiling(cut(), 5000, 5000, true), cut());
     }
 
     #[test]
