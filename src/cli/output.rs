@@ -19,12 +19,14 @@ pub struct StdoutRows {
 }
 
 impl StdoutRows {
-    fn write(&self, bytes: &[u8], flush: bool) -> std::io::Result<()> {
+    /// `bytes`, a newline after them when `line`, under one lock.
+    fn write(&self, bytes: &[u8], line: bool, flush: bool) -> std::io::Result<()> {
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let out = out
             .get_or_insert_with(|| std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout()));
         let done = out
             .write_all(bytes)
+            .and_then(|()| if line { out.write_all(b"\n") } else { Ok(()) })
             .and_then(|()| if flush { out.flush() } else { Ok(()) });
         match done {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
@@ -35,12 +37,15 @@ impl StdoutRows {
 
 impl crate::kernel::RowSink for StdoutRows {
     fn row(&self, row: &str) -> std::io::Result<()> {
-        self.write(row.as_bytes(), false)?;
-        self.write(b"\n", false)
+        self.write(row.as_bytes(), true, false)
+    }
+
+    fn rows(&self, rows: &str) -> std::io::Result<()> {
+        self.write(rows.as_bytes(), false, false)
     }
 
     fn flush(&self) -> std::io::Result<()> {
-        self.write(b"", true)
+        self.write(b"", false, true)
     }
 }
 

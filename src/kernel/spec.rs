@@ -29,6 +29,11 @@ use super::root::Root;
 pub trait RowSink: Send + Sync {
     /// One row, without its line end.
     fn row(&self, row: &str) -> std::io::Result<()>;
+    /// Several rows at once, each ending with `\n` (one file's, say): one call
+    /// instead of one a row.
+    fn rows(&self, rows: &str) -> std::io::Result<()> {
+        rows.lines().try_for_each(|row| self.row(row))
+    }
     /// Everything written so far reaches the reader (before the summary does).
     fn flush(&self) -> std::io::Result<()>;
 }

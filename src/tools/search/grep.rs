@@ -265,19 +265,30 @@ pub struct Shape {
 /// cut after `max_chars` characters (`MAX_LINE_CHARS` for an agent, unbounded
 /// for a pipe, as rg prints) with a marker saying how much was cut.
 pub fn display_line(raw: &[u8], max_chars: usize) -> String {
+    let mut out = String::new();
+    push_display_line(&mut out, raw, max_chars);
+    out
+}
+
+/// [`display_line`] onto the end of `out`, allocating nothing of its own for a
+/// line that is valid UTF-8 and not cut (the streamed rows' common case).
+fn push_display_line(out: &mut String, raw: &[u8], max_chars: usize) {
     let line = raw.strip_suffix(b"\n").unwrap_or(raw);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = String::from_utf8_lossy(line);
     if text.len() <= max_chars {
-        return text.into_owned();
+        out.push_str(&text);
+        return;
     }
     match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!(
-            "{} … [line truncated, {} more bytes]",
-            &text[..cut],
-            text.len() - cut
-        ),
-        None => text.into_owned(),
+        Some((cut, _)) => {
+            out.push_str(&text[..cut]);
+            out.push_str(&format!(
+                " … [line truncated, {} more bytes]",
+                text.len() - cut
+            ));
+        }
+        None => out.push_str(&text),
     }
 }
 
@@ -599,42 +610,40 @@ impl Drop for Visitor<'_> {
     }
 }
 
-/// One file's rows written to the host's sink as the searcher finds them (see
-/// `ToolContext::rows`), spelled as `render` spells them: what a pipe that reads
-/// every row gets, with about one line in memory however many there are.
-struct Streamed<'a> {
-    sink: &'a dyn RowSink,
-    path: &'a str,
+/// One file's rows as the searcher finds them, spelled as `render` spells them
+/// (a `--` between the file's groups, none before its first): what a pipe that
+/// reads every row gets, held one file at a time (see [`stream_rows`]).
+struct FileRows {
+    path: String,
     line_chars: usize,
     separators: bool,
-    /// Whether an earlier file's row was written (`--` goes between files' groups).
-    earlier: bool,
     last: Option<u64>,
+    /// The rows, each ending with a newline: one buffer, not a string a row.
+    rows: String,
     matches: u64,
 }
 
-impl Streamed<'_> {
+impl FileRows {
     fn write(&mut self, number: u64, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
-        let apart = match self.last {
-            Some(last) => last.wrapping_add(1) != number,
-            None => self.earlier,
-        };
-        if self.separators && apart {
-            self.sink.row("--")?;
+        if self.separators && self.last.is_some_and(|last| last.wrapping_add(1) != number) {
+            self.rows.push_str("--\n");
         }
         let sep = if is_match { ':' } else { '-' };
-        self.sink.row(&format!(
-            "{}{sep}{number}{sep} {}",
-            self.path,
-            display_line(bytes, self.line_chars)
-        ))?;
+        self.rows.push_str(&self.path);
+        self.rows.push(sep);
+        // Writing to a String cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut self.rows, format_args!("{number}"));
+        self.rows.push(sep);
+        self.rows.push(' ');
+        push_display_line(&mut self.rows, bytes, self.line_chars);
+        self.rows.push('\n');
         self.last = Some(number);
         self.matches += u64::from(is_match);
         Ok(true)
     }
 }
 
-impl Sink for Streamed<'_> {
+impl Sink for FileRows {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
@@ -646,59 +655,80 @@ impl Sink for Streamed<'_> {
     }
 }
 
-/// The content rows of every file `found` lists, in order, to `sink`: each file
-/// searched again on its own (the walk only counted), so memory holds one line
-/// at a time whatever the tree holds. How many matching lines were written.
+/// The content rows of every file `found` lists, in order, to `sink`: the walk
+/// only counted, so each file with a match is searched again, a few at once
+/// (`buffered` keeps their order), and its rows written as soon as the files
+/// before it are. Memory holds those few files' rows, whatever the tree holds.
+/// How many matching lines were written.
 async fn stream_rows(
     ctx: &ToolContext,
     query: &Query,
     found: &[(Option<String>, String, Vec<FileHits>)],
     sink: &Arc<dyn RowSink>,
 ) -> Result<u64, String> {
+    use futures_util::{StreamExt, stream};
     let separators = query.shape.before > 0 || query.shape.after > 0;
-    let (mut earlier, mut shown) = (false, 0u64);
-    for (spelled, abs, files) in found {
-        for file in files {
-            if ctx.cancel.is_cancelled() {
-                return Err("grep was cancelled.".to_string());
-            }
-            // A file gone since the walk counted it has no rows to give.
-            let Ok(reader) = ctx
-                .fs
-                .open_read(&super::walk::below_root(abs, &file.path))
-                .await
-            else {
-                continue;
-            };
+    let failed = |e: io::Error| format!("grep could not write its rows: {e}");
+    // Owned (path as shown, path to read) pairs: the futures borrow nothing.
+    let files: Vec<(String, String)> = found
+        .iter()
+        .flat_map(|(spelled, abs, files)| {
+            files.iter().map(move |file| {
+                (
+                    display_path(spelled.as_deref(), &file.path),
+                    super::walk::below_root(abs, &file.path),
+                )
+            })
+        })
+        .collect();
+    let in_flight = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let mut searched = stream::iter(files)
+        .map(|(path, abs)| {
             let (matcher, shape, line_chars) =
                 (query.matcher.clone(), query.shape, query.line_chars);
-            let (sink, cancel) = (Arc::clone(sink), ctx.cancel.clone());
-            let path = display_path(spelled.as_deref(), &file.path);
-            let (matches, wrote) = crate::backends::local_fs::blocking(move || {
-                let mut rows = Streamed {
-                    sink: &*sink,
-                    path: &path,
-                    line_chars,
-                    separators,
-                    earlier,
-                    last: None,
-                    matches: 0,
+            let (fs, cancel) = (Arc::clone(&ctx.fs), ctx.cancel.clone());
+            async move {
+                // A file gone since the walk counted it has no rows to give.
+                let Ok(reader) = fs.open_read(&abs).await else {
+                    return Ok((String::new(), 0));
                 };
-                let stream = Cancellable {
-                    inner: reader,
-                    cancel: &cancel,
-                };
-                searcher_for(shape).search_reader(&matcher, stream, &mut rows)?;
-                Ok((rows.matches, rows.last.is_some()))
-            })
-            .await
-            .map_err(|e| format!("grep could not write its rows: {e}"))?;
-            shown += matches;
-            earlier |= wrote;
+                crate::backends::local_fs::blocking(move || {
+                    let mut rows = FileRows {
+                        path,
+                        line_chars,
+                        separators,
+                        last: None,
+                        rows: String::new(),
+                        matches: 0,
+                    };
+                    let stream = Cancellable {
+                        inner: reader,
+                        cancel: &cancel,
+                    };
+                    searcher_for(shape).search_reader(&matcher, stream, &mut rows)?;
+                    Ok((rows.rows, rows.matches))
+                })
+                .await
+            }
+        })
+        .buffered(in_flight);
+    let (mut earlier, mut shown) = (false, 0u64);
+    while let Some(result) = searched.next().await {
+        if ctx.cancel.is_cancelled() {
+            return Err("grep was cancelled.".to_string());
         }
+        let (rows, matches) = result.map_err(failed)?;
+        if rows.is_empty() {
+            continue;
+        }
+        if separators && earlier {
+            sink.row("--").map_err(failed)?;
+        }
+        sink.rows(&rows).map_err(failed)?;
+        earlier = true;
+        shown += matches;
     }
-    sink.flush()
-        .map_err(|e| format!("grep could not write its rows: {e}"))?;
+    sink.flush().map_err(failed)?;
     Ok(shown)
 }
 
