@@ -648,6 +648,17 @@ fn a_pipe_gets_every_row_as_from_rg_and_fd() {
     let collected = s.ok("indus-tool grep --limit 100000 -C1 -e 'fn x|TODO 1'");
     assert_eq!(streamed, collected);
     assert!(streamed.contains("\n--\n"), "{streamed}");
+    // A file named outright is written as its rows pile up (past 64 KiB here),
+    // and its rows sit in order between the roots around it.
+    let big: String = (0..6000)
+        .map(|i| format!("TODO {i} padding\nplain\n"))
+        .collect();
+    s.write("big.txt", &big);
+    let script = "indus-tool grep -C1 -e 'TODO|fn x' d1 big.txt d0";
+    let streamed = s.ok(script);
+    let collected = s.ok(&script.replace("grep ", "grep --limit 1000000 "));
+    assert_eq!(streamed, collected);
+    assert!(streamed.len() > 200_000, "{}", streamed.len());
     let r = s.sh("indus-tool grep -e . | head -n 3");
     assert_eq!((r.code, lines(&r.stdout).len()), (0, 3), "{}", r.stderr);
     let r = s.sh("set -o pipefail; indus-tool grep -e . | head -n 3");

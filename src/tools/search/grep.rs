@@ -617,15 +617,28 @@ struct FileRows {
     path: String,
     line_chars: usize,
     separators: bool,
+    /// Whether a `--` goes before the first row (an earlier file wrote rows).
+    lead: bool,
     last: Option<u64>,
     /// The rows, each ending with a newline: one buffer, not a string a row.
     rows: String,
+    /// Where the rows go as they pile up, for a file whose turn it already is (a
+    /// file named outright, which no size limit bounds): `None` holds them all
+    /// for the caller.
+    direct: Option<Arc<dyn RowSink>>,
     matches: u64,
 }
 
+/// How much of a file named outright is held before it is written out.
+const DIRECT_CHUNK: usize = 64 * 1024;
+
 impl FileRows {
     fn write(&mut self, number: u64, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
-        if self.separators && self.last.is_some_and(|last| last.wrapping_add(1) != number) {
+        let apart = match self.last {
+            Some(last) => last.wrapping_add(1) != number,
+            None => self.lead,
+        };
+        if self.separators && apart {
             self.rows.push_str("--\n");
         }
         let sep = if is_match { ':' } else { '-' };
@@ -639,8 +652,52 @@ impl FileRows {
         self.rows.push('\n');
         self.last = Some(number);
         self.matches += u64::from(is_match);
+        if let Some(sink) = &self.direct
+            && self.rows.len() >= DIRECT_CHUNK
+        {
+            sink.rows(&self.rows)?;
+            self.rows.clear();
+        }
         Ok(true)
     }
+}
+
+/// Search one file again for its rows (see [`stream_rows`]). `direct`: write
+/// them to that sink as they pile up instead of returning them; `lead`: a `--`
+/// goes before the first. The rows not yet written, the matching lines, and
+/// whether any row was made.
+async fn file_rows(
+    ctx: &ToolContext,
+    query: &Query,
+    (path, abs): (String, String),
+    lead: bool,
+    direct: Option<Arc<dyn RowSink>>,
+) -> io::Result<(String, u64, bool)> {
+    let (matcher, shape, line_chars) = (query.matcher.clone(), query.shape, query.line_chars);
+    let (fs, cancel) = (Arc::clone(&ctx.fs), ctx.cancel.clone());
+    // A file gone since the walk counted it has no rows to give.
+    let Ok(reader) = fs.open_read(&abs).await else {
+        return Ok((String::new(), 0, false));
+    };
+    crate::backends::local_fs::blocking(move || {
+        let mut rows = FileRows {
+            path,
+            line_chars,
+            separators: shape.before > 0 || shape.after > 0,
+            lead,
+            last: None,
+            rows: String::new(),
+            direct,
+            matches: 0,
+        };
+        let stream = Cancellable {
+            inner: reader,
+            cancel: &cancel,
+        };
+        searcher_for(shape).search_reader(&matcher, stream, &mut rows)?;
+        Ok((rows.rows, rows.matches, rows.last.is_some()))
+    })
+    .await
 }
 
 impl Sink for FileRows {
@@ -658,8 +715,10 @@ impl Sink for FileRows {
 /// The content rows of every file `found` lists, in order, to `sink`: the walk
 /// only counted, so each file with a match is searched again, a few at once
 /// (`buffered` keeps their order), and its rows written as soon as the files
-/// before it are. Memory holds those few files' rows, whatever the tree holds.
-/// How many matching lines were written.
+/// before it are. A file named outright is searched on its turn and written as
+/// its rows pile up. Memory holds a few files' rows (each file found by the walk
+/// is at most `maxFileSize`), whatever the tree holds. How many matching lines
+/// were written.
 async fn stream_rows(
     ctx: &ToolContext,
     query: &Query,
@@ -667,66 +726,55 @@ async fn stream_rows(
     sink: &Arc<dyn RowSink>,
 ) -> Result<u64, String> {
     use futures_util::{StreamExt, stream};
-    let separators = query.shape.before > 0 || query.shape.after > 0;
     let failed = |e: io::Error| format!("grep could not write its rows: {e}");
-    // Owned (path as shown, path to read) pairs: the futures borrow nothing.
-    let files: Vec<(String, String)> = found
-        .iter()
-        .flat_map(|(spelled, abs, files)| {
-            files.iter().map(move |file| {
+    let separators = query.shape.before > 0 || query.shape.after > 0;
+    let in_flight = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let (mut earlier, mut shown) = (false, 0u64);
+    for (spelled, abs, files) in found {
+        // (path as shown, path to read): owned, so the futures borrow nothing.
+        let pairs: Vec<(String, String)> = files
+            .iter()
+            .map(|file| {
                 (
                     display_path(spelled.as_deref(), &file.path),
                     super::walk::below_root(abs, &file.path),
                 )
             })
-        })
-        .collect();
-    let in_flight = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
-    let mut searched = stream::iter(files)
-        .map(|(path, abs)| {
-            let (matcher, shape, line_chars) =
-                (query.matcher.clone(), query.shape, query.line_chars);
-            let (fs, cancel) = (Arc::clone(&ctx.fs), ctx.cancel.clone());
-            async move {
-                // A file gone since the walk counted it has no rows to give.
-                let Ok(reader) = fs.open_read(&abs).await else {
-                    return Ok((String::new(), 0));
-                };
-                crate::backends::local_fs::blocking(move || {
-                    let mut rows = FileRows {
-                        path,
-                        line_chars,
-                        separators,
-                        last: None,
-                        rows: String::new(),
-                        matches: 0,
-                    };
-                    let stream = Cancellable {
-                        inner: reader,
-                        cancel: &cancel,
-                    };
-                    searcher_for(shape).search_reader(&matcher, stream, &mut rows)?;
-                    Ok((rows.rows, rows.matches))
-                })
-                .await
+            .collect();
+        if files.first().is_some_and(|f| f.path.is_empty()) {
+            // The root is a file named outright: its turn has come.
+            for pair in pairs {
+                let (rest, matches, wrote) =
+                    file_rows(ctx, query, pair, earlier, Some(Arc::clone(sink)))
+                        .await
+                        .map_err(failed)?;
+                sink.rows(&rest).map_err(failed)?;
+                earlier |= wrote;
+                shown += matches;
             }
-        })
-        .buffered(in_flight);
-    let (mut earlier, mut shown) = (false, 0u64);
-    while let Some(result) = searched.next().await {
-        if ctx.cancel.is_cancelled() {
-            return Err("grep was cancelled.".to_string());
-        }
-        let (rows, matches) = result.map_err(failed)?;
-        if rows.is_empty() {
             continue;
         }
-        if separators && earlier {
-            sink.row("--").map_err(failed)?;
+        let mut searched = stream::iter(pairs)
+            .map(|pair| file_rows(ctx, query, pair, false, None))
+            .buffered(in_flight);
+        while let Some(result) = searched.next().await {
+            if ctx.cancel.is_cancelled() {
+                return Err("grep was cancelled.".to_string());
+            }
+            let (rows, matches, wrote) = result.map_err(failed)?;
+            if !wrote {
+                continue;
+            }
+            if separators && earlier {
+                sink.row("--").map_err(failed)?;
+            }
+            sink.rows(&rows).map_err(failed)?;
+            earlier = true;
+            shown += matches;
         }
-        sink.rows(&rows).map_err(failed)?;
-        earlier = true;
-        shown += matches;
+    }
+    if ctx.cancel.is_cancelled() {
+        return Err("grep was cancelled.".to_string());
     }
     sink.flush().map_err(failed)?;
     Ok(shown)
