@@ -673,10 +673,10 @@ fn a_pipe_gets_every_row_as_from_rg_and_fd() {
     // The agents' faces keep their limits and count every cut.
     let json = s.ok("indus-tool --format json find -e txt");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["output"]["count"], 701);
+    assert_eq!(v["output"]["count"], 702);
     assert_eq!(v["output"]["shown"], 500);
     let kept = v["output"]["entries"].as_array().unwrap().len() as u64;
-    assert_eq!(v["output"]["omitted"], 701 - kept);
+    assert_eq!(v["output"]["omitted"], 702 - kept);
     let r = s.sh("indus-tool --format json grep TODO --limit 10000");
     assert_eq!(r.code, 2);
     assert!(r.stdout.contains("at most 5000"), "{}", r.stdout);
