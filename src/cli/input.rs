@@ -302,13 +302,6 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     let stdin_is_terminal = std::io::stdin().is_terminal()
         // Forwarded from a terminal (`--exec`): the local stdin stayed local.
         || std::env::var_os("INDUS_STDIN_TERMINAL").is_some_and(|v| v == "1");
-    // What stands for "no content" besides a terminal: a character device such
-    // as /dev/null (cron, CI and xargs hand one over), or no stdin at all.
-    let stdin_nothing = if stdin_is_terminal {
-        Some("a terminal")
-    } else {
-        stdin_holds_nothing()
-    };
     let stdin_key = row.stdin_key;
     // `--content -` (any stdin key spelled `-`): read standard input, even a terminal's.
     let dash = stdin_key.is_some_and(|key| {
@@ -325,8 +318,15 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
         && let Some(key) = stdin_key
         && !input.contains_key(key)
         && !stdin_used
-        && let Some(what) = stdin_nothing
         && !dash
+        // What stands for "no content" besides a terminal: a character device
+        // such as /dev/null (cron, CI and xargs hand one over), or no stdin at
+        // all; asked only here, so no other call pays the fstat.
+        && let Some(what) = if stdin_is_terminal {
+            Some("a terminal")
+        } else {
+            stdin_holds_nothing()
+        }
     {
         return Err(UsageError(format!(
             "{}: no content given and standard input is {what}; pass --{} TEXT (--{} '' for an empty file), pipe the content in, or --{} - to type it",

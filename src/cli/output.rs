@@ -28,10 +28,10 @@ impl StdoutRows {
             .write_all(bytes)
             .and_then(|()| if line { out.write_all(b"\n") } else { Ok(()) })
             .and_then(|()| if flush { out.flush() } else { Ok(()) });
-        match done {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-            other => other,
+        if let Err(e) = &done {
+            exit_if_reader_gone(e);
         }
+        done
     }
 }
 
@@ -46,6 +46,14 @@ impl crate::kernel::RowSink for StdoutRows {
 
     fn flush(&self) -> std::io::Result<()> {
         self.write(b"", false, true)
+    }
+}
+
+/// A reader of stdout gone (`| head`) ends the program quietly with status 0:
+/// what it wanted, it has.
+fn exit_if_reader_gone(e: &std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
     }
 }
 
@@ -91,9 +99,7 @@ impl Printer {
     pub fn stdout_bytes(&mut self, bytes: &[u8]) {
         let mut out = std::io::stdout().lock();
         if let Err(e) = out.write_all(bytes).and_then(|_| out.flush()) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
+            exit_if_reader_gone(&e);
             // Nowhere left to report to but stderr.
             let _ = writeln!(std::io::stderr(), "indus-tool: cannot write output: {e}");
             std::process::exit(1);

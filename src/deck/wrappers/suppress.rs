@@ -114,7 +114,8 @@ impl Around for Suppressing {
         let key = key_of(name, &input);
         // A session with no failures has no file: one `stat`, no lock.
         let now = crate::kernel::clock::now_ms();
-        let record = if std::fs::symlink_metadata(state.path(&rel)).is_ok() {
+        let have_file = std::fs::symlink_metadata(state.path(&rel)).is_ok();
+        let record = if have_file {
             state
                 .load::<Table>(&rel)
                 .ok()
@@ -133,7 +134,7 @@ impl Around for Suppressing {
         let fixing = !result.is_error && crate::deck::changes_the_world(name);
         // A success of a call with no record changes nothing: nothing is written
         // (unless it may have fixed every other call's cause, and there are some).
-        let others = fixing && std::fs::symlink_metadata(state.path(&rel)).is_ok();
+        let others = fixing && have_file;
         if !(result.is_error || known || others) {
             return result;
         }

@@ -352,8 +352,15 @@ impl Drop for Visitor<'_> {
     }
 }
 
-/// The closing line.
-fn summary(matches: u64, shown: usize, entries: u64, unreadable: u64, pattern: &str) -> String {
+/// The closing line; `more`: what to do to see what the limit cut.
+fn summary(
+    matches: u64,
+    shown: usize,
+    entries: u64,
+    unreadable: u64,
+    pattern: &str,
+    more: &str,
+) -> String {
     let among = plural(entries, "entry", "entries");
     let mut line = if matches == 0 {
         format!(
@@ -362,7 +369,7 @@ fn summary(matches: u64, shown: usize, entries: u64, unreadable: u64, pattern: &
         )
     } else if (shown as u64) < matches {
         format!(
-            "Showing the first {shown} of {} among {among}; raise limit to see more.",
+            "Showing the first {shown} of {} among {among}; {more}.",
             plural(matches, "match", "matches")
         )
     } else {
@@ -552,9 +559,8 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .iter()
         .map(|l| display_path(query.roots[l.root].as_deref(), &l.found.0))
         .collect();
-    let closing = summary(matches, shown, entries, unreadable, &query.pattern);
-    let closing =
-        super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING, ctx.unbounded_rows);
+    let more = super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows);
+    let closing = summary(matches, shown, entries, unreadable, &query.pattern, &more);
     let tail = if rows.is_empty() {
         closing
     } else {
@@ -802,12 +808,15 @@ mod tests {
     #[test]
     fn summary_wording() {
         assert_eq!(
-            summary(0, 0, 7, 0, "*.rs"),
+            summary(0, 0, 7, 0, "*.rs", "raise limit to see more"),
             "No matches for \"*.rs\" among 7 entries."
         );
-        assert_eq!(summary(1, 1, 1, 0, "x"), "Found 1 match among 1 entry.");
         assert_eq!(
-            summary(30, 10, 99, 2, "x"),
+            summary(1, 1, 1, 0, "x", "raise limit to see more"),
+            "Found 1 match among 1 entry."
+        );
+        assert_eq!(
+            summary(30, 10, 99, 2, "x", "raise limit to see more"),
             "Showing the first 10 of 30 matches among 99 entries; raise limit to see more. Skipped 2 unreadable entries."
         );
     }

@@ -1006,13 +1006,19 @@ fn size_limit_label(max_file_size: u64) -> String {
 /// The closing line of the files and count modes, whose rows are files: the
 /// content mode's line when every file with a match is shown; otherwise it says
 /// how many of those files the limit let through.
-fn files_summary(t: &Totals, shown_files: usize, label: &str, max_file_size: u64) -> String {
+fn files_summary(
+    t: &Totals,
+    shown_files: usize,
+    label: &str,
+    max_file_size: u64,
+    more: &str,
+) -> String {
     if shown_files as u64 >= t.with_matches {
         let all = usize::try_from(t.matches).unwrap_or(usize::MAX);
-        return summary(t, all, label, max_file_size);
+        return summary(t, all, label, max_file_size, more);
     }
     let line = format!(
-        "Showing the first {shown_files} of {} with matches ({}, searched {}); raise limit to see more.",
+        "Showing the first {shown_files} of {} with matches ({}, searched {}); {more}.",
         plural(t.with_matches, "file", "files"),
         plural(t.matches, "match", "matches"),
         plural(t.searched, "file", "files"),
@@ -1021,13 +1027,14 @@ fn files_summary(t: &Totals, shown_files: usize, label: &str, max_file_size: u64
 }
 
 /// The closing line: what was found, whether the limit cut it, what was skipped.
-fn summary(t: &Totals, shown: usize, label: &str, max_file_size: u64) -> String {
+/// `more`: what to do to see what the limit cut (see `walk::more_hint`).
+fn summary(t: &Totals, shown: usize, label: &str, max_file_size: u64, more: &str) -> String {
     let searched = plural(t.searched, "file", "files");
     let line = if t.matches == 0 {
         format!("No matches for {label} in {searched}.")
     } else if (shown as u64) < t.matches {
         format!(
-            "Showing the first {shown} of {} in {} (searched {searched}); raise limit to see more.",
+            "Showing the first {shown} of {} in {} (searched {searched}); {more}.",
             plural(t.matches, "match", "matches"),
             plural(t.with_matches, "file", "files"),
         )
@@ -1209,23 +1216,27 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .rows
         .clone()
         .filter(|_| ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX);
+    let counting;
     let walked = match &streaming {
-        Some(_) if query.shape.mode == OutputMode::Content => Query {
-            shape: Shape {
-                mode: OutputMode::Count,
-                before: 0,
-                after: 0,
-                ..query.shape
-            },
-            ..query.clone()
-        },
-        _ => query.clone(),
+        Some(_) if query.shape.mode == OutputMode::Content => {
+            counting = Query {
+                shape: Shape {
+                    mode: OutputMode::Count,
+                    before: 0,
+                    after: 0,
+                    ..query.shape
+                },
+                ..query.clone()
+            };
+            &counting
+        }
+        _ => &query,
     };
     let mut totals = Totals::default();
     let mut found = Vec::with_capacity(roots.len());
     for root in roots {
         let (spelled, abs) = (root.spelled.clone(), root.abs.clone());
-        match search_root(ctx, &walked, root, &mut totals).await {
+        match search_root(ctx, walked, root, &mut totals).await {
             Ok(files) => found.push((spelled, abs, files)),
             Err(message) => return ToolResult::failure(message),
         }
@@ -1251,13 +1262,12 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             }
         }
     };
+    let more = super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows);
     let closing = if query.shape.mode == OutputMode::Content {
-        summary(&totals, shown, &query.label, query.max_file_size)
+        summary(&totals, shown, &query.label, query.max_file_size, &more)
     } else {
-        files_summary(&totals, shown, &query.label, query.max_file_size)
+        files_summary(&totals, shown, &query.label, query.max_file_size, &more)
     };
-    let closing =
-        super::walk::hint_at_ceiling(closing, query.limit, LIMIT_CEILING, ctx.unbounded_rows);
     let tail = if rows.is_empty() {
         closing
     } else {
@@ -1478,6 +1488,9 @@ mod tests {
         assert_eq!(display_line(long.as_bytes(), usize::MAX), long);
     }
 
+    /// The hint below the ceiling, as the summaries' tests expect it.
+    const RAISE: &str = "raise limit to see more";
+
     #[test]
     fn summary_wording() {
         let t = Totals {
@@ -1487,7 +1500,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 1, "/x/", DEFAULT_MAX_FILE_SIZE),
+            summary(&t, 1, "/x/", DEFAULT_MAX_FILE_SIZE, RAISE),
             "Found 1 match in 1 file (searched 3 files)."
         );
         let t = Totals {
@@ -1499,16 +1512,16 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 0, "/x/i", DEFAULT_MAX_FILE_SIZE),
+            summary(&t, 0, "/x/i", DEFAULT_MAX_FILE_SIZE, RAISE),
             "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 2 MiB and 1 unreadable entry."
         );
         // Another limit is named exactly, in bytes.
         assert_eq!(
-            summary(&t, 0, "/x/i", 1000),
+            summary(&t, 0, "/x/i", 1000, RAISE),
             "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 1000 bytes and 1 unreadable entry."
         );
         assert_eq!(
-            summary(&t, 0, "/x/i", 1),
+            summary(&t, 0, "/x/i", 1, RAISE),
             "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 1 byte and 1 unreadable entry."
         );
         let t = Totals {
@@ -1518,7 +1531,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 5, "/x/", DEFAULT_MAX_FILE_SIZE),
+            summary(&t, 5, "/x/", DEFAULT_MAX_FILE_SIZE, RAISE),
             "Showing the first 5 of 12 matches in 4 files (searched 9 files); raise limit to see more."
         );
     }
@@ -1534,7 +1547,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            summary(&t, 0, "/x/", q.max_file_size),
+            summary(&t, 0, "/x/", q.max_file_size, RAISE),
             "No matches for /x/ in 0 files. Skipped 1 file over 134217728 bytes."
         );
         let err = parse(&json!({"pattern": "x", "maxFileSize": -5}), false)

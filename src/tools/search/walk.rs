@@ -504,22 +504,15 @@ pub(crate) fn row_limit(
     Ok(usize::try_from(limit).unwrap_or(usize::MAX))
 }
 
-/// The summary's hint made true at an agent face's ceiling: a cut at the
-/// largest `limit` cannot be undone by raising it, so the hint says to narrow
-/// the search. `unbounded` (a pipe) has no ceiling, and raising the limit helps.
-pub(crate) fn hint_at_ceiling(
-    closing: String,
-    limit: usize,
-    ceiling: u64,
-    unbounded: bool,
-) -> String {
+/// What a summary cut by `limit` tells the caller to do: raise the limit, or,
+/// at an agent face's ceiling (which raising cannot pass), narrow the search.
+/// `unbounded` (a pipe) has no ceiling, and raising the limit helps.
+pub(crate) fn more_hint(limit: usize, ceiling: u64, unbounded: bool) -> String {
     if unbounded || limit as u64 != ceiling {
-        return closing;
+        "raise limit to see more".to_string()
+    } else {
+        format!("narrow the search to see the rest ({ceiling} is the most one call shows)")
     }
-    closing.replace(
-        "raise limit to see more.",
-        &format!("narrow the search to see the rest ({ceiling} is the most one call shows)."),
-    )
 }
 
 /// The absolute path of `below` (a walk path, empty for the root) under `root`.
@@ -593,15 +586,16 @@ mod tests {
 
     #[test]
     fn the_hint_at_the_ceiling_is_true_on_each_face() {
-        let cut = || "Showing the first 5000 of 6000 matches; raise limit to see more.".to_string();
+        let cut = |more: String| format!("Showing the first 5000 of 6000 matches; {more}.");
+        let raise = "Showing the first 5000 of 6000 matches; raise limit to see more.";
         // An agent at the ceiling cannot raise it.
         assert_eq!(
-            hint_at_ceiling(cut(), 5000, 5000, false),
+            cut(more_hint(5000, 5000, false)),
             "Showing the first 5000 of 6000 matches; narrow the search to see the rest (5000 is the most one call shows)."
         );
         // Below it, or in a pipe (no ceiling), raising helps.
-        assert_eq!(hint_at_ceiling(cut(), 4999, 5000, false), cut());
-        assert_eq!(hint_at_ceiling(cut(), 5000, 5000, true), cut());
+        assert_eq!(cut(more_hint(4999, 5000, false)), raise);
+        assert_eq!(cut(more_hint(5000, 5000, true)), raise);
     }
 
     #[test]
