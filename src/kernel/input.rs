@@ -446,6 +446,9 @@ pub fn closest_key<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k str> {
         .map(|(_, k)| k)
 }
 
+/// How many unknown keys a refusal names before it counts the rest.
+const MAX_NAMED_KEYS: usize = 20;
+
 /// The refusal of an input holding keys `schema` does not name (at the top or
 /// in an object nested below one the schema describes), or `None`. An object
 /// schema with `additionalProperties` not `false`-or-absent (an open map, a
@@ -456,8 +459,10 @@ pub fn unknown_keys(tool: &str, schema: &Value, input: &Value) -> Option<String>
     if found.is_empty() {
         return None;
     }
+    // The first few are named; a flood of stray keys is counted, not echoed.
     let named: Vec<String> = found
         .iter()
+        .take(MAX_NAMED_KEYS)
         .map(|(key, near)| match near {
             Some(k) => format!(
                 "{} (did you mean {}?)",
@@ -475,14 +480,18 @@ pub fn unknown_keys(tool: &str, schema: &Value, input: &Value) -> Option<String>
             Value::from(near.as_str())
         )
     } else {
+        let more = match found.len().saturating_sub(MAX_NAMED_KEYS) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
         format!(
-            "Invalid input for {tool}: unknown {noun} {}.",
+            "Invalid input for {tool}: unknown {noun} {}{more}.",
             named.join(", ")
         )
     };
     // Where nothing was close, what the object takes (each object once).
     let mut listed: Vec<&str> = Vec::new();
-    for (key, near) in &found {
+    for (key, near) in found.iter().take(MAX_NAMED_KEYS) {
         let owner = key.rfind('.').map_or("", |dot| &key[..dot]);
         if near.is_some() || listed.contains(&owner) {
             continue;
@@ -604,6 +613,13 @@ mod strict_tests {
             unknown_keys("t", &schema, &serde_json::json!({"qqqq": 1})).unwrap(),
             "Invalid input for t: unknown key \"qqqq\". t takes: a, bee."
         );
+        // A flood of stray keys is counted, not echoed.
+        let many: serde_json::Map<String, Value> = (0..25)
+            .map(|i| (format!("zz{i:02}"), Value::from(1)))
+            .collect();
+        let message = unknown_keys("t", &schema, &Value::Object(many)).unwrap();
+        assert!(message.contains("\"zz19\" and 5 more."), "{message}");
+        assert!(!message.contains("zz20"), "{message}");
         // A schema without properties, or open, checks nothing.
         let open = serde_json::json!({"type": "object"});
         assert_eq!(unknown_keys("t", &open, &serde_json::json!({"x": 1})), None);
