@@ -45,10 +45,19 @@ expected result is the same real next revision in both:
                   opencode and Claude Code assume); only oldText carries the slip
 
 A class counts for a hunk only when it changes oldText and the changed oldText does
-not itself occur in the file starting at a line start; otherwise the hunk is `n/a`
-for that class. (Occurrences in the middle of a line do not make it n/a: cutting the
-first line's indentation always leaves such a substring, and a tool that matches it
-there replaces text mid-line. --na-anywhere makes any occurrence n/a instead.)
+not stand verbatim anywhere in the file but inside the hunk's own oldText; otherwise
+the hunk is `n/a` for that class: an exact match elsewhere is the right reading for
+any tool, so it proves nothing. (The occurrence inside the hunk's own place does not
+make it n/a: cutting the first line's indentation always leaves such a substring, and
+a tool that matches it there replaces text mid-line. --na-anywhere makes that one n/a
+too.)
+
+Files: every modified text file, or with --glob only those (and then the newest N
+commits are the newest that touch such a file) whose path (or name, for a
+glob without `/`) matches one of the globs (fnmatch: `*.go`, `src/*.py`), so one
+language of a mixed repository can be replayed alone. A tab-indented file takes every
+slip in tabs: its dedent and first-line cuts remove tabs, its `tabs` slip writes 4
+spaces for each tab.
 
 Each call gets a fresh temp directory holding the current state and a JSON input
 file (`edit --json @FILE`); afterwards the file is compared with the expected state:
@@ -78,7 +87,8 @@ n/a counts, then indus-tool's and codex's identical / refused / wrong / crash.
 Exit status: 0 when no class has a wrong or crashed indus-tool edit, 1 otherwise, 2
 on a bench problem (missing binary, or a tool answered a usage error: exit 2).
 
-Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--per-class-files K]
+Usage: bench/edit-replay.py [--repo PATH]... [--commits N] [--glob GLOB]...
+                            [--per-class-files K]
                             [--show-wrong N] [--show-refused N] [--show-peer]
                             [--na-anywhere] [--json] [--no-peer] [--codex-dir DIR]
                             [--codex-bin PATH] [--codex-envelope context|minus-plus]
@@ -87,6 +97,7 @@ Binary: $INDUS, default target/<host>/release/indus-tool under the repository to
 import argparse
 import concurrent.futures as cf
 import difflib
+import fnmatch
 import json
 import os
 import re
@@ -135,11 +146,26 @@ def occurs_once(text, needle):
     return i >= 0 and text.find(needle, i + 1) < 0
 
 
-def occurs_at_line_start(text, needle):
-    """Whether needle occurs in text starting at the start of a line. A perturbed
-    oldText found only in the middle of a line still counts as a mismatch: removing
-    the first line's indentation (first-line) always leaves a mid-line substring."""
-    return text.startswith(needle) or ("\n" + needle) in text
+def occurs_elsewhere(text, needle, own_at, own_len):
+    """Whether needle occurs in text anywhere but inside [own_at, own_at + own_len),
+    the hunk's own oldText: there an exact match is what any tool takes, rightly.
+    (Cutting the first line's indentation always leaves the slipped text inside the
+    hunk's own place; a tool that matches it there replaces text mid-line.)"""
+    i = text.find(needle)
+    while i >= 0:
+        if not (own_at <= i and i + len(needle) <= own_at + own_len):
+            return True
+        i = text.find(needle, i + 1)
+    return False
+
+
+def path_selected(path, globs):
+    """Whether a file takes part: no --glob, or its path (a glob holding `/`) or its
+    name (one without) matches one of them."""
+    if not globs:
+        return True
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(path if "/" in g else name, g) for g in globs)
 
 
 def leading_ws(line):
@@ -468,10 +494,12 @@ def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log):
                     keep.append((f, tool, cls, meta))
             pending = keep
 
-    commits = repo.commits(args.commits)
+    commits = repo.commits(args.commits, args.glob)
     for ci, commit in enumerate(commits):
         totals["commits"] += 1
         for old_sha, new_sha, path in repo.modified(commit):
+            if not path_selected(path, args.glob):
+                continue
             old_b, new_b = repo.blob(old_sha), repo.blob(new_sha)
             why = text_skip_reason(old_b, new_b, allow_cr=False)
             if why:
@@ -498,7 +526,8 @@ def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log):
                         r = PERTURB[cls](old_t, new_t, ctx)
                         if r is None or r[0] == old_t or (
                                 r[0] in state if args.na_anywhere
-                                else occurs_at_line_start(state, r[0])):
+                                else occurs_elsewhere(state, r[0], state.find(old_t),
+                                                      len(old_t))):
                             stats[cls]["na"] += 1
                             continue
                         o2, n2 = r
@@ -627,6 +656,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", action="append", help="repository (bare allowed); repeatable")
     ap.add_argument("--commits", type=int, default=200, help="newest N non-merge commits (200)")
+    ap.add_argument("--glob", action="append", metavar="GLOB",
+                    help="replay only files whose path (or name, for a glob without /) "
+                         "matches; repeatable (e.g. --glob '*.go')")
     ap.add_argument("--per-class-files", type=int, default=None, metavar="K",
                     help="stop trying a class once it has been applied in K files")
     ap.add_argument("--show-wrong", type=int, default=0, metavar="N",

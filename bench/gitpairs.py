@@ -14,6 +14,12 @@ import subprocess
 MAX_BYTES = 1 << 20  # files larger than 1 MB (either side) are left out
 
 
+def pathspecs(globs):
+    """git pathspecs for file globs: one without `/` matches a file's name in any
+    folder (`*.go`), one with `/` the path from the top (`src/*.py`)."""
+    return [f":(glob){g}" if "/" in g else f":(glob)**/{g}" for g in globs]
+
+
 class Repo:
     def __init__(self, path, name=None):
         out = subprocess.run(
@@ -37,11 +43,14 @@ class Repo:
             check=True, capture_output=True,
         ).stdout
 
-    def commits(self, n=None):
-        """Non-merge commits reachable from HEAD, newest first; at most n."""
+    def commits(self, n=None, globs=None):
+        """Non-merge commits reachable from HEAD, newest first; at most n; with
+        globs, only those touching a path they match (see `pathspecs`)."""
         args = ["log", "--no-merges", "--format=%H"]
         if n is not None:
             args.append(f"-n{n}")
+        if globs:
+            args += ["--", *pathspecs(globs)]
         return self.git(*args).decode().split()
 
     def modified(self, commit):

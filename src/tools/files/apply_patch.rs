@@ -499,8 +499,14 @@ fn spec(h: &patch_parse::Hunk, decoded: &Decoded, format: Format) -> HunkSpec {
         at_line: h.old_start.map(|l| l.saturating_sub(1)),
         anchor: h.anchor.clone(),
         at_end: h.eof,
-        // An envelope has no way to say "no newline": a changed last line gets one.
-        new_no_newline: format == Format::Unified && h.new_no_newline,
+        // A unified diff says "no newline" outright. An envelope has no way to say
+        // it, so a hunk that reaches the end of a file without a final newline
+        // leaves it without one: the patch asked for no change there (codex adds
+        // one; `git apply` of the same change does not).
+        new_no_newline: match format {
+            Format::Unified => h.new_no_newline,
+            Format::Envelope => !decoded.text.is_empty() && !decoded.text.ends_with('\n'),
+        },
     }
 }
 
