@@ -257,16 +257,26 @@ def file_indent(perturb):
 def lossy(cls, old, new, ctx):
     """Whether the perturbation of (old, new) lost something no tool can restore from
     the call and the file, so that the expected bytes are not derivable: an added
-    line's own trailing whitespace (trailing-space), a newText line outside the
+    line's own trailing whitespace (trailing-space), a whitespace-only line of oldText
+    that the slip empties while the commit's blank lines lack its whitespace
+    (trailing-space and dedent, both conventions), a newText line outside the
     common prefix or a whitespace-only line inside it (dedent), a newText first line
     indented unlike oldText's (first-line), indentation already mixing tabs and spaces
     (tabs), context already holding curly quotes or dashes (typography). Such wrong
     hunks are not run for that class; the table counts them as `n/a lossy`.
-    A file-indent newText is the real one, never lossy."""
+    Otherwise a file-indent newText is the real one, never lossy."""
+    olines, nlines = split_lines(old), split_lines(new)
+    if cls.split("/")[0] in ("trailing-space", "dedent"):
+        # A whitespace-only line of oldText ("  ") that the slip empties, where the
+        # commit wrote its blank lines without that whitespace: the change the
+        # commit made to it is whitespace the slip erased, in either convention.
+        ws_only = {l for l in olines if l.strip() == "" and l.strip("\n") != ""}
+        blanks = [l for l in nlines if l.strip() == ""]
+        if any(w not in nlines for w in ws_only) and blanks:
+            return True
     if cls.endswith("/file-indent"):
         return False
     cls = cls.split("/")[0]
-    olines, nlines = split_lines(old), split_lines(new)
     if cls == "trailing-space":
         oset = set(olines)
         return any(l.rstrip("\n") != l.rstrip("\n").rstrip(" \t") and l not in oset
@@ -377,6 +387,16 @@ def run_edit(indus, tmproot, name, state, expected, old_t, new_t, literal=None):
         shutil.rmtree(d, ignore_errors=True)
     stdout = p.stdout.decode("utf-8", "replace") if p else ""
     stderr = p.stderr.decode("utf-8", "replace") if p else ""
+    traces = []
+    if "frame-trace " in stderr:
+        kept = []
+        for line in stderr.split("\n"):
+            if line.startswith("frame-trace "):
+                traces.append(frame_truth(json.loads(line[len("frame-trace "):]), state,
+                                          expected))
+            else:
+                kept.append(line)
+        stderr = "\n".join(kept)
     match, message = None, ""
     try:
         res = json.loads(stdout)
@@ -409,7 +429,27 @@ def run_edit(indus, tmproot, name, state, expected, old_t, new_t, literal=None):
         detail = short_diff(expected, got.decode("utf-8", "replace"))
         if literal and verbatim(state, *literal, got):
             status = "wrong-verbatim"
-    return status, match, message, detail
+    return status, match, message, detail, traces
+
+
+def frame_truth(rec, state, expected):
+    """A frame-trace record (a build with `--features frame-trace`) with `truth`: which
+    of the two readings, written in, gives the expected file ("old", "file", or
+    "neither"). Offsets are bytes of the file's text, a final newline added when it
+    has none (the engine's view)."""
+    hay = state.encode()
+    exp = expected.encode()
+    if hay and not hay.endswith(b"\n"):
+        hay += b"\n"
+        if not exp.endswith(b"\n"):
+            exp += b"\n"
+    s, e = rec["start"], rec["end"]
+    truth = "neither"
+    for frame, key in (("old", "old_text"), ("file", "file_text")):
+        if hay[:s] + rec[key].encode() + hay[e:] == exp:
+            truth = frame
+    rec["truth"] = truth
+    return rec
 
 
 # ---------------------------------------------------------------- the run
@@ -436,7 +476,7 @@ def run_codex(peer, envelope_form, tmproot, name, state, expected, o2, n2, lead,
     return status, extra, message, detail
 
 
-def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log):
+def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log, trace_out):
     stats = new_stats()
     pstats = new_peer_stats() if peer else None
     totals = {"commits": 0, "files": 0, "hunks": 0, "skipped_files": {}, "skipped_hunks": {}}
@@ -463,7 +503,11 @@ def replay_repo(repo, args, indus, peer, pool, tmproot, cases, log):
                         "verbatim": "newText applied verbatim at oldText's place"}.get(extra)
                 cases.append((meta["seq"], status, cls, meta, message, detail, note, tool))
             return
-        status, match, message, detail = fut.result()
+        status, match, message, detail, traces = fut.result()
+        for t in traces:
+            t.update(repo=repo.name, cls=cls, commit=meta["commit"], path=meta["path"],
+                     old=meta["old"], new=meta["new"], status=status)
+            trace_out.append(t)
         st = stats[cls]
         if status == "usage":
             cases.append((meta["seq"], "usage", cls, meta, message, None, match, tool))
@@ -681,6 +725,10 @@ def main():
                          "$EDIT_REPLAY_CODEX_BIN")
     ap.add_argument("--codex-envelope", choices=["context", "minus-plus"], default="context",
                     help="how the edit is written for apply_patch (see bench/codex_peer.py)")
+    ap.add_argument("--trace", metavar="FILE",
+                    help="append each frame decision's witnesses and the reading that was "
+                         "right, one JSON line each (needs a binary built with "
+                         "--features frame-trace; see bench/frame-witnesses.py)")
     ap.add_argument("--json", action="store_true",
                     help="machine-readable summary on stdout (tables go to stderr)")
     args = ap.parse_args()
@@ -715,6 +763,7 @@ def main():
                          "binary": peer["binary"], "envelope": args.codex_envelope}
                         if peer else {"tool": "codex apply_patch", "skipped": peer_skip})}
     any_wrong = usage = False
+    traces = []
     with tempfile.TemporaryDirectory(prefix="edit-replay.") as tmproot, \
             cf.ThreadPoolExecutor(max_workers=2) as pool:
         for repo in repos:
@@ -722,7 +771,7 @@ def main():
             cases = []
             try:
                 stats, pstats, totals = replay_repo(repo, args, indus, peer, pool, tmproot,
-                                                    cases, log=True)
+                                                    cases, log=True, trace_out=traces)
             finally:
                 repo.close()
             wall = time.monotonic() - r0
@@ -749,6 +798,11 @@ def main():
             summary["repos"].append({"repo": repo.name, "gitdir": repo.gitdir,
                                      "wall_s": round(wall, 2), **totals, "classes": stats,
                                      "peer_classes": pstats})
+    if args.trace:
+        with open(args.trace, "a") as f:
+            for t in traces:
+                f.write(json.dumps(t) + "\n")
+        print(f"{len(traces)} frame decisions appended to {args.trace}", file=out)
     summary["wall_s"] = round(time.monotonic() - t0, 2)
     print(f"\ntotal wall time {summary['wall_s']:.1f} s", file=out)
     if args.json:

@@ -39,10 +39,13 @@ Classes (rows of the table):
                   diff above a line `@@` (or `@@ ANCHOR`, see --anchors) and the hunk's
                   lines as git printed them (' ', '-', '+'), followed by
                   `*** End of File` when the hunk's old side ends at the old file's last
-                  line. A hunk with `\\ No newline at end of file` (and an added file
-                  without a final newline) cannot be said in the format: such a commit
-                  is n/a for every envelope class. A pure rename is an Update with no
-                  hunk. Peer: codex's apply_patch with the same envelope.
+                  line. The format has no `\\ No newline at end of file`: a file that
+                  lacks a final newline before and after is written as it is (the
+                  marker dropped; an applier keeps the file's state), but a commit
+                  that adds or drops a final newline, or adds a file without one,
+                  cannot be said and is n/a for every envelope class. A pure rename
+                  is an Update with no hunk. Peer: codex's apply_patch with the same
+                  envelope.
   trailing-space  the envelope with every context (' ') and removed ('-') line of every
                   hunk slipped (added lines never): lines with trailing blanks lose them,
                   other non-empty lines gain one space
@@ -58,6 +61,11 @@ Classes (rows of the table):
                   model writing the whole hunk one level too shallow. A hunk with an
                   added non-blank line outside that prefix would be lossy (nothing could
                   restore it): such a commit is n/a (counted as `lossy` in n/a).
+
+A slipped commit whose slipped hunk (its context and removed lines) stands verbatim,
+as whole lines, at another place of its file is n/a for that class too (counted as
+`slip stands elsewhere`): an exact match there is the right reading for any
+applier, so it proves nothing.
 
 A context line is one line of the envelope: its slip is applied once and the same
 text stands for both sides. A slip that leaves a commit's envelope unchanged (nothing
@@ -136,6 +144,7 @@ e.g.   bench/patch-replay.py --repo . --repo /work/.mirror/BurntSushi+ripgrep/re
 import argparse
 import concurrent.futures as cf
 import difflib
+import json
 import os
 import re
 import shutil
@@ -146,7 +155,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gitpairs import Repo, split_lines  # noqa: E402
+from gitpairs import Repo, pathspecs, split_lines  # noqa: E402
 import codex_peer  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -172,9 +181,15 @@ def git_text(repo, *args):
     return repo.git("-c", "core.quotePath=false", *args)
 
 
+# git pathspecs of --glob (bench/gitpairs.py's `pathspecs`): the commits, their
+# files and their diffs are those paths only.
+PATHSPECS = []
+
+
 def diff_tree(repo, parent, commit):
     """[(status, old_mode, new_mode, old_sha, new_sha, old_path, new_path)] with -M."""
-    raw = repo.git("diff-tree", "-r", "-z", "-M", "--no-commit-id", parent, commit)
+    raw = repo.git("diff-tree", "-r", "-z", "-M", "--no-commit-id", parent, commit,
+                   "--", *PATHSPECS)
     parts = raw.split(b"\0")
     out, i = [], 0
     while i < len(parts):
@@ -197,7 +212,7 @@ def diff_tree(repo, parent, commit):
 def unified_diff(repo, parent, commit):
     return git_text(repo, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M",
                     "-U3", "--diff-algorithm=myers", "--src-prefix=a/", "--dst-prefix=b/",
-                    "--no-relative", parent, commit)
+                    "--no-relative", parent, commit, "--", *PATHSPECS)
 
 
 def split_sections(diff_text):
@@ -319,6 +334,7 @@ def load_commit(repo, sha, parent, anchors):
     if not entries:
         return None, "empty"
     cm = Commit(sha, parent)
+    cm.repo = repo.name
     text_files = 0
     for st, om, nm, osha, nsha, op, np_ in entries:
         for mode in (om, nm):
@@ -388,8 +404,11 @@ def build_ops(cm, entries, sections, anchors):
         chunks, prev_end0 = [], 0
         for a, b, c, d, func, lines in hunks:
             cm.nhunks += 1
-            if any(tag == "\\" for tag, _ in lines):
-                cm.env_na = "no final newline"
+            if any(tag == "\\" for tag, _ in lines) and (
+                    cm.before[op].endswith(b"\n") != cm.after[np_].endswith(b"\n")):
+                # The envelope cannot say "add (or drop) the final newline"; a file
+                # that lacks one before and after is said (the state is kept).
+                cm.env_na = "final newline changed"
             start0 = a - 1 if b else a
             anchor = place_anchor(old_lines, start0, prev_end0, func, anchors)
             if func:
@@ -400,7 +419,7 @@ def build_ops(cm, entries, sections, anchors):
                 cm.ambiguous.append(f"{op}@{a}")
             if amb == "first-match misplaces":
                 cm.misplaced.append(f"{op}@{a}")
-            chunks.append({"anchor": anchor,
+            chunks.append({"anchor": anchor, "start0": start0,
                            "lines": [(t, x) for t, x in lines if t != "\\"],
                            "eof": b > 0 and a + b - 1 == len(old_lines)})
             prev_end0 = start0 + b
@@ -478,21 +497,36 @@ def slip_chunk(cls, lines, tabs):
     raise KeyError(cls)
 
 
-def slip_ops(cls, ops):
-    """(slipped ops, lossy)."""
-    out, lossy = [], False
+def slip_ops(cls, ops, before=None):
+    """(slipped ops, lossy, elsewhere): `elsewhere` names a hunk whose slipped old
+    side (context and removed lines) stands verbatim, as whole lines, in the file
+    (`before`: path -> bytes) at another place than its own -- an exact match there
+    is the right reading for any applier, so such a call proves nothing."""
+    out, lossy, elsewhere = [], False, None
     for op in ops:
         if op[0] != "update":
             out.append(op)
             continue
         _, path, move, chunks, tabs = op
         new_chunks = []
+        file_lines = None
         for ch in chunks:
             lines, l2 = slip_chunk(cls, ch["lines"], tabs)
             lossy = lossy or l2
             new_chunks.append(dict(ch, lines=lines))
+            old_side = [x for t, x in lines if t != "+"]
+            if before is None or not old_side or old_side == [x for t, x in ch["lines"]
+                                                              if t != "+"]:
+                continue
+            if file_lines is None:
+                file_lines = [l.rstrip("\n") for l in
+                              split_lines(before[path].decode("utf-8", "replace"))]
+            n = len(old_side)
+            if any(file_lines[i:i + n] == old_side for i in range(len(file_lines) - n + 1)
+                   if i != ch["start0"]):
+                elsewhere = elsewhere or f"{path}@{ch['start0'] + 1}"
         out.append(("update", path, move, new_chunks, tabs))
-    return out, lossy
+    return out, lossy, elsewhere
 
 
 def patches_of(cm):
@@ -506,12 +540,14 @@ def patches_of(cm):
         if cls == "envelope":
             res[cls] = base
             continue
-        ops, lossy = slip_ops(cls, cm.ops)
+        ops, lossy, elsewhere = slip_ops(cls, cm.ops, cm.before)
         text = render(ops)
         if text == base:
             res[cls] = ("n/a", "nothing to slip")
         elif lossy:
             res[cls] = ("n/a", "lossy")
+        elif elsewhere:
+            res[cls] = ("n/a", "slip stands elsewhere")
         else:
             res[cls] = text
     return res
@@ -571,6 +607,30 @@ def tree_diff(expected, got, limit=40):
     return "\n".join(out)
 
 
+# Frame decisions traced by a binary built with `--features frame-trace` (--trace).
+TRACES = []
+
+
+def take_traces(err, cls, cm):
+    """Moves the frame-trace lines of `err` to TRACES, each with `truth`: the reading
+    whose text stands in the commit's files while the other's does not ("neither"
+    otherwise); returns the rest of `err`."""
+    rest = []
+    for line in err.split("\n"):
+        if not line.startswith("frame-trace "):
+            rest.append(line)
+            continue
+        rec = json.loads(line[len("frame-trace "):])
+        found = {k: any(rec[k].encode() in data for data in cm.after.values()
+                        if isinstance(data, bytes))
+                 for k in ("old_text", "file_text")}
+        rec["truth"] = ("old" if found["old_text"] and not found["file_text"] else
+                        "file" if found["file_text"] and not found["old_text"] else "neither")
+        rec.update(repo=cm.repo, cls=cls, commit=cm.sha[:12], path="", old="", new="")
+        TRACES.append(rec)
+    return "\n".join(rest)
+
+
 def run_call(job):
     """Runs one (commit, class, tool) call; returns (outcome, message, detail, extra)."""
     tool, cls, cm, patch, cmd, env, jobdir, keep = job
@@ -587,7 +647,10 @@ def run_call(job):
                            input=patch.encode("utf-8", "surrogateescape")
                            if tool == "codex" else None)
         rc = p.returncode
-        msg = (p.stderr + p.stdout).decode("utf-8", "replace").strip()
+        err = p.stderr.decode("utf-8", "replace")
+        if tool == "indus" and "frame-trace " in err:
+            err = take_traces(err, cls, cm)
+        msg = (err + p.stdout.decode("utf-8", "replace")).strip()
     except subprocess.TimeoutExpired:
         rc, msg = "timeout", f"no answer within {CALL_TIMEOUT} s"
     got = snapshot(tree)
@@ -634,7 +697,7 @@ def select_commits(repo, n, anchors, log):
     """Yields Commit objects (at most n); fills `skipped` with reasons."""
     skipped = {}
     proc = subprocess.Popen(["git", "--git-dir", repo.gitdir, "log", "--first-parent",
-                             "--no-merges", "--format=%H %P", "HEAD"],
+                             "--no-merges", "--format=%H %P", "HEAD", "--", *PATHSPECS],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     chosen, scanned = [], 0
     try:
@@ -752,8 +815,10 @@ def table(stats, ncommits, tools):
     for cls in CLASSES:
         s = stats[cls]
         na = str(s["na"])
-        if s["na_why"].get("lossy"):
-            na += f" ({s['na_why']['lossy']} lossy)"
+        why = [f"{s['na_why'][k]} {k}" for k in ("lossy", "slip stands elsewhere")
+               if s["na_why"].get(k)]
+        if why:
+            na += f" ({', '.join(why)})"
         row = [f"`{cls}`", str(ncommits), na, str(s["amb"]) if cls != "unified" else "—"]
         applicable = ncommits - s["na"] - s["amb"]
         for t in TOOLS:
@@ -815,6 +880,9 @@ def main():
                     "default: this one")
     ap.add_argument("--commits", type=int, default=40,
                     help="newest N qualifying first-parent non-merge commits (40)")
+    ap.add_argument("--glob", action="append", metavar="GLOB",
+                    help="only files whose name (a glob without /) or path matches: the "
+                         "commits touching them, each cut down to them; repeatable")
     ap.add_argument("--no-peer", action="store_true", help="leave out git apply and codex")
     ap.add_argument("--codex", metavar="PATH", default=None,
                     help=f"codex's apply_patch (or the codex binary); default {DEFAULT_CODEX}")
@@ -828,9 +896,14 @@ def main():
     ap.add_argument("--show-peer", action="store_true",
                     help="--show-wrong/--show-refused print the peers' cases too")
     ap.add_argument("--keep", action="store_true", help="keep the temp dirs (path printed)")
+    ap.add_argument("--trace", metavar="FILE",
+                    help="append each frame decision's witnesses and the reading that was "
+                         "right, one JSON line each (a binary built with --features "
+                         "frame-trace; see bench/frame-witnesses.py)")
     args = ap.parse_args()
     if args.commits < 1:
         ap.error("--commits must be at least 1")
+    PATHSPECS[:] = pathspecs(args.glob or [])
 
     indus = os.environ.get("INDUS") or release_binary()
     if not os.path.isabs(indus) and os.sep in indus:
@@ -933,6 +1006,11 @@ def main():
     finally:
         if not args.keep:
             tmpobj.cleanup()
+    if args.trace:
+        with open(args.trace, "a") as f:
+            for t in TRACES:
+                f.write(json.dumps(t) + "\n")
+        print(f"{len(TRACES)} frame decisions appended to {args.trace}")
     print(f"\ntotal wall time {time.monotonic() - t0:.1f} s")
     return 2 if usage else 1 if any_wrong else 0
 

@@ -65,7 +65,11 @@ pub(super) fn infer_frame(
         let c = core(l);
         // Every line it is a version of weighs in (a line split in two has two
         // halves); which ones, not the map's order, decides.
+        // A hunk's added line with the very content of a removed one is a line
+        // the change re-indented (one it left alone is context): its depth says how
+        // far the change moved it, not which frame the hunk is written in.
         let pairs: Vec<&(&str, &str)> = match by_core.get(&c) {
+            Some(_) if patch => continue,
             Some(pairs) => pairs.iter().collect(),
             None if patch => by_core
                 .iter()
@@ -253,18 +257,45 @@ pub(super) fn infer_frame(
             }
         }
     };
+    let weak = if weak_old > weak_file && at_old {
+        Some(Frame::Old)
+    } else if weak_file > weak_old && at_file {
+        Some(Frame::File)
+    } else {
+        None
+    };
     Inference {
         frame,
         possible: [possible(Frame::Old), possible(Frame::File)],
+        plausible: [plausible(Frame::Old), plausible(Frame::File)],
+        copies: voted,
+        copies_split: old_votes > 0 && file_votes > 0,
+        either,
+        weak,
+        first: first_says,
+        first_unlike: first_at.filter(|_| !alike),
+        // A hunk's added lines stand wherever the change falls, so their outermost
+        // line is no witness (on the tuned histories it was wrong in 265 of 1,382
+        // hunks where it spoke).
+        base: base_says.filter(|_| !patch),
     }
 }
 
 /// What the texts say of `newText`'s frame at one place.
+#[derive(Debug)]
 pub(super) struct Inference {
     /// The frame they decide, if any.
     pub(super) frame: Option<Frame>,
     /// Whether each reading (`Old`, `File`) can stand at all.
     pub(super) possible: [bool; 2],
+    pub(super) plausible: [bool; 2],
+    pub(super) copies: Option<Frame>,
+    pub(super) copies_split: bool,
+    pub(super) either: bool,
+    pub(super) weak: Option<Frame>,
+    pub(super) first: Option<Frame>,
+    pub(super) first_unlike: Option<Frame>,
+    pub(super) base: Option<Frame>,
 }
 
 impl Inference {

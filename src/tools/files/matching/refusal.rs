@@ -109,8 +109,15 @@ impl EditFailure {
                 }
             }
             EditFailure::IndentAmbiguous { line, differs } => {
+                // Which of newText's lines the two readings place differently: the
+                // first (cut like oldText's, or a new line at column 0) or later ones.
+                let lines = if differs.as_ref().is_some_and(|d| d.0 == *line) {
+                    "newText's first line"
+                } else {
+                    "the later lines of newText"
+                };
                 let mut m = format!(
-                    "oldText starts after the indentation of line {line} in {path}, and the later lines of newText could be meant as written or relative to that line."
+                    "oldText starts after the indentation of line {line} in {path}, and {lines} could be meant as written or relative to that line."
                 );
                 if let Some((at, written, relative)) = differs {
                     m.push_str(&format!(

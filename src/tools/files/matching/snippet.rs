@@ -358,11 +358,17 @@ pub(super) fn anchor_at_indentation(
     // model writes it after reading the file. Its lines stand as written, from the
     // line's start; putting the indentation in front again would double it.
     let first_new = new.split('\n').next().unwrap_or("");
-    // Any indentation at all on newText's first line says the same: a model that
-    // cut the first line of oldText and wrote newText like it cuts newText's
-    // first line whole, so an indented one was written at the file's depth.
-    if !blank(first_new) && (first_new.starts_with(indent) || first_new.starts_with([' ', '\t'])) {
+    // The same when newText opens with blank lines: its first line of text, at
+    // the match's whole indentation, says the file's depth.
+    let first_text = new.split('\n').find(|l| !blank(l)).unwrap_or("");
+    if !first_text.is_empty() && first_text.starts_with(indent) {
         return Ok(Some((line_start, new.to_string())));
+    }
+    // A first line indented, but less than the match: written at the file's
+    // depth (the edit moves it out), or relative to the line like oldText, cut
+    // (the edit moves it in)? Only the brackets can tell (the caller weighs them).
+    if first_text.starts_with([' ', '\t']) {
+        return Err((new.to_string(), indented(indent, new, true)));
     }
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     // A first line of punctuation alone (`}`, `);`) that is not oldText's first
@@ -384,6 +390,30 @@ pub(super) fn anchor_at_indentation(
         return Err((new.to_string(), format!("{indent}{new}")));
     }
     let one_line = old_lines.len() == 1;
+    // newText's first line is not a version of oldText's: a line cut like
+    // oldText's, or a new one at column 0? Its later lines stand as the file has
+    // them in either reading, so they do not tell. At column 0 the new line would
+    // stand shallower than both its neighbours, the file's line above the match
+    // and newText's next line, which only a directive or a label does (`#ifdef`,
+    // `out:`); cut like oldText's, it stands among them. Anything else is refused.
+    let first_old = old_lines[0].trim();
+    if !one_line && !blank(first_new) && !alike(first_old, first_new.trim()) {
+        let depth = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+        let above = hay[..line_start]
+            .rsplit('\n')
+            .find(|l| !blank(l))
+            .map(depth);
+        let below = new.split('\n').skip(1).find(|l| !blank(l)).map(depth);
+        let among = matches!((above, below), (Some(a), Some(b)) if a > 0 && b > 0)
+            && !first_new.starts_with('#')
+            && !first_new
+                .trim_end()
+                .strip_suffix(':')
+                .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        if !among {
+            return Err((new.to_string(), format!("{indent}{new}")));
+        }
+    }
     // One line with blank lines after it says no more about the frame of newText's
     // later lines than one line does, but it is also how a whole-line selection
     // whose first line lost its indentation looks: the later lines then stand as

@@ -7,7 +7,7 @@
 //! it may stand in. Bounded: past 2^26 line comparisons a stage finds nothing.
 
 use super::frame::{
-    bracket_fit, first_difference, infer_frame, kept_lines, layout_fit, lines_kept, open_mid_line,
+    Inference, bracket_fit, first_difference, infer_frame, kept_lines, layout_fit, lines_kept, open_mid_line,
 };
 use super::lines::{
     Frame, IndentMap, Indentation, Lines, Parts, Place, Replacement, Snippet, TrailMap, alike,
@@ -582,15 +582,26 @@ pub(super) fn try_stage(
                 } else {
                     None
                 };
-                let witness = brackets
-                    .or(minimal.filter(|f| inferred.can(*f)))
-                    .or(layout.filter(|f| inferred.can(*f)));
-                match (inferred.frame, witness) {
-                    (Some(Frame::Old), Some(Frame::Old) | None) => Ok(a),
-                    (Some(Frame::File), Some(Frame::File) | None) => Ok(b),
-                    (_, Some(Frame::Old)) => Ok(a),
-                    (_, Some(Frame::File)) => Ok(b),
-                    _ => {
+                let decided = decide(
+                    &inferred,
+                    &[
+                        (Witness::Copies, inferred.copies),
+                        (Witness::Weak, inferred.weak),
+                        (Witness::First, inferred.first),
+                        (Witness::FirstUnlike, inferred.first_unlike),
+                        (Witness::Outermost, inferred.base),
+                        (Witness::Brackets, fit_old.against(&fit_file)),
+                        (Witness::Layout, layout),
+                        (Witness::Minimal, minimal),
+                    ],
+                    patch,
+                );
+                #[cfg(feature = "frame-trace")]
+                trace(&inferred, (&a, &b), (fit_old, fit_file), [brackets, layout, minimal], decided, patch, stage);
+                match decided {
+                    Some(Frame::Old) => Ok(a),
+                    Some(Frame::File) => Ok(b),
+                    None => {
                         let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
                         return Some(LineOutcome::FrameAmbiguous {
                             stage,
@@ -631,6 +642,72 @@ pub(super) fn try_stage(
         stage,
         replacements,
     })
+}
+
+/// A witness of the frame `newText` is written in (see `frame.rs` and the
+/// module doc of `matching` for what each sees and how it was measured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Witness {
+    Copies,
+    Weak,
+    First,
+    FirstUnlike,
+    Outermost,
+    Brackets,
+    Layout,
+    Minimal,
+}
+
+impl Witness {
+    /// Whether it may decide alone (with no other witness speaking): never wrong
+    /// when it spoke on the tuned histories. A patch's copies are lines the
+    /// commit re-indented (a line it kept unchanged is context), so for a hunk
+    /// they say how far the edit moved them, not which frame it is written in.
+    fn decides_alone(self, patch: bool) -> bool {
+        match self {
+            Witness::Brackets | Witness::Minimal | Witness::First => true,
+            Witness::Copies => !patch,
+            _ => false,
+        }
+    }
+}
+
+/// The frame two different readings are decided for, or `None` (refused): every
+/// witness that speaks says the same frame, and it is one that can stand; it is
+/// said by a witness that decides alone or by two that agree; copies voting both
+/// ways, or the plausibility of the placement (how deep the replacement reaches
+/// against what it replaces) speaking for the other reading, refuse. With no
+/// witness speaking, the one reading that can stand at all, if only one can.
+fn decide(inferred: &Inference, says: &[(Witness, Option<Frame>)], patch: bool) -> Option<Frame> {
+    let other = |f: Frame| match f {
+        Frame::Old => Frame::File,
+        Frame::File => Frame::Old,
+    };
+    let vetoed = |f: Frame| {
+        !inferred.plausible[f as usize] && inferred.plausible[other(f) as usize]
+    };
+    if inferred.copies_split {
+        return None;
+    }
+    let mut said: Option<Frame> = None;
+    let (mut speakers, mut alone) = (0usize, false);
+    for &(w, say) in says {
+        let Some(f) = say else { continue };
+        if said.is_some_and(|g| g != f) {
+            return None;
+        }
+        said = Some(f);
+        speakers += 1;
+        alone |= w.decides_alone(patch);
+    }
+    match said {
+        Some(f) => (inferred.can(f) && !vetoed(f) && (alone || speakers >= 2)).then_some(f),
+        None => match (inferred.can(Frame::Old), inferred.can(Frame::File)) {
+            (true, false) if !vetoed(Frame::Old) => Some(Frame::Old),
+            (false, true) if !vetoed(Frame::File) => Some(Frame::File),
+            _ => None,
+        },
+    }
 }
 
 /// The replacement for one place: kept lines as the file has them, the others
@@ -705,4 +782,38 @@ pub(super) fn write_place(
         text.push('\n');
     }
     Ok(Replacement { start, end, text })
+}
+
+/// Bench only: one frame decision's witnesses, as a JSON line on stderr (see
+/// `bench/edit-replay.py --trace`).
+#[cfg(feature = "frame-trace")]
+fn trace(
+    inferred: &super::frame::Inference,
+    (a, b): (&Replacement, &Replacement),
+    (fit_old, fit_file): (super::frame::Fit, super::frame::Fit),
+    [brackets, layout, minimal]: [Option<Frame>; 3],
+    decided: Option<Frame>,
+    patch: bool,
+    stage: MatchStage,
+) {
+    let f = |x: Option<Frame>| match x {
+        Some(Frame::Old) => "old",
+        Some(Frame::File) => "file",
+        None => "-",
+    };
+    let record = serde_json::json!({
+        "patch": patch, "stage": stage.name(),
+        "start": a.start, "end": a.end, "old_text": a.text, "file_text": b.text,
+        "copies": f(inferred.copies), "copies_split": inferred.copies_split,
+        "either": inferred.either, "weak": f(inferred.weak),
+        "first": f(inferred.first), "first_unlike": f(inferred.first_unlike),
+        "base": f(inferred.base),
+        "brackets_raw": f(fit_old.against(&fit_file)), "brackets": f(brackets),
+        "fit_old": [fit_old.agree, fit_old.disagree],
+        "fit_file": [fit_file.agree, fit_file.disagree],
+        "layout": f(layout), "minimal": f(minimal),
+        "possible": inferred.possible, "plausible": inferred.plausible,
+        "inferred": f(inferred.frame), "decided": f(decided),
+    });
+    eprintln!("frame-trace {record}");
 }
