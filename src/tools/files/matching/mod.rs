@@ -164,6 +164,8 @@ mod tests_applied;
 #[cfg(test)]
 mod tests_plans;
 #[cfg(test)]
+mod tests_shapes;
+#[cfg(test)]
 mod tests_stages;
 
 pub use codec::{Decoded, NotUtf8, decode, decode_vec, encode, encode_owned};
