@@ -353,24 +353,52 @@ pub(super) fn anchor_at_indentation(
         return Ok(None);
     }
     let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
-    // newText's first line already carries the indentation the match starts after
-    // (oldText's does not): newText is written at the file's indentation, as a
-    // model writes it after reading the file. Its lines stand as written, from the
-    // line's start; putting the indentation in front again would double it.
-    let first_new = new.split('\n').next().unwrap_or("");
-    // The same when newText opens with blank lines: its first line of text, at
-    // the match's whole indentation, says the file's depth.
-    let first_text = new.split('\n').find(|l| !blank(l)).unwrap_or("");
+    let depth = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
+    let lines: Vec<&str> = new.split('\n').collect();
+    // The last piece after a final `\n` is not a line of its own.
+    let body = if new.ends_with('\n') {
+        &lines[..lines.len() - 1]
+    } else {
+        &lines[..]
+    };
+    let first_new = body.first().copied().unwrap_or("");
+    let first_text = body.iter().copied().find(|l| !blank(l)).unwrap_or("");
+    let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
+    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
+    let one_line = old_lines.len() == 1;
+    let old_line = old_lines[0].trim();
+    // A one-line oldText's copies among newText's later lines, by indentation:
+    // at the match's whole indentation they stand as the file has them, at none
+    // they were cut like oldText.
+    let copies: Vec<&str> = body
+        .iter()
+        .skip(1)
+        .filter(|l| one_line && !old_line.is_empty() && l.trim() == old_line)
+        .map(|l| &l[..depth(l)])
+        .collect();
+    let both = |first_cut: bool| {
+        (
+            new.to_string(),
+            if first_cut { format!("{indent}{new}") } else { indented(indent, new, true) },
+        )
+    };
+    // newText's first line of text already carries the indentation the match
+    // starts after (oldText's does not): newText is written at the file's
+    // indentation, as a model writes it after reading the file. Its lines stand
+    // as written, from the line's start; putting the indentation in front again
+    // would double it. A copy cut like oldText says otherwise: undecided.
     if !first_text.is_empty() && first_text.starts_with(indent) {
+        if copies.contains(&"") {
+            return Err(both(false));
+        }
         return Ok(Some((line_start, new.to_string())));
     }
     // A first line indented, but less than the match: written at the file's
     // depth (the edit moves it out), or relative to the line like oldText, cut
     // (the edit moves it in)? Only the brackets can tell (the caller weighs them).
     if first_text.starts_with([' ', '\t']) {
-        return Err((new.to_string(), indented(indent, new, true)));
+        return Err(both(false));
     }
-    let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     // A first line of punctuation alone (`}`, `);`) that is not oldText's first
     // line: a closing line at column 0 as written, or one cut like oldText's.
     // Blocks close at every depth; nothing tells which.
@@ -378,7 +406,7 @@ pub(super) fn anchor_at_indentation(
         && !first_new.chars().any(char::is_alphanumeric)
         && old_lines[0] != first_new
     {
-        return Err((new.to_string(), format!("{indent}{new}")));
+        return Err(both(true));
     }
     // newText's first line repeats one of oldText's later lines (which matched
     // the file as it stands) and not the first: it may be that later line kept,
@@ -387,55 +415,121 @@ pub(super) fn anchor_at_indentation(
         && old_lines[0] != first_new
         && old_lines.iter().skip(1).any(|l| *l == first_new)
     {
-        return Err((new.to_string(), format!("{indent}{new}")));
+        return Err(both(true));
     }
-    let one_line = old_lines.len() == 1;
-    // newText's first line is not a version of oldText's: a line cut like
-    // oldText's, or a new one at column 0? Its later lines stand as the file has
-    // them in either reading, so they do not tell. At column 0 the new line would
-    // stand shallower than both its neighbours, the file's line above the match
-    // and newText's next line, which only a directive or a label does (`#ifdef`,
-    // `out:`); cut like oldText's, it stands among them. Anything else is refused.
-    let first_old = old_lines[0].trim();
-    if !one_line && !blank(first_new) && !alike(first_old, first_new.trim()) {
-        let depth = |l: &str| l.len() - l.trim_start_matches([' ', '\t']).len();
-        let above = hay[..line_start]
-            .rsplit('\n')
-            .find(|l| !blank(l))
-            .map(depth);
-        let below = new.split('\n').skip(1).find(|l| !blank(l)).map(depth);
-        let among = matches!((above, below), (Some(a), Some(b)) if a > 0 && b > 0)
-            && !first_new.starts_with('#')
-            && !first_new
-                .trim_end()
-                .strip_suffix(':')
-                .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_'));
-        if !among {
-            return Err((new.to_string(), format!("{indent}{new}")));
+    // newText's first line, not a version of oldText's, at column 0: a line cut
+    // like oldText's, or a new one written there? A directive or a label
+    // (`#ifdef`, `out:`) stands at column 0 as written. Any other line there
+    // would stand shallower than the line after it, which only a line opening a
+    // block does (`fn f() {`, `def f():`): cut like oldText's it stands among
+    // them. A block opener is refused.
+    if !blank(first_new) && !alike(old_line, first_new.trim()) {
+        let label = first_new
+            .trim_end()
+            .strip_suffix(':')
+            .is_some_and(|w| {
+                !w.is_empty()
+                    && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    // Keywords that open a block or stand at a case's depth.
+                    && !matches!(
+                        w,
+                        "try" | "else" | "finally" | "default" | "public" | "private" | "protected"
+                    )
+            });
+        if directive(first_new) || label {
+            // The later lines stand as the file has them: a multi-line oldText
+            // matched them so; a one-line oldText's copy at the match's depth says so.
+            if !one_line || (copies.contains(&indent) && !copies.contains(&"")) {
+                return Ok(Some((line_start, new.to_string())));
+            }
+            return Err(both(false));
+        }
+        let code = first_new.trim_end();
+        let last_word = code.rsplit([' ', ';']).next().unwrap_or("");
+        let opens = code.ends_with(['{', '(', '[', ':'])
+            || matches!(last_word, "then" | "do" | "else" | "in" | "begin");
+        let below_deeper = later.first().is_some_and(|l| depth(l) > 0);
+        if opens || !below_deeper {
+            return Err(both(true));
         }
     }
-    // One line with blank lines after it says no more about the frame of newText's
-    // later lines than one line does, but it is also how a whole-line selection
-    // whose first line lost its indentation looks: the later lines then stand as
-    // the file has them. Either reading is as likely.
+    // From here newText's first line was cut like oldText's: it takes the
+    // match's indentation. A multi-line oldText's later lines matched the file
+    // as it stands, so newText's later lines are as written. A one-line
+    // oldText's (or one whose later lines are blank) say nothing of that.
     let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
-    let lines: Vec<&str> = new.split('\n').collect();
-    // The last piece after a final `\n` is not a line of its own.
-    let body = if new.ends_with('\n') {
-        &lines[..lines.len() - 1]
-    } else {
-        &lines[..]
-    };
-    let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
-    let framed = one_line && later.iter().any(|l| !l.starts_with(indent));
     let write = |framed: bool| indented(indent, new, framed);
-    if (one_line || undecided) && !later.is_empty() && !framed {
-        // Every later line is at least as deep as the line: as written, they sit
-        // beside or under it; read relative to it (column 0 being the line's own
-        // start), one indentation deeper. Nothing tells which was meant.
+    if (one_line || undecided) && !later.is_empty() {
+        let (at_file, cut) = (copies.contains(&indent), copies.contains(&""));
+        match (at_file, cut) {
+            // A copy of oldText's line where the file has it: the later lines
+            // stand as written.
+            (true, false) => return Ok(Some((line_start, write(false)))),
+            // A copy cut like oldText: the later lines were cut too.
+            (false, true) => return Ok(Some((line_start, write(true)))),
+            (true, true) => return Err((write(false), write(true))),
+            (false, false) => {}
+        }
+        // newText's first line and the next are siblings as written (both
+        // unindented), and the first ends nothing (it closes no bracket it did
+        // not open, ends no string, and is no statement after which a block
+        // ends: `pass`, `return`, `fi`). As written, the next line would stand a
+        // whole indentation shallower than a statement it follows, which code
+        // does not do; read relative to the line, the two stay siblings.
+        if one_line
+            && later.first().is_some_and(|l| !l.starts_with([' ', '\t']))
+            && !first_new.starts_with([' ', '\t'])
+            && !ends_something(first_new)
+        {
+            return Ok(Some((line_start, write(true))));
+        }
+        // Otherwise: every later line at least as deep as the line, as written
+        // they sit beside or under it, read relative to it one indentation
+        // deeper; a later line shallower than the line, as written the edit
+        // ends the line's block or statement there (after `args)`, `pass`,
+        // `return`), read relative it stands inside it. Nothing tells which.
         return Err((write(false), write(true)));
     }
-    Ok(Some((line_start, write(framed))))
+    Ok(Some((line_start, write(false))))
+}
+
+/// A C preprocessor directive, which stands at column 0 whatever the code's
+/// depth (`#ifdef`, `#endif`); a comment (`# note`) is not one.
+fn directive(line: &str) -> bool {
+    let word: String = line
+        .strip_prefix('#')
+        .unwrap_or("")
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    line.starts_with('#')
+        && matches!(
+            word.as_str(),
+            "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" | "define" | "undef"
+                | "include" | "pragma" | "error" | "warning" | "line"
+        )
+}
+
+/// Whether a line may be followed by a shallower one without closing a block
+/// itself: it closes more brackets than it opens, ends a multi-line string, or
+/// is a statement after which a block ends in languages without braces.
+fn ends_something(line: &str) -> bool {
+    let code = line.trim();
+    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
+    let word = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    count(&[')', ']', '}']) > count(&['(', '[', '{'])
+        || code.matches("\"\"\"").count() % 2 == 1
+        || code.matches("'''").count() % 2 == 1
+        || code.starts_with(['}', ')', ']'])
+        || matches!(
+            word,
+            "pass" | "return" | "break" | "continue" | "raise" | "fi" | "done" | "esac" | "end"
+        )
+        || code.ends_with(";;")
 }
 
 /// `new` written after `indent`: its first line always, and with `framed` every
