@@ -20,7 +20,7 @@ import collections
 import json
 import sys
 
-WITNESSES = ["copies", "weak", "first", "first_unlike", "base", "brackets_raw",
+WITNESSES = ["copies", "weak", "first", "first_unlike", "base", "brackets_raw", "between",
              "layout", "minimal", "inferred", "decided"]
 
 

@@ -8,8 +8,8 @@
 //! differing line (see [`first_difference`]).
 
 use super::lines::{
-    Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, columns, is_indent_byte,
-    parts,
+    Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, columns, directive,
+    is_indent_byte, parts,
 };
 use similar::{Algorithm, DiffOp};
 use std::collections::HashMap;
@@ -545,6 +545,87 @@ pub(super) fn layout_fit(hay: &str, r: &Replacement) -> Fit {
         prev = Some((indent, core, side));
     }
     fit
+}
+
+/// The sibling witness, for a patch's hunk: a run of added lines between two
+/// lines at one depth (the non-blank lines just above and below it, context or
+/// the file's) stands at that depth, unless the line above opens a block, the
+/// line below closes one, or the run starts with a closer, a continuation or a
+/// directive. `Some(true)` when every such run of `r` stands so, `Some(false)`
+/// when one does not, `None` when no run is between siblings. `kept` says, for
+/// each line of the replacement, whether it is context.
+pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) -> Option<bool> {
+    let text: Vec<&str> = r.text.lines().collect();
+    if text.len() != kept.len() {
+        return None;
+    }
+    let depth = |l: &str| columns(parts(l).indent, 4);
+    let code = |l: &str| parts(l).core.trim_end().to_string();
+    let opens = |l: &str| {
+        let c = code(l);
+        let last = c.rsplit([' ', ';']).next().unwrap_or("");
+        c.ends_with(['{', '(', '[', ':', '\\'])
+            || ["=", "&&", "||", "+", "-", "|", "->", "=>", "?"]
+                .iter()
+                .any(|t| c.ends_with(t))
+            || matches!(last, "then" | "do" | "else" | "in" | "begin")
+            || open_bracket(&c).is_some()
+    };
+    // A closer, a continuation or a directive stands elsewhere than its
+    // siblings; a comment stands with them.
+    let odd = |l: &str| {
+        let c = code(l);
+        c.starts_with(['}', ')', ']', '.'])
+            || directive(&c)
+            || ["&&", "||", "+", "|", "?", ":"]
+                .iter()
+                .any(|t| c.starts_with(t))
+    };
+    let before = hay[..r.start].lines().rev().find(|l| !parts(l).blank());
+    let after = hay[r.end..].lines().find(|l| !parts(l).blank());
+    let mut verdict = None;
+    let mut i = 0;
+    while i < text.len() {
+        if kept[i].is_some() || parts(text[i]).blank() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && kept[i].is_none() {
+            i += 1;
+        }
+        let run: Vec<&str> = text[start..i]
+            .iter()
+            .copied()
+            .filter(|l| !parts(l).blank())
+            .collect();
+        let Some(first) = run.first() else { continue };
+        let above = text[..start]
+            .iter()
+            .rev()
+            .copied()
+            .find(|l| !parts(l).blank())
+            .or(before);
+        let below = text[i..]
+            .iter()
+            .copied()
+            .find(|l| !parts(l).blank())
+            .or(after);
+        let (Some(above), Some(below)) = (above, below) else {
+            continue;
+        };
+        if depth(above) != depth(below)
+            || opens(above)
+            || odd(below)
+            || odd(first)
+            || opens(first) && run.len() == 1
+        {
+            continue;
+        }
+        let fits = depth(first) == depth(above);
+        verdict = Some(verdict.unwrap_or(true) && fits);
+    }
+    verdict
 }
 
 /// A Python block header: a compound statement's keyword, and a colon ending

@@ -365,3 +365,31 @@ pub(super) fn line_starts(text: &str) -> Vec<usize> {
     }
     starts
 }
+
+/// A C preprocessor directive, which stands at column 0 whatever the code's
+/// depth (`#ifdef`, `#endif`); a comment (`# note`) is not one.
+pub(super) fn directive(line: &str) -> bool {
+    let word: String = line
+        .strip_prefix('#')
+        .unwrap_or("")
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    line.starts_with('#')
+        && matches!(
+            word.as_str(),
+            "if" | "ifdef"
+                | "ifndef"
+                | "elif"
+                | "else"
+                | "endif"
+                | "define"
+                | "undef"
+                | "include"
+                | "pragma"
+                | "error"
+                | "warning"
+                | "line"
+        )
+}

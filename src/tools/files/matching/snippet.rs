@@ -6,7 +6,7 @@
 use super::applied::not_found;
 use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
 use super::frame::brackets_fitting;
-use super::lines::alike;
+use super::lines::{alike, directive};
 use super::refusal::{EditFailure, MultiFailure, line_numbers};
 use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
 use memchr::memmem;
@@ -379,7 +379,11 @@ pub(super) fn anchor_at_indentation(
     let both = |first_cut: bool| {
         (
             new.to_string(),
-            if first_cut { format!("{indent}{new}") } else { indented(indent, new, true) },
+            if first_cut {
+                format!("{indent}{new}")
+            } else {
+                indented(indent, new, true)
+            },
         )
     };
     // newText's first line of text already carries the indentation the match
@@ -423,19 +427,18 @@ pub(super) fn anchor_at_indentation(
     // would stand shallower than the line after it, which only a line opening a
     // block does (`fn f() {`, `def f():`): cut like oldText's it stands among
     // them. A block opener is refused.
-    if !blank(first_new) && !alike(old_line, first_new.trim()) {
-        let label = first_new
-            .trim_end()
-            .strip_suffix(':')
-            .is_some_and(|w| {
-                !w.is_empty()
+    // (With no later line the first line is the whole replacement: it takes the
+    // line's indentation, as a literal replacement after it does.)
+    if !blank(first_new) && !alike(old_line, first_new.trim()) && !later.is_empty() {
+        let label = first_new.trim_end().strip_suffix(':').is_some_and(|w| {
+            !w.is_empty()
                     && w.chars().all(|c| c.is_alphanumeric() || c == '_')
                     // Keywords that open a block or stand at a case's depth.
                     && !matches!(
                         w,
                         "try" | "else" | "finally" | "default" | "public" | "private" | "protected"
                     )
-            });
+        });
         if directive(first_new) || label {
             // The later lines stand as the file has them: a multi-line oldText
             // matched them so; a one-line oldText's copy at the match's depth says so.
@@ -449,7 +452,10 @@ pub(super) fn anchor_at_indentation(
         let opens = code.ends_with(['{', '(', '[', ':'])
             || matches!(last_word, "then" | "do" | "else" | "in" | "begin");
         let below_deeper = later.first().is_some_and(|l| depth(l) > 0);
-        if opens || !below_deeper {
+        // Or, for a one-line oldText, siblings as written (see below).
+        let siblings =
+            one_line && later.first().is_some_and(|l| depth(l) == 0) && !ends_something(first_new);
+        if opens || !(below_deeper || siblings) {
             return Err(both(true));
         }
     }
@@ -491,24 +497,6 @@ pub(super) fn anchor_at_indentation(
         return Err((write(false), write(true)));
     }
     Ok(Some((line_start, write(false))))
-}
-
-/// A C preprocessor directive, which stands at column 0 whatever the code's
-/// depth (`#ifdef`, `#endif`); a comment (`# note`) is not one.
-fn directive(line: &str) -> bool {
-    let word: String = line
-        .strip_prefix('#')
-        .unwrap_or("")
-        .trim_start()
-        .chars()
-        .take_while(char::is_ascii_alphabetic)
-        .collect();
-    line.starts_with('#')
-        && matches!(
-            word.as_str(),
-            "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" | "define" | "undef"
-                | "include" | "pragma" | "error" | "warning" | "line"
-        )
 }
 
 /// Whether a line may be followed by a shallower one without closing a block

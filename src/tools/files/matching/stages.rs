@@ -7,7 +7,8 @@
 //! it may stand in. Bounded: past 2^26 line comparisons a stage finds nothing.
 
 use super::frame::{
-    Inference, bracket_fit, first_difference, infer_frame, kept_lines, layout_fit, lines_kept, open_mid_line,
+    Inference, between_fit, bracket_fit, first_difference, infer_frame, kept_lines, layout_fit,
+    lines_kept, open_mid_line,
 };
 use super::lines::{
     Frame, IndentMap, Indentation, Lines, Parts, Place, Replacement, Snippet, TrailMap, alike,
@@ -564,6 +565,19 @@ pub(super) fn try_stage(
                 } else {
                     None
                 };
+                // A run of added lines between two siblings stands at their depth.
+                let between = if patch {
+                    match (
+                        between_fit(lines.text, &a, &kept),
+                        between_fit(lines.text, &b, &kept),
+                    ) {
+                        (Some(true), Some(false)) => Some(Frame::Old),
+                        (Some(false), Some(true)) => Some(Frame::File),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
                 // A hunk is a diff: a reading in which one of its removed lines
                 // comes back unchanged among its added ones (where the diff
                 // would have kept it as context) is not the change it describes,
@@ -593,11 +607,20 @@ pub(super) fn try_stage(
                         (Witness::Brackets, fit_old.against(&fit_file)),
                         (Witness::Layout, layout),
                         (Witness::Minimal, minimal),
+                        (Witness::Between, between),
                     ],
                     patch,
                 );
                 #[cfg(feature = "frame-trace")]
-                trace(&inferred, (&a, &b), (fit_old, fit_file), [brackets, layout, minimal], decided, patch, stage);
+                trace(
+                    &inferred,
+                    (&a, &b),
+                    (fit_old, fit_file),
+                    [brackets, layout, minimal, between],
+                    decided,
+                    patch,
+                    stage,
+                );
                 match decided {
                     Some(Frame::Old) => Ok(a),
                     Some(Frame::File) => Ok(b),
@@ -656,6 +679,7 @@ enum Witness {
     Brackets,
     Layout,
     Minimal,
+    Between,
 }
 
 impl Witness {
@@ -683,9 +707,8 @@ fn decide(inferred: &Inference, says: &[(Witness, Option<Frame>)], patch: bool) 
         Frame::Old => Frame::File,
         Frame::File => Frame::Old,
     };
-    let vetoed = |f: Frame| {
-        !inferred.plausible[f as usize] && inferred.plausible[other(f) as usize]
-    };
+    let vetoed =
+        |f: Frame| !inferred.plausible[f as usize] && inferred.plausible[other(f) as usize];
     if inferred.copies_split {
         return None;
     }
@@ -791,7 +814,7 @@ fn trace(
     inferred: &super::frame::Inference,
     (a, b): (&Replacement, &Replacement),
     (fit_old, fit_file): (super::frame::Fit, super::frame::Fit),
-    [brackets, layout, minimal]: [Option<Frame>; 3],
+    [brackets, layout, minimal, between]: [Option<Frame>; 4],
     decided: Option<Frame>,
     patch: bool,
     stage: MatchStage,
@@ -811,7 +834,7 @@ fn trace(
         "brackets_raw": f(fit_old.against(&fit_file)), "brackets": f(brackets),
         "fit_old": [fit_old.agree, fit_old.disagree],
         "fit_file": [fit_file.agree, fit_file.disagree],
-        "layout": f(layout), "minimal": f(minimal),
+        "layout": f(layout), "minimal": f(minimal), "between": f(between),
         "possible": inferred.possible, "plausible": inferred.plausible,
         "inferred": f(inferred.frame), "decided": f(decided),
     });
