@@ -20,7 +20,7 @@ import collections
 import json
 import sys
 
-WITNESSES = ["copies", "weak", "first", "first_unlike", "base", "brackets_raw", "between",
+WITNESSES = ["copies", "weak", "first", "first_unlike", "base", "brackets_raw", "between", "edge", "versions",
              "layout", "minimal", "inferred", "decided"]
 
 

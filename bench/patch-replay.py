@@ -50,7 +50,8 @@ Classes (rows of the table):
                   hunk slipped (added lines never): lines with trailing blanks lose them,
                   other non-empty lines gain one space
   tabs            leading tabs become 4 spaces in a file indented mostly with tabs,
-                  leading groups of 4 spaces become tabs otherwise
+                  leading groups of 4 spaces become tabs otherwise (lossy when an
+                  added line is already indented in the slipped style)
   dedent          per hunk, the common leading whitespace of its non-blank context and
                   removed lines is cut from them
   first-line      per hunk, the first non-blank context-or-removed line loses its
@@ -477,7 +478,12 @@ def slip_chunk(cls, lines, tabs):
     """(new lines, lossy) for one hunk's [(tag, text)]."""
     if cls in LINE_SLIPS:
         f = LINE_SLIPS[cls]
-        return [(t, x if t == "+" else f(x, tabs)) for t, x in lines], False
+        # The tabs slip writes the context in the style an added line already
+        # has (spaces in a tab-indented file, or the other way): whether the
+        # added line's own indentation was slipped too no longer shows. Lossy.
+        other = " " if tabs else "\t"
+        lossy = cls == "tabs" and any(t == "+" and other in leading_ws(x) for t, x in lines)
+        return [(t, x if t == "+" else f(x, tabs)) for t, x in lines], lossy
     if cls == "first-line":
         out, done = [], False
         for t, x in lines:

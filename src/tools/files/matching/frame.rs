@@ -54,6 +54,7 @@ pub(super) fn infer_frame(
     }
     let (mut old_votes, mut file_votes, mut either) = (0usize, 0usize, false);
     let (mut weak_old, mut weak_file) = (0usize, 0usize);
+    let mut version_votes = (0usize, 0usize);
     for l in &new.lines {
         let n = parts(l);
         if n.blank() {
@@ -68,15 +69,19 @@ pub(super) fn infer_frame(
         // A hunk's added line with the very content of a removed one is a line
         // the change re-indented (one it left alone is context): its depth says how
         // far the change moved it, not which frame the hunk is written in.
-        let pairs: Vec<&(&str, &str)> = match by_core.get(&c) {
+        let (pairs, version): (Vec<&(&str, &str)>, bool) = match by_core.get(&c) {
             Some(_) if patch => continue,
-            Some(pairs) => pairs.iter().collect(),
-            None if patch => by_core
-                .iter()
-                .filter(|(k, _)| alike(k, &c))
-                .flat_map(|(_, v)| v)
-                .collect(),
-            None => continue,
+            Some(pairs) => (pairs.iter().collect(), false),
+            // A line that is a version of one of oldText's (`call(a)` and
+            // `call(a, b)`, or a neighbour much like it) stands at its depth too.
+            None => (
+                by_core
+                    .iter()
+                    .filter(|(k, _)| alike(k, &c))
+                    .flat_map(|(_, v)| v)
+                    .collect(),
+                !patch,
+            ),
         };
         if pairs.is_empty() {
             continue;
@@ -84,6 +89,9 @@ pub(super) fn infer_frame(
         let as_old = pairs.iter().any(|(o, _)| *o == n.indent);
         let as_file = pairs.iter().any(|(_, f)| *f == n.indent);
         match (as_old, as_file, telling(n.core)) {
+            // An edit's versions are a witness of their own (see `Inference`).
+            (true, false, true) if version => version_votes.0 += 1,
+            (false, true, true) if version => version_votes.1 += 1,
             (true, false, true) => old_votes += 1,
             (false, true, true) => file_votes += 1,
             (true, false, false) => weak_old += 1,
@@ -270,6 +278,11 @@ pub(super) fn infer_frame(
         plausible: [plausible(Frame::Old), plausible(Frame::File)],
         copies: voted,
         copies_split: old_votes > 0 && file_votes > 0,
+        versions: match version_votes {
+            (o, 0) if o > 0 => Some(Frame::Old),
+            (0, f) if f > 0 => Some(Frame::File),
+            _ => None,
+        },
         either,
         weak,
         first: first_says,
@@ -291,6 +304,9 @@ pub(super) struct Inference {
     pub(super) plausible: [bool; 2],
     pub(super) copies: Option<Frame>,
     pub(super) copies_split: bool,
+    /// An edit's lines that are versions of oldText's lines (not copies), when
+    /// they all say one frame.
+    pub(super) versions: Option<Frame>,
     pub(super) either: bool,
     pub(super) weak: Option<Frame>,
     pub(super) first: Option<Frame>,
@@ -334,13 +350,14 @@ pub(crate) fn brackets_fitting(hay: &str, start: usize, end: usize, texts: &[&st
     let fits: Vec<Fit> = texts
         .iter()
         .map(|text| {
-            bracket_fit(
+            bracket_fit_within(
                 hay,
                 &Replacement {
                     start,
                     end,
                     text: text.to_string(),
                 },
+                false,
             )
         })
         .collect();
@@ -364,6 +381,14 @@ pub(super) const BRACKET_CONTEXT: usize = 400;
 /// literals and `//` comments are skipped; a language without brackets gives no
 /// evidence at all, which is what the caller needs.
 pub(super) fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
+    bracket_fit_within(hay, r, true)
+}
+
+/// [`bracket_fit`], reading the file's lines after the replacement only when
+/// `after`: a block the replacement opens and leaves open (its closing line
+/// still to come, in a later edit) would otherwise take the closing line of an
+/// enclosing block as its own.
+fn bracket_fit_within(hay: &str, r: &Replacement, after: bool) -> Fit {
     let mut stack: Vec<Open> = Vec::new();
     let mut fit = Fit::default();
     let before: Vec<&str> = hay[..r.start].lines().collect();
@@ -374,7 +399,7 @@ pub(super) fn bracket_fit(hay: &str, r: &Replacement) -> Fit {
     for line in r.text.lines() {
         scan_brackets(line, Side::New, &mut stack, &mut fit);
     }
-    for line in hay[r.end..].lines().take(BRACKET_CONTEXT) {
+    for line in hay[r.end..].lines().take(if after { BRACKET_CONTEXT } else { 0 }) {
         if !stack.iter().any(|e| e.2 == Side::New) {
             break;
         }
@@ -570,6 +595,7 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
                 .any(|t| c.ends_with(t))
             || matches!(last, "then" | "do" | "else" | "in" | "begin")
             || open_bracket(&c).is_some()
+            || braceless_header(&c)
     };
     // A closer, a continuation or a directive stands elsewhere than its
     // siblings; a comment stands with them.
@@ -626,6 +652,61 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
         verdict = Some(verdict.unwrap_or(true) && fits);
     }
     verdict
+}
+
+/// The edge witness: when the file's last non-blank line before the
+/// replacement opens a block (it ends with `{`, `(` or `[`, or is a Python
+/// block header), the replacement's first non-blank line stands deeper than it;
+/// when it is a plain statement (ending with `;`, its brackets balanced, no
+/// `return` or `break` after which a block ends) or a line that only closes
+/// (`}`, `});`), at its depth. Unless the
+/// first line closes something itself or either is a directive. `None` when
+/// the line above is neither.
+pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
+    let above = hay[..r.start].lines().rev().find(|l| !parts(l).blank())?;
+    let first = r.text.lines().find(|l| !parts(l).blank())?;
+    let (a, f) = (parts(above), parts(first));
+    let code = a.core.trim_end();
+    let opens =
+        code.ends_with(['{', '(', '[']) || python_header(a.core) || braceless_header(a.core);
+    if f.core.starts_with(['}', ')', ']']) || directive(f.core) || directive(a.core) {
+        return None;
+    }
+    let (fd, ad) = (columns(f.indent, 4), columns(a.indent, 4));
+    if opens {
+        return Some(fd > ad);
+    }
+    // A statement that ends on its line and closes nothing it did not open:
+    // the line after it is its sibling.
+    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
+    let plain = code.ends_with(';')
+        && count(&['(', '[', '{']) == count(&[')', ']', '}'])
+        && !code.starts_with(['}', ')', ']', '.'])
+        && !["return", "break", "continue", "goto", "throw", "exit"]
+            .iter()
+            .any(|w| code.starts_with(w));
+    // A line that only closes (`}`, `});`): the statement it ends is done, and
+    // the next one stands beside it.
+    let closes_only = !code.is_empty() && code.chars().all(|c| "})];,".contains(c));
+    (plain || closes_only).then_some(fd == ad)
+}
+
+/// A C-family control header without its brace (`if (x)`, `for (;;)`,
+/// `else`, `do`): the one statement it governs stands deeper on the next line.
+pub(super) fn braceless_header(core: &str) -> bool {
+    let code = core.trim_end();
+    if matches!(code, "else" | "do") {
+        return true;
+    }
+    let rest = ["if", "else if", "for", "while", "switch"]
+        .iter()
+        .find_map(|k| code.strip_prefix(k))
+        .map(str::trim_start);
+    rest.is_some_and(|r| {
+        r.starts_with('(')
+            && r.ends_with(')')
+            && r.matches('(').count() == r.matches(')').count()
+    })
 }
 
 /// A Python block header: a compound statement's keyword, and a colon ending

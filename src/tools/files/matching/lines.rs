@@ -217,8 +217,12 @@ impl IndentMap {
                 side.as_bytes().contains(&b)
             })
         };
-        let styles_differ =
-            uses(true, b'\t') != uses(false, b'\t') || uses(true, b' ') != uses(false, b' ');
+        // oldText indents with a character the file does not use there: tabs for
+        // spaces or spaces for tabs, read as columns. An oldText cut to no
+        // indentation uses none: its lines take the file's prefix, alignment
+        // spaces after a tab included.
+        let styles_differ = (uses(true, b'\t') && !uses(false, b'\t'))
+            || (uses(true, b' ') && !uses(false, b' '));
         if styles_differ {
             Self::columns(pairs).or_else(|| Self::prefix(pairs))
         } else {

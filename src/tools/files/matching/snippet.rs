@@ -5,8 +5,8 @@
 
 use super::applied::not_found;
 use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
-use super::frame::brackets_fitting;
-use super::lines::{alike, directive};
+use super::frame::{brackets_fitting, edge_fit};
+use super::lines::{Replacement, alike, directive};
 use super::refusal::{EditFailure, MultiFailure, line_numbers};
 use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
 use memchr::memmem;
@@ -391,8 +391,28 @@ pub(super) fn anchor_at_indentation(
     // indentation, as a model writes it after reading the file. Its lines stand
     // as written, from the line's start; putting the indentation in front again
     // would double it. A copy cut like oldText says otherwise: undecided.
+    // The edge witness (the line above the match opens a block, or is a plain
+    // statement whose sibling the first line is) for newText as written against
+    // newText relative to the line: `Some(true)` when it speaks for as written.
+    let edge = |relative: &str| {
+        let fit = |text: &str| {
+            edge_fit(
+                hay,
+                &Replacement {
+                    start: line_start,
+                    end: e,
+                    text: text.to_string(),
+                },
+            )
+        };
+        match (fit(new), fit(relative)) {
+            (Some(true), Some(false)) => Some(true),
+            (Some(false), Some(true)) => Some(false),
+            _ => None,
+        }
+    };
     if !first_text.is_empty() && first_text.starts_with(indent) {
-        if copies.contains(&"") {
+        if copies.contains(&"") || edge(&indented(indent, new, true)) == Some(false) {
             return Err(both(false));
         }
         return Ok(Some((line_start, new.to_string())));
@@ -466,28 +486,26 @@ pub(super) fn anchor_at_indentation(
     let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
     let write = |framed: bool| indented(indent, new, framed);
     if (one_line || undecided) && !later.is_empty() {
-        let (at_file, cut) = (copies.contains(&indent), copies.contains(&""));
-        match (at_file, cut) {
-            // A copy of oldText's line where the file has it: the later lines
-            // stand as written.
-            (true, false) => return Ok(Some((line_start, write(false)))),
-            // A copy cut like oldText: the later lines were cut too.
-            (false, true) => return Ok(Some((line_start, write(true)))),
-            (true, true) => return Err((write(false), write(true))),
-            (false, false) => {}
-        }
         // newText's first line and the next are siblings as written (both
         // unindented), and the first ends nothing (it closes no bracket it did
         // not open, ends no string, and is no statement after which a block
         // ends: `pass`, `return`, `fi`). As written, the next line would stand a
         // whole indentation shallower than a statement it follows, which code
         // does not do; read relative to the line, the two stay siblings.
-        if one_line
+        let siblings = one_line
             && later.first().is_some_and(|l| !l.starts_with([' ', '\t']))
             && !first_new.starts_with([' ', '\t'])
-            && !ends_something(first_new)
-        {
-            return Ok(Some((line_start, write(true))));
+            && !ends_something(first_new);
+        // A copy of oldText's line where the file has it says the later lines
+        // stand as written; a copy cut like oldText, or the siblings, that they
+        // were cut too. Both at once: a copy the edit moved by exactly the
+        // cut's depth. Undecided.
+        let as_written = copies.contains(&indent);
+        let relative = copies.contains(&"") || siblings;
+        match (as_written, relative) {
+            (true, false) => return Ok(Some((line_start, write(false)))),
+            (false, true) => return Ok(Some((line_start, write(true)))),
+            _ => {}
         }
         // Otherwise: every later line at least as deep as the line, as written
         // they sit beside or under it, read relative to it one indentation

@@ -7,7 +7,7 @@
 //! it may stand in. Bounded: past 2^26 line comparisons a stage finds nothing.
 
 use super::frame::{
-    Inference, between_fit, bracket_fit, first_difference, infer_frame, kept_lines, layout_fit,
+    Inference, between_fit, bracket_fit, edge_fit, first_difference, infer_frame, kept_lines, layout_fit,
     lines_kept, open_mid_line,
 };
 use super::lines::{
@@ -565,6 +565,12 @@ pub(super) fn try_stage(
                 } else {
                     None
                 };
+                // The line above opens a block: the replacement starts inside it.
+                let edge = match (edge_fit(lines.text, &a), edge_fit(lines.text, &b)) {
+                    (Some(true), Some(false)) => Some(Frame::Old),
+                    (Some(false), Some(true)) => Some(Frame::File),
+                    _ => None,
+                };
                 // A run of added lines between two siblings stands at their depth.
                 let between = if patch {
                     match (
@@ -608,6 +614,8 @@ pub(super) fn try_stage(
                         (Witness::Layout, layout),
                         (Witness::Minimal, minimal),
                         (Witness::Between, between),
+                        (Witness::Edge, edge),
+                        (Witness::Versions, inferred.versions),
                     ],
                     patch,
                 );
@@ -616,7 +624,7 @@ pub(super) fn try_stage(
                     &inferred,
                     (&a, &b),
                     (fit_old, fit_file),
-                    [brackets, layout, minimal, between],
+                    [brackets, layout, minimal, between, edge],
                     decided,
                     patch,
                     stage,
@@ -680,6 +688,8 @@ enum Witness {
     Layout,
     Minimal,
     Between,
+    Edge,
+    Versions,
 }
 
 impl Witness {
@@ -814,7 +824,7 @@ fn trace(
     inferred: &super::frame::Inference,
     (a, b): (&Replacement, &Replacement),
     (fit_old, fit_file): (super::frame::Fit, super::frame::Fit),
-    [brackets, layout, minimal, between]: [Option<Frame>; 4],
+    [brackets, layout, minimal, between, edge]: [Option<Frame>; 5],
     decided: Option<Frame>,
     patch: bool,
     stage: MatchStage,
@@ -834,7 +844,7 @@ fn trace(
         "brackets_raw": f(fit_old.against(&fit_file)), "brackets": f(brackets),
         "fit_old": [fit_old.agree, fit_old.disagree],
         "fit_file": [fit_file.agree, fit_file.disagree],
-        "layout": f(layout), "minimal": f(minimal), "between": f(between),
+        "layout": f(layout), "minimal": f(minimal), "between": f(between), "edge": f(edge), "versions": f(inferred.versions),
         "possible": inferred.possible, "plausible": inferred.plausible,
         "inferred": f(inferred.frame), "decided": f(decided),
     });
