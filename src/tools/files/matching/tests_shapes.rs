@@ -11,7 +11,11 @@
 //! one edit made on the tree as real commits make them: a line changed, a
 //! statement added or removed, lines wrapped in a new block or unwrapped from
 //! one. The span is what changed plus up to two lines of context each side (one
-//! to five lines); the intended file is the edited tree written out. The edit is
+//! to five lines); the intended file is the edited tree written out. An edit
+//! keeps the file well-formed: what it wraps starts with code (no header or
+//! `{ }` around blank lines only), a label, a chain's link or a scope's item is
+//! only renamed, and a line it adds (a statement, a new block's head) is one the
+//! file does not hold yet. The edit is
 //! then sent as it is, with its common indentation cut ("dedent") and with its
 //! first line's cut ("first-line"), `newText` in both conventions: cut like
 //! `oldText` ("old-frame") or at the file's indentation ("file-indent").
@@ -238,10 +242,36 @@ impl Lang {
             .collect()
     }
 
-    /// A new block around `body`, as an edit wraps lines.
-    fn wrap(&self, ch: &mut Ch<'_>, body: Vec<Item>) -> Item {
+    /// A new block around `body`, as an edit wraps lines. Its head is one
+    /// `file` does not hold yet when the shape has such a head: a new line
+    /// that repeats a line of the file at another depth (`if err != nil {`
+    /// nested in `if err != nil {`) is no edit a real commit makes, and text
+    /// alone cannot tell it from a copy.
+    fn wrap(&self, ch: &mut Ch<'_>, body: Vec<Item>, file: &[String]) -> Item {
+        let kinds = match self.shape {
+            Shape::Python | Shape::C | Shape::Js => 5,
+            Shape::Go => 4,
+            Shape::RustRaw => 3,
+        };
+        let at = ch.n(kinds);
+        let used = |item: &Item| match item {
+            Item::Block(b) => file.iter().any(|l| l.trim() == b.head[0].text),
+            Item::Lines(_) => false,
+        };
+        let mut first = None;
+        for i in 0..kinds {
+            let item = self.wrap_kind((at + i) % kinds, body.clone());
+            if !used(&item) {
+                return item;
+            }
+            first.get_or_insert(item);
+        }
+        first.expect("a shape has wrappers")
+    }
+
+    fn wrap_kind(&self, kind: usize, body: Vec<Item>) -> Item {
         match self.shape {
-            Shape::Python => match ch.n(5) {
+            Shape::Python => match kind {
                 4 => Item::Block(Block {
                     rest: vec![(vec![rel("except KeyError:")], vec![stmt("return None")])],
                     ..block("try:", body, "")
@@ -257,7 +287,7 @@ impl Lang {
                     "",
                 ),
             },
-            Shape::Go => match ch.n(4) {
+            Shape::Go => match kind {
                 3 => wrapper("go func() {", body, "}()"),
                 k => wrapper(
                     ["if err != nil {", "for _, v := range items {", "if ok {"][k],
@@ -265,7 +295,7 @@ impl Lang {
                     "}",
                 ),
             },
-            Shape::C => match ch.n(5) {
+            Shape::C => match kind {
                 3 => Item::Block(Block {
                     head: vec![rel("if (a &&"), ext("    ", "b) {")],
                     wrap: true,
@@ -289,11 +319,11 @@ impl Lang {
                 ),
             },
             Shape::RustRaw => wrapper(
-                ["for case in cases {", "if cfg!(unix) {", "{"][ch.n(3)],
+                ["for case in cases {", "if cfg!(unix) {", "{"][kind],
                 body,
                 "}",
             ),
-            Shape::Js => match ch.n(5) {
+            Shape::Js => match kind {
                 k @ 0..2 => wrapper(["if (x) {", "for (const v of items) {"][k], body, "}"),
                 2 => wrapper("setTimeout(() => {", body, "}, 100);"),
                 k => wrapper(
@@ -455,7 +485,7 @@ impl Lang {
             }),
             (Shape::Js, _) => {
                 let body = vec![self.stmt(ch)];
-                self.wrap(ch, body)
+                self.wrap(ch, body, &[])
             }
         }
     }
@@ -485,7 +515,7 @@ impl Lang {
             0..4 => self.stmt(ch),
             4 => {
                 let body = self.body(ch, depth + 1);
-                self.wrap(ch, body)
+                self.wrap(ch, body, &[])
             }
             5 => self.compound(ch, depth),
             6 => self.group(ch),
@@ -619,7 +649,6 @@ fn mutate(text: &str) -> String {
     }
 }
 
-/// An edit of a tree as commits make them; the name of what it did.
 /// A statement the edit adds: one the file does not hold yet, since a new
 /// line that repeats one of the replaced lines at another depth is what text
 /// alone cannot tell from a copy (a line moved by the edit is `wrap`'s and
@@ -638,6 +667,7 @@ fn fresh(lang: &Lang, ch: &mut Ch<'_>, file: &[String]) -> Item {
     stmt(&text)
 }
 
+/// An edit of a tree as commits make them; the name of what it did.
 fn edit_tree(lang: &Lang, tree: &mut Vec<Item>, ch: &mut Ch<'_>, file: &[String]) -> &'static str {
     let mut all = Vec::new();
     containers(tree, &mut Vec::new(), &mut all);
@@ -651,12 +681,15 @@ fn edit_tree(lang: &Lang, tree: &mut Vec<Item>, ch: &mut Ch<'_>, file: &[String]
             .unwrap_or(k);
     }
     let op = if labels { 0 } else { ch.n(6) };
+    // A label, a chain's link or a scope's item (`use super::*;`, `#[test]`,
+    // `.catch(fail);`) is renamed, never replaced by a statement: a statement
+    // written at a link's depth or in a module's scope is no code.
     let modify = |item: &mut Item, ch: &mut Ch<'_>| match item {
         Item::Lines(ls) => {
             let lines: Vec<usize> = (0..ls.len()).filter(|&j| !ls[j].text.is_empty()).collect();
             let j = lines[ch.n(lines.len())];
             let single = ls.len() == 1 && matches!(&ls[j].ind, Ind::Rel(x) if x.is_empty());
-            ls[j].text = if single && ch.n(2) == 1 {
+            ls[j].text = if single && !labels && ch.n(2) == 1 {
                 let Item::Lines(other) = fresh(lang, ch, file) else {
                     unreachable!()
                 };
@@ -680,7 +713,7 @@ fn edit_tree(lang: &Lang, tree: &mut Vec<Item>, ch: &mut Ch<'_>, file: &[String]
             let at = ch.n(c.len() + 1);
             let new = if ch.n(4) == 3 {
                 let body = vec![fresh(lang, ch, file)];
-                lang.wrap(ch, body)
+                lang.wrap(ch, body, file)
             } else {
                 fresh(lang, ch, file)
             };
@@ -696,9 +729,16 @@ fn edit_tree(lang: &Lang, tree: &mut Vec<Item>, ch: &mut Ch<'_>, file: &[String]
             "delete"
         }
         3 => {
+            // What is wrapped starts with code: a block around blank lines
+            // only (a Python header with no deeper line, an empty `{ }`) is
+            // no edit a commit makes.
+            let k = (0..c.len())
+                .map(|i| (k + i) % c.len())
+                .find(|&i| !c[i].is_blank())
+                .unwrap_or(k);
             let n = (1 + ch.n(2)).min(c.len() - k);
             let body: Vec<Item> = c.drain(k..k + n).collect();
-            let w = lang.wrap(ch, body);
+            let w = lang.wrap(ch, body, file);
             c.insert(k, w);
             "wrap"
         }
@@ -726,7 +766,10 @@ fn edit_tree(lang: &Lang, tree: &mut Vec<Item>, ch: &mut Ch<'_>, file: &[String]
             } else {
                 modify(&mut c[k], ch);
             }
-            c.insert(k + 1, fresh(lang, ch, file));
+            // The added line does not repeat the changed one either.
+            let mut seen = file.to_vec();
+            flatten(&c[k..=k], 0, "", &mut seen);
+            c.insert(k + 1, fresh(lang, ch, &seen));
             "modify+insert"
         }
     }
@@ -1547,5 +1590,139 @@ fn regression_hunk_go_leading_blank_line_old_frame() {
         "\n}\n",
         "\n}\nx := compute(y)\n",
         "func run(x int) error {\n\tif x > 0 {\n\t\tn++\n\t} else {\n\t\tn--\n\n\t}\n\tx := compute(y)\n\treturn err\n}\n",
+    );
+}
+
+/// C, dedent of one line (the anchored exact match), newText cut like
+/// oldText wrapping it in an `if` whose condition is continued: written as
+/// sent after the line's indentation, the `}` at column 0 under an `if` at 4.
+#[test]
+fn regression_c_continued_condition_wrap_exact_old_frame() {
+    right_or_refused(
+        "{\n    total += v;\n}\n",
+        "total += v;\n",
+        "if (a &&\n    b) {\n    total += v;\n}\n",
+        "{\n    if (a &&\n        b) {\n        total += v;\n    }\n}\n",
+    );
+}
+
+/// C, dedent of a `}` and the blank line after it (the anchored exact
+/// match), newText cut like oldText with a line added before the kept `}`:
+/// written as sent, the added line at the `if`'s depth and the `}` at
+/// column 0.
+#[test]
+fn regression_c_closer_blank_line_exact_old_frame() {
+    right_or_refused(
+        "{\n    if (p == NULL) {\n        x = compute(y);\n    }\n\n}\n",
+        "}\n\n",
+        "    total += v;\n}\n\n",
+        "{\n    if (p == NULL) {\n        x = compute(y);\n        total += v;\n    }\n\n}\n",
+    );
+}
+
+/// C, first-line slip of one line (the anchored exact match), an `#ifdef`
+/// block added after it at the file's indentation (`#ifdef` at column 0):
+/// every added line is indented again by the cut, the `#ifdef` at 4 and its
+/// statement at 8.
+#[test]
+fn regression_c_ifdef_insert_first_line_old_frame() {
+    right_or_refused(
+        "{\n    total += v;\n}\n",
+        "total += v;\n",
+        "total += v;\n#ifdef DEBUG\n    x = compute(y);\n#endif\n",
+        "{\n    total += v;\n#ifdef DEBUG\n    x = compute(y);\n#endif\n}\n",
+    );
+}
+
+/// C with tabs, dedent, newText cut like oldText adding an `if` whose
+/// condition is continued (a tab, then 4 spaces of alignment): the
+/// alignment is rewritten as tabs.
+#[test]
+fn regression_c_tab_aligned_continuation_insert_old_frame() {
+    right_or_refused(
+        "{\n\tx = compute(y);\n\tn++;\n}\n",
+        "x = compute(y);\nn++;\n",
+        "x = compute(y);\nn++;\nif (a &&\n    b) {\n\ttotal += v;\n}\n",
+        "{\n\tx = compute(y);\n\tn++;\n\tif (a &&\n\t    b) {\n\t\ttotal += v;\n\t}\n}\n",
+    );
+}
+
+/// apply_patch, C with tabs, dedent, new side cut like the old wrapping a
+/// line in an `if` whose condition is continued: the 4 spaces of alignment
+/// are rewritten as tabs.
+#[test]
+fn regression_hunk_c_tab_aligned_continuation_wrap_old_frame() {
+    hunk_right_or_refused(
+        "{\n\tx = compute(y);\n}\n",
+        "x = compute(y);\n",
+        "if (a &&\n    b) {\n\tx = compute(y);\n}\n",
+        "{\n\tif (a &&\n\t    b) {\n\t\tx = compute(y);\n\t}\n}\n",
+    );
+}
+
+/// apply_patch, C with tabs, dedent, the added lines at the file's
+/// indentation wrapping a line in an `if` whose condition is continued: the
+/// whole `if` is indented again, one level deeper than the `if (!p)` after
+/// it. (With a one-line `if (p == NULL) {` the same hunk is refused.)
+#[test]
+fn regression_hunk_c_continued_condition_wrap_file_frame() {
+    hunk_right_or_refused(
+        "{\n\tx = compute(y);\n\tif (!p)\n\t\treturn -1;\n}\n",
+        "x = compute(y);\nif (!p)\n\treturn -1;\n",
+        "\tif (a &&\n\t    b) {\n\t\tx = compute(y);\n\t}\nif (!p)\n\treturn -1;\n",
+        "{\n\tif (a &&\n\t    b) {\n\t\tx = compute(y);\n\t}\n\tif (!p)\n\t\treturn -1;\n}\n",
+    );
+}
+
+/// apply_patch, JavaScript, dedent: an old side of a blank line and `});`
+/// (the end of an `it` callback, cut to column 0) is placed at the outer
+/// `});`, where no blank line stands, and the added line lands in the
+/// `describe` callback. The same leading blank line as
+/// `regression_hunk_go_leading_blank_line_old_frame`, the line added before
+/// the closer.
+#[test]
+fn regression_hunk_js_leading_blank_line_old_frame() {
+    hunk_right_or_refused(
+        "describe(\"store\", function () {\n  it(\"loads\", () => {\n    const x = compute(y);\n\n  });\n});\n",
+        "\n});\n",
+        "\n  total += v;\n});\n",
+        "describe(\"store\", function () {\n  it(\"loads\", () => {\n    const x = compute(y);\n\n    total += v;\n  });\n});\n",
+    );
+}
+
+/// apply_patch, C, dedent, new side cut like the old: an old side of a blank
+/// line, a comment and `}` is placed where the comment and a `}` at column 0
+/// stand without the blank line (the function's end), and that comment is
+/// wrapped instead.
+#[test]
+fn regression_hunk_c_leading_blank_line_wrap_old_frame() {
+    hunk_right_or_refused(
+        "{\n    if (p == NULL) {\n        n++;\n\n        /* keep going */\n    }\n    /* keep going */\n}\n",
+        "\n    /* keep going */\n}\n",
+        "\n    while (n > 0) {\n        /* keep going */\n    }\n}\n",
+        "{\n    if (p == NULL) {\n        n++;\n\n        while (n > 0) {\n            /* keep going */\n        }\n    }\n    /* keep going */\n}\n",
+    );
+}
+
+/// apply_patch, Python, unslipped: an old side of a blank line, a statement
+/// and a blank line stands as whole lines at one place only, yet is refused
+/// as found twice (the leading line break read as the end of any line, as
+/// oldText's is). Not a wrong file, but the property asks an unslipped hunk
+/// of a unique old side to be applied.
+#[test]
+fn regression_hunk_python_leading_blank_line_unslipped() {
+    let text = "def load(path):\n    if x is None:\n        total += k\n\n        total += k\n\n    print(k)\n";
+    let p = plan_hunks(
+        text,
+        &[hunk_of(
+            "\n        total += k\n\n",
+            "\n        total += k\n        return x\n\n",
+        )],
+        false,
+    )
+    .expect("a unique old side is applied");
+    assert_eq!(
+        p.text,
+        "def load(path):\n    if x is None:\n        total += k\n\n        total += k\n        return x\n\n    print(k)\n"
     );
 }
