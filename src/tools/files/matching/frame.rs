@@ -150,7 +150,17 @@ pub(super) fn infer_frame(
     };
     // Read as written, newText's indentation is the file's own kind (tabs or
     // spaces), where the lines it replaces are indented at all.
-    let uses = |is: &[String], c: char| is.iter().any(|i| i.contains(c));
+    // Spaces after a tab align (`\t    b) {`): a line indents with what its
+    // indentation starts with.
+    let uses = |is: &[String], c: char| {
+        is.iter().any(|i| {
+            if c == ' ' {
+                i.starts_with(' ')
+            } else {
+                i.contains(c)
+            }
+        })
+    };
     let (file_tabs, file_spaces) = (uses(&file_indents, '\t'), uses(&file_indents, ' '));
     let same_kind = !(file_tabs || file_spaces)
         || ((!uses(&new_indents, '\t') || file_tabs) && (!uses(&new_indents, ' ') || file_spaces));
@@ -278,7 +288,10 @@ pub(super) fn infer_frame(
         plausible: [plausible(Frame::Old), plausible(Frame::File)],
         copies: voted,
         copies_split: old_votes > 0 && file_votes > 0,
+        // Exact copies, where there are any, say more than versions, which the
+        // edit changed (and may have moved with the change).
         versions: match version_votes {
+            _ if old_votes + file_votes > 0 => None,
             (o, 0) if o > 0 => Some(Frame::Old),
             (0, f) if f > 0 => Some(Frame::File),
             _ => None,
@@ -399,7 +412,10 @@ fn bracket_fit_within(hay: &str, r: &Replacement, after: bool) -> Fit {
     for line in r.text.lines() {
         scan_brackets(line, Side::New, &mut stack, &mut fit);
     }
-    for line in hay[r.end..].lines().take(if after { BRACKET_CONTEXT } else { 0 }) {
+    for line in hay[r.end..]
+        .lines()
+        .take(if after { BRACKET_CONTEXT } else { 0 })
+    {
         if !stack.iter().any(|e| e.2 == Side::New) {
             break;
         }
@@ -485,9 +501,11 @@ pub(super) fn layout_fit(hay: &str, r: &Replacement) -> Fit {
     for line in &before[before.len().saturating_sub(BRACKET_CONTEXT)..] {
         scan_brackets(line, Side::Before, &mut blocks, &mut unused);
     }
-    // A shell `case` pattern (`pat)`, `a|b)`) opens its arm like a bracket.
+    // A shell `case` pattern (`pat)`, `a|b)`) opens its arm like a bracket, and a
+    // braceless `if (x)` its one statement.
     let opens = |code: &str| {
         code.ends_with(['{', '(', '['])
+            || braceless_header(code)
             || (code.ends_with(')')
                 && !code.starts_with(')')
                 && code.matches(')').count() > code.matches('(').count())
@@ -673,12 +691,17 @@ pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
         return None;
     }
     let (fd, ad) = (columns(f.indent, 4), columns(a.indent, 4));
+    // The tail of a header continued from lines above (`    b) {`): the block
+    // it opens is indented from where the statement began, which is not here.
+    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
+    if count(&[')', ']']) > count(&['(', '[']) {
+        return None;
+    }
     if opens {
         return Some(fd > ad);
     }
     // A statement that ends on its line and closes nothing it did not open:
     // the line after it is its sibling.
-    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
     let plain = code.ends_with(';')
         && count(&['(', '[', '{']) == count(&[')', ']', '}'])
         && !code.starts_with(['}', ')', ']', '.'])
@@ -703,9 +726,7 @@ pub(super) fn braceless_header(core: &str) -> bool {
         .find_map(|k| code.strip_prefix(k))
         .map(str::trim_start);
     rest.is_some_and(|r| {
-        r.starts_with('(')
-            && r.ends_with(')')
-            && r.matches('(').count() == r.matches(')').count()
+        r.starts_with('(') && r.ends_with(')') && r.matches('(').count() == r.matches(')').count()
     })
 }
 

@@ -221,8 +221,8 @@ impl IndentMap {
         // spaces or spaces for tabs, read as columns. An oldText cut to no
         // indentation uses none: its lines take the file's prefix, alignment
         // spaces after a tab included.
-        let styles_differ = (uses(true, b'\t') && !uses(false, b'\t'))
-            || (uses(true, b' ') && !uses(false, b' '));
+        let styles_differ =
+            (uses(true, b'\t') && !uses(false, b'\t')) || (uses(true, b' ') && !uses(false, b' '));
         if styles_differ {
             Self::columns(pairs).or_else(|| Self::prefix(pairs))
         } else {

@@ -469,12 +469,19 @@ pub(super) fn anchor_at_indentation(
         }
         let code = first_new.trim_end();
         let last_word = code.rsplit([' ', ';']).next().unwrap_or("");
+        // A block opener, or a statement its line leaves open (`if (a &&`).
+        let unclosed =
+            code.matches(['(', '[', '{']).count() > code.matches([')', ']', '}']).count();
         let opens = code.ends_with(['{', '(', '[', ':'])
+            || unclosed
             || matches!(last_word, "then" | "do" | "else" | "in" | "begin");
         let below_deeper = later.first().is_some_and(|l| depth(l) > 0);
         // Or, for a one-line oldText, siblings as written (see below).
-        let siblings =
-            one_line && later.first().is_some_and(|l| depth(l) == 0) && !ends_something(first_new);
+        let siblings = one_line
+            && later
+                .first()
+                .is_some_and(|l| depth(l) == 0 && !directive(l))
+            && !ends_something(first_new);
         if opens || !(below_deeper || siblings) {
             return Err(both(true));
         }
@@ -493,7 +500,9 @@ pub(super) fn anchor_at_indentation(
         // whole indentation shallower than a statement it follows, which code
         // does not do; read relative to the line, the two stay siblings.
         let siblings = one_line
-            && later.first().is_some_and(|l| !l.starts_with([' ', '\t']))
+            && later
+                .first()
+                .is_some_and(|l| !l.starts_with([' ', '\t']) && !directive(l))
             && !first_new.starts_with([' ', '\t'])
             && !ends_something(first_new);
         // A copy of oldText's line where the file has it says the later lines

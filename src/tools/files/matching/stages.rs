@@ -7,8 +7,8 @@
 //! it may stand in. Bounded: past 2^26 line comparisons a stage finds nothing.
 
 use super::frame::{
-    Inference, between_fit, bracket_fit, edge_fit, first_difference, infer_frame, kept_lines, layout_fit,
-    lines_kept, open_mid_line,
+    Inference, between_fit, bracket_fit, edge_fit, first_difference, infer_frame, kept_lines,
+    layout_fit, lines_kept, open_mid_line,
 };
 use super::lines::{
     Frame, IndentMap, Indentation, Lines, Parts, Place, Replacement, Snippet, TrailMap, alike,
@@ -387,8 +387,10 @@ pub(super) fn try_stage(
     let typography = stage == MatchStage::Typography;
     // A snippet that starts with a line break starts at the end of a line; when
     // both do, that break is context and the snippets are whole lines after it.
+    // A hunk is whole lines already: its leading break is a blank line, which
+    // must stand in the file.
     let (old, new, cut) = match (old.strip_prefix('\n'), new.strip_prefix('\n')) {
-        (Some(o), Some(n)) if !o.is_empty() => (o, n, true),
+        (Some(o), Some(n)) if !o.is_empty() && scope.context.is_none() => (o, n, true),
         _ => (old, new, false),
     };
     let old_snippet = Snippet::new(old);
