@@ -296,7 +296,6 @@ pub(super) fn infer_frame(
             (0, f) if f > 0 => Some(Frame::File),
             _ => None,
         },
-        either,
         weak,
         first: first_says,
         first_unlike: first_at.filter(|_| !alike),
@@ -320,7 +319,6 @@ pub(super) struct Inference {
     /// An edit's lines that are versions of oldText's lines (not copies), when
     /// they all say one frame.
     pub(super) versions: Option<Frame>,
-    pub(super) either: bool,
     pub(super) weak: Option<Frame>,
     pub(super) first: Option<Frame>,
     pub(super) first_unlike: Option<Frame>,

@@ -555,7 +555,6 @@ pub(super) fn try_stage(
                 // depth of the line that opened its block.
                 let (fit_old, fit_file) =
                     (bracket_fit(lines.text, &a), bracket_fit(lines.text, &b));
-                let brackets = fit_old.against(&fit_file).filter(|f| inferred.can(*f));
                 // A patch's hunk has its neighbours written beside it.
                 let layout = if patch {
                     let (lo, lf) = (layout_fit(lines.text, &a), layout_fit(lines.text, &b));
@@ -626,7 +625,7 @@ pub(super) fn try_stage(
                     &inferred,
                     (&a, &b),
                     (fit_old, fit_file),
-                    [brackets, layout, minimal, between, edge],
+                    [layout, minimal, between, edge],
                     decided,
                     patch,
                     stage,
@@ -826,7 +825,7 @@ fn trace(
     inferred: &super::frame::Inference,
     (a, b): (&Replacement, &Replacement),
     (fit_old, fit_file): (super::frame::Fit, super::frame::Fit),
-    [brackets, layout, minimal, between, edge]: [Option<Frame>; 5],
+    [layout, minimal, between, edge]: [Option<Frame>; 4],
     decided: Option<Frame>,
     patch: bool,
     stage: MatchStage,
@@ -840,10 +839,10 @@ fn trace(
         "patch": patch, "stage": stage.name(),
         "start": a.start, "end": a.end, "old_text": a.text, "file_text": b.text,
         "copies": f(inferred.copies), "copies_split": inferred.copies_split,
-        "either": inferred.either, "weak": f(inferred.weak),
+"weak": f(inferred.weak),
         "first": f(inferred.first), "first_unlike": f(inferred.first_unlike),
         "base": f(inferred.base),
-        "brackets_raw": f(fit_old.against(&fit_file)), "brackets": f(brackets),
+        "brackets_raw": f(fit_old.against(&fit_file)),
         "fit_old": [fit_old.agree, fit_old.disagree],
         "fit_file": [fit_file.agree, fit_file.disagree],
         "layout": f(layout), "minimal": f(minimal), "between": f(between), "edge": f(edge), "versions": f(inferred.versions),
