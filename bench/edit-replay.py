@@ -257,7 +257,8 @@ def file_indent(perturb):
 def lossy(cls, old, new, ctx):
     """Whether the perturbation of (old, new) lost something no tool can restore from
     the call and the file, so that the expected bytes are not derivable: an added
-    line's own trailing whitespace (trailing-space), a whitespace-only line of oldText
+    line's own trailing whitespace (trailing-space), a line whose whitespace alone
+    the commit changed (trailing-space, tabs), a whitespace-only line of oldText
     that the slip empties while the commit's blank lines lack its whitespace
     (trailing-space and dedent, both conventions), a newText line outside the
     common prefix or a whitespace-only line inside it (dedent), a newText first line
@@ -274,6 +275,18 @@ def lossy(cls, old, new, ctx):
         blanks = [l for l in nlines if l.strip() == ""]
         if any(w not in nlines for w in ws_only) and blanks:
             return True
+    # The commit changed a line's whitespace alone (trailing blanks stripped, tabs
+    # turned to spaces): the slip of that same whitespace leaves a call that no
+    # longer says it.
+    base_cls = cls.split("/")[0]
+    removed = [l for l in olines if l not in nlines]
+    added = [l for l in nlines if l not in olines]
+    if base_cls == "trailing-space" and (
+            {l.rstrip() for l in removed} & {l.rstrip() for l in added}):
+        return True
+    if base_cls == "tabs" and ({l.strip() for l in removed if l.strip()}
+                               & {l.strip() for l in added if l.strip()}):
+        return True
     if cls.endswith("/file-indent"):
         return False
     cls = cls.split("/")[0]

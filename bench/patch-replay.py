@@ -496,8 +496,12 @@ def slip_chunk(cls, lines, tabs):
                                        if t != "+" and x.strip()])
         if not prefix:
             return lines, False
-        lossy = cls == "dedent-all" and any(t == "+" and x.strip() and not x.startswith(prefix)
-                                            for t, x in lines)
+        # An added line outside the prefix, or an added line of blanks alone
+        # (which the cut shortens, and no reading can lengthen again).
+        lossy = cls == "dedent-all" and any(
+            t == "+" and ((x.strip() and not x.startswith(prefix))
+                          or (not x.strip() and x.startswith(prefix) and x))
+            for t, x in lines)
         return [(t, x[len(prefix):] if (t != "+" or cls == "dedent-all")
                  and x.startswith(prefix) else x) for t, x in lines], lossy
     raise KeyError(cls)

@@ -149,13 +149,11 @@ pub fn plan_edit(
                     let line_start = hay[..s].rfind('\n').map_or(0, |i| i + 1);
                     let all = indented(&hay[line_start..s], &new, true);
                     let texts = [written.as_str(), relative.as_str(), all.as_str()];
+                    // Only one reading the brackets fit; two that fit (newText
+                    // from the line's start, and wholly relative to it) are
+                    // refused like any two readings nothing else tells apart.
                     match brackets_fitting(hay, line_start, e, &texts)[..] {
                         [i] => Ok(Some((line_start, texts[i].to_string()))),
-                        // newText from the line's start and wholly relative to it
-                        // both fit: the one not shallower than the line it
-                        // replaces (a first line meant at the file's indentation
-                        // would have carried it).
-                        [0, 2] => Ok(Some((line_start, all))),
                         _ => Err((written, relative)),
                     }
                 });

@@ -839,7 +839,7 @@ fn trace(
         "patch": patch, "stage": stage.name(),
         "start": a.start, "end": a.end, "old_text": a.text, "file_text": b.text,
         "copies": f(inferred.copies), "copies_split": inferred.copies_split,
-"weak": f(inferred.weak),
+        "weak": f(inferred.weak),
         "first": f(inferred.first), "first_unlike": f(inferred.first_unlike),
         "base": f(inferred.base),
         "brackets_raw": f(fit_old.against(&fit_file)),
