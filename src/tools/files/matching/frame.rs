@@ -42,7 +42,14 @@ pub(super) fn infer_frame(
     let mut by_core: HashMap<String, Vec<(&str, &str)>> = HashMap::new();
     // A line of punctuation alone (`}`, `);`) is in every block: a copy of it says
     // nothing about which one, so it does not vote.
-    let telling = |core: &str| core.chars().any(char::is_alphanumeric);
+    // Nor does a keyword that only ends a block (`fi`, `done`, `end`).
+    let telling = |core: &str| {
+        core.chars().any(char::is_alphanumeric)
+            && !matches!(
+                core.trim_end_matches(';'),
+                "fi" | "done" | "esac" | "end" | "else" | "then" | "do" | "endif" | "endfor"
+            )
+    };
     for (i, l) in old.lines.iter().enumerate() {
         let (o, f) = (parts(l), parts(lines.line(place.first + i)));
         if !o.blank() && o.indent != f.indent {
@@ -102,9 +109,11 @@ pub(super) fn infer_frame(
     }
     // The non-blank lines' indentation in oldText, in newText, and in the file's
     // lines at the place, which every test below reads.
+    // A preprocessor directive stands at column 0 in every frame: it tells
+    // nothing of one.
     let indents = |ls: &mut dyn Iterator<Item = &str>| -> Vec<String> {
         ls.map(parts)
-            .filter(|p| !p.blank())
+            .filter(|p| !p.blank() && !directive(p.core))
             .map(|p| p.indent.to_string())
             .collect()
     };
@@ -186,10 +195,13 @@ pub(super) fn infer_frame(
     let first_of = |ls: &[&str]| {
         ls.iter()
             .map(|l| parts(l))
-            .find(|p| !p.blank())
+            .find(|p| !p.blank() && !directive(p.core))
             .map(|p| (p.indent.to_string(), p.core.to_lowercase()))
     };
-    let anchor = old.lines.iter().position(|l| !parts(l).blank());
+    let anchor = old
+        .lines
+        .iter()
+        .position(|l| !parts(l).blank() && !directive(parts(l).core));
     let f0 = anchor.map(|a| parts(lines.line(place.first + a)).indent.to_string());
     let (first_old, first_new) = (first_of(&old.lines), first_of(&new.lines));
     let (o0, n0) = (
