@@ -290,19 +290,18 @@ fn fuzzy_keeps_the_following_line_intact() {
 #[test]
 fn an_anchored_one_liner_split_over_lines_is_told_by_its_brackets() {
     // `(` … `),` written from column 0 or relative to the line: both close
-    // where they open; the reading not shallower than the line is taken.
+    // where they open, so the brackets tell nothing: refused (once, the reading
+    // not shallower than the line was taken; a guess).
     let text = "    let rows = [\n        (\"1\", \"one\"),\n        (\"2\", \"two\"),\n    ];\n";
-    let r = apply_edit(
-        text,
-        "(\"2\", \"two\"),",
-        "(\n    \"2\",\n    \"two\",\n),",
-        false,
-    )
-    .unwrap();
-    assert_eq!(
-        r.text,
-        "    let rows = [\n        (\"1\", \"one\"),\n        (\n            \"2\",\n            \"two\",\n        ),\n    ];\n"
-    );
+    assert!(matches!(
+        apply_edit(
+            text,
+            "(\"2\", \"two\"),",
+            "(\n    \"2\",\n    \"two\",\n),",
+            false,
+        ),
+        Err(EditFailure::IndentAmbiguous { .. })
+    ));
     // Python: a `def` line's body is deeper than it, so the body of an
     // anchored one-line oldText's replacement is relative to the line.
     let text = "class A:\n    def f(self):\n        return 1\n";
