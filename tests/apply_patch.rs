@@ -268,6 +268,32 @@ fn offsets_whitespace_slips_and_two_places() {
     );
 }
 
+/// An envelope cannot say "no newline at end of file": a hunk that reaches the
+/// end of a file without one leaves it without one, whether its last line is
+/// context or replaced (codex's apply_patch adds one; `git apply` of the same
+/// change does not). A file that has one keeps it.
+#[test]
+fn an_envelope_keeps_the_final_newline_state_it_does_not_mention() {
+    let env = TestEnv::new();
+    for (name, body) in [
+        ("ctx.txt", "a\nb\nc"),
+        ("last.txt", "a\nb\nc"),
+        ("nl.txt", "a\nb\nc\n"),
+    ] {
+        env.write(name, body);
+    }
+    let patch = "*** Begin Patch\n\
+        *** Update File: ctx.txt\n@@\n a\n-b\n+B\n c\n*** End of File\n\
+        *** Update File: last.txt\n@@\n a\n b\n-c\n+C\n*** End of File\n\
+        *** Update File: nl.txt\n@@\n a\n b\n-c\n+C\n*** End of File\n\
+        *** End Patch\n";
+    let out = apply(&env, patch, &[]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(env.read("ctx.txt"), b"a\nB\nc");
+    assert_eq!(env.read("last.txt"), b"a\nb\nC");
+    assert_eq!(env.read("nl.txt"), b"a\nb\nC\n");
+}
+
 #[test]
 fn crlf_and_bom_are_kept_per_file() {
     let env = TestEnv::new();

@@ -668,12 +668,18 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
         let (Some(above), Some(below)) = (above, below) else {
             continue;
         };
-        if depth(above) != depth(below)
-            || opens(above)
-            || odd(below)
-            || odd(first)
-            || opens(first) && run.len() == 1
-        {
+        // After a plain statement (`let x = 1;`) the run is its sibling,
+        // whatever follows it (a `}` closing the block included).
+        let code_above = code(above);
+        let count = |cs: &[char]| code_above.chars().filter(|c| cs.contains(c)).count();
+        let plain = code_above.ends_with(';')
+            && count(&['(', '[', '{']) == count(&[')', ']', '}'])
+            && !code_above.starts_with(['}', ')', ']', '.'])
+            && !["return", "break", "continue", "goto", "throw", "exit"]
+                .iter()
+                .any(|w| code_above.starts_with(w));
+        let siblings = depth(above) == depth(below) && !odd(below);
+        if !(siblings || plain) || opens(above) || odd(first) || opens(first) && run.len() == 1 {
             continue;
         }
         let fits = depth(first) == depth(above);
