@@ -1,11 +1,14 @@
-//! Which frame `newText` is written in — `oldText`'s (shifted by the match's
-//! indentation mapping) or the file's (written as it is) — read from witnesses,
-//! and only when the two readings give different files: lines of `newText`
-//! that copy a line of `oldText` at one frame's indentation; the first and the
-//! outermost line; the brackets at the edges of the replacement (a line that
-//! starts with `}` stands under the line that opened its block); Python block
-//! headers. Witnesses that disagree, or none, refuse with both readings' first
-//! differing line (see [`first_difference`]).
+//! The witnesses of which frame `newText` is written in — `oldText`'s (shifted
+//! by the match's indentation mapping) or the file's (written as it is) — each
+//! reading one kind of evidence: copies and versions of `oldText`'s lines, the
+//! first and the outermost line, the brackets at the edges of the replacement
+//! (a line that starts with `}` stands under the line that opened its block)
+//! and Python block headers, the line above the replacement (the edge), a
+//! hunk's added runs among their siblings and their layout. Each only says;
+//! `stages::decide` takes a frame when they agree (the rule, and each
+//! witness's figures on tuned and held-out histories, are in the module doc of
+//! `matching`), and a refusal names both readings' first differing line (see
+//! [`first_difference`]).
 
 use super::lines::{
     Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, columns, directive,

@@ -322,17 +322,17 @@ pub fn plan_edits(text: &str, edits: &[(String, String, bool)]) -> Result<MultiP
 /// An exact match of `old` at `hay[s..e]` that starts right after a line's
 /// indentation and ends at the end of a line is a snippet of whole lines whose
 /// first line was copied without its indentation. Its replacement is then whole
-/// lines too: the span starts at the line's start, a non-blank first line of `new`
-/// gets the indentation back (as a literal replacement would), a blank one does
-/// not (an emptied line keeps no indentation). When `old` has several non-blank
-/// lines, the later ones matched the file as they are, so the later lines of `new`
-/// are in the file's frame and stand as written. When `old` is one line, they are
-/// in that line's frame (written relative to column 0) if any of them is less
-/// indented than the line; if every one is at least as deep, or `old` is one line
-/// followed by blank ones (the shape of a whole-line selection whose first line lost
-/// its indentation, too), either reading could be meant and the edit is refused
-/// (`Err`). `Ok(None)` when the match is not of that shape: a literal replacement
-/// it is.
+/// lines too: the span starts at the line's start, and the question is which
+/// lines of `new` take the indentation. A first line of text at the match's
+/// whole indentation: none (written as it stands). Otherwise the first line
+/// takes it when it is a version of `old`'s, or a new line that would stand
+/// shallower than its neighbours at column 0 (a directive or a label stands
+/// there as written); the later lines are as written when `old` has several
+/// non-blank lines (they matched the file as it stands), and for a one-line
+/// `old` a copy of it, sibling first lines and the edge witness tell (see the
+/// module doc). Whatever they do not decide, or decide both ways, is `Err` with
+/// the two readings (the caller lets the brackets pick one, else refuses).
+/// `Ok(None)` when the match is not of that shape: a literal replacement it is.
 pub(super) fn anchor_at_indentation(
     hay: &str,
     s: usize,

@@ -735,7 +735,12 @@ fn decide(inferred: &Inference, says: &[(Witness, Option<Frame>)], patch: bool) 
         alone |= w.decides_alone(patch);
     }
     match said {
-        Some(f) => (inferred.can(f) && !vetoed(f) && (alone || speakers >= 2)).then_some(f),
+        // The other reading cannot stand at all (newText's indentation is not
+        // the file's kind, or not placeable): one witness for this one is enough.
+        Some(f) => {
+            (inferred.can(f) && !vetoed(f) && (alone || speakers >= 2 || !inferred.can(other(f))))
+                .then_some(f)
+        }
         None => match (inferred.can(Frame::Old), inferred.can(Frame::File)) {
             (true, false) if !vetoed(Frame::Old) => Some(Frame::Old),
             (false, true) if !vetoed(Frame::File) => Some(Frame::File),
