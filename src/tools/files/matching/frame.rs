@@ -258,6 +258,15 @@ pub(super) fn infer_frame(
         // votes say nothing.
         std::cmp::Ordering::Equal => None,
     };
+    // Copies of punctuation lines (`}`) are in every block: they vote only
+    // beside a first line at the same frame's indentation.
+    let weak = if weak_old > weak_file && at_old {
+        Some(Frame::Old)
+    } else if weak_file > weak_old && at_file {
+        Some(Frame::File)
+    } else {
+        None
+    };
     let frame = match voted {
         // The first line against the copies: a kept line moved by the edit by
         // exactly the slip's depth looks like the other frame. Undecided.
@@ -269,33 +278,15 @@ pub(super) fn infer_frame(
         Some(f) if plausible(f) || !plausible(other(f)) => Some(f),
         Some(_) => None,
         None if either => None,
-        None => {
-            // Copies of punctuation lines (`}`) are in every block: they vote
-            // only beside a first line at the same frame's indentation.
-            let weak = if weak_old > weak_file && at_old {
-                Some(Frame::Old)
-            } else if weak_file > weak_old && at_file {
-                Some(Frame::File)
-            } else {
-                None
-            };
-            match weak.or(first_says).or(both_say) {
-                Some(f) if possible(f) && plausible(f) => Some(f),
-                Some(_) => None,
-                None => match (possible(Frame::Old), possible(Frame::File)) {
-                    (true, false) => Some(Frame::Old),
-                    (false, true) => Some(Frame::File),
-                    _ => None,
-                },
-            }
-        }
-    };
-    let weak = if weak_old > weak_file && at_old {
-        Some(Frame::Old)
-    } else if weak_file > weak_old && at_file {
-        Some(Frame::File)
-    } else {
-        None
+        None => match weak.or(first_says).or(both_say) {
+            Some(f) if possible(f) && plausible(f) => Some(f),
+            Some(_) => None,
+            None => match (possible(Frame::Old), possible(Frame::File)) {
+                (true, false) => Some(Frame::Old),
+                (false, true) => Some(Frame::File),
+                _ => None,
+            },
+        },
     };
     Inference {
         frame,
@@ -673,14 +664,7 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
         };
         // After a plain statement (`let x = 1;`) the run is its sibling,
         // whatever follows it (a `}` closing the block included).
-        let code_above = code(above);
-        let count = |cs: &[char]| code_above.chars().filter(|c| cs.contains(c)).count();
-        let plain = code_above.ends_with(';')
-            && count(&['(', '[', '{']) == count(&[')', ']', '}'])
-            && !code_above.starts_with(['}', ')', ']', '.'])
-            && !["return", "break", "continue", "goto", "throw", "exit"]
-                .iter()
-                .any(|w| code_above.starts_with(w));
+        let plain = plain_statement(&code(above));
         let siblings = depth(above) == depth(below) && !odd(below);
         if !(siblings || plain) || opens(above) || odd(first) || opens(first) && run.len() == 1 {
             continue;
@@ -721,12 +705,7 @@ pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
     }
     // A statement that ends on its line and closes nothing it did not open:
     // the line after it is its sibling.
-    let plain = code.ends_with(';')
-        && count(&['(', '[', '{']) == count(&[')', ']', '}'])
-        && !code.starts_with(['}', ')', ']', '.'])
-        && !["return", "break", "continue", "goto", "throw", "exit"]
-            .iter()
-            .any(|w| code.starts_with(w));
+    let plain = plain_statement(code);
     // A line that only closes (`}`, `});`): the statement it ends is done, and
     // the next one stands beside it.
     let closes_only = !code.is_empty() && code.chars().all(|c| "})];,".contains(c));
@@ -747,6 +726,21 @@ pub(super) fn braceless_header(core: &str) -> bool {
     rest.is_some_and(|r| {
         r.starts_with('(') && r.ends_with(')') && r.matches('(').count() == r.matches(')').count()
     })
+}
+
+/// A statement that ends on its line (`x = f(a);`) and closes nothing it did
+/// not open: the next line is its sibling (after `return` or `break`, a block
+/// may end instead).
+fn plain_statement(code: &str) -> bool {
+    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
+    // A line that starts with a quote ends a multi-line string (`"#;`, `""")`,
+    // `` `; ``): its indentation is the string's, not the code's.
+    code.ends_with(';')
+        && count(&['(', '[', '{']) == count(&[')', ']', '}'])
+        && !code.starts_with(['}', ')', ']', '.', '"', '\'', '`'])
+        && !["return", "break", "continue", "goto", "throw", "exit"]
+            .iter()
+            .any(|w| code.starts_with(w))
 }
 
 /// A Python block header: a compound statement's keyword, and a colon ending

@@ -364,6 +364,9 @@ pub(super) fn anchor_at_indentation(
     let later: Vec<&str> = body.iter().skip(1).copied().filter(|l| !blank(l)).collect();
     let old_lines: Vec<&str> = old.strip_suffix('\n').unwrap_or(old).split('\n').collect();
     let one_line = old_lines.len() == 1;
+    // One line and blank ones after it: as one line, for what tells newText's
+    // later lines apart.
+    let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
     let old_line = old_lines[0].trim();
     // A one-line oldText's copies among newText's later lines, by indentation:
     // at the match's whole indentation they stand as the file has them, at none
@@ -371,7 +374,7 @@ pub(super) fn anchor_at_indentation(
     let copies: Vec<&str> = body
         .iter()
         .skip(1)
-        .filter(|l| one_line && !old_line.is_empty() && l.trim() == old_line)
+        .filter(|l| (one_line || undecided) && !old_line.is_empty() && l.trim() == old_line)
         .map(|l| &l[..depth(l)])
         .collect();
     let both = |first_cut: bool| {
@@ -488,7 +491,6 @@ pub(super) fn anchor_at_indentation(
     // match's indentation. A multi-line oldText's later lines matched the file
     // as it stands, so newText's later lines are as written. A one-line
     // oldText's (or one whose later lines are blank) say nothing of that.
-    let undecided = !one_line && old_lines.iter().skip(1).all(|l| blank(l));
     let write = |framed: bool| indented(indent, new, framed);
     if (one_line || undecided) && !later.is_empty() {
         // newText's first line and the next are siblings as written (both

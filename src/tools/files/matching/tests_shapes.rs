@@ -1804,3 +1804,16 @@ fn regression_heldout_hunk_c_braceless_if_old_frame() {
         "void f(void)\n{\n\tif (style == 2) {\n\t\tif (wide)\n\t\t\tprint(a, 2);\n\t\telse\n\t\t\tprint(b, 2);\n\t}\n}\n",
     );
 }
+
+/// C, dedent, newText cut like oldText: oldText is a closing `}` and a blank
+/// line; newText's first line at the `}`'s indentation and the `}` itself cut
+/// to column 0 disagree: refused, never written as given.
+#[test]
+fn regression_c_closer_and_blank_old_frame() {
+    right_or_refused(
+        "{\n    switch (x) {\n    default:\n        x = compute(y);\n        break;\n    }\n\n}\n",
+        "}\n\n",
+        "    total += v;\n}\n\n",
+        "{\n    switch (x) {\n    default:\n        x = compute(y);\n        break;\n        total += v;\n    }\n\n}\n",
+    );
+}
