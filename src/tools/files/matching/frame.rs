@@ -11,8 +11,8 @@
 //! [`first_difference`]).
 
 use super::lines::{
-    Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, columns, directive,
-    is_indent_byte, parts,
+    Frame, Lines, Place, Replacement, Snippet, alike, ascii_typography, bracket_balance, columns,
+    directive, ends_with_block_keyword, is_indent_byte, parts,
 };
 use similar::{Algorithm, DiffOp};
 use std::collections::HashMap;
@@ -416,14 +416,13 @@ fn bracket_fit_within(hay: &str, r: &Replacement, after: bool) -> Fit {
     for line in r.text.lines() {
         scan_brackets(line, Side::New, &mut stack, &mut fit);
     }
-    for line in hay[r.end..]
-        .lines()
-        .take(if after { BRACKET_CONTEXT } else { 0 })
-    {
-        if !stack.iter().any(|e| e.2 == Side::New) {
-            break;
+    if after {
+        for line in hay[r.end..].lines().take(BRACKET_CONTEXT) {
+            if !stack.iter().any(|e| e.2 == Side::New) {
+                break;
+            }
+            scan_brackets(line, Side::After, &mut stack, &mut fit);
         }
-        scan_brackets(line, Side::After, &mut stack, &mut fit);
     }
     // Python's blocks have no brackets: a header (`def …:`, `if …:`) is
     // followed by a deeper line. Each pair of consecutive non-blank lines that
@@ -610,12 +609,11 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
     let code = |l: &str| parts(l).core.trim_end().to_string();
     let opens = |l: &str| {
         let c = code(l);
-        let last = c.rsplit([' ', ';']).next().unwrap_or("");
         c.ends_with(['{', '(', '[', ':', '\\'])
             || ["=", "&&", "||", "+", "-", "|", "->", "=>", "?"]
                 .iter()
                 .any(|t| c.ends_with(t))
-            || matches!(last, "then" | "do" | "else" | "in" | "begin")
+            || ends_with_block_keyword(&c)
             || open_bracket(&c).is_some()
             || braceless_header(&c)
     };
@@ -732,11 +730,10 @@ pub(super) fn braceless_header(core: &str) -> bool {
 /// not open: the next line is its sibling (after `return` or `break`, a block
 /// may end instead).
 fn plain_statement(code: &str) -> bool {
-    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
     // A line that starts with a quote ends a multi-line string (`"#;`, `""")`,
     // `` `; ``): its indentation is the string's, not the code's.
     code.ends_with(';')
-        && count(&['(', '[', '{']) == count(&[')', ']', '}'])
+        && bracket_balance(code) == 0
         && !code.starts_with(['}', ')', ']', '.', '"', '\'', '`'])
         && !["return", "break", "continue", "goto", "throw", "exit"]
             .iter()

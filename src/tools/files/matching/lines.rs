@@ -397,3 +397,18 @@ pub(super) fn directive(line: &str) -> bool {
                 | "line"
         )
 }
+
+/// Brackets a line of code opens minus those it closes (strings not skipped:
+/// a witness's count, not a parser's): above 0 the line leaves one open (`if (a
+/// &&`), below 0 it ends one opened above (`b);`).
+pub(super) fn bracket_balance(code: &str) -> isize {
+    let count = |cs: [char; 3]| code.chars().filter(|c| cs.contains(c)).count() as isize;
+    count(['(', '[', '{']) - count([')', ']', '}'])
+}
+
+/// A line whose last word opens a block in the languages that spell blocks
+/// with words (`then`, `do`, `else`, `in`, `begin`).
+pub(super) fn ends_with_block_keyword(code: &str) -> bool {
+    let last = code.rsplit([' ', ';']).next().unwrap_or("");
+    matches!(last, "then" | "do" | "else" | "in" | "begin")
+}

@@ -6,7 +6,7 @@
 use super::applied::not_found;
 use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
 use super::frame::{brackets_fitting, edge_fit};
-use super::lines::{Replacement, alike, directive};
+use super::lines::{Replacement, alike, bracket_balance, directive, ends_with_block_keyword};
 use super::refusal::{EditFailure, MultiFailure, line_numbers};
 use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
 use memchr::memmem;
@@ -377,25 +377,23 @@ pub(super) fn anchor_at_indentation(
         .filter(|l| (one_line || undecided) && !old_line.is_empty() && l.trim() == old_line)
         .map(|l| &l[..depth(l)])
         .collect();
+    // The readings a refusal names: newText as written, against newText
+    // wholly relative to the line (or only its first line cut like oldText's).
+    let relative = indented(indent, new, true);
     let both = |first_cut: bool| {
         (
             new.to_string(),
             if first_cut {
                 format!("{indent}{new}")
             } else {
-                indented(indent, new, true)
+                relative.clone()
             },
         )
     };
-    // newText's first line of text already carries the indentation the match
-    // starts after (oldText's does not): newText is written at the file's
-    // indentation, as a model writes it after reading the file. Its lines stand
-    // as written, from the line's start; putting the indentation in front again
-    // would double it. A copy cut like oldText says otherwise: undecided.
     // The edge witness (the line above the match opens a block, or is a plain
     // statement whose sibling the first line is) for newText as written against
     // newText relative to the line: `Some(true)` when it speaks for as written.
-    let edge = |relative: &str| {
+    let edge = || {
         let fit = |text: &str| {
             edge_fit(
                 hay,
@@ -406,14 +404,33 @@ pub(super) fn anchor_at_indentation(
                 },
             )
         };
-        match (fit(new), fit(relative)) {
+        match (fit(new), fit(&relative)) {
             (Some(true), Some(false)) => Some(true),
             (Some(false), Some(true)) => Some(false),
             _ => None,
         }
     };
+    // newText's first line and the next are siblings as written (both
+    // unindented), and the first ends nothing (it closes no bracket it did not
+    // open, ends no string, and is no statement after which a block ends:
+    // `pass`, `return`, `fi`). As written, the next line would stand a whole
+    // indentation shallower than a statement it follows, which code does not
+    // do; read relative to the line, the two stay siblings. (One-line oldText
+    // only: a multi-line one's later lines matched the file as they are.)
+    let siblings = one_line
+        && later
+            .first()
+            .is_some_and(|l| depth(l) == 0 && !directive(l))
+        && !first_new.starts_with([' ', '\t'])
+        && !ends_something(first_new);
+    // newText's first line of text already carries the indentation the match
+    // starts after (oldText's does not): newText is written at the file's
+    // indentation, as a model writes it after reading the file. Its lines stand
+    // as written, from the line's start; putting the indentation in front again
+    // would double it. A copy cut like oldText, or the edge, says otherwise:
+    // undecided.
     if !first_text.is_empty() && first_text.starts_with(indent) {
-        if copies.contains(&"") || edge(&indented(indent, new, true)) == Some(false) {
+        if copies.contains(&"") || edge() == Some(false) {
             return Err(both(false));
         }
         return Ok(Some((line_start, new.to_string())));
@@ -468,21 +485,13 @@ pub(super) fn anchor_at_indentation(
             }
             return Err(both(false));
         }
-        let code = first_new.trim_end();
-        let last_word = code.rsplit([' ', ';']).next().unwrap_or("");
         // A block opener, or a statement its line leaves open (`if (a &&`).
-        let unclosed =
-            code.matches(['(', '[', '{']).count() > code.matches([')', ']', '}']).count();
+        let code = first_new.trim_end();
         let opens = code.ends_with(['{', '(', '[', ':'])
-            || unclosed
-            || matches!(last_word, "then" | "do" | "else" | "in" | "begin");
+            || bracket_balance(code) > 0
+            || ends_with_block_keyword(code);
         let below_deeper = later.first().is_some_and(|l| depth(l) > 0);
-        // Or, for a one-line oldText, siblings as written (see below).
-        let siblings = one_line
-            && later
-                .first()
-                .is_some_and(|l| depth(l) == 0 && !directive(l))
-            && !ends_something(first_new);
+        // Or siblings as written (above).
         if opens || !(below_deeper || siblings) {
             return Err(both(true));
         }
@@ -493,18 +502,6 @@ pub(super) fn anchor_at_indentation(
     // oldText's (or one whose later lines are blank) say nothing of that.
     let write = |framed: bool| indented(indent, new, framed);
     if (one_line || undecided) && !later.is_empty() {
-        // newText's first line and the next are siblings as written (both
-        // unindented), and the first ends nothing (it closes no bracket it did
-        // not open, ends no string, and is no statement after which a block
-        // ends: `pass`, `return`, `fi`). As written, the next line would stand a
-        // whole indentation shallower than a statement it follows, which code
-        // does not do; read relative to the line, the two stay siblings.
-        let siblings = one_line
-            && later
-                .first()
-                .is_some_and(|l| !l.starts_with([' ', '\t']) && !directive(l))
-            && !first_new.starts_with([' ', '\t'])
-            && !ends_something(first_new);
         // A copy of oldText's line where the file has it says the later lines
         // stand as written; a copy cut like oldText, or the siblings, that they
         // were cut too. Both at once: a copy the edit moved by exactly the
@@ -531,12 +528,11 @@ pub(super) fn anchor_at_indentation(
 /// is a statement after which a block ends in languages without braces.
 fn ends_something(line: &str) -> bool {
     let code = line.trim();
-    let count = |cs: &[char]| code.chars().filter(|c| cs.contains(c)).count();
     let word = code
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .next()
         .unwrap_or("");
-    count(&[')', ']', '}']) > count(&['(', '[', '{'])
+    bracket_balance(code) < 0
         || code.matches("\"\"\"").count() % 2 == 1
         || code.matches("'''").count() % 2 == 1
         || code.starts_with(['}', ')', ']'])
