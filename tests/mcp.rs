@@ -104,7 +104,9 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
         );
         assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
         let hints = t.annotations.as_ref().expect("hints");
-        assert!(hints.title.is_some());
+        // The title is sent once, at the top.
+        assert!(t.title.is_some());
+        assert!(hints.title.is_none());
     }
     // The plain subset only: `limit`'s minimum is gone, its description stays.
     let grep = tool(&tools, "grep");
@@ -113,18 +115,23 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
     assert_eq!(limit["type"], "integer");
     assert_eq!(grep.input_schema["required"], json!(["pattern"]));
 
+    // Hints as a client reads them: an absent one is the protocol's default
+    // (read-only false, destructive true, idempotent false, open-world true).
     for name in ["read", "ls", "grep", "find", "websearch", "webfetch"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
         assert_eq!(h.read_only_hint, Some(true), "{name}");
     }
     for name in ["write", "edit", "bash", "process"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.read_only_hint, Some(false), "{name}");
-        assert_eq!(h.destructive_hint, Some(true), "{name}");
+        assert_eq!(h.read_only_hint.unwrap_or(false), false, "{name}");
+        assert!(h.destructive_hint.unwrap_or(true), "{name}");
     }
+    let todo = tool(&tools, "todo_set").annotations.clone().unwrap();
+    assert_eq!(todo.destructive_hint, Some(false));
+    assert_eq!(todo.idempotent_hint, Some(true));
     for name in ["websearch", "webfetch"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.open_world_hint, Some(true), "{name}");
+        assert!(h.open_world_hint.unwrap_or(true), "{name}");
     }
     for name in ["read", "write", "edit", "grep", "bash", "todo_set"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
@@ -214,14 +221,11 @@ async fn calls_map_text_json_and_errors() {
     assert_eq!(structured["replacements"], 1);
     let diff = structured["diff"].as_str().expect("a diff");
     assert!(diff.contains("-beta\n+gamma\n"), "{diff}");
-    // The JSON block is also text content, pretty-printed, after the summary.
+    // The text is sent once: the record is structuredContent, not a second text
+    // block the model would read again.
     let parts = texts(&edit);
-    assert_eq!(parts.len(), 2, "{parts:?}");
-    assert_eq!(
-        serde_json::from_str::<Value>(&parts[1]).unwrap(),
-        structured
-    );
-    assert!(parts[1].contains("\n  \"path\""), "{}", parts[1]);
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert!(!parts[0].contains("\"replacements\""), "{}", parts[0]);
     assert_eq!(env.read_string("notes.txt"), "alpha\ngamma\n");
 
     // Bad input is the tool's own error, naming the field.
