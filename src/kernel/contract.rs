@@ -19,7 +19,8 @@ pub struct ToolDescriptor {
 
 impl ToolDescriptor {
     /// The descriptor as a model is shown it (MCP's `tools/list`, `schema --for`):
-    /// input keys marked `"deprecated": true` are left out, and a tool that takes
+    /// input keys marked `"deprecated": true` are left out, a key of several
+    /// types one of which is a string is shown as a string, and a tool that takes
     /// no input says so as `{"type":"object","properties":{},
     /// "additionalProperties":false}`.
     ///
@@ -55,6 +56,18 @@ pub fn model_schema(schema: &JsonSchema) -> JsonSchema {
                 .map(|(k, _)| k.clone())
                 .collect();
             props.retain(|k, _| !hidden.contains(k));
+            // A key taking several types, one of them a string (`"30s"` or `30`),
+            // is shown as a string: Gemini's function declarations and strict
+            // modes take one type a key, and the tool reads every value in its
+            // string form too (`"true"`, `"-"`, `"5"`).
+            for s in props.values_mut() {
+                if let Some(Value::Array(types)) = s.get("type")
+                    && types.iter().any(|t| t == "string")
+                    && let Value::Object(s) = s
+                {
+                    s.insert("type".into(), Value::from("string"));
+                }
+            }
             hidden
         }
         _ => Vec::new(),
@@ -138,6 +151,11 @@ mod tests {
                 json!({"type": "object", "properties": {}, "additionalProperties": false})
             );
         }
+        let union = json!({"type": "object", "properties": {"wait": {"type": ["boolean", "string", "integer"]}, "n": {"type": ["integer", "null"]}}});
+        assert_eq!(
+            model_schema(&union)["properties"],
+            json!({"wait": {"type": "string"}, "n": {"type": ["integer", "null"]}})
+        );
         // Only deprecated keys: the tool takes no input a model should send.
         let only = json!({"type": "object", "properties": {"old": {"type": "string", "deprecated": true}}});
         assert_eq!(
