@@ -358,7 +358,13 @@ pub struct ServeOptions {
 /// not messages, and requests before `initialize`, are answered with JSON-RPC errors
 /// (see [`LineTransport`]). Returns an error only when the transport itself fails.
 pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
-    serve_stdio_with(tool_box, &UpstreamTools::new(), ServeOptions::default(), stop).await
+    serve_stdio_with(
+        tool_box,
+        &UpstreamTools::new(),
+        ServeOptions::default(),
+        stop,
+    )
+    .await
 }
 
 /// [`serve_stdio`] for an aggregator: grafted tools listed with their

@@ -145,7 +145,11 @@ mod tests {
                 "required": ["pattern"]
             })
         );
-        for empty in [json!({}), json!({"type": "object"}), json!({"type": "object", "properties": {}})] {
+        for empty in [
+            json!({}),
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+        ] {
             assert_eq!(
                 model_schema(&empty),
                 json!({"type": "object", "properties": {}, "additionalProperties": false})

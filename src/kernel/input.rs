@@ -632,7 +632,10 @@ mod strict_tests {
         assert!(!message.contains("zz20"), "{message}");
         // A second spelling is taken but not offered; a tool without keys says so.
         let with_old = serde_json::json!({"type": "object", "properties": {"a": {}, "old": {"deprecated": true}}});
-        assert_eq!(unknown_keys("t", &with_old, &serde_json::json!({"old": 1})), None);
+        assert_eq!(
+            unknown_keys("t", &with_old, &serde_json::json!({"old": 1})),
+            None
+        );
         assert_eq!(
             unknown_keys("t", &with_old, &serde_json::json!({"qqqq": 1})).unwrap(),
             "Invalid input for t: unknown key \"qqqq\". t takes: a."

@@ -161,7 +161,9 @@ fn find(all: &[Tool], listed: &Mutex<Vec<String>>, input: &Value) -> Result<Stri
             names.join(", ")
         ));
     }
-    let shown = found.len().min(usize::try_from(limit).unwrap_or(usize::MAX));
+    let shown = found
+        .len()
+        .min(usize::try_from(limit).unwrap_or(usize::MAX));
     let mut out = String::new();
     for tool in &found[..shown] {
         let loaded = if listed.iter().any(|n| n == tool.name.as_ref()) {
@@ -245,24 +247,35 @@ mod tests {
     use super::*;
 
     fn tool(name: &str, title: &str, description: &str) -> Tool {
-        Tool::new(name.to_string(), description.to_string(), object(json!({"type": "object"})))
-            .with_title(title)
+        Tool::new(
+            name.to_string(),
+            description.to_string(),
+            object(json!({"type": "object"})),
+        )
+        .with_title(title)
     }
 
     fn all() -> Vec<Tool> {
         vec![
             tool("read", "Read file", "Show a file's lines."),
-            tool("process", "Background jobs", "Start, poll and stop background jobs."),
-            tool("webfetch", "Fetch web page", "Fetch a URL. Return it as text."),
+            tool(
+                "process",
+                "Background jobs",
+                "Start, poll and stop background jobs.",
+            ),
+            tool(
+                "webfetch",
+                "Fetch web page",
+                "Fetch a URL. Return it as text.",
+            ),
         ]
     }
 
     #[test]
     fn ranks_name_then_title_then_description() {
         let all = all();
-        let names = |q: &str| -> Vec<String> {
-            rank(&all, q).iter().map(|t| t.name.to_string()).collect()
-        };
+        let names =
+            |q: &str| -> Vec<String> { rank(&all, q).iter().map(|t| t.name.to_string()).collect() };
         assert_eq!(names("web page"), ["webfetch"]);
         assert_eq!(names("background job"), ["process"]);
         assert_eq!(names("file"), ["read"]);
@@ -276,15 +289,24 @@ mod tests {
         let text = find(&all, &listed, &json!({"query": "fetch a web page"})).unwrap();
         assert!(text.starts_with("webfetch: Fetch a URL."), "{text}");
         let refused = find(&all, &listed, &json!({"query": "x", "limt": 2})).unwrap_err();
-        assert!(refused.contains("unknown key \"limt\"; did you mean \"limit\"?"), "{refused}");
+        assert!(
+            refused.contains("unknown key \"limt\"; did you mean \"limit\"?"),
+            "{refused}"
+        );
         let (text, changed) = load(&all, &listed, &json!({"names": ["webfetch"]})).unwrap();
         assert!(changed);
-        assert!(text.starts_with("Loaded webfetch. Input schemas:\nwebfetch: {"), "{text}");
+        assert!(
+            text.starts_with("Loaded webfetch. Input schemas:\nwebfetch: {"),
+            "{text}"
+        );
         assert_eq!(*listed.lock().unwrap(), ["read", "webfetch"]);
         let (_, changed) = load(&all, &listed, &json!({"names": ["webfetch"]})).unwrap();
         assert!(!changed);
         let e = load(&all, &listed, &json!({"names": ["webfetc"]})).unwrap_err();
-        assert_eq!(e, "No tool called \"webfetc\" (did you mean \"webfetch\"?); find_tool lists them.");
+        assert_eq!(
+            e,
+            "No tool called \"webfetc\" (did you mean \"webfetch\"?); find_tool lists them."
+        );
         let text = find(&all, &listed, &json!({"query": "fetch"})).unwrap();
         assert!(text.starts_with("webfetch (in your list):"), "{text}");
     }
