@@ -126,7 +126,7 @@ fn sessions_and_panes_are_created_once_and_reused() {
         safe(json!({"session": "indus-default-ops"})),
     );
     assert_eq!(again["created"], false);
-    assert_eq!(again["shared_pane_id"], r["shared_pane_id"]);
+    assert_eq!(again["sharedPaneId"], r["sharedPaneId"]);
     let (p, code) = s.call(
         "tmux-create-pane",
         safe(json!({"session": "ops", "pane": "worker"})),
