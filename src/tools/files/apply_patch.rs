@@ -63,7 +63,7 @@ impl Tool for ApplyPatchTool {
             "type": "object",
             "description": "The files the patch changed (or would change, with check).",
             "properties": {
-                "format": { "type": "string", "enum": ["codex", "unified"] },
+                "format": { "type": "string", "enum": ["envelope", "unified"], "description": "envelope: codex's *** Begin Patch format; unified: a unified diff." },
                 "applied": { "type": "boolean", "description": "False for check: nothing was written." },
                 "diff": { "type": "string", "description": "The change as a unified diff." },
                 "files": {
