@@ -479,3 +479,26 @@ fn agents_get_a_500_line_window_and_people_the_whole_budget() {
     let out = batch(&env, &[], &[("read", json!({"path": "big.txt"}))], &[]);
     assert_eq!(out[0]["output"]["endLine"], 500);
 }
+
+#[test]
+fn a_file_larger_than_edit_changes_is_read_without_a_hash() {
+    let env = TestEnv::new();
+    // Sparse: one line, then zeros (past the 8 KiB binary sniff) to just over 128 MiB.
+    let head = format!(
+        "first line\n{}",
+        format!("{}\n", "x".repeat(99)).repeat(100)
+    );
+    let path = env.write("huge.txt", head);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(128 * 1024 * 1024 + 1).unwrap();
+    let r = read_json(&env, &["huge.txt", "--limit", "1"]);
+    assert_eq!(r["lines"], json!(["first line"]));
+    assert_eq!(r["sha256"], Value::Null, "no edit could use it");
+    let schemas = output_schemas(&env, "all");
+    let schema = schemas["read"].as_ref().unwrap();
+    assert_eq!(violations(schema, &r), Vec::<String>::new());
+    // At the limit it is hashed.
+    file.set_len(128 * 1024 * 1024).unwrap();
+    let r = read_json(&env, &["huge.txt", "--limit", "1"]);
+    assert_eq!(r["sha256"].as_str().map(str::len), Some(64));
+}

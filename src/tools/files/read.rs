@@ -10,8 +10,10 @@
 //! byte-stable header and `cat -n` rows), and a record for programs — the shown
 //! lines without their numbers, the window (`startLine`, `endLine`, `totalLines`,
 //! `nextOffset`), and the SHA-256 of the whole file, hashed during the same pass,
-//! which is the value `edit`'s `expectSha256` accepts. The command line's plain
-//! text face reads no record, so there the record and the hash are skipped.
+//! which is the value `edit`'s `expectSha256` accepts (null over `edit`'s 128 MiB,
+//! where no edit could use it and the hash would cost more than the read). The
+//! command line's plain text face reads no record, so there the record and the
+//! hash are skipped.
 //!
 //! On an agent's face ([`ToolContext::agent_face`]) a read without `limit` shows
 //! at most [`AGENT_WINDOW`] lines and cuts each line at [`AGENT_LINE_WIDTH`]
@@ -33,6 +35,7 @@ use crate::kernel::{
     define_tool,
 };
 use crate::tools::clamp_for;
+use crate::tools::files::edit::EDIT_MAX_BYTES;
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
 
 /// How much of the start is sniffed for NUL bytes.
@@ -462,7 +465,7 @@ impl Tool for ReadTool {
             Ok(abs) => abs,
             Err(message) => return ToolResult::failure(message),
         };
-        match ctx.fs.stat(&abs).await {
+        let size = match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {
                 return ToolResult::failure(format!("{path} is a directory; use ls to list it."));
             }
@@ -472,9 +475,9 @@ impl Tool for ReadTool {
                     crate::tools::not_regular(path, &info)
                 ));
             }
-            Ok(_) => {}
+            Ok(info) => info.size,
             Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
-        }
+        };
         let reader = match ctx.fs.open_read(&abs).await {
             Ok(r) => r,
             Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
@@ -490,7 +493,10 @@ impl Tool for ReadTool {
             budget: ctx.budget.max_bytes,
             width,
             // Only a record carries the hash; the plain text face reads none.
-            hash: ctx.record_rows,
+            // A file larger than edit changes is not hashed: no expectSha256
+            // can use it, and hashing would cost more than the streamed read
+            // (~4 s a GiB without SHA instructions).
+            hash: ctx.record_rows && size <= EDIT_MAX_BYTES as u64,
         };
         let cancel = ctx.cancel.clone();
         let scan = match blocking(move || scan(reader, window, &cancel)).await {
@@ -554,7 +560,7 @@ fn output_schema() -> JsonSchema {
             "totalLines": { "type": "integer", "minimum": 0, "description": "Lines in the file (a last line without a newline counts)." },
             "remainingLines": { "type": "integer", "minimum": 0, "description": "Lines after endLine." },
             "nextOffset": { "type": ["integer", "null"], "minimum": 1, "description": "The offset that shows the next window; null at the end of the file." },
-            "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts." },
+            "sha256": { "type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change." },
             "bytes": { "type": "integer", "minimum": 0, "description": "The file's size in bytes." },
             "lineWidth": { "type": ["integer", "null"], "minimum": 1, "description": "The width in characters at which shown lines are cut (agents' faces), or null when lines are not cut at a width." },
             "cutLines": {
