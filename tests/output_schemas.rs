@@ -502,3 +502,48 @@ fn a_file_larger_than_edit_changes_is_read_without_a_hash() {
     let r = read_json(&env, &["huge.txt", "--limit", "1"]);
     assert_eq!(r["sha256"].as_str().map(str::len), Some(64));
 }
+
+#[test]
+fn task_and_saas_action_answers_validate_against_their_schemas() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    // A sub-agent CLI that answers at once, configured for this project and trusted.
+    let agent = env.write("agent.sh", "#!/bin/sh\necho \"done: $1\"\n");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write(
+        ".indusvx/agents.json",
+        json!({"agents": {"fake": {"command": [agent]}}}).to_string(),
+    );
+    assert_eq!(code(&env.run(&["trust", ".indusvx/agents.json"])), 0);
+    // A Composio stand-in: the tool list, and an action's result.
+    let composio = TestServer::start(|req| {
+        if req.path().starts_with("/api/v3/tools/execute/") {
+            Reply::ok(
+                "application/json",
+                json!({"data": {"number": 42}, "error": null, "successful": true}).to_string(),
+            )
+        } else {
+            Reply::ok(
+                "application/json",
+                json!({"items": [{"slug": "GITHUB_X", "name": "X", "description": "d", "toolkit": {"slug": "github"}}], "next_cursor": null}).to_string(),
+            )
+        }
+    });
+    let calls: Vec<(&str, Value)> = vec![
+        ("task", json!({"objective": "fix the bug"})),
+        ("saas-action", json!({"action": "discover"})),
+        (
+            "saas-action",
+            json!({"action": "discover", "limit": 1, "query": "x"}),
+        ),
+        (
+            "saas-action",
+            json!({"action": "execute", "slug": "GITHUB_X", "arguments": {"a": 1}}),
+        ),
+    ];
+    let envs = [
+        ("COMPOSIO_API_KEY", "test-key".to_string()),
+        ("COMPOSIO_BASE_URL", composio.url("")),
+    ];
+    check_calls(&env, "all", &calls, &envs);
+}

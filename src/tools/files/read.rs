@@ -615,6 +615,80 @@ mod tests {
         .unwrap()
     }
 
+    fn scan_with(data: &[u8], limit: Option<u64>, width: Option<usize>) -> Scan {
+        scan(
+            Box::new(std::io::Cursor::new(data.to_vec())),
+            Window {
+                offset: 1,
+                limit,
+                budget: 65536,
+                width,
+                hash: true,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_width_cuts_lines_and_counts_the_characters_cut() {
+        let data = format!("abc\n{}\n{}\nend", "é".repeat(10), "x".repeat(5000));
+        let s = scan_with(data.as_bytes(), None, Some(4));
+        assert_eq!(
+            s.body,
+            "     1\tabc\n     2\téééé\n     3\txxxx\n     4\tend"
+        );
+        // Line 3 was longer than what is kept of a line: its rest is counted too.
+        assert_eq!(s.cut_lines, vec![(2, 6), (3, 4996)]);
+        assert_eq!(s.cut_line, None, "the budget cut nothing");
+        assert_eq!(
+            header("f", &s, Some(4)),
+            "Showing lines 1–4 of 4 in f. 2 lines are cut at 4 characters (lines 2, 3; 5002 characters not shown)."
+        );
+        let one = scan_with("ab\nxyzzy\n".as_bytes(), None, Some(4));
+        assert_eq!(
+            width_notice(&one, 4),
+            " Line 2 is cut at 4 characters (1 character not shown)."
+        );
+        // Exactly the width is not a cut.
+        assert!(scan_with(b"abcd\n", None, Some(4)).cut_lines.is_empty());
+    }
+
+    #[test]
+    fn the_hash_is_the_whole_files_and_the_record_states_the_window() {
+        let data: String = (1..=30_000).map(|i| format!("row {i}\r\n")).collect();
+        let s = scan_with(data.as_bytes(), Some(2), None);
+        assert_eq!(
+            s.sha256.as_deref(),
+            Some(crate::kernel::digest::sha256_hex(data.as_bytes()).as_str())
+        );
+        let r = record("f", &s, None);
+        assert_eq!(r["lines"], json!(["row 1\r", "row 2\r"]));
+        assert_eq!(
+            (
+                &r["startLine"],
+                &r["endLine"],
+                &r["totalLines"],
+                &r["nextOffset"]
+            ),
+            (&json!(1), &json!(2), &json!(30_000), &json!(3))
+        );
+        assert_eq!(r["lineWidth"], Value::Null);
+        let unhashed = scan(
+            Box::new(std::io::Cursor::new(b"a\n".to_vec())),
+            Window {
+                offset: 1,
+                limit: None,
+                budget: 100,
+                width: None,
+                hash: false,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        assert_eq!(unhashed.sha256, None, "not asked, not hashed");
+    }
+
     #[test]
     fn the_gutter_is_cat_n_s() {
         for n in [
