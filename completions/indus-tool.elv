@@ -99,8 +99,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'File to read, relative to the working directory.'
             cand --offset '1-based line to start at (default 1).'
-            cand -n 'Maximum number of lines to show (default: as many as fit the output budget).'
-            cand --limit 'Maximum number of lines to show (default: as many as fit the output budget).'
+            cand -n 'Maximum number of lines to show (default: 500, lines cut at 500 characters; on the command line''s text face, as many as fit the output budget).'
+            cand --limit 'Maximum number of lines to show (default: 500, lines cut at 500 characters; on the command line''s text face, as many as fit the output budget).'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

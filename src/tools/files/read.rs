@@ -442,7 +442,7 @@ impl Tool for ReadTool {
             "properties": {
                 "path": { "type": "string", "description": "File to read, relative to the working directory." },
                 "offset": { "type": "integer", "minimum": 1, "description": "1-based line to start at (default 1)." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Maximum number of lines to show (default: as many as fit the output budget)." }
+                "limit": { "type": "integer", "minimum": 1, "description": "Maximum number of lines to show (default: 500, lines cut at 500 characters; on the command line's text face, as many as fit the output budget)." }
             },
             "required": ["path"]
         })
