@@ -152,10 +152,9 @@ fn scan(
             cut_chars += 1;
         }
         let mut text = lossy_utf8(bytes);
-        if matches!(text, std::borrow::Cow::Owned(_)) {
-            s.invalid_utf8 = true;
-        }
+        let invalid = matches!(text, std::borrow::Cow::Owned(_));
         let kept_len = bytes.len();
+        let mut budget_cut = None;
         if let Some(width) = w.width
             && let Some((at, _)) = text.char_indices().nth(width)
         {
@@ -166,10 +165,7 @@ fn scan(
             }
         } else if true_len > kept_len {
             // Cut by the budget, not at the width: the seed's byte notice.
-            s.cut_line = Some((line_no, true_len, kept_len));
-        }
-        if cut_chars > 0 {
-            s.cut_lines.push((line_no, cut_chars));
+            budget_cut = Some((line_no, true_len, kept_len));
         }
         // `{line_no:>6}\t{text}`, written straight into the body (no
         // string per line: a long window is many thousands of them).
@@ -181,6 +177,14 @@ fn scan(
             s.budget_stop = true;
             *collecting = false;
             return;
+        }
+        // What the header and the record say of a line, only once it is shown.
+        s.invalid_utf8 |= invalid;
+        if budget_cut.is_some() {
+            s.cut_line = budget_cut;
+        }
+        if cut_chars > 0 {
+            s.cut_lines.push((line_no, cut_chars));
         }
         if !s.body.is_empty() || s.last >= s.first {
             s.body.push('\n');
@@ -652,6 +656,31 @@ mod tests {
         );
         // Exactly the width is not a cut.
         assert!(scan_with(b"abcd\n", None, Some(4)).cut_lines.is_empty());
+    }
+
+    /// A line the budget leaves out is not said to be cut or invalid: only
+    /// shown lines are described.
+    #[test]
+    fn only_shown_lines_are_described() {
+        let mut data = "short\n".to_string().into_bytes();
+        data.extend_from_slice(&[b'x'; 2000]);
+        data.extend_from_slice(b"\xff\n");
+        let s = scan(
+            Box::new(std::io::Cursor::new(data)),
+            Window {
+                offset: 1,
+                limit: None,
+                budget: 1024,
+                width: Some(500),
+                hash: false,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        assert!(s.budget_stop);
+        assert_eq!((s.first, s.last), (1, 1));
+        assert!(s.cut_lines.is_empty(), "{:?}", s.cut_lines);
+        assert!(!s.invalid_utf8);
     }
 
     #[test]
