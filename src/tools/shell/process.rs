@@ -816,7 +816,13 @@ pub fn process_tool() -> DefinedTool {
 /// The properties of a job's record ([`job_json`]), shared by `process` and the
 /// deck's `bg-process`, which describe their answers with them.
 pub(crate) fn job_schema_properties() -> serde_json::Map<String, Value> {
-    let time = |what: &str| json!({ "type": "string", "description": format!("{what}, ISO 8601 UTC with milliseconds.") });
+    let time = |what: &str| {
+        json!({
+            "type": "string",
+            "pattern": ISO_TIME,
+            "description": format!("{what}, ISO 8601 UTC with milliseconds."),
+        })
+    };
     let Value::Object(props) = json!({
         "id": { "type": "string", "description": "The job's id (job-1, bg-1)." },
         "pid": { "type": "integer" },
@@ -826,13 +832,17 @@ pub(crate) fn job_schema_properties() -> serde_json::Map<String, Value> {
         "command": { "type": "string" },
         "cwd": { "type": "string" },
         "startedAt": time("When the job started"),
-        "endedAt": { "type": ["string", "null"], "description": "When the job ended, ISO 8601 UTC with milliseconds; null while it runs." },
+        "endedAt": { "type": ["string", "null"], "pattern": ISO_TIME, "description": "When the job ended, ISO 8601 UTC with milliseconds; null while it runs." },
         "stopped": { "type": "boolean", "description": "Whether stop was used on it." }
     }) else {
         unreachable!("an object literal")
     };
     props
 }
+
+/// The one time format of the tools' records, as a schema pattern:
+/// `2026-11-27T00:19:36.141Z`.
+const ISO_TIME: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$";
 
 /// The names every full job record carries.
 pub(crate) const JOB_REQUIRED: [&str; 10] = [
