@@ -103,8 +103,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File path.')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'First line, 1-based.')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Maximum number of lines to show (default: as many as fit the output budget).')
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Maximum number of lines to show (default: as many as fit the output budget).')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many lines (default 500; lines cut at 500 characters).')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many lines (default 500; lines cut at 500 characters).')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

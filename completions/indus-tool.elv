@@ -99,8 +99,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'File path.'
             cand --offset 'First line, 1-based.'
-            cand -n 'Maximum number of lines to show (default: as many as fit the output budget).'
-            cand --limit 'Maximum number of lines to show (default: as many as fit the output budget).'
+            cand -n 'How many lines (default 500; lines cut at 500 characters).'
+            cand --limit 'How many lines (default 500; lines cut at 500 characters).'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -118,7 +118,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Pri
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File path.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d 'First line, 1-based.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'Maximum number of lines to show (default: as many as fit the output budget).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'How many lines (default 500; lines cut at 500 characters).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory (default ".").' -r

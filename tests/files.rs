@@ -143,15 +143,25 @@ fn read_fits_the_budget_and_states_it() {
     assert!(header.starts_with("Showing lines 1–"), "{header}");
     assert!(header.contains("The window stopped early to fit the output budget."));
     assert!(header.contains("continue with offset="));
-    // One enormous line is cut with a note rather than dumped.
+    // One enormous line is cut with a note rather than dumped: at the agents'
+    // line width (the tests see the exact agent view)…
     env.write("line.txt", "y".repeat(100_000));
     let out = env.run(&["--max-bytes", "4096", "read", "line.txt"]);
     let s = stdout(&out);
     assert!(
-        s.contains("Line 1 is 100000 bytes long; only its first"),
+        s.contains("Line 1 is cut at 500 characters (99500 characters not shown)."),
         "{s}"
     );
     assert!(s.len() < 9000);
+    // …and by a budget narrower than that width, with the seed's byte notice.
+    env.write("wide.txt", "😀".repeat(500));
+    let out = env.run(&["--max-bytes", "1024", "read", "wide.txt"]);
+    let s = stdout(&out);
+    assert!(
+        s.contains("Line 1 is 2000 bytes long; only its first"),
+        "{s}"
+    );
+    assert!(s.len() < 2000);
 }
 
 // ---------------------------------------------------------------- write

@@ -178,7 +178,10 @@ async fn calls_map_text_json_and_errors() {
 
     let read = call(&client, "read", json!({"path": "src/lib.rs"})).await;
     assert_eq!(read.is_error, Some(false));
-    assert_eq!(read.structured_content, None);
+    // read answers text and a record: the record is the structured content.
+    let record = read.structured_content.clone().expect("read's record");
+    assert_eq!(record["lines"], json!(["fn alpha() {}", "fn beta() {}"]));
+    assert_eq!(record["nextOffset"], Value::Null);
     let shown = text(&read);
     assert!(
         shown.contains("     1\tfn alpha() {}\n     2\tfn beta() {}"),

@@ -73,7 +73,8 @@ fn a_peer_indus_tool_is_grafted_and_callable_every_way() {
     let out = run(&env, &["--format", "json", "peer__read", "path=f.txt"]);
     let v = json_lines(&out);
     assert_eq!(v["is_error"], false);
-    assert!(v["output"].as_str().unwrap().contains("hello"));
+    // read's record comes back as the record (the peer's structuredContent).
+    assert_eq!(v["output"]["lines"], json!(["hello"]), "{v}");
 
     let out = run(
         &env,

@@ -126,7 +126,7 @@ fn sessions_and_panes_are_created_once_and_reused() {
         safe(json!({"session": "indus-default-ops"})),
     );
     assert_eq!(again["created"], false);
-    assert_eq!(again["shared_pane_id"], r["shared_pane_id"]);
+    assert_eq!(again["sharedPaneId"], r["sharedPaneId"]);
     let (p, code) = s.call(
         "tmux-create-pane",
         safe(json!({"session": "ops", "pane": "worker"})),
@@ -679,6 +679,73 @@ fn an_interrupt_at_any_moment_leaves_the_pane_free() {
             stdout(&next).contains("free"),
             "{delay_ms} ms: {}",
             stdout(&next)
+        );
+    }
+}
+
+/// Every answer of the tmux tools (in the buddy envelope) validates against the
+/// output schema `describe` publishes for it (see tests/output_schemas.rs for
+/// the tools that need no tmux).
+#[test]
+fn the_tmux_tools_answers_validate_against_their_output_schemas() {
+    let Some(s) = server("schemas") else { return };
+    let calls = [
+        ("tmux-create-session", safe(json!({"session": "ops"}))),
+        ("tmux-create-session", safe(json!({"session": "ops"}))),
+        (
+            "tmux-create-pane",
+            safe(json!({"session": "ops", "pane": "w"})),
+        ),
+        (
+            "run_shell",
+            safe(json!({"command": "echo hi", "session": "ops", "pane": "w"})),
+        ),
+        (
+            "run_shell",
+            safe(json!({"command": "sleep 30", "session": "ops", "pane": "w", "wait": false})),
+        ),
+        (
+            "send-keys",
+            safe(json!({"session": "ops", "pane": "w", "keys": ["C-c"]})),
+        ),
+        ("capture-pane", json!({"session": "ops", "pane": "w"})),
+        (
+            "tmux-kill-pane",
+            safe(json!({"session": "ops", "pane": "w"})),
+        ),
+        ("tmux-kill-session", safe(json!({"session": "ops"}))),
+    ];
+    for (tool, input) in calls {
+        let described = s
+            .env
+            .cmd()
+            .args(["--profile", "buddy", "describe", tool])
+            .output()
+            .expect("describe");
+        let described: Value = serde_json::from_slice(&described.stdout).expect("JSON");
+        let schema = &described["outputSchema"];
+        jsonschema::meta::validate(schema)
+            .unwrap_or_else(|e| panic!("{tool}'s output schema is not a JSON Schema: {e}"));
+        let out = s
+            .env
+            .cmd()
+            .env("INDUS_TMUX_SOCKET", &s.socket)
+            .args(["--profile", "buddy", "--format", "json", tool, "--json"])
+            .arg(input.to_string())
+            .output()
+            .expect("run indus-tool");
+        assert_eq!(code(&out), 0, "{tool} {input}: {}", stdout(&out));
+        let line: Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON line");
+        let validator = jsonschema::validator_for(schema).expect("the schema compiles");
+        let found: Vec<String> = validator
+            .iter_errors(&line["output"])
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            found.is_empty(),
+            "{tool} {input} answered {}, which breaks its schema:\n{}",
+            line["output"],
+            found.join("\n")
         );
     }
 }

@@ -169,6 +169,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     };
     let root = globals.root.clone();
     let (record_rows, unbounded_rows) = (globals.record_rows, globals.unbounded_rows);
+    let agent_face = globals.agent_face;
     let rows = globals
         .stream_rows
         .then(|| Arc::new(super::output::StdoutRows::default()) as Arc<dyn crate::kernel::RowSink>);
@@ -197,6 +198,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         ctx.state_root = state_root.clone();
         ctx.record_rows = record_rows;
         ctx.unbounded_rows = unbounded_rows;
+        ctx.agent_face = agent_face;
         ctx.rows = rows.clone();
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
@@ -386,10 +388,14 @@ pub(crate) fn tool_invocation(
     let all_rows = row_of(&descriptor.name).all_rows
         && !(globals.json || globals.envelope || globals.exact || opts.quiet)
         && (opts.print0 || !shell::stdout_is_terminal());
+    // The plain text face (a person, or a pipe) keeps the seeds' windows; the
+    // exact agent view shows what an agent would be given.
+    let agent_face = globals.json || globals.envelope || globals.exact;
     let mut outcome = if text_face || all_rows {
         let globals = Globals {
             record_rows: !text_face,
             unbounded_rows: all_rows,
+            agent_face,
             stream_rows: all_rows && text_face,
             ..globals.clone()
         };

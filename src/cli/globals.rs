@@ -75,6 +75,9 @@ pub struct Globals {
     /// (see `ToolContext::unbounded_rows`): a tool subcommand whose rows go to a
     /// pipe, or with `-0`. Its budget is then unbounded unless `--max-bytes` asks.
     pub unbounded_rows: bool,
+    /// Whether the answer goes to an agent's face (see `ToolContext::agent_face`):
+    /// false only for a tool subcommand printed as plain text (no `--exact`).
+    pub agent_face: bool,
     /// With `unbounded_rows`, a text face: rows go to stdout as the tool finds
     /// them (`ToolContext::rows`) rather than whole in its answer.
     pub stream_rows: bool,
@@ -413,6 +416,7 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             .cloned(),
         record_rows: true,
         unbounded_rows: false,
+        agent_face: true,
         stream_rows: false,
     })
 }

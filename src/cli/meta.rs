@@ -95,7 +95,10 @@ pub(crate) fn describe(
         printer.error_text(&no_such_tool_message(wanted));
         return Ok(ExitCode::from(1));
     }
-    let mut described = serde_json::to_value(tool.descriptor()).expect("descriptors serialize");
+    let mut described = with_output_schema(
+        serde_json::to_value(tool.descriptor()).expect("descriptors serialize"),
+        tool.output_schema(),
+    );
     if let (Value::Object(d), Value::Object(entry)) =
         (&mut described, catalog_entry(registry, tool))
     {
@@ -119,7 +122,18 @@ pub(crate) fn schema(
     let tool_box = selected_box(registry, globals)?;
     let descriptors = tool_box.descriptors();
     let value = match m.get_one::<String>("for") {
-        None => serde_json::to_value(&descriptors).expect("descriptors serialize"),
+        None => Value::Array(
+            descriptors
+                .iter()
+                .zip(tool_box.output_schemas())
+                .map(|(d, (_, output))| {
+                    with_output_schema(
+                        serde_json::to_value(d).expect("descriptors serialize"),
+                        output,
+                    )
+                })
+                .collect(),
+        ),
         Some(name) => {
             let api = ToolApi::from_name(name)
                 .ok_or_else(|| UsageError(format!("schema --for {name}: no such API")))?;
@@ -129,4 +143,21 @@ pub(crate) fn schema(
     };
     print_json(&value, globals, printer);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A descriptor object with `"outputSchema"` put right after `"parameters"`, when
+/// the tool has one (see `Tool::output_schema`): the shape of what a successful
+/// call gives a program, as docs/json.md describes it.
+fn with_output_schema(descriptor: Value, output: Option<Value>) -> Value {
+    let (Value::Object(fields), Some(output)) = (&descriptor, output) else {
+        return descriptor;
+    };
+    let mut out = serde_json::Map::new();
+    for (key, value) in fields {
+        out.insert(key.clone(), value.clone());
+        if key == "parameters" {
+            out.insert("outputSchema".into(), output.clone());
+        }
+    }
+    Value::Object(out)
 }

@@ -46,6 +46,23 @@ pub fn sha256_of_reader(mut reader: impl Read) -> io::Result<String> {
     Ok(hex(&hasher.finalize()))
 }
 
+/// A SHA-256 fed piece by piece, for a reader that streams a file for another
+/// reason (`read` counts its lines) and hashes it on the way rather than reading
+/// it twice; [`Self::finish_hex`] gives what [`sha256_hex`] gives for the whole.
+#[derive(Default, Clone)]
+pub struct Sha256Stream(Sha256);
+
+impl Sha256Stream {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The lower-case hex digest of everything fed so far.
+    pub fn finish_hex(self) -> String {
+        hex(&self.0.finalize())
+    }
+}
+
 fn hex(digest: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(digest.len() * 2);
@@ -71,5 +88,9 @@ mod tests {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_eq!(sha256_of_reader(&b"abc"[..]).unwrap(), sha256_hex(b"abc"));
+        let mut stream = Sha256Stream::default();
+        stream.update(b"a");
+        stream.update(b"bc");
+        assert_eq!(stream.finish_hex(), sha256_hex(b"abc"));
     }
 }

@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::contract::{ToolCall, ToolDescriptor, ToolOutcome};
+use super::contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 use super::spec::{DefinedTool, ToolContext};
 
 /// Supplies a fresh context for each dispatched call.
@@ -197,6 +197,27 @@ impl ToolBox {
                     .collect()
             })
             .clone()
+    }
+
+    /// Each tool's output schema by name, in the box's order: the schema of
+    /// the record a successful call gives a program (see
+    /// [`DefinedTool::output_schema`]); `None` for a text answer or a grafted
+    /// MCP tool, whose answer's shape is its server's. Built on each call, so a
+    /// host that only runs tools never pays for it.
+    pub fn output_schemas(&self) -> Vec<(String, Option<JsonSchema>)> {
+        self.catalog
+            .tools
+            .iter()
+            .map(|t| (t.name().to_string(), t.output_schema()))
+            .collect()
+    }
+}
+
+impl ToolRegistry {
+    /// The output schema of the tool called `name` (exact name), or `None` when
+    /// no such tool is registered or its answer is text.
+    pub fn output_schema(&self, name: &str) -> Option<JsonSchema> {
+        self.get(name).and_then(DefinedTool::output_schema)
     }
 }
 

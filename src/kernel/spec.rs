@@ -51,6 +51,15 @@ pub trait Tool: Send + Sync {
     fn strict_input(&self) -> bool {
         true
     }
+    /// The JSON Schema (draft 2020-12) of what a successful call gives a
+    /// program: the projection of its result as [`program_view`] shows it (the
+    /// record of a `[text, json]` answer, or a lone JSON block's value). `None`
+    /// when the answer is text (a JSON string), or the shape is someone else's
+    /// (a tool grafted from an MCP server). Published by `describe`/`schema`
+    /// and as MCP's `outputSchema`; docs/json.md describes every record.
+    fn output_schema(&self) -> Option<JsonSchema> {
+        None
+    }
 }
 
 /// One unit of a tool's result.
@@ -348,6 +357,13 @@ pub struct ToolContext {
     /// and the host's budget (unbounded unless asked) is the only cut. False for
     /// the agents' faces, whose context windows the seeds' limits protect.
     pub unbounded_rows: bool,
+    /// Whether the answer goes to an agent (JSON output, batch, MCP, `--exact`, a
+    /// library host): a tool whose default window is sized for a reader with a
+    /// context window to fill (`read`'s default line window and line width) uses
+    /// the smaller one. False only for the command line's plain text face, to a
+    /// terminal or a pipe, which keeps the seeds' window. True unless a host
+    /// says otherwise.
+    pub agent_face: bool,
     /// With `unbounded_rows`, where a tool that lists rows may write them as it
     /// finds them (in their final order) instead of holding them for its text,
     /// which then carries only its summary. `None`: rows go in the answer.
@@ -366,6 +382,7 @@ impl fmt::Debug for ToolContext {
             .field("remote", &self.remote)
             .field("record_rows", &self.record_rows)
             .field("unbounded_rows", &self.unbounded_rows)
+            .field("agent_face", &self.agent_face)
             .field("rows", &self.rows.is_some())
             .finish_non_exhaustive()
     }
@@ -394,6 +411,7 @@ impl ToolContext {
             remote: None,
             record_rows: true,
             unbounded_rows: false,
+            agent_face: true,
             rows: None,
         }
     }
@@ -510,6 +528,12 @@ impl DefinedTool {
     /// See [`Tool::strict_input`].
     pub fn strict_input(&self) -> bool {
         self.tool.strict_input()
+    }
+
+    /// See [`Tool::output_schema`]: the schema of the record a successful call
+    /// gives a program, or `None` for a text answer.
+    pub fn output_schema(&self) -> Option<JsonSchema> {
+        self.tool.output_schema()
     }
 
     /// The model-facing advertisement.

@@ -22,6 +22,11 @@ use super::spec::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 #[async_trait]
 pub trait Around: Send + Sync {
     async fn call(&self, inner: &DefinedTool, input: Value, ctx: &ToolContext) -> ToolResult;
+    /// The output schema of the wrapped tool, given the inner one's: unchanged
+    /// unless the wrapper reshapes a successful answer (the buddy envelope).
+    fn output_schema(&self, inner: Option<JsonSchema>) -> Option<JsonSchema> {
+        inner
+    }
 }
 
 struct Wrapped {
@@ -52,6 +57,10 @@ impl Tool for Wrapped {
 
     fn strict_input(&self) -> bool {
         self.inner.strict_input()
+    }
+
+    fn output_schema(&self) -> Option<JsonSchema> {
+        self.around.output_schema(self.inner.output_schema())
     }
 }
 

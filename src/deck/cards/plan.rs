@@ -102,6 +102,19 @@ struct EnterPlanMode;
 
 #[async_trait]
 impl Tool for EnterPlanMode {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        // The seed fixes these names.
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "enterPlanMode": { "type": "boolean", "enum": [true] },
+                "applied": { "type": "boolean", "description": "Always false: the host, not the tool, changes the mode." }
+            },
+            "required": ["enterPlanMode", "applied"],
+            "additionalProperties": false
+        }))
+    }
+
     fn name(&self) -> &str {
         "enter_plan_mode"
     }
@@ -130,6 +143,19 @@ struct ExitPlanMode;
 
 #[async_trait]
 impl Tool for ExitPlanMode {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "exitPlan": { "type": "boolean", "enum": [true] },
+                "plan": { "type": "string" },
+                "path": { "type": "string", "description": "The file the plan was kept in." }
+            },
+            "required": ["exitPlan", "plan", "path"],
+            "additionalProperties": false
+        }))
+    }
+
     fn name(&self) -> &str {
         "exit_plan_mode"
     }

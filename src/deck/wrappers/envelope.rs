@@ -14,7 +14,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::{
-    Around, DefinedTool, ToolContext, ToolRegistry, ToolResult, program_view, wrap_tools,
+    Around, DefinedTool, JsonSchema, ToolContext, ToolRegistry, ToolResult, program_view,
+    wrap_tools,
 };
 
 /// `result` wrapped with the harness's clock reading `unix_millis`.
@@ -36,6 +37,37 @@ impl Around for Envelope {
         let result = inner.run_result(input, ctx).await;
         envelope(&result, crate::kernel::clock::now_ms())
     }
+
+    /// Every answer becomes the envelope, so every wrapped tool has a record:
+    /// `result` is the inner tool's record, or its text as a string.
+    fn output_schema(&self, inner: Option<JsonSchema>) -> Option<JsonSchema> {
+        Some(envelope_schema(inner.unwrap_or_else(
+            || json!({ "type": "string", "description": "The tool's text." }),
+        )))
+    }
+}
+
+/// The schema of [`envelope`] around a result described by `result`. The seed
+/// fixes these snake_case names.
+pub fn envelope_schema(result: JsonSchema) -> JsonSchema {
+    json!({
+        "type": "object",
+        "description": "The buddy envelope: the harness's clock reading and the tool's result.",
+        "properties": {
+            "harness_timestamp": {
+                "type": "object",
+                "properties": {
+                    "source": { "type": "string", "enum": ["harness"] },
+                    "unix_millis": { "type": "integer", "description": "Epoch milliseconds." }
+                },
+                "required": ["source", "unix_millis"],
+                "additionalProperties": false
+            },
+            "result": result
+        },
+        "required": ["harness_timestamp", "result"],
+        "additionalProperties": false
+    })
 }
 
 /// Wrap every tool of `registry` in the envelope (same names, same order).

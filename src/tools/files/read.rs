@@ -5,6 +5,19 @@
 //! counted (memchr over large buffers), lines in the window are kept until the
 //! output budget is full, and the rest are counted for the total. So a window near
 //! the end of a 1 GiB file costs one sequential scan and a few MiB of memory.
+//!
+//! The answer is `[text, json]`: the text for people and models (the seed's
+//! byte-stable header and `cat -n` rows), and a record for programs — the shown
+//! lines without their numbers, the window (`startLine`, `endLine`, `totalLines`,
+//! `nextOffset`), and the SHA-256 of the whole file, hashed during the same pass,
+//! which is the value `edit`'s `expectSha256` accepts (null over `edit`'s 128 MiB,
+//! where no edit could use it and the hash would cost more than the read). The
+//! command line's plain text face reads no record, so there the record and the
+//! hash are skipped.
+//!
+//! On an agent's face ([`ToolContext::agent_face`]) a read without `limit` shows
+//! at most [`AGENT_WINDOW`] lines and cuts each line at [`AGENT_LINE_WIDTH`]
+//! characters, saying so; see those constants for why these numbers.
 
 use std::io::Read;
 use std::sync::Arc;
@@ -13,13 +26,16 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::backends::local_fs::blocking;
+use crate::kernel::digest::Sha256Stream;
 use crate::kernel::input::Args;
 use crate::kernel::text::lossy_utf8;
 use crate::kernel::text::plural;
 use crate::kernel::{
-    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
+    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult,
+    define_tool,
 };
 use crate::tools::clamp_for;
+use crate::tools::files::edit::EDIT_MAX_BYTES;
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
 
 /// How much of the start is sniffed for NUL bytes.
@@ -30,6 +46,20 @@ pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 const CHUNK: usize = 128 * 1024;
 /// Room kept for the header inside the budget.
 const HEADER_RESERVE: usize = 512;
+/// The default window on an agent's face, in lines. Measured: the median source
+/// file here and in Python's standard library is 220–240 lines and three in four
+/// are under ~500, at ~37 bytes a line; so 500 lines (~19 KB, ~5k tokens) show
+/// most files whole, where the seeds' 64 KiB budget alone let one bare read
+/// spend ~1,700 lines (~16k tokens) of a model's context on a file it usually
+/// wanted a part of. The header says how to go on (`offset`), and an explicit
+/// `limit` is honoured up to the budget.
+pub const AGENT_WINDOW: u64 = 500;
+/// The line width on an agent's face, in characters: grep's row cut. No line of
+/// Python's standard library (304,000 lines) and 18 of this crate's 40,000 are
+/// longer; what is longer is generated or minified (jQuery's one 88,947-character
+/// line), where the first 500 characters say what the line is and the rest
+/// would fill the window. The count of characters cut is stated per line.
+pub const AGENT_LINE_WIDTH: usize = 500;
 
 struct ReadTool;
 
@@ -48,14 +78,23 @@ pub struct Scan {
     pub budget_stop: bool,
     /// A shown line longer than the budget: (line number, its length in bytes, bytes shown).
     pub cut_line: Option<(u64, usize, usize)>,
+    /// Every shown line that was cut, at the width or by the budget: (line
+    /// number, characters not shown).
+    pub cut_lines: Vec<(u64, u64)>,
     pub invalid_utf8: bool,
     pub binary: bool,
+    /// The SHA-256 of every byte of the file, when asked for.
+    pub sha256: Option<String>,
 }
 
 struct Window {
     offset: u64,
     limit: Option<u64>,
     budget: usize,
+    /// Cut each shown line at this many characters.
+    width: Option<usize>,
+    /// Hash the whole file on the way.
+    hash: bool,
 }
 
 impl Window {
@@ -84,49 +123,76 @@ fn scan(
     let mut line_no: u64 = 1; // the line the next byte belongs to
     let mut current: Vec<u8> = Vec::new(); // bytes of a window line being gathered
     let mut current_len: usize = 0; // its true length, past what we kept
+    // Characters of the line in bytes not kept (counted by their first bytes).
+    let mut dropped_chars: u64 = 0;
+    let mut hasher = w.hash.then(Sha256Stream::default);
     let mut collecting = true;
     let mut last_byte: Option<u8> = None;
     let mut sniffed = 0usize;
 
     let in_window = |collecting: bool, l: u64| collecting && l >= w.offset && l <= end;
-    let finish_line =
-        |s: &mut Scan, line_no: u64, bytes: &[u8], true_len: usize, collecting: &mut bool| {
-            if !in_window(*collecting, line_no) {
-                return;
+    let finish_line = |s: &mut Scan,
+                       line_no: u64,
+                       bytes: &[u8],
+                       true_len: usize,
+                       dropped_chars: u64,
+                       collecting: &mut bool| {
+        if !in_window(*collecting, line_no) {
+            return;
+        }
+        let mut bytes = bytes;
+        let mut cut_chars = dropped_chars;
+        if true_len > bytes.len()
+            && let Err(e) = std::str::from_utf8(bytes)
+            && e.error_len().is_none()
+        {
+            // The cut fell inside a character: drop its partial bytes (and
+            // count the character as not shown).
+            bytes = &bytes[..e.valid_up_to()];
+            cut_chars += 1;
+        }
+        let mut text = lossy_utf8(bytes);
+        let invalid = matches!(text, std::borrow::Cow::Owned(_));
+        let kept_len = bytes.len();
+        let mut budget_cut = None;
+        if let Some(width) = w.width
+            && let Some((at, _)) = text.char_indices().nth(width)
+        {
+            cut_chars += text[at..].chars().count() as u64;
+            match &mut text {
+                std::borrow::Cow::Owned(t) => t.truncate(at),
+                std::borrow::Cow::Borrowed(t) => *t = &t[..at],
             }
-            let mut bytes = bytes;
-            if true_len > bytes.len()
-                && let Err(e) = std::str::from_utf8(bytes)
-                && e.error_len().is_none()
-            {
-                // The cut fell inside a character: drop its partial bytes.
-                bytes = &bytes[..e.valid_up_to()];
-            }
-            let text = lossy_utf8(bytes);
-            if matches!(text, std::borrow::Cow::Owned(_)) {
-                s.invalid_utf8 = true;
-            }
-            if true_len > bytes.len() {
-                s.cut_line = Some((line_no, true_len, bytes.len()));
-            }
-            // `{line_no:>6}\t{text}`, written straight into the body (no
-            // string per line: a long window is many thousands of them).
-            let digits = line_no.checked_ilog10().unwrap_or(0) as usize + 1;
-            let rendered_len = digits.max(6) + 1 + text.len();
-            let room = w.budget.saturating_sub(HEADER_RESERVE);
-            let needed = s.body.len() + rendered_len + 1;
-            if s.last >= s.first && needed > room {
-                s.budget_stop = true;
-                *collecting = false;
-                return;
-            }
-            if !s.body.is_empty() || s.last >= s.first {
-                s.body.push('\n');
-            }
-            push_gutter(&mut s.body, line_no);
-            s.body.push_str(&text);
-            s.last = line_no;
-        };
+        } else if true_len > kept_len {
+            // Cut by the budget, not at the width: the seed's byte notice.
+            budget_cut = Some((line_no, true_len, kept_len));
+        }
+        // `{line_no:>6}\t{text}`, written straight into the body (no
+        // string per line: a long window is many thousands of them).
+        let digits = line_no.checked_ilog10().unwrap_or(0) as usize + 1;
+        let rendered_len = digits.max(6) + 1 + text.len();
+        let room = w.budget.saturating_sub(HEADER_RESERVE);
+        let needed = s.body.len() + rendered_len + 1;
+        if s.last >= s.first && needed > room {
+            s.budget_stop = true;
+            *collecting = false;
+            return;
+        }
+        // What the header and the record say of a line, only once it is shown.
+        s.invalid_utf8 |= invalid;
+        if budget_cut.is_some() {
+            s.cut_line = budget_cut;
+        }
+        if cut_chars > 0 {
+            s.cut_lines.push((line_no, cut_chars));
+        }
+        if !s.body.is_empty() || s.last >= s.first {
+            s.body.push('\n');
+        }
+        push_gutter(&mut s.body, line_no);
+        s.body.push_str(&text);
+        s.last = line_no;
+    };
 
     loop {
         if cancel.is_cancelled() {
@@ -159,6 +225,9 @@ fn scan(
             sniffed += take;
         }
         s.total_bytes += n as u64;
+        if let Some(h) = hasher.as_mut() {
+            h.update(chunk);
+        }
         last_byte = Some(chunk[n - 1]);
         let mut pos = 0usize;
         // Fast path: a chunk with no window line in it is only counted.
@@ -181,37 +250,60 @@ fn scan(
                     None => break,
                 }
             }
-            let keep_cap = w.budget;
-            match memchr::memchr(b'\n', &chunk[pos..]) {
+            // With a width, enough bytes for one character past it (a
+            // character is at most 4 bytes), so a longer line is seen to be.
+            let keep_cap = w
+                .width
+                .map_or(w.budget, |width| w.budget.min(width * 4 + 4));
+            let end_of_line = memchr::memchr(b'\n', &chunk[pos..]);
+            let piece = &chunk[pos..end_of_line.map_or(n, |i| pos + i)];
+            let room = keep_cap.saturating_sub(current.len());
+            let kept = piece.len().min(room);
+            current.extend_from_slice(&piece[..kept]);
+            current_len += piece.len();
+            dropped_chars += char_starts(&piece[kept..]);
+            match end_of_line {
                 Some(i) => {
-                    let piece = &chunk[pos..pos + i];
-                    let room = keep_cap.saturating_sub(current.len());
-                    current.extend_from_slice(&piece[..piece.len().min(room)]);
-                    current_len += piece.len();
-                    finish_line(&mut s, line_no, &current, current_len, &mut collecting);
+                    finish_line(
+                        &mut s,
+                        line_no,
+                        &current,
+                        current_len,
+                        dropped_chars,
+                        &mut collecting,
+                    );
                     current.clear();
                     current_len = 0;
+                    dropped_chars = 0;
                     pos += i + 1;
                     line_no += 1;
                 }
-                None => {
-                    let piece = &chunk[pos..];
-                    let room = keep_cap.saturating_sub(current.len());
-                    current.extend_from_slice(&piece[..piece.len().min(room)]);
-                    current_len += piece.len();
-                    pos = n;
-                }
+                None => pos = n,
             }
         }
     }
     // A final line without a newline.
     if last_byte.is_some_and(|b| b != b'\n') {
-        finish_line(&mut s, line_no, &current, current_len, &mut collecting);
+        finish_line(
+            &mut s,
+            line_no,
+            &current,
+            current_len,
+            dropped_chars,
+            &mut collecting,
+        );
         s.total_lines = line_no;
     } else {
         s.total_lines = line_no - 1;
     }
+    s.sha256 = hasher.map(Sha256Stream::finish_hex);
     Ok(s)
+}
+
+/// The characters that begin in `bytes`: every byte but UTF-8's continuation
+/// bytes (an invalid byte counts as one, as it is shown as one U+FFFD).
+fn char_starts(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
 }
 
 /// `{line_no:>6}\t`, as `cat -n` writes it, without the formatting machinery
@@ -239,7 +331,7 @@ fn push_gutter(body: &mut String, line_no: u64) {
 }
 
 /// The header line that states the view.
-fn header(path: &str, s: &Scan) -> String {
+fn header(path: &str, s: &Scan, width: Option<usize>) -> String {
     let mut h = format!(
         "Showing lines {}–{} of {} in {path}.",
         s.first, s.last, s.total_lines
@@ -261,10 +353,81 @@ fn header(path: &str, s: &Scan) -> String {
             " Line {line} is {len} bytes long; only its first {shown} are shown."
         ));
     }
+    if let Some(width) = width {
+        h.push_str(&width_notice(s, width));
+    }
     if s.invalid_utf8 {
         h.push_str(" The file is not valid UTF-8; bad bytes are shown as U+FFFD.");
     }
     h
+}
+
+/// How many lines the width cut and where, in the header's notice style:
+/// ` Line 3 is cut at 500 characters (88447 characters not shown).`, or for several
+/// the first few line numbers and the characters not shown in all. Empty when
+/// no line was cut at the width.
+fn width_notice(s: &Scan, width: usize) -> String {
+    // The budget's own cut has its own sentence; this one counts the width's.
+    let cut: Vec<(u64, u64)> = s
+        .cut_lines
+        .iter()
+        .copied()
+        .filter(|(line, _)| s.cut_line.is_none_or(|(l, _, _)| l != *line))
+        .collect();
+    match cut.as_slice() {
+        [] => String::new(),
+        [(line, chars)] => format!(
+            " Line {line} is cut at {width} characters ({} not shown).",
+            plural(*chars, "character", "characters")
+        ),
+        many => {
+            const NAMED: usize = 5;
+            let mut named: Vec<String> = many
+                .iter()
+                .take(NAMED)
+                .map(|(l, _)| l.to_string())
+                .collect();
+            if many.len() > NAMED {
+                named.push("…".into());
+            }
+            let total: u64 = many.iter().map(|(_, c)| c).sum();
+            format!(
+                " {} lines are cut at {width} characters (lines {}; {} not shown).",
+                many.len(),
+                named.join(", "),
+                plural(total, "character", "characters")
+            )
+        }
+    }
+}
+
+/// The record of a shown window (see the module doc and docs/json.md).
+fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
+    // The body's rows are `{gutter}\t{line}`; the line is what follows the first tab.
+    let lines: Vec<&str> = if s.last >= s.first {
+        s.body
+            .split('\n')
+            .map(|row| row.split_once('\t').map_or("", |(_, line)| line))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let remaining = s.total_lines.saturating_sub(s.last);
+    json!({
+        "path": path,
+        "startLine": s.first,
+        "endLine": s.last,
+        "totalLines": s.total_lines,
+        "remainingLines": remaining,
+        "nextOffset": if remaining > 0 { json!(s.last + 1) } else { Value::Null },
+        "sha256": s.sha256,
+        "bytes": s.total_bytes,
+        "lineWidth": width,
+        "cutLines": s.cut_lines.iter().map(|(line, chars)| json!({"line": line, "cutChars": chars})).collect::<Vec<_>>(),
+        "stoppedAtBudget": s.budget_stop,
+        "invalidUtf8": s.invalid_utf8,
+        "lines": lines,
+    })
 }
 
 #[async_trait]
@@ -283,7 +446,7 @@ impl Tool for ReadTool {
             "properties": {
                 "path": { "type": "string", "description": "File path." },
                 "offset": { "type": "integer", "minimum": 1, "description": "First line, 1-based." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Maximum number of lines to show (default: as many as fit the output budget)." }
+                "limit": { "type": "integer", "minimum": 1, "description": "How many lines (default 500; lines cut at 500 characters)." }
             },
             "required": ["path"]
         })
@@ -306,7 +469,7 @@ impl Tool for ReadTool {
             Ok(abs) => abs,
             Err(message) => return ToolResult::failure(message),
         };
-        match ctx.fs.stat(&abs).await {
+        let size = match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {
                 return ToolResult::failure(format!("{path} is a directory; use ls to list it."));
             }
@@ -316,17 +479,28 @@ impl Tool for ReadTool {
                     crate::tools::not_regular(path, &info)
                 ));
             }
-            Ok(_) => {}
+            Ok(info) => info.size,
             Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
-        }
+        };
         let reader = match ctx.fs.open_read(&abs).await {
             Ok(r) => r,
             Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+        };
+        // An agent gets a window sized for its context unless it asked for one.
+        let (limit, width) = match ctx.agent_face {
+            true => (limit.or(Some(AGENT_WINDOW)), Some(AGENT_LINE_WIDTH)),
+            false => (limit, None),
         };
         let window = Window {
             offset,
             limit,
             budget: ctx.budget.max_bytes,
+            width,
+            // Only a record carries the hash; the plain text face reads none.
+            // A file larger than edit changes is not hashed: no expectSha256
+            // can use it, and hashing would cost more than the streamed read
+            // (~4 s a GiB without SHA instructions).
+            hash: ctx.record_rows && size <= EDIT_MAX_BYTES as u64,
         };
         let cancel = ctx.cancel.clone();
         let scan = match blocking(move || scan(reader, window, &cancel)).await {
@@ -352,12 +526,67 @@ impl Tool for ReadTool {
         if let Err(e) = record_gate(ctx, &abs).await {
             return ToolResult::failure(e);
         }
-        if empty {
-            return ToolResult::text(format!("{path} is empty (0 bytes)."));
+        let text = if empty {
+            format!("{path} is empty (0 bytes).")
+        } else {
+            clamp_for(
+                ctx,
+                "read",
+                &format!("{}\n{}", header(path, &scan, width), scan.body),
+            )
+        };
+        if !ctx.record_rows {
+            return ToolResult::text(text);
         }
-        let text = format!("{}\n{}", header(path, &scan), scan.body);
-        ToolResult::text(clamp_for(ctx, "read", &text))
+        ToolResult {
+            content: vec![
+                ToolContentBlock::Text(text),
+                ToolContentBlock::Json(record(path, &scan, width)),
+            ],
+            is_error: false,
+        }
     }
+
+    fn output_schema(&self) -> Option<JsonSchema> {
+        Some(output_schema())
+    }
+}
+
+/// The schema of [`record`].
+fn output_schema() -> JsonSchema {
+    json!({
+        "type": "object",
+        "description": "The window of a text file that was shown, and the whole file's hash.",
+        "properties": {
+            "path": { "type": "string", "description": "The path as given." },
+            "startLine": { "type": "integer", "minimum": 1, "description": "First line shown (1-based)." },
+            "endLine": { "type": "integer", "minimum": 0, "description": "Last line shown; startLine - 1 when none is (an empty file)." },
+            "totalLines": { "type": "integer", "minimum": 0, "description": "Lines in the file (a last line without a newline counts)." },
+            "remainingLines": { "type": "integer", "minimum": 0, "description": "Lines after endLine." },
+            "nextOffset": { "type": ["integer", "null"], "minimum": 1, "description": "The offset that shows the next window; null at the end of the file." },
+            "sha256": { "type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change." },
+            "bytes": { "type": "integer", "minimum": 0, "description": "The file's size in bytes." },
+            "lineWidth": { "type": ["integer", "null"], "minimum": 1, "description": "The width in characters at which shown lines are cut (agents' faces), or null when lines are not cut at a width." },
+            "cutLines": {
+                "type": "array",
+                "description": "Every shown line that was cut (at lineWidth, or by the output budget), with the characters not shown.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "line": { "type": "integer", "minimum": 1 },
+                        "cutChars": { "type": "integer", "minimum": 1 }
+                    },
+                    "required": ["line", "cutChars"],
+                    "additionalProperties": false
+                }
+            },
+            "stoppedAtBudget": { "type": "boolean", "description": "The window ended before limit (or the end of the file) to fit the output budget." },
+            "invalidUtf8": { "type": "boolean", "description": "The file is not valid UTF-8; bad bytes are shown as U+FFFD." },
+            "lines": { "type": "array", "items": { "type": "string" }, "description": "The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept)." }
+        },
+        "required": ["path", "startLine", "endLine", "totalLines", "remainingLines", "nextOffset", "sha256", "bytes", "lineWidth", "cutLines", "stoppedAtBudget", "invalidUtf8", "lines"],
+        "additionalProperties": false
+    })
 }
 
 async fn record_gate(ctx: &ToolContext, abs: &str) -> Result<(), String> {
@@ -382,10 +611,111 @@ mod tests {
                 offset,
                 limit,
                 budget,
+                width: None,
+                hash: true,
             },
             &CancellationToken::new(),
         )
         .unwrap()
+    }
+
+    fn scan_with(data: &[u8], limit: Option<u64>, width: Option<usize>) -> Scan {
+        scan(
+            Box::new(std::io::Cursor::new(data.to_vec())),
+            Window {
+                offset: 1,
+                limit,
+                budget: 65536,
+                width,
+                hash: true,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_width_cuts_lines_and_counts_the_characters_cut() {
+        let data = format!("abc\n{}\n{}\nend", "é".repeat(10), "x".repeat(5000));
+        let s = scan_with(data.as_bytes(), None, Some(4));
+        assert_eq!(
+            s.body,
+            "     1\tabc\n     2\téééé\n     3\txxxx\n     4\tend"
+        );
+        // Line 3 was longer than what is kept of a line: its rest is counted too.
+        assert_eq!(s.cut_lines, vec![(2, 6), (3, 4996)]);
+        assert_eq!(s.cut_line, None, "the budget cut nothing");
+        assert_eq!(
+            header("f", &s, Some(4)),
+            "Showing lines 1–4 of 4 in f. 2 lines are cut at 4 characters (lines 2, 3; 5002 characters not shown)."
+        );
+        let one = scan_with("ab\nxyzzy\n".as_bytes(), None, Some(4));
+        assert_eq!(
+            width_notice(&one, 4),
+            " Line 2 is cut at 4 characters (1 character not shown)."
+        );
+        // Exactly the width is not a cut.
+        assert!(scan_with(b"abcd\n", None, Some(4)).cut_lines.is_empty());
+    }
+
+    /// A line the budget leaves out is not said to be cut or invalid: only
+    /// shown lines are described.
+    #[test]
+    fn only_shown_lines_are_described() {
+        let mut data = "short\n".to_string().into_bytes();
+        data.extend_from_slice(&[b'x'; 2000]);
+        data.extend_from_slice(b"\xff\n");
+        let s = scan(
+            Box::new(std::io::Cursor::new(data)),
+            Window {
+                offset: 1,
+                limit: None,
+                budget: 1024,
+                width: Some(500),
+                hash: false,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        assert!(s.budget_stop);
+        assert_eq!((s.first, s.last), (1, 1));
+        assert!(s.cut_lines.is_empty(), "{:?}", s.cut_lines);
+        assert!(!s.invalid_utf8);
+    }
+
+    #[test]
+    fn the_hash_is_the_whole_files_and_the_record_states_the_window() {
+        let data: String = (1..=30_000).map(|i| format!("row {i}\r\n")).collect();
+        let s = scan_with(data.as_bytes(), Some(2), None);
+        assert_eq!(
+            s.sha256.as_deref(),
+            Some(crate::kernel::digest::sha256_hex(data.as_bytes()).as_str())
+        );
+        let r = record("f", &s, None);
+        assert_eq!(r["lines"], json!(["row 1\r", "row 2\r"]));
+        assert_eq!(
+            (
+                &r["startLine"],
+                &r["endLine"],
+                &r["totalLines"],
+                &r["nextOffset"]
+            ),
+            (&json!(1), &json!(2), &json!(30_000), &json!(3))
+        );
+        assert_eq!(r["lineWidth"], Value::Null);
+        let unhashed = scan(
+            Box::new(std::io::Cursor::new(b"a\n".to_vec())),
+            Window {
+                offset: 1,
+                limit: None,
+                budget: 100,
+                width: None,
+                hash: false,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        assert_eq!(unhashed.sha256, None, "not asked, not hashed");
     }
 
     #[test]
@@ -460,12 +790,12 @@ mod tests {
         assert_eq!(s.body, "     4\tl4\n     5\tl5\n     6\tl6");
         assert_eq!(s.total_lines, 10);
         assert_eq!(
-            header("f", &s),
+            header("f", &s, None),
             "Showing lines 4–6 of 10 in f. 4 lines remain; continue with offset=7."
         );
         let s = run_scan(data.as_bytes(), 8, Some(2), 65536);
         assert_eq!(
-            header("f", &s),
+            header("f", &s, None),
             "Showing lines 8–9 of 10 in f. 1 line remains; continue with offset=10."
         );
     }

@@ -5,6 +5,10 @@
 //! interrupted write leaves the old file whole. Missing parent directories are
 //! created. Overwriting counts as a mutation for the read-before-edit gate; a new
 //! file is exempt.
+//!
+//! The answer is `Saved N bytes to PATH.` for people and, where a program reads
+//! it, the record `{path, bytes, sha256}`: the hash is what `edit`'s `expectSha256`
+//! takes, so a writer can guard its next edit without reading the file back.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -108,7 +112,32 @@ impl Tool for WriteTool {
         }
         let n = content.len();
         let unit = if n == 1 { "byte" } else { "bytes" };
-        ToolResult::text(format!("Saved {n} {unit} to {path}."))
+        let text = format!("Saved {n} {unit} to {path}.");
+        // The text face reads no record; a program gets the hash of what is now
+        // on disk (written verbatim), which a later edit's expectSha256 takes.
+        if !ctx.record_rows {
+            return ToolResult::text(text);
+        }
+        let record = json!({
+            "path": path,
+            "bytes": n,
+            "sha256": crate::kernel::digest::sha256_hex(content.as_bytes()),
+        });
+        crate::tools::text_and_record(text, record, false)
+    }
+
+    fn output_schema(&self) -> Option<JsonSchema> {
+        Some(json!({
+            "type": "object",
+            "description": "What was written.",
+            "properties": {
+                "path": { "type": "string", "description": "The path as given." },
+                "bytes": { "type": "integer", "minimum": 0, "description": "Bytes written (the content, verbatim)." },
+                "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the file as written: the value edit's expectSha256 accepts." }
+            },
+            "required": ["path", "bytes", "sha256"],
+            "additionalProperties": false
+        }))
     }
 }
 

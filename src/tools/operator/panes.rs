@@ -281,6 +281,30 @@ struct ManageTool(Manage);
 
 #[async_trait]
 impl Tool for ManageTool {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        let (props, required) = match self.0 {
+            Manage::CreateSession => (
+                json!({ "session": { "type": "string" }, "sharedPaneId": { "type": "string" }, "created": { "type": "boolean", "description": "False when the session was reused." } }),
+                json!(["session", "sharedPaneId", "created"]),
+            ),
+            Manage::KillSession => (
+                json!({ "session": { "type": "string" }, "killed": { "type": "boolean", "enum": [true] } }),
+                json!(["session", "killed"]),
+            ),
+            Manage::CreatePane => (
+                json!({ "session": { "type": "string" }, "pane": { "type": "string" }, "paneId": { "type": "string" }, "created": { "type": "boolean", "description": "False when the pane was reused." } }),
+                json!(["session", "pane", "paneId", "created"]),
+            ),
+            Manage::KillPane => (
+                json!({ "session": { "type": "string" }, "pane": { "type": "string" }, "paneId": { "type": "string" }, "killed": { "type": "boolean", "enum": [true] } }),
+                json!(["session", "pane", "paneId", "killed"]),
+            ),
+        };
+        Some(
+            json!({ "type": "object", "properties": props, "required": required, "additionalProperties": false }),
+        )
+    }
+
     fn name(&self) -> &str {
         self.0.name()
     }
@@ -354,7 +378,7 @@ async fn manage(what: Manage, input: &Value, ctx: &ToolContext) -> Result<ToolRe
                     shared.id,
                     tmux.attach_hint(&session)
                 ),
-                json!({"session": session, "shared_pane_id": shared.id, "created": created}),
+                json!({"session": session, "sharedPaneId": shared.id, "created": created}),
             )
         }
         Manage::KillSession => {
@@ -369,14 +393,14 @@ async fn manage(what: Manage, input: &Value, ctx: &ToolContext) -> Result<ToolRe
             let verb = if created { "Created" } else { "Reused" };
             (
                 format!("{verb} pane {pane} ({}) in tmux session {session}", p.id),
-                json!({"session": session, "pane": pane, "pane_id": p.id, "created": created}),
+                json!({"session": session, "pane": pane, "paneId": p.id, "created": created}),
             )
         }
         Manage::KillPane => {
             let id = tmux.kill_pane(&session, &pane).await?;
             (
                 format!("Killed pane {pane} ({id}) of tmux session {session}"),
-                json!({"session": session, "pane": pane, "pane_id": id, "killed": true}),
+                json!({"session": session, "pane": pane, "paneId": id, "killed": true}),
             )
         }
     };

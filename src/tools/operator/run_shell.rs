@@ -80,6 +80,22 @@ struct RunShell;
 
 #[async_trait]
 impl Tool for RunShell {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        // The buddy seed fixes the record's snake_case names. A command typed into a
+        // pane and not awaited (wait false) answers with text instead.
+        Some(json!({
+            "type": ["object", "string"],
+            "description": "How the command ended; a string when wait is false (the command was only typed into the pane).",
+            "properties": {
+                "exit_code": { "type": "integer" },
+                "stdout": { "type": "string" },
+                "stderr": { "type": "string" }
+            },
+            "required": ["exit_code", "stdout", "stderr"],
+            "additionalProperties": false
+        }))
+    }
+
     fn name(&self) -> &str {
         "run_shell"
     }

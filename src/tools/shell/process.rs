@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::shared::{human_duration, one_line, signal_name, working_dir};
-use crate::kernel::clock::now_ms;
+use crate::kernel::clock::{iso8601_utc, now_ms};
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
 use crate::kernel::{
@@ -46,6 +46,56 @@ struct ProcessTool;
 
 #[async_trait]
 impl Tool for ProcessTool {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        // One object whose fields are the union of the actions' records (each field
+        // says which action gives it): a schema of plain keywords, no oneOf.
+        let mut props = job_schema_properties();
+        let mut job = json!({ "type": "object", "properties": props.clone(), "required": JOB_REQUIRED, "additionalProperties": false });
+        job["description"] = json!("A job, as list gives it.");
+        for (key, schema) in [
+            (
+                "jobs",
+                json!({ "type": "array", "items": job, "description": "list: every job." }),
+            ),
+            (
+                "stdout",
+                json!({ "type": "string", "description": "poll: output new since the last poll." }),
+            ),
+            (
+                "stderr",
+                json!({ "type": "string", "description": "poll: output new since the last poll." }),
+            ),
+            (
+                "stdoutSkipped",
+                json!({ "type": "integer", "minimum": 0, "description": "poll: bytes of stdout passed over (more than 32 KiB arrived)." }),
+            ),
+            (
+                "stderrSkipped",
+                json!({ "type": "integer", "minimum": 0, "description": "poll: bytes of stderr passed over." }),
+            ),
+            (
+                "signalled",
+                json!({ "type": ["string", "null"], "description": "stop: the signal sent (SIGTERM, SIGKILL), or null when the job had already ended." }),
+            ),
+            (
+                "bytes",
+                json!({ "type": "integer", "minimum": 0, "description": "write: bytes sent to the job's stdin." }),
+            ),
+            (
+                "removed",
+                json!({ "type": "boolean", "enum": [true], "description": "remove: the job was forgotten." }),
+            ),
+        ] {
+            props.insert(key.into(), schema);
+        }
+        Some(json!({
+            "type": "object",
+            "description": "start: {id, pid, status, command, startedAt}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}.",
+            "properties": props,
+            "additionalProperties": false
+        }))
+    }
+
     fn name(&self) -> &str {
         "process"
     }
@@ -115,7 +165,8 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
 
 /// A job as a record: `{id, pid, status, exitCode, signal, command, cwd,
 /// startedAt, endedAt, stopped}` (`status` is `running`, `exited`, `killed` or
-/// `lost`; times in epoch ms).
+/// `lost`; times as ISO 8601 UTC with milliseconds, the one time format of the
+/// tools' records, though the job table keeps epoch ms).
 pub(crate) fn job_json(job: &JobRecord, seen: &Seen) -> Value {
     let (status, code, signal) = match seen.fate {
         Fate::Running => ("running", None, None),
@@ -131,10 +182,10 @@ pub(crate) fn job_json(job: &JobRecord, seen: &Seen) -> Value {
         "signal": signal,
         "command": job.command,
         "cwd": job.cwd,
-        "startedAt": job.started_at,
+        "startedAt": iso8601_utc(job.started_at),
         // The end is the exit record's mtime, which the file system stamps from
         // a coarser clock than the start's: never before the start.
-        "endedAt": seen.ended_at.map(|end| end.max(job.started_at)),
+        "endedAt": seen.ended_at.map(|end| iso8601_utc(end.max(job.started_at))),
         "stopped": job.stopped.is_some(),
     })
 }
@@ -362,7 +413,7 @@ pub(crate) async fn start(
         "pid": identity.pid,
         "status": "running",
         "command": command,
-        "startedAt": started_at,
+        "startedAt": iso8601_utc(started_at),
     });
     Ok((text, record))
 }
@@ -762,6 +813,51 @@ pub fn process_tool() -> DefinedTool {
     define_tool(Arc::new(ProcessTool))
 }
 
+/// The properties of a job's record ([`job_json`]), shared by `process` and the
+/// deck's `bg-process`, which describe their answers with them.
+pub(crate) fn job_schema_properties() -> serde_json::Map<String, Value> {
+    let time = |what: &str| {
+        json!({
+            "type": "string",
+            "pattern": ISO_TIME,
+            "description": format!("{what}, ISO 8601 UTC with milliseconds."),
+        })
+    };
+    let Value::Object(props) = json!({
+        "id": { "type": "string", "description": "The job's id (job-1, bg-1)." },
+        "pid": { "type": "integer" },
+        "status": { "type": "string", "enum": ["running", "exited", "killed", "lost"] },
+        "exitCode": { "type": ["integer", "null"], "description": "Null unless the job exited." },
+        "signal": { "type": ["string", "null"], "description": "The signal that killed the job (SIGTERM), or null." },
+        "command": { "type": "string" },
+        "cwd": { "type": "string" },
+        "startedAt": time("When the job started"),
+        "endedAt": { "type": ["string", "null"], "pattern": ISO_TIME, "description": "When the job ended, ISO 8601 UTC with milliseconds; null while it runs." },
+        "stopped": { "type": "boolean", "description": "Whether stop was used on it." }
+    }) else {
+        unreachable!("an object literal")
+    };
+    props
+}
+
+/// The one time format of the tools' records, as a schema pattern:
+/// `2026-11-27T00:19:36.141Z`.
+const ISO_TIME: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$";
+
+/// The names every full job record carries.
+pub(crate) const JOB_REQUIRED: [&str; 10] = [
+    "id",
+    "pid",
+    "status",
+    "exitCode",
+    "signal",
+    "command",
+    "cwd",
+    "startedAt",
+    "endedAt",
+    "stopped",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -785,12 +881,18 @@ mod tests {
             fate: Fate::Exited(0),
             ended_at: Some(999),
         };
-        assert_eq!(job_json(&job, &early)["endedAt"], 1_000);
+        assert_eq!(
+            job_json(&job, &early)["endedAt"],
+            "1970-01-01T00:00:01.000Z"
+        );
         let later = Seen {
             fate: Fate::Exited(0),
             ended_at: Some(1_500),
         };
-        assert_eq!(job_json(&job, &later)["endedAt"], 1_500);
+        assert_eq!(
+            job_json(&job, &later)["endedAt"],
+            "1970-01-01T00:00:01.500Z"
+        );
     }
 
     #[test]

@@ -239,6 +239,24 @@ struct WebSearchTool;
 
 #[async_trait]
 impl Tool for WebSearchTool {
+    fn output_schema(&self) -> Option<JsonSchema> {
+        // The seed fixes this answer as a JSON array (not an object).
+        Some(json!({
+            "type": "array",
+            "description": "The results that fit the output budget, best first.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": { "type": "string" },
+                    "url": { "type": "string" },
+                    "snippet": { "type": "string" }
+                },
+                "required": ["title", "url", "snippet"],
+                "additionalProperties": false
+            }
+        }))
+    }
+
     fn name(&self) -> &str {
         "websearch"
     }
