@@ -446,7 +446,7 @@ impl Tool for ReadTool {
             "properties": {
                 "path": { "type": "string", "description": "File path." },
                 "offset": { "type": "integer", "minimum": 1, "description": "First line, 1-based." },
-                "limit": { "type": "integer", "minimum": 1, "description": "How many lines (default 500; lines cut at 500 characters)." }
+                "limit": { "type": "integer", "minimum": 1, "description": "How many lines (for agents 500 by default, lines cut at 500 characters)." }
             },
             "required": ["path"]
         })
