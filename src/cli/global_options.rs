@@ -249,12 +249,19 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
     },
     GlobalOption {
         id: "exact",
-        takes: Takes::Switch,
+        takes: Takes::Optional,
         env: Some("INDUS_EXACT"),
-        help: "Print a tool's text exactly as an agent receives it, even to a pipe",
+        help: "Print the call exactly as an agent receives it, even to a pipe: cli (bare --exact) the text, batch the batch line, mcp the MCP tool result",
         build: |a| {
-            a.action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
+            a.value_name("FACE")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("cli")
+                // Checked when read (`Exact::parse`): the booleans of INDUS_EXACT
+                // stay accepted beside the faces, so no closed list here.
+                .value_parser(|v: &str| {
+                    super::globals::Exact::parse(v).map(|_| v.to_string())
+                })
         },
     },
     GlobalOption {

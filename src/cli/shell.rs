@@ -17,7 +17,8 @@ use clap::ArgMatches;
 use serde_json::Value;
 
 use super::command::kebab;
-use super::output::{Printer, render_text};
+use super::output::Printer;
+use crate::kernel::render_text;
 use super::peers::{EXIT_STATUS, PRINT0, QUIET, STATS};
 use super::tools::{Layout, StatusRule, row_of};
 use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};

@@ -171,10 +171,29 @@ impl ServerHandler for McpServer {
         // A name this box does not hold is not a protocol error: the runner answers
         // it as an `is_error` outcome (`This session exposes no tool called "X".`),
         // which reaches the model as an `isError` result it can read.
+        // rmcp moves the request's `_meta` into the context: `_meta.turn` names the
+        // checkpoint turn of the call's changes, as a ToolCall's `turn` does.
+        let turn = match context.meta.get("turn") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) => Some(t.clone()).filter(|t| !t.is_empty()),
+            Some(other) => {
+                let message = format!(
+                    "\"_meta.turn\" must be a string naming the checkpoint turn, got {}.",
+                    crate::kernel::input::describe_value(other)
+                );
+                let outcome = ToolOutcome {
+                    id: context.id.to_string(),
+                    output: Value::String(message),
+                    is_error: true,
+                };
+                return Ok(call_result(outcome).into());
+            }
+        };
         let call = ToolCall {
             id: context.id.to_string(),
             name: request.name.into_owned(),
             input: request.arguments.map_or(Value::Null, Value::Object),
+            turn,
         };
         // Only a grafted tool has notices to pass on; a built-in's call pays
         // nothing for the relay.
@@ -350,6 +369,15 @@ pub fn list_tools_result(descriptors: &[ToolDescriptor]) -> ListToolsResult {
 /// 2026-07-28, and strips `resultType` for every earlier version, as here.
 pub fn list_tools_json(descriptors: &[ToolDescriptor]) -> Result<Value, serde_json::Error> {
     let mut result = ServerResult::ListToolsResult(list_tools_result(descriptors));
+    result.strip_result_type_for_legacy_peer();
+    serde_json::to_value(result)
+}
+
+/// [`call_result`] of `outcome` as the JSON the server sends in its `tools/call`
+/// response to a client that began with `initialize` (`indus-tool --exact=mcp`
+/// prints it): `resultType` stripped as for [`list_tools_json`].
+pub fn call_result_json(outcome: ToolOutcome) -> Result<Value, serde_json::Error> {
+    let mut result = ServerResult::CallToolResult(call_result(outcome));
     result.strip_result_type_for_legacy_peer();
     serde_json::to_value(result)
 }

@@ -352,6 +352,9 @@ pub struct ToolContext {
     /// finds them (in their final order) instead of holding them for its text,
     /// which then carries only its summary. `None`: rows go in the answer.
     pub rows: Option<Arc<dyn RowSink>>,
+    /// The turn of the call this context serves (`ToolCall::turn`), set by the
+    /// runner: the checkpoint wrapper records the call's changes under it.
+    pub turn: Option<String>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -367,6 +370,7 @@ impl fmt::Debug for ToolContext {
             .field("record_rows", &self.record_rows)
             .field("unbounded_rows", &self.unbounded_rows)
             .field("rows", &self.rows.is_some())
+            .field("turn", &self.turn)
             .finish_non_exhaustive()
     }
 }
@@ -395,6 +399,7 @@ impl ToolContext {
             record_rows: true,
             unbounded_rows: false,
             rows: None,
+            turn: None,
         }
     }
 
@@ -609,11 +614,7 @@ mod tests {
     }
 
     fn call(input: Value) -> ToolCall {
-        ToolCall {
-            id: "c1".into(),
-            name: "echo".into(),
-            input,
-        }
+        ToolCall::new("c1", "echo", input)
     }
 
     #[test]
