@@ -98,6 +98,17 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
     // Grafted MCP tools belong to no profile or collection; they are exposed
     // whenever servers are configured (and `--tools` may narrow them).
     members.extend(globals.grafted.iter().filter(|n| registry.has(n)).cloned());
+    // The checkpoint tools, when there are checkpoints to act on: in no profile,
+    // beside every one (and `--tools` may narrow them).
+    if globals.checkpoint {
+        use crate::deck::checkpoint_tools::CHECKPOINT_TOOLS;
+        members.extend(
+            CHECKPOINT_TOOLS
+                .iter()
+                .filter(|n| registry.has(n))
+                .map(|n| n.to_string()),
+        );
+    }
     let Some(allow) = &globals.tools else {
         return Ok(members);
     };
@@ -468,6 +479,11 @@ pub(crate) fn tool_invocation(
 /// how to call it (`run_shell is in profile buddy: indus-tool --profile buddy
 /// run_shell …`).
 fn other_profile_hint(tool: &str, globals: &Globals) -> Option<String> {
+    if crate::deck::checkpoint_tools::CHECKPOINT_TOOLS.contains(&tool) {
+        return Some(format!(
+            "{tool} is exposed when checkpointing is on: indus-tool --checkpoint {tool} …"
+        ));
+    }
     let row = crate::deck::find_row(tool).filter(|r| r.id == tool)?;
     let profiles = row.profile_names();
     let first = profiles.first()?;
