@@ -451,6 +451,23 @@ pub fn plain_schema(schema: &Value) -> Value {
 /// reach the web. Hints the spec defines only for tools that are not read-only
 /// (destructive, idempotent) are set only on those.
 pub fn annotations(name: &str) -> Option<ToolAnnotations> {
+    // The checkpoint tools are no catalog rows (see `deck::checkpoint_tools`):
+    // list and diff only read the store, rewind puts files back.
+    let checkpoint = match name {
+        "checkpoint_list" => Some(("Checkpoints", true)),
+        "checkpoint_diff" => Some(("Checkpoint diff", true)),
+        "checkpoint_rewind" => Some(("Checkpoint rewind", false)),
+        _ => None,
+    };
+    if let Some((title, read_only)) = checkpoint {
+        let hints = ToolAnnotations::with_title(title)
+            .read_only(read_only)
+            .open_world(false);
+        return Some(match read_only {
+            true => hints,
+            false => hints.destructive(true).idempotent(false),
+        });
+    }
     let row = crate::deck::find_row(name).filter(|r| r.id == name)?;
     let open_world = matches!(name, "websearch" | "webfetch" | "saas-action");
     let mut hints = ToolAnnotations::with_title(row.title)
