@@ -185,6 +185,8 @@ fn exact_shows_each_faces_answer() {
     // INDUS_EXACT=0 is off: on a pipe, read's summary goes to stderr.
     let off = env.cmd().env("INDUS_EXACT", "0").args(["read", "a.txt"]).output().unwrap();
     assert_eq!(stdout(&off), "     1\talpha\n     2\tbeta\n     3\tgamma\n");
+    let empty = env.cmd().env("INDUS_EXACT", "").args(["read", "a.txt"]).output().unwrap();
+    assert_eq!(stdout(&empty), stdout(&off), "an empty INDUS_EXACT is off");
 
     // batch: the line batch answers, JSON unless text was asked for; written
     // after the tool name too.
@@ -249,7 +251,7 @@ fn exact_shows_each_faces_answer() {
     let out = env.run(&["--exact=everything", "read", "a.txt"]);
     assert_eq!(code(&out), 2);
     assert!(
-        stderr(&out).contains("--exact takes cli, batch or mcp"),
+        stderr(&out).contains("[possible values: cli, batch, mcp]"),
         "{}",
         stderr(&out)
     );

@@ -7,7 +7,7 @@
 //! call pays for every one it builds). What each option does is read into
 //! `Globals` by its id (`globals`).
 
-use clap::builder::PossibleValuesParser;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, value_parser};
 
 /// How a global option takes a value.
@@ -257,11 +257,16 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
                 .num_args(0..=1)
                 .require_equals(true)
                 .default_missing_value("cli")
-                // Checked when read (`Exact::parse`): the booleans of INDUS_EXACT
-                // stay accepted beside the faces, so no closed list here.
-                .value_parser(|v: &str| {
-                    super::globals::Exact::parse(v).map(|_| v.to_string())
-                })
+                .ignore_case(true)
+                // The faces, and hidden, the booleans INDUS_EXACT took before
+                // there were faces (read by `Exact::parse`).
+                .value_parser(PossibleValuesParser::new(
+                    ["cli", "batch", "mcp"].into_iter().map(PossibleValue::new).chain(
+                        ["1", "0", "true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", ""]
+                            .into_iter()
+                            .map(|b| PossibleValue::new(b).hide(true)),
+                    ),
+                ))
         },
     },
     GlobalOption {
