@@ -94,15 +94,31 @@ fn batch_text_lines_are_the_command_lines_text() {
         let text = line["text"].as_str().unwrap();
         assert_eq!(&printed(text), said, "{call}");
     }
-    assert!(expected[2].0.starts_with("Edited a.txt"), "{}", expected[2].0);
+    assert!(
+        expected[2].0.starts_with("Edited a.txt"),
+        "{}",
+        expected[2].0
+    );
     assert!(expected[3].1, "the missing file is a failure");
 
     // The default stays the JSON outcome, and `--format json` is the same.
     env.write("a.txt", A);
-    for args in [&["batch", "--no-gate"][..], &["--format", "json", "batch", "--no-gate"]] {
-        let out = env.cmd().args(args).write_stdin(input.clone()).output().unwrap();
+    for args in [
+        &["batch", "--no-gate"][..],
+        &["--format", "json", "batch", "--no-gate"],
+    ] {
+        let out = env
+            .cmd()
+            .args(args)
+            .write_stdin(input.clone())
+            .output()
+            .unwrap();
         let got = lines(&out);
-        assert_eq!(got[0]["output"], json!(expected[0].0.trim_end()), "{args:?}");
+        assert_eq!(
+            got[0]["output"],
+            json!(expected[0].0.trim_end()),
+            "{args:?}"
+        );
         assert!(got[2]["output"].is_object(), "edit's record: {}", got[2]);
         assert!(got.iter().all(|l| l.get("text").is_none()), "{args:?}");
         env.write("a.txt", A);
@@ -139,7 +155,10 @@ fn batch_text_lines_are_the_command_lines_text() {
 #[test]
 fn call_with_format_text_answers_one_text_line() {
     let env = env_with_files();
-    let plain = env.run(&["call", r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#]);
+    let plain = env.run(&[
+        "call",
+        r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#,
+    ]);
     assert_eq!(code(&plain), 0);
     let out = env.run(&[
         "--format",
@@ -165,11 +184,17 @@ fn call_with_format_text_answers_one_text_line() {
     assert_eq!(line["id"], json!(9));
     assert_eq!(line["is_error"], true);
     assert!(
-        line["text"].as_str().unwrap().starts_with("Cannot read nope.txt"),
+        line["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Cannot read nope.txt"),
         "{line}"
     );
     // Unasked, call prints the text as before.
-    assert_eq!(stdout(&plain).lines().next(), Some("Showing lines 1–3 of 3 in a.txt."));
+    assert_eq!(
+        stdout(&plain).lines().next(),
+        Some("Showing lines 1–3 of 3 in a.txt.")
+    );
 }
 
 #[test]
@@ -178,14 +203,30 @@ fn exact_shows_each_faces_answer() {
     let cli = env.run(&["--exact=cli", "read", "a.txt"]);
     assert_eq!(code(&cli), 0, "{}", stderr(&cli));
     let text = stdout(&cli).trim_end().to_string();
-    assert!(text.starts_with("Showing lines 1–3 of 3 in a.txt."), "{text}");
+    assert!(
+        text.starts_with("Showing lines 1–3 of 3 in a.txt."),
+        "{text}"
+    );
     // Bare --exact and INDUS_EXACT=1 (the tests' default) are --exact=cli.
-    assert_eq!(stdout(&env.run(&["--exact", "read", "a.txt"])), stdout(&cli));
+    assert_eq!(
+        stdout(&env.run(&["--exact", "read", "a.txt"])),
+        stdout(&cli)
+    );
     assert_eq!(stdout(&env.run(&["read", "a.txt"])), stdout(&cli));
     // INDUS_EXACT=0 is off: on a pipe, read's summary goes to stderr.
-    let off = env.cmd().env("INDUS_EXACT", "0").args(["read", "a.txt"]).output().unwrap();
+    let off = env
+        .cmd()
+        .env("INDUS_EXACT", "0")
+        .args(["read", "a.txt"])
+        .output()
+        .unwrap();
     assert_eq!(stdout(&off), "     1\talpha\n     2\tbeta\n     3\tgamma\n");
-    let empty = env.cmd().env("INDUS_EXACT", "").args(["read", "a.txt"]).output().unwrap();
+    let empty = env
+        .cmd()
+        .env("INDUS_EXACT", "")
+        .args(["read", "a.txt"])
+        .output()
+        .unwrap();
     assert_eq!(stdout(&empty), stdout(&off), "an empty INDUS_EXACT is off");
 
     // batch: the line batch answers, JSON unless text was asked for; written
@@ -195,7 +236,15 @@ fn exact_shows_each_faces_answer() {
         parse_outcome(&out),
         json!({"id": "cli", "output": text, "is_error": false})
     );
-    let out = env.run(&["--format", "text", "--id", "r1", "--exact=batch", "read", "a.txt"]);
+    let out = env.run(&[
+        "--format",
+        "text",
+        "--id",
+        "r1",
+        "--exact=batch",
+        "read",
+        "a.txt",
+    ]);
     assert_eq!(
         parse_outcome(&out),
         json!({"id": "r1", "text": text, "is_error": false})
@@ -208,12 +257,7 @@ fn exact_shows_each_faces_answer() {
     assert_eq!(result["isError"], false);
     assert!(result.get("resultType").is_none(), "{result}");
     // An edit's record goes as structuredContent; a failure is isError, on stdout.
-    let out = env.run(&[
-        "--exact=mcp",
-        "--no-tools",
-        "read",
-        "a.txt",
-    ]);
+    let out = env.run(&["--exact=mcp", "--no-tools", "read", "a.txt"]);
     assert_eq!(code(&out), 1);
     let result = parse_outcome(&out);
     assert_eq!(result["isError"], true);
@@ -236,10 +280,17 @@ fn exact_shows_each_faces_answer() {
     let out = env
         .cmd()
         .env("INDUS_EXACT", "mcp")
-        .args(["call", r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#])
+        .args([
+            "call",
+            r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#,
+        ])
         .output()
         .unwrap();
-    assert!(parse_outcome(&out)["content"].is_array(), "{}", stdout(&out));
+    assert!(
+        parse_outcome(&out)["content"].is_array(),
+        "{}",
+        stdout(&out)
+    );
     let out = env.run(&[
         "--exact=batch",
         "call",

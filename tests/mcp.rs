@@ -643,9 +643,21 @@ async fn checkpoint_tools_rewind_one_turn_named_in_meta() {
     assert!(rewind.input_schema["properties"]["force"].is_object());
     tool(&tools, "checkpoint_diff");
 
-    let r = call_in_turn(&client, "write", json!({"path": "a.txt", "content": "a1\n"}), "m1").await;
+    let r = call_in_turn(
+        &client,
+        "write",
+        json!({"path": "a.txt", "content": "a1\n"}),
+        "m1",
+    )
+    .await;
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
-    let r = call_in_turn(&client, "write", json!({"path": "b.txt", "content": "b1\n"}), "m2").await;
+    let r = call_in_turn(
+        &client,
+        "write",
+        json!({"path": "b.txt", "content": "b1\n"}),
+        "m2",
+    )
+    .await;
     assert_eq!(r.is_error, Some(false), "{}", text(&r));
     let r = call(&client, "checkpoint_list", json!({})).await;
     let nodes: Vec<&str> = r.structured_content.as_ref().unwrap()["nodes"]

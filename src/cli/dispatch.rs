@@ -348,8 +348,7 @@ pub(crate) fn finish_as(
         Some(face) => print_face(outcome, face, globals, printer, id)?,
         None => printer.outcome_as(outcome, globals.json, id),
     }
-    Ok(signal_status()
-        .unwrap_or_else(|| shell::exit_status(tool, outcome, &ShellOpts::default())))
+    Ok(signal_status().unwrap_or_else(|| shell::exit_status(tool, outcome, &ShellOpts::default())))
 }
 
 /// Print `outcome` as the `batch` or `mcp` face would send it (`--exact=batch`,
@@ -377,8 +376,11 @@ pub(crate) fn print_face(
 /// by the server's own `call_result`, so it shows whatever that sends.
 #[cfg(feature = "mcp")]
 fn mcp_result_json(outcome: &ToolOutcome) -> CliResult<Value> {
-    crate::interop::mcp::call_result_json(outcome.clone())
-        .map_err(|e| UsageError(format!("--exact=mcp: the MCP result did not serialize: {e}")))
+    crate::interop::mcp::call_result_json(outcome.clone()).map_err(|e| {
+        UsageError(format!(
+            "--exact=mcp: the MCP result did not serialize: {e}"
+        ))
+    })
 }
 
 #[cfg(not(feature = "mcp"))]

@@ -261,11 +261,17 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
                 // The faces, and hidden, the booleans INDUS_EXACT took before
                 // there were faces (read by `Exact::parse`).
                 .value_parser(PossibleValuesParser::new(
-                    ["cli", "batch", "mcp"].into_iter().map(PossibleValue::new).chain(
-                        ["1", "0", "true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", ""]
+                    ["cli", "batch", "mcp"]
+                        .into_iter()
+                        .map(PossibleValue::new)
+                        .chain(
+                            [
+                                "1", "0", "true", "false", "yes", "no", "on", "off", "y", "n", "t",
+                                "f", "",
+                            ]
                             .into_iter()
                             .map(|b| PossibleValue::new(b).hide(true)),
-                    ),
+                        ),
                 ))
         },
     },

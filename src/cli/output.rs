@@ -289,4 +289,3 @@ pub fn save_media(output: &Value, dir: &std::path::Path, tool: &str) -> Result<V
         }),
     }
 }
-

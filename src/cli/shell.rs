@@ -18,9 +18,9 @@ use serde_json::Value;
 
 use super::command::kebab;
 use super::output::Printer;
-use crate::kernel::render_text;
 use super::peers::{EXIT_STATUS, PRINT0, QUIET, STATS};
 use super::tools::{Layout, StatusRule, row_of};
+use crate::kernel::render_text;
 use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};
 
 /// The command-line-only switches of a tool call (none reaches the tool).
