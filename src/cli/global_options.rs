@@ -396,6 +396,39 @@ mod tests {
         }
     }
 
+    /// Every value clap lets through `--exact` (and INDUS_EXACT) means something
+    /// to `Exact::parse`: a face, or off.
+    #[test]
+    fn exact_takes_the_faces_and_the_old_booleans() {
+        use super::super::globals::Exact;
+        let arg = GLOBAL_OPTIONS
+            .iter()
+            .find(|o| o.id == "exact")
+            .unwrap()
+            .arg();
+        let cmd = clap::Command::new("t").arg(arg);
+        let read = |argv: &[&str]| {
+            let m = cmd
+                .clone()
+                .try_get_matches_from(argv)
+                .map_err(|e| e.kind())?;
+            Ok::<_, clap::error::ErrorKind>(
+                m.get_one::<String>("exact")
+                    .map(|v| Exact::parse(v).expect("clap admitted it")),
+            )
+        };
+        assert_eq!(read(&["t", "--exact"]), Ok(Some(Some(Exact::Cli))));
+        assert_eq!(read(&["t", "--exact=mcp"]), Ok(Some(Some(Exact::Mcp))));
+        assert_eq!(read(&["t", "--exact=BATCH"]), Ok(Some(Some(Exact::Batch))));
+        assert_eq!(read(&["t", "--exact=1"]), Ok(Some(Some(Exact::Cli))));
+        assert_eq!(read(&["t", "--exact=off"]), Ok(Some(None)));
+        assert_eq!(read(&["t", "--exact="]), Ok(Some(None)));
+        assert_eq!(
+            read(&["t", "--exact=all"]),
+            Err(clap::error::ErrorKind::InvalidValue)
+        );
+    }
+
     #[test]
     fn spellings_and_values_are_read_from_the_table() {
         assert!(takes_value("--format") && takes_value("--exec") && takes_value("--tools"));
