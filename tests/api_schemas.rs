@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use common::{bin, code, stderr};
+use indus_tool::kernel::contract::model_schema;
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> Value {
@@ -92,6 +93,15 @@ fn assert_object_schema(name: &str, schema: &Value) {
     assert_eq!(schema["type"], "object", "{name}");
 }
 
+/// No input key a model is shown is marked deprecated (those are left out).
+fn assert_no_deprecated_key(schema: &Value) {
+    if let Some(props) = schema["properties"].as_object() {
+        for (key, s) in props {
+            assert_ne!(s.get("deprecated"), Some(&Value::Bool(true)), "{key}");
+        }
+    }
+}
+
 #[test]
 fn openai_gets_chat_completions_function_tools() {
     let tools = schema(&[], Some("openai"));
@@ -109,7 +119,9 @@ fn openai_gets_chat_completions_function_tools() {
         );
         assert_eq!(function["name"], d["name"]);
         assert_eq!(function["description"], d["description"]);
-        assert_eq!(function["parameters"], d["parameters"]);
+        // The schema as a model is shown it: second spellings left out.
+        assert_eq!(function["parameters"], model_schema(&d["parameters"]));
+        assert_no_deprecated_key(&function["parameters"]);
         assert_object_schema(d["name"].as_str().unwrap(), &function["parameters"]);
     }
     assert_model_api_names(
@@ -133,7 +145,8 @@ fn anthropic_gets_messages_tools() {
         );
         assert_eq!(tool["name"], d["name"]);
         assert_eq!(tool["description"], d["description"]);
-        assert_eq!(tool["input_schema"], d["parameters"]);
+        assert_eq!(tool["input_schema"], model_schema(&d["parameters"]));
+        assert_no_deprecated_key(&tool["input_schema"]);
         assert_object_schema(d["name"].as_str().unwrap(), &tool["input_schema"]);
     }
     assert_model_api_names(tools.iter().map(|t| t["name"].as_str().unwrap()));

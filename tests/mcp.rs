@@ -42,7 +42,11 @@ async fn connect(env: &TestEnv, globals: &[&str], args: &[&str]) -> Client {
     ().serve(transport).await.expect("the MCP handshake")
 }
 
-async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+async fn call<H: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments must be an object")
     };
@@ -104,7 +108,9 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
         );
         assert!(t.description.as_deref().is_some_and(|d| !d.is_empty()));
         let hints = t.annotations.as_ref().expect("hints");
-        assert!(hints.title.is_some());
+        // The title is sent once, at the top.
+        assert!(t.title.is_some());
+        assert!(hints.title.is_none());
     }
     // The plain subset only: `limit`'s minimum is gone, its description stays.
     let grep = tool(&tools, "grep");
@@ -113,18 +119,23 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
     assert_eq!(limit["type"], "integer");
     assert_eq!(grep.input_schema["required"], json!(["pattern"]));
 
+    // Hints as a client reads them: an absent one is the protocol's default
+    // (read-only false, destructive true, idempotent false, open-world true).
     for name in ["read", "ls", "grep", "find", "websearch", "webfetch"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
         assert_eq!(h.read_only_hint, Some(true), "{name}");
     }
     for name in ["write", "edit", "bash", "process"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.read_only_hint, Some(false), "{name}");
-        assert_eq!(h.destructive_hint, Some(true), "{name}");
+        assert_eq!(h.read_only_hint.unwrap_or(false), false, "{name}");
+        assert!(h.destructive_hint.unwrap_or(true), "{name}");
     }
+    let todo = tool(&tools, "todo_set").annotations.clone().unwrap();
+    assert_eq!(todo.destructive_hint, Some(false));
+    assert_eq!(todo.idempotent_hint, Some(true));
     for name in ["websearch", "webfetch"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.open_world_hint, Some(true), "{name}");
+        assert!(h.open_world_hint.unwrap_or(true), "{name}");
     }
     for name in ["read", "write", "edit", "grep", "bash", "todo_set"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
@@ -214,14 +225,11 @@ async fn calls_map_text_json_and_errors() {
     assert_eq!(structured["replacements"], 1);
     let diff = structured["diff"].as_str().expect("a diff");
     assert!(diff.contains("-beta\n+gamma\n"), "{diff}");
-    // The JSON block is also text content, pretty-printed, after the summary.
+    // The text is sent once: the record is structuredContent, not a second text
+    // block the model would read again.
     let parts = texts(&edit);
-    assert_eq!(parts.len(), 2, "{parts:?}");
-    assert_eq!(
-        serde_json::from_str::<Value>(&parts[1]).unwrap(),
-        structured
-    );
-    assert!(parts[1].contains("\n  \"path\""), "{}", parts[1]);
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert!(!parts[0].contains("\"replacements\""), "{}", parts[0]);
     assert_eq!(env.read_string("notes.txt"), "alpha\ngamma\n");
 
     // Bad input is the tool's own error, naming the field.
@@ -699,5 +707,123 @@ async fn checkpoint_tools_rewind_one_turn_named_in_meta() {
         "\"_meta.turn\" must be a string naming the checkpoint turn, got the number 7."
     );
     assert_eq!(env.read_string("a.txt"), "a1\n");
+    client.cancel().await.unwrap();
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct ListWatch(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for ListWatch {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// `mcp --tool-search`: the core tools plus find_tool/load_tool are listed; a
+/// load adds the tool to the list and announces it; an unlisted served tool can
+/// still be called; a name the server does not serve is refused with the
+/// closest one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_search_defers_all_but_the_core_tools() {
+    let env = TestEnv::new();
+    env.write("notes.txt", "alpha\n");
+    let watch = ListWatch::default();
+    let transport =
+        TokioChildProcess::new(server_command(&env, &[], &["--tool-search"])).expect("spawn");
+    let client = watch
+        .clone()
+        .serve(transport)
+        .await
+        .expect("the MCP handshake");
+    let caps = client
+        .peer_info()
+        .unwrap()
+        .capabilities
+        .tools
+        .clone()
+        .unwrap();
+    assert_eq!(caps.list_changed, Some(true));
+    let names =
+        |tools: Vec<Tool>| -> Vec<String> { tools.iter().map(|t| t.name.to_string()).collect() };
+    let listed = names(client.list_all_tools().await.unwrap());
+    assert_eq!(
+        listed,
+        [
+            "read",
+            "grep",
+            "find",
+            "write",
+            "edit",
+            "bash",
+            "find_tool",
+            "load_tool"
+        ]
+    );
+
+    let found = call(&client, "find_tool", json!({"query": "background job"})).await;
+    assert_eq!(found.is_error, Some(false));
+    let first = text(&found);
+    assert!(first.starts_with("process: "), "{first}");
+    assert!(
+        first.ends_with("Load with load_tool {\"names\": [...]}."),
+        "{first}"
+    );
+
+    let loaded = call(&client, "load_tool", json!({"names": ["process"]})).await;
+    assert_eq!(loaded.is_error, Some(false), "{}", text(&loaded));
+    assert!(
+        text(&loaded).starts_with("Loaded process. Input schemas:\nprocess: {\"type\":\"object\"")
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            watch.0.load(std::sync::atomic::Ordering::SeqCst) == 1
+        }),
+        "notifications/tools/list_changed was not sent"
+    );
+    let listed = names(client.list_all_tools().await.unwrap());
+    assert!(listed.contains(&"process".to_string()), "{listed:?}");
+    assert!(!listed.contains(&"webfetch".to_string()), "{listed:?}");
+
+    // Served but not listed: still answers.
+    let todo = call(&client, "todo_read", json!({})).await;
+    assert_eq!(todo.is_error, Some(false), "{}", text(&todo));
+    let wrong = call(&client, "load_tool", json!({"names": ["proces"]})).await;
+    assert_eq!(wrong.is_error, Some(true));
+    assert_eq!(
+        text(&wrong),
+        "No tool called \"proces\" (did you mean \"process\"?); find_tool lists them."
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Without `--tool-search` the list is whole and find_tool is not a tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_list_is_whole_and_lean() {
+    let env = TestEnv::new();
+    let client = connect(&env, &[], &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.name != "find_tool"));
+    let bytes = serde_json::to_vec(&json!({"tools": tools})).unwrap().len();
+    // 27.7 KB before issue 41; the bar is 14 KB.
+    assert!(bytes <= 14_000, "tools/list is {bytes} bytes");
+    let grep = serde_json::to_vec(tool(&tools, "grep")).unwrap().len();
+    assert!(grep <= 2_500, "grep's descriptor is {grep} bytes");
+    // A second spelling is accepted but not shown.
+    let props = tool(&tools, "grep").input_schema["properties"]
+        .as_object()
+        .unwrap()
+        .clone();
+    assert!(props.contains_key("ignoreCase") && !props.contains_key("flags"));
+    let unshown = call(&client, "grep", json!({"pattern": "x", "flags": "i"})).await;
+    assert_ne!(text(&unshown), "", "answered");
+    assert!(
+        !text(&unshown).contains("unknown key"),
+        "{}",
+        text(&unshown)
+    );
+    // A record with no text is sent as one compact text too.
+    let todo = call(&client, "todo_read", json!({})).await;
+    assert_eq!(texts(&todo).len(), 1);
     client.cancel().await.unwrap();
 }

@@ -299,3 +299,58 @@ fn the_aggregator_is_transparent_to_the_sdk_client() {
     let _ = env.run(&["mcp", "down"]);
     check(&warm, "through the warm broker");
 }
+
+/// The virtualenv's python with OpenAI's agent framework importable, if installed.
+fn agents_python() -> Option<PathBuf> {
+    let python = python()?;
+    let ok = std::process::Command::new(&python)
+        .args(["-c", "import agents.mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        common::missing(
+            &format!(
+                "OpenAI's agent framework is not installed in {} (.ci/run installs it)",
+                python.display()
+            ),
+            "openai-agents: not in the MCP peers' venv (DIR/venv/bin/pip install openai-agents; INDUS_MCP_PEERS=DIR)",
+        );
+        return None;
+    }
+    Some(python)
+}
+
+/// Every profile's tools load in strict mode through openai-agents' own MCP
+/// loader (`MCPUtil.get_function_tools` with strict schemas, which falls back
+/// to a non-strict tool when `ensure_strict_json_schema` refuses a schema), and
+/// keep to Anthropic's (an object at the root) and Gemini's function-declaration
+/// rules (one type a key, the OpenAPI subset). Before issue 41 four tools of the
+/// default profile (todo_read, enter_plan_mode, time: no parameters;
+/// saas-action: an open object) fell back, and five buddy keys had several types.
+#[test]
+fn every_profile_converts_to_strict_mode_in_openai_agents() {
+    let Some(python) = agents_python() else {
+        return;
+    };
+    let env = TestEnv::new();
+    let out = assert_cmd::Command::new(&python)
+        .arg(peer_file("strict_schemas.py"))
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .arg(env.root())
+        .args(["all", "authoring", "survey", "buddy"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "strict_schemas.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (profile, tools) in [("all", 21), ("authoring", 7), ("survey", 13), ("buddy", 12)] {
+        let r = &report[profile];
+        assert_eq!(r["tools"], tools, "{profile}: {r}");
+        assert_eq!(r["not_strict"], json!([]), "{profile}: {r}");
+        assert_eq!(r["anthropic"], json!([]), "{profile}: {r}");
+        assert_eq!(r["gemini"], json!([]), "{profile}: {r}");
+    }
+}

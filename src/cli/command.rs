@@ -124,6 +124,16 @@ pub const META_COMMANDS: &[&str] = &[
     "help",
 ];
 
+/// `mcp --tool-search`: the deferred tool list (see `interop::mcp::search`).
+fn tool_search_arg() -> Arg {
+    Arg::new("tool-search")
+        .long("tool-search")
+        .action(ArgAction::SetTrue)
+        .env("INDUS_TOOL_SEARCH")
+        .value_parser(clap::builder::FalseyValueParser::new())
+        .help("List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed")
+}
+
 /// `oldText` → `old-text`.
 pub fn kebab(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
@@ -387,6 +397,7 @@ fn with_meta_commands(cmd: Command) -> Command {
                     .action(ArgAction::SetTrue)
                     .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
             )
+            .arg(tool_search_arg())
             .subcommand(
                 Command::new("serve")
                     .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
@@ -395,7 +406,8 @@ fn with_meta_commands(cmd: Command) -> Command {
                             .long("no-gate")
                             .action(ArgAction::SetTrue)
                             .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
-                    ),
+                    )
+                    .arg(tool_search_arg()),
             )
             .subcommand(
                 Command::new("servers")

@@ -184,6 +184,9 @@ pub(crate) fn mcp(
     };
     let tool_box = long_running_box(registry, globals, m)?;
     let upstream = upstream_of(graft.as_ref());
+    let options = crate::interop::mcp::ServeOptions {
+        tool_search: m.get_flag("tool-search"),
+    };
     // One thread. rmcp still runs every request as its own task, so calls overlap
     // wherever they wait (a command, a socket, a timer) and a cancellation is read
     // while they do; the long walks of grep and find go to the blocking pool anyway.
@@ -198,7 +201,7 @@ pub(crate) fn mcp(
         // ends with status 0, since being told to stop is how a server's life ends.
         let stop = CancellationToken::new();
         cancel_on_signals(stop.clone());
-        crate::interop::mcp::serve_stdio_with(tool_box, &upstream, stop).await
+        crate::interop::mcp::serve_stdio_with(tool_box, &upstream, options, stop).await
     });
     // Standard input read through the blocking pool (a terminal, a file) would hold
     // a plain drop of the runtime until its next line; nothing is left to wait for.

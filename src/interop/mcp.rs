@@ -27,6 +27,7 @@
 //! [`LineTransport`], which answers what rmcp would drop or choke on (a line
 //! that is not JSON, a request before `initialize`) and hands rmcp the rest.
 
+mod search;
 mod transport;
 
 use std::sync::Arc;
@@ -81,12 +82,20 @@ fn is_grafted(name: &str) -> bool {
     name.contains("__")
 }
 
+/// The tools a deferred list (`--tool-search`) shows from the start: the ones
+/// nearly every coding turn uses. Everything else is found with `find_tool` and
+/// added with `load_tool`.
+pub const CORE_TOOLS: [&str; 6] = ["read", "grep", "find", "edit", "write", "bash"];
+
 /// The MCP face of one `ToolBox`.
 #[derive(Clone)]
 pub struct McpServer {
     runner: Arc<dyn ToolRunner>,
     tools: Arc<Vec<Tool>>,
     info: Arc<ServerConfig>,
+    /// Set in the deferred mode: the names `tools/list` shows (the core, then
+    /// what `load_tool` added, in the order they came).
+    listed: Option<Arc<std::sync::Mutex<Vec<String>>>>,
 }
 
 impl McpServer {
@@ -140,12 +149,51 @@ impl McpServer {
             runner: tool_box.runner,
             tools: Arc::new(tools),
             info: Arc::new(info),
+            listed: None,
         }
     }
 
-    /// The tools `tools/list` answers with.
+    /// Every tool the server serves (in the deferred mode, `tools/list` shows
+    /// only some of them: see [`McpServer::listed`]).
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// The deferred mode, for clients that have no tool search of their own:
+    /// `tools/list` shows the [`CORE_TOOLS`] this server serves plus
+    /// `find_tool` (search the rest by words) and `load_tool` (add some to the
+    /// list, which the server then announces with `notifications/tools/
+    /// list_changed`). A call of a served tool works whether or not it is listed.
+    pub fn with_tool_search(mut self) -> Self {
+        let core: Vec<String> = self
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .filter(|n| CORE_TOOLS.contains(&n.as_str()))
+            .collect();
+        let mut info = (*self.info).clone();
+        let mut tools_cap = info.capabilities.tools.clone().unwrap_or_default();
+        tools_cap.list_changed = Some(true);
+        info.capabilities.tools = Some(tools_cap);
+        self.info = Arc::new(info);
+        self.listed = Some(Arc::new(std::sync::Mutex::new(core)));
+        self
+    }
+
+    /// What `tools/list` answers with now.
+    pub fn listed(&self) -> Vec<Tool> {
+        let Some(listed) = &self.listed else {
+            return (*self.tools).clone();
+        };
+        let names = listed.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut out: Vec<Tool> = self
+            .tools
+            .iter()
+            .filter(|t| names.iter().any(|n| n == t.name.as_ref()))
+            .cloned()
+            .collect();
+        out.extend(search::tools());
+        out
     }
 }
 
@@ -160,7 +208,7 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // Built once, by `list_tools_result`, as `schema --for mcp` builds them.
-        Ok(ListToolsResult::with_all_items((*self.tools).clone()))
+        Ok(ListToolsResult::with_all_items(self.listed()))
     }
 
     async fn call_tool(
@@ -171,6 +219,18 @@ impl ServerHandler for McpServer {
         // A name this box does not hold is not a protocol error: the runner answers
         // it as an `is_error` outcome (`This session exposes no tool called "X".`),
         // which reaches the model as an `isError` result it can read.
+        if let Some(listed) = &self.listed
+            && let Some(result) = search::answer(
+                &self.tools,
+                listed,
+                &request.name,
+                request.arguments.as_ref(),
+                &context.peer,
+            )
+            .await
+        {
+            return Ok(result.into());
+        }
         // rmcp moves the request's `_meta` into the context: `_meta.turn` names the
         // checkpoint turn of the call's changes, as a ToolCall's `turn` does.
         let turn = match context.meta.get("turn") {
@@ -304,31 +364,44 @@ async fn forward(
     }
 }
 
+/// How `indus-tool mcp` serves its tools beyond which ones (the tool box).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServeOptions {
+    /// The deferred list (see [`McpServer::with_tool_search`]).
+    pub tool_search: bool,
+}
+
 /// Serve `tool_box` on stdin/stdout until the client closes stdin or `stop` is
 /// cancelled (a signal). Either way in-flight calls are cancelled once the server
 /// stops reading, after rmcp's short drain of calls about to answer. Lines that are
 /// not messages, and requests before `initialize`, are answered with JSON-RPC errors
 /// (see [`LineTransport`]). Returns an error only when the transport itself fails.
 pub async fn serve_stdio(tool_box: ToolBox, stop: CancellationToken) -> std::io::Result<()> {
-    serve_stdio_with(tool_box, &UpstreamTools::new(), stop).await
+    serve_stdio_with(
+        tool_box,
+        &UpstreamTools::new(),
+        ServeOptions::default(),
+        stop,
+    )
+    .await
 }
 
 /// [`serve_stdio`] for an aggregator: grafted tools listed with their
-/// servers' own metadata (see [`Upstream`]).
+/// servers' own metadata (see [`Upstream`]), served as `options` say.
 pub async fn serve_stdio_with(
     tool_box: ToolBox,
     upstream: &UpstreamTools,
+    options: ServeOptions,
     stop: CancellationToken,
 ) -> std::io::Result<()> {
     // Non-blocking pipes when stdin/stdout are FIFOs (as MCP clients launch
     // servers), the blocking stdio handles otherwise.
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    serve(
-        McpServer::with_upstream(tool_box, upstream),
-        LineTransport::new(read, write),
-        stop,
-    )
-    .await
+    let mut server = McpServer::with_upstream(tool_box, upstream);
+    if options.tool_search {
+        server = server.with_tool_search();
+    }
+    serve(server, LineTransport::new(read, write), stop).await
 }
 
 /// Serve `server` (an [`McpServer`] of a tool box) over any rmcp transport (see
@@ -390,7 +463,7 @@ pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
     let schema = if is_grafted(&descriptor.name) {
         descriptor.parameters.clone()
     } else {
-        plain_schema(&descriptor.parameters)
+        plain_schema(&descriptor.for_model().parameters)
     };
     let schema = match schema {
         Value::Object(mut map) => {
@@ -404,9 +477,11 @@ pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
         descriptor.description.clone(),
         Arc::new(schema),
     );
-    if let Some(annotations) = annotations(&descriptor.name) {
-        if let Some(title) = &annotations.title {
-            tool = tool.with_title(title.clone());
+    if let Some(mut annotations) = annotations(&descriptor.name) {
+        // The title once, at the top, where clients since 2025-06-18 read it;
+        // the hints carry none (every byte of the list is read on every turn).
+        if let Some(title) = annotations.title.take() {
+            tool = tool.with_title(title);
         }
         tool = tool.with_annotations(annotations);
     }
@@ -414,7 +489,8 @@ pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
 }
 
 /// `schema` with only [`SCHEMA_KEYWORDS`] kept, at every level (`properties` maps
-/// property names to schemas, `items` holds a schema or a list of them).
+/// property names to schemas, `items` holds a schema or a list of them), and
+/// `"additionalProperties": false` on an object that declares no keys.
 pub fn plain_schema(schema: &Value) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
@@ -436,6 +512,16 @@ pub fn plain_schema(schema: &Value) -> Value {
                 other => plain_schema(other),
             },
             k if SCHEMA_KEYWORDS.contains(&k) => value.clone(),
+            // An object that declares no keys says it takes none (see
+            // `ToolDescriptor::for_model`); anywhere else it is the open default.
+            "additionalProperties"
+                if *value == Value::Bool(false)
+                    && map
+                        .get("properties")
+                        .is_none_or(|p| p.as_object().is_some_and(|p| p.is_empty())) =>
+            {
+                value.clone()
+            }
             _ => continue,
         };
         out.insert(key.clone(), kept);
@@ -450,6 +536,11 @@ pub fn plain_schema(schema: &Value) -> Value {
 /// the tools that overwrite or delete files or run programs (`CHANGES_THE_WORLD`); `openWorldHint` for those that
 /// reach the web. Hints the spec defines only for tools that are not read-only
 /// (destructive, idempotent) are set only on those.
+///
+/// A hint is sent only where it differs from the protocol's default (read-only
+/// false, destructive true, idempotent false, open-world true): a client reads
+/// an absent hint as its default, so the list says the same in fewer bytes.
+/// [`effective`] reads a hint back as a client does.
 pub fn annotations(name: &str) -> Option<ToolAnnotations> {
     // The checkpoint tools are no catalog rows (see `deck::checkpoint_tools`):
     // list and diff only read the store, rewind puts files back.
@@ -460,25 +551,41 @@ pub fn annotations(name: &str) -> Option<ToolAnnotations> {
         _ => None,
     };
     if let Some((title, read_only)) = checkpoint {
-        let hints = ToolAnnotations::with_title(title)
-            .read_only(read_only)
-            .open_world(false);
-        return Some(match read_only {
-            true => hints,
-            false => hints.destructive(true).idempotent(false),
-        });
+        let mut hints = ToolAnnotations::with_title(title);
+        if read_only {
+            hints.read_only_hint = Some(true);
+        }
+        hints.open_world_hint = Some(false);
+        return Some(hints);
     }
     let row = crate::deck::find_row(name).filter(|r| r.id == name)?;
     let open_world = matches!(name, "websearch" | "webfetch" | "saas-action");
-    let mut hints = ToolAnnotations::with_title(row.title)
-        .read_only(row.read_only)
-        .open_world(open_world);
-    if !row.read_only {
-        hints = hints
-            .destructive(crate::deck::changes_the_world(name))
-            .idempotent(matches!(name, "write" | "todo_set" | "todo"));
+    let mut hints = ToolAnnotations::with_title(row.title);
+    if row.read_only {
+        hints.read_only_hint = Some(true);
+    } else {
+        if !crate::deck::changes_the_world(name) {
+            hints.destructive_hint = Some(false);
+        }
+        if matches!(name, "write" | "todo_set" | "todo") {
+            hints.idempotent_hint = Some(true);
+        }
+    }
+    if !open_world {
+        hints.open_world_hint = Some(false);
     }
     Some(hints)
+}
+
+/// The behaviour hints as a client reads them: `[read-only, destructive,
+/// idempotent, open-world]`, an absent one at the protocol's default.
+pub fn effective(hints: &ToolAnnotations) -> [bool; 4] {
+    [
+        hints.read_only_hint.unwrap_or(false),
+        hints.destructive_hint.unwrap_or(true),
+        hints.idempotent_hint.unwrap_or(false),
+        hints.open_world_hint.unwrap_or(true),
+    ]
 }
 
 /// The content blocks a projected output came from.
@@ -514,9 +621,16 @@ fn kind_block(value: &Value) -> Option<ToolContentBlock> {
     }
 }
 
-/// An outcome as an MCP tool result: every block in order as text content (JSON
-/// blocks pretty-printed), the JSON as `structuredContent` too, `isError` from the
-/// outcome.
+/// An outcome as an MCP tool result: its text blocks once, as text content; its
+/// JSON record as `structuredContent`; `isError` from the outcome.
+///
+/// A model reads every text block, so the record is not repeated as text beside
+/// the tool's own text: a tool's text and its record say the same thing (the text
+/// for the model, the record for the client, described by the tool's
+/// `outputSchema`). Only an outcome with no text at all (a lone record, such as
+/// `todo_read`'s or `time`'s) sends its record as text too, compact, because a
+/// client that ignores `structuredContent` would otherwise show nothing, as the
+/// protocol asks of structured results.
 ///
 /// `structuredContent` must be a JSON object on the wire (clients reject anything
 /// else), so: one JSON block holding an object is that object; one holding any other
@@ -525,9 +639,13 @@ fn kind_block(value: &Value) -> Option<ToolContentBlock> {
 pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
     let mut content = Vec::new();
     let mut json = Vec::new();
+    let mut texts = 0;
     for block in unproject(outcome.output) {
         match block {
-            ToolContentBlock::Text(text) => content.push(ContentBlock::text(text)),
+            ToolContentBlock::Text(text) => {
+                texts += 1;
+                content.push(ContentBlock::text(text));
+            }
             // MCP content a grafted tool returned (an image, audio, a resource)
             // goes on as its own content type, not as a text holding its JSON.
             ToolContentBlock::Json(value)
@@ -536,13 +654,17 @@ pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
             {
                 content.push(native);
             }
-            ToolContentBlock::Json(value) => {
-                let pretty = serde_json::to_string_pretty(&value).expect("JSON values serialize");
-                content.push(ContentBlock::text(pretty));
-                json.push(value);
-            }
+            ToolContentBlock::Json(value) => json.push(value),
         }
     }
+    // The record as the text of an outcome that has no text (see above), compact
+    // and as the tool gave it (a list stays a list).
+    let record_text = match json.as_slice() {
+        _ if texts > 0 => None,
+        [] => None,
+        [one] => Some(one.to_string()),
+        many => Some(Value::from(many.to_vec()).to_string()),
+    };
     let structured = match json.len() {
         0 => None,
         1 => match json.pop() {
@@ -551,6 +673,9 @@ pub fn call_result(outcome: ToolOutcome) -> CallToolResult {
         },
         _ => Some(json!({ "values": json })),
     };
+    if let Some(text) = record_text {
+        content.push(ContentBlock::text(text));
+    }
     let mut result = if outcome.is_error {
         CallToolResult::error(content)
     } else {
@@ -627,10 +752,8 @@ mod tests {
             ],
             is_error: false,
         }));
-        assert_eq!(
-            texts(&r),
-            ["Edited.", "{\n  \"path\": \"a\",\n  \"replacements\": 1\n}"]
-        );
+        // The record is not repeated as text beside the tool's own text.
+        assert_eq!(texts(&r), ["Edited."]);
         assert_eq!(
             r.structured_content,
             Some(json!({"path": "a", "replacements": 1}))
@@ -656,6 +779,11 @@ mod tests {
             is_error: false,
         }));
         assert_eq!(r.structured_content, Some(json!({"values": [1, {"b": 2}]})));
+        // With no text at all, the record is the text too, compact, as given.
+        assert_eq!(texts(&r), [r#"[1,{"b":2}]"#]);
+        let r = call_result(outcome(ToolResult::json(json!({"items": []}))));
+        assert_eq!(texts(&r), [r#"{"items":[]}"#]);
+        assert_eq!(r.structured_content, Some(json!({"items": []})));
     }
 
     #[test]
@@ -695,28 +823,35 @@ mod tests {
         for tool in server.tools() {
             let hints = tool.annotations.as_ref().expect("built-ins have hints");
             assert!(tool.title.is_some());
+            assert_eq!(hints.title, None, "the title is sent once, at the top");
             assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
             let name = tool.name.as_ref();
+            let [read_only, destructive, _, open_world] = effective(hints);
             assert_eq!(
-                hints.read_only_hint,
-                Some(crate::builtins::READ_ONLY_NAMES.contains(&name) || name == "todo_read"),
+                read_only,
+                crate::builtins::READ_ONLY_NAMES.contains(&name) || name == "todo_read",
                 "{name}"
             );
             assert_eq!(
-                hints.open_world_hint,
-                Some(name == "websearch" || name == "webfetch"),
+                open_world,
+                name == "websearch" || name == "webfetch",
                 "{name}"
             );
-            let destructive = matches!(name, "write" | "edit" | "apply_patch" | "bash" | "process");
-            if destructive {
-                assert_eq!(hints.destructive_hint, Some(true), "{name}");
-            } else {
-                assert_ne!(hints.destructive_hint, Some(true), "{name}");
-            }
+            // Destructive is read only of a tool that is not read-only.
+            let changes = matches!(name, "write" | "edit" | "apply_patch" | "bash" | "process");
+            assert_eq!(!read_only && destructive, changes, "{name}");
+            // Only hints that differ from the defaults are sent.
+            assert_ne!(hints.read_only_hint, Some(false), "{name}");
+            assert_ne!(hints.destructive_hint, Some(true), "{name}");
+            assert_ne!(hints.open_world_hint, Some(true), "{name}");
             // Nothing outside the plain subset survives, at any depth.
             fn check(schema: &Value) {
                 if let Value::Object(map) = schema {
                     for (k, v) in map {
+                        if k == "additionalProperties" {
+                            assert_eq!(map.get("properties"), Some(&json!({})));
+                            continue;
+                        }
                         assert!(SCHEMA_KEYWORDS.contains(&k.as_str()), "{k}");
                         match k.as_str() {
                             "properties" => v.as_object().unwrap().values().for_each(check),

@@ -52,7 +52,7 @@ pub fn tool_definitions(api: ToolApi, descriptors: &[ToolDescriptor]) -> Result<
                         "function": {
                             "name": d.name,
                             "description": d.description,
-                            "parameters": d.parameters,
+                            "parameters": d.for_model().parameters,
                         }
                     })
                 })
@@ -65,7 +65,7 @@ pub fn tool_definitions(api: ToolApi, descriptors: &[ToolDescriptor]) -> Result<
                     json!({
                         "name": d.name,
                         "description": d.description,
-                        "input_schema": d.parameters,
+                        "input_schema": d.for_model().parameters,
                     })
                 })
                 .collect(),

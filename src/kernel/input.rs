@@ -501,9 +501,19 @@ pub fn unknown_keys(tool: &str, schema: &Value, input: &Value) -> Option<String>
             .and_then(|o| o.get("properties"))
             .and_then(Value::as_object)
         {
-            let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+            // The keys a model is shown (a second spelling is still taken, but
+            // naming it would only invite it).
+            let keys: Vec<&str> = props
+                .iter()
+                .filter(|(_, s)| s.get("deprecated") != Some(&Value::Bool(true)))
+                .map(|(k, _)| k.as_str())
+                .collect();
             let who = if owner.is_empty() { tool } else { owner };
-            message.push_str(&format!(" {who} takes: {}.", keys.join(", ")));
+            if keys.is_empty() {
+                message.push_str(&format!(" {who} takes no input."));
+            } else {
+                message.push_str(&format!(" {who} takes: {}.", keys.join(", ")));
+            }
         }
     }
     Some(message)
@@ -620,6 +630,21 @@ mod strict_tests {
         let message = unknown_keys("t", &schema, &Value::Object(many)).unwrap();
         assert!(message.contains("\"zz19\" and 5 more."), "{message}");
         assert!(!message.contains("zz20"), "{message}");
+        // A second spelling is taken but not offered; a tool without keys says so.
+        let with_old = serde_json::json!({"type": "object", "properties": {"a": {}, "old": {"deprecated": true}}});
+        assert_eq!(
+            unknown_keys("t", &with_old, &serde_json::json!({"old": 1})),
+            None
+        );
+        assert_eq!(
+            unknown_keys("t", &with_old, &serde_json::json!({"qqqq": 1})).unwrap(),
+            "Invalid input for t: unknown key \"qqqq\". t takes: a."
+        );
+        let none = serde_json::json!({"type": "object", "properties": {}});
+        assert_eq!(
+            unknown_keys("t", &none, &serde_json::json!({"x": 1})).unwrap(),
+            "Invalid input for t: unknown key \"x\". t takes no input."
+        );
         // A schema without properties, or open, checks nothing.
         let open = serde_json::json!({"type": "object"});
         assert_eq!(unknown_keys("t", &open, &serde_json::json!({"x": 1})), None);

@@ -190,7 +190,7 @@ impl Tool for BgProcessCard {
     }
 
     fn description(&self) -> &str {
-        "Start, poll and stop long-lived commands (dev servers, watchers) that outlive this call; use bash for commands that finish on their own. Actions: start (command → an id like bg-1), poll (id → the last 2,000 lines of each stream, or with sinceLast only what arrived since the previous poll, plus the live status), stop (id → SIGTERM to the job's process group, SIGKILL after 3 s), list (every job of this session with status, age and command)."
+        "Background jobs of this session (bg-N) keeping each job's last 2,000 lines: start, poll (sinceLast: only new), stop, list. Apart from process's jobs; use one of the two."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -198,10 +198,10 @@ impl Tool for BgProcessCard {
             "type": "object",
             "properties": {
                 "action": {"type": "string", "enum": ACTIONS, "description": "What to do."},
-                "command": {"type": "string", "description": "start: the command line, run with sh -c."},
-                "cwd": {"type": "string", "description": "start: directory to run in, relative to the working directory (default: the working directory)."},
-                "id": {"type": "string", "description": "poll, stop: the id returned by start."},
-                "sinceLast": {"type": "boolean", "description": "poll: only output that arrived since the previous poll (default false: the whole ring)."}
+                "command": {"type": "string", "description": "start: command line."},
+                "cwd": {"type": "string", "description": "start: directory."},
+                "id": {"type": "string", "description": "Job id."},
+                "sinceLast": {"type": "boolean", "description": "poll: only what is new."}
             },
             "required": ["action"]
         })

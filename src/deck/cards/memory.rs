@@ -49,15 +49,15 @@ impl Tool for MemoryCard {
     }
 
     fn description(&self) -> &str {
-        "Keep a working-memory note for this session: durable facts, decisions and reminders that must survive across turns. action \"read\" returns the note; \"replace\" overwrites it with content; \"append\" adds content as a new line. The note is capped at 32 KiB; a change past the cap is refused and the note is left as it was."
+        "A note for this session that survives across turns: read, replace or append (content). At most 32 KiB."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "read the note, replace it, or append a line to it."},
-                "content": {"type": "string", "description": "The new note (replace) or the line to add (append). Ignored by read."}
+                "action": {"type": "string", "enum": ACTIONS, "description": "read, replace or append."},
+                "content": {"type": "string", "description": "The new note, or the line to append."}
             },
             "required": ["action"]
         })

@@ -107,7 +107,7 @@ impl Tool for EnterPlanMode {
     }
 
     fn description(&self) -> &str {
-        "Enter plan mode: a marker that starts an explore-only phase. While planning, read and search but change nothing; finish with exit_plan_mode and the plan. Takes no input; returns {\"enterPlanMode\": true, \"applied\": false} (the host decides whether to enforce the mode)."
+        "Start a planning phase: explore and read, change nothing, then call exit_plan_mode with the plan."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -135,14 +135,14 @@ impl Tool for ExitPlanMode {
     }
 
     fn description(&self) -> &str {
-        "Exit plan mode by presenting the finished plan for approval. The plan (Markdown) is kept as a file under the session's folder (.indus-process/sessions/<session>/plans/<base36 time>-<slug>.md, the slug from its first line) and returned with {\"exitPlan\": true, \"plan\": ..., \"path\": ...}. Changes no project file."
+        "Present the finished plan (Markdown) for approval; it is kept as a file under .indus-process/ and returned."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "plan": {"type": "string", "description": "The plan to present, in Markdown."}
+                "plan": {"type": "string", "description": "The plan, in Markdown."}
             },
             "required": ["plan"]
         })

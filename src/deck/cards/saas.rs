@@ -430,6 +430,17 @@ async fn execute(gw: &Gateway, args: &Args<'_>, ctx: &ToolContext) -> Result<Too
     let arguments = match args.get("arguments") {
         None => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v.clone(),
+        // The schema a model is shown says a JSON text (an open object cannot
+        // be written in strict mode); an object is still taken as it is.
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                return Err(format!(
+                    "Invalid \"arguments\": expected a JSON object (as an object or as its JSON text), got the text {}.",
+                    Value::from(text.chars().take(80).collect::<String>())
+                ));
+            }
+        },
         Some(other) => {
             return Err(invalid(
                 "arguments",
@@ -494,20 +505,20 @@ impl Tool for SaasCard {
     }
 
     fn description(&self) -> &str {
-        "Discover and run third-party SaaS actions (GitHub, Slack, Gmail, Linear, …) through the Composio gateway. action \"discover\" lists available actions as slug, name, description and toolkit, filtered by toolkits and a free-text query; \"execute\" runs one action by its slug (case-sensitive, e.g. GITHUB_CREATE_AN_ISSUE) with arguments and returns its data. Discover first to learn a slug. Needs COMPOSIO_API_KEY in the environment (COMPOSIO_USER_ID picks whose connected accounts run actions); without it the tool reports how to set one up."
+        "SaaS actions (GitHub, Slack, Gmail…) through Composio: discover (toolkits, query) lists them; execute runs one by slug with arguments. Needs COMPOSIO_API_KEY."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "discover lists available actions; execute runs one."},
-                "slug": {"type": "string", "description": "The action to run, exactly as discover lists it (case-sensitive, e.g. GITHUB_CREATE_AN_ISSUE). Required by execute."},
-                "arguments": {"type": "object", "description": "The action's arguments, as the action expects them (execute)."},
-                "toolkits": {"type": "array", "items": {"type": "string"}, "description": "On discover, only these toolkits (e.g. [\"github\", \"slack\"])."},
-                "query": {"type": "string", "description": "On discover, free text to search actions by name and description."},
-                "limit": {"type": "integer", "description": format!("On discover, the most actions listed (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).")},
-                "timeoutMs": {"type": "integer", "maximum": MAX_TIMEOUT_MS, "description": format!("Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS}).")}
+                "action": {"type": "string", "enum": ACTIONS, "description": "discover or execute."},
+                "slug": {"type": "string", "description": "execute: the action, as discover lists it (e.g. GITHUB_CREATE_AN_ISSUE)."},
+                "arguments": {"type": "string", "description": "execute: the action's arguments as a JSON object, e.g. {\"owner\": \"x\"} (an object is taken too)."},
+                "toolkits": {"type": "array", "items": {"type": "string"}, "description": "discover: only these toolkits, e.g. [\"github\"]."},
+                "query": {"type": "string", "description": "discover: words to search actions by."},
+                "limit": {"type": "integer", "deprecated": true, "description": format!("discover: the most actions listed (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).")},
+                "timeoutMs": {"type": "integer", "deprecated": true, "maximum": MAX_TIMEOUT_MS, "description": format!("Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS}).")}
             },
             "required": ["action"]
         })

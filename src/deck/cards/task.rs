@@ -520,7 +520,7 @@ struct TaskCard {
 /// working directory.
 fn describe(ctx: &DeckContext) -> String {
     let mut text = format!(
-        "Delegate a self-contained objective to a sub-agent (a command-line coding agent such as Claude Code, Codex, Gemini CLI or opencode, run non-interactively) and return its final answer. The sub-agent does not see this conversation: state the whole objective, and put background in context. It runs in the working directory with no terminal, and is killed with its whole process group at timeoutMs (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}). Agents are configured in {PROJECT_AGENTS_FILE} (this project) or $XDG_CONFIG_HOME/{USER_AGENTS_FILE} (every project)."
+        "Delegate a self-contained objective to a sub-agent CLI (Claude Code, Codex, Gemini CLI, opencode) and return its final answer. It does not see this conversation: state everything it needs. Agents are configured in {PROJECT_AGENTS_FILE} or $XDG_CONFIG_HOME/{USER_AGENTS_FILE}."
     );
     let Some(cwd) = &ctx.cwd else {
         return text;
@@ -595,10 +595,10 @@ impl Tool for TaskCard {
         json!({
             "type": "object",
             "properties": {
-                "objective": {"type": "string", "description": "A complete, self-contained statement of what the sub-agent should accomplish (it does not see your conversation)."},
-                "agent": {"type": "string", "description": "The configured agent to run (see the description's roster). Omit for the default agent."},
-                "context": {"type": "string", "description": "Extra background the sub-agent should start with; sent after the objective under a \"Context:\" line."},
-                "timeoutMs": {"type": "number", "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}); the agent's process group is killed at it.")}
+                "objective": {"type": "string", "description": "What the sub-agent should accomplish, complete in itself."},
+                "agent": {"type": "string", "description": "Which configured agent (default: the default)."},
+                "context": {"type": "string", "description": "Background for it."},
+                "timeoutMs": {"type": "number", "deprecated": true, "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")}
             },
             "required": ["objective"]
         })

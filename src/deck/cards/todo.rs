@@ -124,23 +124,23 @@ impl Tool for TodoCard {
     }
 
     fn description(&self) -> &str {
-        "Keep this session's checklist. action \"read\" shows it; \"set\" replaces it wholesale with items (send the whole list, not a change). Each item is {task, state, weight}: state pending, active, done or dropped (shown [ ], [~], [x], [-]); weight low, normal (default) or high. Separate from todo_set/todo_read."
+        "A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "read the checklist, or set (replace) it."},
+                "action": {"type": "string", "enum": ACTIONS, "description": "read or set."},
                 "items": {
                     "type": "array",
-                    "description": "The whole new checklist, in order (set only; [] clears it).",
+                    "description": "set: the whole list, in order.",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "task": {"type": "string", "description": "What is to be done."},
+                            "task": {"type": "string"},
                             "state": {"type": "string", "enum": STATES},
-                            "weight": {"type": "string", "enum": WEIGHTS, "description": "Absent means normal."}
+                            "weight": {"type": "string", "enum": WEIGHTS}
                         },
                         "required": ["task", "state"]
                     }

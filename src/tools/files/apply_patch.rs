@@ -63,16 +63,16 @@ impl Tool for ApplyPatchTool {
     }
 
     fn description(&self) -> &str {
-        "Apply a patch that changes one or more files, all or nothing. The patch is codex's envelope (*** Begin Patch, *** Add File / *** Update File (with *** Move to) / *** Delete File, @@ context lines, *** End of File, *** End Patch) or a unified diff (git diff or diff -u; new, deleted and renamed files, mode changes). Each hunk is placed as edit places oldText: exactly at the stated line, else at an offset, else by the whitespace-tolerant stages; a hunk that fits two places is refused, never guessed. Every hunk of every file is placed before anything is written; if one fails, nothing changes and every failed hunk is listed with the closest region. check: only say whether it applies. reverse: apply a unified diff backwards. Returns each file's status (added, modified, deleted, renamed) with line counts and one combined diff."
+        "Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "patch": { "type": "string", "description": "The patch text: a codex envelope or a unified diff." },
-                "check": { "type": "boolean", "description": "Only check that the patch applies; change nothing (like git apply --check)." },
-                "reverse": { "type": "boolean", "description": "Apply a unified diff in reverse (like patch -R)." }
+                "patch": { "type": "string", "description": "Patch text." },
+                "check": { "type": "boolean", "description": "Only test whether it applies." },
+                "reverse": { "type": "boolean", "description": "Apply a unified diff backwards." }
             },
             "required": ["patch"]
         })

@@ -54,20 +54,20 @@ impl Tool for EditTool {
     }
 
     fn description(&self) -> &str {
-        "Replace oldText with newText in a file and return a unified diff of the change. oldText must match exactly and be unique (set replaceAll to replace every occurrence). When it does not occur exactly, whole lines are matched in stages: trailing whitespace ignored, another indentation, the first line's indentation missing (newText may be written at the file's indentation or in oldText's frame: the lines it shares with oldText tell which, and an undecided case is refused with both readings), a copied read line-number gutter, typographic quotes and dashes; the result names the stage (\"match\") and more than one place is refused. Line endings and a UTF-8 BOM are kept; expectSha256 refuses the edit if the file changed. edits [{oldText, newText, replaceAll?}, ...] makes several edits of the file at once, each matched against the file as it was, all or none. A failed edit says why: not found (with the closest region), found several times, or already applied."
+        "Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "path": { "type": "string", "description": "File to edit, relative to the working directory." },
-                "oldText": { "type": "string", "description": "The exact text to replace (written with \\n line endings; CRLF files match too)." },
-                "newText": { "type": "string", "description": "The replacement text." },
-                "replaceAll": { "type": "boolean", "description": "Replace every occurrence instead of requiring a unique match (default false)." },
+                "path": { "type": "string", "description": "File path." },
+                "oldText": { "type": "string", "description": "Exact text to replace." },
+                "newText": { "type": "string", "description": "Replacement." },
+                "replaceAll": { "type": "boolean", "description": "Replace every occurrence." },
                 "edits": {
                     "type": "array",
-                    "description": "Several edits of the one file instead of oldText/newText: each is matched against the file as it was before any of them, matches that overlap are refused, and either all are made (one diff) or none.",
+                    "description": "[{oldText, newText}] instead, each matched against the file as it was.",
                     "items": {
                         "type": "object",
                         "properties": {
@@ -78,7 +78,7 @@ impl Tool for EditTool {
                         "required": ["oldText", "newText"]
                     }
                 },
-                "expectSha256": { "type": "string", "description": "Refuse the edit unless the file's current SHA-256 (hex) is this value." }
+                "expectSha256": { "type": "string", "description": "Refuse unless the file's SHA-256 is this (read gives it)." }
             },
             "required": ["path"]
         })

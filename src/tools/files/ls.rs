@@ -54,16 +54,16 @@ impl Tool for Ls {
     }
 
     fn description(&self) -> &str {
-        "List a directory's immediate children as aligned `kind size name` rows: directories first (with a trailing /), then files, by case-insensitive name. A path that is not a directory is listed as its one row. Dot-entries are hidden unless showHidden is true; limit caps how many rows are shown."
+        "List a directory's entries (`kind size name`), directories first."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "path": { "type": "string", "description": "Directory to list, relative to the working directory (default \".\")." },
-                "showHidden": { "type": "boolean", "description": "Include entries whose name starts with a dot (default false)." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many entries." }
+                "path": { "type": "string", "description": "Directory (default \".\")." },
+                "showHidden": { "type": "boolean", "description": "Include dot-entries." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Most entries shown." }
             }
         })
     }

@@ -274,15 +274,15 @@ impl Tool for ReadTool {
     }
 
     fn description(&self) -> &str {
-        "Read a text file. Each line is shown as `cat -n` numbers it (six-wide right-aligned line number, a tab, the line) under a header stating which lines are shown, how many remain and the offset to continue from. offset is the 1-based first line, limit the number of lines. Binary files are refused."
+        "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "path": { "type": "string", "description": "File to read, relative to the working directory." },
-                "offset": { "type": "integer", "minimum": 1, "description": "1-based line to start at (default 1)." },
+                "path": { "type": "string", "description": "File path." },
+                "offset": { "type": "integer", "minimum": 1, "description": "First line, 1-based." },
                 "limit": { "type": "integer", "minimum": 1, "description": "Maximum number of lines to show (default: as many as fit the output budget)." }
             },
             "required": ["path"]

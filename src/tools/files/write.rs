@@ -27,15 +27,15 @@ impl Tool for WriteTool {
     }
 
     fn description(&self) -> &str {
-        "Create or overwrite a file with exactly the given content, creating missing parent directories. The write is atomic and keeps an existing file's permissions; a symlink is written through to its target. Reports the number of bytes written."
+        "Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "path": { "type": "string", "description": "File to write, relative to the working directory." },
-                "content": { "type": "string", "description": "The complete new content, written verbatim (absent: an empty file)." }
+                "path": { "type": "string", "description": "File path." },
+                "content": { "type": "string", "description": "The whole new content." }
             },
             "required": ["path"]
         })

@@ -34,7 +34,7 @@ impl Tool for TimeTool {
     }
 
     fn description(&self) -> &str {
-        "Return the harness's current wall-clock time: unix_millis, iso_8601_utc, rfc_2822_utc, iso_8601_local and local_offset.\n\nWhen to use: to timestamp an action, compute a deadline or measure how long something took.\n\nWhen NOT to use: to learn a remote machine's clock or timezone (run `date` there with run_shell).\n\nDisambiguation: this is the clock of the machine running the toolbox, not of the shell target.\n\nExamples: {} → {\"unix_millis\": 1772283708794, \"iso_8601_utc\": \"2026-02-28T13:01:48.794Z\", …}"
+        "The harness's current wall-clock time (unix_millis, ISO 8601 UTC and local, RFC 2822).\n\nWhen to use: to timestamp an action or compute a deadline.\n\nWhen NOT to use: for a remote machine's clock (run `date` there).\n\nDisambiguation: the toolbox's clock, not the shell target's.\n\nExamples: {} → {\"iso_8601_utc\": \"2026-02-28T13:01:48.794Z\", …}"
     }
 
     fn parameters(&self) -> JsonSchema {

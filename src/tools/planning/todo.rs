@@ -221,7 +221,7 @@ impl Tool for TodoSetTool {
     }
 
     fn description(&self) -> &str {
-        "Replace the session's checklist with the given items. Each item needs a unique id, a text and a status (pending, active or done), and may carry a priority (low, normal or high); an empty array clears the list. Returns the checklist as todo_read shows it, plus the items and counts as JSON."
+        "Replace the session's checklist: items {id, text, status, priority?}; [] clears it."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -230,14 +230,14 @@ impl Tool for TodoSetTool {
             "properties": {
                 "items": {
                     "type": "array",
-                    "description": "The whole new checklist, in order (an empty array clears it).",
+                    "description": "The whole list, in order.",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "id": { "type": "string", "description": "A short identifier, unique within the list." },
-                            "text": { "type": "string", "description": "What is to be done." },
+                            "id": { "type": "string" },
+                            "text": { "type": "string" },
                             "status": { "type": "string", "enum": STATUS_NAMES },
-                            "priority": { "type": "string", "enum": PRIORITY_NAMES, "description": "Absent means normal." }
+                            "priority": { "type": "string", "enum": PRIORITY_NAMES }
                         },
                         "required": ["id", "text", "status"]
                     }
@@ -276,7 +276,7 @@ impl Tool for TodoReadTool {
     }
 
     fn description(&self) -> &str {
-        "Show the session's checklist: a one-line tally, then one line per item ([ ] pending, [~] active, [x] done). Changes nothing. The items and counts also come back as JSON."
+        "Show the session's checklist (todo_set writes it)."
     }
 
     fn parameters(&self) -> JsonSchema {

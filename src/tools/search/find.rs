@@ -617,23 +617,23 @@ impl Tool for Find {
     }
 
     fn description(&self) -> &str {
-        "Find files and directories beneath a path by name or path glob. A pattern holding *, ?, [ or { is a case-insensitive glob as in fd --glob (\"*.{rs,py}\", \"[ab]*\"; one holding / matches the path below the search root, \"src/*.rs\", \"**/tests/*.rs\"), anything else a case-insensitive substring of the name. Rows are paths spelled as grep spells them: the root as given joined with the path below it (no path: relative to the working directory; the root itself is shown as given, or .), in byte-wise path order, followed by a summary line. Unlike fd, hidden entries and entries that .gitignore excludes are listed by default, because an agent must see every file it may edit (dotfiles and ignored build output included) and the same tree must give the same answer whatever ignore files say; skipHidden (--skip-hidden) skips dot-entries and gitignore (--gitignore) honours ignore files. .git, node_modules and .indus-process are never entered."
+        "Find files and directories by name (case-insensitive): a glob if the pattern holds * ? [ or { (with a /, matched against the path: \"src/**/*.rs\"), else a part of the name. Paths in path order, then a summary; hidden and gitignored entries too."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "pattern": { "type": "string", "description": "A glob when it holds *, ?, [ or { (case-insensitive, fd --glob syntax: \"*.rs\", \"*.{rs,py}\", \"[ab]*\"; * stays within one path component, ** crosses them; a glob holding / matches the path below the search root, e.g. \"src/*.rs\", any other glob the name); otherwise a case-insensitive substring of the name." },
-                "path": { "type": "string", "description": "Directory to search, relative to the working directory (default: the working directory); rows are shown under it as it was spelled." },
-                "type": { "type": "string", "enum": ["file", "dir", "symlink", "executable", "f", "d", "l", "x"], "description": "List only files or only directories (a symlink counts as what it points to), only symlinks, or only executable files (a file or a link to one with an execute bit); f, d, l and x are fd's letters for the same." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many entries (default 500, at most 10000)." },
-                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike fd, ignored entries such as build output are listed, so the same tree gives the same answer whatever ignore files say)." },
-                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
-                "extension": { "type": "array", "items": { "type": "string" }, "description": "Only list entries whose name ends in one of these extensions, as fd -e (case-insensitive, leading dot optional, \"tar.gz\" allowed); the pattern still applies." },
-                "exclude": { "type": "array", "items": { "type": "string" }, "description": "Leave out entries matching these globs, as fd -E (a glob without / matches the name at any depth, one with / the path below the search root); excluded directories are not entered." },
-                "maxDepth": { "type": "integer", "minimum": 0, "description": "List entries at most this deep, as fd -d: 1 lists only the root's direct children." },
-                "paths": { "type": "array", "items": { "type": "string" }, "description": "Several directories to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." }
+                "pattern": { "type": "string", "description": "Glob or part of a name." },
+                "path": { "type": "string", "description": "Directory (default: the working directory)." },
+                "type": { "type": "string", "enum": ["file", "dir", "symlink", "executable", "f", "d", "l", "x"], "description": "Kind of entry (f, d, l, x as in fd)." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Most rows (default 500, at most 10000)." },
+                "gitignore": { "type": "boolean", "description": "Skip entries .gitignore excludes." },
+                "skipHidden": { "deprecated": true, "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
+                "extension": { "type": "array", "items": { "type": "string" }, "description": "Only these extensions, e.g. [\"rs\"]." },
+                "exclude": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Leave out entries matching these globs." },
+                "maxDepth": { "type": "integer", "minimum": 0, "description": "How deep (1: the directory's own entries)." },
+                "paths": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Several directories to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." }
             },
             "required": ["pattern"]
         })

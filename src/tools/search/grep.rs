@@ -1312,35 +1312,35 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> &str {
-        "Search file contents beneath a path with a regular expression (RE2-style: no lookaround or backreferences). Each matching line is a `PATH:LINE: TEXT` row, files in byte-wise path order and lines ascending, followed by a summary line. Unlike rg, hidden files and files that .gitignore excludes are searched by default, because an agent must see every file it may edit (dotfiles and ignored build output included) and the same tree must give the same answer whatever ignore files say; skipHidden (--skip-hidden) skips dot-entries and gitignore (--gitignore) honours ignore files. .git, node_modules and .indus-process are never entered. Binary files, and files found by the walk that are larger than maxFileSize (default 2 MiB), are skipped and counted; a file named as path is searched whatever its size."
+        "Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "pattern": { "type": "string", "description": "The regular expression to search for (or the exact text, with literal)." },
-                "path": { "type": "string", "description": "Directory or file to search, relative to the working directory (default: the working directory)." },
-                "flags": { "type": "string", "description": "JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing." },
-                "ignoreCase": { "type": "boolean", "description": "Match case-insensitively (same as flag i; default false)." },
-                "literal": { "type": "boolean", "description": "Treat pattern as exact text, not a regular expression (default false)." },
-                "context": { "type": "integer", "minimum": 0, "description": "Lines of context to show before and after each match (default 0)." },
-                "glob": { "type": "string", "description": "Only search files whose name matches this glob, e.g. \"*.rs\" (a glob containing / matches the path below the search root)." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Show at most this many matching lines (default 200, at most 5000)." },
-                "gitignore": { "type": "boolean", "description": "Skip what .gitignore, .ignore and git's exclude files exclude (default false: unlike rg, ignored files such as build output are searched, so the same tree gives the same answer whatever ignore files say)." },
-                "skipHidden": { "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
-                "maxFileSize": { "type": "integer", "minimum": 1, "maximum": 134217728, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." },
-                "paths": { "type": "array", "items": { "type": "string" }, "description": "Several directories or files to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." },
-                "globs": { "type": "array", "items": { "type": "string" }, "description": "Globs as in rg -g, tested on the path below the search root (later ones win): \"*.rs\" includes, \"!*.min.js\" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first)." },
-                "type": { "type": "array", "items": { "type": "string" }, "description": "Only search files of these rg file types, as rg -t (\"rust\", \"py\", \"js\", \"toml\", \"md\"; rg --type-list lists them)." },
-                "typeNot": { "type": "array", "items": { "type": "string" }, "description": "Skip files of these rg file types, as rg -T." },
-                "invertMatch": { "type": "boolean", "description": "Show and count the lines that do not match instead, as rg -v (default false)." },
-                "wordRegexp": { "type": "boolean", "description": "Only match whole words, as rg -w (default false)." },
-                "smartCase": { "type": "boolean", "description": "Ignore case unless the pattern holds an uppercase letter, as rg -S (default false; ignoreCase and flag i still ignore case)." },
-                "beforeContext": { "type": "integer", "minimum": 0, "description": "Lines of context before each match, as rg -B (overrides context on that side)." },
-                "afterContext": { "type": "integer", "minimum": 0, "description": "Lines of context after each match, as rg -A (overrides context on that side)." },
-                "maxCount": { "type": "integer", "minimum": 1, "description": "Stop searching a file after this many matching lines, as rg -m (the counts count only those)." },
-                "outputMode": { "type": "string", "enum": ["content", "files", "count"], "description": "What a row is: a matching line (content, the default), the path of a file with a match (files, as rg -l) or PATH:N with the file's matching lines (count, as rg -c); limit counts rows." }
+                "pattern": { "type": "string", "description": "Regex (exact text with literal)." },
+                "path": { "type": "string", "description": "Directory or file (default: the working directory)." },
+                "flags": { "deprecated": true, "type": "string", "description": "JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing." },
+                "ignoreCase": { "type": "boolean", "description": "Ignore case." },
+                "literal": { "type": "boolean", "description": "pattern is exact text." },
+                "context": { "type": "integer", "minimum": 0, "description": "Lines of context around matches." },
+                "glob": { "type": "string", "description": "Only files matching this glob, e.g. \"*.rs\"." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Most rows (default 200, at most 5000)." },
+                "gitignore": { "type": "boolean", "description": "Skip files .gitignore excludes." },
+                "skipHidden": { "deprecated": true, "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
+                "maxFileSize": { "deprecated": true, "type": "integer", "minimum": 1, "maximum": 134217728, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." },
+                "paths": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Several directories or files to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." },
+                "globs": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Globs as in rg -g, tested on the path below the search root (later ones win): \"*.rs\" includes, \"!*.min.js\" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first)." },
+                "type": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Only files of these rg types, e.g. [\"rust\", \"py\"]." },
+                "typeNot": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Skip files of these rg file types, as rg -T." },
+                "invertMatch": { "deprecated": true, "type": "boolean", "description": "Show the lines that do not match." },
+                "wordRegexp": { "type": "boolean", "description": "Whole words only." },
+                "smartCase": { "deprecated": true, "type": "boolean", "description": "Ignore case unless the pattern holds an uppercase letter, as rg -S (default false; ignoreCase and flag i still ignore case)." },
+                "beforeContext": { "deprecated": true, "type": "integer", "minimum": 0, "description": "Lines of context before each match, as rg -B (overrides context on that side)." },
+                "afterContext": { "deprecated": true, "type": "integer", "minimum": 0, "description": "Lines of context after each match, as rg -A (overrides context on that side)." },
+                "maxCount": { "deprecated": true, "type": "integer", "minimum": 1, "description": "Stop searching a file after this many matching lines, as rg -m (the counts count only those)." },
+                "outputMode": { "type": "string", "enum": ["content", "files", "count"], "description": "content (matching lines, default), files (paths) or count (PATH:N)." }
             },
             "required": ["pattern"]
         })

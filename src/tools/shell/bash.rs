@@ -42,16 +42,16 @@ impl Tool for BashTool {
     }
 
     fn description(&self) -> &str {
-        "Run a shell command (sh -c) in the working directory and wait for it to finish. stdin is closed; stdout and stderr are captured and reported with the exit status, and anything but exit code 0 marks the result as an error. At the deadline (timeoutMs, default 120000, at most 600000) the command's whole process group is killed, background children included, and what it printed so far is returned. Use the process tool for servers and watchers that should keep running."
+        "Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "command": { "type": "string", "description": "The command line, run with sh -c." },
-                "timeoutMs": { "type": "number", "maximum": 600000, "description": "Deadline in milliseconds (default 120000, at most 600000; fractions are floored)." },
-                "cwd": { "type": "string", "description": "Directory to run in, relative to the working directory (default: the working directory)." }
+                "command": { "type": "string", "description": "Command line." },
+                "timeoutMs": { "type": "number", "maximum": 600000, "description": "Deadline in ms (default 120000, at most 600000)." },
+                "cwd": { "type": "string", "description": "Directory to run in." }
             },
             "required": ["command"]
         })

@@ -51,7 +51,7 @@ impl Tool for ProcessTool {
     }
 
     fn description(&self) -> &str {
-        "Run long-lived commands (dev servers, watchers, builds) in the background and check on them later; jobs outlive this call. Actions: start (command → a job id like job-1), list (every job with status, age and command), poll (id → the output printed since the previous poll, at most 32 KiB per stream, plus the live status), write (id, input → bytes sent to the job's stdin, no newline added), stop (id → SIGTERM to the job's process group, SIGKILL after 3 s), remove (id → forget a finished job and delete its captured output)."
+        "Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list."
     }
 
     fn parameters(&self) -> JsonSchema {
@@ -59,10 +59,10 @@ impl Tool for ProcessTool {
             "type": "object",
             "properties": {
                 "action": { "type": "string", "enum": ACTIONS, "description": "What to do." },
-                "command": { "type": "string", "description": "start: the command line, run with sh -c." },
-                "cwd": { "type": "string", "description": "start: directory to run in, relative to the working directory (default: the working directory)." },
-                "id": { "type": "string", "description": "poll, write, stop, remove: the job id returned by start." },
-                "input": { "type": "string", "description": "write: the text to send to the job's stdin, verbatim (include the newline)." }
+                "command": { "type": "string", "description": "start: command line." },
+                "cwd": { "type": "string", "description": "start: directory." },
+                "id": { "type": "string", "description": "Job id." },
+                "input": { "type": "string", "description": "write: text for stdin." }
             },
             "required": ["action"]
         })

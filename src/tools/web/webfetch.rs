@@ -54,17 +54,17 @@ impl Tool for WebFetchTool {
     }
 
     fn description(&self) -> &str {
-        "Fetch one web page (absolute http or https URL) and return it as readable text (default: the main content, with headings, list items and links kept), as Markdown (main content, links made absolute), or as raw HTML. Plain-text responses pass through; binary ones are refused. Links are numbered references ([n]) listed once after the content. Header lines state the final URL after redirects, the status, the content type and any cut."
+        "Fetch a web page (http/https) as readable text, Markdown or raw HTML."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "url": { "type": "string", "description": "Absolute http:// or https:// URL." },
+                "url": { "type": "string", "description": "Absolute http(s) URL." },
                 "format": { "type": "string", "enum": FORMATS, "description": "text (default), markdown or html." },
-                "maxBytes": { "type": "integer", "maximum": 5242880, "description": "Return at most this many bytes of content, cut on a character boundary (default 1048576, at most 5242880); the download itself stops at 8 times this, at most 32 MiB." },
-                "timeoutMs": { "type": "integer", "maximum": 120000, "description": "Give up after this many milliseconds (default 30000, at most 120000)." }
+                "maxBytes": { "deprecated": true, "type": "integer", "maximum": 5242880, "description": "Most bytes of content returned (default 1 MiB)." },
+                "timeoutMs": { "deprecated": true, "type": "integer", "maximum": 120000, "description": "Give up after this many milliseconds (default 30000)." }
             },
             "required": ["url"]
         })

@@ -244,15 +244,15 @@ impl Tool for WebSearchTool {
     }
 
     fn description(&self) -> &str {
-        "Search the web with DuckDuckGo. Returns the top results as numbered entries (title, URL, snippet), plus the same as a JSON array of {title, url, snippet}. Ads and DuckDuckGo's instant-answer box are left out; links are the real targets, not DuckDuckGo redirects. Fetch a result's page with webfetch."
+        "Search the web (DuckDuckGo): numbered results with title, URL and snippet. Read a page with webfetch."
     }
 
     fn parameters(&self) -> JsonSchema {
         json!({
             "type": "object",
             "properties": {
-                "query": { "type": "string", "description": "What to search for, as you would type it into a search box." },
-                "count": { "type": "integer", "minimum": 1, "maximum": 25, "description": "How many results to return (default 5, at most 25)." }
+                "query": { "type": "string", "description": "What to search for." },
+                "count": { "type": "integer", "minimum": 1, "maximum": 25, "description": "How many results (default 5, at most 25)." }
             },
             "required": ["query"]
         })
