@@ -127,7 +127,7 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
     }
     for name in ["write", "edit", "bash", "process"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.read_only_hint.unwrap_or(false), false, "{name}");
+        assert!(!h.read_only_hint.unwrap_or(false), "{name}");
         assert!(h.destructive_hint.unwrap_or(true), "{name}");
     }
     let todo = tool(&tools, "todo_set").annotations.clone().unwrap();
