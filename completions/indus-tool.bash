@@ -500,6 +500,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --exact)
+                    COMPREPLY=($(compgen -W "cli batch mcp" -- "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp mcp-log= save-media= exact state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
+    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp mcp-log= save-media= exact= state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -55,6 +55,9 @@ critical\t''
 alert\t''
 emergency\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l save-media -d 'Write the images, audio and binary resources MCP tools return into DIR' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exact -d 'Print the call exactly as an agent receives it, even to a pipe: cli (bare --exact) the text, batch the batch line, mcp the MCP tool result' -r -f -a "cli\t''
+batch\t''
+mcp\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l state-dir -d 'The folder holding .indus-process/ (default: the nearest upwards with .git or .indus-process)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l tmux -d 'Type bash\'s commands into a managed tmux pane a person can attach to' -r
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exec -d 'Run the invocation elsewhere: local, container:NAME or ssh:[USER@]HOST[:PORT]' -r
@@ -68,7 +71,6 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Re
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask on the terminal before a command the policy does not allow runs (no terminal: denied)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the harness_timestamp envelope (always on in buddy)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
-complete -c indus-tool -n "__fish_indus_tool_needs_command" -l exact -d 'Print a tool\'s text exactly as an agent receives it, even to a pipe'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s V -l version -d 'Print version'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "read" -d 'Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.'
@@ -118,7 +120,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Pri
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File path.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d 'First line, 1-based.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'How many lines (default 500; lines cut at 500 characters).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'How many lines (for agents 500 by default, lines cut at 500 characters).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory (default ".").' -r

@@ -339,9 +339,20 @@ fn the_wrapped_tools_describe_exactly_as_the_plain_ones() {
         assert_eq!(code(&wrapped), 0);
         assert_eq!(stdout(&plain), stdout(&wrapped));
     }
-    let plain = env.run(&["schema"]);
-    let wrapped = env.run(&["--checkpoint", "schema"]);
-    assert_eq!(stdout(&plain), stdout(&wrapped));
+    // The same descriptors, and after them the checkpoint tools, which only
+    // checkpointing exposes.
+    let plain: Vec<Value> = serde_json::from_str(&stdout(&env.run(&["schema"]))).unwrap();
+    let wrapped: Vec<Value> =
+        serde_json::from_str(&stdout(&env.run(&["--checkpoint", "schema"]))).unwrap();
+    assert_eq!(wrapped[..plain.len()], plain[..]);
+    let added: Vec<&str> = wrapped[plain.len()..]
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        added,
+        ["checkpoint_list", "checkpoint_diff", "checkpoint_rewind"]
+    );
 }
 
 #[test]
@@ -774,4 +785,101 @@ fn a_rewind_killed_midway_is_completed_by_the_next_call() {
             assert_eq!(code(&out), 0, "{}", stderr(&out));
         }
     }
+}
+
+/// A batch under `--checkpoint` whose calls name two turns: each turn is a node
+/// of its own, and the checkpoint tools, called in the same batch, list them,
+/// show one turn's diff and rewind it alone (the other turn's change stays).
+#[test]
+fn a_batchs_turns_are_nodes_and_one_is_rewound_alone_by_the_tools() {
+    let env = TestEnv::new();
+    env.write("a.txt", LF);
+    env.write("b.txt", "one\n");
+    let calls = [
+        serde_json::json!({"id": 1, "name": "edit", "turn": "t1", "input": {"path": "a.txt", "oldText": "beta", "newText": "BETA"}}),
+        serde_json::json!({"id": 2, "name": "write", "turn": "t2", "input": {"path": "b.txt", "content": "two\n"}}),
+        serde_json::json!({"id": 3, "name": "write", "turn": "t2", "input": {"path": "c.txt", "content": "new\n"}}),
+        serde_json::json!({"id": 4, "name": "checkpoint_list"}),
+        serde_json::json!({"id": 5, "name": "checkpoint_diff", "input": {"turn": "t2"}}),
+        serde_json::json!({"id": 6, "name": "checkpoint_rewind", "input": {"turn": "t2"}}),
+        serde_json::json!({"id": 7, "name": "checkpoint_rewind", "input": {}}),
+    ];
+    let input: String = calls.iter().map(|c| format!("{c}\n")).collect();
+    let out = env
+        .cmd()
+        .args(["--checkpoint", "batch", "--no-gate"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let got: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for line in &got[..6] {
+        assert_eq!(line["is_error"], false, "{line}");
+    }
+    let nodes: Vec<&str> = got[3]["output"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["t1", "t2"]);
+    assert_eq!(got[3]["output"]["nodes"][1]["files"][0]["path"], "b.txt");
+    assert_eq!(
+        got[4]["output"]["diff"],
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-one\n+two\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+new\n"
+    );
+    assert_eq!(got[5]["output"]["restored"], serde_json::json!(["b.txt"]));
+    assert_eq!(got[5]["output"]["deleted"], serde_json::json!(["c.txt"]));
+    assert_eq!(got[5]["output"]["dropped"], serde_json::json!(["t2"]));
+    // A rewind that names no checkpoint says which fields name one.
+    assert_eq!(got[6]["is_error"], true);
+    assert!(
+        got[6]["output"].as_str().unwrap().contains("\"turn\""),
+        "{}",
+        got[6]
+    );
+    // t2 is undone, t1's change stays, and the subcommand sees the same store.
+    assert_eq!(env.read_string("b.txt"), "one\n");
+    assert!(!env.path("c.txt").exists());
+    assert_eq!(env.read_string("a.txt"), "alpha\nBETA\ngamma\n");
+    assert_eq!(node_names(&env), ["t1"]);
+
+    // `call` takes a turn too, and the tool's text is the subcommand's.
+    let out = env.run(&[
+        "--checkpoint",
+        "call",
+        r#"{"id":"c","name":"write","turn":"t3","input":{"path":"b.txt","content":"three\n"}}"#,
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(node_names(&env), ["t1", "t3"]);
+    let sub = env.run(&["checkpoint", "list"]);
+    let tool = env.run(&["--checkpoint", "checkpoint_list"]);
+    assert_eq!(code(&tool), 0, "{}", stderr(&tool));
+    assert_eq!(stdout(&tool), stdout(&sub));
+    let sub = env.run(&["checkpoint", "diff", "t3"]);
+    let tool = env.run(&["--checkpoint", "checkpoint_diff", "--turn", "t3"]);
+    assert_eq!(stdout(&tool), stdout(&sub));
+    // Not exposed unless checkpointing is on; the refusal says how to turn it on.
+    let out = env
+        .cmd()
+        .env("INDUS_EXACT", "0")
+        .arg("checkpoint_list")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("indus-tool --checkpoint checkpoint_list"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["--checkpoint", "checkpoint_rewind", "--node", "t3"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "Rewound to before t3; forgot t3.\nrestored  b.txt\n"
+    );
+    assert_eq!(env.read_string("b.txt"), "one\n");
 }

@@ -127,7 +127,7 @@ async fn initialize_names_the_server_and_lists_every_tool_with_hints() {
     }
     for name in ["write", "edit", "bash", "process"] {
         let h = tool(&tools, name).annotations.clone().unwrap();
-        assert_eq!(h.read_only_hint.unwrap_or(false), false, "{name}");
+        assert!(!h.read_only_hint.unwrap_or(false), "{name}");
         assert!(h.destructive_hint.unwrap_or(true), "{name}");
     }
     let todo = tool(&tools, "todo_set").annotations.clone().unwrap();
@@ -614,6 +614,101 @@ async fn a_near_miss_key_is_refused_naming_the_key_meant() {
         text(&refused),
         "Invalid input for grep: unknown key \"include\"; did you mean \"glob\"?"
     );
+    client.cancel().await.unwrap();
+}
+
+/// `call` with `_meta` (the request's metadata, where a client puts the turn).
+async fn call_in_turn(client: &Client, name: &str, args: Value, turn: &str) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(args);
+    let meta = serde_json::Map::from_iter([("turn".to_string(), json!(turn))]);
+    params.meta = Some(rmcp::model::RequestMetaObject::from(meta));
+    client
+        .call_tool(params)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkpoint_tools_rewind_one_turn_named_in_meta() {
+    let env = TestEnv::new();
+    env.write("a.txt", "a0\n");
+    env.write("b.txt", "b0\n");
+    // Without checkpointing there is nothing to rewind: the tools are not listed.
+    let client = connect(&env, &[], &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(!tools.iter().any(|t| t.name.starts_with("checkpoint_")));
+    client.cancel().await.unwrap();
+
+    let client = connect(&env, &["--checkpoint"], &["--no-gate"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let list = tool(&tools, "checkpoint_list");
+    // No parameters: an empty object schema (closed, as every no-input tool's).
+    assert_eq!(list.input_schema["type"], "object");
+    assert_eq!(list.input_schema["properties"], json!({}));
+    let rewind = tool(&tools, "checkpoint_rewind");
+    assert!(rewind.input_schema["properties"]["turn"].is_object());
+    assert!(rewind.input_schema["properties"]["force"].is_object());
+    tool(&tools, "checkpoint_diff");
+
+    let r = call_in_turn(
+        &client,
+        "write",
+        json!({"path": "a.txt", "content": "a1\n"}),
+        "m1",
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let r = call_in_turn(
+        &client,
+        "write",
+        json!({"path": "b.txt", "content": "b1\n"}),
+        "m2",
+    )
+    .await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let r = call(&client, "checkpoint_list", json!({})).await;
+    let nodes: Vec<&str> = r.structured_content.as_ref().unwrap()["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(nodes, ["m1", "m2"], "{}", text(&r));
+    let r = call(&client, "checkpoint_diff", json!({"turn": "m2"})).await;
+    assert_eq!(
+        texts(&r)[0],
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b0\n+b1\n"
+    );
+    // The agent rewinds its own last turn; the turn before stays.
+    let r = call(&client, "checkpoint_rewind", json!({"turn": "m2"})).await;
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert!(
+        texts(&r)[0].starts_with("Rewound to before m2; forgot m2.\nrestored  b.txt"),
+        "{}",
+        text(&r)
+    );
+    assert_eq!(env.read_string("b.txt"), "b0\n");
+    assert_eq!(env.read_string("a.txt"), "a1\n");
+    // A turn that is not a string is refused, naming the field.
+    let mut params = CallToolRequestParams::new("write").with_arguments(
+        json!({"path": "a.txt", "content": "x"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    params.meta = Some(rmcp::model::RequestMetaObject::from(
+        serde_json::Map::from_iter([("turn".to_string(), json!(7))]),
+    ));
+    let r = client.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(
+        text(&r),
+        "\"_meta.turn\" must be a string naming the checkpoint turn, got the number 7."
+    );
+    assert_eq!(env.read_string("a.txt"), "a1\n");
     client.cancel().await.unwrap();
 }
 

@@ -98,6 +98,17 @@ pub fn selected_names(registry: &ToolRegistry, globals: &Globals) -> CliResult<V
     // Grafted MCP tools belong to no profile or collection; they are exposed
     // whenever servers are configured (and `--tools` may narrow them).
     members.extend(globals.grafted.iter().filter(|n| registry.has(n)).cloned());
+    // The checkpoint tools, when there are checkpoints to act on: in no profile,
+    // beside every one (and `--tools` may narrow them).
+    if globals.checkpoint {
+        use crate::deck::checkpoint_tools::CHECKPOINT_TOOLS;
+        members.extend(
+            CHECKPOINT_TOOLS
+                .iter()
+                .filter(|n| registry.has(n))
+                .map(|n| n.to_string()),
+        );
+    }
     let Some(allow) = &globals.tools else {
         return Ok(members);
     };
@@ -319,18 +330,67 @@ pub(crate) fn dispatch(
     }))
 }
 
-/// Print a JSON face's outcome (`call`): one JSON line or its text blocks, and
-/// exit as the tool's subcommand would (grep 1 when nothing matched, find 0),
-/// or 128+N after signal N.
+/// Print a JSON face's outcome (`call`): one JSON line or its text blocks (with
+/// `--format text` asked for, the text as batch's JSON line), and exit as the
+/// tool's subcommand would (grep 1 when nothing matched, find 0), or 128+N after
+/// signal N.
 pub(crate) fn finish_as(
     outcome: &ToolOutcome,
     tool: &str,
     globals: &Globals,
     printer: &mut Printer,
     id: Option<&Value>,
-) -> ExitCode {
-    printer.outcome_as(outcome, globals.json, id);
-    signal_status().unwrap_or_else(|| shell::exit_status(tool, outcome, &ShellOpts::default()))
+) -> CliResult<ExitCode> {
+    let shown = match globals.exact {
+        Some(face @ (Exact::Batch | Exact::Mcp)) => Some(face),
+        _ if globals.format_given && !globals.json => Some(Exact::Batch),
+        _ => None,
+    };
+    match shown {
+        Some(face) => print_face(outcome, face, globals, printer, id)?,
+        None => printer.outcome_as(outcome, globals.json, id),
+    }
+    Ok(signal_status().unwrap_or_else(|| shell::exit_status(tool, outcome, &ShellOpts::default())))
+}
+
+/// Print `outcome` as the `batch` or `mcp` face would send it (`--exact=batch`,
+/// `--exact=mcp`), as one JSON line on stdout (an error too: it is what the
+/// face sends, not a message to the person). `id` is the call's id as sent.
+pub(crate) fn print_face(
+    outcome: &ToolOutcome,
+    face: Exact,
+    globals: &Globals,
+    printer: &mut Printer,
+    id: Option<&Value>,
+) -> CliResult<()> {
+    let id = id
+        .cloned()
+        .unwrap_or_else(|| Value::String(outcome.id.clone()));
+    let line = match face {
+        Exact::Mcp => mcp_result_json(outcome)?,
+        _ => crate::interop::batch::answer_line(globals.batch_face(), id, outcome),
+    };
+    printer.stdout_line(&line.to_string());
+    Ok(())
+}
+
+/// The result of `tools/call` the MCP server sends for `outcome`, as JSON: built
+/// by the server's own `call_result`, so it shows whatever that sends.
+#[cfg(feature = "mcp")]
+fn mcp_result_json(outcome: &ToolOutcome) -> CliResult<Value> {
+    crate::interop::mcp::call_result_json(outcome.clone()).map_err(|e| {
+        UsageError(format!(
+            "--exact=mcp: the MCP result did not serialize: {e}"
+        ))
+    })
+}
+
+#[cfg(not(feature = "mcp"))]
+fn mcp_result_json(_outcome: &ToolOutcome) -> CliResult<Value> {
+    Err(UsageError(
+        "--exact=mcp: this indus-tool was built without the MCP server (cargo feature `mcp`)"
+            .into(),
+    ))
 }
 
 /// The shell convention for "ended by signal N", when a signal cancelled the call.
@@ -346,14 +406,17 @@ fn finish_tool(
     globals: &Globals,
     printer: &mut Printer,
     opts: &ShellOpts,
-) -> ExitCode {
+) -> CliResult<ExitCode> {
+    // A face's line is printed even under -q: `--exact=batch|mcp` asked for it.
+    if let Some(face @ (Exact::Batch | Exact::Mcp)) = globals.exact {
+        print_face(outcome, face, globals, printer, None)?;
     // JSON is printed even under -q: a program asked for one line of it.
-    if globals.json || (globals.exact && !opts.quiet) {
+    } else if globals.json || (globals.exact.is_some() && !opts.quiet) {
         printer.outcome_as(outcome, globals.json, None);
     } else {
         shell::print_text(printer, descriptor, outcome, opts);
     }
-    signal_status().unwrap_or_else(|| shell::exit_status(&descriptor.name, outcome, opts))
+    Ok(signal_status().unwrap_or_else(|| shell::exit_status(&descriptor.name, outcome, opts)))
 }
 
 pub(crate) fn tool_invocation(
@@ -375,22 +438,20 @@ pub(crate) fn tool_invocation(
     {
         return Err(UsageError(needs.message.into()));
     }
-    let call = ToolCall {
-        id: globals.id.clone(),
-        name: descriptor.name.clone(),
-        input,
-    };
+    let call = ToolCall::new(globals.id.clone(), descriptor.name.clone(), input);
     // Printed as text (without -0, whose paths come from the record), nothing
     // reads a record's rows: the tool may skip them and what they cost.
-    let text_face = !(globals.json || globals.envelope || opts.print0);
+    // A face's line (`--exact=batch|mcp`) carries the record as that face does.
+    let face_line = matches!(globals.exact, Some(Exact::Batch | Exact::Mcp));
+    let text_face = !(globals.json || globals.envelope || opts.print0 || face_line);
     // Rows for a pipe or for xargs -0 are all printed, as rg and fd print them;
     // the exact agent view (`--exact`) and a terminal keep the seeds' limits.
     let all_rows = row_of(&descriptor.name).all_rows
-        && !(globals.json || globals.envelope || globals.exact || opts.quiet)
+        && !(globals.json || globals.envelope || globals.exact.is_some() || opts.quiet)
         && (opts.print0 || !shell::stdout_is_terminal());
     // The plain text face (a person, or a pipe) keeps the seeds' windows; the
     // exact agent view shows what an agent would be given.
-    let agent_face = globals.json || globals.envelope || globals.exact;
+    let agent_face = globals.json || globals.envelope || globals.exact.is_some();
     let mut outcome = if text_face || all_rows {
         let globals = Globals {
             record_rows: !text_face,
@@ -408,12 +469,12 @@ pub(crate) fn tool_invocation(
         outcome.output = super::output::save_media(&outcome.output, &dir, &descriptor.name)
             .map_err(UsageError)?;
     }
-    let code = finish_tool(&outcome, &descriptor, globals, printer, &opts);
+    let code = finish_tool(&outcome, &descriptor, globals, printer, &opts)?;
     // Only a refusal can be "not exposed"; the exact text is the agent's, with
     // nothing added.
     if outcome.is_error
         && !globals.json
-        && !globals.exact
+        && globals.exact.is_none()
         && !selected_names(registry, globals)?.contains(&descriptor.name)
         && let Some(hint) = other_profile_hint(&descriptor.name, globals)
     {
@@ -426,6 +487,11 @@ pub(crate) fn tool_invocation(
 /// how to call it (`run_shell is in profile buddy: indus-tool --profile buddy
 /// run_shell …`).
 fn other_profile_hint(tool: &str, globals: &Globals) -> Option<String> {
+    if crate::deck::checkpoint_tools::CHECKPOINT_TOOLS.contains(&tool) {
+        return Some(format!(
+            "{tool} is exposed when checkpointing is on: indus-tool --checkpoint {tool} …"
+        ));
+    }
     let row = crate::deck::find_row(tool).filter(|r| r.id == tool)?;
     let profiles = row.profile_names();
     let first = profiles.first()?;

@@ -50,6 +50,17 @@ pub(crate) fn call(
         }
     };
     let input = obj.remove("input").unwrap_or(Value::Null);
+    // The call's own turn wins over `--turn` for its checkpoint node.
+    let turn = match obj.remove("turn") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t).filter(|t| !t.is_empty()),
+        Some(other) => {
+            return Err(UsageError(format!(
+                "call: \"turn\" must be a string naming the checkpoint turn, got {}",
+                crate::kernel::input::describe_value(&other)
+            )));
+        }
+    };
     if let Some(message) = crate::kernel::input::unknown_call_keys(obj.keys()) {
         return Err(UsageError(format!("call: {message}")));
     }
@@ -57,8 +68,15 @@ pub(crate) fn call(
     let tool = registry
         .resolve(&name)
         .map_or_else(|| name.clone(), |t| t.name().to_string());
-    let outcome = dispatch(registry, globals, ToolCall { id, name, input })?;
-    Ok(finish_as(&outcome, &tool, globals, printer, echo.as_ref()))
+    let echo = echo.unwrap_or_else(|| Value::String(id.clone()));
+    let call = ToolCall {
+        id,
+        name,
+        input,
+        turn,
+    };
+    let outcome = dispatch(registry, globals, call)?;
+    finish_as(&outcome, &tool, globals, printer, Some(&echo))
 }
 
 /// The box a long-running face (`batch`, `mcp`) serves. Its client is a model's
@@ -86,6 +104,7 @@ pub(crate) fn batch(
 ) -> CliResult<ExitCode> {
     let jobs = m.get_one::<u16>("jobs").copied().map_or(1, usize::from);
     let tool_box = long_running_box(registry, globals, m)?;
+    let face = globals.batch_face();
     let runtime = if jobs > 1 {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -99,7 +118,7 @@ pub(crate) fn batch(
         cancel_on_signals(cancel.clone());
         let input = tokio::io::BufReader::new(tokio::io::stdin());
         let out = std::io::stdout().lock();
-        crate::interop::batch::run_batch(tool_box.runner, input, out, jobs, cancel).await
+        crate::interop::batch::run_batch(tool_box.runner, input, out, jobs, face, cancel).await
     });
     // Calls that failed were answered in the stream; only the stream itself failing
     // (unreadable stdin) or a signal changes the exit status.

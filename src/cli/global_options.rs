@@ -7,7 +7,7 @@
 //! call pays for every one it builds). What each option does is read into
 //! `Globals` by its id (`globals`).
 
-use clap::builder::PossibleValuesParser;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, value_parser};
 
 /// How a global option takes a value.
@@ -249,12 +249,30 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
     },
     GlobalOption {
         id: "exact",
-        takes: Takes::Switch,
+        takes: Takes::Optional,
         env: Some("INDUS_EXACT"),
-        help: "Print a tool's text exactly as an agent receives it, even to a pipe",
+        help: "Print the call exactly as an agent receives it, even to a pipe: cli (bare --exact) the text, batch the batch line, mcp the MCP tool result",
         build: |a| {
-            a.action(ArgAction::SetTrue)
-                .value_parser(clap::builder::FalseyValueParser::new())
+            a.value_name("FACE")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("cli")
+                .ignore_case(true)
+                // The faces, and hidden, the booleans INDUS_EXACT took before
+                // there were faces (read by `Exact::parse`).
+                .value_parser(PossibleValuesParser::new(
+                    ["cli", "batch", "mcp"]
+                        .into_iter()
+                        .map(PossibleValue::new)
+                        .chain(
+                            [
+                                "1", "0", "true", "false", "yes", "no", "on", "off", "y", "n", "t",
+                                "f", "",
+                            ]
+                            .into_iter()
+                            .map(|b| PossibleValue::new(b).hide(true)),
+                        ),
+                ))
         },
     },
     GlobalOption {
@@ -376,6 +394,39 @@ mod tests {
             assert_eq!(o.takes, takes, "--{}", o.id);
             assert_eq!(arg.get_long(), Some(o.id));
         }
+    }
+
+    /// Every value clap lets through `--exact` (and INDUS_EXACT) means something
+    /// to `Exact::parse`: a face, or off.
+    #[test]
+    fn exact_takes_the_faces_and_the_old_booleans() {
+        use super::super::globals::Exact;
+        let arg = GLOBAL_OPTIONS
+            .iter()
+            .find(|o| o.id == "exact")
+            .unwrap()
+            .arg();
+        let cmd = clap::Command::new("t").arg(arg);
+        let read = |argv: &[&str]| {
+            let m = cmd
+                .clone()
+                .try_get_matches_from(argv)
+                .map_err(|e| e.kind())?;
+            Ok::<_, clap::error::ErrorKind>(
+                m.get_one::<String>("exact")
+                    .map(|v| Exact::parse(v).expect("clap admitted it")),
+            )
+        };
+        assert_eq!(read(&["t", "--exact"]), Ok(Some(Some(Exact::Cli))));
+        assert_eq!(read(&["t", "--exact=mcp"]), Ok(Some(Some(Exact::Mcp))));
+        assert_eq!(read(&["t", "--exact=BATCH"]), Ok(Some(Some(Exact::Batch))));
+        assert_eq!(read(&["t", "--exact=1"]), Ok(Some(Some(Exact::Cli))));
+        assert_eq!(read(&["t", "--exact=off"]), Ok(Some(None)));
+        assert_eq!(read(&["t", "--exact="]), Ok(Some(None)));
+        assert_eq!(
+            read(&["t", "--exact=all"]),
+            Err(clap::error::ErrorKind::InvalidValue)
+        );
     }
 
     #[test]

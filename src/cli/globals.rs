@@ -18,10 +18,42 @@ use crate::kernel::Root;
 use crate::kernel::{ToolDescriptor, ToolRegistry};
 use crate::state::StateDir;
 
+/// Which face `--exact` shows a call through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exact {
+    /// The text the command line prints to an agent (bare `--exact`): the
+    /// tool's whole text, whatever stdout is, with no shell split.
+    Cli,
+    /// The line `batch` would answer (in batch's format, see `batch_face`).
+    Batch,
+    /// The tool result the MCP server would send, as its JSON.
+    Mcp,
+}
+
+impl Exact {
+    /// The value of `--exact=VALUE` / `INDUS_EXACT`: a face, or a boolean as
+    /// before faces existed (true/1/yes/on: `cli`; false/0/no/off/empty: off).
+    pub fn parse(value: &str) -> Result<Option<Exact>, String> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "cli" | "1" | "true" | "yes" | "on" | "y" | "t" => Ok(Some(Exact::Cli)),
+            "batch" => Ok(Some(Exact::Batch)),
+            "mcp" => Ok(Some(Exact::Mcp)),
+            "" | "0" | "false" | "no" | "off" | "n" | "f" => Ok(None),
+            _ => Err(format!(
+                "--exact takes cli, batch or mcp (the face to show; bare --exact is cli), not \"{value}\""
+            )),
+        }
+    }
+}
+
 /// The options that come before the tool name.
 #[derive(Debug, Clone)]
 pub struct Globals {
     pub json: bool,
+    /// Whether `--format` (or `INDUS_FORMAT`) was given rather than defaulted:
+    /// `batch` answers JSON unless text was asked for, and `call` sends its text
+    /// as a JSON line only when asked.
+    pub format_given: bool,
     pub cwd: String,
     /// `--root` / `INDUS_ROOT`: the folder every tool's paths are confined to.
     pub root: Option<Arc<Root>>,
@@ -48,9 +80,10 @@ pub struct Globals {
     pub save_media: Option<PathBuf>,
     /// `--mcp-log LEVEL`: MCP servers' log notifications at LEVEL and above.
     pub mcp_log: Option<String>,
-    /// `--exact` / `INDUS_EXACT`: the tool's text as an agent gets it, whatever
-    /// stdout is (no shell split).
-    pub exact: bool,
+    /// `--exact[=cli|batch|mcp]` / `INDUS_EXACT`: the call as that face would
+    /// send it; `cli` is the tool's text as an agent gets it, whatever stdout is
+    /// (no shell split).
+    pub exact: Option<Exact>,
     /// `--envelope` / `INDUS_ENVELOPE`, or the `buddy` profile: results in the
     /// buddy seed's envelope.
     pub envelope: bool,
@@ -84,6 +117,16 @@ pub struct Globals {
 }
 
 impl Globals {
+    /// The face `batch` answers in: text only when `--format text` was asked
+    /// for, JSON otherwise (its default, whatever `--format` defaults to).
+    pub fn batch_face(&self) -> crate::interop::batch::Face {
+        if self.format_given && !self.json {
+            crate::interop::batch::Face::Text
+        } else {
+            crate::interop::batch::Face::Json
+        }
+    }
+
     /// The state folder of this invocation's tools.
     pub fn state_dir(&self) -> StateDir {
         match &self.state_root {
@@ -367,6 +410,10 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
     .join(crate::state::STATE_DIR_NAME);
     Ok(Globals {
         json: get("format") == "json",
+        format_given: matches!(
+            m.value_source("format"),
+            Some(clap::parser::ValueSource::CommandLine | clap::parser::ValueSource::EnvVariable)
+        ),
         cwd: cwd.to_string_lossy().into_owned(),
         root,
         selection: selection_of(m),
@@ -398,7 +445,10 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
         no_mcp: m.get_flag("no-mcp"),
         save_media: m.get_one::<PathBuf>("save-media").cloned(),
         mcp_log: m.get_one::<String>("mcp-log").cloned(),
-        exact: m.get_flag("exact"),
+        exact: match m.get_one::<String>("exact") {
+            Some(v) => Exact::parse(v).map_err(UsageError)?,
+            None => None,
+        },
         envelope: m.get_flag("envelope") || selection_of(m) == Selection::Profile(Profile::Buddy),
         confirm: m.value_source("confirm").and_then(|s| {
             matches!(

@@ -93,6 +93,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let mut graft = mcp_graft(&args);
     let grafted = graft_tools(graft.as_ref());
     registry.register_all(grafted.iter().cloned());
+    // The checkpoint tools are known to the command tree always (so
+    // `indus-tool --checkpoint checkpoint_list` parses), but exposed only when
+    // checkpointing is on (see `selected_names`).
+    registry.register_all(crate::deck::checkpoint_tools::checkpoint_tools());
     let (args, named) = normalize_argv(args, &registry);
     let json = globals::wants_json(&args);
     let mut printer = Printer::new(ColorMode::Auto).with_json(json);

@@ -17,9 +17,10 @@ use clap::ArgMatches;
 use serde_json::Value;
 
 use super::command::kebab;
-use super::output::{Printer, render_text};
+use super::output::Printer;
 use super::peers::{EXIT_STATUS, PRINT0, QUIET, STATS};
 use super::tools::{Layout, StatusRule, row_of};
+use crate::kernel::render_text;
 use crate::kernel::{ToolDescriptor, ToolOutcome, program_view};
 
 /// The command-line-only switches of a tool call (none reaches the tool).

@@ -8,7 +8,9 @@
 //! registries built from it), `cards/` (the app cards, one file each), and
 //! `wrappers/` (what the command line
 //! puts around the deck's tools: approval, suppression, the envelope,
-//! checkpoints). The buddy profile's configuration (`buddy.json`, the policy) is
+//! checkpoints), and `checkpoint_tools.rs` (the checkpoint views and the
+//! `checkpoint_*` tools on them, outside the catalog: exposed only when
+//! checkpointing is on). The buddy profile's configuration (`buddy.json`, the policy) is
 //! read on the state floor (`state::buddy_config`), because the tmux backend
 //! reads its limits too.
 //!
@@ -21,6 +23,7 @@
 
 pub mod cards;
 pub mod catalog;
+pub mod checkpoint_tools;
 pub mod row;
 pub mod wrappers;
 

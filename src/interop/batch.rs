@@ -7,6 +7,13 @@
 //! not a call gets an `is_error` outcome (with the id when one can be recovered,
 //! else `null`) and the stream goes on; blank lines are skipped; end of input ends
 //! the run once every call has answered.
+//!
+//! Two faces (see [`Face`]): the default answers the `ToolOutcome`
+//! `{"id","output","is_error"}` with the projected output, for programs;
+//! `--format text` answers `{"id","text","is_error"}` whose `text` is exactly the
+//! text the command line prints for that outcome (`kernel::render_text`), for an
+//! agent loop that shows a model what a person would see. A call may name its
+//! checkpoint turn (`"turn"`), so each turn of a long run can be rewound alone.
 
 use std::io::Write;
 use std::sync::Arc;
@@ -16,7 +23,46 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use tokio::sync::{Semaphore, mpsc};
 
 use crate::kernel::input::describe_value;
-use crate::kernel::{CancellationToken, ToolCall, ToolRunner};
+use crate::kernel::{CancellationToken, ToolCall, ToolOutcome, ToolRunner, render_text};
+
+/// What each answer line carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Face {
+    /// `{"id","output","is_error"}`: the seed's projected output (the default).
+    #[default]
+    Json,
+    /// `{"id","text","is_error"}`: the text the command line prints.
+    Text,
+}
+
+/// The answer line of `outcome` in `face`, its id echoed as `id` (as sent: a
+/// number stays a number). `indus-tool --exact=batch` prints the same line.
+pub fn answer_line(face: Face, id: Value, outcome: &ToolOutcome) -> Value {
+    match face {
+        Face::Json => json!({
+            "id": id,
+            "output": crate::kernel::program_view(&outcome.output),
+            "is_error": outcome.is_error,
+        }),
+        Face::Text => json!({
+            "id": id,
+            "text": render_text(&outcome.output),
+            "is_error": outcome.is_error,
+        }),
+    }
+}
+
+/// A JSON-face line (an input line's error answer) in `face`.
+fn in_face(face: Face, line: Value) -> Value {
+    match face {
+        Face::Json => line,
+        Face::Text => json!({
+            "id": line["id"],
+            "text": render_text(&line["output"]),
+            "is_error": line["is_error"],
+        }),
+    }
+}
 
 /// The longest input line a batch holds: 64 MiB. A longer line is answered with an
 /// error and skipped without being held, so no input can exhaust memory.
@@ -128,16 +174,35 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
         }
     };
     let input = obj.remove("input").unwrap_or(Value::Null);
+    let turn = match obj.remove("turn") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t).filter(|t| !t.is_empty()),
+        Some(other) => {
+            return Err(error_line(
+                echo_id,
+                format!(
+                    "Line {number}: \"turn\" must be a string naming the checkpoint turn, got {}.",
+                    describe_value(&other)
+                ),
+            ));
+        }
+    };
     if let Some(message) = crate::kernel::input::unknown_call_keys(obj.keys()) {
         return Err(error_line(echo_id, format!("Line {number}: {message}.")));
     }
     Ok(Parsed {
-        call: ToolCall { id, name, input },
+        call: ToolCall {
+            id,
+            name,
+            input,
+            turn,
+        },
         echo_id,
     })
 }
 
-/// Run a whole batch: read `input` to its end, answer every line on `out`.
+/// Run a whole batch: read `input` to its end, answer every line on `out` in
+/// `face`.
 /// Returns `Ok(false)` when `out` closed early (a reader that stopped listening is
 /// not an error), `Ok(true)` otherwise. On `cancel`, reading stops, calls in flight
 /// are cancelled through their context's token, and their answers are still written.
@@ -146,6 +211,7 @@ pub async fn run_batch<R, W>(
     input: R,
     out: W,
     jobs: usize,
+    face: Face,
     cancel: CancellationToken,
 ) -> std::io::Result<bool>
 where
@@ -210,7 +276,8 @@ where
                             "Line {number} is {len} bytes long, over the batch limit of {} MiB; it was skipped.",
                             MAX_LINE / (1024 * 1024)
                         );
-                        open = open && emit(&mut out, &error_line(Value::Null, message))?;
+                        let line = in_face(face, error_line(Value::Null, message));
+                        open = open && emit(&mut out, &line)?;
                         continue;
                     }
                 };
@@ -220,12 +287,12 @@ where
                 let parsed = match parse_line(&line, number) {
                     Ok(p) => p,
                     Err(answer) => {
-                        open = open && emit(&mut out, &answer)?;
+                        open = open && emit(&mut out, &in_face(face, answer))?;
                         continue;
                     }
                 };
                 if jobs == 1 {
-                    let v = answer(&*runner, parsed, cancel.child_token()).await;
+                    let v = answer(&*runner, parsed, face, cancel.child_token()).await;
                     open = open && emit(&mut out, &v)?;
                     continue;
                 }
@@ -238,7 +305,7 @@ where
                 let token = cancel.child_token();
                 pending += 1;
                 tokio::spawn(async move {
-                    let v = answer(&*runner, parsed, token).await;
+                    let v = answer(&*runner, parsed, face, token).await;
                     drop(permit);
                     let _ = done_tx.send(v);
                 });
@@ -248,16 +315,16 @@ where
     Ok(open && flush(&mut out)?)
 }
 
-async fn answer(runner: &dyn ToolRunner, parsed: Parsed, cancel: CancellationToken) -> Value {
+async fn answer(
+    runner: &dyn ToolRunner,
+    parsed: Parsed,
+    face: Face,
+    cancel: CancellationToken,
+) -> Value {
     let outcome = runner.run(parsed.call, cancel).await;
-    json!({
-        "id": parsed.echo_id,
-        "output": crate::kernel::program_view(&outcome.output),
-        "is_error": outcome.is_error,
-    })
+    answer_line(face, parsed.echo_id, &outcome)
 }
 
-/// Write one outcome line and flush; `Ok(false)` when the reader has gone.
 /// Write one answer line; `false` once the reader is gone.
 fn emit(out: &mut impl Write, v: &Value) -> std::io::Result<bool> {
     let written = serde_json::to_writer(&mut *out, v)
@@ -326,6 +393,17 @@ mod tests {
         assert_eq!(
             e["output"],
             "Line 5: \"name\" must name a tool, got nothing."
+        );
+        let p = parse_line(br#"{"id":"t","name":"write","turn":"t1"}"#, 7).unwrap();
+        assert_eq!(p.call.turn.as_deref(), Some("t1"));
+        let e = parse_line(br#"{"id":"t","name":"write","turn":3}"#, 8).unwrap_err();
+        assert_eq!(
+            e["output"],
+            "Line 8: \"turn\" must be a string naming the checkpoint turn, got the number 3."
+        );
+        assert_eq!(
+            in_face(Face::Text, e),
+            json!({"id": "t", "text": "Line 8: \"turn\" must be a string naming the checkpoint turn, got the number 3.", "is_error": true})
         );
         let e = parse_line(br#"{"id":[1],"name":"ls"}"#, 6).unwrap_err();
         assert_eq!(

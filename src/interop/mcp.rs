@@ -231,10 +231,29 @@ impl ServerHandler for McpServer {
         {
             return Ok(result.into());
         }
+        // rmcp moves the request's `_meta` into the context: `_meta.turn` names the
+        // checkpoint turn of the call's changes, as a ToolCall's `turn` does.
+        let turn = match context.meta.get("turn") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(t)) => Some(t.clone()).filter(|t| !t.is_empty()),
+            Some(other) => {
+                let message = format!(
+                    "\"_meta.turn\" must be a string naming the checkpoint turn, got {}.",
+                    crate::kernel::input::describe_value(other)
+                );
+                let outcome = ToolOutcome {
+                    id: context.id.to_string(),
+                    output: Value::String(message),
+                    is_error: true,
+                };
+                return Ok(call_result(outcome).into());
+            }
+        };
         let call = ToolCall {
             id: context.id.to_string(),
             name: request.name.into_owned(),
             input: request.arguments.map_or(Value::Null, Value::Object),
+            turn,
         };
         // Only a grafted tool has notices to pass on; a built-in's call pays
         // nothing for the relay.
@@ -427,6 +446,15 @@ pub fn list_tools_json(descriptors: &[ToolDescriptor]) -> Result<Value, serde_js
     serde_json::to_value(result)
 }
 
+/// [`call_result`] of `outcome` as the JSON the server sends in its `tools/call`
+/// response to a client that began with `initialize` (`indus-tool --exact=mcp`
+/// prints it): `resultType` stripped as for [`list_tools_json`].
+pub fn call_result_json(outcome: ToolOutcome) -> Result<Value, serde_json::Error> {
+    let mut result = ServerResult::CallToolResult(call_result(outcome));
+    result.strip_result_type_for_legacy_peer();
+    serde_json::to_value(result)
+}
+
 /// One descriptor as an MCP tool: name, description, the plain input schema, a
 /// title and the behaviour hints.
 pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
@@ -514,6 +542,22 @@ pub fn plain_schema(schema: &Value) -> Value {
 /// an absent hint as its default, so the list says the same in fewer bytes.
 /// [`effective`] reads a hint back as a client does.
 pub fn annotations(name: &str) -> Option<ToolAnnotations> {
+    // The checkpoint tools are no catalog rows (see `deck::checkpoint_tools`):
+    // list and diff only read the store, rewind puts files back.
+    let checkpoint = match name {
+        "checkpoint_list" => Some(("Checkpoints", true)),
+        "checkpoint_diff" => Some(("Checkpoint diff", true)),
+        "checkpoint_rewind" => Some(("Checkpoint rewind", false)),
+        _ => None,
+    };
+    if let Some((title, read_only)) = checkpoint {
+        let mut hints = ToolAnnotations::with_title(title);
+        if read_only {
+            hints.read_only_hint = Some(true);
+        }
+        hints.open_world_hint = Some(false);
+        return Some(hints);
+    }
     let row = crate::deck::find_row(name).filter(|r| r.id == name)?;
     let open_world = matches!(name, "websearch" | "webfetch" | "saas-action");
     let mut hints = ToolAnnotations::with_title(row.title);

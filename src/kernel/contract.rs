@@ -92,12 +92,32 @@ pub fn model_schema(schema: &JsonSchema) -> JsonSchema {
 }
 
 /// One request to invoke a named tool.
+///
+/// `turn` is this project's one addition to the seed's `{id, name, input}`: the
+/// checkpoint node the call's changes belong to (an agent's turn), so a host
+/// serving many turns in one process (`batch`, `mcp`) can rewind each alone. It is
+/// omitted on the wire when absent, so the seed's shape is unchanged for anyone
+/// who does not use it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
     #[serde(default)]
     pub input: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<String>,
+}
+
+impl ToolCall {
+    /// A call without a turn (the seed's three fields).
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            input,
+            turn: None,
+        }
+    }
 }
 
 /// The flat result of one call: the projected output and whether it failed.

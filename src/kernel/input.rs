@@ -370,7 +370,7 @@ const OTHER_NAMES: &[(&str, &str)] = &[
 ];
 
 /// The keys of a ToolCall object (`call`, a `batch` line).
-pub const CALL_KEYS: &[&str] = &["id", "name", "input"];
+pub const CALL_KEYS: &[&str] = &["id", "name", "input", "turn"];
 
 /// What is wrong with a ToolCall object holding `keys` beyond [`CALL_KEYS`]
 /// (the ones left after those were taken out), or `None`: a call whose input
@@ -390,11 +390,11 @@ pub fn unknown_call_keys<'a>(keys: impl IntoIterator<Item = &'a String>) -> Opti
     match named.len() {
         0 => None,
         1 => Some(format!(
-            "unknown key {} in the ToolCall; it takes \"id\", \"name\" and \"input\"",
+            "unknown key {} in the ToolCall; it takes \"id\", \"name\", \"input\" and \"turn\"",
             named[0]
         )),
         _ => Some(format!(
-            "unknown keys {} in the ToolCall; it takes \"id\", \"name\" and \"input\"",
+            "unknown keys {} in the ToolCall; it takes \"id\", \"name\", \"input\" and \"turn\"",
             named.join(", ")
         )),
     }

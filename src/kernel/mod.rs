@@ -9,6 +9,7 @@ pub mod input;
 pub mod output;
 pub mod registry;
 pub mod relay;
+pub mod render;
 pub mod root;
 pub mod shell_words;
 pub mod spec;
@@ -30,6 +31,7 @@ pub use registry::{
     CapabilityError, ContextFactory, ToolBox, ToolRegistry, ToolRunner, no_such_tool_message,
     normalize_tool_name,
 };
+pub use render::render_text;
 pub use root::{OutsideRoot, Root};
 pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,

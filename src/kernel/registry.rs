@@ -247,7 +247,8 @@ impl ToolRunner for RegistryRunner {
                 is_error: true,
             };
         };
-        let ctx = (self.factory)().with_cancel(cancel);
+        let mut ctx = (self.factory)().with_cancel(cancel);
+        ctx.turn = call.turn.clone();
         tool.invoke(call, &ctx).await
     }
 }
@@ -347,11 +348,7 @@ mod tests {
         r.collection("c", &["alpha"]).unwrap();
         let b = r.to_tool_box(factory(), Some("c")).unwrap();
         assert_eq!(b.descriptors().len(), 1);
-        let call = |name: &str| ToolCall {
-            id: "i".into(),
-            name: name.into(),
-            input: Value::Null,
-        };
+        let call = |name: &str| ToolCall::new("i", name, Value::Null);
         let ok = b.runner.run(call("ALPHA"), CancellationToken::new()).await;
         assert_eq!(ok.output, json!("A in /somewhere"));
         assert!(!ok.is_error);

@@ -368,6 +368,9 @@ pub struct ToolContext {
     /// finds them (in their final order) instead of holding them for its text,
     /// which then carries only its summary. `None`: rows go in the answer.
     pub rows: Option<Arc<dyn RowSink>>,
+    /// The turn of the call this context serves (`ToolCall::turn`), set by the
+    /// runner: the checkpoint wrapper records the call's changes under it.
+    pub turn: Option<String>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -384,6 +387,7 @@ impl fmt::Debug for ToolContext {
             .field("unbounded_rows", &self.unbounded_rows)
             .field("agent_face", &self.agent_face)
             .field("rows", &self.rows.is_some())
+            .field("turn", &self.turn)
             .finish_non_exhaustive()
     }
 }
@@ -413,6 +417,7 @@ impl ToolContext {
             unbounded_rows: false,
             agent_face: true,
             rows: None,
+            turn: None,
         }
     }
 
@@ -633,11 +638,7 @@ mod tests {
     }
 
     fn call(input: Value) -> ToolCall {
-        ToolCall {
-            id: "c1".into(),
-            name: "echo".into(),
-            input,
-        }
+        ToolCall::new("c1", "echo", input)
     }
 
     #[test]

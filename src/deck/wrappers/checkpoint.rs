@@ -17,6 +17,10 @@
 //! own write replaced, its hash exactly what it wrote, and nodes chain in the
 //! order of the writes.
 //!
+//! A call that names its turn (`ToolCall::turn`, carried to `ToolContext::turn`)
+//! records under that turn's node instead of the invocation's, so one `batch` or
+//! `mcp` run can hold many turns, each rewound alone.
+//!
 //! Every model-facing field (name, description, parameters) is the inner tool's, so
 //! the wrap is invisible in descriptors; only `run` is augmented. Reading the prior
 //! content is best effort (an unreadable file is recorded as such and the write
@@ -243,7 +247,7 @@ impl Around for Checkpointing {
         };
         let shown = input["path"].as_str().unwrap_or_default().to_string();
         let store = &self.handle.store;
-        let node = &self.handle.node;
+        let node = &self.node_of(ctx);
         // Recorded under the file's real path (links followed, folders
         // canonical) and with the folders the write will create: a rewind then
         // restores the file itself and removes those folders again.
@@ -349,6 +353,16 @@ impl Around for Checkpointing {
 }
 
 impl Checkpointing {
+    /// The node this call records under: the call's own turn (`ToolCall::turn`,
+    /// an MCP call's `_meta.turn`) when it names one, so each turn of a long run
+    /// is a node of its own; else the invocation's (`--turn`, or one per process).
+    fn node_of(&self, ctx: &ToolContext) -> NodeName {
+        match &ctx.turn {
+            Some(turn) => NodeName::turn(turn.clone()),
+            None => self.handle.node.clone(),
+        }
+    }
+
     /// `apply_patch`: every file the patch may touch recorded in the one node of
     /// this call (its pre-image before, its hash or its absence after), so a
     /// rewind restores every changed file and removes the added ones. Files the
@@ -388,7 +402,7 @@ impl Checkpointing {
         }
         targets.sort();
         let store = &self.handle.store;
-        let node = &self.handle.node;
+        let node = &self.node_of(ctx);
         let mut change_locks = Vec::with_capacity(targets.len());
         for (real, p, _) in &targets {
             match lock_changes(store, real, inner.name(), p).await {
