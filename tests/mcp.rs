@@ -806,11 +806,19 @@ async fn the_default_list_is_whole_and_lean() {
     let client = connect(&env, &[], &[]).await;
     let tools = client.list_all_tools().await.unwrap();
     assert!(tools.iter().all(|t| t.name != "find_tool"));
-    let bytes = serde_json::to_vec(&json!({"tools": tools})).unwrap().len();
-    // 27.7 KB before issue 41; the bar is 14 KB.
-    assert!(bytes <= 14_000, "tools/list is {bytes} bytes");
-    let grep = serde_json::to_vec(tool(&tools, "grep")).unwrap().len();
+    // What a model is shown of each tool: name, description, input schema
+    // (27.7 KB and grep 4.7 KB before issue 41, the output schemas aside;
+    // the bars are 14 KB and 2.5 KB).
+    let shown = |t: &Tool| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema});
+    let bytes = serde_json::to_vec(&tools.iter().map(shown).collect::<Vec<_>>()).unwrap().len();
+    assert!(bytes <= 14_000, "the tools as a model is shown them are {bytes} bytes");
+    let grep = serde_json::to_vec(&shown(tool(&tools, "grep"))).unwrap().len();
     assert!(grep <= 2_500, "grep's descriptor is {grep} bytes");
+    // Every built-in describes its record for the clients that validate it.
+    for t in &tools {
+        let schema = t.output_schema.as_ref().unwrap_or_else(|| panic!("{}: no outputSchema", t.name));
+        assert_eq!(schema.get("type"), Some(&json!("object")), "{}", t.name);
+    }
     // A second spelling is accepted but not shown.
     let props = tool(&tools, "grep").input_schema["properties"]
         .as_object()
@@ -827,5 +835,16 @@ async fn the_default_list_is_whole_and_lean() {
     // A record with no text is sent as one compact text too.
     let todo = call(&client, "todo_read", json!({})).await;
     assert_eq!(texts(&todo).len(), 1);
+    client.cancel().await.unwrap();
+
+    // --no-output-schemas: the list without them, the records still sent; the
+    // whole list is then under the 14 KB bar.
+    let client = connect(&env, &[], &["--no-output-schemas"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.output_schema.is_none()));
+    let bytes = serde_json::to_vec(&json!({"tools": tools})).unwrap().len();
+    assert!(bytes <= 14_000, "tools/list is {bytes} bytes");
+    let todo = call(&client, "todo_read", json!({})).await;
+    assert!(todo.structured_content.is_some());
     client.cancel().await.unwrap();
 }

@@ -134,6 +134,14 @@ fn tool_search_arg() -> Arg {
         .help("List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed")
 }
 
+/// `mcp --no-output-schemas`: the list without the records' schemas.
+fn no_output_schemas_arg() -> Arg {
+    Arg::new("no-output-schemas")
+        .long("no-output-schemas")
+        .action(ArgAction::SetTrue)
+        .help("List the tools without their outputSchema (half the list's bytes; structuredContent is still sent)")
+}
+
 /// `oldText` → `old-text`.
 pub fn kebab(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
@@ -398,6 +406,7 @@ fn with_meta_commands(cmd: Command) -> Command {
                     .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
             )
             .arg(tool_search_arg())
+            .arg(no_output_schemas_arg())
             .subcommand(
                 Command::new("serve")
                     .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
@@ -407,7 +416,8 @@ fn with_meta_commands(cmd: Command) -> Command {
                             .action(ArgAction::SetTrue)
                             .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
                     )
-                    .arg(tool_search_arg()),
+                    .arg(tool_search_arg())
+                    .arg(no_output_schemas_arg()),
             )
             .subcommand(
                 Command::new("servers")

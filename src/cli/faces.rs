@@ -186,6 +186,7 @@ pub(crate) fn mcp(
     let upstream = upstream_of(graft.as_ref());
     let options = crate::interop::mcp::ServeOptions {
         tool_search: m.get_flag("tool-search"),
+        no_output_schemas: m.get_flag("no-output-schemas"),
     };
     // One thread. rmcp still runs every request as its own task, so calls overlap
     // wherever they wait (a command, a socket, a timer) and a cancellation is read

@@ -137,6 +137,15 @@ pub(crate) fn schema(
         Some(name) => {
             let api = ToolApi::from_name(name)
                 .ok_or_else(|| UsageError(format!("schema --for {name}: no such API")))?;
+            // MCP's list is what the server answers, output schemas included.
+            #[cfg(feature = "mcp")]
+            if api == ToolApi::Mcp {
+                let value = crate::interop::mcp::served_tools_json(tool_box).map_err(|e| {
+                    UsageError(format!("schema --for {name}: the tools/list result does not serialize: {e}"))
+                })?;
+                print_json(&value, globals, printer);
+                return Ok(ExitCode::SUCCESS);
+            }
             tool_definitions(api, &descriptors)
                 .map_err(|e| UsageError(format!("schema --for {name}: {e}")))?
         }

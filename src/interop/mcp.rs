@@ -107,6 +107,14 @@ impl McpServer {
     /// said of them (title, annotations, output schema).
     pub fn with_upstream(tool_box: ToolBox, upstream: &UpstreamTools) -> Self {
         let mut tools = list_tools_result(&tool_box.descriptors()).tools;
+        // The built-ins' records, described for the clients that validate or
+        // type `structuredContent` (the SDKs do both).
+        for (tool, (name, schema)) in tools.iter_mut().zip(tool_box.output_schemas()) {
+            debug_assert_eq!(tool.name, name);
+            if let Some(schema) = schema.as_ref().and_then(mcp_output_schema) {
+                tool.output_schema = Some(Arc::new(schema));
+            }
+        }
         for tool in &mut tools {
             let Some(up) = upstream.get(tool.name.as_ref()) else {
                 continue;
@@ -177,6 +185,29 @@ impl McpServer {
         info.capabilities.tools = Some(tools_cap);
         self.info = Arc::new(info);
         self.listed = Some(Arc::new(std::sync::Mutex::new(core)));
+        self
+    }
+
+    /// The built-in tools listed without their `outputSchema`. The schemas
+    /// are for clients that validate or type `structuredContent` (the SDKs);
+    /// model hosts send a model a tool's name, description and input schema
+    /// only, so the schemas cost a model nothing there, but they are half of
+    /// the list's bytes, which a host that passes the whole list on would pay.
+    /// `structuredContent` is sent either way. A grafted tool keeps its
+    /// server's schema.
+    pub fn without_output_schemas(mut self) -> Self {
+        let tools = self
+            .tools
+            .iter()
+            .cloned()
+            .map(|mut t| {
+                if !is_grafted(&t.name) {
+                    t.output_schema = None;
+                }
+                t
+            })
+            .collect();
+        self.tools = Arc::new(tools);
         self
     }
 
@@ -369,6 +400,9 @@ async fn forward(
 pub struct ServeOptions {
     /// The deferred list (see [`McpServer::with_tool_search`]).
     pub tool_search: bool,
+    /// `tools/list` without the built-ins' `outputSchema` (see
+    /// [`McpServer::without_output_schemas`]).
+    pub no_output_schemas: bool,
 }
 
 /// Serve `tool_box` on stdin/stdout until the client closes stdin or `stop` is
@@ -398,6 +432,9 @@ pub async fn serve_stdio_with(
     // servers), the blocking stdio handles otherwise.
     let (read, write) = rmcp::transport::io::stdio_pipes();
     let mut server = McpServer::with_upstream(tool_box, upstream);
+    if options.no_output_schemas {
+        server = server.without_output_schemas();
+    }
     if options.tool_search {
         server = server.with_tool_search();
     }
@@ -455,6 +492,17 @@ pub fn call_result_json(outcome: ToolOutcome) -> Result<Value, serde_json::Error
     serde_json::to_value(result)
 }
 
+/// The `tools/list` result `indus-tool mcp` answers for `tool_box`, as JSON
+/// (`schema --for mcp` prints it): [`list_tools_json`] of its descriptors with
+/// each built-in's `outputSchema` (see [`mcp_output_schema`]).
+pub fn served_tools_json(tool_box: ToolBox) -> Result<Value, serde_json::Error> {
+    let server = McpServer::new(tool_box);
+    let mut result =
+        ServerResult::ListToolsResult(ListToolsResult::with_all_items(server.tools().to_vec()));
+    result.strip_result_type_for_legacy_peer();
+    serde_json::to_value(result)
+}
+
 /// One descriptor as an MCP tool: name, description, the plain input schema, a
 /// title and the behaviour hints.
 pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
@@ -486,6 +534,56 @@ pub fn mcp_tool(descriptor: &ToolDescriptor) -> Tool {
         tool = tool.with_annotations(annotations);
     }
     tool
+}
+
+/// A tool's output schema as `tools/list` sends it: the schema of the
+/// `structuredContent` [`call_result`] builds from the record. A record that is
+/// not an object is sent as `{"value": …}`, so its schema is wrapped the same
+/// way. Descriptions are left out (they are for people, in `describe TOOL` and
+/// docs/json.md; a client validates or types with the rest), which halves the
+/// bytes every `tools/list` carries.
+pub fn mcp_output_schema(schema: &Value) -> Option<JsonObject> {
+    let object = schema.get("type") == Some(&json!("object"));
+    let schema = without_descriptions(schema);
+    let schema = if object {
+        schema
+    } else {
+        json!({"type": "object", "properties": {"value": schema}, "required": ["value"]})
+    };
+    match schema {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// `schema` without its `description` keywords, at every level (a property
+/// named `description` stays: it is under `properties`, a map of names).
+fn without_descriptions(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "description")
+                .map(|(k, v)| {
+                    let v = if k == "properties" || k == "$defs" || k == "definitions" {
+                        match v {
+                            Value::Object(props) => Value::Object(
+                                props
+                                    .iter()
+                                    .map(|(name, s)| (name.clone(), without_descriptions(s)))
+                                    .collect(),
+                            ),
+                            other => other.clone(),
+                        }
+                    } else {
+                        without_descriptions(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `schema` with only [`SCHEMA_KEYWORDS`] kept, at every level (`properties` maps
