@@ -114,9 +114,10 @@ fn batch_text_lines_are_the_command_lines_text() {
             .output()
             .unwrap();
         let got = lines(&out);
+        // read's record: the lines the text shows.
         assert_eq!(
-            got[0]["output"],
-            json!(expected[0].0.trim_end()),
+            got[0]["output"]["lines"],
+            json!(["alpha", "beta", "gamma"]),
             "{args:?}"
         );
         assert!(got[2]["output"].is_object(), "edit's record: {}", got[2]);
@@ -195,6 +196,33 @@ fn call_with_format_text_answers_one_text_line() {
         stdout(&plain).lines().next(),
         Some("Showing lines 1–3 of 3 in a.txt.")
     );
+    // The global options may follow `call` and `batch`, as they may a tool.
+    let after = env.run(&[
+        "call",
+        "--format",
+        "text",
+        r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#,
+    ]);
+    assert_eq!(code(&after), 0, "{}", stderr(&after));
+    assert_eq!(stdout(&after), stdout(&out_line(&env)));
+    let batch = env
+        .cmd()
+        .args(["batch", "--format", "text"])
+        .write_stdin(r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#)
+        .output()
+        .unwrap();
+    assert_eq!(code(&batch), 0, "{}", stderr(&batch));
+    assert_eq!(stdout(&batch), stdout(&out_line(&env)));
+}
+
+/// `--format text call` of the read of a.txt.
+fn out_line(env: &TestEnv) -> std::process::Output {
+    env.run(&[
+        "--format",
+        "text",
+        "call",
+        r#"{"id":"c","name":"read","input":{"path":"a.txt"}}"#,
+    ])
 }
 
 #[test]
@@ -232,10 +260,10 @@ fn exact_shows_each_faces_answer() {
     // batch: the line batch answers, JSON unless text was asked for; written
     // after the tool name too.
     let out = env.run(&["read", "a.txt", "--exact=batch"]);
-    assert_eq!(
-        parse_outcome(&out),
-        json!({"id": "cli", "output": text, "is_error": false})
-    );
+    let line = parse_outcome(&out);
+    assert_eq!(line["id"], "cli");
+    assert_eq!(line["is_error"], false);
+    assert_eq!(line["output"]["lines"], json!(["alpha", "beta", "gamma"]));
     let out = env.run(&[
         "--format",
         "text",

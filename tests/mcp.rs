@@ -810,13 +810,23 @@ async fn the_default_list_is_whole_and_lean() {
     // (27.7 KB and grep 4.7 KB before issue 41, the output schemas aside;
     // the bars are 14 KB and 2.5 KB).
     let shown = |t: &Tool| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema});
-    let bytes = serde_json::to_vec(&tools.iter().map(shown).collect::<Vec<_>>()).unwrap().len();
-    assert!(bytes <= 14_000, "the tools as a model is shown them are {bytes} bytes");
-    let grep = serde_json::to_vec(&shown(tool(&tools, "grep"))).unwrap().len();
+    let bytes = serde_json::to_vec(&tools.iter().map(shown).collect::<Vec<_>>())
+        .unwrap()
+        .len();
+    assert!(
+        bytes <= 14_000,
+        "the tools as a model is shown them are {bytes} bytes"
+    );
+    let grep = serde_json::to_vec(&shown(tool(&tools, "grep")))
+        .unwrap()
+        .len();
     assert!(grep <= 2_500, "grep's descriptor is {grep} bytes");
     // Every built-in describes its record for the clients that validate it.
     for t in &tools {
-        let schema = t.output_schema.as_ref().unwrap_or_else(|| panic!("{}: no outputSchema", t.name));
+        let schema = t
+            .output_schema
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no outputSchema", t.name));
         assert_eq!(schema.get("type"), Some(&json!("object")), "{}", t.name);
     }
     // A second spelling is accepted but not shown.

@@ -269,7 +269,8 @@ pub(crate) fn remote_request(
 /// Rewrite the tool name in argv to its registered spelling, so `todo-set`,
 /// `TodoSet` and `todoset` all reach `todo_set`, and move global options written
 /// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
-/// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`).
+/// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`); the
+/// same for `call` and `batch`.
 /// Also the named tool's descriptor, built once here for the hoisting and kept
 /// for the parser (see `command::focused_command`).
 pub(crate) fn normalize_argv(
@@ -286,6 +287,17 @@ pub(crate) fn normalize_argv(
         args[i] = OsString::from(tool.name());
         let descriptor = tool.descriptor();
         return (hoist_globals(args, i, &descriptor), Some(descriptor));
+    }
+    // `call` and `batch` take the global options after their name too
+    // (`call --format text -`), as a tool does: neither has a flag a global
+    // option's name could clash with.
+    if matches!(word, "call" | "batch") {
+        let none = ToolDescriptor {
+            name: word.to_string(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object", "properties": {}}),
+        };
+        return (hoist_globals(args, i, &none), None);
     }
     (args, None)
 }

@@ -141,7 +141,9 @@ pub(crate) fn schema(
             #[cfg(feature = "mcp")]
             if api == ToolApi::Mcp {
                 let value = crate::interop::mcp::served_tools_json(tool_box).map_err(|e| {
-                    UsageError(format!("schema --for {name}: the tools/list result does not serialize: {e}"))
+                    UsageError(format!(
+                        "schema --for {name}: the tools/list result does not serialize: {e}"
+                    ))
                 })?;
                 print_json(&value, globals, printer);
                 return Ok(ExitCode::SUCCESS);
