@@ -292,7 +292,8 @@ def report(label, result):
     print("tools/list per profile (bytes, compact):")
     for profile, l in result["lists"].items():
         print(f"  {profile:10} {l['tools']:3} tools  list {l['list']:6}  without outputSchema {l.get('no_output', l['list']):6}  as a model is shown {l['model']:6}  grep {l['grep']}")
-    print("(* the rewind went through the command line: the binary has no checkpoint tools)")
+    if any(r[3] == "cli" for rows in faces.values() if rows for r in rows):
+        print("(* the rewind went through the command line: the binary has no checkpoint tools)")
 
 
 def main():
