@@ -166,10 +166,22 @@ fn mcp_gets_the_tools_list_result() {
         let name = tool["name"].as_str().unwrap();
         assert_eq!(tool["name"], d["name"]);
         assert_eq!(tool["description"], d["description"]);
-        let allowed =
-            BTreeSet::from(["name", "title", "description", "inputSchema", "annotations"]);
+        let allowed = BTreeSet::from([
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations",
+        ]);
         assert!(keys(tool).is_subset(&allowed), "{name}: {:?}", keys(tool));
         assert_object_schema(name, &tool["inputSchema"]);
+        // The record's schema, for structuredContent: an object, a valid schema.
+        let output = &tool["outputSchema"];
+        assert_eq!(output["type"], "object", "{name}");
+        if let Err(e) = jsonschema::meta::validate(output) {
+            panic!("{name}'s outputSchema is not a valid JSON Schema: {e}");
+        }
         // MCP's tool names (2025-11-25, server/tools): 1 to 128 of A-Z a-z 0-9 _ - .
         assert!(
             (1..=128).contains(&name.len())
