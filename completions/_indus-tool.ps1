@@ -512,6 +512,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;mcp' {
             [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Turn the read-before-edit gate off (it is on in the MCP server)')
             [CompletionResult]::new('--tool-search', '--tool-search', [CompletionResultType]::ParameterName, 'List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed')
+            [CompletionResult]::new('--no-output-schemas', '--no-output-schemas', [CompletionResultType]::ParameterName, 'List the tools without their outputSchema (half the list''s bytes; structuredContent is still sent)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does')
@@ -529,6 +530,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;mcp;serve' {
             [CompletionResult]::new('--no-gate', '--no-gate', [CompletionResultType]::ParameterName, 'Turn the read-before-edit gate off (it is on in the MCP server)')
             [CompletionResult]::new('--tool-search', '--tool-search', [CompletionResultType]::ParameterName, 'List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed')
+            [CompletionResult]::new('--no-output-schemas', '--no-output-schemas', [CompletionResultType]::ParameterName, 'List the tools without their outputSchema (half the list''s bytes; structuredContent is still sent)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

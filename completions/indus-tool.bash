@@ -2206,7 +2206,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp)
-            opts="-h --no-gate --tool-search --help serve servers tools ledger refresh up down names broker help"
+            opts="-h --no-gate --tool-search --no-output-schemas --help serve servers tools ledger refresh up down names broker help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2448,7 +2448,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__mcp__subcmd__serve)
-            opts="-h --no-gate --tool-search --help"
+            opts="-h --no-gate --tool-search --no-output-schemas --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

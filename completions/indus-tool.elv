@@ -471,6 +471,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;mcp'= {
             cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'
             cand --tool-search 'List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed'
+            cand --no-output-schemas 'List the tools without their outputSchema (half the list''s bytes; structuredContent is still sent)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand serve 'Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does'
@@ -487,6 +488,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;mcp;serve'= {
             cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'
             cand --tool-search 'List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed'
+            cand --no-output-schemas 'List the tools without their outputSchema (half the list''s bytes; structuredContent is still sent)'
             cand -h 'Print help'
             cand --help 'Print help'
         }

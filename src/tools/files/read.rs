@@ -85,6 +85,25 @@ pub struct Scan {
     pub binary: bool,
     /// The SHA-256 of every byte of the file, when asked for.
     pub sha256: Option<String>,
+    /// What the record's `lines` take as JSON so far (see [`json_cost`]).
+    pub record_bytes: usize,
+}
+
+/// What `text` takes as one entry of a JSON array of strings: its bytes, the
+/// escapes serde_json writes (`\"`, `\\`, `\n`…, `\u00XX` for the other
+/// control characters), two quotes and a comma. A window of control
+/// characters is six times longer as a record than as text, and the record
+/// must fit the budget as the text does.
+fn json_cost(text: &str) -> usize {
+    let escapes: usize = text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + escapes + 3
 }
 
 struct Window {
@@ -95,6 +114,9 @@ struct Window {
     width: Option<usize>,
     /// Hash the whole file on the way.
     hash: bool,
+    /// A record will carry the shown lines: the window stops where either the
+    /// text or the record would pass the budget.
+    record: bool,
 }
 
 impl Window {
@@ -173,7 +195,8 @@ fn scan(
         let rendered_len = digits.max(6) + 1 + text.len();
         let room = w.budget.saturating_sub(HEADER_RESERVE);
         let needed = s.body.len() + rendered_len + 1;
-        if s.last >= s.first && needed > room {
+        let record_cost = if w.record { json_cost(&text) } else { 0 };
+        if s.last >= s.first && (needed > room || s.record_bytes + record_cost > room) {
             s.budget_stop = true;
             *collecting = false;
             return;
@@ -191,6 +214,7 @@ fn scan(
         }
         push_gutter(&mut s.body, line_no);
         s.body.push_str(&text);
+        s.record_bytes += record_cost;
         s.last = line_no;
     };
 
@@ -501,6 +525,7 @@ impl Tool for ReadTool {
             // can use it, and hashing would cost more than the streamed read
             // (~4 s a GiB without SHA instructions).
             hash: ctx.record_rows && size <= EDIT_MAX_BYTES as u64,
+            record: ctx.record_rows,
         };
         let cancel = ctx.cancel.clone();
         let scan = match blocking(move || scan(reader, window, &cancel)).await {
@@ -613,6 +638,7 @@ mod tests {
                 budget,
                 width: None,
                 hash: true,
+                record: true,
             },
             &CancellationToken::new(),
         )
@@ -628,6 +654,7 @@ mod tests {
                 budget: 65536,
                 width,
                 hash: true,
+                record: true,
             },
             &CancellationToken::new(),
         )
@@ -658,6 +685,37 @@ mod tests {
         assert!(scan_with(b"abcd\n", None, Some(4)).cut_lines.is_empty());
     }
 
+    /// A record's lines fit the budget as the text does: control characters,
+    /// six bytes each as JSON, end the window sooner when a record is made.
+    #[test]
+    fn the_record_fits_the_budget_too() {
+        let data = format!("{}\n", "\u{1}".repeat(100)).repeat(200);
+        let text_only = scan(
+            Box::new(std::io::Cursor::new(data.clone().into_bytes())),
+            Window {
+                offset: 1,
+                limit: None,
+                budget: 8192,
+                width: None,
+                hash: false,
+                record: false,
+            },
+            &CancellationToken::new(),
+        )
+        .unwrap();
+        let with_record = run_scan(data.as_bytes(), 1, None, 8192);
+        assert!(with_record.budget_stop && text_only.budget_stop);
+        assert!(
+            with_record.last < text_only.last,
+            "{} {}",
+            with_record.last,
+            text_only.last
+        );
+        let lines = record("f", &with_record, None)["lines"].to_string();
+        assert!(lines.len() <= 8192, "{}", lines.len());
+        assert_eq!(json_cost("a\"\u{1}"), 1 + 2 + 6 + 3);
+    }
+
     /// A line the budget leaves out is not said to be cut or invalid: only
     /// shown lines are described.
     #[test]
@@ -673,6 +731,7 @@ mod tests {
                 budget: 1024,
                 width: Some(500),
                 hash: false,
+                record: true,
             },
             &CancellationToken::new(),
         )
@@ -711,6 +770,7 @@ mod tests {
                 budget: 100,
                 width: None,
                 hash: false,
+                record: false,
             },
             &CancellationToken::new(),
         )
