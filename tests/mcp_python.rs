@@ -354,3 +354,90 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
         assert_eq!(r["gemini"], json!([]), "{profile}: {r}");
     }
 }
+
+/// The official SDK's client checks every successful result of a tool that
+/// lists an `outputSchema` against it (and fails a call whose result has no
+/// `structuredContent`): a round of calls of the built-ins through it, each
+/// answered, none refused by the SDK.
+#[test]
+fn the_sdk_validates_every_builtin_result_against_its_output_schema() {
+    let Some(python) = python() else {
+        return;
+    };
+    let env = TestEnv::new();
+    env.write(
+        "src/lib.rs",
+        "pub fn greet() -> &'static str {\n    \"hi\"\n}\n",
+    );
+    env.write("notes.txt", "alpha\nbeta\n");
+    let patch = "*** Begin Patch\n*** Add File: added.txt\n+new\n*** Update File: notes.txt\n@@\n-beta\n+gamma\n*** End Patch\n";
+    let calls = json!([
+        ["read", {"path": "src/lib.rs"}],
+        ["read", {"path": "notes.txt", "offset": 2, "limit": 1}],
+        ["ls", {"path": "."}],
+        ["grep", {"pattern": "greet"}],
+        ["grep", {"pattern": "greet", "outputMode": "count"}],
+        ["grep", {"pattern": "nothing here"}],
+        ["find", {"pattern": "*.rs"}],
+        ["write", {"path": "new.txt", "content": "x\n"}],
+        ["edit", {"path": "src/lib.rs", "oldText": "\"hi\"", "newText": "\"hello\""}],
+        ["apply_patch", {"patch": patch}],
+        ["bash", {"command": "echo ok"}],
+        ["todo_set", {"items": [{"id": "1", "text": "t", "status": "active"}]}],
+        ["todo_read", {}],
+        ["todo", {"action": "set", "items": [{"task": "t", "state": "done"}]}],
+        ["process", {"action": "start", "command": "echo job"}],
+        ["process", {"action": "list"}],
+        ["bg-process", {"action": "list"}],
+        ["memory", {"action": "append", "content": "a fact"}],
+        ["enter_plan_mode", {}],
+        ["exit_plan_mode", {"plan": "# Plan\n1. do it"}],
+        ["time", {}]
+    ]);
+    let server = assert_cmd::cargo::cargo_bin("indus-tool");
+    let root = env.root().as_os_str();
+    let command: Vec<&std::ffi::OsStr> = vec![
+        server.as_os_str(),
+        "--cwd".as_ref(),
+        root,
+        "--no-mcp".as_ref(),
+        "mcp".as_ref(),
+        "--no-gate".as_ref(),
+    ];
+    let seen = sdk_client(&python, &command, &calls);
+    let results = seen["results"].as_array().unwrap();
+    assert_eq!(results.len(), calls.as_array().unwrap().len());
+    for (result, call) in results.iter().zip(calls.as_array().unwrap()) {
+        let name = call[0].as_str().unwrap();
+        let listed = seen["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        assert!(
+            listed.get("outputSchema").is_some(),
+            "{name} lists no outputSchema"
+        );
+        if result["isError"] == true {
+            // grep's "no match" is the one expected failure here.
+            assert_eq!(name, "grep", "{name}: {result}");
+            continue;
+        }
+        assert!(
+            result.get("structuredContent").is_some(),
+            "{name}: {result}"
+        );
+        // The text is sent once: no content item repeats the record.
+        for item in result["content"].as_array().unwrap() {
+            let text = item["text"].as_str().unwrap_or("");
+            let repeats = serde_json::from_str::<Value>(text).ok().as_ref()
+                == result.get("structuredContent");
+            let lone = result["content"].as_array().unwrap().len() == 1;
+            assert!(
+                !repeats || lone,
+                "{name} repeats its record as text: {result}"
+            );
+        }
+    }
+}
