@@ -339,20 +339,21 @@ impl Tool for CheckpointTool {
     fn description(&self) -> &str {
         match self {
             CheckpointTool::List => {
-                "List this session's checkpoints, oldest first: one node per turn (the \"turn\" your calls named) or per run, with the files its write, edit and apply_patch calls changed. Use it to find the node to diff or rewind."
+                "List this session's checkpoints, oldest first: one per turn (or per run), with the files it changed."
             }
             CheckpointTool::Diff => {
-                "Show what changed since before a turn: a unified diff of every file changed in that turn or after it, from its content then to its content now. Give \"turn\" (the name your calls used) or \"node\" (from checkpoint_list)."
+                "Show what changed since before a turn: the diff of every file that turn or a later one changed."
             }
             CheckpointTool::Rewind => {
-                "Undo a turn: put every file changed in that turn or after it back as it was before the turn, and forget those checkpoints. Give \"turn\" (to undo your own last turn, its name) or \"node\" (from checkpoint_list). Refused, changing nothing, when a file was changed outside the toolbox since; force overwrites such files."
+                "Undo a turn and every later one: their files put back as they were before it. Refused, changing nothing, if a file changed outside the toolbox since (force overwrites it)."
             }
         }
     }
 
     fn parameters(&self) -> JsonSchema {
-        let turn = json!({"type": "string", "description": "The turn's name, as the calls gave it (ToolCall \"turn\", MCP _meta.turn)."});
-        let node = json!({"type": "string", "description": "A node's name as checkpoint_list shows it (an alternative to turn)."});
+        let turn = json!({"type": "string", "description": "The turn, as your calls named it (checkpoint_list shows them)."});
+        // A second spelling of `turn`: every checkpoint is named by its turn.
+        let node = json!({"type": "string", "deprecated": true, "description": "A node's name as checkpoint_list shows it (the same as turn)."});
         match self {
             CheckpointTool::List => json!({"type": "object", "properties": {}}),
             CheckpointTool::Diff => json!({
@@ -364,7 +365,7 @@ impl Tool for CheckpointTool {
                 "properties": {
                     "turn": turn,
                     "node": node,
-                    "force": {"type": "boolean", "description": "Overwrite files changed outside the toolbox since, and leave files whose earlier content was not kept as they are (default false)."}
+                    "force": {"type": "boolean", "description": "Overwrite files changed outside the toolbox since."}
                 }
             }),
         }
