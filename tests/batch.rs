@@ -305,3 +305,50 @@ fn a_fixed_cause_is_not_suppressed_in_one_run() {
     assert_eq!(got[5]["is_error"], json!(false), "{}", got[5]);
     assert!(got[5]["output"].to_string().contains("built"), "{}", got[5]);
 }
+
+/// `endless | indus-tool batch | head -1`: once the reader is gone no further
+/// call is read or run, and batch ends (it read its input forever before).
+#[test]
+fn a_reader_that_goes_away_ends_an_endless_batch() {
+    for jobs in ["1", "4"] {
+        let env = TestEnv::new();
+        env.write("f.txt", "a\n");
+        let mut child = common::bin_std()
+            .current_dir(env.root())
+            .arg("--cwd")
+            .arg(env.root())
+            .args(["--format", "text", "batch", "--jobs", jobs])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            let line = b"{\"id\":\"1\",\"name\":\"read\",\"input\":{\"path\":\"f.txt\"}}\n";
+            // Until batch stops reading: a broken pipe ends the feed.
+            while stdin.write_all(line).is_ok() {}
+        });
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        assert!(first.contains("\"is_error\":false"), "{first}");
+        drop(out);
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(
+            status.is_some(),
+            "--jobs {jobs}: batch went on reading after its reader left"
+        );
+        feeder.join().unwrap();
+    }
+}

@@ -204,7 +204,8 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
 /// Run a whole batch: read `input` to its end, answer every line on `out` in
 /// `face`.
 /// Returns `Ok(false)` when `out` closed early (a reader that stopped listening is
-/// not an error), `Ok(true)` otherwise. On `cancel`, reading stops, calls in flight
+/// not an error; no further line is read or run once it is seen), `Ok(true)`
+/// otherwise. On `cancel`, reading stops, calls in flight
 /// are cancelled through their context's token, and their answers are still written.
 pub async fn run_batch<R, W>(
     runner: Arc<dyn ToolRunner>,
@@ -252,6 +253,13 @@ where
     while reading || pending > 0 {
         if lines.is_empty() && done.is_empty() {
             open = open && flush(&mut out)?;
+        }
+        // The reader is gone (`batch | head -1`): no answer can reach anyone, so
+        // no more calls are started, as a shell stops at its SIGPIPE; calls in
+        // flight finish. Without this, an endless input ran forever.
+        if !open && reading {
+            reading = false;
+            continue;
         }
         tokio::select! {
             biased;

@@ -156,8 +156,13 @@ fn find(all: &[Tool], listed: &Mutex<Vec<String>>, input: &Value) -> Result<Stri
     let found = rank(all, query);
     if found.is_empty() {
         let names: Vec<&str> = all.iter().map(|t| t.name.as_ref()).collect();
+        // The query is quoted back only as far as a person would read it.
+        let mut shown: String = query.chars().take(80).collect();
+        if shown.len() < query.len() {
+            shown.push('…');
+        }
         return Ok(format!(
-            "No tool matches \"{query}\". The tools: {}.",
+            "No tool matches \"{shown}\". The tools: {}.",
             names.join(", ")
         ));
     }
@@ -204,8 +209,12 @@ fn load(
         return Err("Invalid \"names\": expected at least one tool name.".into());
     }
     let known: Vec<&str> = all.iter().map(|t| t.name.as_ref()).collect();
-    let mut tools = Vec::new();
+    let mut tools: Vec<&Tool> = Vec::new();
     for name in &names {
+        // A name given twice is loaded (and its schema shown) once.
+        if tools.iter().any(|t| t.name == *name) {
+            continue;
+        }
         match all.iter().find(|t| t.name == *name) {
             Some(t) => tools.push(t),
             None => {
@@ -302,6 +311,12 @@ mod tests {
         assert_eq!(*listed.lock().unwrap(), ["read", "webfetch"]);
         let (_, changed) = load(&all, &listed, &json!({"names": ["webfetch"]})).unwrap();
         assert!(!changed);
+        // A name repeated is loaded and shown once.
+        let (text, _) = load(&all, &listed, &json!({"names": ["read", "read", "read"]})).unwrap();
+        assert_eq!(text.matches("\nread: ").count(), 1, "{text}");
+        let long = "x".repeat(10_000);
+        let text = find(&all, &listed, &json!({"query": long})).unwrap();
+        assert!(text.len() < 300, "{text}");
         let e = load(&all, &listed, &json!({"names": ["webfetc"]})).unwrap_err();
         assert_eq!(
             e,
