@@ -25,11 +25,12 @@ impl ToolDescriptor {
     /// "additionalProperties":false}`.
     ///
     /// A deprecated key is a second spelling of what another key says (grep's
-    /// `flags` beside `ignoreCase`, `paths` beside `path`): every key a model is
-    /// shown costs it context on every turn, so only one spelling is shown, while
-    /// the tool still accepts the other for the callers written against it (the
-    /// full schema stays what `describe` prints and what the input is checked
-    /// against). The explicit empty object is the shape strict-mode converters
+    /// `flags` beside `ignoreCase`, `paths` beside `path`), or a knob a model
+    /// seldom needs and the command line keeps (grep's `maxFileSize`, webfetch's
+    /// `maxBytes`): every key a model is shown costs it context on every turn,
+    /// so those are not shown, while the tool still accepts them for the callers
+    /// written against them (the full schema stays what `describe` prints and
+    /// what the input is checked against). The explicit empty object is the shape strict-mode converters
     /// (openai-agents' `ensure_strict_json_schema`) and function-declaration
     /// rules accept for a tool without parameters; a bare `{"type":"object"}`
     /// reads to them as an open object and is refused.

@@ -614,7 +614,7 @@ impl Tool for TaskCard {
                 "objective": {"type": "string", "description": "What the sub-agent should accomplish, complete in itself."},
                 "agent": {"type": "string", "description": "Which configured agent (default: the default)."},
                 "context": {"type": "string", "description": "Background for it."},
-                "timeoutMs": {"type": "number", "deprecated": true, "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")}
+                "timeoutMs": {"type": "number", "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")}
             },
             "required": ["objective"]
         })
