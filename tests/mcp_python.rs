@@ -337,7 +337,7 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
         .arg(peer_file("strict_schemas.py"))
         .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
         .arg(env.root())
-        .args(["all", "authoring", "survey", "buddy"])
+        .args(["all", "authoring", "survey", "buddy", "all:checkpoint"])
         .output()
         .unwrap();
     assert!(
@@ -346,7 +346,13 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for (profile, tools) in [("all", 21), ("authoring", 7), ("survey", 13), ("buddy", 12)] {
+    for (profile, tools) in [
+        ("all", 21),
+        ("authoring", 7),
+        ("survey", 13),
+        ("buddy", 12),
+        ("all:checkpoint", 24),
+    ] {
         let r = &report[profile];
         assert_eq!(r["tools"], tools, "{profile}: {r}");
         assert_eq!(r["not_strict"], json!([]), "{profile}: {r}");

@@ -3,7 +3,7 @@ package's MCP loader with strict schemas on (what an Agent with
 `mcp_config={"convert_schemas_to_strict": True}` does), and against Anthropic's and
 Gemini's function-declaration rules.
 
-Usage: strict_schemas.py INDUS_TOOL CWD PROFILE...
+Usage: strict_schemas.py INDUS_TOOL CWD PROFILE[:checkpoint]...
 Prints one JSON object: {profile: {"tools": N, "not_strict": [names],
 "anthropic": [problems], "gemini": [problems]}}.
 """
@@ -47,8 +47,11 @@ def gemini_problems(name, schema, path="$"):
 
 
 async def profile(binary, cwd, name):
+    # PROFILE:checkpoint serves the profile with --checkpoint (its checkpoint tools).
+    profile_name, _, extra = name.partition(":")
+    flags = ["--checkpoint"] if extra == "checkpoint" else []
     server = MCPServerStdio(
-        params={"command": binary, "args": ["--cwd", cwd, "--no-mcp", "--profile", name, "mcp"]},
+        params={"command": binary, "args": ["--cwd", cwd, "--no-mcp", *flags, "--profile", profile_name, "mcp"]},
         client_session_timeout_seconds=30,
         cache_tools_list=False,
     )
