@@ -37,6 +37,7 @@ pub use spec::{
     DefinedTool, FacadeOutput, Framework, READ_STATE_HANDLE_KEY, ReadStateHandle, ReadStateRecord,
     RowSink, TodoItem, TodoPriority, TodoStatus, TodoStoreHandle, Tool, ToolContentBlock,
     ToolContext, ToolResult, coerce_input, define_tool, describe_throw, media_kind, program_view,
+    schema_text,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use wrap::{Around, wrap_tool, wrap_tools};

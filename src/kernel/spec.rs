@@ -38,6 +38,15 @@ pub trait RowSink: Send + Sync {
     fn flush(&self) -> std::io::Result<()>;
 }
 
+/// A tool's output schema from its JSON text (the `*.output.json` file beside
+/// the tool, `include_str!`ed): kept as text rather than built by `json!`, whose
+/// expansion is code for every key and cost the shipping build more than its 12 MB
+/// allowed; parsed only when a schema is asked for (`describe`, `schema`, the MCP
+/// server's list). tests/output_schemas.rs parses and checks every one.
+pub fn schema_text(text: &'static str) -> JsonSchema {
+    serde_json::from_str(text).expect("a tool's output schema file is valid JSON")
+}
+
 /// The declarative behaviour of one tool.
 #[async_trait]
 pub trait Tool: Send + Sync {

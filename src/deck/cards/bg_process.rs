@@ -186,24 +186,9 @@ struct BgProcessCard;
 #[async_trait]
 impl Tool for BgProcessCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        let mut props = crate::tools::shell::process::job_schema_properties();
-        let job = json!({ "type": "object", "properties": props.clone(), "required": crate::tools::shell::process::JOB_REQUIRED, "additionalProperties": false });
-        props.insert(
-            "jobs".into(),
-            json!({ "type": "array", "items": job, "description": "list: this session's jobs." }),
-        );
-        for stream in ["stdout", "stderr"] {
-            props.insert(stream.into(), json!({ "type": "string", "description": format!("poll: the kept {stream} (the last 2,000 lines, or with sinceLast what arrived since the previous poll).") }));
-            props.insert(format!("{stream}DroppedLines"), json!({ "type": "integer", "minimum": 0, "description": "poll: lines dropped from the front of the ring." }));
-            props.insert(format!("{stream}SkippedBytes"), json!({ "type": "integer", "minimum": 0, "description": "poll: bytes passed over." }));
-        }
-        props.insert("signalled".into(), json!({ "type": ["string", "null"], "description": "stop: the signal sent, or null when the job had already ended." }));
-        Some(json!({
-            "type": "object",
-            "description": "start: {id, pid, status, command, startedAt}; list: {jobs}; poll: a job plus each stream's text, dropped lines and skipped bytes; stop: a job plus signalled.",
-            "properties": props,
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "bg_process.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

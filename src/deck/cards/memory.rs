@@ -45,18 +45,9 @@ fn read_note(file: &std::path::Path) -> Result<String, String> {
 #[async_trait]
 impl Tool for MemoryCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The note after the call.",
-            "properties": {
-                "content": { "type": "string" },
-                "bytes": { "type": "integer", "minimum": 0 },
-                "cap": { "type": "integer", "description": "The largest note, in bytes." },
-                "path": { "type": "string", "description": "Where the note is kept." }
-            },
-            "required": ["content", "bytes", "cap", "path"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "memory.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

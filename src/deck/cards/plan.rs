@@ -103,16 +103,9 @@ struct EnterPlanMode;
 #[async_trait]
 impl Tool for EnterPlanMode {
     fn output_schema(&self) -> Option<JsonSchema> {
-        // The seed fixes these names.
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "enterPlanMode": { "type": "boolean", "enum": [true] },
-                "applied": { "type": "boolean", "description": "Always false: the host, not the tool, changes the mode." }
-            },
-            "required": ["enterPlanMode", "applied"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "enter_plan_mode.output.json"
+        )))
     }
 
     fn name(&self) -> &str {
@@ -144,16 +137,9 @@ struct ExitPlanMode;
 #[async_trait]
 impl Tool for ExitPlanMode {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "exitPlan": { "type": "boolean", "enum": [true] },
-                "plan": { "type": "string" },
-                "path": { "type": "string", "description": "The file the plan was kept in." }
-            },
-            "required": ["exitPlan", "plan", "path"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "exit_plan_mode.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

@@ -501,35 +501,9 @@ struct SaasCard;
 #[async_trait]
 impl Tool for SaasCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "discover: {action, count, more, tools, omitted?}; execute: {action, slug, successful, data}.",
-            "properties": {
-                "action": { "type": "string", "enum": ["discover", "execute"] },
-                "count": { "type": "integer", "minimum": 0, "description": "discover: tools listed." },
-                "more": { "type": "boolean", "description": "discover: more tools match." },
-                "tools": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "slug": { "type": "string" },
-                            "name": { "type": "string" },
-                            "description": { "type": "string" },
-                            "toolkit": { "type": "string" }
-                        },
-                        "required": ["slug", "name", "description", "toolkit"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 1, "description": "discover: tools left out to fit the output budget." },
-                "slug": { "type": "string", "description": "execute: the action run." },
-                "successful": { "type": "boolean" },
-                "data": { "description": "execute: the service's answer, as it sent it (any JSON)." }
-            },
-            "required": ["action"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "saas_action.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

@@ -584,19 +584,7 @@ fn record(
 #[async_trait]
 impl Tool for TaskCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The sub-agent's answer.",
-            "properties": {
-                "agent": { "type": "string" },
-                "exitCode": { "type": ["integer", "null"] },
-                "result": { "type": "string", "description": "What the sub-agent printed as its answer." },
-                "durationMs": { "type": "integer", "minimum": 0 },
-                "timedOut": { "type": "boolean" }
-            },
-            "required": ["agent", "exitCode", "result", "durationMs", "timedOut"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("task.output.json")))
     }
 
     fn name(&self) -> &str {

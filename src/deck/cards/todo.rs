@@ -120,39 +120,7 @@ struct TodoCard;
 #[async_trait]
 impl Tool for TodoCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The checklist after the call.",
-            "properties": {
-                "counts": {
-                    "type": "object",
-                    "properties": {
-                        "pending": { "type": "integer", "minimum": 0 },
-                        "active": { "type": "integer", "minimum": 0 },
-                        "done": { "type": "integer", "minimum": 0 },
-                        "dropped": { "type": "integer", "minimum": 0 }
-                    },
-                    "required": ["pending", "active", "done", "dropped"],
-                    "additionalProperties": false
-                },
-                "items": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "task": { "type": "string" },
-                            "state": { "type": "string", "enum": ["pending", "active", "done", "dropped"] },
-                            "weight": { "type": "string", "enum": ["low", "normal", "high"] }
-                        },
-                        "required": ["task", "state", "weight"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 1, "description": "Items left out to fit the output budget (absent when none)." }
-            },
-            "required": ["counts", "items"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("todo.output.json")))
     }
 
     fn name(&self) -> &str {

@@ -59,46 +59,9 @@ struct Row {
 #[async_trait]
 impl Tool for ApplyPatchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The files the patch changed (or would change, with check).",
-            "properties": {
-                "format": { "type": "string", "enum": ["envelope", "unified"], "description": "envelope: codex's *** Begin Patch format; unified: a unified diff." },
-                "applied": { "type": "boolean", "description": "False for check: nothing was written." },
-                "diff": { "type": "string", "description": "The change as a unified diff." },
-                "files": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": { "type": "string" },
-                            "status": { "type": "string", "enum": ["added", "replaced", "modified", "renamed", "deleted"] },
-                            "added": { "type": "integer", "minimum": 0, "description": "Lines added." },
-                            "removed": { "type": "integer", "minimum": 0, "description": "Lines removed." },
-                            "from": { "type": "string", "description": "A renamed file's old path." },
-                            "hunks": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "line": { "type": "integer", "minimum": 1, "description": "Where the hunk was placed." },
-                                        "match": { "type": "string", "enum": ["exact", "line-trimmed", "indent-shifted", "first-line-indent", "gutter-stripped", "typography"] },
-                                        "offset": { "type": "integer", "description": "Lines from the stated position, when not at it." }
-                                    },
-                                    "required": ["line", "match"],
-                                    "additionalProperties": false
-                                }
-                            }
-                        },
-                        "required": ["path", "status", "added", "removed"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 1, "description": "Files left out to fit the output budget (absent when none)." }
-            },
-            "required": ["format", "applied", "diff", "files"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "apply_patch.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

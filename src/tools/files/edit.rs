@@ -50,19 +50,7 @@ enum DiffSource {
 #[async_trait]
 impl Tool for EditTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The change made.",
-            "properties": {
-                "path": { "type": "string", "description": "The path as given." },
-                "replacements": { "type": "integer", "minimum": 1, "description": "Places replaced." },
-                "match": { "type": "string", "enum": ["exact", "line-trimmed", "indent-shifted", "first-line-indent", "gutter-stripped", "typography"], "description": "The stage that found oldText (with edits, the loosest one used)." },
-                "matches": { "type": "array", "items": { "type": "string", "enum": ["exact", "line-trimmed", "indent-shifted", "first-line-indent", "gutter-stripped", "typography"] }, "description": "With edits: each edit's stage, in order." },
-                "diff": { "type": "string", "description": "A unified diff that patch and git apply accept." }
-            },
-            "required": ["path", "replacements", "match", "diff"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("edit.output.json")))
     }
 
     fn name(&self) -> &str {

@@ -50,33 +50,7 @@ fn order(a: &Row, b: &Row) -> Ordering {
 #[async_trait]
 impl Tool for Ls {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "A directory's entries, directories first.",
-            "properties": {
-                "path": { "type": "string", "description": "The listed folder as given." },
-                "count": { "type": "integer", "minimum": 0, "description": "Entries listed (dot-entries only with showHidden)." },
-                "shown": { "type": "integer", "minimum": 0, "description": "Entries shown after limit." },
-                "hidden": { "type": "integer", "minimum": 0, "description": "Dot-entries left out." },
-                "entries": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": { "type": "string" },
-                            "path": { "type": "string", "description": "The listed folder joined with the name." },
-                            "kind": { "type": "string", "enum": ["file", "dir", "link", "other"] },
-                            "size": { "type": "integer", "minimum": 0, "description": "Bytes; 0 but for files." }
-                        },
-                        "required": ["name", "path", "kind", "size"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 1, "description": "Entries left out to fit the output budget (absent when none)." }
-            },
-            "required": ["path", "count", "shown", "hidden", "entries"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("ls.output.json")))
     }
 
     fn name(&self) -> &str {

@@ -573,45 +573,8 @@ impl Tool for ReadTool {
     }
 
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(output_schema())
+        Some(crate::kernel::schema_text(include_str!("read.output.json")))
     }
-}
-
-/// The schema of [`record`].
-fn output_schema() -> JsonSchema {
-    json!({
-        "type": "object",
-        "description": "The window of a text file that was shown, and the whole file's hash.",
-        "properties": {
-            "path": { "type": "string", "description": "The path as given." },
-            "startLine": { "type": "integer", "minimum": 1, "description": "First line shown (1-based)." },
-            "endLine": { "type": "integer", "minimum": 0, "description": "Last line shown; startLine - 1 when none is (an empty file)." },
-            "totalLines": { "type": "integer", "minimum": 0, "description": "Lines in the file (a last line without a newline counts)." },
-            "remainingLines": { "type": "integer", "minimum": 0, "description": "Lines after endLine." },
-            "nextOffset": { "type": ["integer", "null"], "minimum": 1, "description": "The offset that shows the next window; null at the end of the file." },
-            "sha256": { "type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change." },
-            "bytes": { "type": "integer", "minimum": 0, "description": "The file's size in bytes." },
-            "lineWidth": { "type": ["integer", "null"], "minimum": 1, "description": "The width in characters at which shown lines are cut (agents' faces), or null when lines are not cut at a width." },
-            "cutLines": {
-                "type": "array",
-                "description": "Every shown line that was cut (at lineWidth, or by the output budget), with the characters not shown.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "line": { "type": "integer", "minimum": 1 },
-                        "cutChars": { "type": "integer", "minimum": 1 }
-                    },
-                    "required": ["line", "cutChars"],
-                    "additionalProperties": false
-                }
-            },
-            "stoppedAtBudget": { "type": "boolean", "description": "The window ended before limit (or the end of the file) to fit the output budget." },
-            "invalidUtf8": { "type": "boolean", "description": "The file is not valid UTF-8; bad bytes are shown as U+FFFD." },
-            "lines": { "type": "array", "items": { "type": "string" }, "description": "The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept)." }
-        },
-        "required": ["path", "startLine", "endLine", "totalLines", "remainingLines", "nextOffset", "sha256", "bytes", "lineWidth", "cutLines", "stoppedAtBudget", "invalidUtf8", "lines"],
-        "additionalProperties": false
-    })
 }
 
 async fn record_gate(ctx: &ToolContext, abs: &str) -> Result<(), String> {

@@ -127,17 +127,9 @@ impl Tool for WriteTool {
     }
 
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "What was written.",
-            "properties": {
-                "path": { "type": "string", "description": "The path as given." },
-                "bytes": { "type": "integer", "minimum": 0, "description": "Bytes written (the content, verbatim)." },
-                "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 (lower-case hex) of the file as written: the value edit's expectSha256 accepts." }
-            },
-            "required": ["path", "bytes", "sha256"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "write.output.json"
+        )))
     }
 }
 

@@ -30,19 +30,7 @@ pub fn time_record(now: DateTime<Utc>) -> Value {
 #[async_trait]
 impl Tool for TimeTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        // The buddy seed fixes these snake_case names.
-        Some(json!({
-            "type": "object",
-            "properties": {
-                "unix_millis": { "type": "integer", "description": "Epoch milliseconds." },
-                "iso_8601_utc": { "type": "string", "description": "2026-11-27T00:19:36.141Z" },
-                "rfc_2822_utc": { "type": "string" },
-                "iso_8601_local": { "type": "string" },
-                "local_offset": { "type": "string", "description": "+01:00" }
-            },
-            "required": ["unix_millis", "iso_8601_utc", "rfc_2822_utc", "iso_8601_local", "local_offset"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("time.output.json")))
     }
 
     fn name(&self) -> &str {

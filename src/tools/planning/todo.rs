@@ -212,50 +212,14 @@ fn checklist_result(
     }
 }
 
-/// The schema of [`bounded_checklist_json`], the record both tools answer.
-fn checklist_schema() -> JsonSchema {
-    json!({
-        "type": "object",
-        "description": "The session's checklist.",
-        "properties": {
-            "items": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": { "type": "string" },
-                        "text": { "type": "string" },
-                        "status": { "type": "string", "enum": ["pending", "active", "done"] },
-                        "priority": { "type": "string", "enum": ["low", "normal", "high"] }
-                    },
-                    "required": ["id", "text", "status"],
-                    "additionalProperties": false
-                }
-            },
-            "counts": {
-                "type": "object",
-                "description": "Every item counted, shown or not.",
-                "properties": {
-                    "pending": { "type": "integer", "minimum": 0 },
-                    "active": { "type": "integer", "minimum": 0 },
-                    "done": { "type": "integer", "minimum": 0 }
-                },
-                "required": ["pending", "active", "done"],
-                "additionalProperties": false
-            },
-            "omitted": { "type": "integer", "minimum": 1, "description": "Items left out to fit the output budget (absent when none)." }
-        },
-        "required": ["items", "counts"],
-        "additionalProperties": false
-    })
-}
-
 struct TodoSetTool;
 
 #[async_trait]
 impl Tool for TodoSetTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(checklist_schema())
+        Some(crate::kernel::schema_text(include_str!(
+            "checklist.output.json"
+        )))
     }
 
     fn name(&self) -> &str {
@@ -314,7 +278,9 @@ struct TodoReadTool;
 #[async_trait]
 impl Tool for TodoReadTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(checklist_schema())
+        Some(crate::kernel::schema_text(include_str!(
+            "checklist.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

@@ -613,32 +613,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
 #[async_trait]
 impl Tool for Find {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The paths found beneath the root.",
-            "properties": {
-                "count": { "type": "integer", "minimum": 0, "description": "Entries that match." },
-                "shown": { "type": "integer", "minimum": 0 },
-                "walked": { "type": "integer", "minimum": 0, "description": "Entries the walk visited." },
-                "unreadable": { "type": "integer", "minimum": 0, "description": "Folders that could not be read." },
-                "entries": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": { "type": "string", "description": "Relative to the search root, . for the root." },
-                            "kind": { "type": "string", "enum": ["file", "dir", "link", "other"] },
-                            "size": { "type": "integer", "minimum": 0, "description": "Bytes; 0 but for files." }
-                        },
-                        "required": ["path", "kind", "size"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 0, "description": "Matching entries the record leaves out (limit or budget)." }
-            },
-            "required": ["count", "shown", "walked", "unreadable", "entries", "omitted"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("find.output.json")))
     }
 
     fn name(&self) -> &str {

@@ -1308,45 +1308,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
 #[async_trait]
 impl Tool for Grep {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The matches: totals, and the rows shown (lines, or files with outputMode files/count).",
-            "properties": {
-                "count": { "type": "integer", "minimum": 0, "description": "Matching lines in all; 0 is no match." },
-                "files": { "type": "integer", "minimum": 0, "description": "Files with a match." },
-                "searched": { "type": "integer", "minimum": 0, "description": "Files searched." },
-                "shown": { "type": "integer", "minimum": 0, "description": "Matching lines (or files) shown after limit." },
-                "skipped": {
-                    "type": "object",
-                    "properties": {
-                        "binary": { "type": "integer", "minimum": 0 },
-                        "tooLarge": { "type": "integer", "minimum": 0 },
-                        "unreadable": { "type": "integer", "minimum": 0 }
-                    },
-                    "required": ["binary", "tooLarge", "unreadable"],
-                    "additionalProperties": false
-                },
-                "rows": {
-                    "type": "array",
-                    "description": "content: {path, line, text, kind}; files: {path}; count: {path, count}.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": { "type": "string", "description": "Spelled as in the text rows." },
-                            "line": { "type": "integer", "minimum": 1 },
-                            "text": { "type": "string" },
-                            "kind": { "type": "string", "enum": ["match", "context"] },
-                            "count": { "type": "integer", "minimum": 1, "description": "Matching lines in the file (outputMode count)." }
-                        },
-                        "required": ["path"],
-                        "additionalProperties": false
-                    }
-                },
-                "omitted": { "type": "integer", "minimum": 0, "description": "Of what limit counts (matching lines, or files), how many the rows leave out." }
-            },
-            "required": ["count", "files", "searched", "shown", "skipped", "rows", "omitted"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("grep.output.json")))
     }
 
     fn name(&self) -> &str {

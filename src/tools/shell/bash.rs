@@ -38,20 +38,7 @@ struct BashTool;
 #[async_trait]
 impl Tool for BashTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "How the command ended and what it printed (also the record of a failed command, with is_error true).",
-            "properties": {
-                "exitCode": { "type": ["integer", "null"], "description": "Null when killed by a signal or timed out." },
-                "signal": { "type": ["string", "null"], "description": "The signal's name (SIGKILL), or null." },
-                "stdout": { "type": "string" },
-                "stderr": { "type": "string" },
-                "timedOut": { "type": "boolean" },
-                "durationMs": { "type": "integer", "minimum": 0 }
-            },
-            "required": ["exitCode", "signal", "stdout", "stderr", "timedOut", "durationMs"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!("bash.output.json")))
     }
 
     fn name(&self) -> &str {

@@ -47,53 +47,9 @@ struct ProcessTool;
 #[async_trait]
 impl Tool for ProcessTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        // One object whose fields are the union of the actions' records (each field
-        // says which action gives it): a schema of plain keywords, no oneOf.
-        let mut props = job_schema_properties();
-        let mut job = json!({ "type": "object", "properties": props.clone(), "required": JOB_REQUIRED, "additionalProperties": false });
-        job["description"] = json!("A job, as list gives it.");
-        for (key, schema) in [
-            (
-                "jobs",
-                json!({ "type": "array", "items": job, "description": "list: every job." }),
-            ),
-            (
-                "stdout",
-                json!({ "type": "string", "description": "poll: output new since the last poll." }),
-            ),
-            (
-                "stderr",
-                json!({ "type": "string", "description": "poll: output new since the last poll." }),
-            ),
-            (
-                "stdoutSkipped",
-                json!({ "type": "integer", "minimum": 0, "description": "poll: bytes of stdout passed over (more than 32 KiB arrived)." }),
-            ),
-            (
-                "stderrSkipped",
-                json!({ "type": "integer", "minimum": 0, "description": "poll: bytes of stderr passed over." }),
-            ),
-            (
-                "signalled",
-                json!({ "type": ["string", "null"], "description": "stop: the signal sent (SIGTERM, SIGKILL), or null when the job had already ended." }),
-            ),
-            (
-                "bytes",
-                json!({ "type": "integer", "minimum": 0, "description": "write: bytes sent to the job's stdin." }),
-            ),
-            (
-                "removed",
-                json!({ "type": "boolean", "enum": [true], "description": "remove: the job was forgotten." }),
-            ),
-        ] {
-            props.insert(key.into(), schema);
-        }
-        Some(json!({
-            "type": "object",
-            "description": "start: {id, pid, status, command, startedAt}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}.",
-            "properties": props,
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "process.output.json"
+        )))
     }
 
     fn name(&self) -> &str {
@@ -812,51 +768,6 @@ async fn remove(
 pub fn process_tool() -> DefinedTool {
     define_tool(Arc::new(ProcessTool))
 }
-
-/// The properties of a job's record ([`job_json`]), shared by `process` and the
-/// deck's `bg-process`, which describe their answers with them.
-pub(crate) fn job_schema_properties() -> serde_json::Map<String, Value> {
-    let time = |what: &str| {
-        json!({
-            "type": "string",
-            "pattern": ISO_TIME,
-            "description": format!("{what}, ISO 8601 UTC with milliseconds."),
-        })
-    };
-    let Value::Object(props) = json!({
-        "id": { "type": "string", "description": "The job's id (job-1, bg-1)." },
-        "pid": { "type": "integer" },
-        "status": { "type": "string", "enum": ["running", "exited", "killed", "lost"] },
-        "exitCode": { "type": ["integer", "null"], "description": "Null unless the job exited." },
-        "signal": { "type": ["string", "null"], "description": "The signal that killed the job (SIGTERM), or null." },
-        "command": { "type": "string" },
-        "cwd": { "type": "string" },
-        "startedAt": time("When the job started"),
-        "endedAt": { "type": ["string", "null"], "pattern": ISO_TIME, "description": "When the job ended, ISO 8601 UTC with milliseconds; null while it runs." },
-        "stopped": { "type": "boolean", "description": "Whether stop was used on it." }
-    }) else {
-        unreachable!("an object literal")
-    };
-    props
-}
-
-/// The one time format of the tools' records, as a schema pattern:
-/// `2026-11-27T00:19:36.141Z`.
-const ISO_TIME: &str = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$";
-
-/// The names every full job record carries.
-pub(crate) const JOB_REQUIRED: [&str; 10] = [
-    "id",
-    "pid",
-    "status",
-    "exitCode",
-    "signal",
-    "command",
-    "cwd",
-    "startedAt",
-    "endedAt",
-    "stopped",
-];
 
 #[cfg(test)]
 mod tests {

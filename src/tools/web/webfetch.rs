@@ -50,23 +50,9 @@ struct WebFetchTool;
 #[async_trait]
 impl Tool for WebFetchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(json!({
-            "type": "object",
-            "description": "The fetched page.",
-            "properties": {
-                "url": { "type": "string", "description": "As asked." },
-                "finalUrl": { "type": "string", "description": "After redirects." },
-                "status": { "type": "integer", "description": "The HTTP status." },
-                "contentType": { "type": ["string", "null"] },
-                "title": { "type": ["string", "null"], "description": "The page's headline, or null." },
-                "format": { "type": "string", "enum": ["text", "markdown", "html"] },
-                "content": { "type": "string", "description": "The text, Markdown or HTML, without the header lines." },
-                "contentCut": { "type": "boolean", "description": "The content was cut at maxBytes." },
-                "downloadCut": { "type": "boolean", "description": "The download stopped at maxBytes." }
-            },
-            "required": ["url", "finalUrl", "status", "contentType", "title", "format", "content", "contentCut", "downloadCut"],
-            "additionalProperties": false
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "webfetch.output.json"
+        )))
     }
 
     fn name(&self) -> &str {

@@ -240,21 +240,9 @@ struct WebSearchTool;
 #[async_trait]
 impl Tool for WebSearchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        // The seed fixes this answer as a JSON array (not an object).
-        Some(json!({
-            "type": "array",
-            "description": "The results that fit the output budget, best first.",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "title": { "type": "string" },
-                    "url": { "type": "string" },
-                    "snippet": { "type": "string" }
-                },
-                "required": ["title", "url", "snippet"],
-                "additionalProperties": false
-            }
-        }))
+        Some(crate::kernel::schema_text(include_str!(
+            "websearch.output.json"
+        )))
     }
 
     fn name(&self) -> &str {
