@@ -680,7 +680,7 @@ async fn checkpoint_tools_rewind_one_turn_named_in_meta() {
     let r = call(&client, "checkpoint_diff", json!({"turn": "m2"})).await;
     assert_eq!(
         texts(&r)[0],
-        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b0\n+b1\n"
+        "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b0\n+b1"
     );
     // The agent rewinds its own last turn; the turn before stays.
     let r = call(&client, "checkpoint_rewind", json!({"turn": "m2"})).await;

@@ -410,11 +410,16 @@ impl Tool for CheckpointTool {
         })
         .await;
         match done {
-            Ok(Ok(view)) => crate::tools::text_and_record(
-                crate::tools::clamp_owned_for(ctx, tool, view.text),
-                view.record,
-                false,
-            ),
+            Ok(Ok(mut view)) => {
+                // The subcommand's view ends its lines; a tool's text, as every
+                // other tool's, does not end with a line end.
+                view.text.truncate(view.text.trim_end_matches('\n').len());
+                crate::tools::text_and_record(
+                    crate::tools::clamp_owned_for(ctx, tool, view.text),
+                    view.record,
+                    false,
+                )
+            }
             Ok(Err(e)) => ToolResult::failure(format!("{tool}: {e}")),
             Err(e) => ToolResult::failure(format!("{tool}: the checkpoint store failed: {e}")),
         }
@@ -466,9 +471,18 @@ mod tests {
         assert!(text_of(&out).contains("  a.txt  "), "{}", text_of(&out));
 
         let out = diff_tool.run_result(json!({"turn": "t1"}), &ctx).await;
+        // The text ends without a line end, as edit's does; the record's diff
+        // is whole, for patch.
         assert_eq!(
             text_of(&out),
-            "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n"
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two"
+        );
+        let crate::kernel::ToolContentBlock::Json(record) = &out.content[1] else {
+            panic!("a record")
+        };
+        assert!(
+            record["diff"].as_str().unwrap().ends_with("+two\n"),
+            "{record}"
         );
         let out = diff_tool.run_result(json!({}), &ctx).await;
         assert!(out.is_error);
@@ -487,10 +501,10 @@ mod tests {
         assert!(!out.is_error, "{out:?}");
         assert_eq!(
             text_of(&out),
-            "Rewound to before t1; forgot t1.\nrestored  a.txt\n"
+            "Rewound to before t1; forgot t1.\nrestored  a.txt"
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\n");
         let out = list_tool.run_result(json!({}), &ctx).await;
-        assert_eq!(text_of(&out), "No checkpoints in session \"s1\".\n");
+        assert_eq!(text_of(&out), "No checkpoints in session \"s1\".");
     }
 }
