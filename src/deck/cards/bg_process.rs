@@ -186,9 +186,9 @@ struct BgProcessCard;
 #[async_trait]
 impl Tool for BgProcessCard {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "bg_process.output.json"
-        )))
+        Some(crate::tools::shell::process::job_tool_schema(
+            crate::kernel::schema_text(include_str!("bg_process.output.json")),
+        ))
     }
 
     fn name(&self) -> &str {

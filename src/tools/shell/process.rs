@@ -47,9 +47,9 @@ struct ProcessTool;
 #[async_trait]
 impl Tool for ProcessTool {
     fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
+        Some(job_tool_schema(crate::kernel::schema_text(include_str!(
             "process.output.json"
-        )))
+        ))))
     }
 
     fn name(&self) -> &str {
@@ -762,6 +762,50 @@ async fn remove(
         format!("Removed {id} and its captured output."),
         json!({"id": id, "removed": true}),
     ))
+}
+
+/// The output schema of a job tool (`process`, the deck's `bg-process`) from
+/// its own fields (`own`): a job record's fields ([`job_json`], described once
+/// in `job.schema.json`) first, then the tool's, and `jobs` a list of job
+/// records (its `items` keep any words of the tool's own).
+pub(crate) fn job_tool_schema(own: JsonSchema) -> JsonSchema {
+    let Value::Object(job) = crate::kernel::schema_text(include_str!("job.schema.json")) else {
+        unreachable!("job.schema.json is an object")
+    };
+    let Value::Object(mut own) = own else {
+        return own;
+    };
+    let mut props = job
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let own_props = own
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (key, mut schema) in own_props {
+        if key == "jobs"
+            && let Value::Object(list) = schema
+        {
+            let mut items = job.clone();
+            if let Some(Value::Object(words)) = list.get("items") {
+                items.extend(words.clone());
+            }
+            let mut jobs = serde_json::Map::new();
+            jobs.insert("type".into(), Value::from("array"));
+            jobs.insert("items".into(), Value::Object(items));
+            jobs.extend(
+                list.into_iter()
+                    .filter(|(k, _)| k != "type" && k != "items"),
+            );
+            schema = Value::Object(jobs);
+        }
+        props.insert(key, schema);
+    }
+    own.insert("properties".into(), Value::Object(props));
+    Value::Object(own)
 }
 
 /// The `process` tool.
