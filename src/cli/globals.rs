@@ -286,18 +286,14 @@ pub(crate) fn normalize_argv(
     {
         args[i] = OsString::from(tool.name());
         let descriptor = tool.descriptor();
-        return (hoist_globals(args, i, &descriptor), Some(descriptor));
+        let own = command::tool_flags(&descriptor);
+        return (hoist_globals(args, i, &own), Some(descriptor));
     }
     // `call` and `batch` take the global options after their name too
     // (`call --format text -`), as a tool does: neither has a flag a global
     // option's name could clash with.
     if matches!(word, "call" | "batch") {
-        let none = ToolDescriptor {
-            name: word.to_string(),
-            description: String::new(),
-            parameters: serde_json::json!({"type": "object", "properties": {}}),
-        };
-        return (hoist_globals(args, i, &none), None);
+        return (hoist_globals(args, i, &[]), None);
     }
     (args, None)
 }
@@ -323,13 +319,13 @@ pub(crate) fn subcommand_at(args: &[OsString]) -> Option<usize> {
     None
 }
 
-/// Move the global options found after the tool name at `at` to just before it.
+/// Move the global options found after the subcommand at `at` to just before
+/// it, except the subcommand's `own` flags of the same name.
 pub(crate) fn hoist_globals(
     args: Vec<OsString>,
     at: usize,
-    descriptor: &ToolDescriptor,
+    own: &[command::ToolFlag],
 ) -> Vec<OsString> {
-    let own = command::tool_flags(descriptor);
     let (mut head, tail) = (args[..at].to_vec(), &args[at..]);
     let mut kept: Vec<OsString> = vec![tail[0].clone()];
     let mut j = 1;
