@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BIN = os.path.join(TOP, "target/x86_64-unknown-linux-gnu/release/indus-tool")
@@ -167,11 +168,14 @@ async def mcp_face(binary, repo, checkpoint_tools):
     return rows
 
 
-def batch_face(binary, repo, fmt, checkpoint_tools):
-    cwd = copy_repo(repo)
-    proc = subprocess.Popen(
-        [binary, "--cwd", cwd, "--no-mcp", "--checkpoint", "--format", fmt, "batch"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+class NoFace(Exception):
+    """The binary has no such face (an older build: no text face, no turns)."""
+
+
+def run_calls(binary, cwd, checkpoint_tools, ask, fmt):
+    """The task through `ask` (a ToolCall in, the answer's JSON out): one row of
+    (tool, bytes shown, 0, note) a call. Raises NoFace when an answer is not
+    in `fmt`'s shape."""
     rows = []
     job = "job-1"
     for i, (turn, name, inp) in enumerate(TASK):
@@ -180,22 +184,14 @@ def batch_face(binary, repo, fmt, checkpoint_tools):
             rows.append((name, len(text.encode()), 0, "cli"))
             continue
         if name == "process" and inp["action"] == "poll":
-            import time
             time.sleep(0.4)
         call = {"id": str(i + 1), "name": name, "input": fill(inp, job)}
         if checkpoint_tools:
             call["turn"] = turn  # a binary without them refuses the key
-        proc.stdin.write(json.dumps(call) + "\n")
-        proc.stdin.flush()
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"batch ({fmt}) ended early: {proc.stderr.read()}")
-        answer = json.loads(line)
+        answer = ask(call)
         if fmt == "text":
             if "text" not in answer:
-                proc.kill()
-                shutil.rmtree(cwd, ignore_errors=True)
-                return None  # this binary has no text face for batch
+                raise NoFace()
             shown = answer["text"]
         else:
             out = answer["output"]
@@ -203,43 +199,53 @@ def batch_face(binary, repo, fmt, checkpoint_tools):
         if name == "process" and inp["action"] == "start":
             job = job_of(shown)
         rows.append((name, len(shown.encode()), 0, "error" if answer.get("is_error") else ""))
-    proc.stdin.close()
-    proc.wait(timeout=30)
-    shutil.rmtree(cwd, ignore_errors=True)
     return rows
+
+
+def batch_face(binary, repo, fmt, checkpoint_tools):
+    cwd = copy_repo(repo)
+    proc = subprocess.Popen(
+        [binary, "--cwd", cwd, "--no-mcp", "--checkpoint", "--format", fmt, "batch"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def ask(call):
+        proc.stdin.write(json.dumps(call) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"batch ({fmt}) ended early: {proc.stderr.read()}")
+        return json.loads(line)
+
+    try:
+        rows = run_calls(binary, cwd, checkpoint_tools, ask, fmt)
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        return rows
+    except NoFace:
+        return None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        shutil.rmtree(cwd, ignore_errors=True)
 
 
 def call_face(binary, repo, checkpoint_tools):
     cwd = copy_repo(repo)
-    rows = []
-    job = "job-1"
-    for i, (turn, name, inp) in enumerate(TASK):
-        if name == "checkpoint_rewind" and not checkpoint_tools:
-            text = cli_rewind(binary, cwd, inp["turn"])
-            rows.append((name, len(text.encode()), 0, "cli"))
-            continue
-        if name == "process" and inp["action"] == "poll":
-            import time
-            time.sleep(0.4)
-        call = {"id": str(i + 1), "name": name, "input": fill(inp, job)}
-        if checkpoint_tools:
-            call["turn"] = turn
+
+    def ask(call):
         out = subprocess.run([binary, "--cwd", cwd, "--no-mcp", "--checkpoint", "call", "--format", "text", "-"],
                              input=json.dumps(call), capture_output=True, text=True)
         try:
-            answer = json.loads(out.stdout.strip().splitlines()[-1])
+            return json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
-            shutil.rmtree(cwd, ignore_errors=True)
-            return None  # no text face for call in this binary
-        if "text" not in answer:
-            shutil.rmtree(cwd, ignore_errors=True)
-            return None
-        shown = answer["text"]
-        if name == "process" and inp["action"] == "start":
-            job = job_of(shown)
-        rows.append((name, len(shown.encode()), 0, "error" if answer.get("is_error") else ""))
-    shutil.rmtree(cwd, ignore_errors=True)
-    return rows
+            raise NoFace()
+
+    try:
+        return run_calls(binary, cwd, checkpoint_tools, ask, "text")
+    except NoFace:
+        return None
+    finally:
+        shutil.rmtree(cwd, ignore_errors=True)
 
 
 def tool_lists(binary):
