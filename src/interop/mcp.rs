@@ -556,71 +556,72 @@ pub fn mcp_output_schema(schema: &Value) -> Option<JsonObject> {
     }
 }
 
-/// `schema` without its `description` keywords, at every level (a property
-/// named `description` stays: it is under `properties`, a map of names).
+/// `schema` without its `description` keywords, wherever a schema stands (see
+/// [`retain_keywords`]; a `description` key of a `default` or `enum` value is
+/// data, not a keyword, and stays).
 fn without_descriptions(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| k.as_str() != "description")
-                .map(|(k, v)| {
-                    let v = if k == "properties" || k == "$defs" || k == "definitions" {
-                        match v {
-                            Value::Object(props) => Value::Object(
-                                props
-                                    .iter()
-                                    .map(|(name, s)| (name.clone(), without_descriptions(s)))
-                                    .collect(),
-                            ),
-                            other => other.clone(),
-                        }
-                    } else {
-                        without_descriptions(v)
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
-        other => other.clone(),
-    }
+    retain_keywords(schema, &|key, _, _| key != "description")
 }
 
 /// `schema` with only [`SCHEMA_KEYWORDS`] kept, at every level (`properties` maps
 /// property names to schemas, `items` holds a schema or a list of them), and
 /// `"additionalProperties": false` on an object that declares no keys.
 pub fn plain_schema(schema: &Value) -> Value {
+    retain_keywords(schema, &|key, value, map| match key {
+        "properties" => value.is_object(),
+        k if SCHEMA_KEYWORDS.contains(&k) => true,
+        // An object that declares no keys says it takes none (see
+        // `ToolDescriptor::for_model`); anywhere else it is the open default.
+        "additionalProperties" => {
+            *value == Value::Bool(false)
+                && map
+                    .get("properties")
+                    .is_none_or(|p| p.as_object().is_some_and(|p| p.is_empty()))
+        }
+        _ => false,
+    })
+}
+
+/// `schema` with the keywords `keep` (keyword, its value, the object holding
+/// it) says yes to, at this level and in every schema below: the values of the
+/// maps of named schemas (`properties`, `$defs`, `definitions`) and of the
+/// keywords that hold a schema or a list of them (`items`, `anyOf`, …). Other
+/// values (`enum`, `default`, `required`) are data and are kept whole.
+fn retain_keywords(
+    schema: &Value,
+    keep: &dyn Fn(&str, &Value, &Map<String, Value>) -> bool,
+) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
     };
     let mut out = Map::new();
     for (key, value) in map {
-        let kept = match key.as_str() {
-            "properties" => match value {
-                Value::Object(props) => Value::Object(
-                    props
-                        .iter()
-                        .map(|(name, s)| (name.clone(), plain_schema(s)))
-                        .collect(),
-                ),
-                _ => continue,
-            },
-            "items" => match value {
-                Value::Array(list) => Value::Array(list.iter().map(plain_schema).collect()),
-                other => plain_schema(other),
-            },
-            k if SCHEMA_KEYWORDS.contains(&k) => value.clone(),
-            // An object that declares no keys says it takes none (see
-            // `ToolDescriptor::for_model`); anywhere else it is the open default.
-            "additionalProperties"
-                if *value == Value::Bool(false)
-                    && map
-                        .get("properties")
-                        .is_none_or(|p| p.as_object().is_some_and(|p| p.is_empty())) =>
-            {
-                value.clone()
-            }
-            _ => continue,
+        if !keep(key, value, map) {
+            continue;
+        }
+        let kept = match (key.as_str(), value) {
+            ("properties" | "$defs" | "definitions", Value::Object(named)) => Value::Object(
+                named
+                    .iter()
+                    .map(|(name, s)| (name.clone(), retain_keywords(s, keep)))
+                    .collect(),
+            ),
+            (
+                "items"
+                | "prefixItems"
+                | "anyOf"
+                | "oneOf"
+                | "allOf"
+                | "not"
+                | "contains"
+                | "additionalProperties",
+                Value::Array(list),
+            ) => Value::Array(list.iter().map(|s| retain_keywords(s, keep)).collect()),
+            (
+                "items" | "anyOf" | "oneOf" | "allOf" | "not" | "contains" | "additionalProperties",
+                one,
+            ) => retain_keywords(one, keep),
+            _ => value.clone(),
         };
         out.insert(key.clone(), kept);
     }
