@@ -2,10 +2,15 @@
 //! API`), so a host can paste the output into a request without reshaping it.
 //!
 //! This module owns only the wrapping. The tools' JSON Schemas are their
-//! descriptors' own, unchanged: OpenAI's `parameters` and Anthropic's `input_schema`
-//! both take JSON Schema, and every built-in schema is a plain `type: object` one
-//! they accept. The MCP shape is not built here at all: it is the MCP server's own
-//! `tools/list` result (`interop::mcp::list_tools_json`), so the two cannot drift.
+//! descriptors' own as a model is shown them (`ToolDescriptor::for_model`: the
+//! keys a model is not shown left out, a no-input tool's empty object explicit):
+//! OpenAI's `parameters` and Anthropic's `input_schema` both take JSON Schema, and
+//! every built-in schema is a plain `type: object` one they accept. The MCP shape is
+//! not built here at all: it is the MCP server's own `tools/list` result for these
+//! descriptors (`interop::mcp::list_tools_json`), so the two cannot drift. A
+//! descriptor carries no output schema; the command line's `schema --for mcp`
+//! prints the list a server of the whole tool box sends, output schemas included
+//! (`interop::mcp::served_tools_json`).
 
 use serde_json::{Value, json};
 
