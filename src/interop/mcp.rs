@@ -582,15 +582,16 @@ pub fn plain_schema(schema: &Value) -> Value {
     })
 }
 
+/// Whether [`retain_keywords`] keeps a keyword: its name, its value, and the
+/// object holding it.
+type KeepKeyword = dyn Fn(&str, &Value, &Map<String, Value>) -> bool;
+
 /// `schema` with the keywords `keep` (keyword, its value, the object holding
 /// it) says yes to, at this level and in every schema below: the values of the
 /// maps of named schemas (`properties`, `$defs`, `definitions`) and of the
 /// keywords that hold a schema or a list of them (`items`, `anyOf`, …). Other
 /// values (`enum`, `default`, `required`) are data and are kept whole.
-fn retain_keywords(
-    schema: &Value,
-    keep: &dyn Fn(&str, &Value, &Map<String, Value>) -> bool,
-) -> Value {
+fn retain_keywords(schema: &Value, keep: &KeepKeyword) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
     };
