@@ -87,6 +87,8 @@ fn file_record(path: String, image: &Image) -> Value {
         Image::Unreadable { .. } => {
             json!({"path": path, "before": "unreadable", "notKept": image.not_kept()})
         }
+        Image::Dir { .. } => json!({"path": path, "before": "folder"}),
+        Image::Link { target } => json!({"path": path, "before": "link", "target": target}),
     }
 }
 
@@ -190,7 +192,56 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             continue;
         }
         let (a, b) = (format!("a/{rel}"), format!("b/{rel}"));
+        // A folder or a link, then or now: said in a line (a diff has no
+        // hunks for them; `patch` passes the line over).
+        let now_meta = std::fs::symlink_metadata(&t.path).ok();
+        let special = |m: &std::fs::Metadata| m.is_dir() || m.file_type().is_symlink();
+        if matches!(t.restore, Image::Dir { .. } | Image::Link { .. })
+            || now_meta.as_ref().is_some_and(special)
+        {
+            let then = match &t.restore {
+                Image::Absent => "absent".to_string(),
+                Image::Kept { size, .. } => {
+                    format!("a file of {}", crate::kernel::text::plural(*size, "byte", "bytes"))
+                }
+                other => other.describe(),
+            };
+            let now = match &now_meta {
+                None => "absent".to_string(),
+                Some(m) if m.is_dir() => "a folder".to_string(),
+                Some(m) if m.file_type().is_symlink() => format!(
+                    "a link to {}",
+                    std::fs::read_link(&t.path)
+                        .map(|p| p.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ),
+                Some(m) => format!("a file of {}", crate::kernel::text::plural(m.len(), "byte", "bytes")),
+            };
+            let status = match (then.as_str(), now.as_str()) {
+                (x, y) if x == y => "unchanged",
+                ("absent", _) => "created",
+                (_, "absent") => "deleted",
+                _ => "modified",
+            };
+            let note = if status == "unchanged" {
+                String::new()
+            } else {
+                format!("{rel}: {then} before {name}, {now} now\n")
+            };
+            whole.push_str(&note);
+            files.push(json!({"path": rel, "status": status, "diff": note}));
+            continue;
+        }
         let now = current(&t.path, store.cap())?;
+        // The mode, when a command changed it (put back by a rewind).
+        let mode_note = match (&t.restore, &now_meta) {
+            (Image::Kept { mode: Some(then), .. }, Some(m)) => {
+                use std::os::unix::fs::MetadataExt;
+                let now = m.mode() & 0o7777;
+                (now != *then).then(|| format!("old mode {then:o}\nnew mode {now:o}\n"))
+            }
+            _ => None,
+        };
         let (status, patch) = match &t.restore {
             Image::OverCap { .. } | Image::Unreadable { .. } => (
                 "notKept",
@@ -230,6 +281,11 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
                 };
                 (status, patch)
             }
+        };
+        let (status, patch) = match mode_note {
+            Some(note) if status == "unchanged" => ("modified", format!("{rel}: {note}")),
+            Some(note) => (status, format!("{rel}: {note}{patch}")),
+            None => (status, patch),
         };
         whole.push_str(&patch);
         files.push(json!({"path": rel, "status": status, "diff": patch}));

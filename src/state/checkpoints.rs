@@ -40,10 +40,13 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+mod runs;
+pub use runs::{Run, RunReport};
+
 use super::{READ_CAP, StateDir, StateLock, file_key, same_place, user};
 use crate::kernel::Root;
 use crate::kernel::digest::{sha256_hex, sha256_of_reader};
-use crate::sys::{atomic_replace, atomic_write_within};
+use crate::sys::atomic_replace;
 
 /// The folder of every session's checkpoints, inside the state folder.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";
@@ -72,13 +75,21 @@ pub enum Image {
     OverCap { size: u64, cap: u64 },
     /// The file existed but could not be read (the write went ahead regardless).
     Unreadable { reason: String },
+    /// A folder (a shell command removed it or put a file in its place): a
+    /// rewind makes it again, with its mode.
+    Dir {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+    },
+    /// A symbolic link, never followed: a rewind puts the link back.
+    Link { target: String },
 }
 
 impl Image {
     /// Why a rewind cannot restore this image, if it cannot.
     pub fn not_kept(&self) -> Option<String> {
         match self {
-            Image::Absent | Image::Kept { .. } => None,
+            Image::Absent | Image::Kept { .. } | Image::Dir { .. } | Image::Link { .. } => None,
             Image::OverCap { size, cap } => Some(format!(
                 "not kept: over the cap ({size} bytes; the cap is {cap})"
             )),
@@ -91,6 +102,8 @@ impl Image {
         match self {
             Image::Absent => "absent (created since)".to_string(),
             Image::Kept { size, .. } => crate::kernel::text::plural(*size, "byte", "bytes"),
+            Image::Dir { .. } => "a folder".to_string(),
+            Image::Link { target } => format!("a link to {target}"),
             other => other.not_kept().unwrap_or_default(),
         }
     }
@@ -112,6 +125,11 @@ pub struct FileRecord {
     /// first): a rewind that deletes the file removes them again when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub created_dirs: Vec<String>,
+    /// Why the node cannot tell whether this change is its own (a shell command
+    /// ran while another writer changed the same file): a rewind refuses the
+    /// file unless forced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertain: Option<String>,
 }
 
 /// One checkpoint node: a turn (`--turn`) or one invocation.
@@ -153,6 +171,9 @@ impl Index {
                         order[i]
                             .created_dirs
                             .extend(rec.created_dirs.iter().cloned());
+                        if rec.uncertain.is_some() {
+                            order[i].uncertain.clone_from(&rec.uncertain);
+                        }
                     }
                     None => {
                         at.insert(&rec.path, order.len());
@@ -161,6 +182,7 @@ impl Index {
                             restore: rec.before.clone(),
                             last_after: rec.after.clone(),
                             created_dirs: rec.created_dirs.clone(),
+                            uncertain: rec.uncertain.clone(),
                         });
                     }
                 }
@@ -195,6 +217,8 @@ pub struct Touched {
     pub last_after: Option<String>,
     /// Folders created for the file by these nodes, outermost first.
     pub created_dirs: Vec<String>,
+    /// Why a node among these could not tell the change was its own.
+    pub uncertain: Option<String>,
 }
 
 /// A rewind's plan, written before its first step (see
@@ -241,6 +265,37 @@ enum Step {
         mode: Option<u32>,
         already: bool,
     },
+    /// A folder a command made (or put where a file was) taken away: only
+    /// when empty by then, else left and said.
+    RemoveDir { path: String },
+    /// A folder a command removed, made again with its mode.
+    MakeDir { path: String, mode: Option<u32> },
+    /// A symbolic link put back (replacing what is there, never followed).
+    Link { path: String, target: String },
+}
+
+impl Step {
+    fn path(&self) -> &str {
+        match self {
+            Step::Delete { path, .. }
+            | Step::Restore { path, .. }
+            | Step::RemoveDir { path }
+            | Step::MakeDir { path, .. }
+            | Step::Link { path, .. } => path,
+        }
+    }
+
+    /// The order steps run in: files and links away, then folders away
+    /// (deepest first), folders made (outermost first), files and links back.
+    fn phase(&self) -> (u8, isize) {
+        let depth = Path::new(self.path()).components().count() as isize;
+        match self {
+            Step::Delete { .. } => (0, 0),
+            Step::RemoveDir { .. } => (1, -depth),
+            Step::MakeDir { .. } => (2, depth),
+            Step::Restore { .. } | Step::Link { .. } => (3, 0),
+        }
+    }
 }
 
 /// What the wrapper read of a file before the tool ran.
@@ -404,6 +459,39 @@ fn current_hash(path: &Path) -> io::Result<Option<String>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The state of a path as a record's `after` holds it: the hash of a file,
+/// `dir`, `link:TARGET`; `None` when nothing is there.
+fn current_sig(path: &Path) -> io::Result<Option<String>> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+        Ok(m) if m.is_dir() => Ok(Some(super::tree::SIG_DIR.to_string())),
+        Ok(m) if m.file_type().is_symlink() => Ok(Some(format!(
+            "{}{}",
+            super::tree::SIG_LINK,
+            std::fs::read_link(path)?.to_string_lossy()
+        ))),
+        Ok(_) => current_hash(path),
+    }
+}
+
+/// Put the link `path` → `target` in place, replacing a file or link there
+/// (a temp link beside it renamed over it, so it is never missing).
+fn relink(path: &Path, target: &str) -> io::Result<()> {
+    if std::fs::read_link(path).is_ok_and(|t| t.as_os_str() == target) {
+        return Ok(());
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = dir.join(format!(".{name}.indus-link.{}", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    std::os::unix::fs::symlink(target, &temp)?;
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }
 
 /// Whether a path lies inside a `.git` folder (a rewind never touches one).
@@ -802,6 +890,7 @@ impl CheckpointStore {
                     before,
                     after: None,
                     created_dirs: Vec::new(),
+                    uncertain: None,
                 });
             }
             if let Some(rec) = node.files.iter_mut().find(|f| f.path == noted.path) {
@@ -869,7 +958,7 @@ impl CheckpointStore {
             return Ok(Index::default());
         }
         let lock = self.dir.lock()?;
-        self.finish_interrupted(&lock).map_err(|e| match e {
+        self.settle(&lock).map_err(|e| match e {
             CheckpointError::Io(e) => e,
             other => io::Error::other(other.to_string()),
         })?;
@@ -904,22 +993,14 @@ impl CheckpointStore {
         atomic_replace(&path, bytes, false).map_err(|e| state_error(&path, e))
     }
 
-    /// Record `path`'s pre-image under `node` unless the node already holds one
-    /// (first seen wins), creating the node when it is new. Answers the image when
-    /// this call recorded it, `None` when the node already had the path.
-    ///
-    /// Only the node's own file is read and written (and the folder listed), so
-    /// the cost does not grow with the number of nodes kept.
-    pub fn record_before(
+    /// The files of `node`, and the node itself when it is new (not written
+    /// yet): a `--turn` node found by listing `nodes/` (refused when a later node
+    /// began since), an invocation's node remembered after its first call.
+    fn open_node(
         &self,
+        lock: &StateLock,
         node: &NodeName,
-        path: &str,
-        capture: Capture,
-    ) -> Result<Option<Image>, CheckpointError> {
-        self.guard()?;
-        let lock = self.dir.lock()?;
-        // A rewind cut short is finished before anything new is recorded.
-        self.finish_interrupted(&lock)?;
+    ) -> Result<(NodeFiles, Option<Node>), CheckpointError> {
         let key = file_key(&node.name);
         let fresh = || Node {
             name: node.name.clone(),
@@ -930,7 +1011,7 @@ impl CheckpointStore {
         let (files, current) = if node.named {
             // A turn may have been begun by another invocation, or be stale: the
             // folder is listed to tell.
-            let all = self.node_files(&lock)?;
+            let all = self.node_files(lock)?;
             match all.iter().position(|f| f.key == key) {
                 Some(i) if i + 1 != all.len() => {
                     let newest = self.read_node(&all[all.len() - 1])?;
@@ -963,10 +1044,31 @@ impl CheckpointStore {
             };
             match self.remembered(&key) {
                 Some(f) if f.json.is_file() => (f, None),
-                _ => begin(&lock)?,
+                _ => begin(lock)?,
             }
         };
         self.remember(&files);
+        Ok((files, current))
+    }
+
+    /// Record `path`'s pre-image under `node` unless the node already holds one
+    /// (first seen wins), creating the node when it is new. Answers the image when
+    /// this call recorded it, `None` when the node already had the path.
+    ///
+    /// Only the node's own file is read and written (and the folder listed), so
+    /// the cost does not grow with the number of nodes kept.
+    pub fn record_before(
+        &self,
+        node: &NodeName,
+        path: &str,
+        capture: Capture,
+    ) -> Result<Option<Image>, CheckpointError> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        // A rewind cut short is finished before anything new is recorded (and a
+        // background job's run closed).
+        self.settle(&lock)?;
+        let (files, current) = self.open_node(&lock, node)?;
         let stored = self.stored(path);
         // The paths the node holds: as this store last saw them while its files
         // are unchanged since (a batch's calls then read nothing), else read.
@@ -1052,6 +1154,7 @@ impl CheckpointStore {
             before: image.clone(),
             after: None,
             created_dirs: Vec::new(),
+            uncertain: None,
         });
         self.write_node(&lock, &files, &current)?;
         let paths = current.files.iter().map(|f| self.stored(&f.path)).collect();
@@ -1151,7 +1254,7 @@ impl CheckpointStore {
     ) -> Result<RewindReport, CheckpointError> {
         self.guard()?;
         let lock = self.dir.lock()?;
-        self.finish_interrupted(&lock)?;
+        self.settle(&lock)?;
         let (index, _) = self.read_index(&lock)?;
         let from = Self::find(&index, name)?;
         let touched = index.touched_since(from);
@@ -1180,7 +1283,7 @@ impl CheckpointStore {
                 }
                 continue;
             }
-            let now = current_hash(Path::new(&t.path));
+            let now = current_sig(Path::new(&t.path));
             let changed = match (&now, &t.last_after) {
                 (Err(e), _) => Some(format!("cannot be read ({e})")),
                 (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
@@ -1198,8 +1301,19 @@ impl CheckpointStore {
             let already = match (&now, &t.restore) {
                 (Ok(None), Image::Absent) => true,
                 (Ok(Some(h)), Image::Kept { sha256, .. }) => h == sha256,
+                (Ok(Some(h)), Image::Dir { .. }) => h == super::tree::SIG_DIR,
+                (Ok(Some(h)), Image::Link { target }) => {
+                    h.strip_prefix(super::tree::SIG_LINK) == Some(target.as_str())
+                }
                 _ => false,
             };
+            if let Some(why) = &t.uncertain
+                && !already
+                && !force
+            {
+                refusals.push((t.path, format!("uncertain: {why}")));
+                continue;
+            }
             if let Some(why) = changed
                 && !already
                 && !force
@@ -1211,49 +1325,130 @@ impl CheckpointStore {
         }
         // Everything a step needs is checked before the first one runs: a path
         // that became a folder (or lost its folder to a file) cannot take a file
-        // back, forced or not, and nothing is touched then.
+        // back, forced or not, and nothing is touched then. A folder this rewind
+        // itself takes away or makes is no obstacle.
+        let planned: HashMap<&str, &Image> = work
+            .iter()
+            .map(|(t, _)| (t.path.as_str(), &t.restore))
+            .collect();
+        let goes = |p: &Path| {
+            planned
+                .get(p.to_string_lossy().as_ref())
+                .is_some_and(|i| !matches!(i, Image::Dir { .. }))
+        };
+        let mut leave_dirs: HashMap<String, String> = HashMap::new();
         for (t, already) in &work {
             if *already {
                 continue;
             }
             let path = Path::new(&t.path);
-            let blocked = if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                Some("is a folder now".to_string())
-            } else {
-                path.ancestors()
+            let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+            // A folder to take away must hold only what this rewind removes.
+            let stray = || -> Option<String> {
+                let entries = std::fs::read_dir(path).ok()?;
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .find(|c| !goes(c))
+                    .map(|c| c.to_string_lossy().into_owned())
+            };
+            let blocked = match &t.restore {
+                Image::Dir { .. } => None,
+                Image::Absent if is_dir => {
+                    if let Some(stray) = stray() {
+                        leave_dirs.insert(
+                            t.path.clone(),
+                            format!(
+                                "folder left: it holds {stray}, which the checkpoint did not record"
+                            ),
+                        );
+                    }
+                    None
+                }
+                _ if is_dir => stray().map(|stray| {
+                    format!("is a folder now, holding {stray}, which the checkpoint did not record")
+                }),
+                _ => path
+                    .ancestors()
                     .skip(1)
                     .find(|d| {
                         std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir() && !m.is_symlink())
+                            && !planned.get(d.to_string_lossy().as_ref()).is_some_and(|i| {
+                                matches!(i, Image::Dir { .. } | Image::Absent)
+                            })
                     })
-                    .map(|d| format!("{} is a file now, not a folder", d.display()))
+                    .map(|d| format!("{} is a file now, not a folder", d.display())),
             };
             if let Some(why) = blocked {
                 refusals.push((t.path.clone(), why));
+            }
+            if let Image::Kept { sha256, .. } = &t.restore
+                && std::fs::symlink_metadata(self.blob_path(sha256)).is_err()
+            {
+                refusals.push((
+                    t.path.clone(),
+                    format!("its content before is missing from the store (blobs/{sha256})"),
+                ));
             }
         }
         if !refusals.is_empty() {
             return Err(CheckpointError::Refused { files: refusals });
         }
-        let steps: Vec<Step> = work
-            .into_iter()
-            .filter_map(|(t, already)| {
-                let step = match t.restore {
-                    Image::Absent => Step::Delete {
-                        path: t.path,
-                        created_dirs: t.created_dirs,
-                        already,
-                    },
-                    Image::Kept { sha256, mode, .. } => Step::Restore {
+        let mut steps: Vec<Step> = Vec::new();
+        for (t, already) in work {
+            let now_dir = std::fs::symlink_metadata(&t.path).is_ok_and(|m| m.is_dir());
+            match t.restore {
+                Image::Absent if now_dir => {
+                    match leave_dirs.remove(&t.path) {
+                        Some(why) => report.skipped.push((t.path, why)),
+                        None => steps.push(Step::RemoveDir { path: t.path }),
+                    }
+                }
+                Image::Absent => steps.push(Step::Delete {
+                    path: t.path,
+                    created_dirs: t.created_dirs,
+                    already,
+                }),
+                Image::Kept { sha256, mode, .. } => {
+                    if now_dir && !already {
+                        steps.push(Step::RemoveDir {
+                            path: t.path.clone(),
+                        });
+                    }
+                    steps.push(Step::Restore {
                         path: t.path,
                         sha256,
                         mode,
                         already,
-                    },
-                    Image::OverCap { .. } | Image::Unreadable { .. } => return None,
-                };
-                Some(step)
-            })
-            .collect();
+                    });
+                }
+                Image::Dir { mode } => {
+                    if !now_dir && std::fs::symlink_metadata(&t.path).is_ok() {
+                        steps.push(Step::Delete {
+                            path: t.path.clone(),
+                            created_dirs: Vec::new(),
+                            already: false,
+                        });
+                    }
+                    steps.push(Step::MakeDir { path: t.path, mode });
+                }
+                Image::Link { target } => {
+                    if now_dir {
+                        steps.push(Step::RemoveDir {
+                            path: t.path.clone(),
+                        });
+                    }
+                    if !already {
+                        steps.push(Step::Link {
+                            path: t.path,
+                            target,
+                        });
+                    }
+                }
+                Image::OverCap { .. } | Image::Unreadable { .. } => {}
+            }
+        }
+        steps.sort_by_key(Step::phase);
         // The journal first: a rewind cut short (SIGKILL, power loss) is
         // completed by the next call on this session, never left half done.
         let journal = Journal {
@@ -1269,6 +1464,13 @@ impl CheckpointStore {
         report.deleted = done.deleted;
         report.dropped = done.dropped;
         Ok(report)
+    }
+
+    /// What must be done before a checkpoint is read or written: a rewind an
+    /// earlier call left unfinished completed, a background job's run closed.
+    fn settle(&self, lock: &StateLock) -> Result<(), CheckpointError> {
+        self.finish_interrupted(lock)?;
+        self.close_pending(lock)
     }
 
     fn journal_rel(&self) -> String {
@@ -1306,7 +1508,7 @@ impl CheckpointStore {
         let root = self.root.as_deref();
         if let Some(root) = root
             && let Some(why) = journal.steps.iter().find_map(|step| {
-                let (Step::Delete { path, .. } | Step::Restore { path, .. }) = step;
+                let path = step.path();
                 root.admit(path, Path::new(path)).err()
             })
         {
@@ -1375,7 +1577,8 @@ impl CheckpointStore {
                         if let Some(parent) = path.parent() {
                             std::fs::create_dir_all(parent).map_err(restore_error)?;
                         }
-                        atomic_write_within(path, &bytes, root).map_err(restore_error)?;
+                        crate::sys::atomic_write_within_unsynced(path, &bytes, root)
+                            .map_err(restore_error)?;
                     }
                     if let Some(mode) = mode {
                         use std::os::unix::fs::PermissionsExt;
@@ -1392,7 +1595,44 @@ impl CheckpointStore {
                     }
                     report.restored.push(shown.clone());
                 }
+                Step::RemoveDir { path } => match std::fs::remove_dir(path) {
+                    Ok(()) => report.deleted.push(path.clone()),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        report.deleted.push(path.clone())
+                    }
+                    // Something came into it since the plan: left, and said.
+                    Err(e) if e.kind() == io::ErrorKind::DirectoryNotEmpty => report
+                        .skipped
+                        .push((path.clone(), "folder left: it is not empty".into())),
+                    Err(e) => {
+                        return Err(
+                            io::Error::new(e.kind(), format!("cannot remove {path}: {e}")).into(),
+                        );
+                    }
+                },
+                Step::MakeDir { path, mode } => {
+                    let made = std::fs::create_dir_all(path).and_then(|()| match mode {
+                        Some(mode) => {
+                            use std::os::unix::fs::PermissionsExt;
+                            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
+                        }
+                        None => Ok(()),
+                    });
+                    made.map_err(|e| io::Error::new(e.kind(), format!("cannot make {path}: {e}")))?;
+                    report.restored.push(path.clone());
+                }
+                Step::Link { path, target } => {
+                    relink(Path::new(path), target)
+                        .map_err(|e| io::Error::new(e.kind(), format!("cannot restore {path}: {e}")))?;
+                    report.restored.push(path.clone());
+                }
             }
+        }
+        // One flush for every file put back (each was renamed into place
+        // unsynced), before the plan is removed: a power loss before here
+        // replays the plan.
+        if !journal.steps.is_empty() {
+            crate::sys::sync_tree(&journal.steps[0].path().to_string());
         }
         let (mut index, files) = self.read_index(lock)?;
         if let Some(from) = index.position(&journal.from) {
@@ -1412,7 +1652,7 @@ impl CheckpointStore {
     pub fn drop_nodes(&self, name: Option<&str>) -> Result<Vec<String>, CheckpointError> {
         self.guard()?;
         let lock = self.dir.lock()?;
-        self.finish_interrupted(&lock)?;
+        self.settle(&lock)?;
         let (mut index, files) = self.read_index(&lock)?;
         let upto = match name {
             Some(name) => Self::find(&index, name)? + 1,
@@ -1428,7 +1668,9 @@ impl CheckpointStore {
 
     /// Delete every blob no record refers to.
     fn collect_garbage(&self, _lock: &StateLock, index: &Index) -> io::Result<()> {
-        let keep = index.referenced();
+        let tree = self.tree_blobs();
+        let mut keep = index.referenced();
+        keep.extend(tree.iter().map(String::as_str));
         let dir = self.folder().join("blobs");
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,

@@ -30,6 +30,7 @@ pub mod jobs;
 pub mod patches;
 pub mod read_state;
 pub mod todos;
+pub mod tree;
 pub mod trust;
 pub mod user;
 

@@ -57,6 +57,30 @@ pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io:
     replace_in_dir(&dir, name, data, root, true)
 }
 
+/// [`atomic_write_within`] without the `fsync`s, for many files put back at
+/// once and flushed together afterwards ([`sync_tree`]).
+pub fn atomic_write_within_unsynced(path: &Path, data: &[u8], root: Option<&Root>) -> io::Result<()> {
+    let target = write_target(path)?;
+    if let Some(root) = root {
+        let shown = target.to_string_lossy();
+        root.admit(&shown, &target).map_err(OutsideRoot::io)?;
+    }
+    let (dir, name) = dir_and_name(&target)?;
+    replace_in_dir(&dir, name, data, root, false)
+}
+
+/// Flush the filesystem holding `path` (its nearest existing folder): one
+/// `syncfs` for a batch of unsynced replacements, best effort.
+pub fn sync_tree(path: &str) {
+    if let Some(dir) = Path::new(path)
+        .ancestors()
+        .find(|d| !d.as_os_str().is_empty() && d.is_dir())
+        && let Ok(f) = std::fs::File::open(dir)
+    {
+        let _ = nix::unistd::syncfs(&f);
+    }
+}
+
 /// The folder a path's last component is in (`.` for a bare name), and that
 /// component; a path ending in `..` or `/` has none (EISDIR).
 fn dir_and_name(path: &Path) -> io::Result<(PathBuf, &std::ffi::OsStr)> {

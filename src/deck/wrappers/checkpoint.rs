@@ -44,8 +44,8 @@ use crate::state::checkpoints::{
     AFTER_ABSENT, Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path,
 };
 
-/// The tools whose changes are checkpointed (`bash` and `process` change files
-/// the toolbox cannot see, so they are not).
+/// The file tools whose changes are checkpointed by reading the file before
+/// (the command tools are wrapped by `command_checkpoint`, which scans the tree).
 pub const CHECKPOINTED_TOOLS: &[&str] = &["write", "edit", "apply_patch"];
 
 /// Where a wrapped tool records: one session's store and the active node.
@@ -72,15 +72,27 @@ pub fn maybe_wrap_checkpoint(
     }
 }
 
-/// Replace `write` and `edit` in `registry` by their wrapped selves (in place, so
-/// order and collections are unchanged).
+/// Replace the file tools ([`CHECKPOINTED_TOOLS`]) and the command tools
+/// ([`COMMAND_TOOLS`](super::command_checkpoint::COMMAND_TOOLS)) in `registry` by
+/// their wrapped selves (in place, so order and collections are unchanged).
 pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle) {
+    use super::command_checkpoint::{COMMAND_TOOLS, Commands};
     let handle = Arc::new(handle);
-    let wrapped: Vec<DefinedTool> = CHECKPOINTED_TOOLS
+    let mut wrapped: Vec<DefinedTool> = CHECKPOINTED_TOOLS
         .iter()
         .filter_map(|name| registry.get(name).cloned())
         .map(|tool| maybe_wrap_checkpoint(tool, Some(&handle)))
         .collect();
+    let commands = Arc::new(Commands {
+        handle: Arc::clone(&handle),
+        serial: Arc::default(),
+    });
+    wrapped.extend(
+        COMMAND_TOOLS
+            .iter()
+            .filter_map(|name| registry.get(name).cloned())
+            .map(|tool| wrap_tool(tool, commands.clone())),
+    );
     registry.register_all(wrapped);
 }
 
@@ -200,9 +212,19 @@ async fn capture(ctx: &ToolContext, abs: &str, cap: u64) -> Option<Capture> {
     }
 }
 
+/// What a capture says of the file's state before, as the change log holds it
+/// (a hash, `absent`), when it says (not for content over the cap or unread).
+fn captured_sig(captured: &Capture) -> Option<String> {
+    match captured {
+        Capture::Absent => Some(AFTER_ABSENT.to_string()),
+        Capture::Bytes(b) => Some(crate::kernel::digest::sha256_hex(b)),
+        Capture::OverCap(_) | Capture::Unreadable(_) => None,
+    }
+}
+
 /// Append `notice` to the result's text (and, for a tool answering with a record,
 /// as its `checkpoint` field, so `--format json` readers see it too).
-fn with_notice(mut result: ToolResult, notice: &str) -> ToolResult {
+pub(super) fn with_notice(mut result: ToolResult, notice: &str) -> ToolResult {
     let mut texted = false;
     for block in &mut result.content {
         match block {
@@ -291,6 +313,7 @@ impl Around for Checkpointing {
         let Some(captured) = capture(ctx, &abs, store.cap()).await else {
             return inner.run_result(input, ctx).await;
         };
+        let before_sig = captured_sig(&captured);
         // The store works under the state folder's lock with blocking I/O; the
         // files are small (index, one blob at most) and the call is made once.
         let recorded = match store.record_before(node, &real, captured) {
@@ -325,7 +348,11 @@ impl Around for Checkpointing {
             .into_iter()
             .filter(|d| Path::new(d).is_dir())
             .collect();
-        let noted = after.and_then(|sha| store.record_after_creating(node, &real, &sha, &created));
+        let noted = after.and_then(|sha| {
+            store.record_after_creating(node, &real, &sha, &created)?;
+            // So a command running meanwhile does not claim this change.
+            store.note_change(&real, before_sig.as_deref(), &sha, &created)
+        });
         drop(lock);
         // The change was made: the call succeeded, and says what the checkpoint
         // lacks (a failure here would report a write that happened as not done).
@@ -460,7 +487,9 @@ impl Checkpointing {
                 .collect();
             let noted = after.and_then(|h| {
                 let h = h.unwrap_or_else(|| AFTER_ABSENT.to_string());
-                store.record_after_creating(node, real, &h, &created)
+                store.record_after_creating(node, real, &h, &created)?;
+                let before = captured.as_ref().and_then(captured_sig);
+                store.note_change(real, before.as_deref(), &h, &created)
             });
             if let Err(e) = noted {
                 problems.push(format!(

@@ -1,0 +1,570 @@
+//! Checkpoints of shell commands: a command the toolbox runs under
+//! `--checkpoint` (`bash`, `run_shell`, `task`, a background job) is bracketed by
+//! two scans of the project tree ([`super::super::tree`]), and what differs
+//! between them is recorded in the call's node like a file tool's change: the
+//! content before (a kept copy the first scan made), the state after.
+//!
+//! A command cannot say which changes are its own, so what else wrote the tree
+//! meanwhile is told apart through the change log, `checkpoints/changes.log`
+//! (shared by every session of the state folder, one sealed JSON line each):
+//!
+//! - every checkpointed `write`, `edit` and `apply_patch` notes, under its file
+//!   locks, the file's state before and after its change: a change the log
+//!   explains from the first scan's state to the second's is that call's, and the
+//!   command's node does not claim it;
+//! - every command run notes its begin and its end: a change no write explains,
+//!   made while another command ran in the tree, could be either's, and is
+//!   recorded as uncertain (a rewind refuses it unless forced), as is a file
+//!   both the command and a logged write changed.
+//!
+//! The log is emptied when it passes 1 MiB at the start of a run that finds no
+//! other run active, so no reader's window loses its lines.
+//!
+//! A background job (`process start`) has no end the toolbox sees: its run stays
+//! open (`checkpoints/<session>/pending`, sealed) until the session's next
+//! checkpointed call or `checkpoint` command, which closes it first, so the job's
+//! changes so far are its node's. That moment is chosen because it is the first
+//! one at which the session looks at the tree again; what a job still running
+//! changes after it is not told from what comes next.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::super::tree::{self, Blobs, Kind, Snapshot, Unscanned};
+use super::*;
+
+const LOG_REL: &str = "checkpoints/changes.log";
+const SEAL_LOG: &str = "indus-tool checkpoint change 1";
+const SEAL_PENDING: &str = "indus-tool checkpoint pending run 1";
+/// Past this the change log is emptied by a run that finds no other active.
+const LOG_ROTATE: u64 = 1024 * 1024;
+
+/// One line of the change log.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct LogLine {
+    /// A write's file (its real path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    /// Its state before (a hash, `absent`, `dir`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    before: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    after: Option<String>,
+    /// A command run's id, at its begin and its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    end: bool,
+    /// The process running it (liveness of a run whose end never came); 0 for a
+    /// background job's run, open until closed.
+    #[serde(default)]
+    pid: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// A command run between its two scans.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run {
+    node: String,
+    named: bool,
+    root: PathBuf,
+    /// Where the change log ended at the first scan.
+    log_at: u64,
+    id: String,
+    /// Another run active at the first scan (its id), if one was.
+    overlap: Option<String>,
+    /// Paths the first scan could not read (not covered), said once.
+    #[serde(skip)]
+    pub unscanned: Vec<Unscanned>,
+    #[serde(skip)]
+    before: Snapshot,
+}
+
+impl Run {
+    pub fn node(&self) -> NodeName {
+        NodeName {
+            name: self.node.clone(),
+            named: self.named,
+        }
+    }
+}
+
+/// What a run recorded, for the command's answer.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    /// The paths changed (absolute), in the node now.
+    pub recorded: Vec<String>,
+    /// Changed, but the content before was not kept: `(path, why)`.
+    pub not_kept: Vec<(String, String)>,
+    /// Changed while another writer was at work: `(path, why)`.
+    pub uncertain: Vec<(String, String)>,
+    /// Not covered: could not be scanned.
+    pub unscanned: Vec<Unscanned>,
+}
+
+/// The state a record's `after` and the log hold for a scanned entry (or its
+/// absence).
+fn sig(e: Option<&tree::Entry>) -> String {
+    e.map_or_else(|| AFTER_ABSENT.to_string(), tree::Entry::signature)
+}
+
+fn alive(pid: u32) -> bool {
+    pid == 0 || nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), None).is_ok()
+}
+
+impl CheckpointStore {
+    fn tree_rel(&self) -> String {
+        format!("{}/tree", self.rel)
+    }
+
+    fn pending_rel(&self) -> String {
+        format!("{}/pending", self.rel)
+    }
+
+    /// The tree a session's commands are checkpointed over: the project (the
+    /// folder holding `.indus-process`), else `fallback` (the call's folder).
+    pub fn tree_root(&self, fallback: &str) -> PathBuf {
+        self.project()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| std::fs::canonicalize(fallback).unwrap_or_else(|_| fallback.into()))
+    }
+
+    /// The last scan (empty when there is none, or it is not this user's).
+    pub(super) fn load_tree(&self) -> Snapshot {
+        let Ok(path) = self.dir.checked(self.tree_rel()) else {
+            return Snapshot::default();
+        };
+        match super::super::files::read_file(&path, 1 << 30) {
+            Ok(bytes) => tree::decode(&bytes).unwrap_or_else(|| {
+                passed_over(&path, "the checkpoint tree cache");
+                Snapshot::default()
+            }),
+            Err(_) => Snapshot::default(),
+        }
+    }
+
+    fn save_tree(&self, lock: &StateLock, snap: &Snapshot) -> io::Result<()> {
+        let _ = lock;
+        let bytes = tree::encode(snap).ok_or_else(|| {
+            io::Error::other(
+                "no folder for the user's state (set HOME or XDG_STATE_HOME): the tree cache could not be sealed",
+            )
+        })?;
+        self.dir.make_dirs(&self.rel)?;
+        self.dir.replace(&self.tree_rel(), &bytes, false)
+    }
+
+    /// Scan the tree (under the lock), keeping copies of what is new.
+    fn scan_tree(&self, root: &Path, prev: &Snapshot) -> io::Result<(Snapshot, Vec<Unscanned>)> {
+        let dir = self.dir.make_dirs(format!("{}/blobs", self.rel))?;
+        Ok(tree::scan(
+            root,
+            prev,
+            &Blobs {
+                dir: &dir,
+                cap: self.cap,
+            },
+        ))
+    }
+
+    /// Every blob the last scan refers to (kept from collection).
+    pub(super) fn tree_blobs(&self) -> BTreeSet<String> {
+        self.load_tree()
+            .entries
+            .into_values()
+            .filter(|e| e.kind == Kind::File && e.kept)
+            .map(|e| e.sum)
+            .collect()
+    }
+
+    /// The change log's lines after byte `from`, those with this user's seal.
+    fn log_lines(&self, from: u64) -> io::Result<(Vec<LogLine>, u64)> {
+        let path = self.dir.checked(LOG_REL)?;
+        let bytes = match super::super::files::read_file(&path, 64 * LOG_ROTATE) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+            Err(e) => return Err(state_error(&path, e)),
+        };
+        let end = bytes
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let from = (from as usize).min(end);
+        let mut out = Vec::new();
+        for line in bytes[from..end].split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let Ok(mut l) = serde_json::from_slice::<LogLine>(line) else {
+                continue;
+            };
+            let seal = l.seal.take();
+            if user::verify_json(SEAL_LOG, &l, seal.as_deref()) {
+                out.push(l);
+            }
+        }
+        Ok((out, end as u64))
+    }
+
+    fn append_log(&self, lock: &StateLock, mut line: LogLine) -> io::Result<()> {
+        use std::io::Write;
+        let _ = lock;
+        line.seal = None;
+        line.seal = user::seal_json(SEAL_LOG, &line);
+        let mut bytes = serde_json::to_vec(&line).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        self.dir.make_dirs(CHECKPOINTS_DIR)?;
+        let path = self.dir.checked(LOG_REL)?;
+        super::super::files::open_to_write(&path, true)
+            .and_then(|mut f| f.write_all(&bytes))
+            .map_err(|e| state_error(&path, e))
+    }
+
+    /// Note a checkpointed file tool's change of `real` (its state before, when
+    /// known, and after), and the folders it made, so a command running
+    /// meanwhile does not claim it.
+    pub fn note_change(
+        &self,
+        real: &str,
+        before: Option<&str>,
+        after: &str,
+        created: &[String],
+    ) -> io::Result<()> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        for dir in created {
+            self.append_log(
+                &lock,
+                LogLine {
+                    path: Some(dir.clone()),
+                    before: Some(AFTER_ABSENT.into()),
+                    after: Some(tree::SIG_DIR.into()),
+                    ..LogLine::default()
+                },
+            )?;
+        }
+        self.append_log(
+            &lock,
+            LogLine {
+                path: Some(real.to_string()),
+                before: before.map(str::to_string),
+                after: Some(after.to_string()),
+                ..LogLine::default()
+            },
+        )
+    }
+
+    /// Before a command runs: finish what is pending, refuse a stale turn (so
+    /// nothing is run that could not be rewound), scan the tree (copying what
+    /// changed since the last scan), and note the run's begin.
+    pub fn begin_run(
+        &self,
+        node: &NodeName,
+        root: &Path,
+        pid: u32,
+    ) -> Result<Run, CheckpointError> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        self.settle(&lock)?;
+        self.begin_locked(&lock, node, root, pid)
+    }
+
+    fn begin_locked(
+        &self,
+        lock: &StateLock,
+        node: &NodeName,
+        root: &Path,
+        pid: u32,
+    ) -> Result<Run, CheckpointError> {
+        if node.named {
+            self.open_node(lock, node)?;
+        }
+        let prev = self.load_tree();
+        let (snap, unscanned) = self.scan_tree(root, &prev)?;
+        if snap.root != prev.root || snap.entries != prev.entries {
+            self.save_tree(lock, &snap)?;
+        }
+        // The runs still active (begun, not ended, their process alive).
+        let (lines, end) = self.log_lines(0)?;
+        let mut active: Vec<String> = Vec::new();
+        for l in &lines {
+            if let Some(id) = &l.run {
+                if l.end {
+                    active.retain(|a| a != id);
+                } else if alive(l.pid) {
+                    active.push(id.clone());
+                }
+            }
+        }
+        let mut log_at = end;
+        if active.is_empty() && end > LOG_ROTATE {
+            remove_if_there(&self.dir.checked(LOG_REL)?)?;
+            log_at = 0;
+        }
+        static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = format!(
+            "{}:{}:{}:{}",
+            self.rel,
+            std::process::id(),
+            crate::kernel::clock::now_ms(),
+            RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        self.append_log(
+            lock,
+            LogLine {
+                run: Some(id.clone()),
+                pid,
+                ..LogLine::default()
+            },
+        )?;
+        Ok(Run {
+            node: node.name.clone(),
+            named: node.named,
+            root: root.to_path_buf(),
+            log_at,
+            id,
+            overlap: active.into_iter().next(),
+            unscanned,
+            before: snap,
+        })
+    }
+
+    /// After the command: scan again and record in the run's node what changed
+    /// that no logged write explains.
+    pub fn end_run(&self, run: Run) -> Result<RunReport, CheckpointError> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        self.finish_interrupted(&lock)?;
+        self.finish_run(&lock, run)
+    }
+
+    fn finish_run(&self, lock: &StateLock, run: Run) -> Result<RunReport, CheckpointError> {
+        let (after, mut unscanned) = self.scan_tree(&run.root, &run.before)?;
+        let (lines, _) = self.log_lines(run.log_at)?;
+        let other_run = run.overlap.clone().or_else(|| {
+            lines
+                .iter()
+                .filter_map(|l| l.run.clone())
+                .find(|id| *id != run.id)
+        });
+        let mut report = RunReport::default();
+        let mut records = Vec::new();
+        for (rel, b, a) in tree::changes(&run.before, &after) {
+            let abs = run.root.join(rel).to_string_lossy().into_owned();
+            let (from, to) = (sig(b), sig(a));
+            let writes: Vec<&LogLine> = lines
+                .iter()
+                .filter(|l| l.path.as_deref() == Some(abs.as_str()))
+                .collect();
+            let uncertain = if writes.is_empty() {
+                other_run.as_ref().map(|_| {
+                    "changed while another checkpointed command ran in this tree, so it may be that command's change".to_string()
+                })
+            } else {
+                let chained = writes.first().and_then(|w| w.before.as_deref()) == Some(&from)
+                    && writes
+                        .windows(2)
+                        .all(|w| w[1].before.is_some() && w[1].before == w[0].after)
+                    && writes.last().and_then(|w| w.after.as_deref()) == Some(&to);
+                if chained {
+                    // Another call's own checkpointed change: its node holds it.
+                    continue;
+                }
+                Some("changed by this command and by another checkpointed call at the same time".to_string())
+            };
+            let before = match b {
+                None => Image::Absent,
+                Some(e) => match e.kind {
+                    Kind::File if e.kept => Image::Kept {
+                        sha256: e.sum.clone(),
+                        size: e.size,
+                        mode: Some(e.mode),
+                    },
+                    Kind::File => Image::OverCap {
+                        size: e.size,
+                        cap: self.cap,
+                    },
+                    Kind::Dir => Image::Dir { mode: Some(e.mode) },
+                    Kind::Link => Image::Link {
+                        target: e.sum.clone(),
+                    },
+                },
+            };
+            if let Some(why) = before.not_kept() {
+                report.not_kept.push((abs.clone(), why));
+            }
+            if let Some(why) = &uncertain {
+                report.uncertain.push((abs.clone(), why.clone()));
+            }
+            report.recorded.push(abs.clone());
+            records.push(FileRecord {
+                path: abs,
+                before,
+                after: Some(to),
+                created_dirs: Vec::new(),
+                uncertain,
+            });
+        }
+        if !records.is_empty() {
+            self.record_changes(lock, &run.node(), records)?;
+        }
+        if after.entries != run.before.entries {
+            self.save_tree(lock, &after)?;
+        }
+        self.append_log(
+            lock,
+            LogLine {
+                run: Some(run.id.clone()),
+                end: true,
+                ..LogLine::default()
+            },
+        )?;
+        report.unscanned = run.unscanned;
+        for u in unscanned.drain(..) {
+            if !report.unscanned.contains(&u) {
+                report.unscanned.push(u);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Records of a run added to its node: a path the node holds already keeps
+    /// its content before (first seen wins) and takes the new state after.
+    fn record_changes(
+        &self,
+        lock: &StateLock,
+        node: &NodeName,
+        records: Vec<FileRecord>,
+    ) -> Result<(), CheckpointError> {
+        let (files, current) = self.open_node(lock, node)?;
+        let mut n = match current {
+            Some(n) => n,
+            None => self.read_node(&files)?,
+        };
+        for rec in records {
+            match n.files.iter_mut().find(|f| f.path == rec.path) {
+                Some(f) => {
+                    f.after = rec.after;
+                    if rec.uncertain.is_some() {
+                        f.uncertain = rec.uncertain;
+                    }
+                }
+                None => n.files.push(rec),
+            }
+        }
+        self.write_node(lock, &files, &n)?;
+        self.forget_paths();
+        Ok(())
+    }
+
+    /// Leave a background job's run open until the session's next checkpointed
+    /// call (see the module comment).
+    pub fn park_run(&self, run: &Run) -> io::Result<()> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        self.dir
+            .write_sealed(&lock, &self.pending_rel(), SEAL_PENDING, run, false)
+    }
+
+    /// Close a background job's run left open, recording what changed since.
+    pub(super) fn close_pending(&self, lock: &StateLock) -> Result<(), CheckpointError> {
+        let path = self.dir.checked(self.pending_rel())?;
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(());
+        }
+        let run: Run = match super::super::read_sealed(&path, SEAL_PENDING, NODE_CAP) {
+            Ok(super::super::Sealed::Ours(run)) => run,
+            Ok(super::super::Sealed::Absent) => return Ok(()),
+            Ok(super::super::Sealed::Foreign) | Err(_) => {
+                passed_over(&path, "the open background run");
+                return Ok(());
+            }
+        };
+        let mut run = run;
+        run.before = self.load_tree();
+        // A pending run of another folder (a copied project) is not this one's.
+        if run.before.root == run.root {
+            self.finish_run(lock, run)?;
+        }
+        remove_if_there(&path)?;
+        Ok(())
+    }
+
+    /// What the session's store takes on disk: `(bytes, blobs)`.
+    pub fn size(&self) -> io::Result<(u64, u64)> {
+        let mut total = 0;
+        let mut blobs = 0;
+        let mut stack = vec![self.folder()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let Ok(m) = e.metadata() else { continue };
+                if m.is_dir() {
+                    stack.push(e.path());
+                } else {
+                    total += m.len();
+                    if dir.ends_with("blobs") {
+                        blobs += 1;
+                    }
+                }
+            }
+        }
+        Ok((total, blobs))
+    }
+
+    /// Delete every blob neither a node nor the last scan refers to, and, with
+    /// `tree`, the last scan too (the next checkpointed command copies the tree
+    /// again). Answers the bytes freed.
+    pub fn gc(&self, tree: bool) -> Result<u64, CheckpointError> {
+        self.guard()?;
+        let lock = self.dir.lock()?;
+        self.settle(&lock)?;
+        let before = self.size()?.0;
+        if tree {
+            remove_if_there(&self.dir.checked(self.tree_rel())?)?;
+        }
+        let (index, _) = self.read_index(&lock)?;
+        self.collect_garbage(&lock, &index)?;
+        Ok(before.saturating_sub(self.size()?.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_records_what_the_command_changed_and_not_what_a_logged_write_did() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(root.join("a"), "one\n").unwrap();
+        std::fs::write(root.join("b"), "bee\n").unwrap();
+        let s = CheckpointStore::new(StateDir::new(&root), "s");
+        let node = NodeName::turn("t1");
+        let run = s.begin_run(&node, &root, std::process::id()).unwrap();
+        // The command: a changed, c created; b changed by a logged write.
+        std::fs::write(root.join("a"), "two\n").unwrap();
+        std::fs::write(root.join("c"), "new\n").unwrap();
+        std::fs::write(root.join("b"), "bee2\n").unwrap();
+        let b = root.join("b").to_string_lossy().into_owned();
+        s.note_change(
+            &b,
+            Some(&sha256_hex(b"bee\n")),
+            &sha256_hex(b"bee2\n"),
+            &[],
+        )
+        .unwrap();
+        let report = s.end_run(run).unwrap();
+        let a = root.join("a").to_string_lossy().into_owned();
+        let c = root.join("c").to_string_lossy().into_owned();
+        assert_eq!(report.recorded, vec![a.clone(), c.clone()]);
+        assert!(report.uncertain.is_empty());
+        let rewound = s.rewind("t1", false, None).unwrap();
+        assert_eq!(rewound.restored, vec![a]);
+        assert_eq!(rewound.deleted, vec![c]);
+        assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "one\n");
+        assert_eq!(std::fs::read_to_string(root.join("b")).unwrap(), "bee2\n");
+        assert!(!root.join("c").exists());
+    }
+}
