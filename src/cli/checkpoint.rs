@@ -76,6 +76,7 @@ pub fn command(globals: &Globals, m: &ArgMatches, printer: &mut Printer) -> CliR
             views::rewind(&scope, name, sm.get_flag("force")).map(|v| show(v, globals, printer))
         }
         "drop" => drop_nodes(&store, globals, node.as_deref(), printer),
+        "gc" => gc(&store, globals, sm.get_flag("tree"), printer),
         "on" | "off" => always(&store, globals, sub == "on", printer),
         other => unreachable!("clap knows no checkpoint subcommand {other}"),
     };
@@ -135,6 +136,31 @@ fn drop_nodes(
         printer.stdout_line("Nothing to drop.");
     } else {
         printer.stdout_line(&format!("Dropped {}.", dropped.join(", ")));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `checkpoint gc [--tree]`: free what no node needs.
+fn gc(
+    store: &CheckpointStore,
+    globals: &Globals,
+    tree: bool,
+    printer: &mut Printer,
+) -> Result<ExitCode, CheckpointError> {
+    let freed = store.gc(tree)?;
+    let (bytes, blobs) = store.size()?;
+    if globals.json {
+        printer.stdout_line(
+            &json!({"session": globals.session, "freedBytes": freed, "storeBytes": bytes, "blobs": blobs})
+                .to_string(),
+        );
+    } else {
+        printer.stdout_line(&format!(
+            "Freed {}; the store holds {} ({} kept).",
+            crate::kernel::text::plural(freed, "byte", "bytes"),
+            crate::kernel::text::plural(bytes, "byte", "bytes"),
+            crate::kernel::text::plural(blobs, "content", "contents"),
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

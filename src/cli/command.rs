@@ -511,8 +511,8 @@ fn with_meta_commands(cmd: Command) -> Command {
     )
     .subcommand(
         Command::new("checkpoint")
-            .about("List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit")
-            .long_about("List, diff, rewind or drop the checkpoints that --checkpoint (INDUS_CHECKPOINT=1) recorded for write and edit in the session (--session). A node is a turn (--turn NAME) or one invocation.")
+            .about("List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands")
+            .long_about("List, diff, rewind or drop the checkpoints that --checkpoint (INDUS_CHECKPOINT=1) recorded in the session (--session): what write, edit and apply_patch changed, and what commands run by bash, run_shell, task and process start changed in the project's tree. A node is a turn (--turn NAME) or one invocation.")
             .subcommand_required(true)
             .arg_required_else_help(true)
             .subcommand(Command::new("list").about("The nodes, oldest first, with their time and the files they touched (size before, or why not kept)"))
@@ -532,6 +532,16 @@ fn with_meta_commands(cmd: Command) -> Command {
                             .long("force")
                             .action(ArgAction::SetTrue)
                             .help("Overwrite files changed outside the toolbox since it wrote them (refused otherwise)"),
+                    ),
+            )
+            .subcommand(
+                Command::new("gc")
+                    .about("Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands")
+                    .arg(
+                        Arg::new("tree")
+                            .long("tree")
+                            .action(ArgAction::SetTrue)
+                            .help("Also forget the last scan of the tree and its copies (the next checkpointed command copies the tree again)"),
                     ),
             )
             .subcommand(

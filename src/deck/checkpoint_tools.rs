@@ -92,6 +92,16 @@ fn file_record(path: String, image: &Image) -> Value {
     }
 }
 
+/// A listed file's record, with why its node could not tell the change was its
+/// own (`uncertain`), when it could not.
+fn listed(path: String, f: &crate::state::checkpoints::FileRecord) -> Value {
+    let mut v = file_record(path, &f.before);
+    if let Some(why) = &f.uncertain {
+        v["uncertain"] = Value::from(why.as_str());
+    }
+    v
+}
+
 /// The session's nodes, oldest first, with the files each changed. The record
 /// is `{"session", "nodes": [{"node", "createdAt", "files": [...]}]}`.
 pub fn list(scope: &Scope, session: &str) -> Result<View, CheckpointError> {
@@ -103,14 +113,24 @@ pub fn list(scope: &Scope, session: &str) -> Result<View, CheckpointError> {
             let files: Vec<Value> = n
                 .files
                 .iter()
-                .map(|f| file_record(scope.shown(&f.path), &f.before))
+                .map(|f| listed(scope.shown(&f.path), f))
                 .collect();
             json!({"node": n.name, "createdAt": iso8601_utc(n.created_ms), "files": files})
         })
         .collect();
-    let record = json!({"session": session, "nodes": nodes});
+    let (bytes, blobs) = scope.store.size()?;
+    let record = json!({"session": session, "nodes": nodes, "store": {"bytes": bytes, "blobs": blobs}});
+    let store_line = format!(
+        "Store: {} ({} kept) in {}.\n",
+        crate::kernel::text::plural(bytes, "byte", "bytes"),
+        crate::kernel::text::plural(blobs, "content", "contents"),
+        scope.shown(&scope.store.folder().to_string_lossy())
+    );
     if index.nodes.is_empty() {
-        let text = format!("No checkpoints in session \"{session}\".\n");
+        let mut text = format!("No checkpoints in session \"{session}\".\n");
+        if bytes > 0 {
+            text.push_str(&store_line);
+        }
         return Ok(View { text, record });
     }
     let mut text = String::new();
@@ -129,9 +149,18 @@ pub fn list(scope: &Scope, session: &str) -> Result<View, CheckpointError> {
             .collect();
         let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
         for (f, path) in n.files.iter().zip(&paths) {
-            text.push_str(&format!("  {path:<width$}  {}\n", f.before.describe()));
+            let uncertain = if f.uncertain.is_some() {
+                "  (uncertain)"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "  {path:<width$}  {}{uncertain}\n",
+                f.before.describe()
+            ));
         }
     }
+    text.push_str(&store_line);
     Ok(View { text, record })
 }
 
@@ -290,7 +319,42 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
         whole.push_str(&patch);
         files.push(json!({"path": rel, "status": status, "diff": patch}));
     }
-    let record = json!({"node": name, "files": files, "diff": whole});
+    // What a command's checkpoint over the tree does not cover, said after
+    // the diff (a line `patch` and `git apply` pass over).
+    let mut record = json!({"node": name, "files": files});
+    let trees: std::collections::BTreeSet<&str> = index.nodes[from..]
+        .iter()
+        .filter_map(|n| n.tree.as_deref())
+        .collect();
+    let mut ignored_all = Vec::new();
+    let mut over_all = Vec::new();
+    for tree in trees {
+        let root = Path::new(tree);
+        let (ignored, total) = crate::state::tree::not_covered(root, 20);
+        let shown = |rel: &str| scope.shown(&root.join(rel).to_string_lossy());
+        if total > 0 {
+            let mut names: Vec<String> = ignored.iter().map(|p| shown(p)).collect();
+            if total > names.len() {
+                names.push(format!("and {} more", total - names.len()));
+            }
+            whole.push_str(&format!(
+                "Not covered by checkpoints of commands (ignored as git ignores them): {}\n",
+                names.join(", ")
+            ));
+        }
+        ignored_all.extend(ignored.iter().map(|p| shown(p)));
+        let over = store.over_cap(root);
+        if !over.is_empty() {
+            whole.push_str(&format!(
+                "Not kept by checkpoints of commands (over the {}-byte cap): {}\n",
+                store.cap(),
+                over.iter().map(|(p, _)| shown(p)).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        over_all.extend(over.iter().map(|(p, size)| json!({"path": shown(p), "size": size})));
+        record["notCovered"] = json!({"ignored": ignored_all, "ignoredTotal": total, "overCap": over_all});
+    }
+    record["diff"] = Value::from(whole.clone());
     Ok(View {
         text: whole,
         record,

@@ -143,6 +143,10 @@ pub struct Node {
     #[serde(default)]
     pub named: bool,
     pub files: Vec<FileRecord>,
+    /// The tree a command of this node was checkpointed over (a scan's root),
+    /// when one was: `checkpoint diff` then says what that covers and what not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
 }
 
 /// Every node of a session, oldest first (read from `nodes/`).
@@ -1007,6 +1011,7 @@ impl CheckpointStore {
             created_ms: crate::kernel::clock::now_ms(),
             named: node.named,
             files: Vec::new(),
+            tree: None,
         };
         let (files, current) = if node.named {
             // A turn may have been begun by another invocation, or be stale: the
@@ -1337,7 +1342,33 @@ impl CheckpointStore {
                 .is_some_and(|i| !matches!(i, Image::Dir { .. }))
         };
         let mut leave_dirs: HashMap<String, String> = HashMap::new();
+        // A folder above a path that is a link now would lead a step out of the
+        // project: refused, unless the rewind itself puts a folder back there
+        // (then what lies under the link is not the node's, and is left).
+        let link_above = |path: &Path| -> Option<PathBuf> {
+            let project = self.project()?;
+            path.ancestors()
+                .skip(1)
+                .take_while(|d| d.starts_with(project) && *d != project)
+                .find(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()))
+                .map(Path::to_path_buf)
+        };
+        let mut under_link: HashSet<String> = HashSet::new();
         for (t, already) in &work {
+            if let Some(link) = link_above(Path::new(&t.path)) {
+                let replaced = planned
+                    .get(link.to_string_lossy().as_ref())
+                    .is_some_and(|i| matches!(i, Image::Dir { .. }));
+                if !replaced {
+                    refusals.push((
+                        t.path.clone(),
+                        format!("{} is a link now, not a folder", link.display()),
+                    ));
+                    continue;
+                }
+                under_link.insert(t.path.clone());
+                continue;
+            }
             if *already {
                 continue;
             }
@@ -1396,7 +1427,22 @@ impl CheckpointStore {
         }
         let mut steps: Vec<Step> = Vec::new();
         for (t, already) in work {
-            let now_dir = std::fs::symlink_metadata(&t.path).is_ok_and(|m| m.is_dir());
+            let under_link = under_link.contains(&t.path);
+            let now = if under_link {
+                None
+            } else {
+                std::fs::symlink_metadata(&t.path).ok()
+            };
+            let now_dir = now.as_ref().is_some_and(|m| m.is_dir());
+            let now_link = now.as_ref().is_some_and(|m| m.file_type().is_symlink());
+            let already = already && !under_link;
+            if under_link && matches!(t.restore, Image::Absent) {
+                report.skipped.push((
+                    t.path,
+                    "reached through a link now; what is there is not the checkpoint's".into(),
+                ));
+                continue;
+            }
             match t.restore {
                 Image::Absent if now_dir => {
                     match leave_dirs.remove(&t.path) {
@@ -1415,6 +1461,14 @@ impl CheckpointStore {
                             path: t.path.clone(),
                         });
                     }
+                    // A link there is taken away, never written through.
+                    if now_link {
+                        steps.push(Step::Delete {
+                            path: t.path.clone(),
+                            created_dirs: Vec::new(),
+                            already: false,
+                        });
+                    }
                     steps.push(Step::Restore {
                         path: t.path,
                         sha256,
@@ -1423,7 +1477,7 @@ impl CheckpointStore {
                     });
                 }
                 Image::Dir { mode } => {
-                    if !now_dir && std::fs::symlink_metadata(&t.path).is_ok() {
+                    if !now_dir && now.is_some() {
                         steps.push(Step::Delete {
                             path: t.path.clone(),
                             created_dirs: Vec::new(),

@@ -335,6 +335,59 @@ impl ParallelVisitor for ScanThread<'_> {
     }
 }
 
+/// What a scan of `root` passes over: the paths git would ignore, each named
+/// at its top (a folder, not its files), sorted; at most `limit` of them, and
+/// how many there are. For `checkpoint diff`, which says what a command's
+/// checkpoint does not cover.
+pub fn not_covered(root: &Path, limit: usize) -> (Vec<String>, usize) {
+    let mut covered = std::collections::HashSet::new();
+    let mut seen = WalkBuilder::new(root);
+    seen.standard_filters(false)
+        .hidden(false)
+        .ignore(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .filter_entry(|e| {
+            let name = e.file_name().as_bytes();
+            name != b".git" && name != super::STATE_DIR_NAME.as_bytes()
+        });
+    for e in seen.build().flatten() {
+        covered.insert(e.into_path());
+    }
+    let found = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let covered = std::sync::Arc::new(covered);
+    let base = root.to_path_buf();
+    let mut all = WalkBuilder::new(root);
+    let into = found.clone();
+    all.standard_filters(false).hidden(false).filter_entry(move |e| {
+        let name = e.file_name().as_bytes();
+        if e.depth() == 0 {
+            return true;
+        }
+        if name == b".git" || name == super::STATE_DIR_NAME.as_bytes() {
+            return false;
+        }
+        if covered.contains(e.path()) {
+            return true;
+        }
+        let rel = e.path().strip_prefix(&base).unwrap_or(e.path());
+        let mut shown = rel.to_string_lossy().into_owned();
+        if std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir()) {
+            shown.push('/');
+        }
+        into.lock().unwrap_or_else(|p| p.into_inner()).push(shown);
+        false
+    });
+    for _ in all.build() {}
+    let mut found = std::mem::take(&mut *found.lock().unwrap_or_else(|p| p.into_inner()));
+    found.sort();
+    let total = found.len();
+    found.truncate(limit);
+    (found, total)
+}
+
 /// What changed between two scans, by path (sorted): `(path, before, after)`,
 /// either side `None` for a path that was not there. A folder's times are not a
 /// change; its mode is.

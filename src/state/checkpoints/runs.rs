@@ -20,8 +20,10 @@
 //! The log is emptied when it passes 1 MiB at the start of a run that finds no
 //! other run active, so no reader's window loses its lines.
 //!
-//! A background job (`process start`) has no end the toolbox sees: its run stays
-//! open (`checkpoints/<session>/pending`, sealed) until the session's next
+//! Each run is kept open in `checkpoints/<session>/runs/` (sealed) until it
+//! ends; one whose toolbox was killed meanwhile is closed by the next call, so
+//! what its command changed is still recorded. A background job (`process
+//! start`) has no end the toolbox sees: its run stays open until the session's next
 //! checkpointed call or `checkpoint` command, which closes it first, so the job's
 //! changes so far are its node's. That moment is chosen because it is the first
 //! one at which the session looks at the tree again; what a job still running
@@ -75,6 +77,11 @@ pub struct Run {
     id: String,
     /// Another run active at the first scan (its id), if one was.
     overlap: Option<String>,
+    /// The process running the command: while it lives, the run is its own.
+    pid: u32,
+    /// A background job's run, closed by the session's next checkpointed call.
+    #[serde(default)]
+    job: bool,
     /// Paths the first scan could not read (not covered), said once.
     #[serde(skip)]
     pub unscanned: Vec<Unscanned>,
@@ -119,8 +126,10 @@ impl CheckpointStore {
         format!("{}/tree", self.rel)
     }
 
-    fn pending_rel(&self) -> String {
-        format!("{}/pending", self.rel)
+    /// Where an open run is kept until it ends: a run whose process died
+    /// (SIGKILL) or a background job's is closed by the next call.
+    fn pending_rel(&self, id: &str) -> String {
+        format!("{}/runs/{}", self.rel, file_key(id))
     }
 
     /// The tree a session's commands are checkpointed over: the project (the
@@ -167,6 +176,22 @@ impl CheckpointStore {
                 cap: self.cap,
             },
         ))
+    }
+
+    /// The files the last scan of `root` saw over the cap (not kept), sorted.
+    pub fn over_cap(&self, root: &Path) -> Vec<(String, u64)> {
+        let snap = self.load_tree();
+        if snap.root != root {
+            return Vec::new();
+        }
+        let mut out: Vec<(String, u64)> = snap
+            .entries
+            .into_iter()
+            .filter(|(_, e)| e.kind == Kind::File && !e.kept)
+            .map(|(p, e)| (p, e.size))
+            .collect();
+        out.sort();
+        out
     }
 
     /// Every blob the last scan refers to (kept from collection).
@@ -316,16 +341,24 @@ impl CheckpointStore {
                 ..LogLine::default()
             },
         )?;
-        Ok(Run {
+        let run = Run {
             node: node.name.clone(),
             named: node.named,
             root: root.to_path_buf(),
             log_at,
             id,
             overlap: active.into_iter().next(),
+            pid,
+            job: false,
             unscanned,
             before: snap,
-        })
+        };
+        // Kept until the run ends: one cut short (the toolbox killed while the
+        // command ran) is closed by the next call, its changes still recorded.
+        self.dir.make_dirs(format!("{}/runs", self.rel))?;
+        self.dir
+            .write_sealed(lock, &self.pending_rel(&run.id), SEAL_PENDING, &run, false)?;
+        Ok(run)
     }
 
     /// After the command: scan again and record in the run's node what changed
@@ -405,7 +438,8 @@ impl CheckpointStore {
             });
         }
         if !records.is_empty() {
-            self.record_changes(lock, &run.node(), records)?;
+            let root = run.root.to_string_lossy().into_owned();
+            self.record_changes(lock, &run.node(), records, root)?;
         }
         if after.entries != run.before.entries {
             self.save_tree(lock, &after)?;
@@ -418,6 +452,7 @@ impl CheckpointStore {
                 ..LogLine::default()
             },
         )?;
+        remove_if_there(&self.dir.checked(self.pending_rel(&run.id))?)?;
         report.unscanned = run.unscanned;
         for u in unscanned.drain(..) {
             if !report.unscanned.contains(&u) {
@@ -434,12 +469,14 @@ impl CheckpointStore {
         lock: &StateLock,
         node: &NodeName,
         records: Vec<FileRecord>,
+        root: String,
     ) -> Result<(), CheckpointError> {
         let (files, current) = self.open_node(lock, node)?;
         let mut n = match current {
             Some(n) => n,
             None => self.read_node(&files)?,
         };
+        n.tree = Some(root);
         for rec in records {
             match n.files.iter_mut().find(|f| f.path == rec.path) {
                 Some(f) => {
@@ -461,31 +498,46 @@ impl CheckpointStore {
     pub fn park_run(&self, run: &Run) -> io::Result<()> {
         self.guard()?;
         let lock = self.dir.lock()?;
+        let mut run = run.clone();
+        run.job = true;
         self.dir
-            .write_sealed(&lock, &self.pending_rel(), SEAL_PENDING, run, false)
+            .write_sealed(&lock, &self.pending_rel(&run.id), SEAL_PENDING, &run, false)
     }
 
-    /// Close a background job's run left open, recording what changed since.
+    /// Close the runs left open that are no longer running: a background job's
+    /// (at the session's next call), one whose process died. Their changes
+    /// since their first scan are recorded, oldest run first.
     pub(super) fn close_pending(&self, lock: &StateLock) -> Result<(), CheckpointError> {
-        let path = self.dir.checked(self.pending_rel())?;
-        if std::fs::symlink_metadata(&path).is_err() {
+        let dir = self.dir.checked(format!("{}/runs/x", self.rel))?;
+        let Some(dir) = dir.parent() else {
             return Ok(());
-        }
-        let run: Run = match super::super::read_sealed(&path, SEAL_PENDING, NODE_CAP) {
-            Ok(super::super::Sealed::Ours(run)) => run,
-            Ok(super::super::Sealed::Absent) => return Ok(()),
-            Ok(super::super::Sealed::Foreign) | Err(_) => {
-                passed_over(&path, "the open background run");
-                return Ok(());
-            }
         };
-        let mut run = run;
-        run.before = self.load_tree();
-        // A pending run of another folder (a copied project) is not this one's.
-        if run.before.root == run.root {
-            self.finish_run(lock, run)?;
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        let mut open: Vec<(PathBuf, Run)> = Vec::new();
+        for e in entries.flatten() {
+            let path = e.path();
+            match super::super::read_sealed::<Run>(&path, SEAL_PENDING, NODE_CAP) {
+                Ok(super::super::Sealed::Ours(run)) => open.push((path, run)),
+                Ok(super::super::Sealed::Absent) => {}
+                Ok(super::super::Sealed::Foreign) | Err(_) => {
+                    passed_over(&path, "the open command run");
+                }
+            }
         }
-        remove_if_there(&path)?;
+        open.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+        for (path, mut run) in open {
+            if !run.job && alive(run.pid) {
+                continue;
+            }
+            run.before = self.load_tree();
+            // One of another folder (a copied project's) is not this tree's.
+            if run.before.root == run.root {
+                self.finish_run(lock, run)?;
+            }
+            remove_if_there(&path)?;
+        }
         Ok(())
     }
 
