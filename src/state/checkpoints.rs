@@ -481,6 +481,43 @@ fn current_sig(path: &Path) -> io::Result<Option<String>> {
     }
 }
 
+/// Remove what a rewind killed in the middle of a step left beside the steps'
+/// paths: a restore's temp file (`.NAME.indus-tmp.PID.N`) or a link's
+/// (`.NAME.indus-link.PID`) whose process is gone. Each folder is listed once.
+fn remove_stale_temps(steps: &[Step]) {
+    let mut by_dir: HashMap<&Path, HashSet<&str>> = HashMap::new();
+    for step in steps {
+        let path = Path::new(step.path());
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+            by_dir.entry(dir).or_default().insert(name);
+        }
+    }
+    for (dir, names) in by_dir {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let Some(temp) = file.to_str().and_then(|f| f.strip_prefix('.')) else {
+                continue;
+            };
+            let owner = ["indus-tmp", "indus-link"].iter().find_map(|tag| {
+                let (name, rest) = temp.rsplit_once(&format!(".{tag}."))?;
+                names.contains(name).then_some(rest)
+            });
+            let Some(rest) = owner else { continue };
+            let pid = rest.split('.').next().and_then(|p| p.parse::<i32>().ok());
+            let gone = pid.is_some_and(|p| {
+                p as u32 != std::process::id()
+                    && nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None).is_err()
+            });
+            if gone && e.file_type().is_ok_and(|t| !t.is_dir()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 /// Put the link `path` → `target` in place, replacing a file or link there
 /// (a temp link beside it renamed over it, so it is never missing).
 fn relink(path: &Path, target: &str) -> io::Result<()> {
@@ -721,6 +758,21 @@ impl CheckpointStore {
         super::files::try_lock_at(&path).map_err(|e| state_error(&path, e))
     }
 
+    /// Whether a checkpointed change of the file at `real` is in flight (its
+    /// lock is held). Creates nothing: a file no checkpointed call ever
+    /// changed has no lock file, and nothing in flight.
+    pub fn file_change_in_flight(&self, real: &str) -> bool {
+        let Ok(dir) = self.dir.checked(format!("{CHECKPOINTS_DIR}/locks/x")) else {
+            return false;
+        };
+        let key = &sha256_hex(real.as_bytes())[..24];
+        let path = dir.with_file_name(format!("{key}.lock"));
+        if std::fs::symlink_metadata(&path).is_err() {
+            return false;
+        }
+        matches!(super::files::try_lock_at(&path), Ok(None))
+    }
+
     /// The same store with another size cap (tests, library hosts).
     pub fn with_cap(mut self, cap: u64) -> Self {
         self.cap = cap;
@@ -958,7 +1010,8 @@ impl CheckpointStore {
     /// Every node, oldest first (empty when nothing was recorded; creates nothing).
     pub fn load(&self) -> io::Result<Index> {
         self.guard()?;
-        if !self.nodes_dir().is_dir() {
+        // Nothing recorded and no run open: nothing to read, nothing created.
+        if !self.nodes_dir().is_dir() && !self.folder().join("runs").is_dir() {
             return Ok(Index::default());
         }
         let lock = self.dir.lock()?;
@@ -1587,6 +1640,7 @@ impl CheckpointStore {
         journal: &Journal,
         root: Option<&Root>,
     ) -> Result<RewindReport, CheckpointError> {
+        remove_stale_temps(&journal.steps);
         let mut report = RewindReport::default();
         for step in &journal.steps {
             match step {

@@ -145,7 +145,10 @@ impl CheckpointStore {
         let Ok(path) = self.dir.checked(self.tree_rel()) else {
             return Snapshot::default();
         };
-        match super::super::files::read_file(&path, 1 << 30) {
+        let t = std::time::Instant::now();
+        let read = super::super::files::read_file(&path, 1 << 30);
+        if std::env::var_os("INDUS_TIMING").is_some() { eprintln!("read {:?}", t.elapsed()); }
+        match read {
             Ok(bytes) => tree::decode(&bytes).unwrap_or_else(|| {
                 passed_over(&path, "the checkpoint tree cache");
                 Snapshot::default()
@@ -166,7 +169,11 @@ impl CheckpointStore {
     }
 
     /// Scan the tree (under the lock), keeping copies of what is new.
-    fn scan_tree(&self, root: &Path, prev: &Snapshot) -> io::Result<(Snapshot, Vec<Unscanned>)> {
+    fn scan_tree(
+        &self,
+        root: &Path,
+        prev: &Snapshot,
+    ) -> io::Result<(Snapshot, Vec<Unscanned>, bool)> {
         let dir = self.dir.make_dirs(format!("{}/blobs", self.rel))?;
         Ok(tree::scan(
             root,
@@ -187,8 +194,8 @@ impl CheckpointStore {
         let mut out: Vec<(String, u64)> = snap
             .entries
             .into_iter()
-            .filter(|(_, e)| e.kind == Kind::File && !e.kept)
-            .map(|(p, e)| (p, e.size))
+            .filter(|(p, e)| tree::is_path(p) && e.kind == Kind::File && !e.kept)
+            .map(|(p, e)| (p.to_string(), e.size))
             .collect();
         out.sort();
         out
@@ -200,7 +207,7 @@ impl CheckpointStore {
             .entries
             .into_values()
             .filter(|e| e.kind == Kind::File && e.kept)
-            .map(|e| e.sum)
+            .map(|e| e.sum.to_string())
             .collect()
     }
 
@@ -303,11 +310,15 @@ impl CheckpointStore {
         if node.named {
             self.open_node(lock, node)?;
         }
+        let t0 = std::time::Instant::now();
         let prev = self.load_tree();
-        let (snap, unscanned) = self.scan_tree(root, &prev)?;
-        if snap.root != prev.root || snap.entries != prev.entries {
+        let t1 = t0.elapsed();
+        let (snap, unscanned, same) = self.scan_tree(root, &prev)?;
+        let t2 = t0.elapsed();
+        if !same {
             self.save_tree(lock, &snap)?;
         }
+        if std::env::var_os("INDUS_TIMING").is_some() { eprintln!("load {t1:?} scan {t2:?} save {:?}", t0.elapsed()); }
         // The runs still active (begun, not ended, their process alive).
         let (lines, end) = self.log_lines(0)?;
         let mut active: Vec<String> = Vec::new();
@@ -371,7 +382,7 @@ impl CheckpointStore {
     }
 
     fn finish_run(&self, lock: &StateLock, run: Run) -> Result<RunReport, CheckpointError> {
-        let (after, mut unscanned) = self.scan_tree(&run.root, &run.before)?;
+        let (after, mut unscanned, same) = self.scan_tree(&run.root, &run.before)?;
         let (lines, _) = self.log_lines(run.log_at)?;
         let other_run = run.overlap.clone().or_else(|| {
             lines
@@ -381,7 +392,12 @@ impl CheckpointStore {
         });
         let mut report = RunReport::default();
         let mut records = Vec::new();
-        for (rel, b, a) in tree::changes(&run.before, &after) {
+        let changed = if same {
+            Vec::new()
+        } else {
+            tree::changes(&run.before, &after)
+        };
+        for (rel, b, a) in changed {
             let abs = run.root.join(rel).to_string_lossy().into_owned();
             let (from, to) = (sig(b), sig(a));
             let writes: Vec<&LogLine> = lines
@@ -389,9 +405,16 @@ impl CheckpointStore {
                 .filter(|l| l.path.as_deref() == Some(abs.as_str()))
                 .collect();
             let uncertain = if writes.is_empty() {
-                other_run.as_ref().map(|_| {
-                    "changed while another checkpointed command ran in this tree, so it may be that command's change".to_string()
-                })
+                // A checkpointed write of it in flight (its lock held: it has
+                // written and not yet noted) cannot be told from the command's.
+                let in_flight = || self.file_change_in_flight(&abs);
+                if other_run.is_some() {
+                    Some("changed while another checkpointed command ran in this tree, so it may be that command's change".to_string())
+                } else if in_flight() {
+                    Some("changed while another checkpointed call was changing it, so it may be that call's change".to_string())
+                } else {
+                    None
+                }
             } else {
                 let chained = writes.first().and_then(|w| w.before.as_deref()) == Some(&from)
                     && writes
@@ -408,7 +431,7 @@ impl CheckpointStore {
                 None => Image::Absent,
                 Some(e) => match e.kind {
                     Kind::File if e.kept => Image::Kept {
-                        sha256: e.sum.clone(),
+                        sha256: e.sum.to_string(),
                         size: e.size,
                         mode: Some(e.mode),
                     },
@@ -418,7 +441,7 @@ impl CheckpointStore {
                     },
                     Kind::Dir => Image::Dir { mode: Some(e.mode) },
                     Kind::Link => Image::Link {
-                        target: e.sum.clone(),
+                        target: e.sum.to_string(),
                     },
                 },
             };
@@ -441,7 +464,7 @@ impl CheckpointStore {
             let root = run.root.to_string_lossy().into_owned();
             self.record_changes(lock, &run.node(), records, root)?;
         }
-        if after.entries != run.before.entries {
+        if !same {
             self.save_tree(lock, &after)?;
         }
         self.append_log(
