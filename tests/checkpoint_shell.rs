@@ -8,6 +8,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+#[cfg(feature = "mcp")]
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
@@ -725,7 +726,12 @@ fn a_rewind_killed_at_random_moments_is_completed_exactly() {
     let span = (took.as_millis() as u64).clamp(50, 3000) + 50;
     let mut rng = Rng(0x5eed_1234_abcd_0042);
     let (mut by_list, mut by_second, mut not_killed) = (0, 0, 0);
+    // Eight rounds, fewer on a loaded machine (the file's time stays bounded).
+    let budget = Instant::now() + Duration::from_secs(25);
     for round in 0..8 {
+        if round >= 4 && Instant::now() > budget {
+            break;
+        }
         let changed = change();
         // The first rounds early (before or as the plan is written), the
         // others anywhere in the rewind.
