@@ -775,17 +775,16 @@ fn a_rewind_killed_at_random_moments_is_completed_exactly() {
             rewind_ok(&env, "t1");
             by_second += 1;
         }
-        // KNOWN BUG (when a kill lands inside one file's restore, about one
-        // round in ten here): the killed rewind's temp file of an atomic write
-        // (`.fN.indus-tmp.PID.K`, empty) stays in the tree; the completion
-        // restores every file but does not remove it.
+        // A kill inside one file's restore (about one round in ten here)
+        // leaves that write's temp file (`.fN.indus-tmp.PID.K`); the
+        // completion removes it (it did not, before this was found).
         let leftovers: Vec<_> = common::temp_leftovers(env.root())
             .into_iter()
             .filter(|p| !p.starts_with(env.path(".indus-process")))
             .collect();
         assert!(
             leftovers.is_empty(),
-            "KNOWN BUG: {context}: the completed rewind left temp files in the tree: {leftovers:?}"
+            "{context}: the completed rewind left temp files in the tree: {leftovers:?}"
         );
         assert_same(&original, &shape(env.root()), &context);
     }
@@ -866,8 +865,7 @@ fn interleaved_sessions_keep_their_own_changes() {
     let shell_paths = all_paths(&shell);
     assert!(
         !shell_paths.iter().any(|p| p == "b.txt"),
-        "KNOWN BUG (timing-dependent, seen under load): the shell session claims the other \
-         session's edit of b.txt (an edit noted after the command's run ended; see \
+        "the shell session claims the other session's edit of b.txt (see \
          an_edit_of_another_session_noted_after_the_command_ended_is_not_the_commands): {shell}"
     );
     assert!(shell_paths.iter().any(|p| p == "a.txt"), "{shell}");
@@ -893,29 +891,26 @@ fn interleaved_sessions_keep_their_own_changes() {
     assert_eq!(env.read("b.txt"), original_b);
     assert_eq!(env.read("a.txt"), original_a);
 
-    // KNOWN BUG (timing-dependent; seen in 2 of 20 rounds here): the shell
-    // command's scans see the other session's atomic-write temp file
-    // (`.b.txt.indus-tmp.PID.N`) and the shell node records it (as "kept" when
-    // the first scan saw it, as "absent" when the second did), so a rewind of
-    // that node can recreate the temp file or refuse over it.
+    // The command's scans may see the other session's atomic-write temp file
+    // (`.b.txt.indus-tmp.PID.N`; 2 rounds in 20 did, before the scan passed
+    // the toolbox's own temp files over): no node may record it.
     let leftovers: Vec<_> = common::temp_leftovers(env.root())
         .into_iter()
         .filter(|p| !p.starts_with(env.path(".indus-process")))
         .collect();
     assert!(
         stray.is_empty() && leftovers.is_empty(),
-        "KNOWN BUG: the shell session's nodes claim paths its commands never touched: \
+        "the shell session's nodes claim paths its commands never touched: \
          {stray:?}; temp files in the tree after the rewinds: {leftovers:?}"
     );
 }
 
-/// FAILS (a product bug): a checkpointed edit of another session whose write
-/// lands while a command runs, but whose note in the change log lands only after
-/// the command's run has ended, is claimed by the command's node as its own
-/// change (not even uncertain): the edit notes its change after writing and
-/// hashing what it wrote, and the run ends (second scan, log read) in between.
-/// With a 3 MB file the debug build's edit takes long enough for that every
-/// time here. A rewind of the shell node then silently undoes the other
+/// A checkpointed edit of another session whose write lands while a command
+/// runs, but whose note in the change log lands only after the command's second
+/// scan (it notes after writing and hashing what it wrote; a 3 MB file in the
+/// debug build takes long enough every time): the command's run waits for the
+/// edit in flight and leaves its change out. Before, the shell node claimed it,
+/// and a rewind of the shell node silently undid the other
 /// session's edit.
 #[test]
 fn an_edit_of_another_session_noted_after_the_command_ended_is_not_the_commands() {
@@ -971,7 +966,7 @@ fn an_edit_of_another_session_noted_after_the_command_ended_is_not_the_commands(
     let now = env.read_string("big.txt");
     assert!(
         claimed.is_none() && now == edited,
-        "KNOWN BUG: the shell node s1 claims the edits session's change of big.txt \
+        "the shell node s1 claims the edits session's change of big.txt \
          ({claimed:?}); `--session shell checkpoint rewind s1` gave {rewound:?} and \
          big.txt {} the edit",
         if now == edited { "keeps" } else { "LOST" }
@@ -1005,12 +1000,8 @@ fn start_job_and_wait(env: &TestEnv) {
     std::thread::sleep(Duration::from_millis(100));
 }
 
-/// FAILS (a product bug): when the job's node would be the session's first,
-/// `checkpoint list` (and `checkpoint diff j1`) does not close the job's open run:
-/// `CheckpointStore::load` returns an empty index before settling when the
-/// session has no `nodes/` folder yet, so the list is `[]` (and `diff j1` says
-/// there is no such checkpoint). `checkpoint rewind j1`, which settles first,
-/// does find j1. See the next test for the same with an earlier node: it passes.
+/// A job's node as the session's first: `checkpoint list` closes the job's open
+/// run before it lists (it once returned `[]` when the session had no node yet).
 #[test]
 fn a_background_jobs_changes_are_listed_under_its_node_and_rewound() {
     let env = TestEnv::new();
@@ -1022,7 +1013,7 @@ fn a_background_jobs_changes_are_listed_under_its_node_and_rewound() {
     assert_eq!(
         node_names(&list),
         ["j1"],
-        "KNOWN BUG: `checkpoint list` after `--checkpoint --turn j1 process start …` \
+        "`checkpoint list` after `--checkpoint --turn j1 process start …` \
          (the session's first node) does not record the job's changes: {list}"
     );
     let recs = records(&list, "j1");

@@ -119,7 +119,8 @@ pub fn list(scope: &Scope, session: &str) -> Result<View, CheckpointError> {
         })
         .collect();
     let (bytes, blobs) = scope.store.size()?;
-    let record = json!({"session": session, "nodes": nodes, "store": {"bytes": bytes, "blobs": blobs}});
+    let record =
+        json!({"session": session, "nodes": nodes, "store": {"bytes": bytes, "blobs": blobs}});
     let store_line = format!(
         "Store: {} ({} kept) in {}.\n",
         crate::kernel::text::plural(bytes, "byte", "bytes"),
@@ -231,7 +232,10 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             let then = match &t.restore {
                 Image::Absent => "absent".to_string(),
                 Image::Kept { size, .. } => {
-                    format!("a file of {}", crate::kernel::text::plural(*size, "byte", "bytes"))
+                    format!(
+                        "a file of {}",
+                        crate::kernel::text::plural(*size, "byte", "bytes")
+                    )
                 }
                 other => other.describe(),
             };
@@ -244,7 +248,10 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
                         .map(|p| p.to_string_lossy().into_owned())
                         .unwrap_or_default()
                 ),
-                Some(m) => format!("a file of {}", crate::kernel::text::plural(m.len(), "byte", "bytes")),
+                Some(m) => format!(
+                    "a file of {}",
+                    crate::kernel::text::plural(m.len(), "byte", "bytes")
+                ),
             };
             let status = match (then.as_str(), now.as_str()) {
                 (x, y) if x == y => "unchanged",
@@ -264,7 +271,12 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
         let now = current(&t.path, store.cap())?;
         // The mode, when a command changed it (put back by a rewind).
         let mode_note = match (&t.restore, &now_meta) {
-            (Image::Kept { mode: Some(then), .. }, Some(m)) => {
+            (
+                Image::Kept {
+                    mode: Some(then), ..
+                },
+                Some(m),
+            ) => {
                 use std::os::unix::fs::MetadataExt;
                 let now = m.mode() & 0o7777;
                 (now != *then).then(|| format!("old mode {then:o}\nnew mode {now:o}\n"))
@@ -348,11 +360,18 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             whole.push_str(&format!(
                 "Not kept by checkpoints of commands (over the {}-byte cap): {}\n",
                 store.cap(),
-                over.iter().map(|(p, _)| shown(p)).collect::<Vec<_>>().join(", ")
+                over.iter()
+                    .map(|(p, _)| shown(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
-        over_all.extend(over.iter().map(|(p, size)| json!({"path": shown(p), "size": size})));
-        record["notCovered"] = json!({"ignored": ignored_all, "ignoredTotal": total, "overCap": over_all});
+        over_all.extend(
+            over.iter()
+                .map(|(p, size)| json!({"path": shown(p), "size": size})),
+        );
+        record["notCovered"] =
+            json!({"ignored": ignored_all, "ignoredTotal": total, "overCap": over_all});
     }
     record["diff"] = Value::from(whole.clone());
     Ok(View {

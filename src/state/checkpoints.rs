@@ -488,7 +488,8 @@ fn remove_stale_temps(steps: &[Step]) {
     let mut by_dir: HashMap<&Path, HashSet<&str>> = HashMap::new();
     for step in steps {
         let path = Path::new(step.path());
-        if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
+        {
             by_dir.entry(dir).or_default().insert(name);
         }
     }
@@ -526,7 +527,10 @@ fn relink(path: &Path, target: &str) -> io::Result<()> {
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let temp = dir.join(format!(".{name}.indus-link.{}", std::process::id()));
     let _ = std::fs::remove_file(&temp);
     std::os::unix::fs::symlink(target, &temp)?;
@@ -1457,9 +1461,9 @@ impl CheckpointStore {
                     .skip(1)
                     .find(|d| {
                         std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir() && !m.is_symlink())
-                            && !planned.get(d.to_string_lossy().as_ref()).is_some_and(|i| {
-                                matches!(i, Image::Dir { .. } | Image::Absent)
-                            })
+                            && !planned
+                                .get(d.to_string_lossy().as_ref())
+                                .is_some_and(|i| matches!(i, Image::Dir { .. } | Image::Absent))
                     })
                     .map(|d| format!("{} is a file now, not a folder", d.display())),
             };
@@ -1497,12 +1501,10 @@ impl CheckpointStore {
                 continue;
             }
             match t.restore {
-                Image::Absent if now_dir => {
-                    match leave_dirs.remove(&t.path) {
-                        Some(why) => report.skipped.push((t.path, why)),
-                        None => steps.push(Step::RemoveDir { path: t.path }),
-                    }
-                }
+                Image::Absent if now_dir => match leave_dirs.remove(&t.path) {
+                    Some(why) => report.skipped.push((t.path, why)),
+                    None => steps.push(Step::RemoveDir { path: t.path }),
+                },
                 Image::Absent => steps.push(Step::Delete {
                     path: t.path,
                     created_dirs: t.created_dirs,
@@ -1730,8 +1732,9 @@ impl CheckpointStore {
                     report.restored.push(path.clone());
                 }
                 Step::Link { path, target } => {
-                    relink(Path::new(path), target)
-                        .map_err(|e| io::Error::new(e.kind(), format!("cannot restore {path}: {e}")))?;
+                    relink(Path::new(path), target).map_err(|e| {
+                        io::Error::new(e.kind(), format!("cannot restore {path}: {e}"))
+                    })?;
                     report.restored.push(path.clone());
                 }
             }
@@ -1740,7 +1743,7 @@ impl CheckpointStore {
         // unsynced), before the plan is removed: a power loss before here
         // replays the plan.
         if !journal.steps.is_empty() {
-            crate::sys::sync_tree(&journal.steps[0].path().to_string());
+            crate::sys::sync_tree(journal.steps[0].path());
         }
         let (mut index, files) = self.read_index(lock)?;
         if let Some(from) = index.position(&journal.from) {
@@ -1776,6 +1779,11 @@ impl CheckpointStore {
 
     /// Delete every blob no record refers to.
     fn collect_garbage(&self, _lock: &StateLock, index: &Index) -> io::Result<()> {
+        // A command's run open (between its scans, or waiting out another
+        // call's write) holds copies no record names yet: collected later.
+        if std::fs::read_dir(self.folder().join("runs")).is_ok_and(|mut d| d.next().is_some()) {
+            return Ok(());
+        }
         let tree = self.tree_blobs();
         let mut keep = index.referenced();
         keep.extend(tree.iter().map(String::as_str));

@@ -35,7 +35,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-
 use super::user;
 use crate::kernel::digest::sha256_hex;
 
@@ -248,7 +247,11 @@ pub struct Unscanned {
 /// changed, nothing to save).
 pub fn scan(root: &Path, prev: &Snapshot, blobs: &Blobs) -> (Snapshot, Vec<Unscanned>, bool) {
     let rules = Rules::new(root);
-    let reuse = prev.root == root && rules.stamps.iter().all(|(k, e)| prev.entries.get(*k) == e.as_ref());
+    let reuse = prev.root == root
+        && rules
+            .stamps
+            .iter()
+            .all(|(k, e)| prev.entries.get(*k) == e.as_ref());
     let first = walk(root, reuse.then_some(prev), blobs, &rules, None);
     let (snap, unscanned, rules_changed, same) = first;
     if reuse && rules_changed {
@@ -447,8 +450,10 @@ fn walk(
         rules_changed: std::sync::atomic::AtomicBool::new(false),
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
-    let mut entries: Map<Entry> =
-        Map::with_capacity_and_hasher(prev.map_or(1024, |p| p.entries.len() + 16), Default::default());
+    let mut entries: Map<Entry> = Map::with_capacity_and_hasher(
+        prev.map_or(1024, |p| p.entries.len() + 16),
+        Default::default(),
+    );
     let mut same = 0;
     let mut unscanned = Vec::new();
     std::thread::scope(|scope| {
@@ -572,7 +577,10 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
                 for e in rd.flatten() {
                     let name = e.file_name();
                     let bytes = name.as_bytes();
-                    if bytes == b".git" || bytes == super::STATE_DIR_NAME.as_bytes() || own_temp(bytes) {
+                    if bytes == b".git"
+                        || bytes == super::STATE_DIR_NAME.as_bytes()
+                        || own_temp(bytes)
+                    {
                         continue;
                     }
                     match name.into_string() {
@@ -634,7 +642,10 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
                         if is_dir {
                             shown.push('/');
                         }
-                        ignored.lock().unwrap_or_else(|p| p.into_inner()).push(shown);
+                        ignored
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(shown);
                     }
                     continue;
                 }
@@ -643,7 +654,10 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
         };
         match entry_of(shared, &dir, name, old, &m) {
             Ok(e) => {
-                if name == ".gitignore" && shared.prev.is_some() && old.is_none_or(|o| o.sum != e.sum) {
+                if name == ".gitignore"
+                    && shared.prev.is_some()
+                    && old.is_none_or(|o| o.sum != e.sum)
+                {
                     shared
                         .rules_changed
                         .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -709,7 +723,10 @@ fn entry_of(
     }
     let path = dir.join(name);
     let (sum, kept) = match kind {
-        Kind::Link => (std::fs::read_link(&path)?.to_string_lossy().into_owned(), true),
+        Kind::Link => (
+            std::fs::read_link(&path)?.to_string_lossy().into_owned(),
+            true,
+        ),
         _ => shared.blobs.keep(&path, m.size)?,
     };
     Ok(Entry {
@@ -808,8 +825,10 @@ pub fn decode(bytes: &[u8]) -> Option<Snapshot> {
     let root = PathBuf::from(std::ffi::OsStr::from_bytes(&unhex(&signed[..nl])?));
     let mut rest = &signed[nl + 1..];
     let mut entries = Map::with_capacity_and_hasher(rest.len() / 120 + 16, Default::default());
-    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or_default());
-    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or_default());
+    let u32_at =
+        |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or_default());
+    let u64_at =
+        |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or_default());
     while !rest.is_empty() {
         let head = rest.get(..RECORD)?;
         let kind = match head[0] {
@@ -821,7 +840,8 @@ pub fn decode(bytes: &[u8]) -> Option<Snapshot> {
         let sum_len = u32_at(head, 38) as usize;
         let path_len = u32_at(head, 42) as usize;
         let sum = std::str::from_utf8(rest.get(RECORD..RECORD + sum_len)?).ok()?;
-        let path = std::str::from_utf8(rest.get(RECORD + sum_len..RECORD + sum_len + path_len)?).ok()?;
+        let path =
+            std::str::from_utf8(rest.get(RECORD + sum_len..RECORD + sum_len + path_len)?).ok()?;
         entries.insert(
             Arc::from(path),
             Entry {
@@ -851,7 +871,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &[u8]) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     s.chunks(2)
@@ -888,12 +908,12 @@ mod tests {
             dir: &bdir,
             cap: 1024,
         };
-        let (first, unscanned) = scan(root, &Snapshot::default(), &blobs);
+        let (first, unscanned, _) = scan(root, &Snapshot::default(), &blobs);
         assert!(unscanned.is_empty(), "{unscanned:?}");
         let mut paths: Vec<&str> = first
             .entries
             .keys()
-            .map(String::as_str)
+            .map(|k| &**k)
             .filter(|p| is_path(p))
             .collect();
         paths.sort();
@@ -911,10 +931,13 @@ mod tests {
         let at = forged.len() - 3;
         forged[at] ^= 1;
         assert!(decode(&forged).is_none());
+        let (again, _, same) = scan(root, &first, &blobs);
+        assert!(same, "an unchanged tree scans the same");
+        assert_eq!(again.entries, first.entries);
         // A change found, the rest reused.
         std::fs::write(root.join("a.txt"), "two\n").unwrap();
         std::fs::remove_dir(root.join("d/e")).unwrap();
-        let (second, _) = scan(root, &first, &blobs);
+        let (second, _, _) = scan(root, &first, &blobs);
         let got: Vec<(&str, bool, bool)> = changes(&first, &second)
             .into_iter()
             .map(|(p, b, a)| (p, b.is_some(), a.is_some()))
@@ -929,13 +952,10 @@ mod tests {
         let tree = tempfile::tempdir().unwrap();
         std::fs::write(tree.path().join("big"), "0123456789").unwrap();
         let bdir = blobs_in(home.path());
-        let (snap, _) = scan(
+        let (snap, _, _) = scan(
             tree.path(),
             &Snapshot::default(),
-            &Blobs {
-                dir: &bdir,
-                cap: 4,
-            },
+            &Blobs { dir: &bdir, cap: 4 },
         );
         let e = &snap.entries["big"];
         assert!(!e.kept);

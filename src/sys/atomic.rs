@@ -59,7 +59,11 @@ pub fn atomic_write_within(path: &Path, data: &[u8], root: Option<&Root>) -> io:
 
 /// [`atomic_write_within`] without the `fsync`s, for many files put back at
 /// once and flushed together afterwards ([`sync_tree`]).
-pub fn atomic_write_within_unsynced(path: &Path, data: &[u8], root: Option<&Root>) -> io::Result<()> {
+pub fn atomic_write_within_unsynced(
+    path: &Path,
+    data: &[u8],
+    root: Option<&Root>,
+) -> io::Result<()> {
     let target = write_target(path)?;
     if let Some(root) = root {
         let shown = target.to_string_lossy();

@@ -146,9 +146,10 @@ impl Around for Commands {
                 ),
             };
         }
-        let ended = tokio::task::spawn_blocking(move || store.end_run(run).map_err(|e| e.to_string()))
-            .await
-            .unwrap_or_else(|e| Err(e.to_string()));
+        let ended =
+            tokio::task::spawn_blocking(move || store.end_run(run).map_err(|e| e.to_string()))
+                .await
+                .unwrap_or_else(|e| Err(e.to_string()));
         match ended {
             Ok(report) => match report_notice(&node.name, &report, &shown) {
                 Some(notice) => with_notice(result, &notice),

@@ -145,10 +145,7 @@ impl CheckpointStore {
         let Ok(path) = self.dir.checked(self.tree_rel()) else {
             return Snapshot::default();
         };
-        let t = std::time::Instant::now();
-        let read = super::super::files::read_file(&path, 1 << 30);
-        if std::env::var_os("INDUS_TIMING").is_some() { eprintln!("read {:?}", t.elapsed()); }
-        match read {
+        match super::super::files::read_file(&path, 1 << 30) {
             Ok(bytes) => tree::decode(&bytes).unwrap_or_else(|| {
                 passed_over(&path, "the checkpoint tree cache");
                 Snapshot::default()
@@ -219,13 +216,13 @@ impl CheckpointStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
             Err(e) => return Err(state_error(&path, e)),
         };
-        let end = bytes
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
+        let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         let from = (from as usize).min(end);
         let mut out = Vec::new();
-        for line in bytes[from..end].split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        for line in bytes[from..end]
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+        {
             let Ok(mut l) = serde_json::from_slice::<LogLine>(line) else {
                 continue;
             };
@@ -310,15 +307,11 @@ impl CheckpointStore {
         if node.named {
             self.open_node(lock, node)?;
         }
-        let t0 = std::time::Instant::now();
         let prev = self.load_tree();
-        let t1 = t0.elapsed();
         let (snap, unscanned, same) = self.scan_tree(root, &prev)?;
-        let t2 = t0.elapsed();
         if !same {
             self.save_tree(lock, &snap)?;
         }
-        if std::env::var_os("INDUS_TIMING").is_some() { eprintln!("load {t1:?} scan {t2:?} save {:?}", t0.elapsed()); }
         // The runs still active (begun, not ended, their process alive).
         let (lines, end) = self.log_lines(0)?;
         let mut active: Vec<String> = Vec::new();
@@ -376,13 +369,51 @@ impl CheckpointStore {
     /// that no logged write explains.
     pub fn end_run(&self, run: Run) -> Result<RunReport, CheckpointError> {
         self.guard()?;
-        let lock = self.dir.lock()?;
+        let mut lock = self.dir.lock()?;
         self.finish_interrupted(&lock)?;
-        self.finish_run(&lock, run)
+        let scanned = self.scan_tree(&run.root, &run.before)?;
+        // A checkpointed write of a changed file still in flight (it has
+        // written, and notes its change under this lock): let it finish, so
+        // its line is in the log, rather than call its change uncertain. The
+        // wait is bounded; what is still in flight after it is uncertain.
+        let waiting: Vec<String> = if scanned.2 {
+            Vec::new()
+        } else {
+            let (lines, _) = self.log_lines(run.log_at)?;
+            tree::changes(&run.before, &scanned.0)
+                .into_iter()
+                .map(|(rel, _, _)| run.root.join(rel).to_string_lossy().into_owned())
+                .filter(|abs| {
+                    !lines
+                        .iter()
+                        .any(|l| l.path.as_deref() == Some(abs.as_str()))
+                })
+                .filter(|abs| self.file_change_in_flight(abs))
+                .collect()
+        };
+        if !waiting.is_empty() {
+            drop(lock);
+            let deadline = std::time::Instant::now() + crate::kernel::backends::FILE_LOCK_WAIT;
+            for abs in &waiting {
+                while self.file_change_in_flight(abs) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            }
+            lock = self.dir.lock()?;
+        }
+        self.finish_run(&lock, run, Some(scanned))
     }
 
-    fn finish_run(&self, lock: &StateLock, run: Run) -> Result<RunReport, CheckpointError> {
-        let (after, mut unscanned, same) = self.scan_tree(&run.root, &run.before)?;
+    fn finish_run(
+        &self,
+        lock: &StateLock,
+        run: Run,
+        scanned: Option<(Snapshot, Vec<Unscanned>, bool)>,
+    ) -> Result<RunReport, CheckpointError> {
+        let (after, mut unscanned, same) = match scanned {
+            Some(s) => s,
+            None => self.scan_tree(&run.root, &run.before)?,
+        };
         let (lines, _) = self.log_lines(run.log_at)?;
         let other_run = run.overlap.clone().or_else(|| {
             lines
@@ -425,7 +456,10 @@ impl CheckpointStore {
                     // Another call's own checkpointed change: its node holds it.
                     continue;
                 }
-                Some("changed by this command and by another checkpointed call at the same time".to_string())
+                Some(
+                    "changed by this command and by another checkpointed call at the same time"
+                        .to_string(),
+                )
             };
             let before = match b {
                 None => Image::Absent,
@@ -557,7 +591,7 @@ impl CheckpointStore {
             run.before = self.load_tree();
             // One of another folder (a copied project's) is not this tree's.
             if run.before.root == run.root {
-                self.finish_run(lock, run)?;
+                self.finish_run(lock, run, None)?;
             }
             remove_if_there(&path)?;
         }
@@ -623,13 +657,8 @@ mod tests {
         std::fs::write(root.join("c"), "new\n").unwrap();
         std::fs::write(root.join("b"), "bee2\n").unwrap();
         let b = root.join("b").to_string_lossy().into_owned();
-        s.note_change(
-            &b,
-            Some(&sha256_hex(b"bee\n")),
-            &sha256_hex(b"bee2\n"),
-            &[],
-        )
-        .unwrap();
+        s.note_change(&b, Some(&sha256_hex(b"bee\n")), &sha256_hex(b"bee2\n"), &[])
+            .unwrap();
         let report = s.end_run(run).unwrap();
         let a = root.join("a").to_string_lossy().into_owned();
         let c = root.join("c").to_string_lossy().into_owned();
