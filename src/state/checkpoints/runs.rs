@@ -117,6 +117,15 @@ fn sig(e: Option<&tree::Entry>) -> String {
     e.map_or_else(|| AFTER_ABSENT.to_string(), tree::Entry::signature)
 }
 
+/// Free a large snapshot on a thread of its own: tens of thousands of entries
+/// take milliseconds to free, which the call need not wait for (a one-shot
+/// invocation exits before they would be of use).
+fn drop_aside(snap: Snapshot) {
+    if snap.entries.len() > 4096 {
+        std::thread::spawn(move || drop(snap));
+    }
+}
+
 fn alive(pid: u32) -> bool {
     pid == 0 || nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), None).is_ok()
 }
@@ -312,6 +321,7 @@ impl CheckpointStore {
         if !same {
             self.save_tree(lock, &snap)?;
         }
+        drop_aside(prev);
         // The runs still active (begun, not ended, their process alive).
         let (lines, end) = self.log_lines(0)?;
         let mut active: Vec<String> = Vec::new();
@@ -510,6 +520,8 @@ impl CheckpointStore {
             },
         )?;
         remove_if_there(&self.dir.checked(self.pending_rel(&run.id))?)?;
+        drop_aside(after);
+        drop_aside(run.before);
         report.unscanned = run.unscanned;
         for u in unscanned.drain(..) {
             if !report.unscanned.contains(&u) {
