@@ -45,7 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--ssh-config', '--ssh-config', [CompletionResultType]::ParameterName, 'The ssh configuration file of --exec ssh: (ssh -F)')
             [CompletionResult]::new('--no-tools', '--no-tools', [CompletionResultType]::ParameterName, 'Expose no tools at all')
             [CompletionResult]::new('--gate', '--gate', [CompletionResultType]::ParameterName, 'write/edit refuse a file not read (or changed since) in this session')
-            [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'Record what write, edit and apply_patch change, for `checkpoint diff|rewind`')
+            [CompletionResult]::new('--checkpoint', '--checkpoint', [CompletionResultType]::ParameterName, 'Record what write, edit and apply_patch change, and what commands (bash, run_shell, task, process start) change in the project tree, for `checkpoint diff|rewind`')
             [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'Ask on the terminal before a command the policy does not allow runs (no terminal: denied)')
             [CompletionResult]::new('--envelope', '--envelope', [CompletionResultType]::ParameterName, 'Wrap every result in the harness_timestamp envelope (always on in buddy)')
             [CompletionResult]::new('--no-mcp', '--no-mcp', [CompletionResultType]::ParameterName, 'Graft no MCP server''s tools (read no MCP config)')
@@ -92,7 +92,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
-            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
+            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or install it where the shell looks')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them')
@@ -642,6 +642,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -672,6 +673,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'indus-tool;checkpoint;gc' {
+            [CompletionResult]::new('--tree', '--tree', [CompletionResultType]::ParameterName, 'Also forget the last scan of the tree and its copies (the next checkpointed command copies the tree again)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'indus-tool;checkpoint;drop' {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Forget every node of the session')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -684,6 +691,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -701,6 +709,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;checkpoint;help;rewind' {
+            break
+        }
+        'indus-tool;checkpoint;help;gc' {
             break
         }
         'indus-tool;checkpoint;help;drop' {
@@ -768,7 +779,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
-            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit')
+            [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or install it where the shell looks')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them')
@@ -934,6 +945,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('off', 'off', [CompletionResultType]::ParameterValue, 'Stop checkpointing this session by default (the nodes already recorded stay)')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff from the state before NODE to now, for every file touched at or after NODE')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands')
             [CompletionResult]::new('drop', 'drop', [CompletionResultType]::ParameterValue, 'Forget NODE and every older node (or --all), deleting contents no node needs')
             break
         }
@@ -950,6 +962,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;checkpoint;rewind' {
+            break
+        }
+        'indus-tool;help;checkpoint;gc' {
             break
         }
         'indus-tool;help;checkpoint;drop' {

@@ -154,6 +154,9 @@ _indus__tool() {
             indus__tool__subcmd__checkpoint,drop)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__drop"
                 ;;
+            indus__tool__subcmd__checkpoint,gc)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__gc"
+                ;;
             indus__tool__subcmd__checkpoint,help)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help"
                 ;;
@@ -174,6 +177,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__checkpoint__subcmd__help,drop)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__drop"
+                ;;
+            indus__tool__subcmd__checkpoint__subcmd__help,gc)
+                cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__gc"
                 ;;
             indus__tool__subcmd__checkpoint__subcmd__help,help)
                 cmd="indus__tool__subcmd__checkpoint__subcmd__help__subcmd__help"
@@ -327,6 +333,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help__subcmd__checkpoint,drop)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__drop"
+                ;;
+            indus__tool__subcmd__help__subcmd__checkpoint,gc)
+                cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__gc"
                 ;;
             indus__tool__subcmd__help__subcmd__checkpoint,list)
                 cmd="indus__tool__subcmd__help__subcmd__checkpoint__subcmd__list"
@@ -728,7 +737,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__checkpoint)
-            opts="-h --help list on off diff rewind drop help"
+            opts="-h --help list on off diff rewind gc drop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,8 +778,22 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__checkpoint__subcmd__gc)
+            opts="-h --tree --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__checkpoint__subcmd__help)
-            opts="list on off diff rewind drop help"
+            opts="list on off diff rewind gc drop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -798,6 +821,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__checkpoint__subcmd__help__subcmd__drop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__checkpoint__subcmd__help__subcmd__gc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1398,7 +1435,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__checkpoint)
-            opts="list on off diff rewind drop"
+            opts="list on off diff rewind gc drop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1426,6 +1463,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__checkpoint__subcmd__drop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__checkpoint__subcmd__gc)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

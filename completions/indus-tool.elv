@@ -42,7 +42,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --ssh-config 'The ssh configuration file of --exec ssh: (ssh -F)'
             cand --no-tools 'Expose no tools at all'
             cand --gate 'write/edit refuse a file not read (or changed since) in this session'
-            cand --checkpoint 'Record what write, edit and apply_patch change, for `checkpoint diff|rewind`'
+            cand --checkpoint 'Record what write, edit and apply_patch change, and what commands (bash, run_shell, task, process start) change in the project tree, for `checkpoint diff|rewind`'
             cand --confirm 'Ask on the terminal before a command the policy does not allow runs (no terminal: denied)'
             cand --envelope 'Wrap every result in the harness_timestamp envelope (always on in buddy)'
             cand --no-mcp 'Graft no MCP server''s tools (read no MCP config)'
@@ -89,7 +89,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
-            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
+            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands'
             cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
@@ -579,6 +579,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand gc 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -603,6 +604,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'indus-tool;checkpoint;gc'= {
+            cand --tree 'Also forget the last scan of the tree and its copies (the next checkpointed command copies the tree again)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'indus-tool;checkpoint;drop'= {
             cand --all 'Forget every node of the session'
             cand -h 'Print help'
@@ -614,6 +620,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand gc 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -626,6 +633,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;checkpoint;help;diff'= {
         }
         &'indus-tool;checkpoint;help;rewind'= {
+        }
+        &'indus-tool;checkpoint;help;gc'= {
         }
         &'indus-tool;checkpoint;help;drop'= {
         }
@@ -687,7 +696,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
-            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for write and edit'
+            cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands'
             cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
             cand man 'Write man pages (indus-tool.1 and one per subcommand) into a directory, or install them'
@@ -804,6 +813,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand off 'Stop checkpointing this session by default (the nodes already recorded stay)'
             cand diff 'Unified diff from the state before NODE to now, for every file touched at or after NODE'
             cand rewind 'Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes'
+            cand gc 'Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands'
             cand drop 'Forget NODE and every older node (or --all), deleting contents no node needs'
         }
         &'indus-tool;help;checkpoint;list'= {
@@ -815,6 +825,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;checkpoint;diff'= {
         }
         &'indus-tool;help;checkpoint;rewind'= {
+        }
+        &'indus-tool;help;checkpoint;gc'= {
         }
         &'indus-tool;help;checkpoint;drop'= {
         }

@@ -18,7 +18,8 @@ use super::error::CliResult;
 use super::globals::Globals;
 use super::output::Printer;
 use crate::deck::checkpoint_tools::{self as views, Scope, View};
-use crate::deck::wrappers::checkpoint::{CheckpointHandle, install_checkpoints};
+use crate::deck::wrappers::checkpoint::CheckpointHandle;
+use crate::deck::wrappers::install_checkpoints;
 use crate::kernel::ToolRegistry;
 use crate::state::checkpoints::{CheckpointError, CheckpointStore, NodeName};
 

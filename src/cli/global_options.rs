@@ -150,7 +150,7 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         id: "checkpoint",
         takes: Takes::Switch,
         env: Some("INDUS_CHECKPOINT"),
-        help: "Record what write, edit and apply_patch change, for `checkpoint diff|rewind`",
+        help: "Record what write, edit and apply_patch change, and what commands (bash, run_shell, task, process start) change in the project tree, for `checkpoint diff|rewind`",
         build: |a| {
             a
                 // INDUS_CHECKPOINT=0 (or false, no, off) is off, any other value on.

@@ -31,7 +31,10 @@
 //!
 //! This module owns the data and the file operations (record, list, diff inputs,
 //! rewind, drop); the tool wrapper is `deck::wrappers::checkpoint`, the command line
-//! `cli::checkpoint_command`.
+//! `cli::checkpoint_command`. Its child `runs` continues the store's impl for
+//! commands (a tree scanned before and after): the store closes runs left open
+//! before any read (`settle`) and keeps their copies from collection, which is
+//! why the two are one type in two files.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Read};
@@ -40,8 +43,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-mod runs;
-pub use runs::{Run, RunReport};
+pub mod runs;
 
 use super::{READ_CAP, StateDir, StateLock, file_key, same_place, user};
 use crate::kernel::Root;
@@ -1440,8 +1442,12 @@ impl CheckpointStore {
                     .find(|c| !goes(c))
                     .map(|c| c.to_string_lossy().into_owned())
             };
+            // A folder the node's own change did not make (made by hand since)
+            // cannot take a file back, forced or not.
+            let made_dir = t.last_after.as_deref() == Some(super::tree::SIG_DIR);
             let blocked = match &t.restore {
                 Image::Dir { .. } => None,
+                _ if is_dir && !made_dir => Some("is a folder now".to_string()),
                 Image::Absent if is_dir => {
                     if let Some(stray) = stray() {
                         leave_dirs.insert(

@@ -38,7 +38,7 @@ use serde_json::Value;
 use crate::kernel::digest::sha256_of_reader;
 use crate::kernel::{
     Around, DefinedTool, DirChild, FileLock, Fs, FsEntryInfo, RemoveOptions, ToolContentBlock,
-    ToolContext, ToolRegistry, ToolResult, WalkOptions, WalkVisitorFactory, wrap_tool,
+    ToolContext, ToolResult, WalkOptions, WalkVisitorFactory, wrap_tool,
 };
 use crate::state::checkpoints::{
     AFTER_ABSENT, Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path,
@@ -70,30 +70,6 @@ pub fn maybe_wrap_checkpoint(
         }
         _ => tool,
     }
-}
-
-/// Replace the file tools ([`CHECKPOINTED_TOOLS`]) and the command tools
-/// ([`COMMAND_TOOLS`](super::command_checkpoint::COMMAND_TOOLS)) in `registry` by
-/// their wrapped selves (in place, so order and collections are unchanged).
-pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle) {
-    use super::command_checkpoint::{COMMAND_TOOLS, Commands};
-    let handle = Arc::new(handle);
-    let mut wrapped: Vec<DefinedTool> = CHECKPOINTED_TOOLS
-        .iter()
-        .filter_map(|name| registry.get(name).cloned())
-        .map(|tool| maybe_wrap_checkpoint(tool, Some(&handle)))
-        .collect();
-    let commands = Arc::new(Commands {
-        handle: Arc::clone(&handle),
-        serial: Arc::default(),
-    });
-    wrapped.extend(
-        COMMAND_TOOLS
-            .iter()
-            .filter_map(|name| registry.get(name).cloned())
-            .map(|tool| wrap_tool(tool, commands.clone())),
-    );
-    registry.register_all(wrapped);
 }
 
 struct Checkpointing {

@@ -23,7 +23,8 @@ use serde_json::Value;
 
 use super::checkpoint::{CheckpointHandle, with_notice};
 use crate::kernel::{Around, DefinedTool, JsonSchema, ToolContext, ToolResult};
-use crate::state::checkpoints::{NodeName, RunReport};
+use crate::state::checkpoints::NodeName;
+use crate::state::checkpoints::runs::RunReport;
 
 /// The tools whose commands are checkpointed (a job tool only for `start`).
 pub const COMMAND_TOOLS: &[&str] = &["bash", "run_shell", "task", "process", "bg-process"];
