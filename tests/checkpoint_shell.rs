@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::BTreeMap;
 #[cfg(feature = "mcp")]
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -563,16 +563,7 @@ impl Mcp {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn the server");
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (send, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = common::line_channel(child.stdout.take().unwrap());
         let mut mcp = Self { child, lines };
         let answer = mcp.request(
             0,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -367,16 +367,7 @@ impl Raw {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn");
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let (send, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in out.lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = common::line_channel(child.stdout.take().unwrap());
         Self { child, lines }
     }
 

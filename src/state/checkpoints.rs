@@ -1017,7 +1017,7 @@ impl CheckpointStore {
     pub fn load(&self) -> io::Result<Index> {
         self.guard()?;
         // Nothing recorded and no run open: nothing to read, nothing created.
-        if !self.nodes_dir().is_dir() && !self.folder().join("runs").is_dir() {
+        if !self.nodes_dir().is_dir() && !self.any_run_open() {
             return Ok(Index::default());
         }
         let lock = self.dir.lock()?;
@@ -1404,12 +1404,24 @@ impl CheckpointStore {
         // A folder above a path that is a link now would lead a step out of the
         // project: refused, unless the rewind itself puts a folder back there
         // (then what lies under the link is not the node's, and is left).
+        // What each folder above the paths is now, looked up once (a rewind of
+        // 2,000 files in 20 folders asks 20 times, not 2,000).
+        let kinds: std::cell::RefCell<HashMap<PathBuf, Option<std::fs::FileType>>> =
+            Default::default();
+        let kind_of = |d: &Path| -> Option<std::fs::FileType> {
+            if let Some(k) = kinds.borrow().get(d) {
+                return *k;
+            }
+            let k = std::fs::symlink_metadata(d).ok().map(|m| m.file_type());
+            kinds.borrow_mut().insert(d.to_path_buf(), k);
+            k
+        };
         let link_above = |path: &Path| -> Option<PathBuf> {
             let project = self.project()?;
             path.ancestors()
                 .skip(1)
                 .take_while(|d| d.starts_with(project) && *d != project)
-                .find(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()))
+                .find(|d| kind_of(d).is_some_and(|k| k.is_symlink()))
                 .map(Path::to_path_buf)
         };
         let mut under_link: HashSet<String> = HashSet::new();
@@ -1466,7 +1478,7 @@ impl CheckpointStore {
                     .ancestors()
                     .skip(1)
                     .find(|d| {
-                        std::fs::symlink_metadata(d).is_ok_and(|m| !m.is_dir() && !m.is_symlink())
+                        kind_of(d).is_some_and(|k| !k.is_dir() && !k.is_symlink())
                             && !planned
                                 .get(d.to_string_lossy().as_ref())
                                 .is_some_and(|i| matches!(i, Image::Dir { .. } | Image::Absent))
@@ -1690,7 +1702,9 @@ impl CheckpointStore {
                     };
                     if !already && current_hash(path).ok().flatten().as_deref() != Some(sha256) {
                         let bytes = self.blob(sha256)?;
-                        if let Some(parent) = path.parent() {
+                        if let Some(parent) = path.parent()
+                            && !parent.is_dir()
+                        {
                             std::fs::create_dir_all(parent).map_err(restore_error)?;
                         }
                         crate::sys::atomic_write_within_unsynced(path, &bytes, root)
@@ -1758,7 +1772,19 @@ impl CheckpointStore {
                 self.remove_node(f)?;
             }
         }
-        self.collect_garbage(lock, &index)?;
+        // With a scan of the tree kept (commands are checkpointed), the
+        // contents just put back stay: the next scan finds them there and need
+        // not copy them again. Without one, nothing needs them.
+        let scanned = self.dir.checked(self.tree_rel()).is_ok_and(|p| p.is_file());
+        let restored: Vec<&str> = journal
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Restore { sha256, .. } if scanned => Some(sha256.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.collect_garbage_keeping(lock, &index, &restored)?;
         remove_if_there(&self.dir.checked(self.journal_rel())?)?;
         Ok(report)
     }
@@ -1784,15 +1810,26 @@ impl CheckpointStore {
     }
 
     /// Delete every blob no record refers to.
-    fn collect_garbage(&self, _lock: &StateLock, index: &Index) -> io::Result<()> {
+    fn collect_garbage(&self, lock: &StateLock, index: &Index) -> io::Result<()> {
+        self.collect_garbage_keeping(lock, index, &[])
+    }
+
+    /// [`Self::collect_garbage`], keeping `also` too.
+    fn collect_garbage_keeping(
+        &self,
+        _lock: &StateLock,
+        index: &Index,
+        also: &[&str],
+    ) -> io::Result<()> {
         // A command's run open (between its scans, or waiting out another
         // call's write) holds copies no record names yet: collected later.
-        if std::fs::read_dir(self.folder().join("runs")).is_ok_and(|mut d| d.next().is_some()) {
+        if self.any_run_open() {
             return Ok(());
         }
         let tree = self.tree_blobs();
-        let mut keep = index.referenced();
+        let mut keep: HashSet<&str> = index.referenced().into_iter().collect();
         keep.extend(tree.iter().map(String::as_str));
+        keep.extend(also.iter().copied());
         let dir = self.folder().join("blobs");
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,

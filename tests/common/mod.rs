@@ -327,3 +327,20 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The lines a child writes to `out`, read on a thread of their own, so a test
+/// can wait for one with a timeout (`recv_timeout`) instead of blocking.
+#[allow(dead_code)]
+pub fn line_channel(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}

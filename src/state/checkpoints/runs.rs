@@ -37,6 +37,8 @@ use super::super::tree::{self, Blobs, Kind, Snapshot, Unscanned};
 use super::*;
 
 const LOG_REL: &str = "checkpoints/changes.log";
+/// The runs open, of every session (see [`CheckpointStore::any_run_open`]).
+const RUNS_REL: &str = "checkpoints/runs";
 const SEAL_LOG: &str = "indus-tool checkpoint change 1";
 const SEAL_PENDING: &str = "indus-tool checkpoint pending run 1";
 /// Past this the change log is emptied by a run that finds no other active.
@@ -131,14 +133,14 @@ fn alive(pid: u32) -> bool {
 }
 
 impl CheckpointStore {
-    fn tree_rel(&self) -> String {
+    pub(super) fn tree_rel(&self) -> String {
         format!("{}/tree", self.rel)
     }
 
     /// Where an open run is kept until it ends: a run whose process died
     /// (SIGKILL) or a background job's is closed by the next call.
     fn pending_rel(&self, id: &str) -> String {
-        format!("{}/runs/{}", self.rel, file_key(id))
+        format!("{RUNS_REL}/{}", file_key(id))
     }
 
     /// The tree a session's commands are checkpointed over: the project (the
@@ -260,6 +262,11 @@ impl CheckpointStore {
     /// Note a checkpointed file tool's change of `real` (its state before, when
     /// known, and after), and the folders it made, so a command running
     /// meanwhile does not claim it.
+    ///
+    /// Only while a run is open: called after the write, under the file's
+    /// change lock, so a run begun before the write is open still (a run ending
+    /// waits for that lock), and a run begun after it saw the write in its
+    /// first scan.
     pub fn note_change(
         &self,
         real: &str,
@@ -267,6 +274,9 @@ impl CheckpointStore {
         after: &str,
         created: &[String],
     ) -> io::Result<()> {
+        if !self.any_run_open() {
+            return Ok(());
+        }
         self.guard()?;
         let lock = self.dir.lock()?;
         for dir in created {
@@ -289,6 +299,15 @@ impl CheckpointStore {
                 ..LogLine::default()
             },
         )
+    }
+
+    /// Whether a command's run is open in this state folder (any session).
+    pub(super) fn any_run_open(&self) -> bool {
+        self.dir
+            .checked(format!("{RUNS_REL}/x"))
+            .ok()
+            .and_then(|p| std::fs::read_dir(p.parent()?).ok())
+            .is_some_and(|mut d| d.next().is_some())
     }
 
     /// Before a command runs: finish what is pending, refuse a stale turn (so
@@ -369,7 +388,7 @@ impl CheckpointStore {
         };
         // Kept until the run ends: one cut short (the toolbox killed while the
         // command ran) is closed by the next call, its changes still recorded.
-        self.dir.make_dirs(format!("{}/runs", self.rel))?;
+        self.dir.make_dirs(RUNS_REL)?;
         self.dir
             .write_sealed(lock, &self.pending_rel(&run.id), SEAL_PENDING, &run, false)?;
         Ok(run)
@@ -577,15 +596,20 @@ impl CheckpointStore {
     /// (at the session's next call), one whose process died. Their changes
     /// since their first scan are recorded, oldest run first.
     pub(super) fn close_pending(&self, lock: &StateLock) -> Result<(), CheckpointError> {
-        let dir = self.dir.checked(format!("{}/runs/x", self.rel))?;
+        let dir = self.dir.checked(format!("{RUNS_REL}/x"))?;
         let Some(dir) = dir.parent() else {
             return Ok(());
         };
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
         };
+        // This session's runs: their ids begin with its folder's name.
+        let mine = file_key(&format!("{}:", self.rel));
         let mut open: Vec<(PathBuf, Run)> = Vec::new();
         for e in entries.flatten() {
+            if !e.file_name().to_string_lossy().starts_with(&mine) {
+                continue;
+            }
             let path = e.path();
             match super::super::read_sealed::<Run>(&path, SEAL_PENDING, NODE_CAP) {
                 Ok(super::super::Sealed::Ours(run)) => open.push((path, run)),
