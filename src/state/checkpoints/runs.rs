@@ -332,6 +332,21 @@ impl CheckpointStore {
         root: &Path,
         pid: u32,
     ) -> Result<Run, CheckpointError> {
+        // A tree that is the user's home folder or the filesystem's root is no
+        // project: its first scan would copy all of it.
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        if root.parent().is_none() || home.as_deref() == Some(root) {
+            return Err(io::Error::other(format!(
+                "{} is not a project folder (it is {}), and checkpointing a command copies the tree it runs in; run it in a project (a folder with .git or .indus-process), or without --checkpoint",
+                root.display(),
+                if root.parent().is_none() {
+                    "the filesystem's root"
+                } else {
+                    "your home folder"
+                }
+            ))
+            .into());
+        }
         if node.named {
             self.open_node(lock, node)?;
         }
