@@ -1112,3 +1112,185 @@ fn a_command_that_changes_nothing_records_no_node() {
     );
     assert_eq!(list_json(&env), json!([]));
 }
+
+// ---------------------------------------------------------------------------
+// The world's attacks: a checkout's planted state, a link out of the tree, a
+// copy of the project, a toolbox killed while its command runs.
+
+/// A repository can carry `.indus-process/` (a checkout is whoever wrote it):
+/// a tree cache naming another content for a file, a change log claiming the
+/// command's change as another call's, an open run. None of it carries this
+/// user's seal, so none of it is acted on: the command's change is recorded
+/// and rewound as if they were not there.
+#[test]
+fn a_checkouts_planted_tree_cache_change_log_and_runs_are_passed_over() {
+    let env = TestEnv::new();
+    env.write("a.txt", "mine\n");
+    let a = std::fs::canonicalize(env.path("a.txt")).unwrap();
+    let ck_dir = env.path(".indus-process/checkpoints");
+    std::fs::create_dir_all(ck_dir.join("default/blobs")).unwrap();
+    std::fs::create_dir_all(ck_dir.join("runs")).unwrap();
+    // A cache in the toolbox's own format claiming a.txt, with its stat as it
+    // is, holds a content the attacker supplies (a blob named by its hash):
+    // taken, the rewind would write "evil". Only the seal is wrong.
+    use sha2::Digest;
+    use std::os::unix::fs::MetadataExt;
+    let evil: String = sha2::Sha256::digest(b"evil\n")
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(ck_dir.join("default/blobs").join(&evil), "evil\n").unwrap();
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    let m = std::fs::symlink_metadata(&a).unwrap();
+    let mut body: Vec<u8> = root
+        .to_string_lossy()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()
+        .into_bytes();
+    body.push(b'\n');
+    body.push(b'f');
+    body.push(1);
+    body.extend_from_slice(&(m.mode() & 0o7777).to_le_bytes());
+    body.extend_from_slice(&m.len().to_le_bytes());
+    body.extend_from_slice(&(m.mtime() * 1_000_000_000 + m.mtime_nsec()).to_le_bytes());
+    body.extend_from_slice(&(m.ctime() * 1_000_000_000 + m.ctime_nsec()).to_le_bytes());
+    body.extend_from_slice(&m.ino().to_le_bytes());
+    body.extend_from_slice(&(evil.len() as u32).to_le_bytes());
+    body.extend_from_slice(&5u32.to_le_bytes());
+    body.extend_from_slice(evil.as_bytes());
+    body.extend_from_slice(b"a.txt");
+    let mut cache = format!("indus-tool tree 1 {}\n", "0".repeat(64)).into_bytes();
+    cache.extend_from_slice(&body);
+    std::fs::write(ck_dir.join("default/tree"), cache).unwrap();
+    // A log line explaining the coming change as another call's write.
+    let claim = json!({"path": a, "before": null, "after": "whatever"});
+    std::fs::write(ck_dir.join("changes.log"), format!("{claim}\n")).unwrap();
+    std::fs::write(ck_dir.join("runs/evil"), "{\"seal\":\"00\"}").unwrap();
+    let out = env.run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "bash",
+        "echo changed > a.txt",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let list = list_json(&env);
+    let recs = records(&list, "t1");
+    assert_eq!(recs["a.txt"]["before"], "kept", "{list}");
+    assert!(recs["a.txt"].get("uncertain").is_none(), "{list}");
+    rewind_ok(&env, "t1");
+    assert_eq!(env.read_string("a.txt"), "mine\n");
+}
+
+/// A symlink in the tree leading out of it: the scan records the link, never
+/// what lies behind it, so a command writing through it changes nothing the
+/// node holds, and a rewind never writes outside the project.
+#[test]
+fn a_link_out_of_the_tree_is_covered_as_a_link_and_nothing_outside_is_touched() {
+    let env = TestEnv::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret"), "outside\n").unwrap();
+    symlink(outside.path(), env.path("out")).unwrap();
+    env.write("a.txt", "a\n");
+    let out = env.run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "bash",
+        "echo hacked > out/secret; echo b > a.txt",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let list = list_json(&env);
+    let recs = records(&list, "t1");
+    assert_eq!(recs.keys().collect::<Vec<_>>(), ["a.txt"], "{list}");
+    std::fs::write(outside.path().join("secret"), "outside again\n").unwrap();
+    rewind_ok(&env, "t1");
+    assert_eq!(env.read_string("a.txt"), "a\n");
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("secret")).unwrap(),
+        "outside again\n"
+    );
+    // A folder replaced by a link out of the tree: the rewind puts the folder
+    // back and writes nothing through the link.
+    std::fs::create_dir(env.path("d")).unwrap();
+    env.write("d/f.txt", "f\n");
+    let out = env.run(&[
+        "--checkpoint",
+        "--turn",
+        "t2",
+        "bash",
+        &format!("rm -r d; ln -s {} d", outside.path().display()),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    rewind_ok(&env, "t2");
+    assert!(env.path("d").is_dir() && !env.path("d").is_symlink());
+    assert_eq!(env.read_string("d/f.txt"), "f\n");
+    assert!(!outside.path().join("f.txt").exists());
+}
+
+/// `cp -a` of a project with its state: the copy's rewind restores the
+/// copy's files, never the original's.
+#[test]
+fn a_copy_of_the_project_rewinds_itself_only() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    ck(&env, "t1", &["bash", "echo two > a.txt"]);
+    let copy = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .args(["-a", "."])
+        .arg(copy.path())
+        .current_dir(env.root())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = common::bin_std()
+        .current_dir(copy.path())
+        .args(["checkpoint", "rewind", "t1"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(copy.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(env.read_string("a.txt"), "two\n");
+}
+
+/// The toolbox killed (SIGKILL) while its checkpointed command runs: the
+/// next call of the session records what the command had changed, in the
+/// command's node.
+#[test]
+fn a_command_whose_toolbox_was_killed_is_recorded_by_the_next_call() {
+    use std::os::unix::process::CommandExt;
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    let mut child = common::bin_std()
+        .current_dir(env.root())
+        .args([
+            "--checkpoint",
+            "--turn",
+            "k1",
+            "bash",
+            "echo two > a.txt; sleep 30",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(20), || env.read_string("a.txt")
+            == "two\n"),
+        "the command never ran"
+    );
+    // The toolbox and its command, as a terminal's kill would.
+    let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
+    let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+    let _ = child.wait();
+    let list = list_json(&env);
+    let recs = records(&list, "k1");
+    assert_eq!(recs["a.txt"]["before"], "kept", "{list}");
+    rewind_ok(&env, "k1");
+    assert_eq!(env.read_string("a.txt"), "one\n");
+}

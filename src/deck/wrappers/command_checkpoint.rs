@@ -136,7 +136,14 @@ impl Around for Commands {
         };
         if job && !result.is_error {
             // Open until the session's next checkpointed call.
-            return match store.park_run(&run) {
+            // The job's process, as the tool's record names it.
+            let job_pid = result.content.iter().find_map(|b| match b {
+                crate::kernel::ToolContentBlock::Json(v) => {
+                    v.get("pid").and_then(Value::as_u64).map(|p| p as u32)
+                }
+                _ => None,
+            });
+            return match store.park_run(&run, job_pid) {
                 Ok(()) => result,
                 Err(e) => with_notice(
                     result,

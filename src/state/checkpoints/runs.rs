@@ -361,9 +361,15 @@ impl CheckpointStore {
         let mut active: Vec<String> = Vec::new();
         for l in &lines {
             if let Some(id) = &l.run {
-                if l.end {
-                    active.retain(|a| a != id);
-                } else if alive(l.pid) {
+                // A later line of a run (a job's, parked) says again whether
+                // it is open.
+                active.retain(|a| a != id);
+                let parked = || {
+                    self.dir
+                        .checked(self.pending_rel(id))
+                        .is_ok_and(|p| p.is_file())
+                };
+                if !l.end && alive(l.pid) && (l.pid != 0 || parked()) {
                     active.push(id.clone());
                 }
             }
@@ -598,11 +604,23 @@ impl CheckpointStore {
 
     /// Leave a background job's run open until the session's next checkpointed
     /// call (see the module comment).
-    pub fn park_run(&self, run: &Run) -> io::Result<()> {
+    /// `job_pid` is the job's process, when the tool said it: while it lives
+    /// the run is open for every other run (the process that started it has
+    /// returned); a job of unknown process counts as open until closed.
+    pub fn park_run(&self, run: &Run, job_pid: Option<u32>) -> io::Result<()> {
         self.guard()?;
         let lock = self.dir.lock()?;
         let mut run = run.clone();
         run.job = true;
+        run.pid = job_pid.unwrap_or(0);
+        self.append_log(
+            &lock,
+            LogLine {
+                run: Some(run.id.clone()),
+                pid: run.pid,
+                ..LogLine::default()
+            },
+        )?;
         self.dir
             .write_sealed(&lock, &self.pending_rel(&run.id), SEAL_PENDING, &run, false)
     }
