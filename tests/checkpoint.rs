@@ -630,14 +630,7 @@ fn checkpoints_follow_the_file_and_the_project() {
         ],
     );
     // A copy of the project, state and all, rewinds its own file.
-    let copy = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(format!("{}/.", env.root().display()))
-        .arg(copy.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let copy = common::copy_project(env.root());
     let out = common::bin()
         .current_dir(copy.path())
         .args(["checkpoint", "rewind", "t1"])

@@ -1236,14 +1236,7 @@ fn a_copy_of_the_project_rewinds_itself_only() {
     let env = TestEnv::new();
     env.write("a.txt", "one\n");
     ck(&env, "t1", &["bash", "echo two > a.txt"]);
-    let copy = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .args(["-a", "."])
-        .arg(copy.path())
-        .current_dir(env.root())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let copy = common::copy_project(env.root());
     let out = common::bin_std()
         .current_dir(copy.path())
         .args(["checkpoint", "rewind", "t1"])

@@ -501,19 +501,12 @@ fn remove_stale_temps(steps: &[Step]) {
         };
         for e in entries.flatten() {
             let file = e.file_name();
-            let Some(temp) = file.to_str().and_then(|f| f.strip_prefix('.')) else {
+            let Some((name, pid)) = file.to_str().and_then(crate::sys::temp_owner) else {
                 continue;
             };
-            let owner = ["indus-tmp", "indus-link"].iter().find_map(|tag| {
-                let (name, rest) = temp.rsplit_once(&format!(".{tag}."))?;
-                names.contains(name).then_some(rest)
-            });
-            let Some(rest) = owner else { continue };
-            let pid = rest.split('.').next().and_then(|p| p.parse::<i32>().ok());
-            let gone = pid.is_some_and(|p| {
-                p as u32 != std::process::id()
-                    && nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None).is_err()
-            });
+            let gone = names.contains(name)
+                && pid != std::process::id()
+                && nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), None).is_err();
             if gone && e.file_type().is_ok_and(|t| !t.is_dir()) {
                 let _ = std::fs::remove_file(e.path());
             }
@@ -521,24 +514,10 @@ fn remove_stale_temps(steps: &[Step]) {
     }
 }
 
-/// Put the link `path` → `target` in place, replacing a file or link there
-/// (a temp link beside it renamed over it, so it is never missing).
-fn relink(path: &Path, target: &str) -> io::Result<()> {
-    if std::fs::read_link(path).is_ok_and(|t| t.as_os_str() == target) {
-        return Ok(());
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.indus-link.{}", std::process::id()));
-    let _ = std::fs::remove_file(&temp);
-    std::os::unix::fs::symlink(target, &temp)?;
-    std::fs::rename(&temp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
+/// The name of the lock file (in `checkpoints/locks/`) that checkpointed
+/// changes of the file at `real` share.
+fn change_lock_name(real: &str) -> String {
+    format!("{}.lock", &sha256_hex(real.as_bytes())[..24])
 }
 
 /// Whether a path lies inside a `.git` folder (a rewind never touches one).
@@ -759,8 +738,7 @@ impl CheckpointStore {
     /// its rename (reading back and noting the hash of what it wrote).
     pub fn try_lock_file_changes(&self, real: &str) -> io::Result<Option<std::fs::File>> {
         let dir = self.dir.make_dirs(format!("{CHECKPOINTS_DIR}/locks"))?;
-        let key = &sha256_hex(real.as_bytes())[..24];
-        let path = dir.join(format!("{key}.lock"));
+        let path = dir.join(change_lock_name(real));
         super::files::try_lock_at(&path).map_err(|e| state_error(&path, e))
     }
 
@@ -771,8 +749,7 @@ impl CheckpointStore {
         let Ok(dir) = self.dir.checked(format!("{CHECKPOINTS_DIR}/locks/x")) else {
             return false;
         };
-        let key = &sha256_hex(real.as_bytes())[..24];
-        let path = dir.with_file_name(format!("{key}.lock"));
+        let path = dir.with_file_name(change_lock_name(real));
         if std::fs::symlink_metadata(&path).is_err() {
             return false;
         }
@@ -1752,7 +1729,7 @@ impl CheckpointStore {
                     report.restored.push(path.clone());
                 }
                 Step::Link { path, target } => {
-                    relink(Path::new(path), target).map_err(|e| {
+                    crate::sys::atomic_symlink(Path::new(path), target).map_err(|e| {
                         io::Error::new(e.kind(), format!("cannot restore {path}: {e}"))
                     })?;
                     report.restored.push(path.clone());

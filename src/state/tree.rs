@@ -109,15 +109,6 @@ pub const SIG_DIR: &str = "dir";
 /// A record's `after` for a symlink is this, then its target.
 pub const SIG_LINK: &str = "link:";
 
-/// A temp file the toolbox itself makes beside a file it replaces
-/// (`.NAME.indus-tmp.PID.N`, `.NAME.indus-link.PID`): another call's write in
-/// flight, never a command's change.
-fn own_temp(name: &[u8]) -> bool {
-    name.first() == Some(&b'.')
-        && (memchr::memmem::find(name, b".indus-tmp.").is_some()
-            || memchr::memmem::find(name, b".indus-link.").is_some())
-}
-
 /// What a scan reads of a path's `lstat`.
 struct Stat {
     kind: Option<Kind>,
@@ -175,6 +166,22 @@ impl Stat {
 
     fn is_dir(&self) -> bool {
         self.kind == Some(Kind::Dir)
+    }
+
+    /// The entry of a path with this stat, racy when changed within
+    /// [`RACY_NS`] of `started`.
+    fn entry(&self, kind: Kind, sum: Arc<str>, kept: bool, started: i64) -> Entry {
+        Entry {
+            kind,
+            mode: self.mode,
+            size: self.size,
+            mtime: self.mtime,
+            ctime: self.ctime,
+            ino: self.ino,
+            sum,
+            kept,
+            racy: self.mtime.max(self.ctime) >= started - RACY_NS,
+        }
     }
 }
 
@@ -252,10 +259,10 @@ pub fn scan(root: &Path, prev: &Snapshot, blobs: &Blobs) -> (Snapshot, Vec<Unsca
             .stamps
             .iter()
             .all(|(k, e)| prev.entries.get(*k) == e.as_ref());
-    let first = walk(root, reuse.then_some(prev), blobs, &rules, None);
+    let first = walk(root, reuse.then_some(prev), Some(blobs), &rules, None);
     let (snap, unscanned, rules_changed, same) = first;
     if reuse && rules_changed {
-        let (snap, unscanned, _, _) = walk(root, None, blobs, &rules, None);
+        let (snap, unscanned, _, _) = walk(root, None, Some(blobs), &rules, None);
         return (snap, unscanned, false);
     }
     (snap, unscanned, reuse && same)
@@ -268,12 +275,8 @@ pub fn scan(root: &Path, prev: &Snapshot, blobs: &Blobs) -> (Snapshot, Vec<Unsca
 pub fn not_covered(root: &Path, limit: usize) -> (Vec<String>, usize) {
     let rules = Rules::new(root);
     let ignored = Mutex::new(Vec::new());
-    // Nothing is kept: a cap of zero hashes without copying.
-    let nowhere = Blobs {
-        dir: Path::new("/nonexistent"),
-        cap: 0,
-    };
-    let _ = walk(root, None, &nowhere, &rules, Some(&ignored));
+    // Only names are wanted: nothing is read or kept.
+    let _ = walk(root, None, None, &rules, Some(&ignored));
     let mut found = ignored.into_inner().unwrap_or_else(|p| p.into_inner());
     found.sort();
     let total = found.len();
@@ -299,19 +302,11 @@ impl Rules {
     fn new(root: &Path) -> Rules {
         let exclude_path = root.join(".git/info/exclude");
         let global_path = ignore::gitignore::gitconfig_excludes_path();
+        // Never racy (no scan starts at the end of time): a stamp is
+        // compared, not read.
         let stamp = |p: &Path| {
-            let m = std::fs::metadata(p).ok()?;
-            Some(Entry {
-                kind: Kind::File,
-                mode: 0,
-                size: m.len(),
-                mtime: nanos(m.mtime(), m.mtime_nsec()),
-                ctime: nanos(m.ctime(), m.ctime_nsec()),
-                ino: m.ino(),
-                sum: Arc::from(""),
-                kept: false,
-                racy: false,
-            })
+            let m = Stat::of(&std::fs::metadata(p).ok()?);
+            Some(m.entry(Kind::File, Arc::from(""), false, i64::MAX))
         };
         let load = |p: &Path| {
             p.is_file()
@@ -389,7 +384,8 @@ struct Shared<'a> {
     prev: Option<&'a Snapshot>,
     /// `prev`'s children by folder (relative paths), for folders not listed again.
     children: HashMap<&'a str, Vec<(&'a Arc<str>, &'a Entry)>, foldhash::fast::RandomState>,
-    blobs: &'a Blobs<'a>,
+    /// Where new contents are kept; `None`: stat only (no file is read).
+    blobs: Option<&'a Blobs<'a>>,
     rules: &'a Rules,
     started: i64,
     ignored: Option<&'a Mutex<Vec<String>>>,
@@ -403,7 +399,7 @@ struct Shared<'a> {
 fn walk(
     root: &Path,
     prev: Option<&Snapshot>,
-    blobs: &Blobs,
+    blobs: Option<&Blobs>,
     rules: &Rules,
     ignored: Option<&Mutex<Vec<String>>>,
 ) -> (Snapshot, Vec<Unscanned>, bool, bool) {
@@ -503,18 +499,7 @@ fn walk(
 }
 
 fn dir_entry(m: &Stat, started: i64) -> Entry {
-    let (mtime, ctime) = (m.mtime, m.ctime);
-    Entry {
-        kind: Kind::Dir,
-        mode: m.mode,
-        size: m.size,
-        mtime,
-        ctime,
-        ino: m.ino,
-        sum: Arc::from(""),
-        kept: true,
-        racy: mtime.max(ctime) >= started - RACY_NS,
-    }
+    m.entry(Kind::Dir, Arc::from(""), true, started)
 }
 
 /// A thread's entries, what it could not scan, and how many entries it found
@@ -579,7 +564,7 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
                     let bytes = name.as_bytes();
                     if bytes == b".git"
                         || bytes == super::STATE_DIR_NAME.as_bytes()
-                        || own_temp(bytes)
+                        || name.to_str().and_then(crate::sys::temp_owner).is_some()
                     {
                         continue;
                     }
@@ -727,19 +712,12 @@ fn entry_of(
             std::fs::read_link(&path)?.to_string_lossy().into_owned(),
             true,
         ),
-        _ => shared.blobs.keep(&path, m.size)?,
+        _ => match shared.blobs {
+            Some(blobs) => blobs.keep(&path, m.size)?,
+            None => (String::new(), false),
+        },
     };
-    Ok(Entry {
-        kind,
-        mode: m.mode,
-        size: m.size,
-        mtime,
-        ctime,
-        ino: m.ino,
-        sum: Arc::from(sum),
-        kept,
-        racy,
-    })
+    Ok(m.entry(kind, Arc::from(sum), kept, shared.started))
 }
 
 /// Whether a snapshot's key is a path below the root (not the root itself,

@@ -85,6 +85,44 @@ pub fn sync_tree(path: &str) {
     }
 }
 
+/// The tag of a replacement's temp file beside its target:
+/// `.NAME.indus-tmp.PID.N`.
+const TEMP_TAG: &str = "indus-tmp";
+/// The tag of a symlink's temp beside its target ([`atomic_symlink`]):
+/// `.NAME.indus-link.PID`.
+const LINK_TAG: &str = "indus-link";
+
+/// A temp file this module makes beside a file it replaces, read back from
+/// its name: the name it stands beside and the process that made it. Another
+/// call's write in flight, or one a killed process left.
+pub fn temp_owner(file_name: &str) -> Option<(&str, u32)> {
+    let temp = file_name.strip_prefix('.')?;
+    [TEMP_TAG, LINK_TAG].iter().find_map(|tag| {
+        let (name, rest) = temp.rsplit_once(&format!(".{tag}."))?;
+        let pid = rest.split('.').next()?.parse().ok()?;
+        Some((name, pid))
+    })
+}
+
+/// Put the link `path` → `target` in place, replacing a file or link there
+/// (a temp link beside it renamed over it, so the name is never missing).
+pub fn atomic_symlink(path: &Path, target: &str) -> io::Result<()> {
+    if std::fs::read_link(path).is_ok_and(|t| t.as_os_str() == target) {
+        return Ok(());
+    }
+    let (dir, name) = dir_and_name(path)?;
+    std::fs::create_dir_all(&dir)?;
+    let mut temp = OsString::from(".");
+    temp.push(name);
+    temp.push(format!(".{LINK_TAG}.{}", std::process::id()));
+    let temp = dir.join(temp);
+    let _ = std::fs::remove_file(&temp);
+    std::os::unix::fs::symlink(target, &temp)?;
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
+}
+
 /// The folder a path's last component is in (`.` for a bare name), and that
 /// component; a path ending in `..` or `/` has none (EISDIR).
 fn dir_and_name(path: &Path) -> io::Result<(PathBuf, &std::ffi::OsStr)> {
@@ -163,7 +201,7 @@ fn replace_in_dir(
     let mut temp = OsString::from(".");
     temp.push(name);
     temp.push(format!(
-        ".indus-tmp.{}.{}",
+        ".{TEMP_TAG}.{}.{}",
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
     ));

@@ -10,8 +10,8 @@ mod lock;
 pub mod signals;
 
 pub use atomic::{
-    atomic_replace, atomic_write, atomic_write_unsynced, atomic_write_within,
-    atomic_write_within_unsynced, sync_tree, write_target,
+    atomic_replace, atomic_symlink, atomic_write, atomic_write_unsynced, atomic_write_within,
+    atomic_write_within_unsynced, sync_tree, temp_owner, write_target,
 };
 pub use fs_error::fs_error;
 pub use lock::try_lock_file;

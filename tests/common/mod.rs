@@ -344,3 +344,18 @@ pub fn line_channel(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc
     });
     lines
 }
+
+/// A copy of the project at `root`, its state folder and all (`cp -a`), as a
+/// user copies a project: a copy must act on its own files only.
+#[allow(dead_code)]
+pub fn copy_project(root: &Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", root.display()))
+        .arg(copy.path())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cp -a of {}", root.display());
+    copy
+}

@@ -55,6 +55,18 @@ pub struct CheckpointHandle {
     pub node: NodeName,
 }
 
+impl CheckpointHandle {
+    /// The node a call records under: the call's own turn (`ToolCall::turn`,
+    /// an MCP call's `_meta.turn`) when it names one, so each turn of a long run
+    /// is a node of its own; else the invocation's (`--turn`, or one per process).
+    pub fn node_for(&self, ctx: &ToolContext) -> NodeName {
+        match &ctx.turn {
+            Some(turn) => NodeName::turn(turn.clone()),
+            None => self.node.clone(),
+        }
+    }
+}
+
 /// `tool` folded inside the checkpoint wrapper when a handle is given and the tool
 /// is one of [`CHECKPOINTED_TOOLS`]; otherwise the very same tool.
 pub fn maybe_wrap_checkpoint(
@@ -245,7 +257,7 @@ impl Around for Checkpointing {
         };
         let shown = input["path"].as_str().unwrap_or_default().to_string();
         let store = &self.handle.store;
-        let node = &self.node_of(ctx);
+        let node = &self.handle.node_for(ctx);
         // Recorded under the file's real path (links followed, folders
         // canonical) and with the folders the write will create: a rewind then
         // restores the file itself and removes those folders again.
@@ -356,16 +368,6 @@ impl Around for Checkpointing {
 }
 
 impl Checkpointing {
-    /// The node this call records under: the call's own turn (`ToolCall::turn`,
-    /// an MCP call's `_meta.turn`) when it names one, so each turn of a long run
-    /// is a node of its own; else the invocation's (`--turn`, or one per process).
-    fn node_of(&self, ctx: &ToolContext) -> NodeName {
-        match &ctx.turn {
-            Some(turn) => NodeName::turn(turn.clone()),
-            None => self.handle.node.clone(),
-        }
-    }
-
     /// `apply_patch`: every file the patch may touch recorded in the one node of
     /// this call (its pre-image before, its hash or its absence after), so a
     /// rewind restores every changed file and removes the added ones. Files the
@@ -405,7 +407,7 @@ impl Checkpointing {
         }
         targets.sort();
         let store = &self.handle.store;
-        let node = &self.node_of(ctx);
+        let node = &self.handle.node_for(ctx);
         let mut change_locks = Vec::with_capacity(targets.len());
         for (real, p, _) in &targets {
             match lock_changes(store, real, inner.name(), p).await {

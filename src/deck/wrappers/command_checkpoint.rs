@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use super::checkpoint::{CheckpointHandle, with_notice};
 use crate::kernel::{Around, DefinedTool, JsonSchema, ToolContext, ToolResult};
-use crate::state::checkpoints::NodeName;
 use crate::state::checkpoints::runs::RunReport;
 
 /// The tools whose commands are checkpointed (a job tool only for `start`).
@@ -102,10 +101,7 @@ impl Around for Commands {
                 ),
             );
         }
-        let node = match &ctx.turn {
-            Some(turn) => NodeName::turn(turn.clone()),
-            None => self.handle.node.clone(),
-        };
+        let node = self.handle.node_for(ctx);
         let _serial = self.serial.lock().await;
         let store = self.handle.store.clone();
         let root = store.tree_root(&ctx.cwd);
