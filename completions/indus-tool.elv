@@ -465,8 +465,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -j 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id'
             cand --jobs 'Run up to N calls at once; outcomes are then written as calls finish, each with its call''s id'
             cand --no-gate 'Turn the read-before-edit gate off (it is on in batch mode)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'indus-tool;mcp'= {
             cand --no-gate 'Turn the read-before-edit gate off (it is on in the MCP server)'

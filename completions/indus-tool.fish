@@ -406,7 +406,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand schema" -s h -l he
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand call" -s h -l help -d 'Print help'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s j -l jobs -d 'Run up to N calls at once; outcomes are then written as calls finish, each with its call\'s id' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -l no-gate -d 'Turn the read-before-edit gate off (it is on in batch mode)'
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s h -l help -d 'Print help'
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand batch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -l no-gate -d 'Turn the read-before-edit gate off (it is on in the MCP server)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -l tool-search -d 'List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand mcp; and not __fish_seen_subcommand_from serve servers tools ledger refresh up down names broker help" -l no-output-schemas -d 'List the tools without their outputSchema (half the list\'s bytes; structuredContent is still sent)'

@@ -352,3 +352,108 @@ fn a_reader_that_goes_away_ends_an_endless_batch() {
         feeder.join().unwrap();
     }
 }
+
+/// `{"cancel": ID}` stops the running call with that id (its command's process
+/// group is killed at once, not after its 30 s), answers it as cancelled, and the
+/// stream goes on: a waiting call cancelled before its turn never runs, a cancel of
+/// an id nobody has is not answered, and with one job the answers keep input order
+/// even for a bad line read while a call ran.
+#[test]
+fn a_cancel_line_stops_that_call_and_only_that_call() {
+    let env = TestEnv::new();
+    let marker = format!("indus-cancel-{}", std::process::id());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .env("HOME", common::no_home())
+        .env_remove("XDG_STATE_HOME")
+        .current_dir(env.root())
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let long = format!("sleep 30; echo {marker}");
+    for line in [
+        json!({"id": "slow", "name": "bash", "input": {"command": long}}),
+        json!("not a call"),
+        json!({"id": "queued", "name": "write", "input": {"path": "never.txt", "content": "x"}}),
+        json!({"id": 3, "name": "bash", "input": {"command": "echo after"}}),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // The command is running before it is cancelled.
+    let started = Instant::now();
+    while !std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let t0 = Instant::now();
+    for line in [
+        json!({"cancel": "queued"}),
+        json!({"cancel": "nobody"}),
+        json!({"cancel": "slow"}),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    drop(stdin);
+    let answers: Vec<Value> = (&mut reader)
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "the cancel was not prompt"
+    );
+    assert!(child.wait().unwrap().success());
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(
+        ids,
+        [&json!("slow"), &Value::Null, &json!("queued"), &json!(3)],
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers[0]["output"],
+        "bash was cancelled; the command's process group was killed."
+    );
+    assert_eq!(answers[0]["is_error"], true);
+    assert_eq!(answers[2]["output"], "Cancelled before write could begin.");
+    assert!(!env.path("never.txt").exists());
+    assert_eq!(answers[3]["output"]["stdout"], "after\n");
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    assert!(
+        !left.status.success(),
+        "the cancelled command is still running"
+    );
+
+    // A malformed cancel is answered like any bad line.
+    let out = batch(
+        &env,
+        &[],
+        "{\"cancel\":[1]}\n{\"cancel\":\"a\",\"id\":\"a\"}\n",
+    );
+    let got = outcomes(&out);
+    assert_eq!(
+        got[0]["output"],
+        "Line 1: \"cancel\" must be the id of a call, a string or a number, got an array."
+    );
+    assert_eq!(
+        got[1]["output"],
+        "Line 2: a cancel line takes only \"cancel\" (the id of the call to cancel), got \"id\" too."
+    );
+}

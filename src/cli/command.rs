@@ -379,6 +379,7 @@ fn with_meta_commands(cmd: Command) -> Command {
     .subcommand(
         Command::new("batch")
             .about("Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written")
+            .long_about("Answer JSONL ToolCalls ({\"id\", \"name\", \"input\", \"turn\"}) from stdin with JSONL ToolOutcomes ({\"id\", \"output\", \"is_error\"}) on stdout, one line each, flushed as they are written, in input order (with --jobs, as calls finish). A line {\"cancel\": ID} cancels the running or waiting call with that id; it is answered as cancelled, and the cancel line itself is not answered. Ends with status 0 at the end of stdin, once every call has answered.")
             .arg(
                 Arg::new("jobs")
                     .long("jobs")

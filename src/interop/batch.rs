@@ -8,6 +8,11 @@
 //! else `null`) and the stream goes on; blank lines are skipped; end of input ends
 //! the run once every call has answered.
 //!
+//! Lines are read ahead of the calls they carry (up to [`MAX_WAITING`] calls wait
+//! their turn), so that a line `{"cancel": ID}` reaches a call that is already
+//! running: the clients (`python/`, `npm/`) keep one batch for a whole session and
+//! must be able to stop one call of it, as MCP's `notifications/cancelled` does.
+//!
 //! Two faces (see [`Face`]): the default answers the `ToolOutcome`
 //! `{"id","output","is_error"}` with the projected output, for programs;
 //! `--format text` answers `{"id","text","is_error"}` whose `text` is exactly the
@@ -15,12 +20,13 @@
 //! agent loop that shows a model what a person would see. A call may name its
 //! checkpoint turn (`"turn"`), so each turn of a long run can be rewound alone.
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 
 use crate::kernel::input::describe_value;
 use crate::kernel::{CancellationToken, ToolCall, ToolOutcome, ToolRunner, render_text};
@@ -120,13 +126,23 @@ pub struct Parsed {
     pub echo_id: Value,
 }
 
+/// What one input line asks for.
+#[derive(Debug)]
+pub enum Request {
+    /// Run a call.
+    Call(Parsed),
+    /// `{"cancel": ID}`: cancel every waiting or running call whose id is ID (as
+    /// sent, so `1` and `"1"` are different ids).
+    Cancel(Value),
+}
+
 fn error_line(id: Value, message: String) -> Value {
     json!({ "id": id, "output": message, "is_error": true })
 }
 
-/// Turn input line `number` (1-based) into a call, or into the error outcome that
-/// answers it.
-pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
+/// Turn input line `number` (1-based) into a call or a cancel, or into the error
+/// outcome that answers it.
+pub fn parse_line(line: &[u8], number: u64) -> Result<Request, Value> {
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         error_line(
             Value::Null,
@@ -142,6 +158,9 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
             ),
         ));
     };
+    if let Some(target) = obj.remove("cancel") {
+        return parse_cancel(target, &obj, number).map(Request::Cancel);
+    }
     let echo_id = match obj.remove("id") {
         None | Some(Value::Null) => Value::Null,
         Some(id @ (Value::String(_) | Value::Number(_))) => id,
@@ -190,7 +209,7 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
     if let Some(message) = crate::kernel::input::unknown_call_keys(obj.keys()) {
         return Err(error_line(echo_id, format!("Line {number}: {message}.")));
     }
-    Ok(Parsed {
+    Ok(Request::Call(Parsed {
         call: ToolCall {
             id,
             name,
@@ -198,15 +217,55 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Parsed, Value> {
             turn,
         },
         echo_id,
-    })
+    }))
+}
+
+/// The id a cancel line names; the line is refused when it says anything more, or
+/// names no id a call could carry.
+fn parse_cancel(
+    target: Value,
+    rest: &serde_json::Map<String, Value>,
+    number: u64,
+) -> Result<Value, Value> {
+    if let Some(key) = rest.keys().next() {
+        return Err(error_line(
+            Value::Null,
+            format!(
+                "Line {number}: a cancel line takes only \"cancel\" (the id of the call to cancel), got {} too.",
+                Value::from(key.as_str())
+            ),
+        ));
+    }
+    match target {
+        id @ (Value::String(_) | Value::Number(_)) => Ok(id),
+        other => Err(error_line(
+            Value::Null,
+            format!(
+                "Line {number}: \"cancel\" must be the id of a call, a string or a number, got {}.",
+                describe_value(&other)
+            ),
+        )),
+    }
+}
+
+/// How many calls may wait for their turn while lines are read ahead. Past it no
+/// further line is read until one starts, so a cancel line sent behind more than
+/// this many waiting calls is read only when their number falls.
+pub const MAX_WAITING: usize = 256;
+
+/// A line read and not yet answered: a call waiting to start, or (with one job, so
+/// that answers keep input order) an answer waiting for the calls before it.
+enum Waiting {
+    Call(u64, Parsed, CancellationToken),
+    Answer(Value),
 }
 
 /// Run a whole batch: read `input` to its end, answer every line on `out` in
 /// `face`.
 /// Returns `Ok(false)` when `out` closed early (a reader that stopped listening is
 /// not an error; no further line is read or run once it is seen), `Ok(true)`
-/// otherwise. On `cancel`, reading stops, calls in flight
-/// are cancelled through their context's token, and their answers are still written.
+/// otherwise. On `cancel`, reading stops, calls in flight and waiting are
+/// cancelled through their tokens, and their answers are still written.
 pub async fn run_batch<R, W>(
     runner: Arc<dyn ToolRunner>,
     input: R,
@@ -240,17 +299,47 @@ where
             }
         }
     });
-    let permits = Arc::new(Semaphore::new(jobs));
-    let (done_tx, mut done) = mpsc::unbounded_channel::<Value>();
+    let (done_tx, mut done) = mpsc::unbounded_channel::<(u64, Value)>();
+    let mut waiting: VecDeque<Waiting> = VecDeque::new();
+    // Every call read and not yet answered, by its place in the input: what a
+    // cancel line looks through.
+    let mut live: Vec<(u64, Value, CancellationToken)> = Vec::new();
     let mut number = 0u64;
     let mut open = true;
     let mut reading = true;
-    let mut pending = 0usize;
+    let mut running = 0usize;
     // Answers are buffered while more work is already waiting and flushed before
     // the loop would wait: a caller that sends one call and waits gets its answer
     // at once, and a stream of calls costs one write per burst, not per answer.
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
-    while reading || pending > 0 {
+    loop {
+        // Start what may start; with one job an answer waits for the call before it.
+        while let Some(front) = waiting.front() {
+            match front {
+                Waiting::Answer(_) if running == 0 => {
+                    let Some(Waiting::Answer(v)) = waiting.pop_front() else {
+                        unreachable!("the front was an answer")
+                    };
+                    open = open && emit(&mut out, &v)?;
+                }
+                Waiting::Call(..) if running < jobs => {
+                    let Some(Waiting::Call(seq, parsed, token)) = waiting.pop_front() else {
+                        unreachable!("the front was a call")
+                    };
+                    let runner = Arc::clone(&runner);
+                    let done_tx = done_tx.clone();
+                    running += 1;
+                    tokio::spawn(async move {
+                        let v = answer(&*runner, parsed, face, token).await;
+                        let _ = done_tx.send((seq, v));
+                    });
+                }
+                _ => break,
+            }
+        }
+        if !reading && running == 0 && waiting.is_empty() {
+            break;
+        }
         if lines.is_empty() && done.is_empty() {
             open = open && flush(&mut out)?;
         }
@@ -259,16 +348,18 @@ where
         // flight finish. Without this, an endless input ran forever.
         if !open && reading {
             reading = false;
+            waiting.clear();
             continue;
         }
         tokio::select! {
             biased;
-            Some(v) = done.recv(), if pending > 0 => {
-                pending -= 1;
+            Some((seq, v)) = done.recv(), if running > 0 => {
+                running -= 1;
+                live.retain(|l| l.0 != seq);
                 open = open && emit(&mut out, &v)?;
             }
             _ = cancel.cancelled(), if reading => reading = false,
-            line = lines.recv(), if reading => {
+            line = lines.recv(), if reading && waiting.len() < MAX_WAITING => {
                 let line = match line {
                     None => {
                         reading = false;
@@ -285,42 +376,51 @@ where
                             MAX_LINE / (1024 * 1024)
                         );
                         let line = in_face(face, error_line(Value::Null, message));
-                        open = open && emit(&mut out, &line)?;
+                        queue_answer(&mut waiting, &mut out, &mut open, jobs, line)?;
                         continue;
                     }
                 };
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                let parsed = match parse_line(&line, number) {
-                    Ok(p) => p,
-                    Err(answer) => {
-                        open = open && emit(&mut out, &in_face(face, answer))?;
-                        continue;
+                match parse_line(&line, number) {
+                    Ok(Request::Call(parsed)) => {
+                        let token = cancel.child_token();
+                        live.push((number, parsed.echo_id.clone(), token.clone()));
+                        waiting.push_back(Waiting::Call(number, parsed, token));
                     }
-                };
-                if jobs == 1 {
-                    let v = answer(&*runner, parsed, face, cancel.child_token()).await;
-                    open = open && emit(&mut out, &v)?;
-                    continue;
+                    // A call that already answered (or never was) is not an error:
+                    // the canceller raced its answer, and has it.
+                    Ok(Request::Cancel(id)) => live
+                        .iter()
+                        .filter(|l| l.1 == id)
+                        .for_each(|l| l.2.cancel()),
+                    Err(answer) => {
+                        let line = in_face(face, answer);
+                        queue_answer(&mut waiting, &mut out, &mut open, jobs, line)?;
+                    }
                 }
-                let permit = Arc::clone(&permits)
-                    .acquire_owned()
-                    .await
-                    .expect("the semaphore is never closed");
-                let runner = Arc::clone(&runner);
-                let done_tx = done_tx.clone();
-                let token = cancel.child_token();
-                pending += 1;
-                tokio::spawn(async move {
-                    let v = answer(&*runner, parsed, face, token).await;
-                    drop(permit);
-                    let _ = done_tx.send(v);
-                });
             }
         }
     }
     Ok(open && flush(&mut out)?)
+}
+
+/// An input line's own answer: written now when answers go out as calls finish,
+/// else queued behind the calls read before it.
+fn queue_answer(
+    waiting: &mut VecDeque<Waiting>,
+    out: &mut impl Write,
+    open: &mut bool,
+    jobs: usize,
+    line: Value,
+) -> std::io::Result<()> {
+    if jobs == 1 {
+        waiting.push_back(Waiting::Answer(line));
+    } else {
+        *open = *open && emit(out, &line)?;
+    }
+    Ok(())
 }
 
 async fn answer(
@@ -373,12 +473,42 @@ mod tests {
         assert_eq!(got, ["short\n", "<17>", "\n", "<15>"]);
     }
 
+    fn call(line: &[u8], number: u64) -> Parsed {
+        match parse_line(line, number) {
+            Ok(Request::Call(p)) => p,
+            other => panic!("not a call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn cancel_lines_name_one_id_and_nothing_else() {
+        for (line, id) in [
+            (&br#"{"cancel":"c1"}"#[..], json!("c1")),
+            (br#"{"cancel":7}"#, json!(7)),
+        ] {
+            match parse_line(line, 1) {
+                Ok(Request::Cancel(got)) => assert_eq!(got, id),
+                other => panic!("not a cancel: {other:?}"),
+            }
+        }
+        let e = parse_line(br#"{"cancel":"c1","name":"ls"}"#, 2).unwrap_err();
+        assert_eq!(
+            e["output"],
+            "Line 2: a cancel line takes only \"cancel\" (the id of the call to cancel), got \"name\" too."
+        );
+        let e = parse_line(br#"{"cancel":null}"#, 3).unwrap_err();
+        assert_eq!(
+            e["output"],
+            "Line 3: \"cancel\" must be the id of a call, a string or a number, got null."
+        );
+    }
+
     #[test]
     fn lines_parse_into_calls_or_answers() {
-        let p = parse_line(br#"{"id":"a","name":"ls","input":{"path":"."}}"#, 1).unwrap();
+        let p = call(br#"{"id":"a","name":"ls","input":{"path":"."}}"#, 1);
         assert_eq!(p.call.name, "ls");
         assert_eq!(p.echo_id, json!("a"));
-        let p = parse_line(br#"{"id":7,"name":"todo_read"}"#, 2).unwrap();
+        let p = call(br#"{"id":7,"name":"todo_read"}"#, 2);
         assert_eq!((p.call.id.as_str(), p.echo_id), ("7", json!(7)));
         assert_eq!(p.call.input, Value::Null);
 
@@ -402,7 +532,7 @@ mod tests {
             e["output"],
             "Line 5: \"name\" must name a tool, got nothing."
         );
-        let p = parse_line(br#"{"id":"t","name":"write","turn":"t1"}"#, 7).unwrap();
+        let p = call(br#"{"id":"t","name":"write","turn":"t1"}"#, 7);
         assert_eq!(p.call.turn.as_deref(), Some("t1"));
         let e = parse_line(br#"{"id":"t","name":"write","turn":3}"#, 8).unwrap_err();
         assert_eq!(
