@@ -1,0 +1,380 @@
+"""The clients: `Toolbox` (blocking, for scripts and threads) and `AsyncToolbox`
+(for asyncio), each keeping one `indus-tool batch` process for all its calls.
+
+One transport serves both faces: a process started at the first call, a thread
+that reads its answers and hands each to the call waiting for that id, and a
+restart at the next call after the process died. A process start costs more than
+most calls (bench/client.sh measures it), which is why a toolbox is kept rather
+than a process per call.
+
+Answers are matched by id, and without `jobs` the batch runs the calls one at a
+time in the order they were sent, so concurrent callers are answered in order. A
+caller that gives up (a cancelled asyncio task, a timeout, Ctrl-C) sends the
+batch `{"cancel": ID}`, which stops the call in the toolbox too: a running
+command loses its process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import collections
+import concurrent.futures
+import itertools
+import json
+import os
+import subprocess
+import threading
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, TypedDict
+
+from ._binary import find_binary
+from ._tools import AsyncTools, Tools
+
+__all__ = ["AsyncToolbox", "Toolbox", "ToolboxError", "ToolError", "ToolOutcome"]
+
+
+class ToolOutcome(TypedDict):
+    """One call's answer, as the batch writes it."""
+
+    id: str
+    """The call's id (the client numbers its calls "1", "2", …)."""
+    output: Any
+    """The tool's record (a dict or list), or its text when it has none."""
+    is_error: bool
+    """The tool failed; `output` says why (and holds the record when there is one)."""
+
+
+class ToolboxError(Exception):
+    """The toolbox process could not be started, died before answering, or the
+    toolbox was closed. A tool's own failure is not this: it is an outcome with
+    `is_error` (or a ToolError from a typed method)."""
+
+
+class ToolError(Exception):
+    """A typed method's tool answered an error. `outcome` is the whole answer;
+    `output` its output (the message, or the record: a failed `bash` keeps its
+    exit code and output there)."""
+
+    def __init__(self, outcome: ToolOutcome):
+        self.outcome = outcome
+        self.output = outcome.get("output")
+        text = self.output if isinstance(self.output, str) else json.dumps(self.output)
+        super().__init__(text)
+
+
+def _settle(future: concurrent.futures.Future, value: Any = None, error: Optional[BaseException] = None):
+    # A future its caller already gave up on (cancelled) takes no answer.
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+    except concurrent.futures.InvalidStateError:
+        pass
+
+
+class _Batch:
+    """One running `indus-tool batch` and the calls waiting for its answers."""
+
+    def __init__(self, argv: Sequence[str], env: Optional[Mapping[str, str]]):
+        try:
+            # Its own session: a terminal's Ctrl-C reaches the caller, which
+            # cancels its call, not the whole batch behind the caller's back.
+            self.proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=None if env is None else dict(env),
+                start_new_session=True,
+            )
+        except OSError as e:
+            raise ToolboxError(f"could not start {argv[0]}: {e}") from e
+        self.lock = threading.Lock()
+        self.pending: Dict[str, concurrent.futures.Future] = {}
+        self.ended: Optional[ToolboxError] = None
+        self.stderr_tail: collections.deque = collections.deque(maxlen=20)
+        self._err = threading.Thread(target=self._read_stderr, daemon=True)
+        self._err.start()
+        threading.Thread(target=self._read_answers, daemon=True).start()
+
+    def send(self, call_id: str, line: bytes, future: concurrent.futures.Future):
+        with self.lock:
+            if self.ended is not None:
+                raise self.ended
+            self.pending[call_id] = future
+        try:
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+        except OSError:
+            # The process is gone; its reader fails every pending call, this one too.
+            pass
+
+    def cancel(self, call_id: str):
+        with self.lock:
+            if self.ended is not None or call_id not in self.pending:
+                return
+        try:
+            self.proc.stdin.write(json.dumps({"cancel": call_id}).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass
+
+    def _read_stderr(self):
+        for raw in self.proc.stderr:
+            self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def _read_answers(self):
+        for raw in self.proc.stdout:
+            try:
+                answer = json.loads(raw)
+                call_id = answer["id"]
+            except (ValueError, KeyError, TypeError):
+                self.stderr_tail.append("unreadable answer: " + raw.decode("utf-8", "replace").rstrip())
+                continue
+            with self.lock:
+                if call_id is None:
+                    # A line the batch could not read as a call: with one job it
+                    # answers in order, so it is the oldest call's answer.
+                    call_id = next(iter(self.pending), None)
+                future = self.pending.pop(str(call_id), None) if call_id is not None else None
+            if future is None:
+                continue
+            if answer["id"] is None:
+                _settle(future, error=ToolboxError(f"indus-tool batch could not read the call: {answer.get('output')}"))
+            else:
+                _settle(future, answer)
+        code = self.proc.wait()
+        self._err.join(timeout=1)
+        tail = "\n".join(self.stderr_tail)
+        error = ToolboxError(
+            f"indus-tool batch ended (exit status {code}) before answering"
+            + (f"; its last words:\n{tail}" if tail else "")
+        )
+        with self.lock:
+            self.ended = error
+            waiting = list(self.pending.values())
+            self.pending.clear()
+        for future in waiting:
+            _settle(future, error=error)
+
+    def close(self, timeout: float):
+        """End of input: the batch answers what it has and exits; past `timeout`
+        it is interrupted (its calls cancelled), then killed."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        for stop, wait in ((None, timeout), (self.proc.terminate, 5.0), (self.proc.kill, None)):
+            if stop is not None:
+                try:
+                    stop()
+                except OSError:
+                    pass
+            try:
+                self.proc.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+# Toolboxes still open when the interpreter exits are closed then, so that no
+# batch process outlives its program. Held strongly: a toolbox dropped without
+# close() has its input closed at once (see _Options.__del__) and is waited for
+# here.
+_OPEN: "set[_Core]" = set()
+
+
+@atexit.register
+def _close_all():
+    for core in list(_OPEN):
+        core.close(timeout=2.0)
+
+
+def _global_options(cwd, profile, session, checkpoint, root, args) -> list:
+    argv = []
+    if cwd is not None:
+        # Absolute, so a restarted batch works in the same folder after a chdir.
+        argv += ["--cwd", os.path.abspath(os.fspath(cwd))]
+    if root is not None:
+        argv += ["--root", os.path.abspath(os.fspath(root))]
+    if profile is not None:
+        argv += ["--profile", str(profile)]
+    if session is not None:
+        argv += ["--session", str(session)]
+    if checkpoint:
+        argv.append("--checkpoint")
+    return argv + [str(a) for a in args]
+
+
+class _Core:
+    """What both faces share: the options, the id counter and the current batch."""
+
+    def __init__(self, cwd, profile, session, checkpoint, root, binary, env, args, jobs):
+        binary = os.fspath(binary) if binary is not None else find_binary()
+        self.argv = [binary, *_global_options(cwd, profile, session, checkpoint, root, args), "batch"]
+        if jobs is not None:
+            self.argv += ["--jobs", str(int(jobs))]
+        self.env = None if env is None else {**os.environ, **env}
+        self.lock = threading.Lock()
+        self.ids = itertools.count(1)
+        self.batch: Optional[_Batch] = None
+        self.closed = False
+        _OPEN.add(self)
+
+    def submit(self, name: str, input: Any, turn: Optional[str]):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a tool's name must be a non-empty string, got {name!r}")
+        call: Dict[str, Any] = {"name": name, "input": {} if input is None else input}
+        if turn is not None:
+            call["turn"] = turn
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self.lock:
+            if self.closed:
+                raise ToolboxError("the toolbox is closed")
+            call_id = str(next(self.ids))
+            # NaN is not JSON: refused here, with the caller's own stack.
+            line = json.dumps({"id": call_id, **call}, allow_nan=False).encode() + b"\n"
+            # A process seen dead is replaced even before its reader has noticed.
+            if self.batch is None or self.batch.ended is not None or self.batch.proc.poll() is not None:
+                self.batch = _Batch(self.argv, self.env)
+            batch = self.batch
+            batch.send(call_id, line, future)
+        return batch, call_id, future
+
+    def close(self, timeout: float = 10.0):
+        with self.lock:
+            self.closed = True
+            batch, self.batch = self.batch, None
+        if batch is not None:
+            batch.close(timeout)
+        _OPEN.discard(self)
+
+    def release(self):
+        """The toolbox was dropped unclosed: end the batch's input without
+        waiting (it answers what it has and exits); exit waits for it."""
+        with self.lock:
+            self.closed = True
+            batch = self.batch
+        if batch is not None:
+            try:
+                batch.proc.stdin.close()
+            except OSError:
+                pass
+
+
+class _Options:
+    """The constructor both faces take."""
+
+    def __init__(
+        self,
+        cwd: Optional[os.PathLike | str] = None,
+        *,
+        profile: Optional[str] = None,
+        session: Optional[str] = None,
+        checkpoint: bool = False,
+        root: Optional[os.PathLike | str] = None,
+        binary: Optional[os.PathLike | str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        args: Iterable[str] = (),
+        jobs: Optional[int] = None,
+    ):
+        """A toolbox working in `cwd` (default: this process's working folder).
+
+        profile, session, checkpoint, root: the global options `--profile`,
+        `--session`, `--checkpoint`, `--root` (docs/command-line.md).
+        binary: the `indus-tool` to run (default: `$INDUS_TOOL_BIN`, else the one
+        installed with this package, else PATH's). env: variables added to this
+        process's environment for it. args: more global options, as on the
+        command line. jobs: run up to this many calls at once (`batch --jobs`);
+        answers then come as calls finish.
+        """
+        self._core = _Core(cwd, profile, session, checkpoint, root, binary, env, tuple(args), jobs)
+
+    def __del__(self):
+        core = getattr(self, "_core", None)
+        if core is not None:
+            core.release()
+
+    @property
+    def argv(self) -> list:
+        """The command line of the batch process."""
+        return list(self._core.argv)
+
+
+def _checked(outcome: ToolOutcome) -> Any:
+    if outcome["is_error"]:
+        raise ToolError(outcome)
+    return outcome["output"]
+
+
+def _sent(args: Dict[str, Any]) -> Dict[str, Any]:
+    # None means "not given": the tool's own default applies.
+    return {k: v for k, v in args.items() if v is not None}
+
+
+class Toolbox(_Options, Tools):
+    """The toolbox for blocking code: `tb.call(name, input)` or `tb.grep(pattern=…)`.
+    Safe to share between threads. Use it as a context manager, or `close()` it."""
+
+    def call(
+        self, name: str, input: Optional[Mapping[str, Any]] = None, *, turn: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ToolOutcome:
+        """Run tool `name` with `input` and return its outcome. `turn` is the
+        checkpoint turn (with `checkpoint=True`). Past `timeout` seconds, or on
+        Ctrl-C, the call is cancelled in the toolbox and TimeoutError (or
+        KeyboardInterrupt) raised."""
+        batch, call_id, future = self._core.submit(name, input, turn)
+        try:
+            return future.result(timeout)
+        except BaseException:
+            if not future.done():
+                batch.cancel(call_id)
+                future.cancel()
+            raise
+
+    def _typed(self, name, args, turn):
+        return _checked(self.call(name, _sent(args), turn=turn))
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Let the batch answer what it was sent and exit (interrupted past
+        `timeout` seconds). A later call raises ToolboxError."""
+        self._core.close(timeout)
+
+    def __enter__(self) -> "Toolbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class AsyncToolbox(_Options, AsyncTools):
+    """The toolbox for asyncio: `await tb.call(name, input)` or `await tb.grep(…)`.
+    Concurrent tasks may share it; cancelling a task cancels its call in the
+    toolbox. Use `async with`, or `await tb.close()`."""
+
+    async def call(
+        self, name: str, input: Optional[Mapping[str, Any]] = None, *, turn: Optional[str] = None,
+    ) -> ToolOutcome:
+        """Run tool `name` with `input` and return its outcome. `turn` is the
+        checkpoint turn (with `checkpoint=True`)."""
+        batch, call_id, future = self._core.submit(name, input, turn)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            batch.cancel(call_id)
+            raise
+
+    async def _typed(self, name, args, turn):
+        return _checked(await self.call(name, _sent(args), turn=turn))
+
+    async def close(self, timeout: float = 10.0) -> None:
+        """As Toolbox.close, without blocking the event loop."""
+        await asyncio.get_running_loop().run_in_executor(None, self._core.close, timeout)
+
+    async def __aenter__(self) -> "AsyncToolbox":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
