@@ -212,7 +212,9 @@ class _Core:
 
     def __init__(self, cwd, profile, session, checkpoint, root, binary, env, args, jobs):
         binary = os.fspath(binary) if binary is not None else find_binary()
-        self.argv = [binary, *_global_options(cwd, profile, session, checkpoint, root, args), "batch"]
+        # --format json: an INDUS_FORMAT=text in the environment would otherwise
+        # make the batch answer text lines.
+        self.argv = [binary, *_global_options(cwd, profile, session, checkpoint, root, args), "--format", "json", "batch"]
         if jobs is not None:
             self.argv += ["--jobs", str(int(jobs))]
         self.env = None if env is None else {**os.environ, **env}

@@ -197,6 +197,10 @@ class Sync(Tree):
             self.assertIn("outside", tb.call("read", {"path": "../notes.txt"})["output"])
             self.assertFalse(tb.call("read", {"path": "app.py"})["is_error"])
 
+    def test_the_environments_text_format_does_not_reach_the_answers(self):
+        with Toolbox(self.root, env={"INDUS_FORMAT": "text"}) as tb:
+            self.assertEqual(tb.read(path="notes.txt")["totalLines"], 3)
+
     def test_nan_and_bad_names_are_refused_here(self):
         with Toolbox(self.root) as tb:
             with self.assertRaises(ValueError):
