@@ -489,3 +489,23 @@ fn the_generated_types_match_the_schema() {
         stderr(&out)
     );
 }
+
+/// gen-types.mjs's JSON Schema conversion on keywords the tools' schemas do not all
+/// use yet (oneOf, anyOf, nullable, maps), under Node's test runner.
+#[test]
+fn the_schema_converter_handles_its_keywords() {
+    if !node() {
+        return;
+    }
+    let mut run = Command::new("node");
+    run.arg("--test")
+        .arg(repo().join("npm/scripts/gen-types.test.mjs"));
+    let out = run_with_limit(run, Duration::from_secs(60), "node --test");
+    assert_eq!(
+        code(&out),
+        0,
+        "gen-types.test.mjs failed:\n{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

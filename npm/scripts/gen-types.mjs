@@ -89,7 +89,7 @@ const union = (types) => {
 };
 
 // `input`: a tool's parameters, where deprecated properties are left out.
-function toType(schema, { input, indent, where }) {
+export function toType(schema, { input = false, indent = "", where = "schema" } = {}) {
   if (schema === true || schema === undefined) return "unknown";
   if (schema === false) return "never";
   for (const k of Object.keys(schema)) {
