@@ -457,3 +457,34 @@ fn a_cancel_line_stops_that_call_and_only_that_call() {
         "Line 2: a cancel line takes only \"cancel\" (the id of the call to cancel), got \"id\" too."
     );
 }
+
+/// A strict-mode model (OpenAI's strict function schemas, as openai-agents for
+/// Python converts every MCP tool: every key required, none nullable) must fill
+/// the keys it does not mean, with "", [], false or a plain number. Each such
+/// call is the call it means, for every tool with optional keys (bash's `cwd`
+/// and edit's `edits`/`expectSha256`/oldText pair were refused before).
+#[test]
+fn strict_mode_fillers_are_the_call_meant() {
+    let env = TestEnv::new();
+    env.write("a.txt", "alpha\nbeta\n");
+    let calls = [
+        json!({"id": "read", "name": "read", "input": {"path": "a.txt", "offset": 1, "limit": 500}}),
+        json!({"id": "ls", "name": "ls", "input": {"path": "", "showHidden": false, "limit": 200}}),
+        json!({"id": "grep", "name": "grep", "input": {"pattern": "bet", "path": "", "glob": "", "ignoreCase": false, "literal": false, "context": 0, "limit": 200, "gitignore": false, "wordRegexp": false, "outputMode": "content"}}),
+        json!({"id": "find", "name": "find", "input": {"pattern": "a.t", "path": "", "type": "file", "limit": 500, "gitignore": false, "extension": [], "maxDepth": 10}}),
+        json!({"id": "edit", "name": "edit", "input": {"path": "a.txt", "oldText": "beta", "newText": "BETA", "replaceAll": false, "edits": [], "expectSha256": ""}}),
+        json!({"id": "edits", "name": "edit", "input": {"path": "a.txt", "oldText": "", "newText": "", "replaceAll": false, "edits": [{"oldText": "alpha", "newText": "ALPHA", "replaceAll": false}], "expectSha256": ""}}),
+        json!({"id": "bash", "name": "bash", "input": {"command": "cat a.txt", "timeoutMs": 120000, "cwd": ""}}),
+        json!({"id": "process", "name": "process", "input": {"action": "start", "command": "true", "cwd": "", "id": "", "input": ""}}),
+        json!({"id": "bg", "name": "bg-process", "input": {"action": "start", "command": "true", "cwd": "", "id": "", "sinceLast": false}}),
+        json!({"id": "todo", "name": "todo", "input": {"action": "read", "items": []}}),
+        json!({"id": "patch", "name": "apply_patch", "input": {"patch": "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch\n", "check": false, "reverse": false}}),
+        json!({"id": "memory", "name": "memory", "input": {"action": "read", "content": ""}}),
+    ];
+    let out = batch(&env, &[], &lines_of(&calls));
+    for answer in outcomes(&out) {
+        assert_eq!(answer["is_error"], false, "{answer}");
+    }
+    assert_eq!(env.read_string("a.txt"), "ALPHA\nBETA\n");
+    assert_eq!(env.read_string("p.txt"), "p\n");
+}

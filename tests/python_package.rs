@@ -41,11 +41,18 @@ fn wheel_venv() -> Option<PathBuf> {
 /// The installed package is this checkout's: a stale install would test old code.
 fn assert_installed_package_is_current(venv: &Path) {
     let out = std::process::Command::new(venv.join("bin/python"))
-        .args(["-c", "import indus_tool, os; print(os.path.dirname(indus_tool.__file__))"])
+        .args([
+            "-c",
+            "import indus_tool, os; print(os.path.dirname(indus_tool.__file__))",
+        ])
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let installed = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
     assert!(
         installed.starts_with(venv),
@@ -88,12 +95,18 @@ fn pip_install_puts_the_toolbox_on_path_and_the_client_drives_it() {
         .env("HOME", home.path())
         .env_remove("XDG_STATE_HOME")
         .env_remove("INDUS_TOOL_BIN")
-        .env("PATH", format!("{}:/usr/bin:/bin", venv.join("bin").display()))
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", venv.join("bin").display()),
+        )
         .current_dir(home.path())
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "python/tests/test_client.py failed:\n{said}");
+    assert!(
+        out.status.success(),
+        "python/tests/test_client.py failed:\n{said}"
+    );
     assert!(said.contains("\nOK"), "{said}");
     assert!(!said.contains("skipped"), "{said}");
 }

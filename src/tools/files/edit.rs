@@ -120,7 +120,14 @@ struct Request<'a> {
 fn parse(input: &Value) -> Result<Request<'_>, String> {
     let args = Args::new("edit", input)?;
     let path = args.required_str("path")?;
-    let edits = match args.get("edits") {
+    // A strict-mode caller (OpenAI's strict function schemas make every key
+    // required and none nullable) must fill the keys it does not mean: an empty
+    // `edits`, an empty `expectSha256`, and an empty oldText/newText pair beside
+    // `edits` count as not given.
+    let edits = match args
+        .get("edits")
+        .filter(|e| e.as_array().is_none_or(|a| !a.is_empty()))
+    {
         None | Some(Value::Null) => {
             let old = args
                 .opt_str("oldText")?
@@ -132,13 +139,14 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
             vec![(old.to_string(), new.to_string(), replace_all)]
         }
         Some(list) => {
-            if args.get("oldText").is_some() || args.get("newText").is_some() {
+            let unmeant = |key| args.get(key).is_none_or(|v| v.as_str() == Some(""));
+            if !unmeant("oldText") || !unmeant("newText") {
                 return Err("Give \"edits\" or \"oldText\"/\"newText\", not both.".into());
             }
             parse_edits(list)?
         }
     };
-    let expect = match args.opt_str("expectSha256")? {
+    let expect = match args.opt_str("expectSha256")?.filter(|h| !h.is_empty()) {
         Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
             Some(h.to_ascii_lowercase())
         }
@@ -443,6 +451,33 @@ pub fn edit_tool() -> DefinedTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a strict-mode model must send (every key, none null) is the call it
+    /// means, in both forms; anything more than empty fillers is still refused.
+    #[test]
+    fn a_strict_callers_fillers_count_as_not_given() {
+        let single = serde_json::json!({"path": "a", "oldText": "x", "newText": "y",
+            "replaceAll": false, "edits": [], "expectSha256": ""});
+        let r = parse(&single).unwrap();
+        assert_eq!(r.edits, [("x".to_string(), "y".to_string(), false)]);
+        assert_eq!(r.expect, None);
+        let many = serde_json::json!({"path": "a", "oldText": "", "newText": "",
+            "replaceAll": false, "edits": [{"oldText": "p", "newText": "q", "replaceAll": true}],
+            "expectSha256": ""});
+        assert_eq!(
+            parse(&many).unwrap().edits,
+            [("p".to_string(), "q".to_string(), true)]
+        );
+        let both = serde_json::json!({"path": "a", "oldText": "x", "newText": "",
+            "edits": [{"oldText": "p", "newText": "q"}]});
+        assert_eq!(
+            parse(&both).err().unwrap(),
+            "Give \"edits\" or \"oldText\"/\"newText\", not both."
+        );
+        let bad =
+            serde_json::json!({"path": "a", "oldText": "x", "newText": "y", "expectSha256": "abc"});
+        assert!(parse(&bad).err().unwrap().contains("expectSha256"));
+    }
 
     #[test]
     fn sha256_is_lower_hex() {

@@ -7,15 +7,13 @@ use crate::kernel::ToolContext;
 use crate::kernel::input::Args;
 
 /// The optional `cwd` argument, resolved against the context's cwd, admitted by
-/// the context's root and checked to be a directory; absent, it is the context's
-/// cwd. Only the directory is confined: what the command does is not.
+/// the context's root and checked to be a directory; absent or empty, it is the
+/// context's cwd (a strict-mode caller must fill every key, and fills this one
+/// with ""). Only the directory is confined: what the command does is not.
 pub(crate) async fn working_dir(ctx: &ToolContext, args: &Args<'_>) -> Result<String, String> {
-    let Some(dir) = args.opt_str("cwd")? else {
+    let Some(dir) = args.opt_str("cwd")?.filter(|d| !d.is_empty()) else {
         return Ok(ctx.cwd.clone());
     };
-    if dir.is_empty() {
-        return Err("Invalid \"cwd\": expected a non-empty string, got an empty string.".into());
-    }
     let abs = ctx
         .confine(dir)
         .map_err(|m| format!("Invalid \"cwd\": {m}"))?;
