@@ -377,28 +377,7 @@ fn ai_sdk_loads_the_tools_and_calls_them() {
 
 /// docs/agents.md's program for `name`: its language and text.
 fn snippet(name: &str) -> (String, String) {
-    let page =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"))
-            .unwrap();
-    let marker = format!(" agents-snippet={name}");
-    let mut found = Vec::new();
-    let mut lines = page.lines();
-    while let Some(line) = lines.next() {
-        if let Some(lang) = line
-            .strip_prefix("```")
-            .and_then(|l| l.strip_suffix(&marker))
-        {
-            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
-            found.push((lang.to_string(), body.join("\n") + "\n"));
-        }
-    }
-    assert_eq!(
-        found.len(),
-        1,
-        "docs/agents.md has {} blocks marked {name}",
-        found.len()
-    );
-    found.pop().unwrap()
+    common::doc_snippet("agents.md", &format!("agents-snippet={name}"))
 }
 
 /// The snippets docs/agents.md has: every one is run below, and short.

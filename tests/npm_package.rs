@@ -509,3 +509,31 @@ fn the_schema_converter_handles_its_keywords() {
         stderr(&out)
     );
 }
+
+/// The TypeScript snippet of docs/agents.md (plain JavaScript as it is written)
+/// runs as it stands against the installed package, in a project holding a known
+/// README.md.
+#[test]
+fn the_agents_pages_typescript_snippet_runs() {
+    let Some(tarball) = tarball() else { return };
+    let dir = install(&tarball);
+    std::fs::write(
+        dir.path().join("README.md"),
+        "# demo\nindus-tool is here\nnot this line\nindus again\n",
+    )
+    .unwrap();
+    let (lang, body) = common::doc_snippet("agents.md", "client-snippet=typescript");
+    assert_eq!(lang, "js");
+    // Bare imports resolve from the file's folder: beside node_modules.
+    std::fs::write(dir.path().join("snippet.mjs"), body).unwrap();
+    let mut node = scrubbed("node");
+    node.current_dir(dir.path())
+        .env("INDUS_TOOL_BIN", built_binary())
+        .arg("snippet.mjs");
+    let out = run_with_limit(node, Duration::from_secs(60), "the snippet");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "README.md:2: indus-tool is here\nREADME.md:4: indus again\ngave up: AbortError\n4 lines\n"
+    );
+}

@@ -127,3 +127,45 @@ fn the_typed_methods_are_what_the_schema_gives() {
         ),
     }
 }
+
+/// The Python snippets of docs/agents.md run as they stand, with the installed
+/// package, in a project holding a known README.md.
+#[test]
+fn the_agents_pages_python_snippets_run() {
+    let Some(venv) = wheel_venv() else { return };
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("README.md"),
+        "# demo\nindus-tool is here\nnot this line\nindus again\n",
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let run = |marker: &str| {
+        let (lang, body) = common::doc_snippet("agents.md", marker);
+        assert_eq!(lang, "python");
+        let out = std::process::Command::new(venv.join("bin/python"))
+            .args(["-c", &body])
+            .env("HOME", home.path())
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("INDUS_TOOL_BIN")
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{marker}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        run("client-snippet=python"),
+        "README.md:2: indus-tool is here\nREADME.md:4: indus again\n2 places replaced\n2 lines say INDUS\n"
+    );
+    let t0 = std::time::Instant::now();
+    assert_eq!(
+        run("client-snippet=python-async"),
+        "4 lines, 1 entries\ngave up; the toolbox killed the sleep\n"
+    );
+    assert!(t0.elapsed() < std::time::Duration::from_secs(20));
+}

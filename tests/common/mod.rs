@@ -359,3 +359,34 @@ pub fn copy_project(root: &Path) -> tempfile::TempDir {
     assert!(status.success(), "cp -a of {}", root.display());
     copy
 }
+
+/// The one fenced block of `docs/PAGE` whose info string ends with ` MARKER`
+/// (e.g. "```python client-snippet=python"): its language and its body. The
+/// docs' programs are run by the tests as they stand.
+pub fn doc_snippet(page: &str, marker: &str) -> (String, String) {
+    let text = std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(page),
+    )
+    .unwrap();
+    let suffix = format!(" {marker}");
+    let mut found = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some(lang) = line
+            .strip_prefix("```")
+            .and_then(|l| l.strip_suffix(&suffix))
+        {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            found.push((lang.to_string(), body.join("\n") + "\n"));
+        }
+    }
+    assert_eq!(
+        found.len(),
+        1,
+        "docs/{page} has {} blocks marked {marker}",
+        found.len()
+    );
+    found.pop().unwrap()
+}
