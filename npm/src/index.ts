@@ -4,6 +4,7 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 
 import { binaryPath } from "./platform.js";
@@ -32,11 +33,18 @@ export interface ToolboxOptions {
   env?: Record<string, string>;
   /** More global options, put before `batch` as they are. */
   args?: string[];
+  /**
+   * Run up to this many calls at once (`batch --jobs N`); answers then come as calls
+   * finish. Default: one at a time, in the order sent.
+   */
+  jobs?: number;
 }
 
 export interface CallOptions {
   /** Aborting it cancels the call: the toolbox stops it and the promise rejects. */
   signal?: AbortSignal;
+  /** The checkpoint turn this call's changes belong to (the ToolCall's "turn"; with `checkpoint`). */
+  turn?: string;
 }
 
 /** One answer of batch, as it wrote it. */
@@ -218,14 +226,16 @@ export class Toolbox extends ToolMethods {
     super();
     this.binary = options.binary ?? defaultBinary();
     const globals: string[] = [];
-    if (options.cwd !== undefined) globals.push("--cwd", options.cwd);
+    // Absolute, so a restarted batch works in the same folder after a chdir.
+    if (options.cwd !== undefined) globals.push("--cwd", resolvePath(options.cwd));
     if (options.profile !== undefined) globals.push("--profile", options.profile);
     if (options.session !== undefined) globals.push("--session", options.session);
     if (options.checkpoint) globals.push("--checkpoint");
-    if (options.root !== undefined) globals.push("--root", options.root);
+    if (options.root !== undefined) globals.push("--root", resolvePath(options.root));
     globals.push(...(options.args ?? []));
     // JSON answers whatever INDUS_FORMAT the environment holds.
     this.#args = [...globals, "--format", "json", "batch"];
+    if (options.jobs !== undefined) this.#args.push("--jobs", String(options.jobs));
     this.#env = { ...process.env, ...options.env };
   }
 
@@ -240,13 +250,14 @@ export class Toolbox extends ToolMethods {
    * signal's reason when `signal` aborts (the toolbox then cancels the call).
    */
   call(name: string, input: object = {}, options: CallOptions = {}): Promise<ToolOutcome> {
-    const { signal } = options;
+    const { signal, turn } = options;
     if (this.#closed) return Promise.reject(new ToolboxError("the toolbox is closed"));
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = String(++this.#lastId);
     let line: string;
     try {
-      line = JSON.stringify({ id, name, input });
+      // The id goes first: batch answers a line it cannot read with the id it opens with.
+      line = JSON.stringify(turn === undefined ? { id, name, input } : { id, name, input, turn });
     } catch (err) {
       return Promise.reject(err);
     }

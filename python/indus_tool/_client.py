@@ -76,7 +76,7 @@ def _settle(future: concurrent.futures.Future, value: Any = None, error: Optiona
 class _Batch:
     """One running `indus-tool batch` and the calls waiting for its answers."""
 
-    def __init__(self, argv: Sequence[str], env: Optional[Mapping[str, str]]):
+    def __init__(self, argv: Sequence[str], env: Optional[Mapping[str, str]], in_order: bool):
         try:
             # Its own session: a terminal's Ctrl-C reaches the caller, which
             # cancels its call, not the whole batch behind the caller's back.
@@ -90,6 +90,7 @@ class _Batch:
             )
         except OSError as e:
             raise ToolboxError(f"could not start {argv[0]}: {e}") from e
+        self.in_order = in_order
         self.lock = threading.Lock()
         self.pending: Dict[str, concurrent.futures.Future] = {}
         self.ended: Optional[ToolboxError] = None
@@ -133,9 +134,9 @@ class _Batch:
                 self.stderr_tail.append("unreadable answer: " + raw.decode("utf-8", "replace").rstrip())
                 continue
             with self.lock:
-                if call_id is None:
-                    # A line the batch could not read as a call: with one job it
-                    # answers in order, so it is the oldest call's answer.
+                if call_id is None and self.in_order:
+                    # A line the batch could not read and whose id it could not
+                    # find: answered in order, so it is the oldest call's answer.
                     call_id = next(iter(self.pending), None)
                 future = self.pending.pop(str(call_id), None) if call_id is not None else None
             if future is None:
@@ -215,6 +216,7 @@ class _Core:
         # --format json: an INDUS_FORMAT=text in the environment would otherwise
         # make the batch answer text lines.
         self.argv = [binary, *_global_options(cwd, profile, session, checkpoint, root, args), "--format", "json", "batch"]
+        self.in_order = jobs is None or int(jobs) == 1
         if jobs is not None:
             self.argv += ["--jobs", str(int(jobs))]
         self.env = None if env is None else {**os.environ, **env}
@@ -235,11 +237,13 @@ class _Core:
             if self.closed:
                 raise ToolboxError("the toolbox is closed")
             call_id = str(next(self.ids))
-            # NaN is not JSON: refused here, with the caller's own stack.
-            line = json.dumps({"id": call_id, **call}, allow_nan=False).encode() + b"\n"
+            # NaN and lone surrogates are not JSON: refused here (ValueError), with
+            # the caller's own stack. The id goes first: the batch answers a line it
+            # cannot read with the id the line opens with.
+            line = json.dumps({"id": call_id, **call}, allow_nan=False, ensure_ascii=False).encode() + b"\n"
             # A process seen dead is replaced even before its reader has noticed.
             if self.batch is None or self.batch.ended is not None or self.batch.proc.poll() is not None:
-                self.batch = _Batch(self.argv, self.env)
+                self.batch = _Batch(self.argv, self.env, self.in_order)
             batch = self.batch
             batch.send(call_id, line, future)
         return batch, call_id, future

@@ -154,6 +154,23 @@ class Sync(Tree):
                 t.join()
             self.assertEqual(got, {i: f"{i}\n" for i in range(16)})
 
+    def test_jobs_run_calls_at_once(self):
+        with Toolbox(self.root, jobs=4) as tb:
+            self.assertEqual(tb.argv[-2:], ["--jobs", "4"])
+            outs = {}
+
+            def one(i):
+                outs[i] = tb.bash(command=f"sleep 0.5; echo {i}")["stdout"]
+
+            t0 = time.monotonic()
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(outs, {i: f"{i}\n" for i in range(4)})
+            self.assertLess(time.monotonic() - t0, 1.9)
+
     def test_a_dead_toolbox_process_is_restarted(self):
         tb = Toolbox(self.root)
         self.assertEqual(tb.bash(command="echo one")["stdout"], "one\n")
@@ -207,6 +224,8 @@ class Sync(Tree):
                 tb.call("read", {"path": float("nan")})
             with self.assertRaises(ValueError):
                 tb.call("", {})
+            with self.assertRaises(ValueError):
+                tb.call("read", {"path": "\ud800"})
             self.assertTrue(tb.call("nope", {})["is_error"])
 
 

@@ -145,7 +145,7 @@ fn error_line(id: Value, message: String) -> Value {
 pub fn parse_line(line: &[u8], number: u64) -> Result<Request, Value> {
     let value: Value = serde_json::from_slice(line).map_err(|e| {
         error_line(
-            Value::Null,
+            leading_id(line),
             format!("Line {number} is not a JSON ToolCall: {e}."),
         )
     })?;
@@ -218,6 +218,30 @@ pub fn parse_line(line: &[u8], number: u64) -> Result<Request, Value> {
         },
         echo_id,
     }))
+}
+
+/// The id of a line that is not JSON, when the line opens with it (`{"id": …`, as
+/// the clients write their calls), so that the caller waiting for that id gets
+/// the answer; else `null`. A string the JSON reader refuses (a lone surrogate
+/// escape in the input, say) fails one call, not the caller's matching.
+fn leading_id(line: &[u8]) -> Value {
+    let rest = line.trim_ascii_start();
+    let Some(rest) = rest.strip_prefix(b"{") else {
+        return Value::Null;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"\"id\"") else {
+        return Value::Null;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b":") else {
+        return Value::Null;
+    };
+    match serde_json::Deserializer::from_slice(rest.trim_ascii_start())
+        .into_iter::<Value>()
+        .next()
+    {
+        Some(Ok(id @ (Value::String(_) | Value::Number(_)))) => id,
+        _ => Value::Null,
+    }
 }
 
 /// The id a cancel line names; the line is refused when it says anything more, or
@@ -512,6 +536,25 @@ mod tests {
         assert_eq!((p.call.id.as_str(), p.echo_id), ("7", json!(7)));
         assert_eq!(p.call.input, Value::Null);
 
+        // A line that is not JSON still answers the id it opens with.
+        let e =
+            parse_line(br#"{"id":"7","name":"read","input":{"path":"\ud800"}}"#, 9).unwrap_err();
+        assert_eq!(e["id"], "7");
+        assert!(
+            e["output"]
+                .as_str()
+                .unwrap()
+                .starts_with("Line 9 is not a JSON ToolCall: ")
+        );
+        let e = parse_line(br#" { "id" : 12 , oops"#, 9).unwrap_err();
+        assert_eq!(e["id"], 12);
+        for line in [
+            &br#"{"name":"x","id":"7",oops"#[..],
+            br#"{"id":["x"],oops"#,
+            b"{\"id\":\"\\ud800\",\n",
+        ] {
+            assert_eq!(parse_line(line, 9).unwrap_err()["id"], Value::Null);
+        }
         let e = parse_line(b"{nope", 3).unwrap_err();
         assert_eq!(e["id"], Value::Null);
         assert_eq!(e["is_error"], true);

@@ -180,6 +180,32 @@ test("ten calls at once each get their own answer", async () => {
   });
 });
 
+test("jobs runs calls at once; a turn reaches the checkpoint", async () => {
+  await withToolbox({}, async (tb) => {
+    const t0 = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => tb.bash({ command: `sleep 0.5; echo ${i}` })),
+    );
+    assert.deepEqual(answers.map((a) => a.stdout), ["0\n", "1\n", "2\n", "3\n"]);
+    assert.ok(Date.now() - t0 < 1900, `four 0.5 s calls took ${Date.now() - t0} ms`);
+  }, { jobs: 4 });
+  await withToolbox({}, async (tb, dir) => {
+    await tb.write({ path: "t.txt", content: "one\n" }, { turn: "t1" });
+    const nodes = await tb.checkpoint_list({});
+    assert.ok(JSON.stringify(nodes).includes("t1"), JSON.stringify(nodes));
+    assert.equal(readFileSync(join(dir, "t.txt"), "utf8"), "one\n");
+  }, { checkpoint: true });
+});
+
+test("a line batch cannot read is answered to its call, not left waiting", async () => {
+  await withToolbox({}, async (tb) => {
+    const outcome = await tb.call("read", { path: "\ud800" });
+    assert.equal(outcome.is_error, true);
+    assert.match(String(outcome.output), /not a JSON ToolCall/);
+    assert.equal((await tb.ls({})).count, 0);
+  });
+});
+
 test("a killed toolbox process fails its calls in flight and is restarted at the next call", async () => {
   await withToolbox({}, async (tb) => {
     assert.equal(tb.pid, undefined, "started before the first call");
