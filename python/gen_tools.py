@@ -18,8 +18,10 @@ would pull pydantic into every agent's environment).
 
 import json
 import keyword
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "indus_tool" / "_tools.py"
@@ -222,16 +224,23 @@ PROFILES = ("all",)
 
 
 def descriptors(binary):
+    """The binary's descriptors, as a fresh user in an empty project sees them:
+    no INDUS_* setting, configuration or grafted server of this machine's."""
     tools = {}
-    for profile in PROFILES:
-        raw = subprocess.run(
-            [binary, "--no-mcp", "--checkpoint", "--profile", profile, "schema"],
-            check=True,
-            capture_output=True,
-        ).stdout
-        for tool in json.loads(raw):
-            have = tools.setdefault(tool["name"], tool)
-            assert have == tool, f"{tool['name']} differs between profiles"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INDUS_")}
+    with tempfile.TemporaryDirectory() as scratch:
+        env.update(HOME=scratch, XDG_CONFIG_HOME=scratch, XDG_STATE_HOME=scratch)
+        for profile in PROFILES:
+            raw = subprocess.run(
+                [os.path.abspath(binary), "--no-mcp", "--checkpoint", "--profile", profile, "schema"],
+                check=True,
+                capture_output=True,
+                cwd=scratch,
+                env=env,
+            ).stdout
+            for tool in json.loads(raw):
+                have = tools.setdefault(tool["name"], tool)
+                assert have == tool, f"{tool['name']} differs between profiles"
     return list(tools.values())
 
 

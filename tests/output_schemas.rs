@@ -547,3 +547,57 @@ fn task_and_saas_action_answers_validate_against_their_schemas() {
     ];
     check_calls(&env, "all", &calls, &envs);
 }
+
+/// The checkpoint tools' answers hold to their published schemas, on a turn whose
+/// command made a folder and a link, edited one file, changed a mode and deleted
+/// another: the list, the diff (with what commands' checkpoints leave out) and
+/// the rewind.
+#[test]
+fn the_checkpoint_tools_answers_hold_to_their_schemas() {
+    let env = TestEnv::new();
+    env.write("a.txt", "one\n");
+    env.write("gone.txt", "bye\n");
+    env.write(".gitignore", "*.log\n");
+    env.write("x.log", "ignored\n");
+    let out = env.run(&["--checkpoint", "schema"]);
+    assert_eq!(code(&out), 0);
+    let schemas: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema_of = |name: &str| -> Value {
+        schemas
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["name"] == name)
+            .and_then(|d| d.get("outputSchema").cloned())
+            .unwrap_or_else(|| panic!("{name} publishes no output schema"))
+    };
+    let calls = [
+        (
+            "bash",
+            json!({"command": "echo two > a.txt && mkdir d && ln -s a.txt l && chmod 600 a.txt && rm gone.txt"}),
+        ),
+        ("write", json!({"path": "d/new.txt", "content": "new\n"})),
+        ("checkpoint_list", json!({})),
+        ("checkpoint_diff", json!({"turn": "t1"})),
+        ("checkpoint_rewind", json!({"turn": "t1"})),
+    ];
+    let outcomes = batch(&env, &["--checkpoint", "--turn", "t1"], &calls, &[]);
+    for ((name, input), outcome) in calls.iter().zip(&outcomes) {
+        assert_eq!(outcome["is_error"], false, "{name} {input}: {outcome}");
+        if name.starts_with("checkpoint_") {
+            let found = violations(&schema_of(name), &outcome["output"]);
+            assert!(
+                found.is_empty(),
+                "{name} answered {}:\n{}",
+                outcome["output"],
+                found.join("\n")
+            );
+        }
+    }
+    assert_eq!(
+        outcomes[3]["output"]["notCovered"]["ignored"],
+        json!(["x.log"])
+    );
+    assert_eq!(env.read_string("a.txt"), "one\n");
+    assert_eq!(env.read_string("gone.txt"), "bye\n");
+}

@@ -782,12 +782,71 @@ export interface TimeOutput {
 /** Input of `checkpoint_list`. */
 export type CheckpointListInput = Record<string, unknown>;
 
+/**
+ * The `output` of a successful `checkpoint_list` call.
+ *
+ * The session's checkpoints, oldest first, and the store's size.
+ */
+export interface CheckpointListOutput {
+  session: string;
+  nodes: {
+    /** The turn (or run) the checkpoint is named after. */
+    node: string;
+    createdAt: string;
+    files: {
+      path: string;
+      /** What the file was before the turn: absent, kept (its content is in the store), overCap or unreadable (not kept), folder, link. */
+      before: "absent" | "kept" | "overCap" | "unreadable" | "folder" | "link";
+      size?: number;
+      sha256?: string;
+      /** Why the content before was not kept. */
+      notKept?: string;
+      /** The link's target (before link). */
+      target?: string;
+      /** Why the turn cannot tell this change was its own; a rewind refuses it without force. */
+      uncertain?: string;
+    }[];
+  }[];
+  store: {
+    bytes: number;
+    /** Contents kept. */
+    blobs: number;
+  };
+}
+
 // checkpoint_diff
 
 /** Input of `checkpoint_diff`. */
 export interface CheckpointDiffInput {
   /** The turn, as your calls named it (checkpoint_list shows them). */
   turn?: string;
+}
+
+/**
+ * The `output` of a successful `checkpoint_diff` call.
+ *
+ * What changed since before the turn, file by file, and the whole diff.
+ */
+export interface CheckpointDiffOutput {
+  node: string;
+  files: {
+    path: string;
+    status: "created" | "deleted" | "modified" | "unchanged" | "notKept" | "outsideRoot";
+    /** The file's part of the diff, or a note. */
+    diff: string;
+  }[];
+  /** The whole diff, for patch or git apply. */
+  diff: string;
+  /** What checkpoints of commands do not cover in the project. */
+  notCovered?: {
+    /** Ignored files (as git ignores them), at most 20 names per tree. */
+    ignored: string[];
+    ignoredTotal: number;
+    overCap: {
+      path: string;
+      size: number;
+    }[];
+  };
 }
 
 // checkpoint_rewind
@@ -798,6 +857,23 @@ export interface CheckpointRewindInput {
   turn?: string;
   /** Overwrite files changed outside the toolbox since. */
   force?: boolean;
+}
+
+/**
+ * The `output` of a successful `checkpoint_rewind` call.
+ *
+ * What the rewind put back, and the checkpoints it forgot.
+ */
+export interface CheckpointRewindOutput {
+  node: string;
+  restored: string[];
+  deleted: string[];
+  skipped: {
+    path: string;
+    reason: string;
+  }[];
+  /** The checkpoints forgotten: this turn and every later one. */
+  dropped: string[];
 }
 
 /** Every tool's name. */
@@ -1036,7 +1112,7 @@ export abstract class ToolMethods {
    *
    * @throws {ToolError} when the tool reports an error.
    */
-  checkpoint_list(input?: CheckpointListInput, options?: CallOptions): Promise<unknown> {
+  checkpoint_list(input?: CheckpointListInput, options?: CallOptions): Promise<CheckpointListOutput> {
     return this.typedCall("checkpoint_list", input ?? {}, options);
   }
 
@@ -1047,7 +1123,7 @@ export abstract class ToolMethods {
    *
    * @throws {ToolError} when the tool reports an error.
    */
-  checkpoint_diff(input?: CheckpointDiffInput, options?: CallOptions): Promise<unknown> {
+  checkpoint_diff(input?: CheckpointDiffInput, options?: CallOptions): Promise<CheckpointDiffOutput> {
     return this.typedCall("checkpoint_diff", input ?? {}, options);
   }
 
@@ -1058,7 +1134,7 @@ export abstract class ToolMethods {
    *
    * @throws {ToolError} when the tool reports an error.
    */
-  checkpoint_rewind(input?: CheckpointRewindInput, options?: CallOptions): Promise<unknown> {
+  checkpoint_rewind(input?: CheckpointRewindInput, options?: CallOptions): Promise<CheckpointRewindOutput> {
     return this.typedCall("checkpoint_rewind", input ?? {}, options);
   }
 }

@@ -20,10 +20,17 @@ __all__ = [
     "BgProcessOutputJobsItem",
     "CheckpointDiffInput",
     "CheckpointDiffOutput",
+    "CheckpointDiffOutputFilesItem",
+    "CheckpointDiffOutputNotCovered",
+    "CheckpointDiffOutputNotCoveredOverCapItem",
     "CheckpointListInput",
     "CheckpointListOutput",
+    "CheckpointListOutputNodesItem",
+    "CheckpointListOutputNodesItemFilesItem",
+    "CheckpointListOutputStore",
     "CheckpointRewindInput",
     "CheckpointRewindOutput",
+    "CheckpointRewindOutputSkippedItem",
     "EditInput",
     "EditInputEditsItem",
     "EditOutput",
@@ -873,7 +880,42 @@ class CheckpointListInput(TypedDict):
     pass
 
 
-CheckpointListOutput = Any
+class _CheckpointListOutputNodesItemFilesItemRequired(TypedDict):
+    path: str
+    before: Literal["absent", "kept", "overCap", "unreadable", "folder", "link"]
+    """What the file was before the turn: absent, kept (its content is in the store), overCap or unreadable (not kept), folder, link."""
+
+
+class CheckpointListOutputNodesItemFilesItem(_CheckpointListOutputNodesItemFilesItemRequired, total=False):
+    size: int
+    sha256: str
+    notKept: str
+    """Why the content before was not kept."""
+    target: str
+    """The link's target (before link)."""
+    uncertain: str
+    """Why the turn cannot tell this change was its own; a rewind refuses it without force."""
+
+
+class CheckpointListOutputNodesItem(TypedDict):
+    node: str
+    """The turn (or run) the checkpoint is named after."""
+    createdAt: str
+    files: List[CheckpointListOutputNodesItemFilesItem]
+
+
+class CheckpointListOutputStore(TypedDict):
+    bytes: int
+    blobs: int
+    """Contents kept."""
+
+
+class CheckpointListOutput(TypedDict):
+    """The session's checkpoints, oldest first, and the store's size."""
+
+    session: str
+    nodes: List[CheckpointListOutputNodesItem]
+    store: CheckpointListOutputStore
 
 
 class CheckpointDiffInput(TypedDict, total=False):
@@ -881,7 +923,39 @@ class CheckpointDiffInput(TypedDict, total=False):
     """The turn, as your calls named it (checkpoint_list shows them)."""
 
 
-CheckpointDiffOutput = Any
+class CheckpointDiffOutputFilesItem(TypedDict):
+    path: str
+    status: Literal["created", "deleted", "modified", "unchanged", "notKept", "outsideRoot"]
+    diff: str
+    """The file's part of the diff, or a note."""
+
+
+class CheckpointDiffOutputNotCoveredOverCapItem(TypedDict):
+    path: str
+    size: int
+
+
+class CheckpointDiffOutputNotCovered(TypedDict):
+    """What checkpoints of commands do not cover in the project."""
+
+    ignored: List[str]
+    """Ignored files (as git ignores them), at most 20 names per tree."""
+    ignoredTotal: int
+    overCap: List[CheckpointDiffOutputNotCoveredOverCapItem]
+
+
+class _CheckpointDiffOutputRequired(TypedDict):
+    node: str
+    files: List[CheckpointDiffOutputFilesItem]
+    diff: str
+    """The whole diff, for patch or git apply."""
+
+
+class CheckpointDiffOutput(_CheckpointDiffOutputRequired, total=False):
+    """What changed since before the turn, file by file, and the whole diff."""
+
+    notCovered: CheckpointDiffOutputNotCovered
+    """What checkpoints of commands do not cover in the project."""
 
 
 class CheckpointRewindInput(TypedDict, total=False):
@@ -891,7 +965,20 @@ class CheckpointRewindInput(TypedDict, total=False):
     """Overwrite files changed outside the toolbox since."""
 
 
-CheckpointRewindOutput = Any
+class CheckpointRewindOutputSkippedItem(TypedDict):
+    path: str
+    reason: str
+
+
+class CheckpointRewindOutput(TypedDict):
+    """What the rewind put back, and the checkpoints it forgot."""
+
+    node: str
+    restored: List[str]
+    deleted: List[str]
+    skipped: List[CheckpointRewindOutputSkippedItem]
+    dropped: List[str]
+    """The checkpoints forgotten: this turn and every later one."""
 
 
 # Every tool the generated methods cover, by its name in the toolbox.

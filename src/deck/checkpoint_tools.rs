@@ -489,6 +489,14 @@ impl Tool for CheckpointTool {
         }
     }
 
+    fn output_schema(&self) -> Option<JsonSchema> {
+        Some(crate::kernel::schema_text(match self {
+            CheckpointTool::List => include_str!("checkpoint_list.output.json"),
+            CheckpointTool::Diff => include_str!("checkpoint_diff.output.json"),
+            CheckpointTool::Rewind => include_str!("checkpoint_rewind.output.json"),
+        }))
+    }
+
     fn parameters(&self) -> JsonSchema {
         let turn = json!({"type": "string", "description": "The turn, as your calls named it (checkpoint_list shows them)."});
         // A second spelling of `turn`: every checkpoint is named by its turn.
@@ -572,6 +580,20 @@ mod tests {
     use crate::kernel::Framework;
     use crate::state::checkpoints::{Capture, NodeName};
 
+    /// The record of `r` holds to `tool`'s published output schema.
+    fn assert_valid(tool: &DefinedTool, r: &ToolResult) {
+        let crate::kernel::ToolContentBlock::Json(record) = &r.content[1] else {
+            panic!("a record: {r:?}")
+        };
+        let schema = serde_json::to_value(tool.output_schema().expect("a schema")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(record)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?} in {record}", tool.name());
+    }
+
     fn text_of(r: &ToolResult) -> String {
         match &r.content[0] {
             crate::kernel::ToolContentBlock::Text(t) => t.clone(),
@@ -606,6 +628,7 @@ mod tests {
         };
         let out = list_tool.run_result(json!({}), &ctx).await;
         assert!(!out.is_error, "{out:?}");
+        assert_valid(list_tool, &out);
         assert!(text_of(&out).starts_with("t1  "), "{}", text_of(&out));
         assert!(text_of(&out).contains("  a.txt  "), "{}", text_of(&out));
 
@@ -616,6 +639,7 @@ mod tests {
             text_of(&out),
             "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two"
         );
+        assert_valid(diff_tool, &out);
         let crate::kernel::ToolContentBlock::Json(record) = &out.content[1] else {
             panic!("a record")
         };
@@ -638,6 +662,7 @@ mod tests {
 
         let out = rewind_tool.run_result(json!({"node": "t1"}), &ctx).await;
         assert!(!out.is_error, "{out:?}");
+        assert_valid(rewind_tool, &out);
         assert_eq!(
             text_of(&out),
             "Rewound to before t1; forgot t1.\nrestored  a.txt"
