@@ -188,10 +188,9 @@ fn the_gate_is_on_by_default_and_remembers_across_the_run_and_after() {
     assert_eq!(outcomes(&out)[0]["is_error"], false);
 }
 
-#[test]
-fn each_answer_is_flushed_before_the_next_line_arrives() {
-    let env = TestEnv::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
+/// A batch in `env` whose pipes the test drives line by line.
+fn spawn_batch(env: &TestEnv) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
         // The toolbox's per-user state (its key) in the tests' home, not the host's.
         .env("HOME", common::no_home())
         .env_remove("XDG_STATE_HOME")
@@ -201,7 +200,13 @@ fn each_answer_is_flushed_before_the_next_line_arrives() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn each_answer_is_flushed_before_the_next_line_arrives() {
+    let env = TestEnv::new();
+    let mut child = spawn_batch(&env);
     let mut stdin = child.stdin.take().unwrap();
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     for i in 0..3 {
@@ -362,16 +367,7 @@ fn a_reader_that_goes_away_ends_an_endless_batch() {
 fn a_cancel_line_stops_that_call_and_only_that_call() {
     let env = TestEnv::new();
     let marker = format!("indus-cancel-{}", std::process::id());
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"))
-        .env("HOME", common::no_home())
-        .env_remove("XDG_STATE_HOME")
-        .current_dir(env.root())
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_batch(&env);
     let mut stdin = child.stdin.take().unwrap();
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let long = format!("sleep 30; echo {marker}");
