@@ -23,6 +23,7 @@ import concurrent.futures
 import itertools
 import json
 import os
+import signal
 import subprocess
 import threading
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, TypedDict
@@ -62,6 +63,23 @@ class ToolError(Exception):
         super().__init__(text)
 
 
+def _quiet_thread(target):
+    """A daemon thread that takes no signals, so that Ctrl-C reaches the main
+    thread and interrupts its wait for an answer. A signal that landed on a reader
+    thread blocked in read() would only set a flag, and the main thread would
+    sleep on until the answer came. Linux already prefers the main thread; POSIX
+    lets a kernel pick any thread that does not block the signal."""
+
+    def run():
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+        target()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
 def _settle(future: concurrent.futures.Future, value: Any = None, error: Optional[BaseException] = None):
     # A future its caller already gave up on (cancelled) takes no answer.
     try:
@@ -95,9 +113,8 @@ class _Batch:
         self.pending: Dict[str, concurrent.futures.Future] = {}
         self.ended: Optional[ToolboxError] = None
         self.stderr_tail: collections.deque = collections.deque(maxlen=20)
-        self._err = threading.Thread(target=self._read_stderr, daemon=True)
-        self._err.start()
-        threading.Thread(target=self._read_answers, daemon=True).start()
+        self._err = _quiet_thread(self._read_stderr)
+        _quiet_thread(self._read_answers)
 
     def send(self, call_id: str, line: bytes, future: concurrent.futures.Future):
         with self.lock:

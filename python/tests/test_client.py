@@ -7,6 +7,7 @@ Every test works in its own temp folder; nothing outside it is touched.
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -139,6 +140,31 @@ class Sync(Tree):
             self.assertEqual(tb.bash(command="echo next")["stdout"], "next\n")
             self.assertLess(time.monotonic() - t0, 10)
             self.assertFalse(running(marker))
+
+    def test_ctrl_c_cancels_the_call_in_the_toolbox(self):
+        marker = f"indus-py-sigint-{os.getpid()}"
+        script = (
+            "import signal, sys\n"
+            # A background process of a script starts with SIGINT ignored.
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "from indus_tool import Toolbox\n"
+            "tb = Toolbox(sys.argv[1])\n"
+            "print(tb.bash(command='echo ready')['stdout'], end='', flush=True)\n"
+            "try:\n"
+            f"    tb.bash(command='sleep 30; echo {marker}')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted', tb.bash(command='echo next')['stdout'], end='', flush=True)\n"
+        )
+        child = subprocess.Popen([sys.executable, "-c", script, str(self.root)], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(child.stdout.readline(), "ready\n")
+        deadline = time.monotonic() + 10
+        while not running(marker):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        child.send_signal(signal.SIGINT)
+        self.assertEqual(child.stdout.read(), "interrupted next\n")
+        self.assertEqual(child.wait(10), 0)
+        self.assertFalse(running(marker))
 
     def test_threads_share_one_toolbox(self):
         with Toolbox(self.root) as tb:

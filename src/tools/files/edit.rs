@@ -122,12 +122,12 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
     let path = args.required_str("path")?;
     // A strict-mode caller (OpenAI's strict function schemas make every key
     // required and none nullable) must fill the keys it does not mean: an empty
-    // `edits`, an empty `expectSha256`, and an empty oldText/newText pair beside
-    // `edits` count as not given.
-    let edits = match args
-        .get("edits")
-        .filter(|e| e.as_array().is_none_or(|a| !a.is_empty()))
-    {
+    // `edits` beside oldText, an empty `expectSha256`, and an empty
+    // oldText/newText pair beside `edits` count as not given. (An empty `edits`
+    // alone is still refused by its name.)
+    let filler =
+        |e: &&Value| e.as_array().is_some_and(Vec::is_empty) && args.get("oldText").is_some();
+    let edits = match args.get("edits").filter(|e| !filler(e)) {
         None | Some(Value::Null) => {
             let old = args
                 .opt_str("oldText")?
