@@ -168,3 +168,35 @@ fn the_agents_pages_python_snippets_run() {
     );
     assert!(t0.elapsed() < std::time::Duration::from_secs(20));
 }
+
+/// The typed methods as a type checker sees them: mypy (--strict, in the peers'
+/// venv) on python/tests/typed_example.py against the installed package. Its
+/// `type: ignore[code]` lines are mistakes the types must catch;
+/// --warn-unused-ignores fails the run when one is not caught.
+#[test]
+fn the_typed_example_passes_mypy_against_the_installed_package() {
+    let Some(venv) = wheel_venv() else { return };
+    let mypy = common::mcp_peers_dir().join("venv/bin/mypy");
+    if !mypy.is_file() {
+        common::missing(
+            &format!("no mypy at {} (.ci/run installs it)", mypy.display()),
+            "Python types: no mypy in the MCP peers' venv (DIR/venv/bin/pip install mypy)",
+        );
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(mypy)
+        .arg("--python-executable")
+        .arg(venv.join("bin/python"))
+        .args(["--strict", "--warn-unused-ignores", "--cache-dir"])
+        .arg(cache.path())
+        .arg(repo().join("python/tests/typed_example.py"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "mypy: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,11 +1,11 @@
 """The clients: `Toolbox` (blocking, for scripts and threads) and `AsyncToolbox`
 (for asyncio), each keeping one `indus-tool batch` process for all its calls.
 
-One transport serves both faces: a process started at the first call, a thread
-that reads its answers and hands each to the call waiting for that id, and a
-restart at the next call after the process died. A process start costs more than
-most calls (bench/client.sh measures it), which is why a toolbox is kept rather
-than a process per call.
+One transport serves both faces: a process started at the first call, answers
+read (by the blocking callers themselves, or by a thread for asyncio) and handed
+to the call waiting for each id, and a restart at the next call after the process
+died. A process start costs more than most calls (bench/client.sh measures it),
+which is why a toolbox is kept rather than a process per call.
 
 Answers are matched by id, and without `jobs` the batch runs the calls one at a
 time in the order they were sent, so concurrent callers are answered in order. A
@@ -23,9 +23,11 @@ import concurrent.futures
 import itertools
 import json
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, TypedDict
 
 from ._binary import find_binary
@@ -94,7 +96,9 @@ def _settle(future: concurrent.futures.Future, value: Any = None, error: Optiona
 class _Batch:
     """One running `indus-tool batch` and the calls waiting for its answers."""
 
-    def __init__(self, argv: Sequence[str], env: Optional[Mapping[str, str]], in_order: bool):
+    def __init__(
+        self, argv: Sequence[str], env: Optional[Mapping[str, str]], in_order: bool, callers_read: bool
+    ):
         try:
             # Its own session: a terminal's Ctrl-C reaches the caller, which
             # cancels its call, not the whole batch behind the caller's back.
@@ -114,7 +118,16 @@ class _Batch:
         self.ended: Optional[ToolboxError] = None
         self.stderr_tail: collections.deque = collections.deque(maxlen=20)
         self._err = _quiet_thread(self._read_stderr)
-        _quiet_thread(self._read_answers)
+        # Blocking callers read the answers themselves, one of them at a time (the
+        # one holding `reading`), and hand the others theirs: a thread of its own
+        # would cost every call two wake-ups (bench/client.sh measured the client
+        # at 2x a raw pipe that way). asyncio callers get a reader thread.
+        self.callers_read = callers_read
+        self.reading = threading.Lock()
+        self.stepped_down = threading.Condition()
+        self._buffer = bytearray()
+        if not callers_read:
+            _quiet_thread(self._read_answers)
 
     def send(self, call_id: str, line: bytes, future: concurrent.futures.Future):
         with self.lock:
@@ -142,26 +155,83 @@ class _Batch:
         for raw in self.proc.stderr:
             self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
 
+    def wait(self, future: concurrent.futures.Future, timeout: Optional[float]):
+        """A blocking caller's wait for its answer: it reads the batch's answers
+        while no other caller does, else waits for the reader to hand it its own
+        or to step down. Raises TimeoutError past `timeout` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not future.done():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError(f"no answer within {timeout} s")
+            if self.reading.acquire(blocking=False):
+                try:
+                    if not future.done() and self.ended is None:
+                        self._read_some(left)
+                finally:
+                    self.reading.release()
+                    with self.stepped_down:
+                        self.stepped_down.notify_all()
+            else:
+                with self.stepped_down:
+                    if not future.done() and self.reading.locked():
+                        # Woken when the reader hands out answers or steps down;
+                        # the cap covers a hand-off between the checks and the wait.
+                        self.stepped_down.wait(0.05 if left is None else min(left, 0.05))
+        return future.result()
+
+    def _read_some(self, timeout: Optional[float]):
+        """Read what the batch has written (waiting up to `timeout` seconds for
+        it) and hand out every whole answer; at end of output, end the batch."""
+        fd = self.proc.stdout.fileno()
+        if timeout is not None:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if not poller.poll(max(0, int(timeout * 1000))):
+                return
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            self._ended()
+            return
+        self._buffer += chunk
+        end = self._buffer.rfind(b"\n")
+        if end < 0:
+            return
+        lines, self._buffer = bytes(self._buffer[:end]), self._buffer[end + 1 :]
+        for raw in lines.split(b"\n"):
+            self._hand_out(raw)
+        with self.stepped_down:
+            self.stepped_down.notify_all()
+
     def _read_answers(self):
         for raw in self.proc.stdout:
-            try:
-                answer = json.loads(raw)
-                call_id = answer["id"]
-            except (ValueError, KeyError, TypeError):
-                self.stderr_tail.append("unreadable answer: " + raw.decode("utf-8", "replace").rstrip())
-                continue
-            with self.lock:
-                if call_id is None and self.in_order:
-                    # A line the batch could not read and whose id it could not
-                    # find: answered in order, so it is the oldest call's answer.
-                    call_id = next(iter(self.pending), None)
-                future = self.pending.pop(str(call_id), None) if call_id is not None else None
-            if future is None:
-                continue
-            if answer["id"] is None:
-                _settle(future, error=ToolboxError(f"indus-tool batch could not read the call: {answer.get('output')}"))
-            else:
-                _settle(future, answer)
+            self._hand_out(raw)
+        self._ended()
+
+    def _hand_out(self, raw: bytes):
+        """One answer line to the call waiting for its id."""
+        try:
+            answer = json.loads(raw)
+            call_id = answer["id"]
+        except (ValueError, KeyError, TypeError):
+            self.stderr_tail.append("unreadable answer: " + raw.decode("utf-8", "replace").rstrip())
+            return
+        with self.lock:
+            if call_id is None and self.in_order:
+                # A line the batch could not read and whose id it could not
+                # find: answered in order, so it is the oldest call's answer.
+                call_id = next(iter(self.pending), None)
+            future = self.pending.pop(str(call_id), None) if call_id is not None else None
+        if future is None:
+            return
+        if answer["id"] is None:
+            _settle(future, error=ToolboxError(f"indus-tool batch could not read the call: {answer.get('output')}"))
+        else:
+            _settle(future, answer)
+
+    def _ended(self):
+        """The batch's output ended: every call still waiting fails, naming how
+        the process ended and its last words."""
         code = self.proc.wait()
         self._err.join(timeout=1)
         tail = "\n".join(self.stderr_tail)
@@ -175,6 +245,8 @@ class _Batch:
             self.pending.clear()
         for future in waiting:
             _settle(future, error=error)
+        with self.stepped_down:
+            self.stepped_down.notify_all()
 
     def close(self, timeout: float):
         """End of input: the batch answers what it has and exits; past `timeout`
@@ -183,6 +255,13 @@ class _Batch:
             self.proc.stdin.close()
         except OSError:
             pass
+        if self.callers_read:
+            # Nobody else reads now: take the last answers, so that the batch is
+            # never stuck writing them to a full pipe.
+            deadline = time.monotonic() + timeout
+            with self.reading:
+                while self.ended is None and time.monotonic() < deadline:
+                    self._read_some(deadline - time.monotonic())
         for stop, wait in ((None, timeout), (self.proc.terminate, 5.0), (self.proc.kill, None)):
             if stop is not None:
                 try:
@@ -228,7 +307,8 @@ def _global_options(cwd, profile, session, checkpoint, root, args) -> list:
 class _Core:
     """What both faces share: the options, the id counter and the current batch."""
 
-    def __init__(self, cwd, profile, session, checkpoint, root, binary, env, args, jobs):
+    def __init__(self, cwd, profile, session, checkpoint, root, binary, env, args, jobs, callers_read):
+        self.callers_read = callers_read
         binary = os.fspath(binary) if binary is not None else find_binary()
         # --format json: an INDUS_FORMAT=text in the environment would otherwise
         # make the batch answer text lines.
@@ -260,7 +340,7 @@ class _Core:
             line = json.dumps({"id": call_id, **call}, allow_nan=False, ensure_ascii=False).encode() + b"\n"
             # A process seen dead is replaced even before its reader has noticed.
             if self.batch is None or self.batch.ended is not None or self.batch.proc.poll() is not None:
-                self.batch = _Batch(self.argv, self.env, self.in_order)
+                self.batch = _Batch(self.argv, self.env, self.in_order, self.callers_read)
             batch = self.batch
             batch.send(call_id, line, future)
         return batch, call_id, future
@@ -312,7 +392,9 @@ class _Options:
         command line. jobs: run up to this many calls at once (`batch --jobs`);
         answers then come as calls finish.
         """
-        self._core = _Core(cwd, profile, session, checkpoint, root, binary, env, tuple(args), jobs)
+        self._core = _Core(
+            cwd, profile, session, checkpoint, root, binary, env, tuple(args), jobs, isinstance(self, Toolbox)
+        )
 
     def __del__(self):
         core = getattr(self, "_core", None)
@@ -350,7 +432,7 @@ class Toolbox(_Options, Tools):
         KeyboardInterrupt) raised."""
         batch, call_id, future = self._core.submit(name, input, turn)
         try:
-            return future.result(timeout)
+            return batch.wait(future, timeout)
         except BaseException:
             if not future.done():
                 batch.cancel(call_id)
