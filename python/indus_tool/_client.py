@@ -255,14 +255,18 @@ class _Batch:
             self.proc.stdin.close()
         except OSError:
             pass
+        deadline = time.monotonic() + timeout
         if self.callers_read:
-            # Nobody else reads now: take the last answers, so that the batch is
-            # never stuck writing them to a full pipe.
-            deadline = time.monotonic() + timeout
-            with self.reading:
-                while self.ended is None and time.monotonic() < deadline:
-                    self._read_some(deadline - time.monotonic())
-        for stop, wait in ((None, timeout), (self.proc.terminate, 5.0), (self.proc.kill, None)):
+            # Take the last answers, so that the batch is never stuck writing them
+            # to a full pipe (a caller reading now does so itself).
+            if self.reading.acquire(timeout=timeout):
+                try:
+                    while self.ended is None and time.monotonic() < deadline:
+                        self._read_some(deadline - time.monotonic())
+                finally:
+                    self.reading.release()
+        left = max(0.0, deadline - time.monotonic())
+        for stop, wait in ((None, left), (self.proc.terminate, 5.0), (self.proc.kill, None)):
             if stop is not None:
                 try:
                     stop()

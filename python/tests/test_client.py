@@ -211,6 +211,33 @@ class Sync(Tree):
         with self.assertRaises(ToolboxError):
             tb.call("ls")
 
+    def test_close_with_a_call_in_flight_waits_then_interrupts_it(self):
+        marker = f"indus-py-close-{os.getpid()}"
+        tb = Toolbox(self.root)
+        result = {}
+
+        def slow():
+            try:
+                result["outcome"] = tb.call("bash", {"command": f"sleep 30; echo {marker}"})
+            except ToolboxError as e:
+                result["error"] = str(e)
+
+        t = threading.Thread(target=slow)
+        t.start()
+        deadline = time.monotonic() + 10
+        while not running(marker):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.02)
+        t0 = time.monotonic()
+        tb.close(timeout=0.5)
+        t.join(10)
+        # Past the grace the batch is interrupted: the command is cancelled, and
+        # its call answered as cancelled (or failed with the process).
+        self.assertLess(time.monotonic() - t0, 8)
+        self.assertFalse(running(marker))
+        said = result.get("outcome", {}).get("output") or result.get("error")
+        self.assertTrue(said, result)
+
     def test_a_call_in_flight_when_the_process_dies_fails_clearly(self):
         tb = Toolbox(self.root)
         result = {}
