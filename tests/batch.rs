@@ -484,3 +484,42 @@ fn strict_mode_fillers_are_the_call_meant() {
     assert_eq!(env.read_string("a.txt"), "ALPHA\nBETA\n");
     assert_eq!(env.read_string("p.txt"), "p\n");
 }
+
+/// A reader that goes away stops the calls read ahead too: 300 calls of 0.1 s
+/// each, their input already ended, piped into a reader that takes one answer:
+/// the answer comes at once, and the batch ends in a moment, not in 30 s.
+#[test]
+fn a_reader_that_goes_away_stops_the_calls_read_ahead() {
+    let env = TestEnv::new();
+    let mut child = spawn_batch(&env);
+    let mut stdin = child.stdin.take().unwrap();
+    for i in 0..300 {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"id": i, "name": "bash", "input": {"command": "sleep 0.1; echo x"}})
+        )
+        .unwrap();
+    }
+    drop(stdin);
+    let t0 = Instant::now();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(first.contains("\"id\":0"), "{first}");
+    // The first answer is not held back behind the calls read ahead (it was,
+    // for 4.5 s, while 256 calls waited and more lines stood unread).
+    assert!(
+        t0.elapsed() < Duration::from_secs(2),
+        "the first answer came after {:?}",
+        t0.elapsed()
+    );
+    drop(reader);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "the calls read ahead ran on: {:?}",
+        t0.elapsed()
+    );
+}

@@ -364,13 +364,18 @@ where
         if !reading && running == 0 && waiting.is_empty() {
             break;
         }
-        if lines.is_empty() && done.is_empty() {
+        // About to wait: nothing finished, and no line to take now (none came,
+        // or enough calls wait already that none is taken). A stream of calls
+        // read ahead must not hold back the answers already made.
+        let line_ready = reading && waiting.len() < MAX_WAITING && !lines.is_empty();
+        if !line_ready && done.is_empty() {
             open = open && flush(&mut out)?;
         }
         // The reader is gone (`batch | head -1`): no answer can reach anyone, so
         // no more calls are started, as a shell stops at its SIGPIPE; calls in
-        // flight finish. Without this, an endless input ran forever.
-        if !open && reading {
+        // flight finish. Without this, an endless input ran forever (and a
+        // finite one read ahead ran to its end).
+        if !open && (reading || !waiting.is_empty()) {
             reading = false;
             waiting.clear();
             continue;
