@@ -222,6 +222,8 @@ fn each_answer_is_flushed_before_the_next_line_arrives() {
 }
 
 /// A line over 64 MiB is answered and skipped, and the calls after it still run.
+/// Its answer carries the id it opens with (from the head kept of it), so a
+/// client's call is answered rather than left waiting.
 #[test]
 fn an_over_long_line_is_answered_and_skipped() {
     let env = TestEnv::new();
@@ -237,7 +239,7 @@ fn an_over_long_line_is_answered_and_skipped() {
     assert_eq!(lines.len(), 2);
     assert_eq!(
         lines[0],
-        json!({"id": null, "is_error": true, "output": format!(
+        json!({"id": "big", "is_error": true, "output": format!(
             "Line 1 is {long} bytes long, over the batch limit of 64 MiB; it was skipped."
         )})
     );

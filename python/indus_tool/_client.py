@@ -96,9 +96,7 @@ def _settle(future: concurrent.futures.Future, value: Any = None, error: Optiona
 class _Batch:
     """One running `indus-tool batch` and the calls waiting for its answers."""
 
-    def __init__(
-        self, argv: Sequence[str], env: Optional[Mapping[str, str]], in_order: bool, callers_read: bool
-    ):
+    def __init__(self, argv: Sequence[str], env: Optional[Mapping[str, str]], callers_read: bool):
         try:
             # Its own session: a terminal's Ctrl-C reaches the caller, which
             # cancels its call, not the whole batch behind the caller's back.
@@ -112,7 +110,6 @@ class _Batch:
             )
         except OSError as e:
             raise ToolboxError(f"could not start {argv[0]}: {e}") from e
-        self.in_order = in_order
         self.lock = threading.Lock()
         self.pending: Dict[str, concurrent.futures.Future] = {}
         self.ended: Optional[ToolboxError] = None
@@ -216,17 +213,12 @@ class _Batch:
         except (ValueError, KeyError, TypeError):
             self.stderr_tail.append("unreadable answer: " + raw.decode("utf-8", "replace").rstrip())
             return
+        # Every line the client writes opens with its id, and the batch answers
+        # even a line it cannot read (or hold) with that id; an answer with none
+        # is not one of ours.
         with self.lock:
-            if call_id is None and self.in_order:
-                # A line the batch could not read and whose id it could not
-                # find: answered in order, so it is the oldest call's answer.
-                call_id = next(iter(self.pending), None)
             future = self.pending.pop(str(call_id), None) if call_id is not None else None
-        if future is None:
-            return
-        if answer["id"] is None:
-            _settle(future, error=ToolboxError(f"indus-tool batch could not read the call: {answer.get('output')}"))
-        else:
+        if future is not None:
             _settle(future, answer)
 
     def _ended(self):
@@ -248,13 +240,17 @@ class _Batch:
         with self.stepped_down:
             self.stepped_down.notify_all()
 
-    def close(self, timeout: float):
-        """End of input: the batch answers what it has and exits; past `timeout`
-        it is interrupted (its calls cancelled), then killed."""
+    def end_input(self):
+        """End the batch's input: it answers what it was sent and exits."""
         try:
             self.proc.stdin.close()
         except OSError:
             pass
+
+    def close(self, timeout: float):
+        """End of input, then wait for the batch to exit; past `timeout` it is
+        interrupted (its calls cancelled), then killed."""
+        self.end_input()
         deadline = time.monotonic() + timeout
         if self.callers_read:
             # Take the last answers, so that the batch is never stuck writing them
@@ -317,7 +313,6 @@ class _Core:
         # --format json: an INDUS_FORMAT=text in the environment would otherwise
         # make the batch answer text lines.
         self.argv = [binary, *_global_options(cwd, profile, session, checkpoint, root, args), "--format", "json", "batch"]
-        self.in_order = jobs is None or int(jobs) == 1
         if jobs is not None:
             self.argv += ["--jobs", str(int(jobs))]
         self.env = None if env is None else {**os.environ, **env}
@@ -344,7 +339,7 @@ class _Core:
             line = json.dumps({"id": call_id, **call}, allow_nan=False, ensure_ascii=False).encode() + b"\n"
             # A process seen dead is replaced even before its reader has noticed.
             if self.batch is None or self.batch.ended is not None or self.batch.proc.poll() is not None:
-                self.batch = _Batch(self.argv, self.env, self.in_order, self.callers_read)
+                self.batch = _Batch(self.argv, self.env, self.callers_read)
             batch = self.batch
             batch.send(call_id, line, future)
         return batch, call_id, future
@@ -364,10 +359,7 @@ class _Core:
             self.closed = True
             batch = self.batch
         if batch is not None:
-            try:
-                batch.proc.stdin.close()
-            except OSError:
-                pass
+            batch.end_input()
 
 
 class _Options:

@@ -271,6 +271,14 @@ class Sync(Tree):
         with Toolbox(self.root, env={"INDUS_FORMAT": "text"}) as tb:
             self.assertEqual(tb.read(path="notes.txt")["totalLines"], 3)
 
+    def test_a_call_over_the_batch_limit_is_answered_not_left_waiting(self):
+        with Toolbox(self.root) as tb:
+            outcome = tb.call("write", {"path": "big.txt", "content": "x" * (65 * 1024 * 1024)}, timeout=60)
+            self.assertTrue(outcome["is_error"])
+            self.assertIn("over the batch limit of 64 MiB", outcome["output"])
+            self.assertFalse((self.root / "big.txt").exists())
+            self.assertEqual(tb.ls(path=".")["count"], 2)
+
     def test_nan_and_bad_names_are_refused_here(self):
         with Toolbox(self.root) as tb:
             with self.assertRaises(ValueError):

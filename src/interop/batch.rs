@@ -74,47 +74,53 @@ fn in_face(face: Face, line: Value) -> Value {
 /// error and skipped without being held, so no input can exhaust memory.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// One input line, or the length of one that was too long to hold.
+/// One input line, or the length of one that was too long to hold and its first
+/// [`ID_HEAD`] bytes (where a client's call names its id).
 #[derive(Debug)]
 enum Line {
     Whole(Vec<u8>),
-    TooLong(u64),
+    TooLong { len: u64, head: Vec<u8> },
 }
 
+/// How much of an over-long line is kept: enough for `{"id": …` to be read
+/// from it, so the call is answered to its caller rather than with id null.
+const ID_HEAD: usize = 256;
+
 /// Read one line (with its newline) of at most `max` bytes; a longer one is read
-/// to its end but not kept. `None` at end of input.
+/// to its end but only its head kept. `None` at end of input.
 async fn read_line_bounded<R: AsyncBufRead + Unpin>(
     input: &mut R,
     max: usize,
 ) -> std::io::Result<Option<Line>> {
     let mut buf = Vec::new();
     let mut seen = 0u64;
+    let mut whole = true;
+    let line = |buf: Vec<u8>, whole: bool, len: u64| match whole {
+        true => Line::Whole(buf),
+        false => Line::TooLong { len, head: buf },
+    };
     loop {
         let chunk = input.fill_buf().await?;
         if chunk.is_empty() {
-            return Ok(match seen {
-                0 => None,
-                _ if buf.len() as u64 == seen => Some(Line::Whole(buf)),
-                _ => Some(Line::TooLong(seen)),
-            });
+            return Ok((seen > 0).then(|| line(buf, whole, seen)));
         }
         let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        if buf.len() as u64 == seen && buf.len() + take <= max {
+        if whole && buf.len() + take <= max {
             buf.extend_from_slice(&chunk[..take]);
-        } else {
-            buf = Vec::new();
+        } else if whole {
+            whole = false;
+            let keep = take.min(ID_HEAD.saturating_sub(buf.len()));
+            buf.extend_from_slice(&chunk[..keep]);
+            buf.truncate(ID_HEAD);
+            buf.shrink_to_fit();
         }
         seen += take as u64;
         input.consume(take);
         if done {
-            return Ok(Some(if buf.len() as u64 == seen {
-                Line::Whole(buf)
-            } else {
-                Line::TooLong(seen)
-            }));
+            return Ok(Some(line(buf, whole, seen)));
         }
     }
 }
@@ -399,12 +405,12 @@ where
                 number += 1;
                 let line = match line {
                     Line::Whole(line) => line,
-                    Line::TooLong(len) => {
+                    Line::TooLong { len, head } => {
                         let message = format!(
                             "Line {number} is {len} bytes long, over the batch limit of {} MiB; it was skipped.",
                             MAX_LINE / (1024 * 1024)
                         );
-                        let line = in_face(face, error_line(Value::Null, message));
+                        let line = in_face(face, error_line(leading_id(&head), message));
                         queue_answer(&mut waiting, &mut out, &mut open, jobs, line)?;
                         continue;
                     }
@@ -496,10 +502,28 @@ mod tests {
         while let Some(line) = read_line_bounded(&mut input, 8).await.unwrap() {
             got.push(match line {
                 Line::Whole(l) => String::from_utf8(l).unwrap(),
-                Line::TooLong(n) => format!("<{n}>"),
+                Line::TooLong { len, head } => {
+                    assert!(head.len() <= ID_HEAD);
+                    format!("<{len}>")
+                }
             });
         }
         assert_eq!(got, ["short\n", "<17>", "\n", "<15>"]);
+    }
+
+    /// An over-long call is answered to the id it opens with: its head is kept.
+    #[tokio::test]
+    async fn an_over_long_line_keeps_the_head_that_names_its_id() {
+        let mut data = br#"{"id":"c7","name":"write","input":{"content":""#.to_vec();
+        data.extend(std::iter::repeat_n(b'x', 5000));
+        data.extend(b"\"}}\n");
+        let mut input = tokio::io::BufReader::with_capacity(64, &data[..]);
+        let Some(Line::TooLong { len, head }) = read_line_bounded(&mut input, 1000).await.unwrap()
+        else {
+            panic!("not cut")
+        };
+        assert_eq!((len, head.len()), (data.len() as u64, ID_HEAD));
+        assert_eq!(leading_id(&head), json!("c7"));
     }
 
     fn call(line: &[u8], number: u64) -> Parsed {

@@ -206,6 +206,15 @@ test("a line batch cannot read is answered to its call, not left waiting", async
   });
 });
 
+test("a call over the batch limit is answered, not left waiting", async () => {
+  await withToolbox({}, async (tb, dir) => {
+    const outcome = await tb.call("write", { path: "big.txt", content: "x".repeat(65 * 1024 * 1024) });
+    assert.equal(outcome.is_error, true);
+    assert.match(String(outcome.output), /over the batch limit of 64 MiB/);
+    assert.equal(existsSync(join(dir, "big.txt")), false);
+  });
+});
+
 test("a killed toolbox process fails its calls in flight and is restarted at the next call", async () => {
   await withToolbox({}, async (tb) => {
     assert.equal(tb.pid, undefined, "started before the first call");
