@@ -50,6 +50,9 @@
 //! (`COLUMNS`/`LINES` too), and every proxy variable pointing at a closed port, so
 //! nothing reaches the network. A command gets 60 s.
 
+mod common;
+
+use common::{fence_open, is_fence_close};
 use std::io::Read as _;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt as _;
@@ -103,28 +106,6 @@ struct Cmd {
     text: String,
     status: i32,
     expected: Vec<String>,
-}
-
-/// A fence: its marker (``` or ~~~, at least three), its indentation, its info.
-fn fence_open(line: &str) -> Option<(String, usize, String)> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    let rest = &line[indent..];
-    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
-    let n = rest.chars().take_while(|c| *c == ch).count();
-    if n < 3 {
-        return None;
-    }
-    let info = rest[n..].trim().to_string();
-    if ch == '`' && info.contains('`') {
-        return None;
-    }
-    Some((ch.to_string().repeat(n), indent, info))
-}
-
-fn is_fence_close(line: &str, marker: &str) -> bool {
-    let t = line.trim_start_matches(' ');
-    let ch = &marker[..1];
-    t.starts_with(marker) && t.trim_start_matches(ch).trim().is_empty()
 }
 
 fn is_heading(line: &str) -> bool {

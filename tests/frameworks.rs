@@ -394,10 +394,12 @@ fn every_snippet_of_the_agents_page_is_run_and_short() {
     let page =
         std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/agents.md"))
             .unwrap();
-    let marked: Vec<&str> = page
+    let marked: Vec<String> = page
         .lines()
-        .filter_map(|l| l.strip_prefix("```")?.split_once(" agents-snippet="))
-        .map(|(_, name)| name)
+        .filter_map(|l| {
+            let (_, _, info) = common::fence_open(l)?;
+            Some(info.split_once(" agents-snippet=")?.1.to_string())
+        })
         .collect();
     assert_eq!(marked, SNIPPETS, "the marked programs of docs/agents.md");
     for name in SNIPPETS {

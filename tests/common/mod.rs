@@ -360,6 +360,28 @@ pub fn copy_project(root: &Path) -> tempfile::TempDir {
     copy
 }
 
+/// A fence: its marker (``` or ~~~, at least three), its indentation, its info.
+pub fn fence_open(line: &str) -> Option<(String, usize, String)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    let ch = rest.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let n = rest.chars().take_while(|c| *c == ch).count();
+    if n < 3 {
+        return None;
+    }
+    let info = rest[n..].trim().to_string();
+    if ch == '`' && info.contains('`') {
+        return None;
+    }
+    Some((ch.to_string().repeat(n), indent, info))
+}
+
+pub fn is_fence_close(line: &str, marker: &str) -> bool {
+    let t = line.trim_start_matches(' ');
+    let ch = &marker[..1];
+    t.starts_with(marker) && t.trim_start_matches(ch).trim().is_empty()
+}
+
 /// The one fenced block of `docs/PAGE` whose info string ends with ` MARKER`
 /// (e.g. "```python client-snippet=python"): its language and its body. The
 /// docs' programs are run by the tests as they stand.
@@ -374,11 +396,14 @@ pub fn doc_snippet(page: &str, marker: &str) -> (String, String) {
     let mut found = Vec::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        if let Some(lang) = line
-            .strip_prefix("```")
-            .and_then(|l| l.strip_suffix(&suffix))
-        {
-            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+        let Some((fence, _, info)) = fence_open(line) else {
+            continue;
+        };
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| !is_fence_close(l, &fence))
+            .collect();
+        if let Some(lang) = info.strip_suffix(&suffix) {
             found.push((lang.to_string(), body.join("\n") + "\n"));
         }
     }
