@@ -454,14 +454,33 @@ fn killed_mid_apply_the_next_invocation_leaves_the_before_or_after_tree() {
         }
         // A done apply's folder stays until the kernel's writeback window
         // has passed; an interrupted one never outlives the next invocation.
-        let pending = std::fs::read_dir(env.path(".indus-process/patches"))
+        let pending: Vec<Vec<String>> = std::fs::read_dir(env.path(".indus-process/patches"))
             .map(|d| {
                 d.flatten()
                     .filter(|e| !e.path().join("done").exists())
-                    .count()
+                    .map(|e| {
+                        let mut names: Vec<String> = std::fs::read_dir(e.path())
+                            .map(|d| {
+                                d.flatten()
+                                    .map(|f| {
+                                        let len = f.metadata().map_or(0, |m| m.len());
+                                        format!("{} ({len} bytes)", f.file_name().to_string_lossy())
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        names.sort();
+                        names.truncate(6);
+                        names
+                    })
+                    .collect()
             })
-            .unwrap_or(0);
-        assert_eq!(pending, 0, "round {round}: an unfinished journal was left");
+            .unwrap_or_default();
+        assert!(
+            pending.is_empty(),
+            "round {round}: an unfinished journal was left: {pending:?}; the next invocation said: {}",
+            stderr(&out)
+        );
     }
     eprintln!("SIGKILL rounds: {saw_before} left the before tree, {saw_after} the after tree");
 }

@@ -59,6 +59,8 @@ use crate::kernel::digest::sha256_hex;
 /// The folder of pending applies inside the state folder.
 pub const PATCHES_DIR: &str = "patches";
 const JOURNAL: &str = "journal.json";
+/// The journal while it is written.
+const JOURNAL_PART: &str = "journal.json.part";
 const DONE: &str = "done";
 const LOCK: &str = ".lock";
 
@@ -384,9 +386,21 @@ fn prepare(folder: &Path, changes: &[Change], umask: u32) -> io::Result<Journal>
         });
     }
     let bytes = super::sealed_bytes(SEAL_DOMAIN, &journal)?;
-    let mut f = std::fs::File::create_new(folder.join(JOURNAL))?;
+    // Written whole under another name, then renamed: a kill in the middle
+    // of the write leaves no journal (the tree untouched, the folder
+    // removed by the next invocation), never a cut one, which would read
+    // as a foreign seal and be left for a person.
+    let part = folder.join(JOURNAL_PART);
+    let mut f = std::fs::File::create_new(&part)?;
+    #[cfg(test)]
+    if let Some(cut) = tests::KILL_IN_JOURNAL_WRITE.take() {
+        f.write_all(&bytes[..cut.min(bytes.len())])?;
+        return Err(io::Error::other("killed while writing the journal"));
+    }
     f.write_all(&bytes)?;
     f.sync_data()?;
+    drop(f);
+    std::fs::rename(&part, folder.join(JOURNAL))?;
     // The journal's and the links' entries, and the folder's own in
     // `patches/`.
     std::fs::File::open(folder)?.sync_all()?;
@@ -799,6 +813,13 @@ fn sync_dir(dir: &Path) {
 mod tests {
     use super::*;
 
+    thread_local! {
+        /// Set: [`prepare`] writes this many bytes of the journal, then
+        /// stops as a SIGKILL would stop it.
+        pub(super) static KILL_IN_JOURNAL_WRITE: std::cell::Cell<Option<usize>> =
+            const { std::cell::Cell::new(None) };
+    }
+
     fn change(path: &Path, content: Option<&str>) -> Change {
         Change {
             path: path.to_path_buf(),
@@ -954,6 +975,23 @@ mod tests {
             assert!(litter.is_empty(), "after {renamed} renames: {litter:?}");
             assert!(folders(&f.state).is_empty());
         }
+    }
+
+    #[test]
+    fn an_apply_killed_while_writing_its_journal_is_removed_untouched() {
+        // SIGKILL halfway through the journal's write (tests/apply_patch.rs
+        // met it 1 round in 700): a cut journal under the journal's own name
+        // read as a foreign seal and was left for a person.
+        let f = fixture();
+        let base = f.state.path(PATCHES_DIR);
+        std::fs::create_dir_all(&base).unwrap();
+        let folder = new_folder(&base).unwrap();
+        KILL_IN_JOURNAL_WRITE.set(Some(100));
+        assert!(prepare(&folder, &f.changes, 0o022).is_err());
+        assert!(folder.join("b0").exists(), "the originals were kept");
+        assert_eq!(recover(&f.state, None).unwrap(), 0);
+        assert!(folders(&f.state).is_empty());
+        assert!(f.is_before());
     }
 
     #[test]
