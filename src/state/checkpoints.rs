@@ -37,7 +37,7 @@
 //! why the two are one type in two files.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -670,12 +670,8 @@ impl CheckpointStore {
     /// short (a crash mid-append) is folded into the node first, so the new line
     /// never joins the torn one.
     fn append_line(&self, lock: &StateLock, files: &NodeFiles, line: &[u8]) -> io::Result<()> {
-        use std::io::{Seek, SeekFrom, Write};
-        let torn = super::files::open_file(&files.after).is_ok_and(|mut f| {
-            let mut last = [0u8; 1];
-            f.seek(SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n'
-        });
-        if torn {
+        use std::io::Write;
+        if super::files::last_line_torn(&files.after) {
             let node = self.read_node(files)?;
             self.write_node(lock, files, &node)?;
             self.forget_paths();

@@ -57,6 +57,16 @@ pub fn open_to_write(path: &Path, append: bool) -> io::Result<File> {
     open_with(path, &mut options)
 }
 
+/// Whether a file of lines ends in a line cut short (a crash mid-append): its
+/// last byte is not a newline. An absent or empty file is not torn.
+pub fn last_line_torn(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    open_file(path).is_ok_and(|mut f| {
+        let mut last = [0u8; 1];
+        f.seek(SeekFrom::End(-1)).is_ok() && f.read_exact(&mut last).is_ok() && last[0] != b'\n'
+    })
+}
+
 /// [`open_file`], refusing a file over `cap` bytes; the file and its length.
 pub fn open_capped(path: &Path, cap: u64) -> io::Result<(File, u64)> {
     let file = open_file(path)?;

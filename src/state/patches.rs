@@ -6,7 +6,9 @@
 //! file the apply replaces or deletes is hard-linked into the apply's folder
 //! (its old bytes kept without a copy), and `journal.json` lists the steps —
 //! each target, the temporary file its new content goes through, that
-//! content's hash — and is synced. Then each new content is written to its
+//! content's hash — and is synced (written under another name and renamed
+//! into place, so a kill leaves it whole or absent). Then each new content is
+//! written to its
 //! temporary file beside the target and renamed over it, the deleted files are
 //! unlinked, and a `done` marker written. (Beside the target, not in the
 //! apply's folder: on ext4 a file created in a fresh folder costs several

@@ -254,6 +254,11 @@ impl CheckpointStore {
         bytes.push(b'\n');
         self.dir.make_dirs(CHECKPOINTS_DIR)?;
         let path = self.dir.checked(LOG_REL)?;
+        // A last line cut short (a power cut mid-append) is ended first, so
+        // the new line does not join it and become unreadable with it.
+        if super::super::files::last_line_torn(&path) {
+            bytes.insert(0, b'\n');
+        }
         super::super::files::open_to_write(&path, true)
             .and_then(|mut f| f.write_all(&bytes))
             .map_err(|e| state_error(&path, e))
@@ -711,6 +716,37 @@ impl CheckpointStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_appended_after_a_torn_one_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let s = CheckpointStore::new(StateDir::new(&root), "s");
+        let lock = s.dir.lock().unwrap();
+        s.append_log(
+            &lock,
+            LogLine {
+                run: Some("r1".into()),
+                ..LogLine::default()
+            },
+        )
+        .unwrap();
+        // A power cut in the middle of the next append.
+        let log = s.dir.checked(LOG_REL).unwrap();
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut f, b"{\"run\":\"r2").unwrap();
+        s.append_log(
+            &lock,
+            LogLine {
+                run: Some("r3".into()),
+                ..LogLine::default()
+            },
+        )
+        .unwrap();
+        let (lines, _) = s.log_lines(0).unwrap();
+        let runs: Vec<_> = lines.iter().filter_map(|l| l.run.as_deref()).collect();
+        assert_eq!(runs, ["r1", "r3"]);
+    }
 
     #[test]
     fn a_run_records_what_the_command_changed_and_not_what_a_logged_write_did() {
