@@ -8,12 +8,11 @@
 //! each target, the temporary file its new content goes through, that
 //! content's hash — and is synced (written under another name and renamed
 //! into place, so a kill leaves it whole or absent). Then each new content is
-//! written to its
-//! temporary file beside the target and renamed over it, the deleted files are
-//! unlinked, and a `done` marker written. (Beside the target, not in the
-//! apply's folder: on ext4 a file created in a fresh folder costs several
-//! times one created beside its neighbours, which made staging there the
-//! largest part of an apply.)
+//! written to its temporary file beside the target and renamed over it, the
+//! deleted files are unlinked, and a `done` marker written. (Beside the
+//! target, not in the apply's folder: on ext4 a file created in a fresh folder
+//! costs several times one created beside its neighbours, which made staging
+//! there the largest part of an apply.)
 //!
 //! An apply interrupted at any moment is undone by the next invocation in the
 //! project ([`recover`]): a folder without a journal means the tree was not
