@@ -456,8 +456,8 @@ impl CheckpointTool {
 /// `node` (a name `checkpoint_list` shows); both name a node, so either will do,
 /// and two that differ are refused rather than one silently chosen.
 fn node_arg(tool: &str, args: &Args) -> Result<String, String> {
-    let turn = args.opt_str("turn")?.filter(|t| !t.is_empty());
-    let node = args.opt_str("node")?.filter(|n| !n.is_empty());
+    let turn = args.opt_filled_str("turn")?;
+    let node = args.opt_filled_str("node")?;
     match (turn, node) {
         (Some(t), Some(n)) if t != n => Err(format!(
             "{tool}: \"turn\" ({t}) and \"node\" ({n}) name different checkpoints; give one"

@@ -118,6 +118,13 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// An optional string where an empty one counts as not given: the filler a
+    /// strict-mode caller (every key required, none nullable) sends for a key it
+    /// does not mean.
+    pub fn opt_filled_str(&self, field: &str) -> Result<Option<&'a str>, String> {
+        Ok(self.opt_str(field)?.filter(|s| !s.is_empty()))
+    }
+
     /// An optional array of strings (empty strings and an empty array allowed). A
     /// lone string counts as an array of one, since models often send `"rust"` for
     /// `["rust"]`; an element of another type is refused naming its index.

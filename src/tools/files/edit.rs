@@ -146,7 +146,7 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
             parse_edits(list)?
         }
     };
-    let expect = match args.opt_str("expectSha256")?.filter(|h| !h.is_empty()) {
+    let expect = match args.opt_filled_str("expectSha256")? {
         Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
             Some(h.to_ascii_lowercase())
         }

@@ -218,7 +218,7 @@ async fn send_keys(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Strin
             .collect::<Result<_, _>>()?,
         Some(other) => Err(invalid("keys", "an array of tmux key names", other))?,
     };
-    let literal = args.opt_str("literal_text")?.filter(|t| !t.is_empty());
+    let literal = args.opt_filled_str("literal_text")?;
     let enter = opt_flag(&args, "enter", false)?;
     if keys.is_empty() && literal.is_none() && !enter {
         return Err(

@@ -815,7 +815,7 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
         .opt_non_negative_int("afterContext")?
         .unwrap_or(context);
     let mut globs = Vec::new();
-    if let Some(g) = args.opt_str("glob")?.filter(|g| !g.is_empty()) {
+    if let Some(g) = args.opt_filled_str("glob")? {
         globs.push(GlobLine {
             field: "glob",
             line: g.to_string(),

@@ -11,7 +11,7 @@ use crate::kernel::input::Args;
 /// context's cwd (a strict-mode caller must fill every key, and fills this one
 /// with ""). Only the directory is confined: what the command does is not.
 pub(crate) async fn working_dir(ctx: &ToolContext, args: &Args<'_>) -> Result<String, String> {
-    let Some(dir) = args.opt_str("cwd")?.filter(|d| !d.is_empty()) else {
+    let Some(dir) = args.opt_filled_str("cwd")? else {
         return Ok(ctx.cwd.clone());
     };
     let abs = ctx
