@@ -344,18 +344,14 @@ where
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     loop {
         // Start what may start; with one job an answer waits for the call before it.
-        while let Some(front) = waiting.front() {
-            match front {
-                Waiting::Answer(_) if running == 0 => {
-                    let Some(Waiting::Answer(v)) = waiting.pop_front() else {
-                        unreachable!("the front was an answer")
-                    };
-                    open = open && emit(&mut out, &v)?;
-                }
-                Waiting::Call(..) if running < jobs => {
-                    let Some(Waiting::Call(seq, parsed, token)) = waiting.pop_front() else {
-                        unreachable!("the front was a call")
-                    };
+        while match waiting.front() {
+            Some(Waiting::Answer(_)) => running == 0,
+            Some(Waiting::Call(..)) => running < jobs,
+            None => false,
+        } {
+            match waiting.pop_front().expect("the front was looked at") {
+                Waiting::Answer(v) => open = open && emit(&mut out, &v)?,
+                Waiting::Call(seq, parsed, token) => {
                     let runner = Arc::clone(&runner);
                     let done_tx = done_tx.clone();
                     running += 1;
@@ -364,7 +360,6 @@ where
                         let _ = done_tx.send((seq, v));
                     });
                 }
-                _ => break,
             }
         }
         if !reading && running == 0 && waiting.is_empty() {
