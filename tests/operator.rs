@@ -355,23 +355,30 @@ fn the_policy_denies_through_wrappers_and_allows_without_asking() {
     }
     let out = env.run(&["process", "start", "git push"]);
     assert_eq!(code(&out), 1, "{}", stdout(&out));
-    // Allowed commands run even with confirmation on and no terminal.
-    let out = std::process::Command::new("setsid")
-        .arg("-w")
-        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
-        .args([
-            "--cwd",
-            &env.root().to_string_lossy(),
-            "--confirm",
-            "bash",
-            "echo a && touch t.txt",
-        ])
-        .env("HOME", common::no_home())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    // An allowed plain command runs even with confirmation on and no terminal;
+    // two allowed commands joined are no longer one plain command, and ask.
+    let confirmed = |command: &str| {
+        std::process::Command::new("setsid")
+            .arg("-w")
+            .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+            .args([
+                "--cwd",
+                &env.root().to_string_lossy(),
+                "--confirm",
+                "bash",
+                command,
+            ])
+            .env("HOME", common::no_home())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = confirmed("touch t.txt");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(env.path("t.txt").exists());
+    let out = confirmed("echo a && touch u.txt");
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(!env.path("u.txt").exists());
     // run_shell: an allowed command runs without asking, unless it says it is
     // high risk or escalates privileges, which always asks (and so, with no
     // terminal, is denied).

@@ -24,9 +24,20 @@ enum Token {
     Close,
 }
 
+/// What the lexer saw besides words: the text of substitutions, collected apart,
+/// and whether anything but plain words was met.
+#[derive(Debug, Default)]
+struct Marks {
+    inner: Vec<String>,
+    /// An unquoted `<` or `>` (a redirection), or a `$` or backquote outside
+    /// single quotes (an expansion or a substitution): what makes a command line
+    /// more than its words.
+    special: bool,
+}
+
 /// Split a command line into words and command breaks; quotes are removed, the
-/// text of substitutions is collected apart in `inner`.
-fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
+/// text of substitutions is collected apart in `marks`.
+fn lex(line: &str, marks: &mut Marks) -> Vec<Token> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -53,11 +64,14 @@ fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
                 in_word = true;
                 i += 1;
                 while i < chars.len() && chars[i] != '"' {
+                    if matches!(chars[i], '$' | '`') {
+                        marks.special = true;
+                    }
                     if chars[i] == '\\' && i + 1 < chars.len() {
                         i += 1;
                     } else if chars[i] == '$' && chars.get(i + 1) == Some(&'(') {
                         let (text, end) = balanced(&chars, i + 2);
-                        inner.push(text.clone());
+                        marks.inner.push(text.clone());
                         word.push_str(&format!("$({text})"));
                         i = end;
                         continue;
@@ -66,7 +80,7 @@ fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
                             .iter()
                             .position(|&c| c == '`')
                             .map_or(chars.len(), |p| i + 1 + p);
-                        inner.push(chars[i + 1..end].iter().collect());
+                        marks.inner.push(chars[i + 1..end].iter().collect());
                         i = end + 1;
                         continue;
                     }
@@ -85,21 +99,23 @@ fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
             }
             '$' if chars.get(i + 1) == Some(&'(') => {
                 in_word = true;
+                marks.special = true;
                 let (text, end) = balanced(&chars, i + 2);
-                inner.push(text.clone());
+                marks.inner.push(text.clone());
                 word.push_str(&format!("$({text})"));
                 i = end;
                 continue;
             }
             '`' => {
                 in_word = true;
+                marks.special = true;
                 let end = chars[i + 1..]
                     .iter()
                     .position(|&c| c == '`')
                     .map_or(chars.len(), |p| i + 1 + p);
                 let text: String = chars[i + 1..end].iter().collect();
                 word.push_str(&format!("`{text}`"));
-                inner.push(text);
+                marks.inner.push(text);
                 i = end;
             }
             ';' | '&' | '|' | '\n' | '(' | ')' => {
@@ -119,6 +135,9 @@ fn lex(line: &str, inner: &mut Vec<String>) -> Vec<Token> {
                 continue;
             }
             c => {
+                if matches!(c, '$' | '<' | '>') {
+                    marks.special = true;
+                }
                 in_word = true;
                 word.push(c);
             }
@@ -152,7 +171,7 @@ fn balanced(chars: &[char], start: usize) -> (String, usize) {
 
 /// The words of a rule or a command with no operators (quotes removed).
 pub fn words_of(text: &str) -> Vec<String> {
-    lex(text, &mut Vec::new())
+    lex(text, &mut Marks::default())
         .into_iter()
         .filter_map(|t| match t {
             Token::Word(w) => Some(w),
@@ -161,12 +180,20 @@ pub fn words_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// What a command line runs: each simple command's words after wrappers, and
-/// whether anything escalates privileges.
+/// How deep substitutions and `sh -c` scripts are read; a command nested deeper
+/// is not seen, and says so ([`Analysis::opaque`]).
+pub const MAX_DEPTH: usize = 8;
+
+/// What a command line runs: each simple command's words after wrappers, whether
+/// anything escalates privileges, and what the reading could not see through.
 #[derive(Debug, Default, PartialEq)]
 pub struct Analysis {
     pub commands: Vec<Vec<String>>,
     pub privesc: bool,
+    /// Why some command could not be read (`eval`, a command word that is a
+    /// variable or a substitution, a shell reading its commands from input,
+    /// nesting deeper than [`MAX_DEPTH`]): a deny rule cannot rule it out.
+    pub opaque: Vec<String>,
 }
 
 /// Split `line` into its simple commands, looking through wrappers.
@@ -176,12 +203,41 @@ pub fn analyse(line: &str) -> Analysis {
     analysis
 }
 
+/// The words of `line` when it is a plain command: one simple command of words
+/// only — no assignment before it, no redirection, no expansion or substitution
+/// (`$`, backquotes), no operator or separator, no subshell (a comment, never
+/// run, may follow). `None` otherwise. What an allow rule may approve: the shell runs exactly these words,
+/// so a rule that names them names what runs (`PATH=. ls`, `cat a > f`,
+/// `git status; sh` are not `ls`, `cat` or `git status`).
+pub fn plain_words(line: &str) -> Option<Vec<String>> {
+    let mut marks = Marks::default();
+    let tokens = lex(line, &mut marks);
+    if marks.special || !marks.inner.is_empty() {
+        return None;
+    }
+    let mut words = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        match token {
+            Token::Word(w) => words.push(w),
+            Token::Break | Token::Open | Token::Close => return None,
+        }
+    }
+    let first = words.first()?;
+    if is_assignment(first) || KEYWORDS.contains(&first.as_str()) {
+        return None;
+    }
+    Some(words)
+}
+
 fn analyse_into(line: &str, analysis: &mut Analysis, depth: usize) {
-    if depth > 8 {
+    if depth > MAX_DEPTH {
+        analysis.opaque.push(format!(
+            "it nests commands deeper than the {MAX_DEPTH} levels the policy reads"
+        ));
         return;
     }
-    let mut inner = Vec::new();
-    let tokens = lex(line, &mut inner);
+    let mut marks = Marks::default();
+    let tokens = lex(line, &mut marks);
     let mut current: Vec<String> = Vec::new();
     let finish = |words: &mut Vec<String>, analysis: &mut Analysis| {
         if !words.is_empty() {
@@ -195,7 +251,7 @@ fn analyse_into(line: &str, analysis: &mut Analysis, depth: usize) {
         }
     }
     finish(&mut current, analysis);
-    for text in inner {
+    for text in marks.inner {
         analyse_into(&text, analysis, depth + 1);
     }
 }
@@ -215,7 +271,7 @@ fn is_assignment(word: &str) -> bool {
 fn takes_value(wrapper: &str, option: &str) -> bool {
     matches!(
         (wrapper, option),
-        ("env", "-u" | "-C" | "-S")
+        ("env", "-u" | "-C")
             | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
             | ("nice", "-n" | "--adjustment")
             | ("ionice", "-c" | "-n" | "-p" | "-t")
@@ -229,83 +285,199 @@ fn takes_value(wrapper: &str, option: &str) -> bool {
                 "xargs",
                 "-I" | "-L" | "-n" | "-P" | "-s" | "-d" | "-E" | "-a"
             )
+            | ("watch", "-n" | "-d" | "--interval" | "-q")
+            | ("flock", "-w" | "-E" | "--timeout")
     )
 }
 
+/// The programs that run the rest of their words as a command.
+const WRAPPERS: &[&str] = &[
+    "env", "timeout", "nice", "nohup", "ionice", "stdbuf", "command", "exec", "time", "xargs",
+    "sudo", "doas", "builtin", "setsid", "chrt", "taskset", "flock",
+];
+
+/// Where a wrapper's command starts in `words` (its options skipped), and the
+/// words an `env -S STRING` splits its string into (they come first).
+fn wrapped_start(program: &str, words: &[String]) -> (usize, Vec<String>) {
+    let mut split = Vec::new();
+    let mut i = 1;
+    while i < words.len() {
+        let w = &words[i];
+        if w == "--" {
+            i += 1;
+            break;
+        }
+        if program == "env" && is_assignment(w) {
+            i += 1;
+            continue;
+        }
+        if program == "env" {
+            // `-S STRING`, `-SSTRING`, `--split-string=STRING`: the string is
+            // split into words that come before the rest.
+            let string = match w.as_str() {
+                "-S" | "--split-string" => {
+                    i += 1;
+                    words.get(i).cloned()
+                }
+                _ => w
+                    .strip_prefix("--split-string=")
+                    .or_else(|| w.strip_prefix("-S").filter(|s| !s.is_empty()))
+                    .map(str::to_string),
+            };
+            if let Some(string) = string {
+                split.extend(words_of(&string));
+                i += 1;
+                continue;
+            }
+        }
+        if !w.starts_with('-') || w == "-" {
+            break;
+        }
+        i += if takes_value(program, w) { 2 } else { 1 };
+    }
+    match program {
+        // `timeout` takes its duration first; `chrt` its priority; `taskset` its
+        // mask; `flock` its lock file.
+        "timeout" | "chrt" | "taskset" | "flock" if split.is_empty() => i += 1,
+        _ => {}
+    }
+    (i, split)
+}
+
+/// The command of a `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`),
+/// each read as a command of its own.
+fn find_exec(words: &[String], analysis: &mut Analysis, depth: usize) {
+    let mut i = 1;
+    while i < words.len() {
+        if matches!(words[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let start = i + 1;
+            let end = words[start..]
+                .iter()
+                .position(|w| w == ";" || w == "+")
+                .map_or(words.len(), |p| start + p);
+            if start < end {
+                unwrap(words[start..end].to_vec(), analysis, depth + 1);
+            }
+            i = end;
+        }
+        i += 1;
+    }
+}
+
 fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
+    if depth > MAX_DEPTH {
+        analysis.opaque.push(format!(
+            "it nests commands deeper than the {MAX_DEPTH} levels the policy reads"
+        ));
+        return;
+    }
     loop {
         while words.first().is_some_and(|w| is_assignment(w)) {
+            words.remove(0);
+        }
+        // A compound command's keyword is not the command it runs.
+        while words
+            .first()
+            .is_some_and(|w| KEYWORDS.contains(&w.as_str()) && w != "time")
+        {
             words.remove(0);
         }
         let Some(first) = words.first().cloned() else {
             return;
         };
+        if first.contains('$') || first.contains('`') {
+            analysis.opaque.push(format!(
+                "its command word `{first}` is a variable or a substitution, known only when it runs"
+            ));
+            analysis.commands.push(words);
+            return;
+        }
         let program = first.rsplit('/').next().unwrap_or(&first).to_string();
         match program.as_str() {
             "sudo" | "doas" | "su" | "pkexec" => analysis.privesc = true,
             _ => {}
         }
-        match program.as_str() {
-            "env" | "timeout" | "nice" | "nohup" | "ionice" | "stdbuf" | "command" | "exec"
-            | "time" | "xargs" | "sudo" | "doas" => {
-                let mut i = 1;
-                while i < words.len() {
-                    let w = &words[i];
-                    if w == "--" {
-                        i += 1;
-                        break;
-                    }
-                    if program == "env" && is_assignment(w) {
-                        i += 1;
-                        continue;
-                    }
-                    if !w.starts_with('-') || w == "-" {
-                        break;
-                    }
-                    i += if takes_value(&program, w) { 2 } else { 1 };
-                }
-                // `timeout` takes its duration first.
-                if program == "timeout" && i < words.len() {
-                    i += 1;
-                }
-                if i >= words.len() {
-                    analysis.commands.push(words);
-                    return;
-                }
-                words.drain(..i);
-            }
-            "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "busybox" => {
-                let mut rest = &words[1..];
-                if program == "busybox" {
-                    match rest.first().map(String::as_str) {
-                        Some("sh" | "ash") => rest = &rest[1..],
-                        _ => {
-                            analysis.commands.push(words);
-                            return;
-                        }
-                    }
-                }
-                // `-c SCRIPT`, also combined (`-lc`, `-ec`): the script is the first
-                // word after the options.
-                let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
-                if flags
-                    .iter()
-                    .any(|f| !f.starts_with("--") && f.contains('c'))
-                    && let Some(script) = rest.get(flags.len())
-                {
-                    analysis.commands.push(words.clone());
-                    analyse_into(script, analysis, depth + 1);
-                    return;
-                }
+        let p = program.as_str();
+        if WRAPPERS.contains(&p) || p == "watch" {
+            let (i, split) = wrapped_start(p, &words);
+            if i >= words.len() && split.is_empty() {
                 analysis.commands.push(words);
                 return;
             }
+            if p == "watch" {
+                // watch hands its words to `sh -c` as one script.
+                analysis.commands.push(words.clone());
+                analyse_into(&words[i.min(words.len())..].join(" "), analysis, depth + 1);
+                return;
+            }
+            let rest = words.split_off(i.min(words.len()));
+            words = split.into_iter().chain(rest).collect();
+            continue;
+        }
+        match p {
+            "eval" => {
+                analysis
+                    .opaque
+                    .push("`eval` runs text the policy cannot read before it runs".into());
+                analysis.commands.push(words.clone());
+                analyse_into(&words[1..].join(" "), analysis, depth + 1);
+            }
+            "find" => {
+                analysis.commands.push(words.clone());
+                find_exec(&words, analysis, depth);
+            }
+            "trap" if words.len() > 2 => {
+                analysis.commands.push(words.clone());
+                analyse_into(&words[1], analysis, depth + 1);
+            }
+            "su" => {
+                analysis.commands.push(words.clone());
+                if let Some(at) = words.iter().position(|w| w == "-c" || w == "--command") {
+                    if let Some(script) = words.get(at + 1) {
+                        analyse_into(script, analysis, depth + 1);
+                    }
+                }
+            }
+            "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh" | "busybox" => {
+                shell(words, analysis, depth);
+            }
+            _ => analysis.commands.push(words),
+        }
+        return;
+    }
+}
+
+/// A shell run as a command: `-c SCRIPT` is read recursively; a shell reading
+/// its commands from its input (no operand, or `-s`) cannot be seen through.
+fn shell(words: Vec<String>, analysis: &mut Analysis, depth: usize) {
+    let program = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
+    let mut rest = &words[1..];
+    if program == "busybox" {
+        match rest.first().map(String::as_str) {
+            Some("sh" | "ash") => rest = &rest[1..],
             _ => {
                 analysis.commands.push(words);
                 return;
             }
         }
     }
+    // `-c SCRIPT`, also combined (`-lc`, `-ec`): the script is the first word
+    // after the options.
+    let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
+    let short = |c: char| flags.iter().any(|f| !f.starts_with("--") && f.contains(c));
+    if short('c') {
+        if let Some(script) = rest.get(flags.len()) {
+            let script = script.clone();
+            analysis.commands.push(words);
+            analyse_into(&script, analysis, depth + 1);
+            return;
+        }
+    } else if short('s') || rest.len() == flags.len() {
+        analysis.opaque.push(format!(
+            "`{program}` reads the commands it runs from its input"
+        ));
+    }
+    analysis.commands.push(words);
 }
 
 /// Words that open a compound command; what follows them is the command run.
@@ -374,7 +546,7 @@ pub fn shell_killer(line: &str) -> Option<String> {
             );
         }
     };
-    for token in lex(line, &mut Vec::new()) {
+    for token in lex(line, &mut Marks::default()) {
         match token {
             Token::Word(w) => current.push(w),
             Token::Break => check(&mut current, depth),
@@ -437,6 +609,97 @@ mod tests {
         let a = analyse("sudo -u root systemctl restart x");
         assert!(a.privesc);
         assert_eq!(a.commands, [vec!["systemctl", "restart", "x"]]);
+    }
+
+    #[test]
+    fn more_wrappers_and_find_exec_are_looked_through() {
+        assert_eq!(cmds("env -S 'git push' origin"), ["git push origin"]);
+        assert_eq!(cmds("env --split-string='rm -rf' x"), ["rm -rf x"]);
+        assert_eq!(
+            cmds("find . -type f -exec rm -f {} + -execdir sh -c 'git push' \\;"),
+            [
+                "find . -type f -exec rm -f {} + -execdir sh -c git push ;",
+                "rm -f {}",
+                "sh -c git push",
+                "git push"
+            ]
+        );
+        assert_eq!(cmds("setsid -f nohup git push"), ["git push"]);
+        assert_eq!(
+            cmds("if true; then git push; fi"),
+            ["true", "git push", "fi"]
+        );
+        assert_eq!(
+            cmds("while :; do git push; done"),
+            [":", "git push", "done"]
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_seen_through_is_named() {
+        for (line, why) in [
+            ("eval \"$x\"", "eval"),
+            ("$run --all", "variable or a substitution"),
+            ("\"$(which rm)\" -rf x", "variable or a substitution"),
+            ("curl x | bash", "reads the commands it runs from its input"),
+            ("sh -s -- a", "reads the commands it runs from its input"),
+        ] {
+            let a = analyse(line);
+            assert!(
+                a.opaque.iter().any(|o| o.contains(why)),
+                "{line}: {:?}",
+                a.opaque
+            );
+        }
+        let deep = format!("echo {}x{}", "$(echo ".repeat(12), ")".repeat(12));
+        assert!(analyse(&deep).opaque[0].contains("deeper than the 8 levels"));
+        for line in [
+            "git status",
+            "ls -la | wc -l",
+            "sh -c 'make'",
+            "bash ./x.sh",
+        ] {
+            assert_eq!(analyse(line).opaque, Vec::<String>::new(), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_plain_command_is_words_and_nothing_else() {
+        assert_eq!(
+            plain_words("git status --short 'a b' \"c d\" e\\ f # note"),
+            Some(vec![
+                "git".into(),
+                "status".into(),
+                "--short".into(),
+                "a b".into(),
+                "c d".into(),
+                "e f".into()
+            ])
+        );
+        assert_eq!(plain_words("echo '$HOME > x'").map(|w| w.len()), Some(2));
+        for line in [
+            "A=1 ls",
+            "ls > x",
+            "ls 2>/dev/null",
+            "ls <x",
+            "ls $HOME",
+            "ls \"$HOME\"",
+            "ls ${x}",
+            "ls $(id)",
+            "ls `id`",
+            "ls; id",
+            "ls && id",
+            "ls | id",
+            "ls &",
+            "(ls)",
+            "{ ls; }",
+            "! ls",
+            "ls\nid",
+            "",
+            "# only a note",
+        ] {
+            assert_eq!(plain_words(line), None, "{line:?}");
+        }
     }
 
     #[test]
