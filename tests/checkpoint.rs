@@ -420,7 +420,26 @@ fn unknown_nodes_stale_turns_git_folders_and_drop() {
         "checkpoint: no checkpoint named \"nope\": this session has none\n"
     );
     ck(&env, "t1", &["write", "one.txt", "--content", "1"]);
-    ck(&env, "t2", &["write", ".git/hooks/x", "--content", "2"]);
+    // A protected path is written only when lifted by name.
+    let out = env.run(&["--checkpoint", "write", ".git/hooks/y", "--content", "2"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("--allow-protected"),
+        "{}",
+        stderr(&out)
+    );
+    ck(
+        &env,
+        "t2",
+        &[
+            "--allow-protected",
+            ".git/hooks",
+            "write",
+            ".git/hooks/x",
+            "--content",
+            "2",
+        ],
+    );
     let out = env.run(&["checkpoint", "diff", "t9"]);
     assert_eq!(code(&out), 1);
     assert_eq!(
@@ -449,10 +468,22 @@ fn unknown_nodes_stale_turns_git_folders_and_drop() {
         stdout(&env.run(&["--session", "other", "checkpoint", "list"])),
         "No checkpoints in session \"other\".\n"
     );
-    // A rewind never touches a .git folder.
+    // A rewind touches a .git folder only when lifted, and never forgets in
+    // silence: refused naming it, left and listed with --force.
     let out = env.run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(".git/hooks/x: a protected path (inside "),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["checkpoint", "rewind", "t2", "--force"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stdout(&out).contains("left      .git/hooks/x: inside a .git folder"));
+    assert!(
+        stdout(&out).contains("left      .git/hooks/x: a protected path"),
+        "{}",
+        stdout(&out)
+    );
     assert!(env.path(".git/hooks/x").exists());
     // drop: a usage error without a node, then the node and older ones.
     assert_eq!(code(&env.run(&["checkpoint", "drop"])), 2);

@@ -6,7 +6,9 @@
 use super::local_fs::LocalFs;
 use super::local_shell::LocalShell;
 use crate::kernel::CancellationToken;
-use crate::kernel::{ClipEnd, Framework, Fs, OutputBudget, Root, Shell, ToolContext};
+use crate::kernel::write_guard::project_of;
+use crate::kernel::{ClipEnd, Framework, Fs, OutputBudget, Root, Shell, ToolContext, WriteGuard};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// The default output ceiling: 64 KiB.
@@ -39,22 +41,54 @@ pub fn standard_budget() -> OutputBudget {
     budget_of(STANDARD_MAX_BYTES)
 }
 
+/// The write guard of a context at `cwd` on this machine: the protected names,
+/// and the user's own toolbox folders — `$XDG_CONFIG_HOME/indusvx` and
+/// `~/.config/indusvx` (the configuration: approval policy, agents, MCP
+/// servers) and the state folder (the sealing key, the trust list) — with the
+/// project's edge at the git root of `cwd`; it writes anywhere until a host
+/// says otherwise ([`WriteGuard::outside`]).
+pub fn local_write_guard(cwd: &Path) -> WriteGuard {
+    let absolute = |k: &str| {
+        std::env::var_os(k)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let mut dirs = Vec::new();
+    let config = "your indus-tool configuration folder (approval policy, agents, MCP servers)";
+    if let Some(xdg) = absolute("XDG_CONFIG_HOME") {
+        dirs.push((xdg.join("indusvx"), config.to_string()));
+    }
+    if let Some(home) = absolute("HOME") {
+        dirs.push((home.join(".config").join("indusvx"), config.to_string()));
+    }
+    if let Some(state) = crate::state::user::dir() {
+        dirs.push((
+            state,
+            "your indus-tool state folder (its sealing key and trust list)".to_string(),
+        ));
+    }
+    WriteGuard::new(project_of(cwd), dirs)
+}
+
 /// A context over the local backend. Absent parts default to a never-firing cancel
-/// token, [`standard_budget`] and an empty framework (gate off).
+/// token, [`standard_budget`] and an empty framework (gate off); its writes are
+/// guarded by [`local_write_guard`].
 pub fn make_local_context(
     cwd: &str,
     cancel: Option<CancellationToken>,
     budget: Option<OutputBudget>,
     framework: Option<Framework>,
 ) -> ToolContext {
-    ToolContext::new(
+    let mut ctx = ToolContext::new(
         cwd,
         local_fs(),
         local_shell(),
         cancel.unwrap_or_default(),
         budget.unwrap_or_else(standard_budget),
         framework.unwrap_or_default(),
-    )
+    );
+    ctx.writes = Some(Arc::new(local_write_guard(Path::new(cwd))));
+    ctx
 }
 
 /// `ctx` confined to `root`: its paths are admitted by the root, and its

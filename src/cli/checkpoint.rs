@@ -50,6 +50,9 @@ fn scope_of(globals: &Globals) -> Scope {
         store: store_of(globals),
         cwd: globals.cwd.clone(),
         root: globals.root.clone(),
+        writes: Some(std::sync::Arc::new(super::dispatch::write_guard_of(
+            globals, false,
+        ))),
     }
 }
 

@@ -101,10 +101,12 @@ impl Options<'_> {
         // Both files are held whole to be aligned; edit's ceiling bounds them.
         let bytes = read_bounded(file, crate::tools::files::edit::EDIT_MAX_BYTES, given)
             .map_err(|e| e.0)?;
-        // Two files named outright are text or an error (a diff of them is the
-        // point); in a tree, files that are not text are reported as binary.
+        // Content with a NUL byte is binary, as GNU diff judges it, named
+        // outright or in a tree (`/proc/self/environ` is no text to print); two
+        // files named outright are otherwise text or an error (a diff of them is
+        // the point), and in a tree, files that are not text are binary.
         Ok(match String::from_utf8(bytes) {
-            Ok(text) if top || !text.contains('\0') => Content::Text(text),
+            Ok(text) if !text.contains('\0') => Content::Text(text),
             Ok(text) => Content::Bytes(text.into_bytes()),
             Err(_) if top => return Err(format!("{given} is not valid UTF-8 text")),
             Err(e) => Content::Bytes(e.into_bytes()),

@@ -20,7 +20,7 @@ use crate::backends::local::{budget_of, confine_local, make_local_context};
 use crate::deck::{Profile, rows_for_profile};
 use crate::kernel::{
     CancellationToken, ContextFactory, Framework, ReadStateHandle, TodoStoreHandle, ToolBox,
-    ToolCall, ToolOutcome, ToolRegistry, normalize_tool_name,
+    ToolCall, ToolOutcome, ToolRegistry, WriteGuard, normalize_tool_name,
 };
 use crate::state::read_state::{CachedReadState, PersistentReadState};
 use crate::state::todos::{CachedTodoStore, PersistentTodoStore};
@@ -136,6 +136,36 @@ pub fn long_running_factory(globals: &Globals) -> ContextFactory {
     factory_with(globals, true)
 }
 
+/// Where this invocation's file tools may write (see `kernel::write_guard`):
+/// protected paths unless `--allow-protected` lifts them; outside the project,
+/// an agent's face (`agent`: `batch`, `mcp`) is refused unless `--allow-outside`
+/// or `--root` widens it, `--confirm` asks, and a plain call writes where named.
+pub(crate) fn write_guard_of(globals: &Globals, agent: bool) -> WriteGuard {
+    use crate::kernel::Outside;
+    let cwd = Path::new(&globals.cwd);
+    let mut guard = match &globals.root {
+        Some(root) => crate::backends::local::local_write_guard(root.path()),
+        None => crate::backends::local::local_write_guard(cwd),
+    };
+    if globals.remote.is_some() {
+        guard = WriteGuard::new(cwd.to_path_buf(), Vec::new()).remote();
+    } else if let Some(root) = &globals.root {
+        guard = guard.with_project(root.path().to_path_buf());
+    }
+    let outside = if agent {
+        Outside::Refuse
+    } else if globals.confirm == Some(true) {
+        Outside::Ask
+    } else {
+        Outside::Anywhere
+    };
+    guard.lifting(globals.allow_protected.clone()).outside(
+        outside,
+        globals.allow_outside.clone(),
+        Some(crate::deck::wrappers::approval::ask_terminal),
+    )
+}
+
 pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
     // An apply_patch an earlier invocation left half done (killed, power lost)
     // is undone before any tool of this one looks at the tree.
@@ -185,6 +215,8 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         .stream_rows
         .then(|| Arc::new(super::output::StdoutRows::default()) as Arc<dyn crate::kernel::RowSink>);
     let (remote, state_root) = (globals.remote.clone(), globals.state_root.clone());
+    // A long-running face serves an agent's calls: its writes stay in the project.
+    let writes = Arc::new(write_guard_of(globals, cached));
     let tmux = globals.tmux.as_ref().and_then(|session| {
         crate::backends::tmux::Tmux::new(Path::new(&cwd), Some(&globals.session))
             .ok()
@@ -211,6 +243,7 @@ pub(crate) fn factory_with(globals: &Globals, cached: bool) -> ContextFactory {
         ctx.unbounded_rows = unbounded_rows;
         ctx.agent_face = agent_face;
         ctx.rows = rows.clone();
+        ctx.writes = Some(Arc::clone(&writes));
         match &root {
             Some(root) => confine_local(ctx, Arc::clone(root)),
             None => ctx,

@@ -26,7 +26,9 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
-use crate::kernel::{DefinedTool, JsonSchema, Root, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{
+    DefinedTool, JsonSchema, Root, Tool, ToolContext, ToolResult, WriteGuard, define_tool,
+};
 use crate::state::StateDir;
 use crate::state::checkpoints::{CheckpointError, CheckpointStore, Image, iso8601_utc};
 use crate::tools::files::diff::{DEFAULT_CONTEXT, render_unified_diff_with_headers};
@@ -50,6 +52,8 @@ pub struct Scope {
     pub store: CheckpointStore,
     pub cwd: String,
     pub root: Option<Arc<Root>>,
+    /// Where a rewind may write (protected paths lifted or not).
+    pub writes: Option<Arc<WriteGuard>>,
 }
 
 impl Scope {
@@ -61,6 +65,7 @@ impl Scope {
                 .with_root(ctx.root.clone()),
             cwd: ctx.cwd.clone(),
             root: ctx.root.clone(),
+            writes: ctx.writes.clone(),
         }
     }
 
@@ -385,18 +390,22 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
 /// overwrites files changed outside the toolbox since). The record is `{"node",
 /// "restored", "deleted", "skipped": [{"path", "reason"}], "dropped"}`.
 pub fn rewind(scope: &Scope, name: &str, force: bool) -> Result<View, CheckpointError> {
-    let report = match scope.store.rewind(name, force, scope.root.as_deref()) {
-        Ok(r) => r,
-        Err(CheckpointError::Refused { files }) => {
-            // The paths as the user knows them.
-            let files = files
-                .into_iter()
-                .map(|(p, why)| (scope.shown(&p), why))
-                .collect();
-            return Err(CheckpointError::Refused { files });
-        }
-        Err(e) => return Err(e),
-    };
+    let report =
+        match scope
+            .store
+            .rewind(name, force, scope.root.as_deref(), scope.writes.as_deref())
+        {
+            Ok(r) => r,
+            Err(CheckpointError::Refused { files }) => {
+                // The paths as the user knows them.
+                let files = files
+                    .into_iter()
+                    .map(|(p, why)| (scope.shown(&p), why))
+                    .collect();
+                return Err(CheckpointError::Refused { files });
+            }
+            Err(e) => return Err(e),
+        };
     let rel = |v: &[String]| -> Vec<String> { v.iter().map(|p| scope.shown(p)).collect() };
     let skipped: Vec<(String, String)> = report
         .skipped

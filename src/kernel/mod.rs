@@ -15,6 +15,7 @@ pub mod shell_words;
 pub mod spec;
 pub mod text;
 pub mod wrap;
+pub mod write_guard;
 
 pub use backends::{
     DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,
@@ -41,3 +42,4 @@ pub use spec::{
 };
 pub use tokio_util::sync::CancellationToken;
 pub use wrap::{Around, wrap_tool, wrap_tools};
+pub use write_guard::{Outside, WriteGuard};

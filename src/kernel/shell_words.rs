@@ -286,6 +286,7 @@ fn takes_value(wrapper: &str, option: &str) -> bool {
                 "-I" | "-L" | "-n" | "-P" | "-s" | "-d" | "-E" | "-a"
             )
             | ("watch", "-n" | "-d" | "--interval" | "-q")
+            | ("exec", "-a")
             | ("flock", "-w" | "-E" | "--timeout")
     )
 }
@@ -385,9 +386,14 @@ fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
         let Some(first) = words.first().cloned() else {
             return;
         };
-        if first.contains('$') || first.contains('`') {
+        // A command word that expands (a variable, a substitution, a glob or a
+        // brace list: `/bin/r?`, `{rm,-rf,x}`) is known only when it runs.
+        let expands = first.contains(['$', '`', '*', '?'])
+            || (first.contains('{') && first.contains('}'))
+            || (first.contains('[') && first != "[" && first != "[[");
+        if expands {
             analysis.opaque.push(format!(
-                "its command word `{first}` is a variable or a substitution, known only when it runs"
+                "its command word `{first}` is a variable, a substitution or a pattern, known only when it runs"
             ));
             analysis.commands.push(words);
             return;
@@ -432,10 +438,10 @@ fn unwrap(mut words: Vec<String>, analysis: &mut Analysis, depth: usize) {
             }
             "su" => {
                 analysis.commands.push(words.clone());
-                if let Some(at) = words.iter().position(|w| w == "-c" || w == "--command") {
-                    if let Some(script) = words.get(at + 1) {
-                        analyse_into(script, analysis, depth + 1);
-                    }
+                if let Some(at) = words.iter().position(|w| w == "-c" || w == "--command")
+                    && let Some(script) = words.get(at + 1)
+                {
+                    analyse_into(script, analysis, depth + 1);
                 }
             }
             "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh" | "busybox" => {
@@ -455,24 +461,46 @@ fn shell(words: Vec<String>, analysis: &mut Analysis, depth: usize) {
     if program == "busybox" {
         match rest.first().map(String::as_str) {
             Some("sh" | "ash") => rest = &rest[1..],
-            _ => {
+            // `busybox APPLET ARGS` runs the applet: read it as the command.
+            Some(_) => {
+                analysis.commands.push(words.clone());
+                unwrap(words[1..].to_vec(), analysis, depth + 1);
+                return;
+            }
+            None => {
                 analysis.commands.push(words);
                 return;
             }
         }
     }
-    // `-c SCRIPT`, also combined (`-lc`, `-ec`): the script is the first word
-    // after the options.
-    let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
-    let short = |c: char| flags.iter().any(|f| !f.starts_with("--") && f.contains(c));
-    if short('c') {
-        if let Some(script) = rest.get(flags.len()) {
-            let script = script.clone();
-            analysis.commands.push(words);
-            analyse_into(&script, analysis, depth + 1);
-            return;
+    // `-c SCRIPT`, also combined (`-lc`, `-ec`) or after other options
+    // (`-o pipefail -c`): the script is the first word after that option that
+    // is not one itself (an `-o`/`+o` takes a name).
+    let short = |w: &str, c: char| {
+        (w.starts_with('-') || w.starts_with('+')) && !w.starts_with("--") && w.contains(c)
+    };
+    if let Some(at) = rest.iter().position(|w| short(w, 'c')) {
+        let mut i = at + 1;
+        while i < rest.len() && (rest[i].starts_with('-') || rest[i].starts_with('+')) {
+            i += if short(&rest[i], 'o') { 2 } else { 1 };
         }
-    } else if short('s') || rest.len() == flags.len() {
+        match rest.get(i) {
+            Some(script) => {
+                let script = script.clone();
+                analysis.commands.push(words);
+                analyse_into(&script, analysis, depth + 1);
+            }
+            None => {
+                analysis.opaque.push(format!(
+                    "`{program} -c` is given no script the policy can read"
+                ));
+                analysis.commands.push(words);
+            }
+        }
+        return;
+    }
+    let flags: Vec<&String> = rest.iter().take_while(|w| w.starts_with('-')).collect();
+    if flags.iter().any(|f| short(f, 's')) || rest.len() == flags.len() {
         analysis.opaque.push(format!(
             "`{program}` reads the commands it runs from its input"
         ));
@@ -625,6 +653,16 @@ mod tests {
             ]
         );
         assert_eq!(cmds("setsid -f nohup git push"), ["git push"]);
+        assert_eq!(cmds("exec -a name rm -rf x"), ["rm -rf x"]);
+        assert_eq!(cmds("busybox rm -rf x"), ["busybox rm -rf x", "rm -rf x"]);
+        assert_eq!(
+            cmds("bash -o pipefail -c 'rm -rf x'"),
+            ["bash -o pipefail -c rm -rf x", "rm -rf x"]
+        );
+        assert_eq!(
+            cmds("bash --norc -ec 'git push'"),
+            ["bash --norc -ec git push", "git push"]
+        );
         assert_eq!(
             cmds("if true; then git push; fi"),
             ["true", "git push", "fi"]
@@ -639,10 +677,14 @@ mod tests {
     fn what_cannot_be_seen_through_is_named() {
         for (line, why) in [
             ("eval \"$x\"", "eval"),
-            ("$run --all", "variable or a substitution"),
-            ("\"$(which rm)\" -rf x", "variable or a substitution"),
+            ("$run --all", "a variable, a substitution"),
+            ("\"$(which rm)\" -rf x", "a variable, a substitution"),
             ("curl x | bash", "reads the commands it runs from its input"),
             ("sh -s -- a", "reads the commands it runs from its input"),
+            ("/bin/r? -rf x", "a pattern"),
+            ("{rm,-rf,x}", "a pattern"),
+            ("/usr/bin/[r]m -rf x", "a pattern"),
+            ("bash -c", "no script"),
         ] {
             let a = analyse(line);
             assert!(

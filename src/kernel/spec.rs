@@ -22,6 +22,7 @@ use super::backends::{Fs, Shell};
 use super::contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 use super::output::OutputBudget;
 use super::root::Root;
+use super::write_guard::WriteGuard;
 
 /// Where a host takes a listing tool's rows as they are found, in their final
 /// order, instead of in the answer (see [`ToolContext::rows`]): a shell pipe
@@ -380,6 +381,9 @@ pub struct ToolContext {
     /// The turn of the call this context serves (`ToolCall::turn`), set by the
     /// runner: the checkpoint wrapper records the call's changes under it.
     pub turn: Option<String>,
+    /// Where the file tools may write (protected paths, the project's edge);
+    /// `None` protects the names (`.git`, `.indus-process`, `.indusvx`) only.
+    pub writes: Option<Arc<WriteGuard>>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -427,6 +431,7 @@ impl ToolContext {
             agent_face: true,
             rows: None,
             turn: None,
+            writes: None,
         }
     }
 
@@ -445,6 +450,19 @@ impl ToolContext {
         let abs = self.resolve_path(path);
         if let Some(root) = &self.root {
             root.admit(path, Path::new(&abs))?;
+        }
+        Ok(abs)
+    }
+
+    /// [`confine`](Self::confine) for a path a tool will write (create, replace,
+    /// delete): also admitted by the [`WriteGuard`], which refuses protected
+    /// paths and, by face, what lies outside the project.
+    pub fn confine_write(&self, path: &str) -> Result<String, String> {
+        let abs = self.confine(path)?;
+        match &self.writes {
+            Some(guard) => guard.admit(path, Path::new(&abs))?,
+            None => WriteGuard::new(std::path::PathBuf::from(&self.cwd), Vec::new())
+                .admit(path, Path::new(&abs))?,
         }
         Ok(abs)
     }

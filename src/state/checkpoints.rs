@@ -46,8 +46,8 @@ use serde::{Deserialize, Serialize};
 pub mod runs;
 
 use super::{READ_CAP, StateDir, StateLock, file_key, same_place, user};
-use crate::kernel::Root;
 use crate::kernel::digest::{sha256_hex, sha256_of_reader};
+use crate::kernel::{Root, WriteGuard};
 use crate::sys::atomic_replace;
 
 /// The folder of every session's checkpoints, inside the state folder.
@@ -1280,15 +1280,27 @@ impl CheckpointStore {
     /// Refused as a whole (nothing touched) when a file was changed outside the
     /// toolbox since the toolbox last wrote it, or its pre-image was not kept,
     /// unless `force`: then changed files are overwritten and files without a kept
-    /// pre-image are left as they are (and reported). Paths inside a `.git` folder
-    /// are never touched. Each file is replaced atomically (temp file and rename in
-    /// its folder, mode kept), with the exact bytes recorded.
+    /// pre-image are left as they are (and reported). A protected path (`.git`,
+    /// the toolbox's folders: see [`WriteGuard`]) that `writes` does not lift is
+    /// never touched, and never silently: the rewind is refused naming it, or,
+    /// with `force`, leaves it and says so. Each file is replaced atomically
+    /// (temp file and rename in its folder, mode kept), with the exact bytes
+    /// recorded.
     pub fn rewind(
         &self,
         name: &str,
         force: bool,
         root: Option<&Root>,
+        writes: Option<&WriteGuard>,
     ) -> Result<RewindReport, CheckpointError> {
+        let names_only;
+        let writes = match writes {
+            Some(w) => w,
+            None => {
+                names_only = WriteGuard::new(PathBuf::from("/"), Vec::new());
+                &names_only
+            }
+        };
         self.guard()?;
         let lock = self.dir.lock()?;
         self.settle(&lock)?;
@@ -1299,10 +1311,16 @@ impl CheckpointStore {
         let mut refusals = Vec::new();
         let mut work = Vec::new();
         for t in touched {
-            if inside_git(&t.path) {
-                report
-                    .skipped
-                    .push((t.path, "inside a .git folder (never touched)".into()));
+            if let Some(why) = writes.protected(Path::new(&t.path)) {
+                let why = format!(
+                    "a protected path ({why}), not restored: pass --allow-protected {} to restore it",
+                    t.path
+                );
+                if force {
+                    report.skipped.push((t.path, why));
+                } else {
+                    refusals.push((t.path, why));
+                }
                 continue;
             }
             if let Some(root) = root
@@ -1969,14 +1987,14 @@ mod tests {
         }
         // Changed outside the toolbox: refused, nothing touched.
         std::fs::write(&a, "outside").unwrap();
-        let err = s.rewind("t2", false, None).unwrap_err();
+        let err = s.rewind("t2", false, None, None).unwrap_err();
         assert!(
             matches!(&err, CheckpointError::Refused { files } if files.len() == 1 && files[0].0 == a)
         );
         assert!(Path::new(&n).exists());
-        let err = s.rewind("t9", false, None).unwrap_err();
+        let err = s.rewind("t9", false, None, None).unwrap_err();
         assert_eq!(err.to_string(), "no checkpoint named \"t9\"; known: t1, t2");
-        let report = s.rewind("t2", true, None).unwrap();
+        let report = s.rewind("t2", true, None, None).unwrap();
         assert_eq!(report.restored, vec![a.clone()]);
         assert_eq!(report.deleted, vec![n.clone()]);
         assert_eq!(report.dropped, vec!["t2".to_string()]);
@@ -2090,6 +2108,36 @@ mod tests {
         assert!(!inside_git("/r/.github/x"));
     }
 
+    /// A change recorded in a protected path (written under --allow-protected)
+    /// is never dropped in silence: the rewind is refused naming it, leaves it
+    /// and says so with force, and restores it when the same path is lifted.
+    #[test]
+    fn a_protected_change_is_named_never_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        let s = store(dir.path());
+        let config = file(dir.path(), ".git/config");
+        std::fs::write(&config, "[core]\n").unwrap();
+        let node = NodeName::turn("t1");
+        s.record_before(&node, &config, Capture::Bytes(b"[core]\n".to_vec()))
+            .unwrap();
+        let planted = b"[core]\n\tfsmonitor = touch /tmp/x\n";
+        std::fs::write(&config, planted).unwrap();
+        s.record_after(&node, &config, &sha256_hex(planted))
+            .unwrap();
+        let err = s.rewind("t1", false, None, None).unwrap_err();
+        let CheckpointError::Refused { files } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(files[0].0, config);
+        assert!(files[0].1.contains("--allow-protected"), "{}", files[0].1);
+        let lifted = WriteGuard::new(dir.path().to_path_buf(), Vec::new())
+            .lifting(vec![PathBuf::from(&config)]);
+        let report = s.rewind("t1", false, None, Some(&lifted)).unwrap();
+        assert_eq!(report.restored, vec![config.clone()]);
+        assert_eq!(std::fs::read(&config).unwrap(), b"[core]\n");
+    }
+
     #[test]
     fn records_without_this_users_seal_are_passed_over() {
         let dir = tempfile::tempdir().unwrap();
@@ -2136,7 +2184,7 @@ mod tests {
         std::fs::write(&a, "v2").unwrap();
         let node = NodeName::turn("t1");
         s.record_after(&node, &a, &sha256_hex(b"v2")).unwrap();
-        let report = s.rewind("t1", false, None).unwrap();
+        let report = s.rewind("t1", false, None, None).unwrap();
         assert_eq!(report.restored, vec![a.clone()]);
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "v1");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");

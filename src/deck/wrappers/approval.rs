@@ -128,7 +128,7 @@ pub fn decide(line: &str, policy: &Policy, confirm: bool, high: bool) -> Verdict
 
 /// Ask `<question> [y/N] ` (`Run: <cmd>`) on the controlling terminal; no
 /// terminal is a no.
-fn ask_terminal(question: &str) -> bool {
+pub fn ask_terminal(question: &str) -> bool {
     let Ok(tty) = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

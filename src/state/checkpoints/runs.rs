@@ -769,7 +769,7 @@ mod tests {
         let c = root.join("c").to_string_lossy().into_owned();
         assert_eq!(report.recorded, vec![a.clone(), c.clone()]);
         assert!(report.uncertain.is_empty());
-        let rewound = s.rewind("t1", false, None).unwrap();
+        let rewound = s.rewind("t1", false, None, None).unwrap();
         assert_eq!(rewound.restored, vec![a]);
         assert_eq!(rewound.deleted, vec![c]);
         assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "one\n");

@@ -174,7 +174,7 @@ async fn apply(
     for f in &patch.files {
         for p in f.op.paths() {
             let abs = ctx
-                .confine(p)
+                .confine_write(p)
                 .map_err(|e| format!("{e} Nothing was changed."))?;
             abs_of.insert(p.to_string(), abs);
         }

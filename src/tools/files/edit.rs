@@ -178,7 +178,7 @@ struct Checked {
 /// gate), locked, at most [`EDIT_MAX_BYTES`], and the content expected.
 async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, String> {
     let path = request.path;
-    let abs = ctx.confine(path)?;
+    let abs = ctx.confine_write(path)?;
     match ctx.fs.stat(&abs).await {
         Ok(info) if info.is_directory => {
             return Err(format!("{path} is a directory; edit needs a file."));

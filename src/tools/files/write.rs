@@ -59,7 +59,7 @@ impl Tool for WriteTool {
             Some(Value::String(s)) => s.as_str(),
             Some(other) => return ToolResult::failure(invalid("content", "a string", other)),
         };
-        let abs = match ctx.confine(path) {
+        let abs = match ctx.confine_write(path) {
             Ok(abs) => abs,
             Err(message) => return ToolResult::failure(message),
         };
