@@ -60,6 +60,8 @@ fn every_family_round_trips_in_order() {
         .cmd()
         .arg("batch")
         .env("INDUS_WEBSEARCH_URL", srv.url("/html/"))
+        // The test server is on 127.0.0.1, which webfetch refuses unless allowed.
+        .arg("--allow-private-network")
         .write_stdin(lines_of(&calls))
         .output()
         .unwrap();

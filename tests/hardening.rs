@@ -587,7 +587,8 @@ fn edge_cases() -> Vec<Case> {
             "webfetch",
             json!({"url": "http://127.0.0.1:9/", "maxBytes": 1u64 << 40}),
             Error,
-            &["Cannot connect to http://127.0.0.1:9/"],
+            // Pinned, not refused: the call gets as far as judging the address.
+            &["Refused to fetch http://127.0.0.1:9/"],
         ),
         // The envelope: input that is not an object, unknown tools and keys.
         call(

@@ -278,7 +278,11 @@ fn every_answer_of_every_builtin_tool_validates_against_its_output_schema() {
         ("exit_plan_mode", json!({"plan": "1. do it"})),
         ("time", json!({})),
     ];
-    let envs = [("INDUS_WEBSEARCH_URL", server.url("/html/"))];
+    // The test server is on 127.0.0.1, which webfetch refuses unless allowed.
+    let envs = [
+        ("INDUS_WEBSEARCH_URL", server.url("/html/")),
+        ("INDUS_ALLOW_PRIVATE_NETWORK", "1".to_string()),
+    ];
     let checked = check_calls(&env, "all", &calls, &envs);
     // Every tool of the profile but the two that need a service was called.
     let schemas = output_schemas(&env, "all");
@@ -309,7 +313,9 @@ fn the_buddy_envelope_validates_against_the_wrapped_schemas() {
         ),
         ("fetch_url", json!({"url": server.url("/other")})),
     ];
-    check_calls(&env, "buddy", &calls, &[]);
+    // fetch_url's server is on 127.0.0.1, which is refused unless allowed.
+    let envs = [("INDUS_ALLOW_PRIVATE_NETWORK", "1".to_string())];
+    check_calls(&env, "buddy", &calls, &envs);
     // Every buddy tool is wrapped in the envelope, so every one has a schema.
     for (name, schema) in output_schemas(&env, "buddy") {
         let schema = schema.unwrap_or_else(|| panic!("{name} has no output schema"));

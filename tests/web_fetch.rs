@@ -93,10 +93,29 @@ fn server() -> TestServer {
     })
 }
 
+/// The opt-in that lets webfetch reach the test server on 127.0.0.1.
+const ALLOW: &str = "INDUS_ALLOW_PRIVATE_NETWORK";
+
+/// `webfetch ARGS` with the private network allowed (the test server is on it).
 fn fetch(env: &TestEnv, args: &[&str]) -> std::process::Output {
-    let mut all = vec!["webfetch"];
-    all.extend_from_slice(args);
-    env.run(&all)
+    env.cmd()
+        .env(ALLOW, "1")
+        .arg("webfetch")
+        .args(args)
+        .output()
+        .expect("run indus-tool")
+}
+
+/// `--format json ARGS` with the private network allowed, and the outcome.
+fn fetch_json(env: &TestEnv, args: &[&str]) -> (serde_json::Value, std::process::Output) {
+    let out = env
+        .cmd()
+        .env(ALLOW, "1")
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .expect("run indus-tool");
+    (common::parse_outcome(&out), out)
 }
 
 #[test]
@@ -545,7 +564,7 @@ fn max_bytes_bounds_the_content_not_the_download() {
 #[test]
 fn programs_get_the_fetch_as_a_record() {
     let (env, srv) = (TestEnv::new(), server());
-    let (v, out) = env.run_json(&["webfetch", &srv.url("/hop1")]);
+    let (v, out) = fetch_json(&env, &["webfetch", &srv.url("/hop1")]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let rec = &v["output"];
     let keys: Vec<&String> = rec.as_object().unwrap().keys().collect();
@@ -579,7 +598,10 @@ fn programs_get_the_fetch_as_a_record() {
     assert_eq!(rec["contentCut"], false);
     assert_eq!(rec["downloadCut"], false);
     // Within a small budget the content is cut with the tool's notice.
-    let (v, _) = env.run_json(&["--max-bytes", "600", "webfetch", &srv.url("/article")]);
+    let (v, _) = fetch_json(
+        &env,
+        &["--max-bytes", "600", "webfetch", &srv.url("/article")],
+    );
     assert!(v["output"].to_string().len() <= 700, "{}", v["output"]);
     assert!(
         v["output"]["content"]
@@ -689,12 +711,14 @@ fn https_pages_are_fetched_and_untrusted_certificates_refused() {
     let trusted = env
         .cmd()
         .env("SSL_CERT_FILE", dir.join("ca.pem"))
+        .env(ALLOW, "1")
         .args(["webfetch", &url])
         .output()
         .unwrap();
     let untrusted = env
         .cmd()
         .env_remove("SSL_CERT_FILE")
+        .env(ALLOW, "1")
         .args(["webfetch", &url])
         .output()
         .unwrap();
@@ -713,5 +737,250 @@ fn https_pages_are_fetched_and_untrusted_certificates_refused() {
         "{}{}",
         stdout(&untrusted),
         stderr(&untrusted)
+    );
+}
+
+/// A listener that answers nothing and counts the connections made to it: the
+/// proof that a refused fetch never reached the address.
+struct Sentinel {
+    port: u16,
+    contacted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Sentinel {
+    fn on(ip: &str) -> Sentinel {
+        let listener = std::net::TcpListener::bind((ip, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let contacted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = contacted.clone();
+        std::thread::spawn(move || {
+            // Held open: an accepted connection is answered by nothing.
+            let mut held = Vec::new();
+            for stream in listener.incoming() {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                held.push(stream);
+            }
+        });
+        Sentinel { port, contacted }
+    }
+
+    fn contacts(&self) -> usize {
+        self.contacted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// `webfetch ARGS` with no opt-in, whatever the environment running the tests
+/// says.
+fn fetch_closed(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    env.cmd()
+        .env_remove(ALLOW)
+        .args(["webfetch", "--timeout-ms", "3000"])
+        .args(args)
+        .output()
+        .expect("run indus-tool")
+}
+
+const HOW: &str =
+    "Pass --allow-private-network (or set INDUS_ALLOW_PRIVATE_NETWORK=1) to fetch it.";
+
+#[test]
+fn private_network_addresses_are_refused_in_every_spelling_and_never_contacted() {
+    let env = TestEnv::new();
+    let sentinel = Sentinel::on("127.0.0.1");
+    let port = sentinel.port;
+    let loopback = format!(
+        "Refused to fetch http://127.0.0.1:{port}/: 127.0.0.1 is a loopback address (127.0.0.0/8), not on the public internet. {HOW}\n"
+    );
+    // The decimal and hex spellings are the same address once parsed, and the
+    // message names it as parsed.
+    for spelled in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://2130706433:{port}/"),
+        format!("http://0x7f.1:{port}/"),
+    ] {
+        let out = fetch_closed(&env, &[&spelled]);
+        assert_eq!(code(&out), 1, "{spelled}: {}", stdout(&out));
+        assert_eq!(stderr(&out), loopback, "{spelled}");
+    }
+    let out = fetch_closed(&env, &[&format!("http://[::ffff:127.0.0.1]:{port}/")]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Refused to fetch http://[::ffff:7f00:1]:{port}/: ::ffff:127.0.0.1 is 127.0.0.1 in IPv6 form (IPv4-mapped), a loopback address (127.0.0.0/8), not on the public internet. {HOW}\n"
+        )
+    );
+    // A name is judged on what it resolves to.
+    let url = format!("http://localhost:{port}/latest/meta-data/");
+    let out = fetch_closed(&env, &[&url]);
+    assert_eq!(code(&out), 1);
+    let said = stderr(&out);
+    assert!(
+        said.starts_with(&format!("Refused to fetch {url}: localhost resolves ")) && said.ends_with(&format!("not on the public internet. {HOW}\n"))
+            || said.starts_with(&format!("Refused to fetch {url}: localhost resolves only to addresses not on the public internet (")) && said.ends_with(&format!(". {HOW}\n")),
+        "{said}"
+    );
+    // Programs get the refusal as an error result.
+    let out = env
+        .cmd()
+        .env_remove(ALLOW)
+        .args([
+            "--format",
+            "json",
+            "webfetch",
+            &format!("http://0.0.0.0:{port}/"),
+        ])
+        .output()
+        .unwrap();
+    let v = common::parse_outcome(&out);
+    assert_eq!(v["is_error"], true, "{v}");
+    assert_eq!(
+        v["output"],
+        format!(
+            "Refused to fetch http://0.0.0.0:{port}/: 0.0.0.0 is the unspecified address, not on the public internet. {HOW}"
+        )
+    );
+    assert_eq!(sentinel.contacts(), 0, "a refused address was connected to");
+}
+
+#[test]
+fn a_redirect_into_the_private_network_is_refused_at_the_hop() {
+    let env = TestEnv::new();
+    let sentinel = Sentinel::on("127.0.0.2");
+    let target = format!("http://127.0.0.2:{}/latest/meta-data/", sentinel.port);
+    let to_literal = target.clone();
+    let srv = TestServer::start(move |req| match req.path() {
+        "/to-literal" => Reply::redirect(302, &to_literal),
+        _ => Reply::ok("text/plain", "fine\n"),
+    });
+    // Without any opt-in the first hop, on 127.0.0.1, is refused already.
+    let first = srv.url("/to-literal");
+    let out = fetch_closed(&env, &[&first]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "Refused to fetch {first}: 127.0.0.1 is a loopback address"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(srv.requests().is_empty(), "the first hop was contacted");
+
+    // The user's own config allows 127.0.0.1 (the server) and nothing else:
+    // the redirect to 127.0.0.2 is refused at the hop, naming where it came
+    // from. (A hop to a name is refused by the resolver: see the unit tests of
+    // `tools::web::client`.)
+    let config = env.mkdir("user-config");
+    env.write(
+        "user-config/indusvx/buddy.json",
+        r#"{"web": {"allow_private_network": ["127.0.0.1"]}}"#,
+    );
+    let with_config = |url: &str| {
+        env.cmd()
+            .env_remove(ALLOW)
+            .env("XDG_CONFIG_HOME", &config)
+            .args(["webfetch", "--timeout-ms", "3000", url])
+            .output()
+            .unwrap()
+    };
+    let out = with_config(&srv.url("/fine"));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = with_config(&first);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Refused to fetch {target} (a redirect from {first}): 127.0.0.2 is a loopback address (127.0.0.0/8), not on the public internet. {HOW}\n"
+        )
+    );
+    assert_eq!(
+        sentinel.contacts(),
+        0,
+        "the redirect's target was connected to"
+    );
+
+    // A project's own buddy.json cannot open the private network.
+    env.write(
+        ".indusvx/buddy.json",
+        r#"{"web": {"allow_private_network": true}}"#,
+    );
+    let out = fetch_closed(&env, &[&srv.url("/fine")]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).starts_with("Refused to fetch "),
+        "{}",
+        stderr(&out)
+    );
+
+    // With the opt-in the hop is followed (the sentinel answers nothing, so
+    // the fetch times out there: it was reached).
+    let out = env
+        .cmd()
+        .args([
+            "--allow-private-network",
+            "webfetch",
+            "--timeout-ms",
+            "1000",
+            &first,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("did not respond within 1000 ms"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(sentinel.contacts(), 1);
+}
+
+/// The MCP server honours the same opt-in as a one-shot call (and `batch`,
+/// see tests/batch.rs): refused without it, fetched with it.
+#[test]
+fn the_mcp_server_refuses_the_private_network_unless_allowed() {
+    let (env, srv) = (TestEnv::new(), server());
+    let url = srv.url("/plain");
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "webfetch", "arguments": {"url": url}}}),
+    ]
+    .map(|l| format!("{l}\n"))
+    .concat();
+    let call = |flags: &[&str]| {
+        let out = env
+            .cmd()
+            .env_remove(ALLOW)
+            .args(["--no-mcp"])
+            .args(flags)
+            .arg("mcp")
+            .write_stdin(lines.clone())
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let answer = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["id"] == 2)
+            .unwrap_or_else(|| panic!("no answer: {}", stderr(&out)));
+        answer["result"].clone()
+    };
+    let refused = call(&[]);
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["content"][0]["text"],
+        format!(
+            "Refused to fetch {url}: 127.0.0.1 is a loopback address (127.0.0.0/8), not on the public internet. {HOW}"
+        )
+    );
+    assert!(srv.requests().is_empty());
+    let fetched = call(&["--allow-private-network"]);
+    assert_ne!(fetched["isError"], true, "{fetched}");
+    assert!(
+        fetched["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("line one\nline two <b>not html</b>"),
+        "{fetched}"
     );
 }

@@ -601,3 +601,44 @@ fn the_json_block_keeps_the_results_that_fit_the_budget() {
     assert!(text.starts_with("1. Result 1"), "{text}");
     assert!(text.contains("[websearch: "), "{text}");
 }
+
+/// The endpoint the user configured is theirs, wherever it is (the tests above
+/// reach it on 127.0.0.1 without an opt-in); what it redirects to is not: a
+/// redirect into the private network is refused at the hop, and its target is
+/// never connected to.
+#[test]
+fn a_redirect_from_the_endpoint_into_the_private_network_is_refused() {
+    let target_listener = std::net::TcpListener::bind("127.0.0.2:0").unwrap();
+    let target = format!(
+        "http://127.0.0.2:{}/latest/meta-data/",
+        target_listener.local_addr().unwrap().port()
+    );
+    let contacted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = contacted.clone();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in target_listener.incoming() {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            held.push(stream);
+        }
+    });
+    let location = target.clone();
+    let server = TestServer::start(move |_| Reply::redirect(302, &location));
+    let endpoint = server.url("/html/");
+    let out = TestEnv::new()
+        .cmd()
+        .env_remove("INDUS_ALLOW_PRIVATE_NETWORK")
+        .env("INDUS_WEBSEARCH_URL", &endpoint)
+        .args(["websearch", "foo"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Refused to fetch {target} (a redirect from {endpoint}): 127.0.0.2 is a loopback address (127.0.0.0/8), not on the public internet. Pass --allow-private-network (or set INDUS_ALLOW_PRIVATE_NETWORK=1) to fetch it.\n"
+        )
+    );
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(contacted.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -15,6 +15,10 @@
 //! the deny rules count and the allow rules do not. What is left out is named
 //! once on stderr with the command that trusts the file. A trusted project file
 //! counts in full, ahead of the user's.
+//!
+//! One key is the user's alone: `web.allow_private_network` (what the web tools
+//! may reach on a private network) is read from the user's `buddy.json` only,
+//! never from a project's, trusted or not ([`WebSettings::load`]).
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +58,59 @@ pub struct TmuxSettings {
     pub max_panes: Option<usize>,
 }
 
+/// The `web` object of the user's own `buddy.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct WebSettings {
+    /// What `webfetch` and `websearch` may reach on a private network
+    /// (loopback, link-local, private ranges …), which they otherwise refuse.
+    pub allow_private_network: Option<PrivateNetwork>,
+}
+
+/// `"allow_private_network"`: `true` (everything), `false` (nothing), or a list
+/// of addresses (`127.0.0.1`, `::1`), ranges (`10.0.0.0/8`, `fd00::/8`) and host
+/// names (`intranet.example`) that may be reached.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum PrivateNetwork {
+    All(bool),
+    Only(Vec<String>),
+}
+
+#[derive(Deserialize, Default)]
+struct UserWebFile {
+    #[serde(default)]
+    web: WebSettings,
+}
+
+impl WebSettings {
+    /// The `web` object of `$XDG_CONFIG_HOME/indusvx/buddy.json` (default
+    /// `~/.config`), and why it was not read when it exists and could not be.
+    /// A project's `.indusvx/buddy.json` is never read for it, trusted or not:
+    /// a checkout must not open the private network to the web tools.
+    pub fn load() -> (WebSettings, Option<String>) {
+        let Some(file) = user_file("buddy.json") else {
+            return (WebSettings::default(), None);
+        };
+        let bytes = match crate::state::trust::read_config(&file) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return (WebSettings::default(), None),
+            Err(e) => {
+                let why = format!("{} cannot be read ({e})", file.display());
+                return (WebSettings::default(), Some(why));
+            }
+        };
+        match serde_json::from_slice::<Value>(&bytes)
+            .and_then(serde_json::from_value::<UserWebFile>)
+        {
+            Ok(read) => (read.web, None),
+            Err(e) => (
+                WebSettings::default(),
+                Some(format!("{}: {e}", file.display())),
+            ),
+        }
+    }
+}
+
 /// Allow and deny rules on command prefixes, and where each came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policy {
@@ -88,14 +145,17 @@ struct PolicyFile {
 /// `<cwd>/.indusvx/NAME`, then the user's `indusvx/NAME`.
 fn candidates(cwd: &Path, name: &str) -> Vec<PathBuf> {
     let mut files = vec![cwd.join(".indusvx").join(name)];
+    files.extend(user_file(name));
+    files
+}
+
+/// The user's `$XDG_CONFIG_HOME/indusvx/NAME` (default `~/.config`).
+fn user_file(name: &str) -> Option<PathBuf> {
     let config = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
-    if let Some(dir) = config {
-        files.push(dir.join("indusvx").join(name));
-    }
-    files
+    config.map(|dir| dir.join("indusvx").join(name))
 }
 
 /// One file read: its path, its value, and whether it counts in full (the
@@ -332,6 +392,30 @@ mod tests {
         assert_eq!(out.tmux.socket.as_deref(), Some("/tmp/x"));
         assert_eq!(out.tmux.owner, None);
         assert_eq!(ignored, ["tmux.socket", "tmux.owner"]);
+    }
+
+    #[test]
+    fn the_web_settings_take_a_switch_or_a_list() {
+        let read = |json: &str| serde_json::from_str::<UserWebFile>(json).map(|f| f.web);
+        assert_eq!(read("{}").unwrap(), WebSettings::default());
+        assert_eq!(
+            read(r#"{"web": {"allow_private_network": true}}"#)
+                .unwrap()
+                .allow_private_network,
+            Some(PrivateNetwork::All(true))
+        );
+        assert_eq!(
+            read(r#"{"web": {"allow_private_network": ["10.0.0.0/8", "intranet"]}}"#)
+                .unwrap()
+                .allow_private_network,
+            Some(PrivateNetwork::Only(vec![
+                "10.0.0.0/8".into(),
+                "intranet".into()
+            ]))
+        );
+        assert!(read(r#"{"web": {"allow_private_network": "yes"}}"#).is_err());
+        // The other keys of the file are no business of this one.
+        assert!(read(r#"{"shell_confirm": true, "tmux": {"owner": "me"}}"#).is_ok());
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! converted (see `html`). Header lines state the final URL after redirects, the
 //! status, the content type and any cut; the whole is then clamped to the output
 //! budget. Binary bodies are refused with their type and size rather than dumped,
-//! and every failure is an `is_error` result.
+//! and every failure is an `is_error` result. A URL, or a redirect, that would
+//! reach a private network (loopback, link-local, private ranges …) is refused
+//! unless the user allowed it (see `client`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,8 +160,12 @@ async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResul
         .unwrap_or(DEFAULT_TIMEOUT_MS)
         .min(MAX_TIMEOUT_MS);
 
-    let client = client(Duration::from_millis(timeout_ms)).map_err(fail)?;
-    let request = client
+    let web = client(Duration::from_millis(timeout_ms), None).map_err(fail)?;
+    // An IP literal is judged here; a host name by the client's resolver, and
+    // every redirect by its policy (see `client`).
+    web.check(&url).map_err(fail)?;
+    let request = web
+        .http
         .get(url.clone())
         .header(
             reqwest::header::ACCEPT,

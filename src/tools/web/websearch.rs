@@ -7,6 +7,11 @@
 //! reported as "no results"), or a failure. Reading the page is [`super::ddg`]'s
 //! job. The endpoint is `https://html.duckduckgo.com/html/` unless the environment
 //! variable `INDUS_WEBSEARCH_URL` names another (a mirror, or a test server).
+//!
+//! The client is the web family's guarded one (see `client`): DuckDuckGo's
+//! answers and every redirect stay off private networks unless the user allowed
+//! them. An endpoint the user configured is theirs: its host is reached wherever
+//! it is (a search service on their own network), what it redirects to is not.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -52,13 +57,24 @@ fn quoted(s: &str) -> String {
     Value::String(s.to_string()).to_string()
 }
 
+/// Where a search is posted.
+struct Endpoint {
+    url: Url,
+    /// The user named it (`INDUS_WEBSEARCH_URL`): its host is reached even on a
+    /// private network.
+    configured: bool,
+}
+
 /// The endpoint to post to: `INDUS_WEBSEARCH_URL` when set and not empty, else
 /// DuckDuckGo's. It must be an absolute http or https URL.
-fn endpoint() -> Result<Url, String> {
+fn endpoint() -> Result<Endpoint, String> {
     let configured = std::env::var(ENDPOINT_ENV).ok().filter(|v| !v.is_empty());
     let raw = configured.as_deref().unwrap_or(DEFAULT_ENDPOINT);
     match Url::parse(raw) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(url),
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(Endpoint {
+            url,
+            configured: configured.is_some(),
+        }),
         _ => Err(format!(
             "{ENDPOINT_ENV} must be an absolute http or https URL, got {}.",
             quoted(raw)
@@ -79,8 +95,10 @@ fn form_body(query: &str) -> String {
 /// Post the query and return the page, or the failure worded for the caller. The
 /// status is judged before the body is read: a refusal or an error status says so
 /// whatever its body holds.
-async fn exchange(endpoint: &Url, query: &str) -> Result<String, String> {
-    let http = client(TIMEOUT)?;
+async fn exchange(endpoint: &Endpoint, query: &str) -> Result<String, String> {
+    let web = client(TIMEOUT, endpoint.configured.then_some(&endpoint.url))?;
+    web.check(&endpoint.url)?;
+    let (http, endpoint) = (web.http, &endpoint.url);
     let origin = endpoint.origin().ascii_serialization();
     let failed = |e: reqwest::Error| {
         if e.is_timeout() {
@@ -192,7 +210,7 @@ fn result_blocks(results: &[SearchResult]) -> Vec<String> {
 }
 
 /// Search `endpoint` for `query` and answer with at most `count` results.
-async fn search(endpoint: &Url, query: &str, count: usize, ctx: &ToolContext) -> ToolResult {
+async fn search(endpoint: &Endpoint, query: &str, count: usize, ctx: &ToolContext) -> ToolResult {
     let page = tokio::select! {
         page = exchange(endpoint, query) => page,
         _ = ctx.cancel.cancelled() => return ToolResult::failure("websearch was cancelled."),
@@ -356,7 +374,10 @@ mod tests {
             std::thread::sleep(Duration::from_secs(30));
             drop(held);
         });
-        let endpoint = Url::parse(&format!("http://127.0.0.1:{port}/html/")).unwrap();
+        let endpoint = Endpoint {
+            url: Url::parse(&format!("http://127.0.0.1:{port}/html/")).unwrap(),
+            configured: true,
+        };
         let cancel = CancellationToken::new();
         let ctx = make_local_context(".", None, None, None).with_cancel(cancel.clone());
         let trigger = cancel.clone();
