@@ -453,3 +453,329 @@ fn task_runs_under_approval_like_bash() {
     assert_eq!(stdout(&out), "done\n");
     assert!(c.path("agent-ran").exists());
 }
+
+/// What names a project file whose trust no longer holds because of a file it
+/// launches (`rel`, relative to the project), and why.
+fn launch_line(what: &str, file: &Path, rel: &str, why: &str) -> String {
+    format!(
+        "indus-tool: not using {what} of {0}: {rel}, which it launches, {why} (indus-tool trust {0})",
+        file.display()
+    )
+}
+
+/// A marker outside the project, in a folder of its own: what a launched
+/// script leaves behind when it runs.
+fn outside_marker() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    (dir, marker)
+}
+
+/// The trust of a `.mcp.json` covers the script its server runs (`sh
+/// tools/mcp-server.sh`): a fork that changes only the script, keeps its bytes
+/// behind a link, or deletes it, starts nothing; `--list` says so; trusting
+/// again makes it run.
+#[test]
+fn a_changed_script_of_a_trusted_mcp_server_revokes_the_trust() {
+    let c = Checkout::new();
+    let (_keep, marker) = outside_marker();
+    let body = format!(
+        "touch '{}'\nexec '{}' --cwd '{}' mcp --no-gate\n",
+        marker.display(),
+        bin().display(),
+        c.root().display()
+    );
+    let script = c.env.write("tools/mcp-server.sh", &body);
+    let file = c.env.write(
+        ".mcp.json",
+        json!({"mcpServers": {"peer": {"command": "sh", "args": ["tools/mcp-server.sh"]}}})
+            .to_string(),
+    );
+    let out = c.run(&["trust", ".mcp.json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(
+        said.starts_with(&format!("trusted {} (sha256 ", file.display())),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("\n  launches {} (sha256 ", script.display())),
+        "{said}"
+    );
+    let (v, _) = json_of(&c.run(&["--format", "json", "trust", "--list"]));
+    assert_eq!(v[0]["state"], "matches", "{v}");
+    assert_eq!(
+        v[0]["launches"][0]["path"],
+        script.to_string_lossy().as_ref()
+    );
+    assert_eq!(v[0]["launches"][0]["state"], "matches");
+    assert_eq!(v[0]["launches"][0]["sha256"].as_str().unwrap().len(), 64);
+
+    // Unchanged: the server starts.
+    let out = c.run(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("peer__read"), "{}", stderr(&out));
+    assert!(marker.exists(), "the trusted server did not start");
+    std::fs::remove_file(&marker).unwrap();
+
+    // The fork changes the script only: nothing starts, and the line names it.
+    let changed = launch_line(
+        "the MCP servers",
+        &file,
+        "tools/mcp-server.sh",
+        "changed since it was trusted",
+    );
+    std::fs::write(&script, format!("{body}# a fork's edit\n")).unwrap();
+    for args in [
+        &["list"][..],
+        &["peer__read", "x"][..],
+        &["mcp", "refresh"][..],
+    ] {
+        let out = c.run(args);
+        assert!(!stdout(&out).contains("peer__read"), "{args:?}");
+        assert_eq!(
+            stderr(&out).matches(&changed).count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists(), "a changed script was run");
+    let out = c.run(&["trust", "--list"]);
+    assert!(
+        stdout(&out).contains(&format!("  launches {}  sha256 ", script.display()))
+            && stdout(&out).contains("changed since (not used until trusted again)"),
+        "{}",
+        stdout(&out)
+    );
+    let (v, _) = json_of(&c.run(&["--format", "json", "trust", "--list"]));
+    assert_eq!(v[0]["state"], "matches", "the config itself did not change");
+    assert_eq!(v[0]["launches"][0]["state"], "changed");
+
+    // The trusted bytes behind a link swapped in: changed too.
+    let elsewhere = c.home.path().join("same.sh");
+    std::fs::write(&elsewhere, &body).unwrap();
+    std::fs::remove_file(&script).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &script).unwrap();
+    let out = c.run(&["list"]);
+    assert_eq!(
+        stderr(&out).matches(&changed).count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    // Deleted: missing.
+    std::fs::remove_file(&script).unwrap();
+    let out = c.run(&["list"]);
+    let missing = launch_line(
+        "the MCP servers",
+        &file,
+        "tools/mcp-server.sh",
+        "is missing since it was trusted",
+    );
+    assert_eq!(
+        stderr(&out).matches(&missing).count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    let (v, _) = json_of(&c.run(&["--format", "json", "trust", "--list"]));
+    assert_eq!(v[0]["launches"][0]["state"], "missing");
+    assert!(!marker.exists());
+
+    // Trusted again, as it is now: it runs again.
+    std::fs::write(&script, format!("{body}# reviewed\n")).unwrap();
+    assert_eq!(code(&c.run(&["trust", ".mcp.json"])), 0);
+    let out = c.run(&["list"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("peer__read"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not using"), "{}", stderr(&out));
+    assert!(marker.exists(), "the re-trusted server did not start");
+}
+
+/// The trust of `.indusvx/agents.json` covers the script its agent runs; a
+/// program the agent names that was not there when trusted (built or added
+/// since) is not covered either.
+#[test]
+fn a_changed_or_added_script_of_a_trusted_agent_revokes_the_trust() {
+    let c = Checkout::new();
+    let (_keep, marker) = outside_marker();
+    let mine = c.script("mine.sh", "echo user");
+    c.user_config(
+        "agents.json",
+        &json!({"agents": {"mine": {"command": [mine]}}}).to_string(),
+    );
+    let body = format!("touch '{}'\necho project\n", marker.display());
+    let script = c.env.write("tools/agent.sh", &body);
+    let file = c.env.write(
+        ".indusvx/agents.json",
+        json!({"agents": {"a": {"command": ["sh", "tools/agent.sh"]}}}).to_string(),
+    );
+    let out = c.run(&["trust", ".indusvx/agents.json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("\n  launches {} (sha256 ", script.display())),
+        "{}",
+        stdout(&out)
+    );
+    let out = c.run(&["task", "x", "--agent", "a"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "project\n");
+    assert!(marker.exists(), "the trusted agent did not run");
+    std::fs::remove_file(&marker).unwrap();
+
+    // The fork changes the script only.
+    std::fs::write(&script, format!("{body}# a fork's edit\n")).unwrap();
+    let out = c.run(&["task", "x", "--agent", "a"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let changed = launch_line(
+        "the agents",
+        &file,
+        "tools/agent.sh",
+        "changed since it was trusted",
+    );
+    assert_eq!(
+        stderr(&out).matches(&changed).count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "a changed agent script was run");
+    // The user's own agent still runs.
+    let out = c.run(&["task", "x", "--agent", "mine"]);
+    assert_eq!(stdout(&out), "user\n", "{}", stderr(&out));
+    let out = c.run(&["trust", "--list"]);
+    assert!(
+        stdout(&out).contains("changed since (not used until trusted again)"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Trusted again: it runs again.
+    assert_eq!(code(&c.run(&["trust", ".indusvx/agents.json"])), 0);
+    let out = c.run(&["task", "x", "--agent", "a"]);
+    assert_eq!(stdout(&out), "project\n", "{}", stderr(&out));
+    assert!(marker.exists());
+    std::fs::remove_file(&marker).unwrap();
+
+    // A program the agent names that was not there when trusted.
+    std::fs::write(
+        &file,
+        json!({"agents": {"a": {"command": ["./bin/agent"]}}}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(code(&c.run(&["trust", ".indusvx/agents.json"])), 0);
+    c.script("bin/agent", &body);
+    let out = c.run(&["task", "x", "--agent", "a"]);
+    assert_eq!(code(&out), 1);
+    let uncovered = launch_line(
+        "the agents",
+        &file,
+        "bin/agent",
+        "is not covered by its trust (it was not there, or not launched, when trusted)",
+    );
+    assert_eq!(
+        stderr(&out).matches(&uncovered).count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "an uncovered agent program was run");
+    let (v, _) = json_of(&c.run(&["--format", "json", "trust", "--list"]));
+    let rec = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == file.to_string_lossy().as_ref() && r["state"] == "matches")
+        .unwrap();
+    assert_eq!(rec["launches"][0]["state"], "uncovered", "{v}");
+    assert_eq!(code(&c.run(&["trust", ".indusvx/agents.json"])), 0);
+    let out = c.run(&["task", "x", "--agent", "a"]);
+    assert_eq!(stdout(&out), "project\n", "{}", stderr(&out));
+    assert!(marker.exists());
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Record the user's trust in `file` as the version before launched files
+/// were covered wrote it: path and SHA-256 only.
+fn old_trust_record(home: &Path, file: &Path) {
+    let sha = hex_sha256(&std::fs::read(file).unwrap());
+    let mut id = file.as_os_str().as_encoded_bytes().to_vec();
+    id.push(0);
+    id.extend_from_slice(sha.as_bytes());
+    let dir = home.join(".local/state/indus-tool/trust");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(
+        home.join(".local/state/indus-tool"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join(hex_sha256(&id)),
+        json!({"path": file, "sha256": sha}).to_string(),
+    )
+    .unwrap();
+}
+
+/// A trust recorded before trust covered launched files still loads: it keeps
+/// trusting a file that launches no project file, and a file that launches one
+/// must be trusted again (the line says so).
+#[test]
+fn a_trust_recorded_before_launched_files_were_covered_asks_to_trust_again() {
+    let c = Checkout::new();
+    let (_keep, marker) = outside_marker();
+    c.env.write(
+        "tools/mcp-server.sh",
+        format!(
+            "touch '{}'\nexec '{}' --cwd '{}' mcp --no-gate\n",
+            marker.display(),
+            bin().display(),
+            c.root().display()
+        ),
+    );
+    let file = c.env.write(
+        ".mcp.json",
+        json!({"mcpServers": {"peer": {"command": "sh", "args": ["tools/mcp-server.sh"]}}})
+            .to_string(),
+    );
+    let policy = c
+        .env
+        .write(".indusvx/policy.json", r#"{"allow": ["touch"]}"#);
+    old_trust_record(c.home.path(), &file);
+    old_trust_record(c.home.path(), &policy);
+    let out = c.run(&["list"]);
+    let line = format!(
+        "indus-tool: not using the MCP servers of {0}: it was trusted before trust covered the files a config launches, and it launches tools/mcp-server.sh: trust it again (indus-tool trust {0})",
+        file.display()
+    );
+    assert_eq!(stderr(&out).matches(&line).count(), 1, "{}", stderr(&out));
+    assert!(!stdout(&out).contains("peer__read"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!marker.exists());
+    // The old record of a file that launches nothing still holds.
+    let out = c.run(&["--confirm", "bash", "touch made"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(c.path("made").exists());
+    // --list: the old records load; the uncovered file is named.
+    let out = c.run(&["trust", "--list"]);
+    assert!(
+        stdout(&out).contains(&format!(
+            "  launches {}  not covered (not used until trusted again)",
+            c.path("tools/mcp-server.sh").display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(code(&c.run(&["trust", ".mcp.json"])), 0);
+    let out = c.run(&["list"]);
+    assert!(stdout(&out).contains("peer__read"), "{}", stderr(&out));
+    assert!(marker.exists());
+}

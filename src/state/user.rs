@@ -15,6 +15,10 @@
 //! - `trust/<hash>`: project configuration files the user trusted, each by its
 //!   path as found (links not followed) and the SHA-256 of its exact content, as direnv's allow list
 //!   does: any edit revokes the trust ([`is_trusted`], [`trust`], [`revoke`]).
+//!   Beside them, the path and SHA-256 of each project file the configuration
+//!   launches (`launches`; see `state::trust`). A record without `launches` was
+//!   written before trust covered launched files: it still loads, and still
+//!   trusts a file that launches none.
 //!
 //! Without `HOME` the password database's home directory is used; where that
 //! folder cannot be made (a read-only home in a sandbox) the key goes to a
@@ -303,6 +307,9 @@ pub fn verify_document(domain: &str, path: &Path, cap: u64) -> io::Result<bool> 
     Ok(m.verify_slice(&tag).is_ok())
 }
 
+/// The most a trust record may hold: its launched files' paths included.
+const ENTRY_CAP: u64 = 1024 * 1024;
+
 /// One trusted configuration file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrustEntry {
@@ -310,6 +317,22 @@ pub struct TrustEntry {
     pub path: PathBuf,
     /// The SHA-256 of the content trusted.
     pub sha256: String,
+    /// The project files it launches, as trusted with it; `None` in a record
+    /// written before trust covered launched files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launches: Option<Vec<Launched>>,
+}
+
+/// A project file a trusted configuration launches, as trusted with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launched {
+    /// Absolute, as the configuration's words name it from where it starts.
+    pub path: PathBuf,
+    /// The SHA-256 of its content (through the link, when it is one).
+    pub sha256: String,
+    /// What the link there pointed at, when it was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<PathBuf>,
 }
 
 /// The path a trust entry is kept under: absolute and tidied (`.` and `..`
@@ -318,7 +341,7 @@ pub struct TrustEntry {
 /// link to (or sits in a linked folder of) a file the user trusted elsewhere is
 /// not trusted, since its `${workspaceFolder}` and relative commands would be
 /// the checkout's.
-fn place_of(path: &Path) -> PathBuf {
+pub fn place_of(path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -336,22 +359,28 @@ fn entry_name(path: &Path, sha256: &str) -> String {
     sha256_hex(&id)
 }
 
-/// Whether the user trusted the file at `path` with exactly `content`.
+/// Whether the user trusted the file at `path` with exactly `content` (its
+/// launched files are checked by `state::trust::check`).
 pub fn is_trusted(path: &Path, content: &[u8]) -> bool {
-    let Some(dir) = dir() else {
-        return false;
-    };
-    let path = place_of(path);
-    let name = entry_name(&path, &sha256_hex(content));
-    let Ok(bytes) = super::files::read_file(&dir.join(TRUST_DIR).join(name), 64 * 1024) else {
-        return false;
-    };
-    serde_json::from_slice::<TrustEntry>(&bytes)
-        .is_ok_and(|e| e.path == path && e.sha256 == sha256_hex(content))
+    trusted_entry(path, content).is_some()
 }
 
-/// Record that the user trusts the file at `path` with exactly `content`.
-pub fn trust(path: &Path, content: &[u8]) -> io::Result<TrustEntry> {
+/// The record of the user's trust in the file at `path` with exactly
+/// `content`, when there is one.
+pub fn trusted_entry(path: &Path, content: &[u8]) -> Option<TrustEntry> {
+    let dir = dir()?;
+    let path = place_of(path);
+    let sha256 = sha256_hex(content);
+    let name = entry_name(&path, &sha256);
+    let bytes = super::files::read_file(&dir.join(TRUST_DIR).join(name), ENTRY_CAP).ok()?;
+    serde_json::from_slice::<TrustEntry>(&bytes)
+        .ok()
+        .filter(|e| e.path == path && e.sha256 == sha256)
+}
+
+/// Record that the user trusts the file at `path` with exactly `content`, and
+/// the project files it launches as they are (`launches`).
+pub fn trust(path: &Path, content: &[u8], launches: Vec<Launched>) -> io::Result<TrustEntry> {
     let dir = ensure_dir()?.join(TRUST_DIR);
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -360,6 +389,7 @@ pub fn trust(path: &Path, content: &[u8]) -> io::Result<TrustEntry> {
     let entry = TrustEntry {
         path: place_of(path),
         sha256: sha256_hex(content),
+        launches: Some(launches),
     };
     let name = entry_name(&entry.path, &entry.sha256);
     let bytes = serde_json::to_vec(&entry).map_err(io::Error::other)?;
@@ -379,7 +409,7 @@ pub fn trusted() -> io::Result<Vec<TrustEntry>> {
         Err(e) => return Err(e),
     };
     for entry in entries.flatten() {
-        if let Ok(bytes) = super::files::read_file(&entry.path(), 64 * 1024)
+        if let Ok(bytes) = super::files::read_file(&entry.path(), ENTRY_CAP)
             && let Ok(e) = serde_json::from_slice::<TrustEntry>(&bytes)
             && entry.file_name().to_str() == Some(&entry_name(&e.path, &e.sha256))
         {
@@ -429,6 +459,37 @@ mod tests {
         );
         assert_eq!(dir_from(env(&[("HOME", "rel")])), None);
         assert_eq!(dir_from(env(&[])), None);
+    }
+
+    #[test]
+    fn a_record_from_before_launched_files_still_loads() {
+        let old: TrustEntry =
+            serde_json::from_str(r#"{"path":"/p/.mcp.json","sha256":"ab"}"#).unwrap();
+        assert_eq!(old.launches, None);
+        let new = TrustEntry {
+            launches: Some(vec![Launched {
+                path: PathBuf::from("/p/x.sh"),
+                sha256: "cd".into(),
+                link: None,
+            }]),
+            ..old.clone()
+        };
+        let text = serde_json::to_string(&new).unwrap();
+        assert_eq!(
+            text,
+            r#"{"path":"/p/.mcp.json","sha256":"ab","launches":[{"path":"/p/x.sh","sha256":"cd"}]}"#
+        );
+        assert_eq!(serde_json::from_str::<TrustEntry>(&text).unwrap(), new);
+        // Written with no launched file, it says so: `[]`, not absent.
+        let none = TrustEntry {
+            launches: Some(Vec::new()),
+            ..old
+        };
+        assert!(
+            serde_json::to_string(&none)
+                .unwrap()
+                .contains(r#""launches":[]"#)
+        );
     }
 
     #[test]

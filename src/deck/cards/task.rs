@@ -17,7 +17,10 @@
 //!   only when the user trusted its exact content (`indus-tool trust FILE`, see
 //!   `state::trust`); an untrusted one is named once on stderr with the command
 //!   that trusts it, and none of its agents is used (nor does one replace the
-//!   user's agent of the same name).
+//!   user's agent of the same name). The trust also covers the project files
+//!   its agents' command lines launch (`state::trust::launched_by`, from the
+//!   working directory, where agents run): when one changed, or one is not
+//!   covered, the file is not used either, and the line says which.
 //! - **Approval**: the agent's command line is approved as `bash`'s command is
 //!   (`--confirm`, the policy's rules; see `deck::wrappers::approval` and
 //!   [`approval_command`]).
@@ -113,8 +116,8 @@ pub struct Roster {
     pub warnings: Vec<String>,
     /// The files looked at, project first (whether or not they exist).
     pub files: Vec<PathBuf>,
-    /// The project's file, when it exists but is not trusted (not used).
-    pub untrusted: Option<PathBuf>,
+    /// The project's file, when it exists but is not trusted (not used), and why.
+    pub untrusted: Option<(PathBuf, crate::state::trust::Distrust)>,
 }
 
 impl Roster {
@@ -182,18 +185,33 @@ pub fn load_roster(cwd: &Path) -> Roster {
         };
         // The project's file (the first) only when trusted, or when it is the
         // user's own file reached through the project.
-        if i == 0
-            && !crate::state::trust::is_trusted(&file, &bytes)
+        let grant = if i == 0
             && !roster.files[1..]
                 .iter()
                 .any(|u| crate::state::trust::same_file(u, &file))
         {
-            roster.untrusted = Some(file);
-            continue;
-        }
+            match crate::state::trust::check(&file, &bytes) {
+                Ok(grant) => Some(grant),
+                Err(why) => {
+                    roster.untrusted = Some((file, why));
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
         let text = String::from_utf8_lossy(&bytes);
         match parse_agents_file(&text, &file) {
             Ok((agents, skipped)) => {
+                // Trusted, but launching a project file its trust does not
+                // cover: not used either.
+                if let Some(grant) = &grant
+                    && let Some(project) = grant.project()
+                    && let Err(why) = grant.covers(&agents_launch(project, cwd, &agents))
+                {
+                    roster.untrusted = Some((file, why));
+                    continue;
+                }
                 roster.warnings.extend(skipped);
                 for agent in agents {
                     if roster.find(&agent.name).is_none() {
@@ -207,6 +225,38 @@ pub fn load_roster(cwd: &Path) -> Roster {
         }
     }
     roster
+}
+
+/// The files of `project` the `agents`' command lines launch when run in
+/// `cwd` (see `state::trust::launched_by`; the `{prompt}` placeholder is no
+/// file).
+fn agents_launch(project: &Path, cwd: &Path, agents: &[AgentSpec]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for agent in agents {
+        let argv: Vec<String> = agent
+            .command
+            .iter()
+            .filter(|w| w.as_str() != PROMPT_PLACEHOLDER)
+            .cloned()
+            .collect();
+        for file in crate::state::trust::launched_by(project, cwd, &argv, None) {
+            if !out.contains(&file) {
+                out.push(file);
+            }
+        }
+    }
+    out
+}
+
+/// The project files the agents of the agents file `file` (its `text`) launch:
+/// what `indus-tool trust` records beside the file's hash. Agents run in the
+/// folder that holds `.indusvx/`; a file that does not parse launches nothing.
+pub fn launched_files(file: &Path, text: &str) -> Vec<PathBuf> {
+    let Ok((agents, _)) = parse_agents_file(text, file) else {
+        return Vec::new();
+    };
+    let project = crate::state::trust::project_of(file);
+    agents_launch(&project, &crate::state::trust::workspace_of(file), &agents)
 }
 
 /// Parse one agents file: `{"agents": {NAME: AGENT, …}}`. A file that is not of
@@ -500,10 +550,10 @@ fn not_configured(roster: &Roster) -> String {
          Presets: {} (each runs that CLI non-interactively).",
         PRESETS.join(", ")
     );
-    if let Some(file) = &roster.untrusted {
+    if let Some((file, why)) = &roster.untrusted {
         text.push_str(&format!(
             "\nwarning: {}",
-            crate::state::trust::untrusted_text("the agents", file)
+            crate::state::trust::distrust_text("the agents", file, why)
         ));
     }
     for w in &roster.warnings {
@@ -632,13 +682,13 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
 
     let roster = load_roster(Path::new(&ctx.cwd));
     // With no agent at all, the stub's text names the untrusted file itself.
-    if let Some(file) = &roster.untrusted
+    if let Some((file, why)) = &roster.untrusted
         && !roster.agents.is_empty()
         && crate::state::trust::first_naming(file)
     {
         eprintln!(
             "{}",
-            crate::state::trust::untrusted_line("the agents", file)
+            crate::state::trust::distrust_line("the agents", file, why)
         );
     }
     for w in &roster.warnings {

@@ -31,13 +31,19 @@
 //! headers to. Such a file is read only when the user trusted its exact content
 //! (`indus-tool trust FILE`, see `state::trust`); an untrusted one is listed in
 //! [`McpConfig::untrusted`] and not parsed at all, so no variable of it is
-//! expanded and none of its servers is started or dialled. The file named with
+//! expanded and none of its servers is started or dialled. The trust also
+//! covers the project files its stdio servers launch (`state::trust::launched_by`:
+//! the command when it is a path, each argument naming a file of the project):
+//! a file whose recorded launched files changed is not parsed either, and one
+//! whose servers, once parsed, launch a project file the trust does not cover
+//! is not used ([`McpConfig::distrust`] says which and why). The file named with
 //! `--mcp-config` and the user's own files need no trust. Every file is read
 //! only when it is a regular file of at most 1 MiB.
 
 use std::path::{Path, PathBuf};
 
 use crate::kernel::digest::sha256_hex;
+use crate::state::trust::{Distrust, Grant};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -120,8 +126,11 @@ pub struct McpConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The files that existed and were read (parsed or not), in precedence order.
     pub files: Vec<PathBuf>,
-    /// The project files that exist but are not trusted: not parsed, not used.
+    /// The project files that exist but are not used: not trusted (then not
+    /// even parsed), or launching a project file their trust does not cover.
     pub untrusted: Vec<PathBuf>,
+    /// Why each of [`Self::untrusted`] is not used, in its order.
+    pub distrust: Vec<Distrust>,
 }
 
 impl McpConfig {
@@ -133,12 +142,16 @@ impl McpConfig {
         self.servers.iter().find(|s| s.name == name)
     }
 
-    /// One line per untrusted project file, naming it and the command that
-    /// trusts it.
+    /// One line per untrusted project file, naming it, why (when a file it
+    /// launches changed), and the command that trusts it.
     pub fn untrusted_notes(&self) -> Vec<String> {
         self.untrusted
             .iter()
-            .map(|f| crate::state::trust::untrusted_line("the MCP servers", f))
+            .enumerate()
+            .map(|(i, f)| {
+                let why = self.distrust.get(i).unwrap_or(&Distrust::NotTrusted);
+                crate::state::trust::distrust_line("the MCP servers", f, why)
+            })
             .collect()
     }
 
@@ -161,9 +174,15 @@ pub struct Discovery<'a> {
     pub explicit: Option<PathBuf>,
     pub cwd: PathBuf,
     pub env: &'a dyn Fn(&str) -> Option<String>,
-    /// Whether the user trusted a project file with exactly these bytes.
-    pub trusted: &'a dyn Fn(&Path, &[u8]) -> bool,
+    /// Whether the user trusted a project file with exactly these bytes (and
+    /// the files it launched then are unchanged): what the trust covers, or
+    /// why the file is not used.
+    pub trusted: &'a TrustCheck<'a>,
 }
+
+/// How [`Discovery`] asks whether a project file with these bytes is trusted
+/// (`state::trust::check`, or a stand-in in tests).
+pub type TrustCheck<'f> = dyn Fn(&Path, &[u8]) -> Result<Grant, Distrust> + 'f;
 
 /// Where a candidate file comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -289,16 +308,23 @@ impl Discovery<'_> {
             };
             // An untrusted project file is not even parsed: no variable of it is
             // expanded, none of its servers started or dialled.
-            if origin == Origin::Project && !(self.trusted)(&file, &bytes) {
-                if !self.also_the_users(&file) {
-                    config.untrusted.push(file);
-                }
-                continue;
-            }
-            config.files.push(file.clone());
+            let grant = match origin {
+                Origin::Project => match (self.trusted)(&file, &bytes) {
+                    Ok(grant) => Some(grant),
+                    Err(why) => {
+                        if !self.also_the_users(&file) {
+                            config.untrusted.push(file);
+                            config.distrust.push(why);
+                        }
+                        continue;
+                    }
+                },
+                _ => None,
+            };
             let text = match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(_) => {
+                    config.files.push(file.clone());
                     config.warnings.push(ConfigWarning {
                         file,
                         message: "cannot read it: it is not UTF-8 text".to_string(),
@@ -306,20 +332,21 @@ impl Discovery<'_> {
                     continue;
                 }
             };
-            let workspace = self.workspace_of(&file);
-            let home = self.home();
-            let lookup = |name: &str| -> Option<String> {
-                match name {
-                    "workspaceFolder" => Some(workspace.to_string_lossy().into_owned()),
-                    "workspaceFolderBasename" => workspace
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned()),
-                    "userHome" => home.as_ref().map(|h| h.to_string_lossy().into_owned()),
-                    "pathSeparator" => Some("/".to_string()),
-                    _ => (self.env)(name),
+            let (servers, warnings) = self.parse_file(&file, &text);
+            // Trusted, but launching a project file its trust does not cover
+            // (added or built since, or a record from before launched files
+            // were covered): not used either.
+            if let Some(grant) = &grant
+                && let Some(project) = grant.project()
+                && let Err(why) = grant.covers(&self.launches(project, &servers))
+            {
+                if !self.also_the_users(&file) {
+                    config.untrusted.push(file);
+                    config.distrust.push(why);
                 }
-            };
-            let (servers, warnings) = parse_config_text(&text, &file, &lookup);
+                continue;
+            }
+            config.files.push(file.clone());
             config.warnings.extend(warnings);
             for server in servers {
                 merged.entry(server.name.clone()).or_insert(server);
@@ -328,6 +355,80 @@ impl Discovery<'_> {
         config.servers = merged.into_values().collect();
         config
     }
+}
+
+impl Discovery<'_> {
+    /// Parse one file's text, its variables expanded as this discovery reads
+    /// them (`${workspaceFolder}` the file's project folder).
+    fn parse_file(&self, file: &Path, text: &str) -> (Vec<ServerConfig>, Vec<ConfigWarning>) {
+        let workspace = self.workspace_of(file);
+        let home = self.home();
+        let lookup = |name: &str| -> Option<String> {
+            match name {
+                "workspaceFolder" => Some(workspace.to_string_lossy().into_owned()),
+                "workspaceFolderBasename" => workspace
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned()),
+                "userHome" => home.as_ref().map(|h| h.to_string_lossy().into_owned()),
+                "pathSeparator" => Some("/".to_string()),
+                _ => (self.env)(name),
+            }
+        };
+        parse_config_text(text, file, &lookup)
+    }
+
+    /// The files of `project` the stdio `servers` launch when started from
+    /// this discovery's working folder (their `cwd` joined to it), as
+    /// `state::trust::launched_by` finds them; a `PATH` in a server's `env` is
+    /// searched for a bare command.
+    fn launches(&self, project: &Path, servers: &[ServerConfig]) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for server in servers {
+            let ServerTransport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } = &server.transport
+            else {
+                continue;
+            };
+            let base = cwd.as_ref().map_or(self.cwd.clone(), |d| self.cwd.join(d));
+            let argv: Vec<String> = std::iter::once(command.clone())
+                .chain(args.iter().cloned())
+                .collect();
+            for file in crate::state::trust::launched_by(
+                project,
+                &base,
+                &argv,
+                env.get("PATH").map(String::as_str),
+            ) {
+                if !out.contains(&file) {
+                    out.push(file);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The project files the stdio servers of the MCP config `file` (its `text`)
+/// launch when started from `cwd`, variables expanded with `env`: what
+/// `indus-tool trust` records beside the file's hash.
+pub fn launched_files(
+    file: &Path,
+    text: &str,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<PathBuf> {
+    let discovery = Discovery {
+        explicit: None,
+        cwd: cwd.to_path_buf(),
+        env,
+        trusted: &|_, _| Ok(Grant::everything()),
+    };
+    let (servers, _) = discovery.parse_file(file, text);
+    discovery.launches(&crate::state::trust::project_of(file), &servers)
 }
 
 /// Parse one file's text into its enabled servers and the warnings about what was
@@ -595,7 +696,7 @@ pub fn discover(explicit: Option<PathBuf>, cwd: &Path) -> McpConfig {
         explicit,
         cwd: cwd.to_path_buf(),
         env: &process_env,
-        trusted: &crate::state::trust::is_trusted,
+        trusted: &crate::state::trust::check,
     }
     .load()
 }
@@ -793,7 +894,7 @@ mod tests {
             explicit: None,
             cwd: cwd.clone(),
             env: &env,
-            trusted: &|_, _| true,
+            trusted: &|_, _| Ok(Grant::everything()),
         }
         .load();
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
@@ -827,7 +928,7 @@ mod tests {
             explicit: None,
             cwd: lone,
             env: &env,
-            trusted: &|_, _| true,
+            trusted: &|_, _| Ok(Grant::everything()),
         }
         .load();
         let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
@@ -870,12 +971,18 @@ mod tests {
             (k == "HOME").then(|| home_s.clone())
         };
         let trusted_mcp = repo.join(".mcp.json");
-        let only_mcp_json = |p: &Path, _: &[u8]| p == trusted_mcp;
+        let only_mcp_json = |p: &Path, _: &[u8]| {
+            if p == trusted_mcp {
+                Ok(Grant::everything())
+            } else {
+                Err(Distrust::NotTrusted)
+            }
+        };
         let c = Discovery {
             explicit: Some(PathBuf::from("given.json")),
             cwd: repo.clone(),
             env: &env,
-            trusted: &|_, _| false,
+            trusted: &|_, _| Err(Distrust::NotTrusted),
         }
         .load();
         let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
@@ -909,7 +1016,7 @@ mod tests {
             explicit: Some(PathBuf::from(".vscode/mcp.json")),
             cwd: repo.clone(),
             env: &|k| (k == "SECRET").then(|| "s3".to_string()),
-            trusted: &|_, _| false,
+            trusted: &|_, _| Err(Distrust::NotTrusted),
         }
         .load();
         assert_eq!(c.untrusted, [repo.join(".mcp.json")]);
@@ -948,7 +1055,7 @@ mod tests {
             explicit: Some(tmp.path().join("given.json")),
             cwd: cwd.clone(),
             env: &env,
-            trusted: &|_, _| true,
+            trusted: &|_, _| Ok(Grant::everything()),
         };
         let c = d.load();
         let got: Vec<(String, String)> = c
@@ -985,7 +1092,7 @@ mod tests {
             explicit: None,
             cwd,
             env: &env,
-            trusted: &|_, _| true,
+            trusted: &|_, _| Ok(Grant::everything()),
         }
         .load();
         let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
@@ -1000,7 +1107,7 @@ mod tests {
             explicit: Some(tmp.path().join("nope.json")),
             cwd: tmp.path().to_path_buf(),
             env: &env,
-            trusted: &|_, _| true,
+            trusted: &|_, _| Ok(Grant::everything()),
         }
         .load();
         assert!(c.servers.is_empty());
