@@ -443,7 +443,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
+            opts="-h -V --format --cwd --root --allow-protected --allow-outside --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --allow-private-network --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -458,6 +458,14 @@ _indus__tool() {
                     return 0
                     ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-protected)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-outside)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3304,7 +3312,7 @@ _indus__tool_grafted() {
         w=${COMP_WORDS[i]}
         case "$w" in
             --cwd|--mcp-config) passed+=("$w" "${COMP_WORDS[i+1]}"); (( i++ )) ;;
-            --format|--cwd|--root|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--mcp-log|--save-media|--state-dir|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
+            --format|--cwd|--root|--allow-protected|--allow-outside|--collection|--profile|--tools|--max-bytes|--session|--color|--id|--turn|--mcp-config|--mcp-log|--save-media|--state-dir|--exec|--exec-cwd|--engine|--ssh-config) (( i++ )) ;;
             --no-mcp|--cwd=*|--mcp-config=*) passed+=("$w") ;;
             -*) ;;
             *) return 0 ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_indus_tool_global_optspecs
-    string join \n format= cwd= root= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm suppress-repeats= envelope turn= mcp-config= no-mcp mcp-log= save-media= exact= state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
+    string join \n format= cwd= root= allow-protected= allow-outside= collection= profile= tools= no-tools max-bytes= session= gate color= id= checkpoint confirm allow-private-network suppress-repeats= envelope turn= mcp-config= no-mcp mcp-log= save-media= exact= state-dir= tmux= exec= exec-cwd= engine= ssh-config= h/help V/version
 end
 
 function __fish_indus_tool_needs_command
@@ -28,6 +28,8 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l format -d 'Output
 json\t''"
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l cwd -d 'Working directory the tools resolve paths against (default: the current directory)' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l root -d 'Confine every path a tool touches to DIR, after symlinks (commands bash runs are not sandboxed)' -r
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l allow-protected -d 'Let write, edit and apply_patch write PATH though protected' -r -F
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l allow-outside -d 'Let write, edit and apply_patch write in DIR outside the project' -r -F
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l collection -d 'Expose a standard collection of the twelve built-ins (read-only, coding, all)' -r -f -a "read-only\t''
 coding\t''
 all\t''"
@@ -69,6 +71,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-tools -d 'Expo
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l gate -d 'write/edit refuse a file not read (or changed since) in this session'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l checkpoint -d 'Record what write, edit and apply_patch change, and what commands (bash, run_shell, task, process start) change in the project tree, for `checkpoint diff|rewind`'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l confirm -d 'Ask on the terminal before a command the policy does not allow runs (no terminal: denied)'
+complete -c indus-tool -n "__fish_indus_tool_needs_command" -l allow-private-network -d 'Let webfetch and websearch reach loopback, link-local and private addresses (refused by default)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l envelope -d 'Wrap every result in the harness_timestamp envelope (always on in buddy)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -l no-mcp -d 'Graft no MCP server\'s tools (read no MCP config)'
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'

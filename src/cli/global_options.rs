@@ -67,6 +67,28 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         },
     },
     GlobalOption {
+        id: "allow-protected",
+        takes: Takes::Value,
+        env: None,
+        help: "Let write, edit and apply_patch write PATH though protected",
+        build: |a| {
+            a.value_name("PATH")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .action(ArgAction::Append)
+        },
+    },
+    GlobalOption {
+        id: "allow-outside",
+        takes: Takes::Value,
+        env: None,
+        help: "Let write, edit and apply_patch write in DIR outside the project",
+        build: |a| {
+            a.value_name("DIR")
+                .value_parser(value_parser!(std::path::PathBuf))
+                .action(ArgAction::Append)
+        },
+    },
+    GlobalOption {
         id: "collection",
         takes: Takes::Value,
         env: Some("INDUS_COLLECTION"),
@@ -163,6 +185,16 @@ pub const GLOBAL_OPTIONS: &[GlobalOption] = &[
         takes: Takes::Switch,
         env: Some("INDUS_CONFIRM"),
         help: "Ask on the terminal before a command the policy does not allow runs (no terminal: denied)",
+        build: |a| {
+            a.action(ArgAction::SetTrue)
+                .value_parser(clap::builder::FalseyValueParser::new())
+        },
+    },
+    GlobalOption {
+        id: "allow-private-network",
+        takes: Takes::Switch,
+        env: Some("INDUS_ALLOW_PRIVATE_NETWORK"),
+        help: "Let webfetch and websearch reach loopback, link-local and private addresses (refused by default)",
         build: |a| {
             a.action(ArgAction::SetTrue)
                 .value_parser(clap::builder::FalseyValueParser::new())
@@ -437,6 +469,6 @@ mod tests {
         assert!(is_global("--tmux") && !takes_value("--tmux"));
         assert!(is_global("--suppress-repeats") && !takes_value("--suppress-repeats"));
         assert!(!is_global("--pattern") && !is_global("format"));
-        assert_eq!(value_spellings().count(), 19);
+        assert_eq!(value_spellings().count(), 21);
     }
 }

@@ -57,6 +57,12 @@ pub struct Globals {
     pub cwd: String,
     /// `--root` / `INDUS_ROOT`: the folder every tool's paths are confined to.
     pub root: Option<Arc<Root>>,
+    /// `--allow-protected PATH…`: protected paths the file tools may write
+    /// (absolute, tidied).
+    pub allow_protected: Vec<PathBuf>,
+    /// `--allow-outside DIR…`: folders outside the project the file tools may
+    /// write without a question or a refusal (absolute, tidied).
+    pub allow_outside: Vec<PathBuf>,
     /// What the invocation exposes before `--tools` narrows it.
     pub selection: Selection,
     pub tools: Option<Vec<String>>,
@@ -364,7 +370,22 @@ pub(crate) fn hoist_globals(
     head
 }
 
+/// The paths given to a repeatable option, absolute against `cwd` and tidied.
+fn absolute_all(m: &ArgMatches, id: &str, cwd: &Path) -> Vec<PathBuf> {
+    m.get_many::<PathBuf>(id)
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| crate::kernel::root::tidy(&cwd.join(p)))
+        .collect()
+}
+
+/// Read the global options. One of them is not a field of [`Globals`] but
+/// process-wide: `--allow-private-network` / `INDUS_ALLOW_PRIVATE_NETWORK`
+/// opens the private network to the web tools' clients (see
+/// `tools::web::client`), for one-shot calls, `call`, `batch` and `mcp` alike.
 pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
+    crate::tools::web::client::allow_private_network(m.get_flag("allow-private-network"));
     let here = std::env::current_dir()
         .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
     // An empty INDUS_ROOT (or `--root ''`) confines nothing, like an unset one.
@@ -422,6 +443,8 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             m.value_source("format"),
             Some(clap::parser::ValueSource::CommandLine | clap::parser::ValueSource::EnvVariable)
         ),
+        allow_protected: absolute_all(m, "allow-protected", &cwd),
+        allow_outside: absolute_all(m, "allow-outside", &cwd),
         cwd: cwd.to_string_lossy().into_owned(),
         root,
         selection: selection_of(m),
