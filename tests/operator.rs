@@ -290,20 +290,7 @@ fn confirmation_asks_on_the_terminal_and_denies_without_one() {
         assert_eq!(env.read_string("shell.txt"), "shell\n");
     }
     // No controlling terminal (a new session): denied, nothing asked, nothing run.
-    let out = std::process::Command::new("setsid")
-        .arg("-w")
-        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
-        .args([
-            "--cwd",
-            &env.root().to_string_lossy(),
-            "--confirm",
-            "bash",
-            "echo x > x.txt",
-        ])
-        .env("HOME", common::no_home())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = confirmed_without_terminal(&env, "echo x > x.txt");
     assert_eq!(code(&out), 1);
     assert_eq!(stderr(&out), "Command execution denied by user.\n");
     assert!(!env.path("x.txt").exists());
@@ -327,6 +314,25 @@ fn confirmation_asks_on_the_terminal_and_denies_without_one() {
         .unwrap();
     let line: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
     assert_eq!(result_of(&line), "Command execution denied by user.");
+}
+
+/// `bash COMMAND` under `--confirm` in a session of its own: no controlling
+/// terminal, so what is not approved is denied without a question.
+fn confirmed_without_terminal(env: &TestEnv, command: &str) -> std::process::Output {
+    std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+        .args([
+            "--cwd",
+            &env.root().to_string_lossy(),
+            "--confirm",
+            "bash",
+            command,
+        ])
+        .env("HOME", common::no_home())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -357,26 +363,10 @@ fn the_policy_denies_through_wrappers_and_allows_without_asking() {
     assert_eq!(code(&out), 1, "{}", stdout(&out));
     // An allowed plain command runs even with confirmation on and no terminal;
     // two allowed commands joined are no longer one plain command, and ask.
-    let confirmed = |command: &str| {
-        std::process::Command::new("setsid")
-            .arg("-w")
-            .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
-            .args([
-                "--cwd",
-                &env.root().to_string_lossy(),
-                "--confirm",
-                "bash",
-                command,
-            ])
-            .env("HOME", common::no_home())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
-    };
-    let out = confirmed("touch t.txt");
+    let out = confirmed_without_terminal(&env, "touch t.txt");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(env.path("t.txt").exists());
-    let out = confirmed("echo a && touch u.txt");
+    let out = confirmed_without_terminal(&env, "echo a && touch u.txt");
     assert_eq!(code(&out), 1, "{}", stdout(&out));
     assert!(!env.path("u.txt").exists());
     // run_shell: an allowed command runs without asking, unless it says it is

@@ -1982,3 +1982,44 @@ fn a_rewind_names_a_protected_change_it_will_not_restore() {
         exclude
     );
 }
+
+/// A URL carrying a secret went out with no question asked under `--confirm`,
+/// which gated commands only: webfetch and websearch are network actions and
+/// are asked about (no terminal: refused), even where the private network is
+/// allowed; nothing reaches the listener.
+#[test]
+fn confirm_asks_before_a_url_leaves_the_machine() {
+    let mut w = World::new();
+    w.file("a.txt", "a\n");
+    w.commit_and_clone();
+    let listener = kit::Listener::start();
+    let url = format!(
+        "http://127.0.0.1:{}/collect?t={}",
+        listener.port,
+        kit::TOKEN
+    );
+    let out = w.run_env(
+        &w.clone,
+        &["--confirm", "webfetch", &url],
+        Input::Null,
+        &[("INDUS_ALLOW_PRIVATE_NETWORK", "1")],
+    );
+    assert_eq!(out.code, Some(1), "{}", out.all());
+    assert!(
+        out.all().contains("Network access denied by user"),
+        "{}",
+        out.all()
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(listener.requests(), Vec::<String>::new());
+    // Without --confirm the user's own fetch goes out as asked.
+    let out = w.run_env(
+        &w.clone,
+        &["webfetch", &url],
+        Input::Null,
+        &[("INDUS_ALLOW_PRIVATE_NETWORK", "1")],
+    );
+    assert!(out.all().contains("404"), "{}", out.all());
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(listener.requests().len(), 1);
+}

@@ -521,6 +521,23 @@ fn change_lock_name(real: &str) -> String {
 }
 
 /// Whether a path lies inside a `.git` folder (a rewind never touches one).
+/// Why a rewind will not restore `path`, a protected path `writes` does not
+/// lift (the names alone when no guard is given), and the flag that would.
+fn protected_refusal(writes: Option<&WriteGuard>, path: &str) -> Option<String> {
+    let names_only;
+    let writes = match writes {
+        Some(w) => w,
+        None => {
+            names_only = WriteGuard::new(PathBuf::from("/"), Vec::new());
+            &names_only
+        }
+    };
+    let why = writes.protected(Path::new(path))?;
+    Some(format!(
+        "a protected path ({why}), not restored: pass --allow-protected {path} to restore it"
+    ))
+}
+
 pub fn inside_git(path: &str) -> bool {
     Path::new(path)
         .components()
@@ -1293,14 +1310,6 @@ impl CheckpointStore {
         root: Option<&Root>,
         writes: Option<&WriteGuard>,
     ) -> Result<RewindReport, CheckpointError> {
-        let names_only;
-        let writes = match writes {
-            Some(w) => w,
-            None => {
-                names_only = WriteGuard::new(PathBuf::from("/"), Vec::new());
-                &names_only
-            }
-        };
         self.guard()?;
         let lock = self.dir.lock()?;
         self.settle(&lock)?;
@@ -1311,11 +1320,7 @@ impl CheckpointStore {
         let mut refusals = Vec::new();
         let mut work = Vec::new();
         for t in touched {
-            if let Some(why) = writes.protected(Path::new(&t.path)) {
-                let why = format!(
-                    "a protected path ({why}), not restored: pass --allow-protected {} to restore it",
-                    t.path
-                );
+            if let Some(why) = protected_refusal(writes, &t.path) {
                 if force {
                     report.skipped.push((t.path, why));
                 } else {

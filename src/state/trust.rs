@@ -139,12 +139,7 @@ pub fn workspace_of(config: &Path) -> PathBuf {
 /// when it launches them: the nearest folder holding `.git` from its
 /// [`workspace_of`] up, else that folder itself.
 pub fn project_of(config: &Path) -> PathBuf {
-    let workspace = workspace_of(config);
-    workspace
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(&workspace)
-        .to_path_buf()
+    crate::kernel::write_guard::project_of(&workspace_of(config))
 }
 
 /// The project files a command line launches, as its trust covers them: the
