@@ -1287,3 +1287,97 @@ fn a_command_whose_toolbox_was_killed_is_recorded_by_the_next_call() {
     rewind_ok(&env, "k1");
     assert_eq!(env.read_string("a.txt"), "one\n");
 }
+
+// ---------------------------------------------------------------------------
+// A rewind that cannot brick the session's checkpoints (issue 53). Modes mean
+// nothing to root, so the binary runs as an ordinary user (uid 65534 through
+// setpriv when the tests run as root).
+
+/// The binary in `cwd` as an ordinary user, with `home` as its HOME.
+fn as_user(cwd: &Path, home: &Path, args: &[&str]) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin("indus-tool");
+    let mut cmd = if nix::unistd::getuid().is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    cmd.current_dir(cwd)
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_read_only_folder_or_a_rewind_that_fails_never_bricks_the_checkpoints() {
+    if nix::unistd::getuid().is_root() && Command::new("setpriv").arg("--help").output().is_err() {
+        common::missing(
+            "setpriv is needed to run as a user",
+            "setpriv is not installed",
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(tmp.path()).unwrap();
+    let (p, home) = (base.join("p"), base.join("home"));
+    for d in [&base, &p, &home] {
+        std::fs::create_dir_all(d).unwrap();
+        chmod(d, 0o777);
+    }
+    let run = |args: &[&str]| {
+        let out = as_user(&p, &home, args);
+        (code(&out), format!("{}{}", stdout(&out), stderr(&out)))
+    };
+    // A command adds a file to a folder and makes the folder read-only, as
+    // `go mod download` does to its cache: the rewind deletes the file all the
+    // same and puts the folder's mode back.
+    assert_eq!(run(&["bash", "mkdir d && echo x > d/keep"]).0, 0);
+    let (c, out) = run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "bash",
+        "touch d/new && chmod 555 d",
+    ]);
+    assert_eq!(c, 0, "{out}");
+    let (c, out) = run(&["checkpoint", "rewind", "t1"]);
+    assert_eq!(c, 0, "{out}");
+    assert!(!p.join("d/new").exists(), "{out}");
+    assert_eq!(
+        std::fs::metadata(p.join("d")).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+    // A step that cannot be done at all (a folder the user may not change):
+    // the rewind stops, its plan is set aside, and the next calls work; once
+    // the cause is fixed the same rewind goes through.
+    let r = p.join("r");
+    std::fs::create_dir(&r).unwrap();
+    chmod(&r, 0o777);
+    let (c, out) = run(&["--checkpoint", "--turn", "t2", "bash", "touch r/f"]);
+    assert_eq!(c, 0, "{out}");
+    chmod(&r, 0o555);
+    let (c, out) = run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(c, 1, "{out}");
+    assert!(
+        out.contains("its plan was set aside as") && out.contains("checkpoint rewind t2"),
+        "{out}"
+    );
+    for args in [
+        &["checkpoint", "list"][..],
+        &["--checkpoint", "write", "w.txt", "--content", "w"],
+        &["--checkpoint", "bash", "true"],
+    ] {
+        let (c, out) = run(args);
+        assert_eq!(c, 0, "{args:?}: {out}");
+    }
+    chmod(&r, 0o777);
+    let (c, out) = run(&["checkpoint", "rewind", "t2"]);
+    assert_eq!(c, 0, "{out}");
+    assert!(!r.join("f").exists(), "{out}");
+}

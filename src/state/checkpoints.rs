@@ -521,6 +521,37 @@ fn change_lock_name(real: &str) -> String {
 }
 
 /// Whether a path lies inside a `.git` folder (a rewind never touches one).
+/// `op` on an entry of a folder, and if the folder's mode forbids it (a
+/// command made it read-only after adding the entry, as `go mod download` does
+/// to its cache), again with the folder made writable for that time, its mode
+/// put back after. Without this a rewind failed on its first step there.
+fn in_writable_parent<T>(path: &Path, op: impl Fn() -> io::Result<T>) -> io::Result<T> {
+    use std::os::unix::fs::PermissionsExt;
+    let error = match op() {
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => e,
+        done => return done,
+    };
+    let Some(parent) = path.parent() else {
+        return Err(error);
+    };
+    let Ok(meta) = std::fs::symlink_metadata(parent) else {
+        return Err(error);
+    };
+    let mode = meta.permissions().mode() & 0o7777;
+    if !meta.is_dir() || mode & 0o300 == 0o300 {
+        return Err(error);
+    }
+    std::fs::set_permissions(parent, std::fs::Permissions::from_mode(mode | 0o700))?;
+    let done = op();
+    let _ = std::fs::set_permissions(parent, std::fs::Permissions::from_mode(mode));
+    done
+}
+
+/// The longest path the system takes in one call (Linux's `PATH_MAX`, with its
+/// final NUL): a rewind refuses a longer one before it begins rather than
+/// failing on it halfway.
+const PATH_MAX: usize = 4096;
+
 /// Why a rewind will not restore `path`, a protected path `writes` does not
 /// lift (the names alone when no guard is given), and the flag that would.
 fn protected_refusal(writes: Option<&WriteGuard>, path: &str) -> Option<String> {
@@ -1320,7 +1351,14 @@ impl CheckpointStore {
         let mut refusals = Vec::new();
         let mut work = Vec::new();
         for t in touched {
-            if let Some(why) = protected_refusal(writes, &t.path) {
+            if let Some(why) = protected_refusal(writes, &t.path).or_else(|| {
+                (t.path.len() >= PATH_MAX).then(|| {
+                    format!(
+                        "its path is {} bytes long, over the system's limit of {PATH_MAX}: it cannot be touched by name",
+                        t.path.len()
+                    )
+                })
+            }) {
                 if force {
                     report.skipped.push((t.path, why));
                 } else {
@@ -1582,7 +1620,7 @@ impl CheckpointStore {
         self.dir
             .write_sealed(&lock, &self.journal_rel(), SEAL_PLAN, &journal, true)
             .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
-        let done = self.complete(&lock, &journal, root)?;
+        let done = self.complete_or_set_aside(&lock, &journal, root)?;
         report.restored = done.restored;
         report.deleted = done.deleted;
         report.dropped = done.dropped;
@@ -1644,8 +1682,39 @@ impl CheckpointStore {
             ))
             .into());
         }
-        self.complete(lock, &journal, root)?;
+        self.complete_or_set_aside(lock, &journal, root)?;
         Ok(())
+    }
+
+    /// [`complete`](Self::complete), and when a step fails, the plan set aside
+    /// (renamed `rewind-failed-<ms>.json`, never replayed) rather than left to
+    /// be retried, and failed, by every later call of the session. Its nodes
+    /// are kept: `checkpoint rewind NODE` again, once the cause is fixed, plans
+    /// anew from the tree as it is (what was already put back counts as done).
+    fn complete_or_set_aside(
+        &self,
+        lock: &StateLock,
+        journal: &Journal,
+        root: Option<&Root>,
+    ) -> Result<RewindReport, CheckpointError> {
+        let error = match self.complete(lock, journal, root) {
+            Ok(report) => return Ok(report),
+            Err(e) => e,
+        };
+        let plan = self.dir.checked(self.journal_rel())?;
+        let aside = plan.with_file_name(format!(
+            "rewind-failed-{}.json",
+            crate::kernel::clock::now_ms()
+        ));
+        let kept = match std::fs::rename(&plan, &aside) {
+            Ok(()) => format!("its plan was set aside as {}", aside.display()),
+            Err(e) => format!("its plan {} could not be set aside ({e})", plan.display()),
+        };
+        Err(io::Error::other(format!(
+            "the rewind to before \"{}\" stopped: {error}. What it had put back stays; {kept}. Fix the cause, then run `indus-tool checkpoint rewind {}` again",
+            journal.from, journal.from
+        ))
+        .into())
     }
 
     /// Run a journal's steps, drop the rewound nodes, collect the blobs, and
@@ -1666,7 +1735,7 @@ impl CheckpointStore {
                     already,
                 } => {
                     if !already {
-                        match std::fs::remove_file(path) {
+                        match in_writable_parent(Path::new(path), || std::fs::remove_file(path)) {
                             Ok(()) => {}
                             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                             Err(e) => {
@@ -1703,8 +1772,10 @@ impl CheckpointStore {
                         {
                             std::fs::create_dir_all(parent).map_err(restore_error)?;
                         }
-                        crate::sys::atomic_write_within_unsynced(path, &bytes, root)
-                            .map_err(restore_error)?;
+                        in_writable_parent(path, || {
+                            crate::sys::atomic_write_within_unsynced(path, &bytes, root)
+                        })
+                        .map_err(restore_error)?;
                     }
                     if let Some(mode) = mode {
                         use std::os::unix::fs::PermissionsExt;
@@ -1721,7 +1792,9 @@ impl CheckpointStore {
                     }
                     report.restored.push(shown.clone());
                 }
-                Step::RemoveDir { path } => match std::fs::remove_dir(path) {
+                Step::RemoveDir { path } => match in_writable_parent(Path::new(path), || {
+                    std::fs::remove_dir(path)
+                }) {
                     Ok(()) => report.deleted.push(path.clone()),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {
                         report.deleted.push(path.clone())
@@ -1748,9 +1821,10 @@ impl CheckpointStore {
                     report.restored.push(path.clone());
                 }
                 Step::Link { path, target } => {
-                    crate::sys::atomic_symlink(Path::new(path), target).map_err(|e| {
-                        io::Error::new(e.kind(), format!("cannot restore {path}: {e}"))
-                    })?;
+                    in_writable_parent(Path::new(path), || {
+                        crate::sys::atomic_symlink(Path::new(path), target)
+                    })
+                    .map_err(|e| io::Error::new(e.kind(), format!("cannot restore {path}: {e}")))?;
                     report.restored.push(path.clone());
                 }
             }
