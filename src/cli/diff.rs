@@ -20,6 +20,7 @@ use super::globals::Globals;
 use super::input::read_bounded;
 use super::output::Printer;
 use crate::backends::local_fs::open_confined;
+use crate::kernel::text::inert;
 use crate::tools::files::diff::{render_unified_diff_with_headers, rendered_counts};
 
 /// The options of one `diff` invocation.
@@ -124,7 +125,10 @@ impl Options<'_> {
                 if l == r {
                     return;
                 }
-                let patch = render_unified_diff_with_headers(&l, &r, self.context, a, b);
+                // The headers are text: a name's control characters escaped,
+                // so it can neither forge a line nor drive a terminal.
+                let patch =
+                    render_unified_diff_with_headers(&l, &r, self.context, &inert(a), &inert(b));
                 let (added, removed) = rendered_counts(&patch);
                 out.push(Finding::Changed {
                     a: a.to_string(),
@@ -313,9 +317,12 @@ pub(crate) fn diff(
         printer.stdout_line(&record(&before, &after, &findings).to_string());
     } else {
         let mut out = String::new();
+        // Names with their control characters escaped (the JSON keeps them).
+        let e = |t: &str| inert(t).into_owned();
         for f in &findings {
             match f {
                 Finding::Changed { a, b, patch, .. } => {
+                    let (a, b) = (e(a), e(b));
                     if options.brief {
                         out.push_str(&format!("Files {a} and {b} differ\n"));
                     } else {
@@ -326,28 +333,33 @@ pub(crate) fn diff(
                     }
                 }
                 Finding::Binary { a, b } => {
+                    let (a, b) = (e(a), e(b));
                     if options.brief {
                         out.push_str(&format!("Files {a} and {b} differ\n"));
                     } else {
                         out.push_str(&format!("Binary files {a} and {b} differ\n"));
                     }
                 }
-                Finding::Only { dir, name } => out.push_str(&format!("Only in {dir}: {name}\n")),
+                Finding::Only { dir, name } => {
+                    out.push_str(&format!("Only in {}: {}\n", e(dir), e(name)))
+                }
                 Finding::Mismatch {
                     a,
                     a_kind,
                     b,
                     b_kind,
                 } => out.push_str(&format!(
-                    "File {a} is a {a_kind} while file {b} is a {b_kind}\n"
+                    "File {} is a {a_kind} while file {} is a {b_kind}\n",
+                    e(a),
+                    e(b)
                 )),
                 Finding::CommonDirs { a, b } => {
-                    out.push_str(&format!("Common subdirectories: {a} and {b}\n"))
+                    out.push_str(&format!("Common subdirectories: {} and {}\n", e(a), e(b)))
                 }
                 Finding::Trouble(message) => {
                     printer.stdout_raw(&out);
                     out.clear();
-                    printer.error_text(&format!("indus-tool: diff: {message}"));
+                    printer.error_text(&format!("indus-tool: diff: {}", e(message)));
                 }
             }
         }

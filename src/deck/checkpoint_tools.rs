@@ -216,17 +216,21 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
     let mut files = Vec::new();
     for t in index.touched_since(from) {
         let rel = scope.shown(&t.path);
+        // Text shows a name with its control characters escaped (it could
+        // forge a line of the diff or drive a terminal); the record's `path`
+        // keeps it as it is.
+        let text_rel = crate::kernel::text::inert(&rel).into_owned();
         // Under a root, a file that resolves outside it now (a folder swapped
         // for a link since) is named, never read: as a rewind leaves it alone.
         if let Some(root) = &scope.root
             && let Err(why) = root.admit(&t.path, Path::new(&t.path))
         {
-            let note = format!("Not shown: {why}\n");
+            let note = format!("Not shown: {}\n", crate::kernel::text::inert(&why));
             whole.push_str(&note);
             files.push(json!({"path": rel, "status": "outsideRoot", "diff": note}));
             continue;
         }
-        let (a, b) = (format!("a/{rel}"), format!("b/{rel}"));
+        let (a, b) = (format!("a/{text_rel}"), format!("b/{text_rel}"));
         // A folder or a link, then or now: said in a line (a diff has no
         // hunks for them; `patch` passes the line over).
         let now_meta = std::fs::symlink_metadata(&t.path).ok();
@@ -267,7 +271,11 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             let note = if status == "unchanged" {
                 String::new()
             } else {
-                format!("{rel}: {then} before {name}, {now} now\n")
+                format!(
+                    "{text_rel}: {} before {name}, {} now\n",
+                    crate::kernel::text::inert(&then),
+                    crate::kernel::text::inert(&now)
+                )
             };
             whole.push_str(&note);
             files.push(json!({"path": rel, "status": status, "diff": note}));
@@ -329,8 +337,8 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             }
         };
         let (status, patch) = match mode_note {
-            Some(note) if status == "unchanged" => ("modified", format!("{rel}: {note}")),
-            Some(note) => (status, format!("{rel}: {note}{patch}")),
+            Some(note) if status == "unchanged" => ("modified", format!("{text_rel}: {note}")),
+            Some(note) => (status, format!("{text_rel}: {note}{patch}")),
             None => (status, patch),
         };
         whole.push_str(&patch);

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
-use crate::kernel::text::plural;
+use crate::kernel::text::{inert, plural};
 use crate::kernel::{
     DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
 };
@@ -103,14 +103,20 @@ impl Tool for Ls {
                     size: info.size,
                     name: path.to_string(),
                 };
-                let out = format!("{path}: 1 entry\n{} {} {}", row.kind, row.size, row.name);
+                let out = format!(
+                    "{}: 1 entry\n{} {} {}",
+                    inert(path),
+                    row.kind,
+                    row.size,
+                    inert(&row.name)
+                );
                 return answer(ctx, path, clamp_for(ctx, "ls", &out), &[row], 1, 0);
             }
-            Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
+            Err(e) => return ToolResult::failure(format!("Cannot list {}: {e}", inert(path))),
         }
         let children = match ctx.fs.read_dir(&abs).await {
             Ok(c) => c,
-            Err(e) => return ToolResult::failure(format!("Cannot list {path}: {e}")),
+            Err(e) => return ToolResult::failure(format!("Cannot list {}: {e}", inert(path))),
         };
         let total = children.len();
         let mut hidden = 0usize;
@@ -154,7 +160,14 @@ impl Tool for Ls {
             rows.truncate(limit as usize);
         }
 
-        let mut header = format!("{path}: {}", plural(shown_total as u64, "entry", "entries"));
+        // Names are shown with their control characters escaped: a name must
+        // neither forge a row of the answer nor drive a terminal. The record
+        // keeps them as they are.
+        let mut header = format!(
+            "{}: {}",
+            inert(path),
+            plural(shown_total as u64, "entry", "entries")
+        );
         if rows.len() < shown_total {
             header.push_str(&format!(
                 ", showing the first {} (raise limit to see more)",
@@ -177,7 +190,12 @@ impl Tool for Ls {
             .iter()
             .map(|r| {
                 let slash = if r.is_dir { "/" } else { "" };
-                format!("{:<kind_w$} {:>size_w$} {}{slash}", r.kind, r.size, r.name)
+                format!(
+                    "{:<kind_w$} {:>size_w$} {}{slash}",
+                    r.kind,
+                    r.size,
+                    inert(&r.name)
+                )
             })
             .collect();
         let text = clamp_rows(ctx, "ls", &header, &lines, "");

@@ -559,6 +559,12 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .iter()
         .map(|l| display_path(query.roots[l.root].as_deref(), &l.found.0))
         .collect();
+    // The rows as text: a name's control characters escaped, so it can neither
+    // forge a row (a newline) nor drive a terminal; the record and `-0` keep it.
+    let text_rows: Vec<String> = rows
+        .iter()
+        .map(|r| crate::kernel::text::inert(r).into_owned())
+        .collect();
     let more = super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows);
     let closing = summary(matches, shown, entries, unreadable, &query.pattern, &more);
     let tail = if rows.is_empty() {
@@ -574,12 +580,12 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .filter(|_| ctx.unbounded_rows && !ctx.record_rows)
     {
         Some(sink) => {
-            if let Err(message) = super::walk::write_rows(&**sink, "find", &rows) {
+            if let Err(message) = super::walk::write_rows(&**sink, "find", &text_rows) {
                 return ToolResult::failure(message);
             }
             tail.trim_start_matches('\n').to_string()
         }
-        None => clamp_rows(ctx, "find", "", &rows, &tail),
+        None => clamp_rows(ctx, "find", "", &text_rows, &tail),
     };
     // For programs: the count (0 is "no match") and the entries shown, with their
     // kind as walked (a link is not followed) and size (0 for a folder).

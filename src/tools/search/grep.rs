@@ -35,7 +35,7 @@ use super::walk::{
     override_match, parse_roots, path_order, run_walk, walk_options,
 };
 use crate::kernel::input::{Args, invalid};
-use crate::kernel::text::plural;
+use crate::kernel::text::{inert, plural};
 use crate::kernel::{
     CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, RowSink, Tool, ToolContext,
     ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
@@ -736,7 +736,9 @@ async fn stream_rows(
             .iter()
             .map(|file| {
                 (
-                    display_path(spelled.as_deref(), &file.path),
+                    // Shown with its control characters escaped (a name must
+                    // not forge a row); the record keeps it as it is.
+                    inert(&display_path(spelled.as_deref(), &file.path)).into_owned(),
                     super::walk::below_root(abs, &file.path),
                 )
             })
@@ -937,9 +939,9 @@ fn render(
                 if with_records {
                     records.push(json!({ "path": shown_path }));
                 }
-                rows.push(shown_path);
+                rows.push(inert(&shown_path).into_owned());
             } else {
-                rows.push(format!("{shown_path}:{}", file.count));
+                rows.push(format!("{}:{}", inert(&shown_path), file.count));
                 if with_records {
                     records.push(json!({ "path": shown_path, "count": file.count }));
                 }
@@ -954,6 +956,7 @@ fn render(
     let mut previous: Option<(usize, u64)> = None;
     'files: for (index, (root, file)) in files.enumerate() {
         let shown_path = display_path(root, &file.path);
+        let text_path = inert(&shown_path);
         for line in &file.lines {
             if shown == limit {
                 // Past the limit only the trailing context of the last match shows.
@@ -972,7 +975,7 @@ fn render(
             }
             let sep = if line.is_match { ':' } else { '-' };
             rows.push(format!(
-                "{shown_path}{sep}{}{sep} {}",
+                "{text_path}{sep}{}{sep} {}",
                 line.number, line.text
             ));
             if with_records {
