@@ -178,10 +178,17 @@ fn fetch_url_and_web_search_reshape_the_web_engines() {
         "/big" => Reply::ok("text/plain", big.clone()),
         _ => Reply::ok("text/html; charset=UTF-8", CLASSIC),
     });
-    let (line, rc) = buddy_json(&env, &["fetch_url", &server.url("/api")]);
+    // The test server is on 127.0.0.1, a private address: opted in.
+    let (line, rc) = buddy_json(
+        &env,
+        &["--allow-private-network", "fetch_url", &server.url("/api")],
+    );
     assert_eq!(rc, 0, "{line}");
     assert_eq!(result_of(&line), "{\"ok\": true}");
-    let (line, _) = buddy_json(&env, &["fetch_url", &server.url("/big")]);
+    let (line, _) = buddy_json(
+        &env,
+        &["--allow-private-network", "fetch_url", &server.url("/big")],
+    );
     assert_eq!(
         result_of(&line).as_str().unwrap(),
         format!("{}...[truncated]", "x".repeat(8000))
