@@ -10,8 +10,14 @@
 //! session state) — the server holds no tool logic.
 //!
 //! Concurrency: rmcp runs each request on its own task, so calls overlap (on any
-//! runtime; the command line uses a current-thread one, see `cli::mcp`). That is
-//! safe because a `ToolBox` is built to be shared: the runner is an
+//! runtime; the command line uses a current-thread one, see `cli::mcp`). The
+//! tools whose work is CPU-bound and unbounded in the input ([`OFF_THREAD`]:
+//! `edit` and `apply_patch`, whose fuzzy matching may spend seconds, and `write`,
+//! whose diff of a big file may) run on a thread of their own with its own
+//! current-thread runtime, so the protocol's thread keeps reading: `ping`,
+//! `tools/list` and other calls are answered during them, and a cancellation or
+//! the end of input is seen at once (issue 53). The others run on the
+//! protocol's task, where they only wait. That is safe because a `ToolBox` is built to be shared: the runner is an
 //! `Arc<dyn ToolRunner>` (`Send + Sync`), every call gets a fresh context from the
 //! factory, and the state a call touches (the gate's cached records, the todo list,
 //! the job table) sits behind a lock or the state folder's `flock`.
@@ -20,7 +26,8 @@
 //! the client sends `notifications/cancelled` for that request (and when the server
 //! shuts down). That token is the one handed to `runner.run`, so it becomes the
 //! tool's `ToolContext::cancel`: a `bash` in flight kills its process group, a web
-//! fetch drops its connection. A cancelled request gets no response (the protocol
+//! fetch drops its connection, an `edit`'s fuzzy matching stops at its next
+//! look at its work budget (every few thousand comparisons). A cancelled request gets no response (the protocol
 //! says a receiver should not answer a request it was told to cancel; rmcp drops it).
 //!
 //! Transport: the lines on stdin and stdout are read and written by
@@ -86,6 +93,60 @@ fn is_grafted(name: &str) -> bool {
 /// nearly every coding turn uses. Everything else is found with `find_tool` and
 /// added with `load_tool`.
 pub const CORE_TOOLS: [&str; 6] = ["read", "grep", "find", "edit", "write", "bash"];
+
+/// The built-ins that run off the protocol's thread (see the module notes):
+/// their work is CPU-bound, and as long as the input makes it.
+pub const OFF_THREAD: [&str; 3] = ["edit", "apply_patch", "write"];
+
+/// Run `call` on a thread of its own, with a current-thread runtime of its
+/// own (the local backend's single filesystem calls stay inline, as on the
+/// command line), and await its outcome without holding the caller's thread.
+/// The thread ends with the call: a cancelled call stops at its next look at
+/// `cancel`, and nothing of it outlives the call.
+async fn run_off_thread(
+    runner: Arc<dyn ToolRunner>,
+    call: ToolCall,
+    cancel: CancellationToken,
+) -> ToolOutcome {
+    let id = call.id.clone();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name(format!("mcp-{}", call.name))
+        .spawn(move || {
+            let outcome = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => {
+                    let outcome = runtime.block_on(runner.run(call, cancel));
+                    // A blocking read still running must not hold the answer.
+                    runtime.shutdown_background();
+                    outcome
+                }
+                Err(e) => failed(
+                    &call.id,
+                    &format!("could not start the call's runtime: {e}"),
+                ),
+            };
+            let _ = tx.send(outcome);
+        });
+    if let Err(e) = spawned {
+        return failed(&id, &format!("could not start a thread for the call: {e}"));
+    }
+    rx.await
+        .unwrap_or_else(|_| failed(&id, "the call's thread ended without an answer"))
+}
+
+/// An `isError` outcome for call `id` saying `why` (retrying may help).
+fn failed(id: &str, why: &str) -> ToolOutcome {
+    ToolOutcome {
+        id: id.to_string(),
+        output: Value::String(format!(
+            "The server {why}; nothing was run. Retry the call."
+        )),
+        is_error: true,
+    }
+}
 
 /// The MCP face of one `ToolBox`.
 #[derive(Clone)]
@@ -289,7 +350,11 @@ impl ServerHandler for McpServer {
         // Only a grafted tool has notices to pass on; a built-in's call pays
         // nothing for the relay.
         if !is_grafted(&call.name) {
-            let outcome = self.runner.run(call, context.ct.clone()).await;
+            let outcome = if OFF_THREAD.contains(&call.name.as_str()) {
+                run_off_thread(self.runner.clone(), call, context.ct.clone()).await
+            } else {
+                self.runner.run(call, context.ct.clone()).await
+            };
             return Ok(call_result(outcome).into());
         }
         // rmcp moves the request's `_meta` (the progress token) into the context.

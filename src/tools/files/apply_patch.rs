@@ -199,6 +199,8 @@ async fn apply(
     // The combined diff, clamped to the output budget as each file's is made.
     let mut joined = Clamp::new(tool_budget(ctx, "apply_patch"));
     let mut failures: Vec<String> = Vec::new();
+    // One work budget for the fuzzy matching of every hunk of every file.
+    let budget = matching::Budget::for_call(ctx.cancel.clone());
     let (mut total_added, mut total_removed) = (0usize, 0usize);
     for f in &patch.files {
         let path = f.op.path();
@@ -321,15 +323,16 @@ async fn apply(
                     .iter()
                     .map(|h| spec(h, &decoded, patch.format))
                     .collect();
-                let plan = match matching::plan_hunks(&decoded.text, &specs, keep_cr) {
-                    Ok(p) => p,
-                    Err(fails) => {
-                        for (i, f) in fails {
-                            failures.push(format!("{path}: {}", f.message(path, i + 1)));
+                let plan =
+                    match matching::plan_hunks_within(&decoded.text, &specs, keep_cr, &budget) {
+                        Ok(p) => p,
+                        Err(fails) => {
+                            for (i, f) in fails {
+                                failures.push(format!("{path}: {}", f.message(path, i + 1)));
+                            }
+                            continue;
                         }
-                        continue;
-                    }
-                };
+                    };
                 let new_bytes = matching::encode_owned(&decoded, plan.text);
                 let Ok(new_text) = String::from_utf8(new_bytes) else {
                     failures.push(format!("{path}: the result is not valid UTF-8."));

@@ -92,7 +92,8 @@ impl Tool for EditTool {
         let outcome = async {
             let request = parse(&input)?;
             let checked = check(&request, ctx).await?;
-            let planned = plan(&request, checked.bytes)?;
+            let budget = matching::Budget::for_call(ctx.cancel.clone());
+            let planned = plan(&request, checked.bytes, &budget)?;
             write(
                 &request,
                 ctx,
@@ -236,15 +237,21 @@ struct Planned {
     anchored: bool,
 }
 
-/// Plan: decode the bytes and place every edit with the match engine.
-fn plan(request: &Request<'_>, bytes: Vec<u8>) -> Result<Planned, String> {
+/// Plan: decode the bytes and place every edit with the match engine, its
+/// fuzzy stages within the call's `budget` (the call's token stops them).
+fn plan(
+    request: &Request<'_>,
+    bytes: Vec<u8>,
+    budget: &matching::Budget,
+) -> Result<Planned, String> {
     let path = request.path;
     // Memory: the file's buffer becomes the text matched (no copy for a file
     // without BOM or CRLF). One replacement in such a file is made in that
     // buffer and its diff rendered from excerpts, so the edit holds one copy of
     // the file; otherwise the new text is a second one.
     let decoded = matching::decode_vec(bytes).map_err(|e| e.message(path))?;
-    let plan = matching::plan_edits(&decoded.text, &request.edits).map_err(|e| e.message(path))?;
+    let plan = matching::plan_edits_within(&decoded.text, &request.edits, budget)
+        .map_err(|e| e.message(path))?;
     let (replacements, stage, anchored) = (plan.splices.len(), plan.stage, plan.anchored);
     let stages = plan.stages;
     let mut splices = plan.splices;

@@ -399,8 +399,14 @@ struct Shared {
 
 /// Binary files are recognised before searching (a NUL in the head), so the
 /// searcher itself never stops at one.
+/// The longest line grep holds (64 MiB): the searcher's buffer grows to fit
+/// a line, so one file of a single 2 GiB line cost several times that in
+/// memory; past this the file is reported, not searched.
+pub const LINE_HEAP_LIMIT: usize = 64 * 1024 * 1024;
+
 fn searcher_for(shape: Shape) -> Searcher {
     SearcherBuilder::new()
+        .heap_limit(Some(LINE_HEAP_LIMIT))
         .line_number(true)
         .before_context(shape.before)
         .after_context(shape.after)
@@ -448,8 +454,15 @@ impl Shared {
             last_match: 0,
             lines: &mut lines,
         };
-        if search(&mut sink).is_err() {
+        if let Err(e) = search(&mut sink) {
             g.unreadable += 1;
+            // A file named outright says why it was not searched.
+            if path.is_empty() && e.to_string().contains("allocation limit") {
+                g.root_error.get_or_insert(format!(
+                    "it has a line longer than grep's {} MiB limit (a file of one huge line is not text to search by line)",
+                    LINE_HEAP_LIMIT >> 20
+                ));
+            }
             return;
         }
         let (total, stored) = (sink.total, sink.stored);

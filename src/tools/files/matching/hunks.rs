@@ -5,12 +5,15 @@
 //! words.
 
 use super::applied::not_found;
+use super::budget::Budget;
 use super::codec::{View, lf_to_crlf, wants_crlf};
+use super::lines::Lines;
 use super::lines::line_starts;
 use super::refusal::{EditFailure, line_numbers};
-use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
+use super::stages::{LineOutcome, MatchStage, Scope, match_lines_within};
 use memchr::memmem;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// One hunk of a patch, for [`plan_hunks`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +108,17 @@ pub fn plan_hunks(
     hunks: &[HunkSpec],
     keep_cr: bool,
 ) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
+    plan_hunks_within(text, hunks, keep_cr, &Budget::default())
+}
+
+/// [`plan_hunks`], every hunk's whole-line stages spending the one `budget`
+/// (the call's); once it is spent, each hunk left to match fuzzily is refused.
+pub fn plan_hunks_within(
+    text: &str,
+    hunks: &[HunkSpec],
+    keep_cr: bool,
+    budget: &Budget,
+) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
     let view = if keep_cr {
         View {
             text: Cow::Borrowed(text),
@@ -127,19 +141,7 @@ pub fn plan_hunks(
     let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
     let old_lines = |h: &HunkSpec| h.old.matches('\n').count();
     // Exact places of each hunk: whole lines, at a line's start.
-    let exact: Vec<Vec<usize>> = hunks
-        .iter()
-        .map(|h| {
-            if h.old.is_empty() {
-                return Vec::new();
-            }
-            memmem::find_iter(hay.as_bytes(), h.old.as_bytes())
-                .filter(|&at| at == 0 || hay.as_bytes()[at - 1] == b'\n')
-                .map(line_of)
-                .filter(|&l| !h.at_end || l + old_lines(h) == nlines)
-                .collect()
-        })
-        .collect();
+    let exact = exact_places(hay, &starts, hunks, nlines);
     // The latest line each hunk may end before: the latest exact place of the
     // hunk after it that fits before the one after that.
     let mut upper = vec![nlines; hunks.len()];
@@ -151,6 +153,8 @@ pub fn plan_hunks(
             bound = latest;
         }
     }
+    // The file's lines, made once for every hunk that needs the stages.
+    let mut file_lines: Option<Lines<'_>> = None;
     let mut failures = Vec::new();
     let mut spans: Vec<(usize, usize, String)> = Vec::new();
     let mut placed = Vec::new();
@@ -159,6 +163,18 @@ pub fn plan_hunks(
     for (i, h) in hunks.iter().enumerate() {
         let mut from = lo;
         if let Some(anchor) = &h.anchor {
+            // The search for the anchor line reads the rest of the file.
+            if !budget.charge_scan(nlines.saturating_sub(from)) {
+                let stop = budget.stopped().unwrap_or(super::budget::Stop::Spent);
+                let (old_lines, file_lines) = (old_lines(h).max(1), nlines);
+                let failure = EditFailure::TooCostly {
+                    old_lines,
+                    file_lines,
+                    stop,
+                };
+                failures.push((i, HunkFailure::Match(failure)));
+                break;
+            }
             let want = anchor.trim();
             let found = (from..nlines)
                 .find(|&l| line_text(hay, &starts, l).trim() == want)
@@ -225,49 +241,9 @@ pub fn plan_hunks(
                     at_end: h.at_end,
                     context: Some(&h.context),
                 };
-                match match_lines(hay, &h.old, &h.new, false, &scope) {
-                    LineOutcome::Applied {
-                        stage,
-                        mut replacements,
-                    } if replacements.len() == 1 => {
-                        let r = replacements.pop().expect("one replacement");
-                        Ok((stage, r.start, r.end, r.text))
-                    }
-                    LineOutcome::Applied {
-                        stage,
-                        replacements,
-                    } => Err(EditFailure::FoundMany {
-                        count: replacements.len(),
-                        lines: line_numbers(hay, replacements.iter().map(|r| r.start)),
-                        stage,
-                        overlapping: false,
-                    }),
-                    LineOutcome::Ambiguous {
-                        stage,
-                        lines,
-                        overlapping,
-                    } => Err(EditFailure::FoundMany {
-                        count: lines.len(),
-                        lines,
-                        stage,
-                        overlapping,
-                    }),
-                    LineOutcome::Unplaceable { stage, new_line } => {
-                        Err(EditFailure::Unplaceable { stage, new_line })
-                    }
-                    LineOutcome::FrameAmbiguous {
-                        stage,
-                        line,
-                        as_written,
-                        shifted,
-                    } => Err(EditFailure::FrameAmbiguous {
-                        stage,
-                        line,
-                        as_written,
-                        shifted,
-                    }),
-                    LineOutcome::Nothing => Err(not_found(hay, &h.old, &h.new)),
-                }
+                let lines = file_lines.get_or_insert_with(|| Lines::new(hay));
+                let outcome = match_lines_within(lines, &h.old, &h.new, false, &scope, budget);
+                hunk_outcome(outcome, hay, h, nlines, budget)
             }
             _ => Err(EditFailure::FoundMany {
                 count: exact_here.len(),
@@ -290,7 +266,14 @@ pub fn plan_hunks(
                 lo = line_of(e.saturating_sub(1)).max(line) + usize::from(e > s);
                 spans.push((s, e, new_text));
             }
-            Err(f) => failures.push((i, HunkFailure::Match(f))),
+            Err(f) => {
+                let spent = matches!(f, EditFailure::TooCostly { .. });
+                failures.push((i, HunkFailure::Match(f)));
+                // The budget is the call's: the hunks after it are not tried.
+                if spent {
+                    break;
+                }
+            }
         }
     }
     if !failures.is_empty() {
@@ -329,6 +312,128 @@ pub fn plan_hunks(
     }
     out.push_str(&text[prev..]);
     Ok(HunksPlan { text: out, placed })
+}
+
+/// Patches of more hunks than this find their exact places through an index
+/// of the file's lines instead of one scan of the file per hunk.
+const SCANNED_HUNKS: usize = 8;
+
+/// Each hunk's exact places: the lines where its old lines stand, whole and in
+/// order, not overlapping (leftmost first, as a scan finds them). A patch of
+/// a few hunks scans the file once per hunk; one of many looks its hunks'
+/// first lines up in an index of the file's lines, made once, so 20,000 hunks
+/// against 400,000 lines cost one pass and the lookups, not 20,000 passes.
+fn exact_places(hay: &str, starts: &[usize], hunks: &[HunkSpec], nlines: usize) -> Vec<Vec<usize>> {
+    let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
+    let fits = |h: &HunkSpec, l: usize| !h.at_end || l + h.old.matches('\n').count() == nlines;
+    let scan = |h: &HunkSpec| -> Vec<usize> {
+        if h.old.is_empty() {
+            return Vec::new();
+        }
+        memmem::find_iter(hay.as_bytes(), h.old.as_bytes())
+            .filter(|&at| at == 0 || hay.as_bytes()[at - 1] == b'\n')
+            .map(line_of)
+            .filter(|&l| fits(h, l))
+            .collect()
+    };
+    if hunks.len() <= SCANNED_HUNKS {
+        return hunks.iter().map(scan).collect();
+    }
+    let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+    for l in 0..nlines {
+        index.entry(line_text(hay, starts, l)).or_default().push(l);
+    }
+    hunks
+        .iter()
+        .map(|h| {
+            // Whole lines only; a hunk without its last line break is scanned for.
+            let Some(first) = h.old.split_inclusive('\n').next() else {
+                return Vec::new();
+            };
+            let Some(first) = first.strip_suffix('\n').filter(|_| h.old.ends_with('\n')) else {
+                return scan(h);
+            };
+            let mut end = 0;
+            let mut places = Vec::new();
+            for &l in index.get(first).map_or(&[][..], Vec::as_slice) {
+                let at = starts[l];
+                if at >= end && hay[at..].starts_with(h.old.as_str()) {
+                    end = at + h.old.len();
+                    if fits(h, l) {
+                        places.push(l);
+                    }
+                }
+            }
+            places
+        })
+        .collect()
+}
+
+/// What the whole-line stages concluded for hunk `h`: where it goes (stage,
+/// view offsets, the text written there) or its refusal.
+fn hunk_outcome(
+    outcome: LineOutcome,
+    hay: &str,
+    h: &HunkSpec,
+    nlines: usize,
+    budget: &Budget,
+) -> Result<(MatchStage, usize, usize, String), EditFailure> {
+    // Where a hunk that matched nowhere would have been is a pass over the
+    // file's lines: each is a cell, so many such hunks cannot add up unbounded.
+    let outcome = match outcome {
+        LineOutcome::Nothing if !budget.charge(nlines as u64) => {
+            LineOutcome::OverBudget(budget.stopped().unwrap_or(super::budget::Stop::Spent))
+        }
+        other => other,
+    };
+    match outcome {
+        LineOutcome::Applied {
+            stage,
+            mut replacements,
+        } if replacements.len() == 1 => {
+            let r = replacements.pop().expect("one replacement");
+            Ok((stage, r.start, r.end, r.text))
+        }
+        LineOutcome::Applied {
+            stage,
+            replacements,
+        } => Err(EditFailure::FoundMany {
+            count: replacements.len(),
+            lines: line_numbers(hay, replacements.iter().map(|r| r.start)),
+            stage,
+            overlapping: false,
+        }),
+        LineOutcome::Ambiguous {
+            stage,
+            lines,
+            overlapping,
+        } => Err(EditFailure::FoundMany {
+            count: lines.len(),
+            lines,
+            stage,
+            overlapping,
+        }),
+        LineOutcome::Unplaceable { stage, new_line } => {
+            Err(EditFailure::Unplaceable { stage, new_line })
+        }
+        LineOutcome::FrameAmbiguous {
+            stage,
+            line,
+            as_written,
+            shifted,
+        } => Err(EditFailure::FrameAmbiguous {
+            stage,
+            line,
+            as_written,
+            shifted,
+        }),
+        LineOutcome::OverBudget(stop) => Err(EditFailure::TooCostly {
+            old_lines: h.old.matches('\n').count().max(1),
+            file_lines: nlines,
+            stop,
+        }),
+        LineOutcome::Nothing => Err(not_found(hay, &h.old, &h.new)),
+    }
 }
 
 /// Line `l` of `hay` without its line break.

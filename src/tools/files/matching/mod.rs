@@ -14,7 +14,8 @@
 //!   closest region a refusal shows;
 //! - `applied`: whether such an edit is already made ("already applied"), or
 //!   the closest region is the answer;
-//! - `refusal`: every refusal, worded.
+//! - `refusal`: every refusal, worded;
+//! - `budget`: the work one call's fuzzy matching may do.
 //!
 //! # The ladder, for both tools
 //!
@@ -226,11 +227,16 @@
 //! `oldText` cut to no indentation at all takes the file's prefix, so spaces
 //! that align after a tab stay spaces.
 //!
-//! The work is bounded: past 2^26 line comparisons a stage finds nothing.
+//! The work is bounded: every whole-line stage of a call (an `edit`, all the
+//! hunks of a patch) counts its comparisons against one [`Budget`] (`budget`),
+//! which also carries the call's deadline and cancellation token; a search that
+//! runs it out is refused as [`EditFailure::TooCostly`], never read as "not
+//! found". The exact stage costs nothing.
 //! Hand-written because no crate does indentation-aware line matching; the line
 //! alignment of the two snippets comes from `similar`.
 
 mod applied;
+mod budget;
 mod closest;
 mod codec;
 mod frame;
@@ -248,10 +254,12 @@ mod tests_shapes;
 #[cfg(test)]
 mod tests_stages;
 
+pub use budget::{Budget, Stop};
 pub use codec::{Decoded, NotUtf8, decode, decode_vec, encode, encode_owned};
-pub use hunks::{HunkFailure, HunkPlaced, HunkSpec, HunksPlan, plan_hunks};
+pub use hunks::{HunkFailure, HunkPlaced, HunkSpec, HunksPlan, plan_hunks, plan_hunks_within};
 pub use refusal::{EditFailure, MultiFailure};
 pub use snippet::{
-    EditApplied, EditPlan, MultiPlan, Splice, apply_edit, plan_edit, plan_edits, splice_text,
+    EditApplied, EditPlan, MultiPlan, Splice, apply_edit, plan_edit, plan_edit_within, plan_edits,
+    plan_edits_within, splice_text,
 };
 pub use stages::MatchStage;

@@ -2,6 +2,7 @@
 //! file's path ([`EditFailure::message`], [`MultiFailure`]): the texts the docs
 //! list, the lines of several matches (the first 20, then "and M more").
 
+use super::budget::Stop;
 use super::closest::Closest;
 use super::stages::MatchStage;
 use std::fmt;
@@ -53,6 +54,14 @@ pub enum EditFailure {
         /// 1-based line of `newText`.
         new_line: usize,
     },
+    /// The exact text was not found, and the whole-line stages ran out of the
+    /// call's work budget, or the call was cancelled, before they were done:
+    /// `old_lines` of `oldText` against `file_lines` of the file.
+    TooCostly {
+        old_lines: usize,
+        file_lines: usize,
+        stop: Stop,
+    },
 }
 
 impl EditFailure {
@@ -64,6 +73,11 @@ impl EditFailure {
                 "oldText and newText are identical; there is nothing to change.".to_string()
             }
             EditFailure::Unchanged => format!("The edit would not change {path}."),
+            EditFailure::TooCostly {
+                old_lines,
+                file_lines,
+                stop,
+            } => too_costly(path, *old_lines, *file_lines, *stop),
             EditFailure::AlreadyApplied => format!(
                 "The edit appears to be already applied: newText is present in {path} and oldText is not."
             ),
@@ -210,4 +224,31 @@ pub(super) fn line_numbers(text: &str, offsets: impl Iterator<Item = usize>) -> 
             line
         })
         .collect()
+}
+
+/// The words of [`EditFailure::TooCostly`].
+fn too_costly(path: &str, old_lines: usize, file_lines: usize, stop: Stop) -> String {
+    let (old, file) = (thousands(old_lines), thousands(file_lines));
+    let lines = if old_lines == 1 { "line" } else { "lines" };
+    match stop {
+        Stop::Cancelled => format!(
+            "The call was cancelled while oldText ({old} {lines}) was being matched fuzzily against {path} ({file} lines); nothing was changed."
+        ),
+        Stop::Spent | Stop::Late => format!(
+            "too costly to match fuzzily: the exact text was not found in {path}, and a fuzzy search of {old} {lines} against {file} would exceed the work budget; give more exact context (copy the lines as they are in the file)."
+        ),
+    }
+}
+
+/// `n` with a comma between thousands (`100,000`).
+pub(super) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

@@ -4,11 +4,13 @@
 //! against the one original text; the splices that rebuild the text in order.
 
 use super::applied::not_found;
+use super::budget::Budget;
 use super::codec::{View, crlf_to_lf, lf_to_crlf, wants_crlf};
 use super::frame::{brackets_fitting, edge_fit};
+use super::lines::{Lines, Snippet};
 use super::lines::{Replacement, alike, bracket_balance, directive, ends_with_block_keyword};
 use super::refusal::{EditFailure, MultiFailure, line_numbers};
-use super::stages::{LineOutcome, MatchStage, Scope, match_lines};
+use super::stages::{LineOutcome, MatchStage, Scope, match_lines_within};
 use memchr::memmem;
 use std::borrow::Cow;
 
@@ -81,12 +83,23 @@ pub struct EditPlan {
 }
 
 /// Find what [`apply_edit`] would replace, without building the new text, so a
-/// caller can splice a big file in place.
+/// caller can splice a big file in place. Within the default [`Budget`].
 pub fn plan_edit(
     text: &str,
     old: &str,
     new: &str,
     replace_all: bool,
+) -> Result<EditPlan, EditFailure> {
+    plan_edit_within(text, old, new, replace_all, &Budget::default())
+}
+
+/// [`plan_edit`], the whole-line stages spending `budget` (the call's).
+pub fn plan_edit_within(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    budget: &Budget,
 ) -> Result<EditPlan, EditFailure> {
     if old.is_empty() {
         return Err(EditFailure::EmptyOld);
@@ -192,51 +205,10 @@ pub fn plan_edit(
         let outcome = if old.trim().is_empty() {
             LineOutcome::Nothing
         } else {
-            match_lines(hay, &old, &new, replace_all, &Scope::WHOLE)
+            let lines = Lines::new(hay);
+            match_lines_within(&lines, &old, &new, replace_all, &Scope::WHOLE, budget)
         };
-        match outcome {
-            LineOutcome::Applied {
-                stage,
-                replacements,
-            } => (
-                stage,
-                replacements
-                    .into_iter()
-                    .map(|r| (r.start, r.end, Cow::Owned(r.text)))
-                    .collect(),
-            ),
-            LineOutcome::Ambiguous {
-                stage,
-                lines,
-                overlapping,
-            } => {
-                return Err(EditFailure::FoundMany {
-                    count: lines.len(),
-                    lines,
-                    stage,
-                    overlapping,
-                });
-            }
-            LineOutcome::Unplaceable { stage, new_line } => {
-                return Err(EditFailure::Unplaceable { stage, new_line });
-            }
-            LineOutcome::FrameAmbiguous {
-                stage,
-                line,
-                as_written,
-                shifted,
-            } => {
-                return Err(EditFailure::FrameAmbiguous {
-                    stage,
-                    line,
-                    as_written,
-                    shifted,
-                });
-            }
-            LineOutcome::Nothing => {
-                return Err(not_found(hay, &old, &new));
-            }
-        }
+        line_spans(outcome, hay, &old, &new)?
     };
 
     let mut splices = Vec::with_capacity(spans.len());
@@ -279,14 +251,76 @@ pub struct MultiPlan {
     pub anchored: bool,
 }
 
-/// Plan `edits` (`(oldText, newText, replaceAll)`) against `text` (see [`MultiPlan`]).
+/// What the whole-line stages concluded, as the spans of the edit or its refusal.
+type Spans<'n> = (MatchStage, Vec<(usize, usize, Cow<'n, str>)>);
+fn line_spans<'n>(
+    outcome: LineOutcome,
+    hay: &str,
+    old: &str,
+    new: &str,
+) -> Result<Spans<'n>, EditFailure> {
+    match outcome {
+        LineOutcome::Applied {
+            stage,
+            replacements,
+        } => Ok((
+            stage,
+            replacements
+                .into_iter()
+                .map(|r| (r.start, r.end, Cow::Owned(r.text)))
+                .collect(),
+        )),
+        LineOutcome::Ambiguous {
+            stage,
+            lines,
+            overlapping,
+        } => Err(EditFailure::FoundMany {
+            count: lines.len(),
+            lines,
+            stage,
+            overlapping,
+        }),
+        LineOutcome::Unplaceable { stage, new_line } => {
+            Err(EditFailure::Unplaceable { stage, new_line })
+        }
+        LineOutcome::FrameAmbiguous {
+            stage,
+            line,
+            as_written,
+            shifted,
+        } => Err(EditFailure::FrameAmbiguous {
+            stage,
+            line,
+            as_written,
+            shifted,
+        }),
+        LineOutcome::OverBudget(stop) => Err(EditFailure::TooCostly {
+            old_lines: Snippet::new(old).lines.len(),
+            file_lines: Lines::new(hay).len(),
+            stop,
+        }),
+        LineOutcome::Nothing => Err(not_found(hay, old, new)),
+    }
+}
+
+/// Plan `edits` (`(oldText, newText, replaceAll)`) against `text` (see [`MultiPlan`]),
+/// within the default [`Budget`].
 pub fn plan_edits(text: &str, edits: &[(String, String, bool)]) -> Result<MultiPlan, MultiFailure> {
+    plan_edits_within(text, edits, &Budget::default())
+}
+
+/// [`plan_edits`], every edit's whole-line stages spending the one `budget`.
+pub fn plan_edits_within(
+    text: &str,
+    edits: &[(String, String, bool)],
+    budget: &Budget,
+) -> Result<MultiPlan, MultiFailure> {
     let of = edits.len();
     let mut all: Vec<(usize, Splice)> = Vec::new();
     let mut stages = Vec::with_capacity(of);
     let mut anchored = false;
     for (index, (old, new, replace_all)) in edits.iter().enumerate() {
-        let plan = plan_edit(text, old, new, *replace_all)
+        let plan = plan_edit_within(text, old, new, *replace_all, budget)
             .map_err(|failure| MultiFailure::Edit { index, of, failure })?;
         stages.push(plan.stage);
         anchored |= plan.anchored;

@@ -4,8 +4,10 @@
 //! first stage that finds anything decides; more than one place, or places that
 //! overlap, is a refusal, never a guess. [`match_lines`] is the entry for both
 //! tools: `edit` gives the whole file as its [`Scope`], a patch's hunk the lines
-//! it may stand in. Bounded: past 2^26 line comparisons a stage finds nothing.
+//! it may stand in. Bounded: every comparison is a cell of the call's
+//! [`Budget`], and a search that runs it out ends in [`LineOutcome::OverBudget`].
 
+use super::budget::{Budget, Stop};
 use super::frame::{
     Inference, between_fit, bracket_fit, edge_fit, first_difference, infer_frame, kept_lines,
     layout_fit, lines_kept, open_mid_line,
@@ -16,9 +18,6 @@ use super::lines::{
 };
 use memchr::memmem;
 use std::borrow::Cow;
-
-/// Line comparisons one stage may spend before it gives up and finds nothing.
-pub(super) const LINE_BUDGET: usize = 1 << 26;
 
 /// Which rule found the text `edit` replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -147,6 +146,9 @@ pub(crate) enum LineOutcome {
         as_written: String,
         shifted: String,
     },
+    /// The search ran out of the call's work budget (or was cancelled) before
+    /// it was done; nothing is claimed about where `oldText` stands.
+    OverBudget(Stop),
 }
 
 pub(super) struct Stage<'a, 'b> {
@@ -166,12 +168,29 @@ impl Stage<'_, '_> {
     }
 
     /// Whether `oldText` matches at file line `first`, and how.
-    pub(super) fn check(&self, first: usize, budget: &mut usize) -> Option<Place> {
+    pub(super) fn check(&self, first: usize, budget: &Budget) -> Option<Place> {
         let k = self.old.lines.len();
+        // A first pass without allocating, each line a cell: most places fail
+        // here, some of them only at the last line.
+        for (j, old_line) in self.old.lines.iter().enumerate() {
+            if !budget.charge(1) {
+                return None;
+            }
+            let (o, f) = (
+                self.prepare(old_line),
+                self.prepare(self.lines.line(first + j)),
+            );
+            let (po, pf) = (parts(&o), parts(&f));
+            if po.blank() != pf.blank()
+                || po.core != pf.core
+                || (self.indentation == Indentation::Equal && !po.blank() && po.indent != pf.indent)
+            {
+                return None;
+            }
+        }
         let mut pairs: Vec<(usize, String, String)> = Vec::new();
         let mut trail = TrailMap::default();
         for (j, old_line) in self.old.lines.iter().enumerate() {
-            *budget = budget.checked_sub(1)?;
             let (o, f) = (
                 self.prepare(old_line),
                 self.prepare(self.lines.line(first + j)),
@@ -222,8 +241,36 @@ impl Stage<'_, '_> {
         })
     }
 
-    /// Every place `oldText` matches, in file order; `None` when the budget ran out.
-    pub(super) fn find(&self, budget: &mut usize) -> Option<Vec<Place>> {
+    /// Every place `oldText` matches within `scope`, in file order; `None` when
+    /// the budget ran out. A stated line (`scope.at_line`) where it matches is
+    /// the answer without a search: among several places it is the one taken,
+    /// and alone it is the only one.
+    pub(super) fn find_in(&self, scope: &Scope<'_>, budget: &Budget) -> Option<Vec<Place>> {
+        let (k, n) = (self.old.lines.len(), self.lines.len());
+        if n < k {
+            return Some(Vec::new());
+        }
+        let Some(last) = scope.to_line.min(n).checked_sub(k) else {
+            return Some(Vec::new());
+        };
+        let firsts = if scope.at_end {
+            (n - k)..(n - k + 1)
+        } else {
+            scope.from_line..last + 1
+        };
+        let firsts = firsts.start.max(scope.from_line)..firsts.end.min(last + 1);
+        if let Some(at) = scope.at_line.filter(|at| firsts.contains(at))
+            && let Some(place) = self.check(at, budget)
+        {
+            return Some(vec![place]);
+        }
+        budget.stopped().is_none().then_some(())?;
+        self.find(firsts, budget)
+    }
+
+    /// Every place `oldText` matches with its first line in `firsts`, in file
+    /// order; `None` when the budget ran out.
+    fn find(&self, firsts: std::ops::Range<usize>, budget: &Budget) -> Option<Vec<Place>> {
         let k = self.old.lines.len();
         let anchor = self
             .old
@@ -232,26 +279,26 @@ impl Stage<'_, '_> {
             .position(|l| !parts(l).blank())
             .expect("the caller refuses a blank oldText");
         let n = self.lines.len();
-        if n < k {
+        if n < k || firsts.is_empty() {
             return Some(Vec::new());
         }
+        // The lines the anchor line may stand on.
+        let (a, b) = (firsts.start + anchor, firsts.end - 1 + anchor);
         let mut found = Vec::new();
-        let mut consider = |line: usize, budget: &mut usize| -> Option<()> {
+        let mut consider = |line: usize, budget: &Budget| -> Option<()> {
             if line >= anchor && line - anchor + k <= n {
                 if let Some(place) = self.check(line - anchor, budget) {
                     found.push(place);
                 }
-                if *budget == 0 {
-                    return None;
-                }
+                budget.stopped().is_none().then_some(())?;
             }
             Some(())
         };
         if self.typography {
             // Typographic characters change byte lengths, so every line is read.
             let want = ascii_typography(parts(self.old.lines[anchor]).core).into_owned();
-            for i in 0..n {
-                *budget = budget.checked_sub(1)?;
+            for i in a..=b {
+                budget.charge(1).then_some(())?;
                 if parts(&ascii_typography(self.lines.line(i))).core == want {
                     consider(i, budget)?;
                 }
@@ -262,9 +309,10 @@ impl Stage<'_, '_> {
             let core = parts(self.old.lines[anchor]).core;
             let finder = memmem::Finder::new(core.as_bytes());
             let bytes = self.lines.text.as_bytes();
-            let mut from = 0;
-            while let Some(hit) = finder.find(&bytes[from..]) {
-                *budget = budget.checked_sub(1)?;
+            budget.charge_scan(b + 1 - a).then_some(())?;
+            let (mut from, stop) = (self.lines.starts[a], self.lines.full_end(b));
+            while let Some(hit) = finder.find(&bytes[from..stop]) {
+                budget.charge(1).then_some(())?;
                 let at = from + hit;
                 let i = self.lines.index_of(at);
                 let (start, end) = (self.lines.starts[i], self.lines.content_end(i));
@@ -278,7 +326,7 @@ impl Stage<'_, '_> {
                 } else {
                     from = at + 1;
                 }
-                if from >= bytes.len() {
+                if from >= stop {
                     break;
                 }
             }
@@ -320,7 +368,8 @@ pub(super) fn strip_gutter(text: &str, consecutive: bool) -> Option<String> {
 }
 
 /// Run stages 2 to 6 over `hay` (the LF view of the file). `old` is not blank and
-/// does not occur literally.
+/// does not occur literally. Within the default [`Budget`].
+#[cfg(test)]
 pub(crate) fn match_lines(
     hay: &str,
     old: &str,
@@ -329,13 +378,35 @@ pub(crate) fn match_lines(
     scope: &Scope<'_>,
 ) -> LineOutcome {
     let lines = Lines::new(hay);
+    match_lines_within(&lines, old, new, replace_all, scope, &Budget::default())
+}
+
+/// [`match_lines`] over the lines of the file, made once by the caller (a patch
+/// matches many hunks against them), every comparison a cell of `budget`.
+pub(crate) fn match_lines_within(
+    lines: &Lines<'_>,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+    scope: &Scope<'_>,
+    budget: &Budget,
+) -> LineOutcome {
     let relations = [
         (MatchStage::LineTrimmed, Indentation::Equal),
         (MatchStage::IndentShifted, Indentation::Shifted),
         (MatchStage::FirstLineIndent, Indentation::FirstLineFree),
     ];
     for (stage, indentation) in relations {
-        if let Some(outcome) = try_stage(&lines, old, new, replace_all, scope, stage, indentation) {
+        if let Some(outcome) = try_stage(
+            lines,
+            old,
+            new,
+            replace_all,
+            scope,
+            stage,
+            indentation,
+            budget,
+        ) {
             return outcome;
         }
     }
@@ -345,13 +416,14 @@ pub(crate) fn match_lines(
         let bare_new = strip_gutter(new, false).unwrap_or_else(|| new.to_string());
         for (_, indentation) in relations {
             if let Some(outcome) = try_stage(
-                &lines,
+                lines,
                 &bare_old,
                 &bare_new,
                 replace_all,
                 scope,
                 MatchStage::GutterStripped,
                 indentation,
+                budget,
             ) {
                 return outcome;
             }
@@ -359,13 +431,14 @@ pub(crate) fn match_lines(
     }
     for (_, indentation) in relations {
         if let Some(outcome) = try_stage(
-            &lines,
+            lines,
             old,
             new,
             replace_all,
             scope,
             MatchStage::Typography,
             indentation,
+            budget,
         ) {
             return outcome;
         }
@@ -374,6 +447,7 @@ pub(crate) fn match_lines(
 }
 
 /// One relation of one stage: `None` when it finds nothing.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn try_stage(
     lines: &Lines<'_>,
     old: &str,
@@ -382,6 +456,7 @@ pub(super) fn try_stage(
     scope: &Scope<'_>,
     stage: MatchStage,
     indentation: Indentation,
+    budget: &Budget,
 ) -> Option<LineOutcome> {
     // The last stage reads curly quotes and dashes as ASCII, for comparing only.
     let typography = stage == MatchStage::Typography;
@@ -403,14 +478,10 @@ pub(super) fn try_stage(
         indentation,
         typography,
     };
-    let mut budget = LINE_BUDGET;
-    let mut places = stage_search.find(&mut budget)?;
+    let Some(mut places) = stage_search.find_in(scope, budget) else {
+        return budget.stopped().map(LineOutcome::OverBudget);
+    };
     let k = old_snippet.lines.len();
-    places.retain(|p| {
-        p.first >= scope.from_line
-            && p.first + k <= scope.to_line
-            && (!scope.at_end || p.first + k == lines.len())
-    });
     if places.is_empty() {
         return None;
     }
