@@ -535,7 +535,7 @@ fn max_file_size_moves_the_walks_limit_and_the_summary_names_it() {
 }
 
 #[test]
-fn the_state_folder_is_never_searched() {
+fn the_state_folder_is_never_searched_but_a_nested_one_is() {
     let env = TestEnv::new();
     env.write("src/a.rs", "hit\n");
     env.write(
@@ -543,6 +543,8 @@ fn the_state_folder_is_never_searched() {
         r#"{"jobs": [{"command": "hit"}]}"#,
     );
     env.write(".indus-process/jobs/job-1/stdout", "hit\n");
+    // Only the project's own state folder is the toolbox's: one deeper in the
+    // tree is the project's content, and searched.
     env.write("sub/.indus-process/jobs.json", "hit\n");
     // A real state file too: the todo list of this session.
     let out = env.run(&[
@@ -555,26 +557,33 @@ fn the_state_folder_is_never_searched() {
     let text = ok(&env, &["grep", "hit"]);
     assert_eq!(
         text,
-        "src/a.rs:1: hit\n\nFound 1 match in 1 file (searched 1 file)."
+        "src/a.rs:1: hit\nsub/.indus-process/jobs.json:1: hit\n\nFound 2 matches in 2 files (searched 2 files)."
     );
     assert_eq!(
         rows(&ok(
             &env,
             &["grep", "hit", "--skip-hidden=false", "--gitignore"]
         )),
-        ["src/a.rs:1: hit"]
+        ["src/a.rs:1: hit", "sub/.indus-process/jobs.json:1: hit"]
     );
     assert_eq!(
-        ok(&env, &["find", "jobs"]),
-        "No matches for \"jobs\" among 4 entries."
+        rows(&ok(&env, &["find", "jobs"])),
+        ["sub/.indus-process/jobs.json"]
     );
     assert_eq!(
         rows(&ok(&env, &["find", "*"])),
-        [".", "src", "src/a.rs", "sub"]
+        [
+            ".",
+            "src",
+            "src/a.rs",
+            "sub",
+            "sub/.indus-process",
+            "sub/.indus-process/jobs.json"
+        ]
     );
     assert_eq!(
-        ok(&env, &["find", "**/jobs.json"]),
-        "No matches for \"**/jobs.json\" among 4 entries."
+        rows(&ok(&env, &["find", "**/jobs.json"])),
+        ["sub/.indus-process/jobs.json"]
     );
     // Named outright, like .git, it is searched.
     assert_eq!(

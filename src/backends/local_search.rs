@@ -28,25 +28,31 @@ const SNIFF_SEPARATELY_ABOVE: u64 = 64 * 1024;
 /// Walk `options.root` in parallel, one visitor per thread.
 pub fn walk_tree(options: &WalkOptions, visitors: &dyn WalkVisitorFactory) -> io::Result<()> {
     let root = Path::new(&options.root);
-    let ignores = options.ignore_files;
     let mut builder = WalkBuilder::new(root);
+    // Ignore files are read here, under their caps (`local_ignore`), never by
+    // the walker itself.
     builder
         .standard_filters(false)
         .hidden(false)
         .follow_links(false)
-        .ignore(ignores)
-        .git_ignore(ignores)
-        .git_exclude(ignores)
-        .git_global(ignores)
-        .parents(ignores)
-        .require_git(false)
         .threads(options.threads);
-    if !options.prune.is_empty() {
-        let prune = options.prune.clone();
+    let base = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let ignores = options
+        .ignore_files
+        .then(|| super::local_ignore::Ignores::new(&base));
+    if !options.prune.is_empty() || ignores.is_some() {
+        let prune = options.clone();
+        let root_len = options.root.len();
         // The walker never filters its root, so `grep x .git` still searches there.
         builder.filter_entry(move |e| {
-            let name = e.file_name().as_bytes();
-            !prune.iter().any(|p| p.as_bytes() == name)
+            let rel = relative(e.path(), root_len);
+            let abs = base.join(std::ffi::OsStr::from_bytes(rel));
+            if prune.prunes(&abs.to_string_lossy(), &e.file_name().to_string_lossy()) {
+                return false;
+            }
+            ignores
+                .as_ref()
+                .is_none_or(|ig| !ig.ignored(&abs, e.file_type().is_some_and(|t| t.is_dir())))
         });
     }
     let mut threads = Threads {

@@ -1,5 +1,6 @@
 //! Concrete bindings of the kernel's `Fs`/`Shell` seams and the places tools run.
-//! `local` is the OS binding (its parallel tree walk lives in `local_search`, its
+//! `local` is the OS binding (its parallel tree walk lives in `local_search`, the
+//! ignore files that walk honours in `local_ignore`, its
 //! detached background jobs in `local_job`); `remote` runs a whole invocation on
 //! an SSH host or in a container by the toolbox itself, and `remote_fs` is its
 //! fallback, the seams over shell commands where the toolbox cannot run there;
@@ -9,6 +10,7 @@
 
 pub mod local;
 pub mod local_fs;
+pub mod local_ignore;
 pub mod local_job;
 pub mod local_search;
 pub mod local_shell;

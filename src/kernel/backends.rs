@@ -366,13 +366,23 @@ pub struct WalkOptions {
     /// are reported, never followed (so a link loop cannot trap a walk).
     pub root: String,
     /// Entry names that are neither visited nor descended into, wherever they occur
-    /// below the root (`.git`, `node_modules`).
+    /// below the root (`.git`, `node_modules`); an entry holding a `/` is one
+    /// absolute path instead (the toolbox's own state folder).
     pub prune: Vec<String>,
     /// Honour `.gitignore`, `.ignore`, `.git/info/exclude` and the global git
     /// excludes, as ripgrep does (also outside a git repository).
     pub ignore_files: bool,
     /// Worker threads; 0 lets the backend choose.
     pub threads: usize,
+}
+
+impl WalkOptions {
+    /// Whether the walk passes over the entry at `abs` (absolute) named `name`.
+    pub fn prunes(&self, abs: &str, name: &str) -> bool {
+        self.prune
+            .iter()
+            .any(|p| if p.contains('/') { p == abs } else { p == name })
+    }
 }
 
 /// The kind of a walked entry, without following symlinks (except at the root).

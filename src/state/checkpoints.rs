@@ -483,6 +483,20 @@ fn current_sig(path: &Path) -> io::Result<Option<String>> {
     }
 }
 
+/// The signature of `path` now, in the form of `recorded`: a file the scan
+/// found over the cap was recorded by its size, mtime and inode (never read),
+/// and is compared so again, never hashed whole (a 20 GB sparse file cost a
+/// rewind minutes); anything else by [`current_sig`].
+fn sig_like(path: &Path, recorded: Option<&str>) -> io::Result<Option<String>> {
+    if recorded.is_some_and(|r| r.starts_with(super::tree::OVER_CAP_SUM))
+        && let Ok(m) = std::fs::symlink_metadata(path)
+        && m.is_file()
+    {
+        return Ok(Some(super::tree::over_cap_sig(&m)));
+    }
+    current_sig(path)
+}
+
 /// Remove what a rewind killed in the middle of a step left beside the steps'
 /// paths: a restore's temp file (`.NAME.indus-tmp.PID.N`) or a link's
 /// (`.NAME.indus-link.PID`) whose process is gone. Each folder is listed once.
@@ -1381,7 +1395,7 @@ impl CheckpointStore {
                 }
                 continue;
             }
-            let now = current_sig(Path::new(&t.path));
+            let now = sig_like(Path::new(&t.path), t.last_after.as_deref());
             let changed = match (&now, &t.last_after) {
                 (Err(e), _) => Some(format!("cannot be read ({e})")),
                 (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),

@@ -26,7 +26,9 @@
 pub mod buddy_config;
 pub mod checkpoints;
 pub mod files;
+pub mod ignore_files;
 pub mod jobs;
+pub mod lock;
 pub mod patches;
 pub mod read_state;
 pub mod todos;
@@ -375,12 +377,19 @@ impl StateDir {
 
     /// Take the folder's exclusive lock (creating the folder first); it is held
     /// until the guard is dropped, so a tool can read, do its (async) work and
-    /// write back as one transaction.
+    /// write back as one transaction. Waits at most [`lock::STATE_LOCK_WAIT`],
+    /// then answers which process holds it.
     pub fn lock(&self) -> io::Result<StateLock> {
         self.ensure()?;
         let lock_path = self.checked(".lock")?;
         let file = open_to_write(&lock_path, false).map_err(|e| self.error(&lock_path, e))?;
-        file.lock().map_err(|e| self.error(&lock_path, e))?;
+        lock::take(&file, &lock_path, &self.root, lock::STATE_LOCK_WAIT).map_err(|e| {
+            if e.kind() == io::ErrorKind::TimedOut {
+                e
+            } else {
+                self.error(&lock_path, e)
+            }
+        })?;
         Ok(StateLock { _file: file })
     }
 

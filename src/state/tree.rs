@@ -12,14 +12,20 @@
 //! hard link: a command writing a file in place, `>>` or `truncate`, would change
 //! a hard-linked copy with it). A file changed within [`RACY_NS`] of the scan is
 //! marked racy and read again by the next scan, as git does, since a second change
-//! in the same timestamp tick leaves the stat as it was.
+//! in the same timestamp tick leaves the stat as it was; a time in the future (an
+//! mtime of 2099) is not racy, or it would be read by every scan for ever (a
+//! change to it still moves its ctime, which only the kernel sets).
 //!
 //! What is covered: the files git would see (tracked and untracked-not-ignored:
 //! `.gitignore`, `.git/info/exclude` and the user's global excludes, applied
 //! inside and outside a repository alike), their folders and symlinks (the link
-//! itself, never followed). `.git` and `.indus-process` folders are never
-//! covered. A file over the cap is hashed but not copied: a command that changes
-//! it is recorded as changed with its content not kept.
+//! itself, never followed). `.git` folders and the project's own state folder
+//! (`.indus-process` at the root) are never covered; a nested `.indus-process`
+//! and a file named like the toolbox's temp files are (only this process's
+//! own temp files are passed over). A file over the cap is neither read nor
+//! copied: its size, mtime and inode stand for its content, so a command that
+//! changes it is recorded as changed with its content not kept. An ignore file
+//! over its caps ([`super::ignore_files`]) is skipped, and said.
 //!
 //! The cache lives in `checkpoints/<session>/tree`, sealed with this user's key
 //! like every checkpoint record ([`user::seal`]): one without the seal (a
@@ -180,8 +186,19 @@ impl Stat {
             ino: self.ino,
             sum,
             kept,
-            racy: self.mtime.max(self.ctime) >= started - RACY_NS,
+            racy: self.racy(started),
         }
+    }
+
+    /// Whether a scan starting at `started` may have missed a change in the
+    /// same timestamp tick: a time within [`RACY_NS`] of it. A time past it (an
+    /// mtime set to 2099) is no sign of a recent change and is not racy, or the
+    /// file would be read again by every scan for ever; a change to such a file
+    /// still shows, in its ctime, which only the kernel sets (to the time of
+    /// the change).
+    fn racy(&self, started: i64) -> bool {
+        let near = |t: i64| t >= started - RACY_NS && t <= started.saturating_add(RACY_NS);
+        near(self.mtime) || near(self.ctime)
     }
 }
 
@@ -215,15 +232,13 @@ impl Blobs<'_> {
         use std::io::Read;
         let mut file = super::files::open_file(path)?;
         if size_hint > self.cap {
-            let sum = crate::kernel::digest::sha256_of_reader(file)?;
-            return Ok((sum, false));
+            return Ok((over_cap_sum(&Stat::of(&file.metadata()?)), false));
         }
         let mut bytes = Vec::with_capacity(size_hint as usize);
         (&mut file).take(self.cap + 1).read_to_end(&mut bytes)?;
         if bytes.len() as u64 > self.cap {
-            // Grew past the cap while being read: hash what is there now.
-            let sum = crate::kernel::digest::sha256_of_reader(super::files::open_file(path)?)?;
-            return Ok((sum, false));
+            // Grew past the cap while being read: its stat stands for it.
+            return Ok((over_cap_sum(&Stat::of(&file.metadata()?)), false));
         }
         let sum = sha256_hex(&bytes);
         let blob = self.dir.join(&sum);
@@ -233,6 +248,24 @@ impl Blobs<'_> {
         Ok((sum, true))
     }
 }
+
+/// What stands for the content of a file over the cap, which is never read (a
+/// sparse 20 GB file would take minutes to hash): its size, modification time
+/// and inode. A change to any of them is a change; a rewind cannot check such a
+/// file's content, so it counts as changed since (its content was not kept
+/// anyway).
+fn over_cap_sum(m: &Stat) -> String {
+    format!("{OVER_CAP_SUM}{}:{}:{}", m.size, m.mtime, m.ino)
+}
+
+/// The stand-in sum of the over-the-cap file whose metadata is `m`, as the scan
+/// records it: what a rewind compares such a file by.
+pub fn over_cap_sig(m: &std::fs::Metadata) -> String {
+    over_cap_sum(&Stat::of(m))
+}
+
+/// The start of an over-the-cap file's stand-in sum ([`over_cap_sum`]).
+pub const OVER_CAP_SUM: &str = "over-cap:";
 
 /// A path that could not be scanned: it is left out (not covered), and said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -310,16 +343,14 @@ impl Rules {
         };
         let load = |p: &Path| {
             p.is_file()
-                .then(|| ignore::gitignore::Gitignore::new(p).0)
+                .then(|| super::ignore_files::load(p, p.parent().unwrap_or(root)))
                 .filter(|g| !g.is_empty())
         };
         Rules {
             exclude: load(&exclude_path),
             global: global_path.as_deref().and_then(|p| {
                 // Relative to the project, as git reads it for this repository.
-                let mut b = ignore::gitignore::GitignoreBuilder::new(root);
-                b.add(p);
-                b.build().ok().filter(|g| !g.is_empty())
+                Some(super::ignore_files::load(p, root)).filter(|g| !g.is_empty())
             }),
             stamps: vec![
                 (EXCLUDE_KEY, stamp(&exclude_path)),
@@ -353,9 +384,10 @@ impl Stack {
     /// a say decides, then the repository's excludes, then the user's.
     fn ignores(&self, rules: &Rules, path: &Path, is_dir: bool) -> bool {
         for lazy in self.0.iter().rev() {
-            let g = lazy
-                .built
-                .get_or_init(|| ignore::gitignore::Gitignore::new(&lazy.path).0);
+            let g = lazy.built.get_or_init(|| {
+                let dir = lazy.path.parent().unwrap_or(Path::new("/"));
+                super::ignore_files::load(&lazy.path, dir)
+            });
             let m = g.matched(path, is_dir);
             if !m.is_none() {
                 return m.is_ignore();
@@ -562,9 +594,16 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
                 for e in rd.flatten() {
                     let name = e.file_name();
                     let bytes = name.as_bytes();
+                    // Only the project's own state folder (at the root) and
+                    // this process's own temp files are the toolbox's: a
+                    // nested `.indus-process` or a file merely named like a
+                    // temp file is the project's, and covered.
                     if bytes == b".git"
-                        || bytes == super::STATE_DIR_NAME.as_bytes()
-                        || name.to_str().and_then(crate::sys::temp_owner).is_some()
+                        || (job.rel.is_empty() && bytes == super::STATE_DIR_NAME.as_bytes())
+                        || name
+                            .to_str()
+                            .and_then(crate::sys::temp_owner)
+                            .is_some_and(|(_, pid)| pid == std::process::id())
                     {
                         continue;
                     }
@@ -696,8 +735,7 @@ fn entry_of(
     if kind == Kind::Dir {
         return Ok(dir_entry(m, shared.started));
     }
-    let (mtime, ctime) = (m.mtime, m.ctime);
-    let racy = mtime.max(ctime) >= shared.started - RACY_NS;
+    let racy = m.racy(shared.started);
     if let Some(old) = old
         && old.same_stat(kind, m)
     {
@@ -935,19 +973,29 @@ mod tests {
     }
 
     #[test]
-    fn over_the_cap_is_hashed_not_kept() {
+    fn over_the_cap_is_neither_read_nor_kept() {
         let home = tempfile::tempdir().unwrap();
         let tree = tempfile::tempdir().unwrap();
         std::fs::write(tree.path().join("big"), "0123456789").unwrap();
         let bdir = blobs_in(home.path());
-        let (snap, _, _) = scan(
-            tree.path(),
-            &Snapshot::default(),
-            &Blobs { dir: &bdir, cap: 4 },
-        );
+        let blobs = Blobs { dir: &bdir, cap: 4 };
+        let (snap, _, _) = scan(tree.path(), &Snapshot::default(), &blobs);
         let e = &snap.entries["big"];
         assert!(!e.kept);
-        assert_eq!(&*e.sum, sha256_hex(b"0123456789"));
+        assert!(e.sum.starts_with(OVER_CAP_SUM), "{}", e.sum);
         assert_eq!(std::fs::read_dir(&bdir).unwrap().count(), 0);
+        // A change of its stat is a change; a future mtime is not racy.
+        let big = std::fs::File::options()
+            .append(true)
+            .open(tree.path().join("big"))
+            .unwrap();
+        std::io::Write::write_all(&mut &big, b"x").unwrap();
+        let future = std::time::UNIX_EPOCH + std::time::Duration::from_secs(4_070_908_800);
+        big.set_modified(future).unwrap();
+        let (later, _, _) = scan(tree.path(), &snap, &blobs);
+        assert_eq!(changes(&snap, &later).len(), 1);
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let (last, _, _) = scan(tree.path(), &later, &blobs);
+        assert!(!last.entries["big"].racy);
     }
 }

@@ -23,10 +23,12 @@ use crate::kernel::{
 };
 
 /// Entry names never visited below a search root, whatever their kind: version
-/// control internals, installed dependencies, and the toolbox's own state folder
-/// (which lives under `--cwd`, so a search of the working directory would otherwise
-/// report the job table and captured output of the very tools running it).
-pub const PRUNED: [&str; 3] = [".git", "node_modules", ".indus-process"];
+/// control internals and installed dependencies. The toolbox's own state folder
+/// is pruned too, by its path, not its name ([`run_walk`] adds it): it lives
+/// under `--cwd`, so a search of the working directory would otherwise report
+/// the job table and captured output of the very tools running it; a
+/// `.indus-process` anywhere else is the project's content and searched.
+pub const PRUNED: [&str; 2] = [".git", "node_modules"];
 
 /// The walk options both tools use.
 pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
@@ -291,6 +293,12 @@ pub async fn run_walk<F>(
 where
     F: WalkVisitorFactory + Send + 'static,
 {
+    let mut options = options;
+    if ctx.remote.is_none() {
+        let state = crate::state::StateDir::of(ctx).root().to_path_buf();
+        let state = std::fs::canonicalize(&state).unwrap_or(state);
+        options.prune.push(state.to_string_lossy().into_owned());
+    }
     let fs = Arc::clone(&ctx.fs);
     let fast_options = options.clone();
     let fast_factory = Arc::clone(&factory);
@@ -451,10 +459,10 @@ async fn walk_via_fs(
             }
         };
         for child in children {
-            if options.prune.contains(&child.name) {
+            let child_abs = join_abs(&abs, &child.name);
+            if options.prunes(&child_abs, &child.name) {
                 continue;
             }
-            let child_abs = join_abs(&abs, &child.name);
             let child_rel = if rel.is_empty() {
                 child.name.clone()
             } else {
