@@ -6,7 +6,6 @@
 use super::local_fs::LocalFs;
 use super::local_shell::LocalShell;
 use crate::kernel::CancellationToken;
-use crate::kernel::write_guard::project_of;
 use crate::kernel::{ClipEnd, Framework, Fs, OutputBudget, Root, Shell, ToolContext, WriteGuard};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -67,7 +66,7 @@ pub fn local_write_guard(cwd: &Path) -> WriteGuard {
             "your indus-tool state folder (its sealing key and trust list)".to_string(),
         ));
     }
-    WriteGuard::new(project_of(cwd), dirs)
+    WriteGuard::new(PathBuf::new(), dirs).in_project_of(cwd)
 }
 
 /// A context over the local backend. Absent parts default to a never-firing cancel

@@ -61,8 +61,11 @@ pub struct WriteGuard {
     protected_dirs: Vec<(PathBuf, String)>,
     /// Protected paths the user lifted (`--allow-protected`), absolute.
     lifted: Vec<PathBuf>,
-    /// The project: the git root, or the working folder outside git.
-    project: PathBuf,
+    /// The project: the git root, or the working folder outside git; found
+    /// from `project_from` when first needed (a plain call that writes where it
+    /// is told never looks, and a batch of thousands of calls pays nothing).
+    project: std::sync::OnceLock<PathBuf>,
+    project_from: PathBuf,
     outside: Outside,
     /// Folders outside the project the user allowed (`--allow-outside`).
     allowed_outside: Vec<PathBuf>,
@@ -82,7 +85,8 @@ impl WriteGuard {
                 .map(|(d, what)| (tidy(&d), what))
                 .collect(),
             lifted: Vec::new(),
-            project: tidy(&project),
+            project: std::sync::OnceLock::from(tidy(&project)),
+            project_from: PathBuf::new(),
             outside: Outside::Anywhere,
             allowed_outside: Vec::new(),
             ask: None,
@@ -112,7 +116,15 @@ impl WriteGuard {
 
     /// The project's edge at `project` (a `--root`) rather than the git root.
     pub fn with_project(mut self, project: PathBuf) -> Self {
-        self.project = tidy(&project);
+        self.project = std::sync::OnceLock::from(tidy(&project));
+        self
+    }
+
+    /// The project's edge at the git root of `cwd` ([`project_of`]), found
+    /// when a write outside is first judged.
+    pub fn in_project_of(mut self, cwd: &Path) -> Self {
+        self.project = std::sync::OnceLock::new();
+        self.project_from = tidy(cwd);
         self
     }
 
@@ -124,7 +136,7 @@ impl WriteGuard {
 
     /// The project folder.
     pub fn project(&self) -> &Path {
-        &self.project
+        self.project.get_or_init(|| project_of(&self.project_from))
     }
 
     /// Why the absolute `abs` is protected, if it is and was not lifted: the
@@ -188,15 +200,16 @@ impl WriteGuard {
         } else {
             abs.to_path_buf()
         };
+        let project = self.project();
         let project_real = if self.local {
-            resolve_lenient(&self.project)
+            resolve_lenient(project)
         } else {
-            self.project.clone()
+            project.to_path_buf()
         };
         let inside = |base: &Path, base_real: &Path| {
             (abs.starts_with(base) || abs.starts_with(base_real)) && real.starts_with(base_real)
         };
-        if inside(&self.project, &project_real)
+        if inside(project, &project_real)
             || self.allowed_outside.iter().any(|a| {
                 inside(
                     a,
@@ -211,7 +224,7 @@ impl WriteGuard {
             return Ok(());
         }
         let folder = abs.parent().unwrap_or(abs).display().to_string();
-        let project = self.project.display();
+        let project = project.display();
         let shown = if real.as_path() == abs {
             String::new()
         } else {
