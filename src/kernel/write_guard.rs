@@ -142,11 +142,20 @@ impl WriteGuard {
     /// Why the absolute `abs` is protected, if it is and was not lifted: the
     /// path judged as spelled and as resolved.
     pub fn protected(&self, abs: &Path) -> Option<String> {
-        let real = if self.local {
+        self.protected_as_resolved(abs, &self.resolved(abs))
+    }
+
+    /// `abs` with its links followed, on this machine; as spelled elsewhere.
+    fn resolved(&self, abs: &Path) -> PathBuf {
+        if self.local {
             resolve_lenient(abs)
         } else {
             abs.to_path_buf()
-        };
+        }
+    }
+
+    /// [`protected`](Self::protected) of `abs`, whose resolution is `real`.
+    fn protected_as_resolved(&self, abs: &Path, real: &Path) -> Option<String> {
         if self
             .lifted
             .iter()
@@ -154,9 +163,7 @@ impl WriteGuard {
         {
             return None;
         }
-        [abs, real.as_path()]
-            .into_iter()
-            .find_map(|p| self.protected_as(p))
+        [abs, real].into_iter().find_map(|p| self.protected_as(p))
     }
 
     fn protected_as(&self, path: &Path) -> Option<String> {
@@ -186,7 +193,9 @@ impl WriteGuard {
     /// the path as the caller spelled it. The refusal names the path and the
     /// flag that lifts it.
     pub fn admit(&self, given: &str, abs: &Path) -> Result<(), String> {
-        if let Some(why) = self.protected(abs) {
+        // Resolved once: the protected check and the edge both judge it.
+        let real = self.resolved(abs);
+        if let Some(why) = self.protected_as_resolved(abs, &real) {
             return Err(format!(
                 "{given} is a protected path ({why}): the file tools do not write there. To write it anyway, pass --allow-protected {}.",
                 abs.display()
@@ -195,31 +204,16 @@ impl WriteGuard {
         if self.outside == Outside::Anywhere {
             return Ok(());
         }
-        let real = if self.local {
-            resolve_lenient(abs)
-        } else {
-            abs.to_path_buf()
-        };
         let project = self.project();
-        let project_real = if self.local {
-            resolve_lenient(project)
-        } else {
-            project.to_path_buf()
-        };
+        let project_real = self.resolved(project);
         let inside = |base: &Path, base_real: &Path| {
             (abs.starts_with(base) || abs.starts_with(base_real)) && real.starts_with(base_real)
         };
         if inside(project, &project_real)
-            || self.allowed_outside.iter().any(|a| {
-                inside(
-                    a,
-                    &if self.local {
-                        resolve_lenient(a)
-                    } else {
-                        a.clone()
-                    },
-                )
-            })
+            || self
+                .allowed_outside
+                .iter()
+                .any(|a| inside(a, &self.resolved(a)))
         {
             return Ok(());
         }
