@@ -14,81 +14,12 @@
 
 mod common;
 
-use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{TestEnv, bin_std, code, stderr, stdout};
-use nix::libc;
+use common::{TestEnv, code, stderr, stdout};
 
 /// The peak resident set a call may reach here.
 const RSS_LIMIT_MB: i64 = 200;
-
-/// What a call came to: its exit status, output, peak RSS and time.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    rss_mb: i64,
-    took: Duration,
-}
-
-/// Run the binary in `cwd` with `args`, measuring its peak resident set with
-/// `wait4`; killed (and failed) past `limit`.
-// Reaped by `wait4` itself (for the peak resident set), not by `Child`.
-#[allow(clippy::zombie_processes)]
-fn measured(cwd: &Path, args: &[&str], limit: Duration) -> Run {
-    let out = tempfile::tempdir().unwrap();
-    let (o, e) = (out.path().join("out"), out.path().join("err"));
-    let mut cmd = bin_std();
-    cmd.current_dir(cwd)
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&o).unwrap())
-        .stderr(std::fs::File::create(&e).unwrap())
-        .process_group(0);
-    let child = cmd.spawn().expect("spawn indus-tool");
-    let pid = child.id() as libc::pid_t;
-    let start = Instant::now();
-    let (status, rss_kb) = loop {
-        let mut status = 0;
-        // SAFETY: a zeroed rusage is a valid out-parameter.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: plain wait4 on our own child.
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break (status, usage.ru_maxrss);
-        }
-        if start.elapsed() > limit {
-            // SAFETY: the child leads its own process group.
-            unsafe {
-                libc::killpg(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-            panic!(
-                "`indus-tool {}` did not return within {} s (killed); stderr: {}",
-                args.join(" "),
-                limit.as_secs(),
-                std::fs::read_to_string(&e).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Run {
-        code: if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            -1
-        },
-        stdout: std::fs::read_to_string(&o).unwrap_or_default(),
-        stderr: std::fs::read_to_string(&e).unwrap_or_default(),
-        rss_mb: rss_kb / 1024,
-        took: start.elapsed(),
-    }
-}
 
 #[test]
 fn a_60k_line_gitignore_is_skipped_and_costs_little() {
@@ -107,7 +38,7 @@ fn a_60k_line_gitignore_is_skipped_and_costs_little() {
         &["--checkpoint", "bash", "true"][..],
         &["find", "x", "--gitignore"][..],
     ] {
-        let run = measured(&root, args, Duration::from_secs(120));
+        let run = common::measured(&root, args, Duration::from_secs(120));
         assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
         assert!(
             run.rss_mb < RSS_LIMIT_MB,
@@ -118,7 +49,7 @@ fn a_60k_line_gitignore_is_skipped_and_costs_little() {
         assert!(run.stderr.contains(&said), "{args:?}: {}", run.stderr);
         assert_eq!(run.stderr.matches("skipped the ignore file").count(), 1);
     }
-    let run = measured(
+    let run = common::measured(
         &root,
         &["find", "x", "--gitignore"],
         Duration::from_secs(60),
@@ -151,7 +82,7 @@ fn a_sparse_20_gb_future_file_keeps_a_checkpointed_call_within_its_deadline() {
     let root = env.root().canonicalize().unwrap();
     let deadline = Duration::from_millis(1000);
     for round in 0..2 {
-        let run = measured(
+        let run = common::measured(
             &root,
             &["--checkpoint", "bash", "--timeout-ms", "1000", "true"],
             Duration::from_secs(120),
@@ -163,7 +94,7 @@ fn a_sparse_20_gb_future_file_keeps_a_checkpointed_call_within_its_deadline() {
             run.took
         );
     }
-    let run = measured(
+    let run = common::measured(
         &root,
         &["--checkpoint", "--turn", "t1", "bash", "echo x > f"],
         Duration::from_secs(60),
@@ -193,7 +124,7 @@ fn a_held_state_lock_is_waited_for_then_its_holder_named() {
         .unwrap();
     held.lock().unwrap();
     let input = r#"{"items":[{"id":"a","text":"t","status":"pending"}]}"#;
-    let run = measured(
+    let run = common::measured(
         &root,
         &["todo_set", "--json", input],
         Duration::from_secs(60),

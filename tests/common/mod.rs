@@ -415,3 +415,68 @@ pub fn doc_snippet(page: &str, marker: &str) -> (String, String) {
     );
     found.pop().unwrap()
 }
+
+/// What a call came to: its exit status, output, peak RSS and time.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub rss_mb: i64,
+    pub took: std::time::Duration,
+}
+
+/// Run the binary in `cwd` with `args`, measuring its peak resident set with
+/// `wait4`; killed (and failed) past `limit`.
+// Reaped by `wait4` itself (for the peak resident set), not by `Child`.
+#[allow(clippy::zombie_processes)]
+pub fn measured(cwd: &Path, args: &[&str], limit: std::time::Duration) -> Run {
+    let out = tempfile::tempdir().unwrap();
+    let (o, e) = (out.path().join("out"), out.path().join("err"));
+    let mut cmd = bin_std();
+    cmd.current_dir(cwd)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&o).unwrap())
+        .stderr(std::fs::File::create(&e).unwrap());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let child = cmd.spawn().expect("spawn indus-tool");
+    let pid = child.id() as nix::libc::pid_t;
+    let start = std::time::Instant::now();
+    let (status, rss_kb) = loop {
+        let mut status = 0;
+        // SAFETY: a zeroed rusage is a valid out-parameter.
+        let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: plain wait4 on our own child.
+        let r = unsafe { nix::libc::wait4(pid, &mut status, nix::libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break (status, usage.ru_maxrss);
+        }
+        if start.elapsed() > limit {
+            // SAFETY: the child leads its own process group.
+            unsafe {
+                nix::libc::killpg(pid, nix::libc::SIGKILL);
+                nix::libc::waitpid(pid, &mut status, 0);
+            }
+            panic!(
+                "`indus-tool {}` did not return within {} s (killed); stderr: {}",
+                args.join(" "),
+                limit.as_secs(),
+                std::fs::read_to_string(&e).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Run {
+        code: if nix::libc::WIFEXITED(status) {
+            nix::libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
+        stdout: std::fs::read_to_string(&o).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&e).unwrap_or_default(),
+        rss_mb: rss_kb / 1024,
+        took: start.elapsed(),
+    }
+}
