@@ -796,7 +796,7 @@ fn path_cases() -> Vec<Case> {
                 r#"{"name":"read","input":{"path":"a\u0000b"}}"#,
             ],
             Error,
-            &["Cannot read a\u{0}b"],
+            &["Cannot read a\\x00b"],
         ),
         cli(
             "read a 5000-byte path",

@@ -755,12 +755,22 @@ fn git_and_node_modules_are_pruned_and_hidden_files_searched() {
             "web/app.js:1: hit"
         ]
     );
+    // The node_modules folders are counted (they may hold tracked files); the
+    // `.git` folder, git's internals, is not.
     assert_eq!(
         summary(&text),
-        "Found 3 matches in 3 files (searched 3 files)."
+        "Found 3 matches in 3 files (searched 3 files). Skipped 2 node_modules folders (name one as the path to search it)."
+    );
+    let json = ok(&env, &["--format", "json", "grep", "hit"]);
+    assert!(json.contains(r#""pruned":2"#), "{json}");
+    let found = ok(&env, &["find", "*.js"]);
+    assert!(
+        summary(&found)
+            .ends_with("Skipped 2 node_modules folders (name one as the path to search it)."),
+        "{found}"
     );
     // (Patterns in these tests avoid what the temp root's random name could match.)
-    assert_eq!(rows(&ok(&env, &["find", "*.js"])), ["web/app.js"]);
+    assert_eq!(rows(&found), ["web/app.js"]);
     assert_eq!(rows(&ok(&env, &["find", "config"])), Vec::<&str>::new());
     assert_eq!(rows(&ok(&env, &["find", "secret"])), [".hidden/secret.txt"]);
     // Named outright, a pruned directory is searched.
@@ -1084,7 +1094,7 @@ fn json_output_is_one_outcome_line() {
             "id": "cli",
             "output": {
                 "count": 10, "files": 10, "searched": 10, "shown": 1,
-                "skipped": {"binary": 0, "tooLarge": 0, "unreadable": 0},
+                "skipped": {"binary": 0, "tooLarge": 0, "unreadable": 0, "pruned": 0},
                 "rows": [{"path": ".hidden.txt", "line": 2, "text": "hit here", "kind": "match"}],
                 "omitted": 9
             },
@@ -1100,7 +1110,7 @@ fn json_output_is_one_outcome_line() {
     assert_eq!(
         outcome["output"],
         json!({
-            "count": 3, "shown": 3, "walked": 5, "unreadable": 0,
+            "count": 3, "shown": 3, "walked": 5, "unreadable": 0, "pruned": 0,
             "entries": [
                 {"path": "a/B.txt", "kind": "file", "size": size("a/B.txt")},
                 {"path": "a/b/c.txt", "kind": "file", "size": size("a/b/c.txt")},

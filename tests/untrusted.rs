@@ -2052,6 +2052,8 @@ fn names_neither_forge_rows_nor_reach_the_terminal() {
         }
     };
     let checkpointed = format!("printf z >> {}", shell_quote(osc));
+    let missing = format!("{osc}/gone");
+    let protected = format!(".git/{osc}");
     for (label, args) in [
         ("ls", vec!["ls"]),
         ("find", vec!["find", "."]),
@@ -2064,6 +2066,9 @@ fn names_neither_forge_rows_nor_reach_the_terminal() {
             vec!["--checkpoint", "--turn", "t1", "bash", &checkpointed],
         ),
         ("checkpoint diff", vec!["checkpoint", "diff", "t1"]),
+        // Error messages echo the name (as copied from a row) escaped too.
+        ("read error", vec!["read", &missing]),
+        ("write refusal", vec!["write", &protected, "--content", "x"]),
     ] {
         let out = w.run(&args);
         check(label, &out);

@@ -44,10 +44,14 @@ pub fn walk_tree(options: &WalkOptions, visitors: &dyn WalkVisitorFactory) -> io
         let prune = options.clone();
         let root_len = options.root.len();
         // The walker never filters its root, so `grep x .git` still searches there.
+        // A name rule's entry passes the filter (unless an ignore file leaves it
+        // out first) so that the visiting thread can report it as pruned; the
+        // state folder, pruned by its absolute path, is the toolbox's and silent.
         builder.filter_entry(move |e| {
             let rel = relative(e.path(), root_len);
             let abs = base.join(std::ffi::OsStr::from_bytes(rel));
-            if prune.prunes(&abs.to_string_lossy(), &e.file_name().to_string_lossy()) {
+            let name = e.file_name().to_string_lossy();
+            if prune.prunes(&abs.to_string_lossy(), &name) && !prune.prunes_name(&name) {
                 return false;
             }
             ignores
@@ -58,6 +62,7 @@ pub fn walk_tree(options: &WalkOptions, visitors: &dyn WalkVisitorFactory) -> io
     let mut threads = Threads {
         visitors,
         root_len: options.root.len(),
+        options,
     };
     builder.build_parallel().visit(&mut threads);
     Ok(())
@@ -66,6 +71,7 @@ pub fn walk_tree(options: &WalkOptions, visitors: &dyn WalkVisitorFactory) -> io
 struct Threads<'f> {
     visitors: &'f dyn WalkVisitorFactory,
     root_len: usize,
+    options: &'f WalkOptions,
 }
 
 impl<'s, 'f: 's> ParallelVisitorBuilder<'s> for Threads<'f> {
@@ -73,6 +79,7 @@ impl<'s, 'f: 's> ParallelVisitorBuilder<'s> for Threads<'f> {
         Box::new(Thread {
             visitor: self.visitors.visitor(),
             root_len: self.root_len,
+            options: self.options,
         })
     }
 }
@@ -80,6 +87,7 @@ impl<'s, 'f: 's> ParallelVisitorBuilder<'s> for Threads<'f> {
 struct Thread<'f> {
     visitor: Box<dyn WalkVisitor + 'f>,
     root_len: usize,
+    options: &'f WalkOptions,
 }
 
 /// The part of `path` below a root spelled with `root_len` bytes.
@@ -92,6 +100,18 @@ fn relative(path: &Path, root_len: usize) -> &[u8] {
 impl ParallelVisitor for Thread<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         let flow = match entry {
+            Ok(dent)
+                if dent.depth() > 0
+                    && self
+                        .options
+                        .prunes_name(&dent.file_name().to_string_lossy()) =>
+            {
+                let path = lossy_utf8(relative(dent.path(), self.root_len)).into_owned();
+                match self.visitor.visit(WalkEvent::Pruned { path }) {
+                    WalkFlow::Quit => WalkFlow::Quit,
+                    _ => WalkFlow::Skip,
+                }
+            }
             Ok(dent) => {
                 let local = LocalEntry {
                     path: lossy_utf8(relative(dent.path(), self.root_len)),
@@ -304,12 +324,12 @@ mod tests {
     struct Collect<'a>(&'a Paths);
     impl WalkVisitor for Collect<'_> {
         fn visit(&mut self, event: WalkEvent<'_>) -> WalkFlow {
-            if let WalkEvent::Entry(e) = event {
-                self.0
-                    .0
-                    .lock()
-                    .unwrap()
-                    .push((e.path().to_string(), e.kind()));
+            let mut got = self.0.0.lock().unwrap();
+            match event {
+                WalkEvent::Entry(e) => got.push((e.path().to_string(), e.kind())),
+                // A pruned entry shows as `!PATH`, so the one list says both.
+                WalkEvent::Pruned { path } => got.push((format!("!{path}"), WalkEntryKind::Other)),
+                WalkEvent::Unreadable { .. } => {}
             }
             WalkFlow::Continue
         }
@@ -346,6 +366,8 @@ mod tests {
             use WalkEntryKind::*;
             let want: Vec<(String, WalkEntryKind)> = [
                 ("", Dir),
+                ("!.git", Other),
+                ("!x/node_modules", Other),
                 (".hidden", Dir),
                 (".hidden/c", File),
                 ("a", Dir),

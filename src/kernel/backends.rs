@@ -383,6 +383,11 @@ impl WalkOptions {
             .iter()
             .any(|p| if p.contains('/') { p == abs } else { p == name })
     }
+
+    /// Whether a name rule (not an absolute path) prunes entries named `name`.
+    pub fn prunes_name(&self, name: &str) -> bool {
+        self.prune.iter().any(|p| !p.contains('/') && p == name)
+    }
 }
 
 /// The kind of a walked entry, without following symlinks (except at the root).
@@ -438,6 +443,12 @@ pub trait WalkEntry {
 /// What a walk hands a visitor.
 pub enum WalkEvent<'a> {
     Entry(&'a dyn WalkEntry),
+    /// An entry below the root left out by a name rule of [`WalkOptions::prune`]
+    /// (`node_modules`, `.git`): neither visited nor entered, but told, so a
+    /// search can count what it did not look at. `path` is below the root.
+    Pruned {
+        path: String,
+    },
     /// An entry that could not be read: skipped, never fatal. `path` is below the
     /// root (`Some("")` for the root itself, `None` when the error names no path).
     Unreadable {

@@ -83,6 +83,12 @@ impl Root {
     /// Whether the absolute, tidied path `abs` may be used; `given` is the path as
     /// the caller spelled it, for the message.
     pub fn admit(&self, given: &str, abs: &Path) -> Result<(), String> {
+        // Names escaped (see `text::inert`): the message holds no other control.
+        self.judge(given, abs)
+            .map_err(|m| super::text::inert(&m).into_owned())
+    }
+
+    fn judge(&self, given: &str, abs: &Path) -> Result<(), String> {
         if !abs.starts_with(&self.lexical) && !abs.starts_with(&self.real) {
             return Err(format!("{given} is outside the root {}.", self.shown()));
         }

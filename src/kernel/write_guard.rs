@@ -193,6 +193,12 @@ impl WriteGuard {
     /// the path as the caller spelled it. The refusal names the path and the
     /// flag that lifts it.
     pub fn admit(&self, given: &str, abs: &Path) -> Result<(), String> {
+        // Names escaped (see `text::inert`): the message holds no other control.
+        self.judge(given, abs)
+            .map_err(|m| super::text::inert(&m).into_owned())
+    }
+
+    fn judge(&self, given: &str, abs: &Path) -> Result<(), String> {
         // Resolved once: the protected check and the edge both judge it.
         let real = self.resolved(abs);
         if let Some(why) = self.protected_as_resolved(abs, &real) {

@@ -12,6 +12,9 @@ pub fn fs_error(err: io::Error, syscall: &str, path: &str) -> io::Error {
     if OutsideRoot::is(&err) {
         return err; // Already names the path and the root.
     }
+    // The path may be a name from the tree: its control characters escaped, it
+    // can neither forge a line nor drive a terminal wherever the message lands.
+    let path = crate::kernel::text::inert(path);
     match err.raw_os_error() {
         Some(code) => {
             let errno = nix::errno::Errno::from_raw(code);

@@ -189,7 +189,12 @@ async fn apply(
                 .fs
                 .lock_file(abs, crate::kernel::backends::FILE_LOCK_WAIT)
                 .await
-                .map_err(|e| format!("Cannot lock {abs}: {e}. Nothing was changed."))?;
+                .map_err(|e| {
+                    format!(
+                        "Cannot lock {abs}: {e}. Nothing was changed.",
+                        abs = crate::kernel::text::inert(abs)
+                    )
+                })?;
             locks.push(lock);
         }
     }

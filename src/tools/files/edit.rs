@@ -191,7 +191,12 @@ async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, Stri
             ));
         }
         Ok(_) => {}
-        Err(e) => return Err(format!("Cannot edit {path}: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "Cannot edit {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            ));
+        }
     }
     let handle = get_read_state_handle(ctx);
     if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {
@@ -204,7 +209,12 @@ async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, Stri
         .fs
         .lock_file(&abs, crate::kernel::backends::FILE_LOCK_WAIT)
         .await
-        .map_err(|e| format!("Cannot edit {path}: {e}"))?;
+        .map_err(|e| {
+            format!(
+                "Cannot edit {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            )
+        })?;
     // One byte past the limit tells an over-long file without reading it all.
     let bytes = match ctx.fs.read_range(&abs, 0, EDIT_MAX_BYTES + 1).await {
         Ok((b, _)) if b.len() <= EDIT_MAX_BYTES => b,
@@ -213,7 +223,12 @@ async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, Stri
                 "{path} is {len} bytes; edit changes files of up to {EDIT_MAX_BYTES} bytes (128 MiB). Use bash (sed, a script) for larger files."
             ));
         }
-        Err(e) => return Err(format!("Cannot edit {path}: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "Cannot edit {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            ));
+        }
     };
     if let Some(expected) = &request.expect {
         let actual = sha256_hex(&bytes);
@@ -264,8 +279,13 @@ fn plan(
         (text, DiffSource::Splice(splice.start, removed, inserted))
     } else {
         let new_text = matching::splice_text(&decoded.text, &splices);
-        let new_content = String::from_utf8(matching::encode_owned(&decoded, new_text))
-            .map_err(|_| format!("Cannot edit {path}: the result is not valid UTF-8."))?;
+        let new_content =
+            String::from_utf8(matching::encode_owned(&decoded, new_text)).map_err(|_| {
+                format!(
+                    "Cannot edit {path}: the result is not valid UTF-8.",
+                    path = crate::kernel::text::inert(path)
+                )
+            })?;
         (new_content, DiffSource::Whole(decoded))
     };
     Ok(Planned {
@@ -291,10 +311,12 @@ async fn write(
     if ctx.cancel.is_cancelled() {
         return Err("edit was cancelled before anything was written.".into());
     }
-    ctx.fs
-        .write_file(abs, new_content)
-        .await
-        .map_err(|e| format!("Cannot write {path}: {e}"))?;
+    ctx.fs.write_file(abs, new_content).await.map_err(|e| {
+        format!(
+            "Cannot write {path}: {e}",
+            path = crate::kernel::text::inert(path)
+        )
+    })?;
     let handle = get_read_state_handle(ctx);
     record_read_state(ctx, abs, handle, None)
         .await

@@ -504,11 +504,21 @@ impl Tool for ReadTool {
                 ));
             }
             Ok(info) => info.size,
-            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
         };
         let reader = match ctx.fs.open_read(&abs).await {
             Ok(r) => r,
-            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
         };
         // An agent gets a window sized for its context unless it asked for one.
         let (limit, width) = match ctx.agent_face {
@@ -533,7 +543,12 @@ impl Tool for ReadTool {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
                 return ToolResult::failure("read was cancelled.");
             }
-            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
         };
         if scan.binary {
             return ToolResult::failure(format!(

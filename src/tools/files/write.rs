@@ -87,7 +87,10 @@ impl Tool for WriteTool {
             && !parent.is_empty()
             && let Err(e) = ctx.fs.mkdir(parent, true).await
         {
-            return ToolResult::failure(format!("Cannot create the folder for {path}: {e}"));
+            return ToolResult::failure(format!(
+                "Cannot create the folder for {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            ));
         }
         if ctx.cancel.is_cancelled() {
             return ToolResult::failure("write was cancelled before anything was written.");
@@ -100,10 +103,18 @@ impl Tool for WriteTool {
             .await
         {
             Ok(lock) => lock,
-            Err(e) => return ToolResult::failure(format!("Cannot write {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot write {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
         };
         if let Err(e) = ctx.fs.write_file(&abs, content).await {
-            return ToolResult::failure(format!("Cannot write {path}: {e}"));
+            return ToolResult::failure(format!(
+                "Cannot write {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            ));
         }
         if let Err(e) = record_read_state(ctx, &abs, handle, None).await {
             return ToolResult::failure(format!(

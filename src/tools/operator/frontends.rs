@@ -64,12 +64,22 @@ impl Tool for ReadFile {
                     "{path} is a directory; read_file needs a file path."
                 ));
             }
-            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
             _ => {}
         }
         let text = match ctx.fs.read_text(&abs).await {
             Ok(t) => t,
-            Err(e) => return ToolResult::failure(format!("Cannot read {path}: {e}")),
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot read {path}: {e}",
+                    path = crate::kernel::text::inert(path)
+                ));
+            }
         };
         let handle = get_read_state_handle(ctx);
         if let Err(e) = record_read_state(ctx, &abs, handle, None).await {

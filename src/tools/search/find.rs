@@ -219,6 +219,8 @@ struct Gathered {
     matches: u64,
     entries: u64,
     unreadable: u64,
+    /// Folders left out by a name rule that may hold the project's files.
+    pruned: u64,
     /// Why the root itself could not be read, which fails the whole search.
     root_error: Option<String>,
     /// Whether an entry's executability was asked and the backend could not tell.
@@ -245,6 +247,7 @@ impl WalkVisitorFactory for Shared {
                 matches: 0,
                 entries: 0,
                 unreadable: 0,
+                pruned: 0,
                 root_error: None,
                 exec_unknown: false,
             }),
@@ -272,6 +275,10 @@ impl WalkVisitor for Visitor<'_> {
                 if path.is_some_and(|p| p.is_empty()) {
                     g.root_error.get_or_insert(message);
                 }
+                return WalkFlow::Continue;
+            }
+            WalkEvent::Pruned { path } => {
+                g.pruned += u64::from(super::walk::counts_as_pruned(&path));
                 return WalkFlow::Continue;
             }
             WalkEvent::Entry(entry) => entry,
@@ -357,10 +364,11 @@ fn summary(
     matches: u64,
     shown: usize,
     entries: u64,
-    unreadable: u64,
+    skipped: (u64, u64),
     pattern: &str,
     more: &str,
 ) -> String {
+    let (unreadable, pruned) = skipped;
     let among = plural(entries, "entry", "entries");
     let mut line = if matches == 0 {
         format!(
@@ -378,12 +386,17 @@ fn summary(
             plural(matches, "match", "matches")
         )
     };
+    let mut skipped = Vec::new();
     if unreadable > 0 {
-        line.push_str(&format!(
-            " Skipped {} unreadable {}.",
+        skipped.push(format!(
+            "{} unreadable {}",
             unreadable,
             if unreadable == 1 { "entry" } else { "entries" }
         ));
+    }
+    skipped.extend(super::walk::pruned_words(pruned));
+    if !skipped.is_empty() {
+        line.push_str(&format!(" Skipped {}.", skipped.join(" and ")));
     }
     line
 }
@@ -503,12 +516,22 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         };
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {}
-            Ok(_) => return ToolResult::failure(format!("Not a directory: {shown_root}")),
-            Err(e) => return ToolResult::failure(format!("Cannot search {shown_root}: {e}")),
+            Ok(_) => {
+                return ToolResult::failure(format!(
+                    "Not a directory: {shown_root}",
+                    shown_root = crate::kernel::text::inert(shown_root)
+                ));
+            }
+            Err(e) => {
+                return ToolResult::failure(format!(
+                    "Cannot search {shown_root}: {e}",
+                    shown_root = crate::kernel::text::inert(shown_root)
+                ));
+            }
         }
         roots.push(abs);
     }
-    let (mut matches, mut entries, mut unreadable) = (0, 0, 0);
+    let (mut matches, mut entries, mut unreadable, mut pruned) = (0, 0, 0, 0);
     let mut listed: Vec<Listed> = Vec::new();
     for (index, abs) in roots.iter().enumerate() {
         let shown_root = query.roots[index].as_deref().unwrap_or(".");
@@ -531,7 +554,10 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         }
         let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
         if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-            return ToolResult::failure(format!("Cannot search {shown_root}: {message}"));
+            return ToolResult::failure(format!(
+                "Cannot search {shown_root}: {message}",
+                shown_root = crate::kernel::text::inert(shown_root)
+            ));
         }
         if parts.iter().any(|g| g.exec_unknown) {
             return ToolResult::failure(
@@ -543,6 +569,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             matches += g.matches;
             entries += g.entries;
             unreadable += g.unreadable;
+            pruned += g.pruned;
             kept.push(g.kept);
         }
         // Only the first `limit` over all roots can show.
@@ -566,7 +593,14 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         .map(|r| crate::kernel::text::inert(r).into_owned())
         .collect();
     let more = super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows);
-    let closing = summary(matches, shown, entries, unreadable, &query.pattern, &more);
+    let closing = summary(
+        matches,
+        shown,
+        entries,
+        (unreadable, pruned),
+        &query.pattern,
+        &more,
+    );
     let tail = if rows.is_empty() {
         closing
     } else {
@@ -600,6 +634,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     record.insert("shown".into(), json!(shown));
     record.insert("walked".into(), json!(entries));
     record.insert("unreadable".into(), json!(unreadable));
+    record.insert("pruned".into(), json!(pruned));
     // Sizes cost a stat each, so only the rows the budget keeps are measured (with
     // room for the longest number held back while cutting).
     let k = rows_that_fit(&record, "entries", &records, ctx.budget.max_bytes, 19);
@@ -818,16 +853,20 @@ mod tests {
     #[test]
     fn summary_wording() {
         assert_eq!(
-            summary(0, 0, 7, 0, "*.rs", "raise limit to see more"),
+            summary(0, 0, 7, (0, 0), "*.rs", "raise limit to see more"),
             "No matches for \"*.rs\" among 7 entries."
         );
         assert_eq!(
-            summary(1, 1, 1, 0, "x", "raise limit to see more"),
+            summary(1, 1, 1, (0, 0), "x", "raise limit to see more"),
             "Found 1 match among 1 entry."
         );
         assert_eq!(
-            summary(30, 10, 99, 2, "x", "raise limit to see more"),
+            summary(30, 10, 99, (2, 0), "x", "raise limit to see more"),
             "Showing the first 10 of 30 matches among 99 entries; raise limit to see more. Skipped 2 unreadable entries."
+        );
+        assert_eq!(
+            summary(1, 1, 4, (1, 1), "x", "raise limit to see more"),
+            "Found 1 match among 4 entries. Skipped 1 unreadable entry and 1 node_modules folder (name one as the path to search it)."
         );
     }
 

@@ -379,6 +379,8 @@ struct Gathered {
     binary: u64,
     too_large: u64,
     unreadable: u64,
+    /// Folders left out by a name rule that may hold the project's files.
+    pruned: u64,
     /// Why the root itself could not be read, which fails the whole search.
     root_error: Option<String>,
 }
@@ -430,6 +432,7 @@ impl Shared {
             binary: 0,
             too_large: 0,
             unreadable: 0,
+            pruned: 0,
             root_error: None,
         }
     }
@@ -585,6 +588,9 @@ impl WalkVisitor for Visitor<'_> {
                 if path.is_some_and(|p| p.is_empty()) {
                     g.root_error.get_or_insert(message);
                 }
+            }
+            WalkEvent::Pruned { path } => {
+                g.pruned += u64::from(super::walk::counts_as_pruned(&path));
             }
             WalkEvent::Entry(entry) if self.shared.skip_hidden && is_hidden_below_root(entry) => {
                 self.gathered = Some(g);
@@ -923,6 +929,7 @@ struct Totals {
     binary: u64,
     too_large: u64,
     unreadable: u64,
+    pruned: u64,
 }
 
 /// The rows: matches as `PATH:LINE: TEXT`, context as `PATH-LINE- TEXT`, `--`
@@ -1092,6 +1099,7 @@ fn with_skipped(mut line: String, t: &Totals, max_file_size: u64) -> String {
             }
         ));
     }
+    skipped.extend(super::walk::pruned_words(t.pruned));
     if !skipped.is_empty() {
         line.push_str(&format!(" Skipped {}.", join_and(&skipped)));
     }
@@ -1141,7 +1149,12 @@ async fn check_root(ctx: &ToolContext, spelled: Option<String>) -> Result<Root, 
     let shown_root = spelled.as_deref().unwrap_or(".");
     let abs = ctx.confine(shown_root)?;
     let named_file = match ctx.fs.stat(&abs).await {
-        Err(e) => return Err(format!("Cannot search {shown_root}: {e}")),
+        Err(e) => {
+            return Err(format!(
+                "Cannot search {shown_root}: {e}",
+                shown_root = crate::kernel::text::inert(shown_root)
+            ));
+        }
         // Named outright, a FIFO or device would otherwise be skipped in silence
         // (a walk never opens one: reading could block or never end).
         Ok(info) if !info.is_file && !info.is_directory => {
@@ -1194,7 +1207,10 @@ async fn search_root(
     }
     let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
     if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-        return Err(format!("Cannot search {shown_root}: {message}"));
+        return Err(format!(
+            "Cannot search {shown_root}: {message}",
+            shown_root = crate::kernel::text::inert(shown_root)
+        ));
     }
     let mut kept = Vec::with_capacity(parts.len());
     for g in parts {
@@ -1204,6 +1220,7 @@ async fn search_root(
         totals.binary += g.binary;
         totals.too_large += g.too_large;
         totals.unreadable += g.unreadable;
+        totals.pruned += g.pruned;
         kept.push(g.kept);
     }
     let files = merge(kept);
@@ -1302,6 +1319,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             "binary": totals.binary,
             "tooLarge": totals.too_large,
             "unreadable": totals.unreadable,
+            "pruned": totals.pruned,
         }),
     );
     // `omitted` counts what the limit counts (matching lines, or files) that
@@ -1543,6 +1561,16 @@ mod tests {
         assert_eq!(
             summary(&t, 0, "/x/i", 1, RAISE),
             "No matches for /x/i in 1 file. Skipped 2 binary files, 1 file over 1 byte and 1 unreadable entry."
+        );
+        let t = Totals {
+            searched: 2,
+            binary: 1,
+            pruned: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            summary(&t, 0, "/x/", DEFAULT_MAX_FILE_SIZE, RAISE),
+            "No matches for /x/ in 2 files. Skipped 1 binary file and 2 node_modules folders (name one as the path to search it)."
         );
         let t = Totals {
             searched: 9,

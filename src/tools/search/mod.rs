@@ -167,7 +167,7 @@ mod tests {
         let all = &all[..all.find("{\"kind\"").unwrap_or(all.len())];
         assert_eq!(
             all,
-            ".hidden:1: hit hidden\nA/x.rs:1: fn hit() {}\na/deep/y.rs:2: hit y\na-b.txt:1: hit dash\nb.txt:1: hit b\n\nFound 5 matches in 5 files (searched 5 files). Skipped 1 binary file."
+            ".hidden:1: hit hidden\nA/x.rs:1: fn hit() {}\na/deep/y.rs:2: hit y\na-b.txt:1: hit dash\nb.txt:1: hit b\n\nFound 5 matches in 5 files (searched 5 files). Skipped 1 binary file and 1 node_modules folder (name one as the path to search it)."
         );
     }
 

@@ -30,6 +30,25 @@ use crate::kernel::{
 /// `.indus-process` anywhere else is the project's content and searched.
 pub const PRUNED: [&str; 2] = [".git", "node_modules"];
 
+/// Whether a pruned entry is counted in a summary: those that may hold the
+/// project's files (`node_modules` can be tracked). A `.git` folder holds git's
+/// own internals, never a file of the tree, so saying it was skipped on every
+/// search of a repository would be noise.
+pub fn counts_as_pruned(path: &str) -> bool {
+    path.rsplit('/').next() != Some(".git")
+}
+
+/// The summary's words for pruned folders, to follow "Skipped": `2 node_modules
+/// folders (name one as the path to search it)`. `None` when there were none.
+pub fn pruned_words(pruned: u64) -> Option<String> {
+    (pruned > 0).then(|| {
+        format!(
+            "{} (name one as the path to search it)",
+            crate::kernel::text::plural(pruned, "node_modules folder", "node_modules folders")
+        )
+    })
+}
+
 /// The walk options both tools use.
 pub fn walk_options(root: String, ignore_files: bool) -> WalkOptions {
     WalkOptions {
@@ -460,14 +479,19 @@ async fn walk_via_fs(
         };
         for child in children {
             let child_abs = join_abs(&abs, &child.name);
-            if options.prunes(&child_abs, &child.name) {
-                continue;
-            }
             let child_rel = if rel.is_empty() {
                 child.name.clone()
             } else {
                 format!("{rel}/{}", child.name)
             };
+            if options.prunes(&child_abs, &child.name) {
+                if options.prunes_name(&child.name)
+                    && visitor.visit(WalkEvent::Pruned { path: child_rel }) == WalkFlow::Quit
+                {
+                    return;
+                }
+                continue;
+            }
             let flow = match fs.stat(&child_abs).await {
                 Ok(info) => {
                     let entry =
