@@ -11,7 +11,9 @@
 use std::sync::Arc;
 
 use crate::backends::local::make_local_context;
-use crate::kernel::{CapabilityError, ContextFactory, DefinedTool, ToolBox, ToolRegistry};
+use crate::kernel::{
+    CapabilityError, ContextFactory, DefinedTool, Registration, ToolBox, ToolMeta, ToolRegistry,
+};
 use crate::tools;
 
 /// The observe-only tools.
@@ -46,23 +48,42 @@ impl ToolCollection {
     }
 }
 
+/// Every built tool, in the seed's registration order: the one list a built-in
+/// joins. The catalog, the collections, the MCP hints and the checkpoint wrapper
+/// read each tool's facts from its descriptor here.
+pub static BUILTINS: [Registration; 13] = [
+    Registration::new(&tools::files::read::META, tools::files::read_tool),
+    Registration::new(&tools::files::write::META, tools::files::write_tool),
+    Registration::new(&tools::files::edit::META, tools::files::edit_tool),
+    Registration::new(&tools::files::ls::META, tools::files::ls_tool),
+    Registration::new(&tools::search::grep::META, tools::search::grep_tool),
+    Registration::new(&tools::search::find::META, tools::search::find_tool),
+    Registration::new(&tools::shell::bash::META, tools::shell::bash_tool),
+    Registration::new(&tools::shell::process::META, tools::shell::process_tool),
+    Registration::new(
+        &tools::planning::todo::TODO_SET,
+        tools::planning::todo_set_tool,
+    ),
+    Registration::new(
+        &tools::planning::todo::TODO_READ,
+        tools::planning::todo_read_tool,
+    ),
+    Registration::new(&tools::web::websearch::META, tools::web::websearch_tool),
+    Registration::new(&tools::web::webfetch::META, tools::web::webfetch_tool),
+    Registration::new(
+        &tools::files::apply_patch::META,
+        tools::files::apply_patch_tool,
+    ),
+];
+
+/// The descriptor of the built-in named exactly `name`.
+pub fn builtin_meta(name: &str) -> Option<&'static ToolMeta> {
+    BUILTINS.iter().map(|b| b.meta).find(|m| m.name == name)
+}
+
 /// Every built tool, in the seed's registration order.
 pub fn builtin_tools() -> Vec<DefinedTool> {
-    vec![
-        tools::files::read_tool(),
-        tools::files::write_tool(),
-        tools::files::edit_tool(),
-        tools::files::ls_tool(),
-        tools::search::grep_tool(),
-        tools::search::find_tool(),
-        tools::shell::bash_tool(),
-        tools::shell::process_tool(),
-        tools::planning::todo_set_tool(),
-        tools::planning::todo_read_tool(),
-        tools::web::websearch_tool(),
-        tools::web::webfetch_tool(),
-        tools::files::apply_patch_tool(),
-    ]
+    BUILTINS.iter().map(|b| (b.build)()).collect()
 }
 
 /// A fresh registry holding every built tool and the three standard collections.

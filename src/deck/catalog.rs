@@ -7,248 +7,39 @@
 //! `all` every built-in plus the cards.
 
 use crate::builtins::{MUTATING_NAMES, READ_ONLY_NAMES, ToolCollection};
-use crate::kernel::{DefinedTool, ToolRegistry, normalize_tool_name};
+use crate::kernel::{Checkpoint, Seat, SeedList, ToolMeta, ToolRegistry, normalize_tool_name};
 use crate::tools;
 
 use super::cards;
 pub use super::row::{
     BUDDY, BUDDY_AND_ALL, Builder, CARD, CatalogRow, DeckContext, MUTATING, Profile, READ_ONLY,
+    profiles_of,
 };
 
-const fn holds(profiles: &[Profile], wanted: Profile) -> bool {
-    let mut i = 0;
-    while i < profiles.len() {
-        if profiles[i] as u8 == wanted as u8 {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-const fn builtin(
-    id: &'static str,
-    title: &'static str,
-    summary: &'static str,
-    profiles: &'static [Profile],
-    build: fn() -> DefinedTool,
-) -> CatalogRow {
-    let build = Builder::Plain(build);
-    CatalogRow {
-        id,
-        title,
-        summary,
-        profiles,
-        // Derived from the membership, so the flag and the profiles never drift.
-        read_only: holds(profiles, Profile::Authoring),
-        build,
-    }
-}
-
-static BUILTINS: [CatalogRow; 13] = [
-    builtin(
-        "read",
-        "Read file",
-        "Show a file's lines numbered like cat -n, a window at a time.",
-        READ_ONLY,
-        tools::files::read_tool,
-    ),
-    builtin(
-        "ls",
-        "List directory",
-        "List a directory's entries with kind and size, directories first.",
-        READ_ONLY,
-        tools::files::ls_tool,
-    ),
-    builtin(
-        "grep",
-        "Search file contents",
-        "Find lines matching a regular expression or literal across a tree.",
-        READ_ONLY,
-        tools::search::grep_tool,
-    ),
-    builtin(
-        "find",
-        "Find files by name",
-        "Find files and directories by glob or substring beneath a root.",
-        READ_ONLY,
-        tools::search::find_tool,
-    ),
-    builtin(
-        "websearch",
-        "Web search",
-        "Search the web and return ranked titles, URLs and snippets.",
-        READ_ONLY,
-        tools::web::websearch_tool,
-    ),
-    builtin(
-        "webfetch",
-        "Fetch URL",
-        "Fetch a URL and return its content as text, Markdown or HTML.",
-        READ_ONLY,
-        tools::web::webfetch_tool,
-    ),
-    builtin(
-        "todo_read",
-        "Read checklist",
-        "Show the session's checklist.",
-        READ_ONLY,
-        tools::planning::todo_read_tool,
-    ),
-    builtin(
-        "write",
-        "Write file",
-        "Create or replace a file atomically, making parent folders.",
-        MUTATING,
-        tools::files::write_tool,
-    ),
-    builtin(
-        "edit",
-        "Edit file",
-        "Replace a span of a file's text and show the unified diff.",
-        MUTATING,
-        tools::files::edit_tool,
-    ),
-    builtin(
-        "bash",
-        "Run shell command",
-        "Run a shell command and return its output and exit status.",
-        MUTATING,
-        tools::shell::bash_tool,
-    ),
-    builtin(
-        "process",
-        "Manage background processes",
-        "Start, poll, feed, stop and list background jobs.",
-        MUTATING,
-        tools::shell::process_tool,
-    ),
-    builtin(
-        "todo_set",
-        "Update checklist",
-        "Replace the session's checklist.",
-        MUTATING,
-        tools::planning::todo_set_tool,
-    ),
-    // Beyond the seed's twelve: multi-file patches, all or nothing.
-    builtin(
-        "apply_patch",
-        "Apply patch",
-        "Apply a multi-file patch (codex envelope or unified diff), all or nothing.",
-        MUTATING,
-        tools::files::apply_patch_tool,
-    ),
-];
-
-/// The operator's tools of the buddy seed, in the seed's order (those built so
-/// far: the tmux-backed shell and pane tools are not among them yet).
-fn operator_rows() -> Vec<CatalogRow> {
-    let row = |id, title, summary, profiles, read_only, build| CatalogRow {
-        id,
-        title,
-        summary,
-        profiles,
-        read_only,
-        build: Builder::Plain(build),
+/// The built-ins' rows in the seed's table order, which the registration order
+/// gives by one rule: the seed's read-only list first, then the other tools
+/// that only observe (`todo_read`), then the rest, each part in registration
+/// order.
+fn builtin_rows() -> Vec<CatalogRow> {
+    let rank = |m: &ToolMeta| match (m.seat, m.effect.observes_only()) {
+        (Seat::Builtin(SeedList::ReadOnly), _) => 0,
+        (_, true) => 1,
+        _ => 2,
     };
-    vec![
-        row(
-            "run_shell",
-            "Run shell command (risk-annotated)",
-            "Run a command, stating its risk, directly or typed into a managed tmux pane.",
-            BUDDY,
-            false,
-            tools::operator::run_shell_tool,
-        ),
-        row(
-            "read_file",
-            "Read file (text)",
-            "Return a file's text as is, up to 8,000 characters.",
-            BUDDY,
-            true,
-            tools::operator::read_file_tool,
-        ),
-        row(
-            "write_file",
-            "Write file (text)",
-            "Create or replace a file atomically and say how many bytes were written.",
-            BUDDY,
-            false,
-            tools::operator::write_file_tool,
-        ),
-        row(
-            "fetch_url",
-            "Fetch URL body",
-            "HTTP GET a URL and return its body, up to 8,000 characters.",
-            BUDDY,
-            true,
-            tools::operator::fetch_url_tool,
-        ),
-        row(
-            "web_search",
-            "Web search (top 8)",
-            "Search the web and return up to eight numbered results.",
-            BUDDY,
-            true,
-            tools::operator::web_search_tool,
-        ),
-        row(
-            "capture-pane",
-            "Capture tmux pane",
-            "Return the text on a tmux pane's screen, up to its last 8,000 characters.",
-            BUDDY,
-            true,
-            tools::operator::capture_pane_tool,
-        ),
-        row(
-            "send-keys",
-            "Send keys to tmux pane",
-            "Type literal text and tmux key names into a tmux pane.",
-            BUDDY,
-            false,
-            tools::operator::send_keys_tool,
-        ),
-        row(
-            "tmux-create-session",
-            "Create tmux session",
-            "Create or reuse a managed tmux session with its shared pane.",
-            BUDDY,
-            false,
-            tools::operator::tmux_create_session_tool,
-        ),
-        row(
-            "tmux-kill-session",
-            "Kill tmux session",
-            "Kill a managed tmux session (never the shared one).",
-            BUDDY,
-            false,
-            tools::operator::tmux_kill_session_tool,
-        ),
-        row(
-            "tmux-create-pane",
-            "Create tmux pane",
-            "Create or reuse a managed pane in a managed tmux session.",
-            BUDDY,
-            false,
-            tools::operator::tmux_create_pane_tool,
-        ),
-        row(
-            "tmux-kill-pane",
-            "Kill tmux pane",
-            "Kill a managed pane (never a session's shared pane).",
-            BUDDY,
-            false,
-            tools::operator::tmux_kill_pane_tool,
-        ),
-        row(
-            "time",
-            "Current time",
-            "Return the harness's wall-clock time in epoch, ISO-8601 and RFC 2822 forms.",
-            BUDDY_AND_ALL,
-            true,
-            tools::operator::time_tool,
-        ),
-    ]
+    let mut rows: Vec<CatalogRow> = crate::builtins::BUILTINS
+        .iter()
+        .map(|b| CatalogRow::of(b.meta, Builder::Plain(b.build)))
+        .collect();
+    rows.sort_by_key(|r| rank(r.meta));
+    rows
+}
+
+/// The operator's tools of the buddy seed, in the seed's order.
+fn operator_rows() -> Vec<CatalogRow> {
+    tools::operator::OPERATOR_TOOLS
+        .iter()
+        .map(|r| CatalogRow::of(r.meta, Builder::Plain(r.build)))
+        .collect()
 }
 
 /// Every row: the twelve built-ins in the seed's table order, then the app cards
@@ -256,35 +47,31 @@ fn operator_rows() -> Vec<CatalogRow> {
 pub fn catalog() -> &'static [CatalogRow] {
     static ROWS: std::sync::OnceLock<Vec<CatalogRow>> = std::sync::OnceLock::new();
     ROWS.get_or_init(|| {
-        BUILTINS
-            .iter()
-            .copied()
+        builtin_rows()
+            .into_iter()
             .chain(cards::app_cards())
             .chain(operator_rows())
             .collect()
     })
 }
 
-/// The tools that overwrite or delete files or run programs: what an MCP client
-/// is told is destructive, and what, having succeeded, may have fixed the cause
-/// of a repeated failure (suppression forgets its counts). Named once here.
-pub const CHANGES_THE_WORLD: &[&str] = &[
-    "write",
-    "edit",
-    "apply_patch",
-    "bash",
-    "process",
-    "bg-process",
-    "task",
-    "saas-action",
-    "run_shell",
-    "send-keys",
-    "write_file",
-];
-
-/// Whether `name` (the wire name) is one of [`CHANGES_THE_WORLD`].
+/// Whether `name` (the wire name) is a catalog tool that overwrites or deletes
+/// files or runs programs ([`Effect::changes_the_world`](crate::kernel::Effect)):
+/// what an MCP client is told is destructive, and what, having succeeded, may
+/// have fixed the cause of a repeated failure (suppression forgets its counts).
 pub fn changes_the_world(name: &str) -> bool {
-    CHANGES_THE_WORLD.contains(&name)
+    catalog()
+        .iter()
+        .any(|r| r.id == name && r.meta.effect.changes_the_world())
+}
+
+/// How a checkpoint covers the catalog tool named exactly `name` (a host's own
+/// or a grafted tool: not at all).
+pub fn checkpoint_of(name: &str) -> Checkpoint {
+    catalog()
+        .iter()
+        .find(|r| r.id == name)
+        .map_or(Checkpoint::No, |r| r.meta.checkpoint)
 }
 
 /// The row of a tool, by its id or any spelling the name normalisation accepts.
@@ -318,7 +105,12 @@ pub fn deck_registry() -> ToolRegistry {
 pub fn deck_registry_for(ctx: &DeckContext) -> ToolRegistry {
     let mut reg = ToolRegistry::new();
     reg.register_all(catalog().iter().map(|r| r.build_in(ctx)));
-    let builtin_ids: Vec<&str> = BUILTINS.iter().map(|r| r.id).collect();
+    // In catalog order, as the rows are.
+    let builtin_ids: Vec<&str> = catalog()
+        .iter()
+        .filter(|r| matches!(r.meta.seat, Seat::Builtin(_)))
+        .map(|r| r.id)
+        .collect();
     let read_only: Vec<&str> = builtin_ids
         .iter()
         .copied()
@@ -405,7 +197,7 @@ mod tests {
         );
         assert_eq!(
             of(Profile::Survey),
-            &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..BUILTINS.len()]
+            &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..crate::builtins::BUILTINS.len()]
         );
         // `all`: every row but the operator's own (time excepted).
         let all = of(Profile::All);
@@ -496,7 +288,10 @@ mod tests {
         for row in catalog() {
             assert_eq!(row.build_in(&DeckContext::default()).name(), row.id);
         }
-        assert_eq!(reg.members_of("all").unwrap(), &ids[..BUILTINS.len()]);
+        assert_eq!(
+            reg.members_of("all").unwrap(),
+            &ids[..crate::builtins::BUILTINS.len()]
+        );
         assert_eq!(
             reg.members_of("read-only").unwrap().len(),
             READ_ONLY_NAMES.len()

@@ -28,6 +28,6 @@ pub mod row;
 pub mod wrappers;
 
 pub use catalog::{
-    Builder, CHANGES_THE_WORLD, CatalogRow, DeckContext, Profile, catalog, changes_the_world,
+    Builder, CatalogRow, DeckContext, Profile, catalog, changes_the_world, checkpoint_of,
     deck_registry, deck_registry_for, find_row, rebuild_in_context, rows_for_profile,
 };

@@ -4,7 +4,7 @@
 //! that the app cards, which each supply rows, and the catalog, which lists them,
 //! both import these and neither imports the other's insides.
 
-use crate::kernel::DefinedTool;
+use crate::kernel::{DefinedTool, Seat, ToolMeta};
 
 /// A named selection over the catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +51,21 @@ pub struct CatalogRow {
     /// The tool only observes (never changes files, state or the world).
     pub read_only: bool,
     pub build: Builder,
+    /// Where all of the above come from, with the tool's other facts.
+    pub meta: &'static ToolMeta,
+}
+
+/// The profiles a descriptor's seat and effect put a tool in: an observe-only
+/// built-in in `authoring` (the seed's deliberate inversion), every built-in in
+/// `survey`, an operator's tool in `buddy`, a card in `all`.
+pub const fn profiles_of(meta: &ToolMeta) -> &'static [Profile] {
+    match meta.seat {
+        Seat::Builtin(_) if meta.effect.observes_only() => READ_ONLY,
+        Seat::Builtin(_) => MUTATING,
+        Seat::Operator { in_all: true } => BUDDY_AND_ALL,
+        Seat::Operator { in_all: false } => BUDDY,
+        Seat::Card => CARD,
+    }
 }
 
 /// How a row makes its tool: most need nothing; a card whose description or
@@ -80,6 +95,20 @@ impl DeckContext {
 }
 
 impl CatalogRow {
+    /// The row of a tool from its descriptor: id, title, summary, read-only flag
+    /// and profiles are all read from it, never written beside it.
+    pub const fn of(meta: &'static ToolMeta, build: Builder) -> Self {
+        CatalogRow {
+            id: meta.name,
+            title: meta.title,
+            summary: meta.summary,
+            profiles: profiles_of(meta),
+            read_only: meta.effect.observes_only(),
+            build,
+            meta,
+        }
+    }
+
     /// The row's tool, built for `ctx`.
     pub fn build_in(&self, ctx: &DeckContext) -> DefinedTool {
         match self.build {

@@ -11,7 +11,7 @@
 //!
 //! Concurrency: rmcp runs each request on its own task, so calls overlap (on any
 //! runtime; the command line uses a current-thread one, see `cli::mcp`). The
-//! tools whose work is CPU-bound and unbounded in the input ([`OFF_THREAD`]:
+//! tools whose work is CPU-bound and unbounded in the input (`heavy` in their descriptors:
 //! `edit` and `apply_patch`, whose fuzzy matching may spend seconds, and `write`,
 //! whose diff of a big file may) run on a thread of their own with its own
 //! current-thread runtime, so the protocol's thread keeps reading: `ping`,
@@ -89,14 +89,18 @@ fn is_grafted(name: &str) -> bool {
     name.contains("__")
 }
 
-/// The tools a deferred list (`--tool-search`) shows from the start: the ones
-/// nearly every coding turn uses. Everything else is found with `find_tool` and
-/// added with `load_tool`.
-pub const CORE_TOOLS: [&str; 6] = ["read", "grep", "find", "edit", "write", "bash"];
+/// Whether a deferred list (`--tool-search`) shows the tool from the start: one
+/// of those nearly every coding turn uses (its descriptor's `core`). Everything
+/// else is found with `find_tool` and added with `load_tool`.
+pub fn is_core(name: &str) -> bool {
+    crate::deck::find_row(name).is_some_and(|r| r.id == name && r.meta.core)
+}
 
-/// The built-ins that run off the protocol's thread (see the module notes):
-/// their work is CPU-bound, and as long as the input makes it.
-pub const OFF_THREAD: [&str; 3] = ["edit", "apply_patch", "write"];
+/// Whether a built-in runs off the protocol's thread (see the module notes): its
+/// work is CPU-bound, and as long as the input makes it (its descriptor's `heavy`).
+fn off_thread(name: &str) -> bool {
+    crate::deck::find_row(name).is_some_and(|r| r.id == name && r.meta.heavy)
+}
 
 /// Run `call` on a thread of its own, with a current-thread runtime of its
 /// own (the local backend's single filesystem calls stay inline, as on the
@@ -229,7 +233,7 @@ impl McpServer {
     }
 
     /// The deferred mode, for clients that have no tool search of their own:
-    /// `tools/list` shows the [`CORE_TOOLS`] this server serves plus
+    /// `tools/list` shows the core tools ([`is_core`]) this server serves plus
     /// `find_tool` (search the rest by words) and `load_tool` (add some to the
     /// list, which the server then announces with `notifications/tools/
     /// list_changed`). A call of a served tool works whether or not it is listed.
@@ -238,7 +242,7 @@ impl McpServer {
             .tools
             .iter()
             .map(|t| t.name.to_string())
-            .filter(|n| CORE_TOOLS.contains(&n.as_str()))
+            .filter(|n| is_core(n))
             .collect();
         let mut info = (*self.info).clone();
         let mut tools_cap = info.capabilities.tools.clone().unwrap_or_default();
@@ -350,7 +354,7 @@ impl ServerHandler for McpServer {
         // Only a grafted tool has notices to pass on; a built-in's call pays
         // nothing for the relay.
         if !is_grafted(&call.name) {
-            let outcome = if OFF_THREAD.contains(&call.name.as_str()) {
+            let outcome = if off_thread(&call.name) {
                 run_off_thread(self.runner.clone(), call, context.ct.clone()).await
             } else {
                 self.runner.run(call, context.ct.clone()).await
@@ -697,10 +701,12 @@ fn retain_keywords(schema: &Value, keep: &KeepKeyword) -> Value {
 /// The behaviour hints of a catalog tool (`None` for any other name: a host's own
 /// tool gets no hints, which clients read as the cautious defaults).
 ///
-/// The title and `readOnlyHint` come from the deck's catalog; `destructiveHint` for
-/// the tools that overwrite or delete files or run programs (`CHANGES_THE_WORLD`); `openWorldHint` for those that
-/// reach the web. Hints the spec defines only for tools that are not read-only
-/// (destructive, idempotent) are set only on those.
+/// Every hint is read from the tool's descriptor ([`ToolMeta`](crate::kernel::ToolMeta)):
+/// the title; `readOnlyHint` when it only observes; `destructiveHint` when it
+/// overwrites or deletes files or runs programs; `idempotentHint` when repeating
+/// it changes nothing more; `openWorldHint` when it reaches the web. Hints the
+/// spec defines only for tools that are not read-only (destructive, idempotent)
+/// are set only on those.
 ///
 /// A hint is sent only where it differs from the protocol's default (read-only
 /// false, destructive true, idempotent false, open-world true): a client reads
@@ -723,20 +729,19 @@ pub fn annotations(name: &str) -> Option<ToolAnnotations> {
         hints.open_world_hint = Some(false);
         return Some(hints);
     }
-    let row = crate::deck::find_row(name).filter(|r| r.id == name)?;
-    let open_world = matches!(name, "websearch" | "webfetch" | "saas-action");
-    let mut hints = ToolAnnotations::with_title(row.title);
-    if row.read_only {
+    let meta = crate::deck::find_row(name).filter(|r| r.id == name)?.meta;
+    let mut hints = ToolAnnotations::with_title(meta.title);
+    if meta.effect.observes_only() {
         hints.read_only_hint = Some(true);
     } else {
-        if !crate::deck::changes_the_world(name) {
+        if !meta.effect.changes_the_world() {
             hints.destructive_hint = Some(false);
         }
-        if matches!(name, "write" | "todo_set" | "todo") {
+        if meta.effect.idempotent() {
             hints.idempotent_hint = Some(true);
         }
     }
-    if !open_world {
+    if !meta.open_world {
         hints.open_world_hint = Some(false);
     }
     Some(hints)
@@ -980,6 +985,120 @@ mod tests {
         );
     }
 
+    /// Every face that says something about a catalog tool says what its
+    /// descriptor says: the catalog's flag and profiles, the MCP hints, the
+    /// seed's collections, the checkpoint wrapper, "changes the world", and the
+    /// name the built tool answers to. A tool whose faces disagree fails here.
+    #[test]
+    fn every_face_agrees_with_the_descriptors() {
+        use crate::kernel::{Checkpoint, Effect, Seat, SeedList};
+        let registry = crate::deck::deck_registry();
+        for row in crate::deck::catalog() {
+            let meta = row.meta;
+            let name = meta.name;
+            assert_eq!(row.id, name);
+            assert_eq!(
+                registry.get(name).map(|t| t.name().to_string()),
+                Some(name.into())
+            );
+            assert_eq!(row.read_only, meta.effect.observes_only(), "{name}");
+            assert_eq!(
+                row.profiles,
+                crate::deck::catalog::profiles_of(meta),
+                "{name}"
+            );
+            let hints = annotations(name).expect("a catalog tool has hints");
+            let [read_only, destructive, idempotent, open_world] = effective(&hints);
+            assert_eq!(hints.title.as_deref(), Some(meta.title), "{name}");
+            assert_eq!(read_only, meta.effect.observes_only(), "{name}");
+            assert_eq!(open_world, meta.open_world, "{name}");
+            if !read_only {
+                assert_eq!(destructive, meta.effect.changes_the_world(), "{name}");
+                assert_eq!(idempotent, meta.effect.idempotent(), "{name}");
+            }
+            assert_eq!(
+                crate::deck::changes_the_world(name),
+                meta.effect.changes_the_world(),
+                "{name}"
+            );
+            assert_eq!(crate::deck::checkpoint_of(name), meta.checkpoint, "{name}");
+            // A checkpoint that reads files covers a tool that writes them; one
+            // that scans the tree, a tool that runs commands.
+            match meta.checkpoint {
+                Checkpoint::ByPath | Checkpoint::ByPatch => {
+                    assert!(matches!(meta.effect, Effect::Writes { .. }), "{name}")
+                }
+                Checkpoint::ByScan => assert_eq!(meta.effect, Effect::Runs, "{name}"),
+                Checkpoint::No => {}
+            }
+            assert_eq!(is_core(name), meta.core, "{name}");
+            // The seed's lists name exactly the built-ins seated in them.
+            let seat = meta.seat;
+            assert_eq!(
+                crate::builtins::READ_ONLY_NAMES.contains(&name),
+                seat == Seat::Builtin(SeedList::ReadOnly),
+                "{name}"
+            );
+            assert_eq!(
+                crate::builtins::MUTATING_NAMES.contains(&name),
+                seat == Seat::Builtin(SeedList::Mutating),
+                "{name}"
+            );
+            if seat == Seat::Builtin(SeedList::ReadOnly) {
+                assert!(meta.effect.observes_only(), "{name}");
+            }
+            assert_eq!(
+                crate::builtins::builtin_meta(name).is_some(),
+                matches!(seat, Seat::Builtin(_)),
+                "{name}"
+            );
+        }
+        // What the descriptors declare, pinned: a change here is a change of
+        // what clients are told.
+        let names = |keep: &dyn Fn(&crate::kernel::ToolMeta) -> bool| -> Vec<&str> {
+            crate::deck::catalog()
+                .iter()
+                .filter(|r| keep(r.meta))
+                .map(|r| r.id)
+                .collect()
+        };
+        assert_eq!(
+            names(&|m| m.core),
+            ["read", "grep", "find", "write", "edit", "bash"]
+        );
+        assert_eq!(names(&|m| m.heavy), ["write", "edit", "apply_patch"]);
+        assert_eq!(
+            names(&|m| m.effect.changes_the_world()),
+            [
+                "write",
+                "edit",
+                "bash",
+                "process",
+                "apply_patch",
+                "bg-process",
+                "task",
+                "saas-action",
+                "run_shell",
+                "write_file",
+                "send-keys"
+            ]
+        );
+        assert_eq!(
+            names(&|m| m.open_world),
+            [
+                "websearch",
+                "webfetch",
+                "saas-action",
+                "fetch_url",
+                "web_search"
+            ]
+        );
+        assert_eq!(
+            names(&|m| m.checkpoint == Checkpoint::ByScan),
+            ["bash", "process", "bg-process", "task", "run_shell"]
+        );
+    }
+
     #[test]
     fn every_builtin_tool_is_listed_with_hints() {
         let server = McpServer::new(tool_box(ToolCollection::All, Some(".".into())));
@@ -992,6 +1111,8 @@ mod tests {
             assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
             let name = tool.name.as_ref();
             let [read_only, destructive, _, open_world] = effective(hints);
+            // The seed's read-only list, and `todo_read`, which only observes
+            // though the seed names it among the mutating tools.
             assert_eq!(
                 read_only,
                 crate::builtins::READ_ONLY_NAMES.contains(&name) || name == "todo_read",

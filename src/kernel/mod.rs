@@ -6,6 +6,7 @@ pub mod clock;
 pub mod contract;
 pub mod digest;
 pub mod input;
+pub mod meta;
 pub mod output;
 pub mod registry;
 pub mod relay;
@@ -27,6 +28,7 @@ pub use backends::{
     WalkVisitorFactory,
 };
 pub use contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
+pub use meta::{Checkpoint, Effect, Registration, Seat, SeedList, ToolMeta};
 pub use output::{ClipEnd, OutputBudget, clamp, default_notice};
 pub use registry::{
     CapabilityError, ContextFactory, ToolBox, ToolRegistry, ToolRunner, no_such_tool_message,

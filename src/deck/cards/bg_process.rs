@@ -10,6 +10,7 @@
 //! reads back, from the end, so a chatty job never costs more than the ring to
 //! look at.
 
+use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -183,6 +184,18 @@ async fn poll(
 
 struct BgProcessCard;
 
+/// The `bg-process` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    ..ToolMeta::new(
+        "bg-process",
+        "Background process",
+        "Start, poll and stop long-lived commands, keeping the last 2,000 lines per stream.",
+    )
+};
+
 #[async_trait]
 impl Tool for BgProcessCard {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -192,7 +205,7 @@ impl Tool for BgProcessCard {
     }
 
     fn name(&self) -> &str {
-        "bg-process"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -4,6 +4,7 @@
 //! replaced atomically, so concurrent appends lose nothing. A cap keeps it a note:
 //! a change that would take it past [`MEMORY_CAP`] bytes is refused whole.
 
+use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -42,6 +43,17 @@ fn read_note(file: &std::path::Path) -> Result<String, String> {
     }
 }
 
+/// The `memory` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    effect: Effect::Records { idempotent: false },
+    ..ToolMeta::new(
+        "memory",
+        "Working memory",
+        "Read, replace or append to the session's working-memory note.",
+    )
+};
+
 #[async_trait]
 impl Tool for MemoryCard {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -51,7 +63,7 @@ impl Tool for MemoryCard {
     }
 
     fn name(&self) -> &str {
-        "memory"
+        META.name
     }
 
     fn description(&self) -> &str {

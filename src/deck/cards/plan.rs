@@ -4,6 +4,7 @@
 //! `plans/<base36 epoch-ms>-<slug>.md`, so an approved plan outlives the call and
 //! repeated plans never overwrite each other.
 
+use crate::kernel::{Seat, ToolMeta};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -100,6 +101,16 @@ pub fn read_plan(path: &Path) -> Option<String> {
 
 struct EnterPlanMode;
 
+/// The `enter_plan_mode` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const ENTER_PLAN_MODE: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    ..ToolMeta::new(
+        "enter_plan_mode",
+        "Enter plan mode",
+        "Mark the start of an explore-only planning phase.",
+    )
+};
+
 #[async_trait]
 impl Tool for EnterPlanMode {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -109,7 +120,7 @@ impl Tool for EnterPlanMode {
     }
 
     fn name(&self) -> &str {
-        "enter_plan_mode"
+        ENTER_PLAN_MODE.name
     }
 
     fn description(&self) -> &str {
@@ -134,6 +145,16 @@ impl Tool for EnterPlanMode {
 
 struct ExitPlanMode;
 
+/// The `exit_plan_mode` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const EXIT_PLAN_MODE: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    ..ToolMeta::new(
+        "exit_plan_mode",
+        "Exit plan mode",
+        "Present a finished plan for approval and keep it as a file.",
+    )
+};
+
 #[async_trait]
 impl Tool for ExitPlanMode {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -143,7 +164,7 @@ impl Tool for ExitPlanMode {
     }
 
     fn name(&self) -> &str {
-        "exit_plan_mode"
+        EXIT_PLAN_MODE.name
     }
 
     fn description(&self) -> &str {

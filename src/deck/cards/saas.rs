@@ -18,6 +18,7 @@
 //! not followed (a redirect could carry it to another host), and every string the
 //! card returns is scrubbed of it, whatever the server echoed back.
 
+use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -498,6 +499,18 @@ fn bounded(mut record: Value, shown: &str, ctx: &ToolContext) -> Value {
 
 struct SaasCard;
 
+/// The `saas-action` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    effect: Effect::Runs,
+    open_world: true,
+    ..ToolMeta::new(
+        "saas-action",
+        "SaaS action",
+        "Discover and run third-party SaaS actions through the Composio REST API.",
+    )
+};
+
 #[async_trait]
 impl Tool for SaasCard {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -507,7 +520,7 @@ impl Tool for SaasCard {
     }
 
     fn name(&self) -> &str {
-        "saas-action"
+        META.name
     }
 
     fn description(&self) -> &str {

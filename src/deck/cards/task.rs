@@ -33,6 +33,7 @@
 //! With no agent configured the card is the seed's typed stub: an `is_error`
 //! result saying so and showing exactly how to configure one.
 
+use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -631,6 +632,18 @@ fn record(
     r
 }
 
+/// The `task` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    ..ToolMeta::new(
+        "task",
+        "Delegate task",
+        "Hand a self-contained objective to a configured sub-agent CLI and return its answer.",
+    )
+};
+
 #[async_trait]
 impl Tool for TaskCard {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -638,7 +651,7 @@ impl Tool for TaskCard {
     }
 
     fn name(&self) -> &str {
-        "task"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -4,6 +4,7 @@
 //! replaces the whole list. The list lives in the session's folder (`todo.json`)
 //! and changes under the state lock.
 
+use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -117,6 +118,17 @@ fn answer(ctx: &ToolContext, lead: &str, items: Vec<DeckTodo>) -> ToolResult {
 
 struct TodoCard;
 
+/// The `todo` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Card,
+    effect: Effect::Records { idempotent: true },
+    ..ToolMeta::new(
+        "todo",
+        "Checklist",
+        "Read or wholesale replace a checklist of weighted items with four states.",
+    )
+};
+
 #[async_trait]
 impl Tool for TodoCard {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -124,7 +136,7 @@ impl Tool for TodoCard {
     }
 
     fn name(&self) -> &str {
-        "todo"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -37,16 +37,12 @@ use serde_json::Value;
 
 use crate::kernel::digest::sha256_of_reader;
 use crate::kernel::{
-    Around, DefinedTool, DirChild, FileLock, Fs, FsEntryInfo, RemoveOptions, ToolContentBlock,
-    ToolContext, ToolResult, WalkOptions, WalkVisitorFactory, wrap_tool,
+    Around, Checkpoint, DefinedTool, DirChild, FileLock, Fs, FsEntryInfo, RemoveOptions,
+    ToolContentBlock, ToolContext, ToolResult, WalkOptions, WalkVisitorFactory, wrap_tool,
 };
 use crate::state::checkpoints::{
     AFTER_ABSENT, Capture, CheckpointStore, Image, NodeName, missing_dirs, real_path,
 };
-
-/// The file tools whose changes are checkpointed by reading the file before
-/// (the command tools are wrapped by `command_checkpoint`, which scans the tree).
-pub const CHECKPOINTED_TOOLS: &[&str] = &["write", "edit", "apply_patch"];
 
 /// Where a wrapped tool records: one session's store and the active node.
 #[derive(Debug, Clone)]
@@ -67,14 +63,21 @@ impl CheckpointHandle {
     }
 }
 
-/// `tool` folded inside the checkpoint wrapper when a handle is given and the tool
-/// is one of [`CHECKPOINTED_TOOLS`]; otherwise the very same tool.
+/// `tool` folded inside the checkpoint wrapper when a handle is given and the
+/// tool's descriptor says a checkpoint reads what it will write (the file tools;
+/// the command tools are wrapped by `command_checkpoint`, which scans the tree);
+/// otherwise the very same tool.
 pub fn maybe_wrap_checkpoint(
     tool: DefinedTool,
     handle: Option<&Arc<CheckpointHandle>>,
 ) -> DefinedTool {
     match handle {
-        Some(handle) if CHECKPOINTED_TOOLS.contains(&tool.name()) => {
+        Some(handle)
+            if matches!(
+                crate::deck::checkpoint_of(tool.name()),
+                Checkpoint::ByPath | Checkpoint::ByPatch
+            ) =>
+        {
             let around = Checkpointing {
                 handle: Arc::clone(handle),
             };
@@ -244,7 +247,7 @@ pub(super) fn with_notice(mut result: ToolResult, notice: &str) -> ToolResult {
 #[async_trait]
 impl Around for Checkpointing {
     async fn call(&self, inner: &DefinedTool, input: Value, ctx: &ToolContext) -> ToolResult {
-        if inner.name() == "apply_patch" {
+        if crate::deck::checkpoint_of(inner.name()) == Checkpoint::ByPatch {
             return self.run_patch(inner, input, ctx).await;
         }
         // A missing or refused path: the inner tool says what is wrong with it.

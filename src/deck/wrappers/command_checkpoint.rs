@@ -25,9 +25,6 @@ use super::checkpoint::{CheckpointHandle, with_notice};
 use crate::kernel::{Around, DefinedTool, JsonSchema, ToolContext, ToolResult};
 use crate::state::checkpoints::runs::RunReport;
 
-/// The tools whose commands are checkpointed (a job tool only for `start`).
-pub const COMMAND_TOOLS: &[&str] = &["bash", "run_shell", "task", "process", "bg-process"];
-
 /// The wrapper of one invocation's command tools.
 pub struct Commands {
     pub handle: Arc<CheckpointHandle>,

@@ -12,29 +12,30 @@ pub mod suppress;
 
 use std::sync::Arc;
 
-use crate::kernel::{DefinedTool, ToolRegistry, wrap_tool};
-use checkpoint::{CHECKPOINTED_TOOLS, CheckpointHandle, maybe_wrap_checkpoint};
+use crate::kernel::{Checkpoint, DefinedTool, ToolRegistry, wrap_tool};
+use checkpoint::{CheckpointHandle, maybe_wrap_checkpoint};
 
-/// Replace the file tools ([`CHECKPOINTED_TOOLS`](checkpoint::CHECKPOINTED_TOOLS)) and the command tools
-/// ([`COMMAND_TOOLS`](command_checkpoint::COMMAND_TOOLS)) in `registry` by
-/// their wrapped selves (in place, so order and collections are unchanged).
+/// Replace the tools a checkpoint covers (their descriptors say how: the file
+/// tools by reading what they will write, the command tools by scanning the
+/// tree) in `registry` by their wrapped selves (in place, so order and
+/// collections are unchanged).
 pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle) {
-    use command_checkpoint::{COMMAND_TOOLS, Commands};
+    use command_checkpoint::Commands;
     let handle = Arc::new(handle);
-    let mut wrapped: Vec<DefinedTool> = CHECKPOINTED_TOOLS
-        .iter()
-        .filter_map(|name| registry.get(name).cloned())
-        .map(|tool| maybe_wrap_checkpoint(tool, Some(&handle)))
-        .collect();
     let commands = Arc::new(Commands {
         handle: Arc::clone(&handle),
         serial: Arc::default(),
     });
-    wrapped.extend(
-        COMMAND_TOOLS
-            .iter()
-            .filter_map(|name| registry.get(name).cloned())
-            .map(|tool| wrap_tool(tool, commands.clone())),
-    );
+    let wrapped: Vec<DefinedTool> = crate::deck::catalog()
+        .iter()
+        .filter_map(|row| Some((row.meta.checkpoint, registry.get(row.id)?.clone())))
+        .filter_map(|(how, tool)| match how {
+            Checkpoint::ByPath | Checkpoint::ByPatch => {
+                Some(maybe_wrap_checkpoint(tool, Some(&handle)))
+            }
+            Checkpoint::ByScan => Some(wrap_tool(tool, commands.clone())),
+            Checkpoint::No => None,
+        })
+        .collect();
     registry.register_all(wrapped);
 }

@@ -10,6 +10,7 @@
 //! hunk of every file has its place and every new content is built, and an
 //! interrupted write is undone by the next invocation.
 
+use crate::kernel::{Checkpoint, Effect, ToolMeta};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,6 +57,18 @@ struct Row {
     hunks: Vec<HunkPlaced>,
 }
 
+/// The `apply_patch` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    effect: Effect::Writes { idempotent: false },
+    checkpoint: Checkpoint::ByPatch,
+    heavy: true,
+    ..ToolMeta::new(
+        "apply_patch",
+        "Apply patch",
+        "Apply a multi-file patch (codex envelope or unified diff), all or nothing.",
+    )
+};
+
 #[async_trait]
 impl Tool for ApplyPatchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -65,7 +78,7 @@ impl Tool for ApplyPatchTool {
     }
 
     fn name(&self) -> &str {
-        "apply_patch"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -9,6 +9,7 @@
 //! record). The matching itself, and the wording of why an edit could not be
 //! applied, live in `matching/`, which is pure and fuzzed.
 
+use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -47,6 +48,20 @@ enum DiffSource {
     Whole(matching::Decoded),
 }
 
+/// The `edit` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    effect: Effect::Writes { idempotent: false },
+    checkpoint: Checkpoint::ByPath,
+    core: true,
+    heavy: true,
+    ..ToolMeta::new(
+        "edit",
+        "Edit file",
+        "Replace a span of a file's text and show the unified diff.",
+    )
+};
+
 #[async_trait]
 impl Tool for EditTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -54,7 +69,7 @@ impl Tool for EditTool {
     }
 
     fn name(&self) -> &str {
-        "edit"
+        META.name
     }
 
     fn description(&self) -> &str {

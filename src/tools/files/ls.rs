@@ -5,6 +5,7 @@
 //! tiebreak, so the order is stable across filesystems. Dot-entries are hidden unless
 //! `showHidden`, and the header says how many were hidden so nothing is silently lost.
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -47,6 +48,16 @@ fn order(a: &Row, b: &Row) -> Ordering {
         .then_with(|| a.name.cmp(&b.name))
 }
 
+/// The `ls` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    ..ToolMeta::new(
+        "ls",
+        "List directory",
+        "List a directory's entries with kind and size, directories first.",
+    )
+};
+
 #[async_trait]
 impl Tool for Ls {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -54,7 +65,7 @@ impl Tool for Ls {
     }
 
     fn name(&self) -> &str {
-        "ls"
+        META.name
     }
 
     fn description(&self) -> &str {

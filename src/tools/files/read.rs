@@ -19,6 +19,7 @@
 //! at most [`AGENT_WINDOW`] lines and cuts each line at [`AGENT_LINE_WIDTH`]
 //! characters, saying so; see those constants for why these numbers.
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::io::Read;
 use std::sync::Arc;
 
@@ -454,10 +455,21 @@ fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
     })
 }
 
+/// The `read` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    core: true,
+    ..ToolMeta::new(
+        "read",
+        "Read file",
+        "Show a file's lines numbered like cat -n, a window at a time.",
+    )
+};
+
 #[async_trait]
 impl Tool for ReadTool {
     fn name(&self) -> &str {
-        "read"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -10,6 +10,7 @@
 //! it, the record `{path, bytes, sha256}`: the hash is what `edit`'s `expectSha256`
 //! takes, so a writer can guard its next edit without reading the file back.
 
+use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,10 +25,24 @@ use crate::tools::files::gate::{
 
 struct WriteTool;
 
+/// The `write` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    effect: Effect::Writes { idempotent: true },
+    checkpoint: Checkpoint::ByPath,
+    core: true,
+    heavy: true,
+    ..ToolMeta::new(
+        "write",
+        "Write file",
+        "Create or replace a file atomically, making parent folders.",
+    )
+};
+
 #[async_trait]
 impl Tool for WriteTool {
     fn name(&self) -> &str {
-        "write"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -5,6 +5,7 @@
 //! 8,000 characters with `...[truncated]`, `Wrote N bytes to /path`, up to 8
 //! numbered results.
 
+use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -27,10 +28,20 @@ fn record_of(result: &ToolResult) -> Option<&Value> {
 
 struct ReadFile;
 
+/// The `read_file` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const READ_FILE: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    ..ToolMeta::new(
+        "read_file",
+        "Read file (text)",
+        "Return a file's text as is, up to 8,000 characters.",
+    )
+};
+
 #[async_trait]
 impl Tool for ReadFile {
     fn name(&self) -> &str {
-        "read_file"
+        READ_FILE.name
     }
 
     fn description(&self) -> &str {
@@ -93,10 +104,21 @@ impl Tool for ReadFile {
 
 struct WriteFile;
 
+/// The `write_file` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const WRITE_FILE: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Writes { idempotent: false },
+    ..ToolMeta::new(
+        "write_file",
+        "Write file (text)",
+        "Create or replace a file atomically and say how many bytes were written.",
+    )
+};
+
 #[async_trait]
 impl Tool for WriteFile {
     fn name(&self) -> &str {
-        "write_file"
+        WRITE_FILE.name
     }
 
     fn description(&self) -> &str {
@@ -139,10 +161,21 @@ impl Tool for WriteFile {
 
 struct FetchUrl;
 
+/// The `fetch_url` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const FETCH_URL: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    open_world: true,
+    ..ToolMeta::new(
+        "fetch_url",
+        "Fetch URL body",
+        "HTTP GET a URL and return its body, up to 8,000 characters.",
+    )
+};
+
 #[async_trait]
 impl Tool for FetchUrl {
     fn name(&self) -> &str {
-        "fetch_url"
+        FETCH_URL.name
     }
 
     fn description(&self) -> &str {
@@ -202,10 +235,21 @@ fn render_results(results: &[Value]) -> String {
         .join("\n\n")
 }
 
+/// The `web_search` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const WEB_SEARCH: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    open_world: true,
+    ..ToolMeta::new(
+        "web_search",
+        "Web search (top 8)",
+        "Search the web and return up to eight numbered results.",
+    )
+};
+
 #[async_trait]
 impl Tool for WebSearch {
     fn name(&self) -> &str {
-        "web_search"
+        WEB_SEARCH.name
     }
 
     fn description(&self) -> &str {

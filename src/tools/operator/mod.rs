@@ -21,3 +21,22 @@ pub use panes::{
 };
 pub use run_shell::run_shell_tool;
 pub use time::{time_record, time_tool};
+
+use crate::kernel::Registration;
+
+/// The operator's tools in the buddy seed's order: each one's descriptor and
+/// how to build it (the catalog's rows are made from this list).
+pub static OPERATOR_TOOLS: [Registration; 12] = [
+    Registration::new(&run_shell::META, run_shell_tool),
+    Registration::new(&frontends::READ_FILE, read_file_tool),
+    Registration::new(&frontends::WRITE_FILE, write_file_tool),
+    Registration::new(&frontends::FETCH_URL, fetch_url_tool),
+    Registration::new(&frontends::WEB_SEARCH, web_search_tool),
+    Registration::new(&panes::CAPTURE_PANE, capture_pane_tool),
+    Registration::new(&panes::SEND_KEYS, send_keys_tool),
+    Registration::new(&panes::CREATE_SESSION, tmux_create_session_tool),
+    Registration::new(&panes::KILL_SESSION, tmux_kill_session_tool),
+    Registration::new(&panes::CREATE_PANE, tmux_create_pane_tool),
+    Registration::new(&panes::KILL_PANE, tmux_kill_pane_tool),
+    Registration::new(&time::META, time_tool),
+];

@@ -4,6 +4,7 @@
 //! the four `tmux-*` tools that create and kill managed sessions and panes within
 //! the configured caps, the shared session and shared panes protected.
 
+use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -84,10 +85,20 @@ fn bound(args: &Args<'_>, field: &str) -> Result<Option<String>, String> {
 
 struct CapturePane;
 
+/// The `capture-pane` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const CAPTURE_PANE: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    ..ToolMeta::new(
+        "capture-pane",
+        "Capture tmux pane",
+        "Return the text on a tmux pane's screen, up to its last 8,000 characters.",
+    )
+};
+
 #[async_trait]
 impl Tool for CapturePane {
     fn name(&self) -> &str {
-        "capture-pane"
+        CAPTURE_PANE.name
     }
 
     fn description(&self) -> &str {
@@ -171,10 +182,21 @@ async fn capture(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String>
 
 struct SendKeys;
 
+/// The `send-keys` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const SEND_KEYS: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Runs,
+    ..ToolMeta::new(
+        "send-keys",
+        "Send keys to tmux pane",
+        "Type literal text and tmux key names into a tmux pane.",
+    )
+};
+
 #[async_trait]
 impl Tool for SendKeys {
     fn name(&self) -> &str {
-        "send-keys"
+        SEND_KEYS.name
     }
 
     fn description(&self) -> &str {
@@ -269,10 +291,10 @@ enum Manage {
 impl Manage {
     fn name(self) -> &'static str {
         match self {
-            Manage::CreateSession => "tmux-create-session",
-            Manage::KillSession => "tmux-kill-session",
-            Manage::CreatePane => "tmux-create-pane",
-            Manage::KillPane => "tmux-kill-pane",
+            Manage::CreateSession => CREATE_SESSION.name,
+            Manage::KillSession => KILL_SESSION.name,
+            Manage::CreatePane => CREATE_PANE.name,
+            Manage::KillPane => KILL_PANE.name,
         }
     }
 }
@@ -414,6 +436,50 @@ pub fn capture_pane_tool() -> DefinedTool {
 pub fn send_keys_tool() -> DefinedTool {
     define_tool(Arc::new(SendKeys))
 }
+
+/// The `tmux-create-session` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const CREATE_SESSION: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Records { idempotent: false },
+    ..ToolMeta::new(
+        "tmux-create-session",
+        "Create tmux session",
+        "Create or reuse a managed tmux session with its shared pane.",
+    )
+};
+
+/// The `tmux-kill-session` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const KILL_SESSION: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Records { idempotent: false },
+    ..ToolMeta::new(
+        "tmux-kill-session",
+        "Kill tmux session",
+        "Kill a managed tmux session (never the shared one).",
+    )
+};
+
+/// The `tmux-create-pane` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const CREATE_PANE: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Records { idempotent: false },
+    ..ToolMeta::new(
+        "tmux-create-pane",
+        "Create tmux pane",
+        "Create or reuse a managed pane in a managed tmux session.",
+    )
+};
+
+/// The `tmux-kill-pane` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const KILL_PANE: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Records { idempotent: false },
+    ..ToolMeta::new(
+        "tmux-kill-pane",
+        "Kill tmux pane",
+        "Kill a managed pane (never a session's shared pane).",
+    )
+};
 
 pub fn tmux_create_session_tool() -> DefinedTool {
     define_tool(Arc::new(ManageTool(Manage::CreateSession)))

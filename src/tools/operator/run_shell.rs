@@ -8,6 +8,7 @@
 //! persistent shell. The result is the seed's `{exit_code, stdout, stderr}`, each
 //! stream cut to 4,000 characters.
 
+use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -78,6 +79,18 @@ fn finished(exit_code: i32, stdout: &str, stderr: &str) -> ToolResult {
 
 struct RunShell;
 
+/// The `run_shell` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: false },
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    ..ToolMeta::new(
+        "run_shell",
+        "Run shell command (risk-annotated)",
+        "Run a command, stating its risk, directly or typed into a managed tmux pane.",
+    )
+};
+
 #[async_trait]
 impl Tool for RunShell {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -97,7 +110,7 @@ impl Tool for RunShell {
     }
 
     fn name(&self) -> &str {
-        "run_shell"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -2,6 +2,7 @@
 //! measure durations without running `date` (which, on a remote target, would
 //! give the remote's clock). Formats come from chrono.
 
+use crate::kernel::{Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -27,6 +28,16 @@ pub fn time_record(now: DateTime<Utc>) -> Value {
     })
 }
 
+/// The `time` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Operator { in_all: true },
+    ..ToolMeta::new(
+        "time",
+        "Current time",
+        "Return the harness's wall-clock time in epoch, ISO-8601 and RFC 2822 forms.",
+    )
+};
+
 #[async_trait]
 impl Tool for TimeTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -34,7 +45,7 @@ impl Tool for TimeTool {
     }
 
     fn name(&self) -> &str {
-        "time"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -13,6 +13,7 @@
 //! answer and nothing is stored.
 
 use crate::kernel::text::inert;
+use crate::kernel::{Effect, Seat, SeedList, ToolMeta};
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -214,6 +215,17 @@ fn checklist_result(
 
 struct TodoSetTool;
 
+/// The `todo_set` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const TODO_SET: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    effect: Effect::Records { idempotent: true },
+    ..ToolMeta::new(
+        "todo_set",
+        "Update checklist",
+        "Replace the session's checklist.",
+    )
+};
+
 #[async_trait]
 impl Tool for TodoSetTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -223,7 +235,7 @@ impl Tool for TodoSetTool {
     }
 
     fn name(&self) -> &str {
-        "todo_set"
+        TODO_SET.name
     }
 
     fn description(&self) -> &str {
@@ -275,6 +287,16 @@ impl Tool for TodoSetTool {
 
 struct TodoReadTool;
 
+/// The `todo_read` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const TODO_READ: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    ..ToolMeta::new(
+        "todo_read",
+        "Read checklist",
+        "Show the session's checklist.",
+    )
+};
+
 #[async_trait]
 impl Tool for TodoReadTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -284,7 +306,7 @@ impl Tool for TodoReadTool {
     }
 
     fn name(&self) -> &str {
-        "todo_read"
+        TODO_READ.name
     }
 
     fn description(&self) -> &str {

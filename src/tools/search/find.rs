@@ -15,6 +15,7 @@
 //! name, the seed's rule (`find read` lists `README.md`). Both are compiled once, so
 //! every entry costs a single match.
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -651,6 +652,17 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     text_and_record(text, record, false)
 }
 
+/// The `find` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    core: true,
+    ..ToolMeta::new(
+        "find",
+        "Find files by name",
+        "Find files and directories by glob or substring beneath a root.",
+    )
+};
+
 #[async_trait]
 impl Tool for Find {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -658,7 +670,7 @@ impl Tool for Find {
     }
 
     fn name(&self) -> &str {
-        "find"
+        META.name
     }
 
     fn description(&self) -> &str {

@@ -17,6 +17,7 @@
 //! (`paths`), `-g` (`globs`), `-t`/`-T` (`type`/`typeNot`), `-v`, `-w`, `-S`,
 //! `-B`/`-A`, `-m`, and `-l`/`-c` (`outputMode`). Absent, they change nothing.
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -1339,6 +1340,17 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     text_and_record(text, record, false)
 }
 
+/// The `grep` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    core: true,
+    ..ToolMeta::new(
+        "grep",
+        "Search file contents",
+        "Find lines matching a regular expression or literal across a tree.",
+    )
+};
+
 #[async_trait]
 impl Tool for Grep {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -1346,7 +1358,7 @@ impl Tool for Grep {
     }
 
     fn name(&self) -> &str {
-        "grep"
+        META.name
     }
 
     fn description(&self) -> &str {

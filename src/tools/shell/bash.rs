@@ -10,6 +10,7 @@
 //! stream is clamped on its own, keeping its head and tail, so a flood on stdout
 //! cannot push the error message on stderr out of view.
 
+use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -35,6 +36,19 @@ const NOTICE_ROOM: usize = 96;
 
 struct BashTool;
 
+/// The `bash` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    core: true,
+    ..ToolMeta::new(
+        "bash",
+        "Run shell command",
+        "Run a shell command and return its output and exit status.",
+    )
+};
+
 #[async_trait]
 impl Tool for BashTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -42,7 +56,7 @@ impl Tool for BashTool {
     }
 
     fn name(&self) -> &str {
-        "bash"
+        META.name
     }
 
     fn description(&self) -> &str {

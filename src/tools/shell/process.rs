@@ -12,6 +12,7 @@
 //! against the start time kept in the table, so a zombie or a recycled pid is never
 //! reported as running, and `stop` never signals a process that is not the job's.
 
+use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,6 +45,18 @@ const SIGKILL: i32 = 9;
 
 struct ProcessTool;
 
+/// The `process` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::Mutating),
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    ..ToolMeta::new(
+        "process",
+        "Manage background processes",
+        "Start, poll, feed, stop and list background jobs.",
+    )
+};
+
 #[async_trait]
 impl Tool for ProcessTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -53,7 +66,7 @@ impl Tool for ProcessTool {
     }
 
     fn name(&self) -> &str {
-        "process"
+        META.name
     }
 
     fn description(&self) -> &str {

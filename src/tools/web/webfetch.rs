@@ -14,6 +14,7 @@
 //! reach a private network (loopback, link-local, private ranges …) is refused
 //! unless the user allowed it (see `client`).
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,6 +50,17 @@ const FORMATS: &[&str] = &["text", "markdown", "html"];
 
 struct WebFetchTool;
 
+/// The `webfetch` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    open_world: true,
+    ..ToolMeta::new(
+        "webfetch",
+        "Fetch URL",
+        "Fetch a URL and return its content as text, Markdown or HTML.",
+    )
+};
+
 #[async_trait]
 impl Tool for WebFetchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -58,7 +70,7 @@ impl Tool for WebFetchTool {
     }
 
     fn name(&self) -> &str {
-        "webfetch"
+        META.name
     }
 
     fn description(&self) -> &str {

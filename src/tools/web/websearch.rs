@@ -13,6 +13,7 @@
 //! them. An endpoint the user configured is theirs: its host is reached wherever
 //! it is (a search service on their own network), what it redirects to is not.
 
+use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -255,6 +256,17 @@ async fn search(endpoint: &Endpoint, query: &str, count: usize, ctx: &ToolContex
 
 struct WebSearchTool;
 
+/// The `websearch` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    seat: Seat::Builtin(SeedList::ReadOnly),
+    open_world: true,
+    ..ToolMeta::new(
+        "websearch",
+        "Web search",
+        "Search the web and return ranked titles, URLs and snippets.",
+    )
+};
+
 #[async_trait]
 impl Tool for WebSearchTool {
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -264,7 +276,7 @@ impl Tool for WebSearchTool {
     }
 
     fn name(&self) -> &str {
-        "websearch"
+        META.name
     }
 
     fn description(&self) -> &str {
