@@ -20,10 +20,6 @@ use crate::tools;
 pub const READ_ONLY_NAMES: [&str; 6] = ["read", "ls", "grep", "find", "websearch", "webfetch"];
 /// The tools that change the workspace or run commands.
 pub const MUTATING_NAMES: [&str; 6] = ["write", "edit", "bash", "todo_set", "todo_read", "process"];
-/// Built-ins beyond the seed's two lists: registered (so in `all`), but not in
-/// the seed's `read-only` or `coding` collections, whose members the seed fixes.
-pub const ADDED_NAMES: [&str; 1] = ["apply_patch"];
-
 /// A standard collection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ToolCollection {
@@ -152,7 +148,11 @@ mod tests {
             assert!(coding.contains(name));
         }
         for name in reg.names() {
-            if ADDED_NAMES.contains(&name.as_str()) {
+            if builtin_meta(&name).map(|m| m.seat)
+                == Some(crate::kernel::Seat::Builtin(
+                    crate::kernel::SeedList::Neither,
+                ))
+            {
                 assert!(!coding.contains(&name), "{name} is not the seed's");
                 continue;
             }

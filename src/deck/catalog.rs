@@ -17,14 +17,15 @@ pub use super::row::{
 };
 
 /// The built-ins' rows in the seed's table order, which the registration order
-/// gives by one rule: the seed's read-only list first, then the other tools
-/// that only observe (`todo_read`), then the rest, each part in registration
-/// order.
+/// gives by one rule: the seed's read-only list first, then the seed's other
+/// tools that only observe (`todo_read`), then the seed's others, then the
+/// built-ins beyond the seed, each part in registration order.
 fn builtin_rows() -> Vec<CatalogRow> {
     let rank = |m: &ToolMeta| match (m.seat, m.effect.observes_only()) {
         (Seat::Builtin(SeedList::ReadOnly), _) => 0,
-        (_, true) => 1,
-        _ => 2,
+        (Seat::Builtin(SeedList::Mutating), true) => 1,
+        (Seat::Builtin(SeedList::Mutating), false) => 2,
+        _ => 3,
     };
     let mut rows: Vec<CatalogRow> = crate::builtins::BUILTINS
         .iter()
@@ -182,9 +183,12 @@ mod tests {
     #[test]
     fn the_profiles_keep_the_seeds_inversion() {
         let of = |p: Profile| -> Vec<&str> { rows_for_profile(p).map(|r| r.id).collect() };
-        // "authoring" is the observe-only set, "survey" every built-in.
+        // "authoring" is the observe-only set: the seed's seven first, then
+        // any built-in beyond the seed that only observes; "survey" every
+        // built-in.
+        let authoring = of(Profile::Authoring);
         assert_eq!(
-            of(Profile::Authoring),
+            authoring[..7],
             [
                 "read",
                 "ls",
@@ -195,6 +199,11 @@ mod tests {
                 "todo_read"
             ]
         );
+        for id in &authoring[7..] {
+            let meta = find_row(id).unwrap().meta;
+            assert_eq!(meta.seat, Seat::Builtin(SeedList::Neither), "{id}");
+            assert!(meta.effect.observes_only(), "{id}");
+        }
         assert_eq!(
             of(Profile::Survey),
             &catalog().iter().map(|r| r.id).collect::<Vec<_>>()[..crate::builtins::BUILTINS.len()]
