@@ -137,11 +137,11 @@ impl ToolMeta {
 #[derive(Clone, Copy)]
 pub struct Registration {
     pub meta: &'static ToolMeta,
-    pub build: fn() -> super::DefinedTool,
+    pub build: fn() -> super::spec::DefinedTool,
 }
 
 impl Registration {
-    pub const fn new(meta: &'static ToolMeta, build: fn() -> super::DefinedTool) -> Self {
+    pub const fn new(meta: &'static ToolMeta, build: fn() -> super::spec::DefinedTool) -> Self {
         Registration { meta, build }
     }
 }
