@@ -396,195 +396,10 @@ fn with_meta_commands(cmd: Command) -> Command {
                     .help("Turn the read-before-edit gate off (it is on in batch mode)"),
             ),
     )
-    .subcommand(
-        Command::new("mcp")
-            .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted")
-            .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers, and up and down start and stop the warm broker that keeps their connections open (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
-            .arg(
-                Arg::new("no-gate")
-                    .long("no-gate")
-                    .action(ArgAction::SetTrue)
-                    .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
-            )
-            .arg(tool_search_arg())
-            .arg(no_output_schemas_arg())
-            .subcommand(
-                Command::new("serve")
-                    .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
-                    .arg(
-                        Arg::new("no-gate")
-                            .long("no-gate")
-                            .action(ArgAction::SetTrue)
-                            .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
-                    )
-                    .arg(tool_search_arg())
-                    .arg(no_output_schemas_arg()),
-            )
-            .subcommand(
-                Command::new("servers")
-                    .about("The configured MCP servers: name, transport, status, tool count, last error"),
-            )
-            .subcommand(
-                Command::new("tools")
-                    .about("The grafted tools (from the ledger cache; nothing is spawned)")
-                    .arg(Arg::new("server").value_name("SERVER").help("Only this server's tools")),
-            )
-            .subcommand(
-                Command::new("ledger")
-                    .about("The bridge ledger's event log (--format json: one JSON event per line)"),
-            )
-            .subcommand(
-                Command::new("refresh")
-                    .about("Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed")
-                    .arg(Arg::new("server").value_name("SERVER").help("Only this server")),
-            )
-            .subcommand(
-                Command::new("up")
-                    .about("Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers' startup; exit 1 if it did not start or a server failed")
-                    .arg(
-                        Arg::new("idle")
-                            .long("idle")
-                            .value_name("SECS")
-                            .value_parser(value_parser!(u64).range(1..))
-                            .default_value("600")
-                            .help("Exit after this many seconds without a call"),
-                    ),
-            )
-            .subcommand(
-                Command::new("down")
-                    .about("Stop this directory's warm broker and the servers it keeps open (not running is not an error)"),
-            )
-            .subcommand(
-                Command::new("names")
-                    .hide(true)
-                    .about("The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)"),
-            )
-            .subcommand(
-                Command::new("broker")
-                    .hide(true)
-                    .about("The warm broker itself (started by `mcp up`)")
-                    .arg(
-                        Arg::new("idle")
-                            .long("idle")
-                            .value_name("SECS")
-                            .value_parser(value_parser!(u64).range(1..))
-                            .default_value("600"),
-                    ),
-            ),
-    )
-    .subcommand(
-        Command::new("diff")
-            .about("Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble")
-            .long_about("Unified diff of two files, or with -r of two trees, with the engine edit uses, spoken as GNU diff: -u (the only format here), -U N, -q, -r; `Only in DIR: NAME`, `Binary files A and B differ` and `Common subdirectories` as diff words them. Exit 0 when equal, 1 when different, 2 on trouble. The output applies with `patch -p0`; `--format json` gives one record.")
-            .arg(
-                Arg::new("unified")
-                    .short('u')
-                    .long("unified")
-                    .action(ArgAction::SetTrue)
-                    .help("Unified format with 3 lines of context (the only format; accepted as diff's -u)"),
-            )
-            .arg(
-                Arg::new("brief")
-                    .short('q')
-                    .long("brief")
-                    .action(ArgAction::SetTrue)
-                    .help("Only say which files differ (diff -q)"),
-            )
-            .arg(
-                Arg::new("recursive")
-                    .short('r')
-                    .long("recursive")
-                    .action(ArgAction::SetTrue)
-                    .help("Compare folders' subfolders too (diff -r)"),
-            )
-            .arg(Arg::new("before").required(true).value_name("BEFORE").value_parser(value_parser!(std::path::PathBuf)))
-            .arg(Arg::new("after").required(true).value_name("AFTER").value_parser(value_parser!(std::path::PathBuf)))
-            .arg(
-                Arg::new("context")
-                    .long("context")
-                    .short('U')
-                    .visible_alias("unified-context")
-                    .value_name("N")
-                    .value_parser(value_parser!(usize))
-                    .default_value("3")
-                    .help("Lines of context around each change (diff -U N)"),
-            ),
-    )
-    .subcommand(
-        Command::new("checkpoint")
-            .about("List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands")
-            .long_about("List, diff, rewind or drop the checkpoints that --checkpoint (INDUS_CHECKPOINT=1) recorded in the session (--session): what write, edit and apply_patch changed, and what commands run by bash, run_shell, task and process start changed in the project's tree. A node is a turn (--turn NAME) or one invocation.")
-            .subcommand_required(true)
-            .arg_required_else_help(true)
-            .subcommand(Command::new("list").about("The nodes, oldest first, with their time and the files they touched (size before, or why not kept)"))
-            .subcommand(Command::new("on").about("Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)"))
-            .subcommand(Command::new("off").about("Stop checkpointing this session by default (the nodes already recorded stay)"))
-            .subcommand(
-                Command::new("diff")
-                    .about("Unified diff from the state before NODE to now, for every file touched at or after NODE")
-                    .arg(Arg::new("node").required(true).value_name("NODE")),
-            )
-            .subcommand(
-                Command::new("rewind")
-                    .about("Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes")
-                    .arg(Arg::new("node").required(true).value_name("NODE"))
-                    .arg(
-                        Arg::new("force")
-                            .long("force")
-                            .action(ArgAction::SetTrue)
-                            .help("Overwrite files changed outside the toolbox since it wrote them (refused otherwise)"),
-                    ),
-            )
-            .subcommand(
-                Command::new("gc")
-                    .about("Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands")
-                    .arg(
-                        Arg::new("tree")
-                            .long("tree")
-                            .action(ArgAction::SetTrue)
-                            .help("Also forget the last scan of the tree and its copies (the next checkpointed command copies the tree again)"),
-                    ),
-            )
-            .subcommand(
-                Command::new("drop")
-                    .about("Forget NODE and every older node (or --all), deleting contents no node needs")
-                    .arg(Arg::new("node").value_name("NODE").required_unless_present("all"))
-                    .arg(
-                        Arg::new("all")
-                            .long("all")
-                            .action(ArgAction::SetTrue)
-                            .conflicts_with("node")
-                            .help("Forget every node of the session"),
-                    ),
-            ),
-    )
-    .subcommand(
-        Command::new("trust")
-            .about("Trust this project's configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust")
-            .long_about("Trust project configuration files as they are now. The MCP servers of .mcp.json, .cursor/mcp.json, .vscode/mcp.json and .indusvx/mcp.json, the agents of .indusvx/agents.json, and the allow rules and looser settings of .indusvx/policy.json and .indusvx/buddy.json are used only once you trusted the file: trust records its path and the SHA-256 of its content in your state folder ($XDG_STATE_HOME/indus-tool, default ~/.local/state/indus-tool), and any edit of the file revokes it. Trust also records the SHA-256 of every project file the config launches (an MCP server's or an agent's command and path-like arguments, such as sh tools/server.sh), and a change to any of them revokes it too; a program found on PATH, and what a script reads in turn, are not covered. Read a file, and what it launches, before you trust it: its servers and agents are programs that run as you.\n\nWith no FILE, trusts every project configuration file found from the working folder (up to the repository root). --list shows what is trusted and whether each file still has the content trusted; --revoke forgets FILE.")
-            .arg(
-                Arg::new("file")
-                    .value_name("FILE")
-                    .action(ArgAction::Append)
-                    .num_args(0..)
-                    .value_parser(value_parser!(std::path::PathBuf))
-                    .help("A configuration file to trust (default: the project's configuration files found from the working folder)"),
-            )
-            .arg(
-                Arg::new("list")
-                    .long("list")
-                    .action(ArgAction::SetTrue)
-                    .conflicts_with_all(["file", "revoke"])
-                    .help("List the trusted files: path, SHA-256, and whether the file still holds that content"),
-            )
-            .arg(
-                Arg::new("revoke")
-                    .long("revoke")
-                    .action(ArgAction::SetTrue)
-                    .requires("file")
-                    .help("Forget the trust of each FILE (whatever content was trusted)"),
-            ),
-    )
+    .subcommand(mcp_command())
+    .subcommand(diff_command())
+    .subcommand(checkpoint_command())
+    .subcommand(trust_command())
     .subcommand(
         Command::new("completions")
             .about("Print a shell completion script, or install it where the shell looks")
@@ -624,6 +439,203 @@ fn with_meta_commands(cmd: Command) -> Command {
                     .help("Write the pages into PREFIX/share/man/man1 (PREFIX: ~/.local when not given), where `man indus-tool` finds them"),
             ),
     )
+}
+
+/// The `mcp` meta-command.
+fn mcp_command() -> Command {
+    Command::new("mcp")
+        .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted")
+        .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers, and up and down start and stop the warm broker that keeps their connections open (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
+        .arg(
+            Arg::new("no-gate")
+                .long("no-gate")
+                .action(ArgAction::SetTrue)
+                .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
+        )
+        .arg(tool_search_arg())
+        .arg(no_output_schemas_arg())
+        .subcommand(
+            Command::new("serve")
+                .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
+                .arg(
+                    Arg::new("no-gate")
+                        .long("no-gate")
+                        .action(ArgAction::SetTrue)
+                        .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
+                )
+                .arg(tool_search_arg())
+                .arg(no_output_schemas_arg()),
+        )
+        .subcommand(
+            Command::new("servers")
+                .about("The configured MCP servers: name, transport, status, tool count, last error"),
+        )
+        .subcommand(
+            Command::new("tools")
+                .about("The grafted tools (from the ledger cache; nothing is spawned)")
+                .arg(Arg::new("server").value_name("SERVER").help("Only this server's tools")),
+        )
+        .subcommand(
+            Command::new("ledger")
+                .about("The bridge ledger's event log (--format json: one JSON event per line)"),
+        )
+        .subcommand(
+            Command::new("refresh")
+                .about("Connect to the configured servers (or SERVER), list their tools and update the ledger; exit 1 if one failed")
+                .arg(Arg::new("server").value_name("SERVER").help("Only this server")),
+        )
+        .subcommand(
+            Command::new("up")
+                .about("Start the warm broker for this directory (unless it runs) and connect it to every configured server, so grafted calls skip the servers' startup; exit 1 if it did not start or a server failed")
+                .arg(
+                    Arg::new("idle")
+                        .long("idle")
+                        .value_name("SECS")
+                        .value_parser(value_parser!(u64).range(1..))
+                        .default_value("600")
+                        .help("Exit after this many seconds without a call"),
+                ),
+        )
+        .subcommand(
+            Command::new("down")
+                .about("Stop this directory's warm broker and the servers it keeps open (not running is not an error)"),
+        )
+        .subcommand(
+            Command::new("names")
+                .hide(true)
+                .about("The grafted tools as `NAME<TAB>SUMMARY` lines, from the ledger cache (for shell completion; nothing is spawned)"),
+        )
+        .subcommand(
+            Command::new("broker")
+                .hide(true)
+                .about("The warm broker itself (started by `mcp up`)")
+                .arg(
+                    Arg::new("idle")
+                        .long("idle")
+                        .value_name("SECS")
+                        .value_parser(value_parser!(u64).range(1..))
+                        .default_value("600"),
+                ),
+        )
+}
+
+/// The `diff` meta-command.
+fn diff_command() -> Command {
+    Command::new("diff")
+        .about("Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble")
+        .long_about("Unified diff of two files, or with -r of two trees, with the engine edit uses, spoken as GNU diff: -u (the only format here), -U N, -q, -r; `Only in DIR: NAME`, `Binary files A and B differ` and `Common subdirectories` as diff words them. Exit 0 when equal, 1 when different, 2 on trouble. The output applies with `patch -p0`; `--format json` gives one record.")
+        .arg(
+            Arg::new("unified")
+                .short('u')
+                .long("unified")
+                .action(ArgAction::SetTrue)
+                .help("Unified format with 3 lines of context (the only format; accepted as diff's -u)"),
+        )
+        .arg(
+            Arg::new("brief")
+                .short('q')
+                .long("brief")
+                .action(ArgAction::SetTrue)
+                .help("Only say which files differ (diff -q)"),
+        )
+        .arg(
+            Arg::new("recursive")
+                .short('r')
+                .long("recursive")
+                .action(ArgAction::SetTrue)
+                .help("Compare folders' subfolders too (diff -r)"),
+        )
+        .arg(Arg::new("before").required(true).value_name("BEFORE").value_parser(value_parser!(std::path::PathBuf)))
+        .arg(Arg::new("after").required(true).value_name("AFTER").value_parser(value_parser!(std::path::PathBuf)))
+        .arg(
+            Arg::new("context")
+                .long("context")
+                .short('U')
+                .visible_alias("unified-context")
+                .value_name("N")
+                .value_parser(value_parser!(usize))
+                .default_value("3")
+                .help("Lines of context around each change (diff -U N)"),
+        )
+}
+
+/// The `checkpoint` meta-command.
+fn checkpoint_command() -> Command {
+    Command::new("checkpoint")
+        .about("List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands")
+        .long_about("List, diff, rewind or drop the checkpoints that --checkpoint (INDUS_CHECKPOINT=1) recorded in the session (--session): what write, edit and apply_patch changed, and what commands run by bash, run_shell, task and process start changed in the project's tree. A node is a turn (--turn NAME) or one invocation.")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(Command::new("list").about("The nodes, oldest first, with their time and the files they touched (size before, or why not kept)"))
+        .subcommand(Command::new("on").about("Checkpoint every write and edit of this session from now on, without --checkpoint (INDUS_CHECKPOINT=0 still turns it off for one invocation)"))
+        .subcommand(Command::new("off").about("Stop checkpointing this session by default (the nodes already recorded stay)"))
+        .subcommand(
+            Command::new("diff")
+                .about("Unified diff from the state before NODE to now, for every file touched at or after NODE")
+                .arg(Arg::new("node").required(true).value_name("NODE")),
+        )
+        .subcommand(
+            Command::new("rewind")
+                .about("Put every file touched at or after NODE back as it was before NODE (files created since are deleted), then forget NODE and later nodes")
+                .arg(Arg::new("node").required(true).value_name("NODE"))
+                .arg(
+                    Arg::new("force")
+                        .long("force")
+                        .action(ArgAction::SetTrue)
+                        .help("Overwrite files changed outside the toolbox since it wrote them (refused otherwise)"),
+                ),
+        )
+        .subcommand(
+            Command::new("gc")
+                .about("Delete kept contents no node needs; with --tree also the copy of the tree kept for checkpointing commands")
+                .arg(
+                    Arg::new("tree")
+                        .long("tree")
+                        .action(ArgAction::SetTrue)
+                        .help("Also forget the last scan of the tree and its copies (the next checkpointed command copies the tree again)"),
+                ),
+        )
+        .subcommand(
+            Command::new("drop")
+                .about("Forget NODE and every older node (or --all), deleting contents no node needs")
+                .arg(Arg::new("node").value_name("NODE").required_unless_present("all"))
+                .arg(
+                    Arg::new("all")
+                        .long("all")
+                        .action(ArgAction::SetTrue)
+                        .conflicts_with("node")
+                        .help("Forget every node of the session"),
+                ),
+        )
+}
+
+/// The `trust` meta-command.
+fn trust_command() -> Command {
+    Command::new("trust")
+        .about("Trust this project's configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust")
+        .long_about("Trust project configuration files as they are now. The MCP servers of .mcp.json, .cursor/mcp.json, .vscode/mcp.json and .indusvx/mcp.json, the agents of .indusvx/agents.json, and the allow rules and looser settings of .indusvx/policy.json and .indusvx/buddy.json are used only once you trusted the file: trust records its path and the SHA-256 of its content in your state folder ($XDG_STATE_HOME/indus-tool, default ~/.local/state/indus-tool), and any edit of the file revokes it. Trust also records the SHA-256 of every project file the config launches (an MCP server's or an agent's command and path-like arguments, such as sh tools/server.sh), and a change to any of them revokes it too; a program found on PATH, and what a script reads in turn, are not covered. Read a file, and what it launches, before you trust it: its servers and agents are programs that run as you.\n\nWith no FILE, trusts every project configuration file found from the working folder (up to the repository root). --list shows what is trusted and whether each file still has the content trusted; --revoke forgets FILE.")
+        .arg(
+            Arg::new("file")
+                .value_name("FILE")
+                .action(ArgAction::Append)
+                .num_args(0..)
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help("A configuration file to trust (default: the project's configuration files found from the working folder)"),
+        )
+        .arg(
+            Arg::new("list")
+                .long("list")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["file", "revoke"])
+                .help("List the trusted files: path, SHA-256, and whether the file still holds that content"),
+        )
+        .arg(
+            Arg::new("revoke")
+                .long("revoke")
+                .action(ArgAction::SetTrue)
+                .requires("file")
+                .help("Forget the trust of each FILE (whatever content was trusted)"),
+        )
 }
 
 #[cfg(test)]
