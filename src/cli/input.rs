@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::command::{self, positional_id};
 use super::error::{CliResult, UsageError};
-use super::tools::row_of;
+use super::tools::{ToolRow, row_of};
 use crate::kernel::ToolDescriptor;
 
 /// Read all of `reader`, but never more than `limit` bytes: past that, an error
@@ -119,32 +119,51 @@ pub(crate) fn stdin_value(
 /// Assemble a tool's input from `--json`, positionals, flags and (for the tool's
 /// stdin key) standard input. Later sources win: flags override `--json`.
 pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> CliResult<Value> {
-    let mut stdin_used = false;
-    let mut input = match m.get_one::<String>("json") {
-        Some(raw) => {
-            stdin_used = raw == "-";
-            match read_json_arg("--json", raw)? {
-                Value::Object(map) => map,
-                other => {
-                    return Err(UsageError(format!(
-                        "--json: expected a JSON object, got {}",
-                        crate::kernel::input::describe_value(&other)
-                    )));
-                }
-            }
-        }
-        None => Map::new(),
-    };
+    let (mut input, mut stdin_used) = json_base(m)?;
     let props = command::properties(descriptor);
     for (key, schema) in props {
         if let Ok(Some(raw)) = m.try_get_one::<String>(key) {
             input.insert(key.clone(), flag_value(key, schema, raw)?);
         }
     }
-    // Positional words fill the positional keys that no flag gave, in order, so
-    // `grep -e PATTERN PATH` reads PATH as the path; a last positional given
-    // several times (`grep PATTERN a b`) fills the shape's array key instead.
     let row = row_of(&descriptor.name);
+    stdin_used |= positionals_into(descriptor, row, m, &mut input)?;
+    peer_input(descriptor, m, &mut input)?;
+    everything_default(row, m, &mut input);
+    if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
+        grafted_words_into(descriptor, words, &mut input)?;
+    }
+    second_word_moved(row, m, &mut input);
+    stdin_into(descriptor, row, m, stdin_used, &mut input)?;
+    Ok(Value::Object(input))
+}
+
+/// What `--json` gives (an object), and whether it read standard input.
+fn json_base(m: &ArgMatches) -> CliResult<(Map<String, Value>, bool)> {
+    let Some(raw) = m.get_one::<String>("json") else {
+        return Ok((Map::new(), false));
+    };
+    match read_json_arg("--json", raw)? {
+        Value::Object(map) => Ok((map, raw == "-")),
+        other => Err(UsageError(format!(
+            "--json: expected a JSON object, got {}",
+            crate::kernel::input::describe_value(&other)
+        ))),
+    }
+}
+
+/// Positional words fill the positional keys that no flag gave, in order, so
+/// `grep -e PATTERN PATH` reads PATH as the path; a last positional given
+/// several times (`grep PATTERN a b`) fills the shape's array key instead.
+/// Returns whether a file positional read standard input (`-`).
+fn positionals_into(
+    descriptor: &ToolDescriptor,
+    row: &ToolRow,
+    m: &ArgMatches,
+    input: &mut Map<String, Value>,
+) -> CliResult<bool> {
+    let mut stdin_used = false;
+    let props = command::properties(descriptor);
     let positionals = row.positionals;
     let given = |k: &str| matches!(m.try_get_one::<String>(k), Ok(Some(_)));
     let mut words: Vec<&String> = Vec::new();
@@ -172,23 +191,8 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             break;
         }
         if row.file_positional == Some(*key) {
-            let limit = crate::tools::files::edit::EDIT_MAX_BYTES;
-            let bytes = if word == "-" {
-                stdin_used = true;
-                read_bounded(std::io::stdin().lock(), limit, "stdin")?
-            } else {
-                std::fs::File::open(word)
-                    .map_err(|e| UsageError(format!("{word}: {e}")))
-                    .and_then(|f| {
-                        // Sized once from the file's length: a patch of
-                        // megabytes is not copied through doubling buffers.
-                        let len = f.metadata().map_or(0, |m| m.len() as usize);
-                        read_bounded_sized(f, limit, word, len.min(limit) + 1)
-                    })?
-            };
-            let text = String::from_utf8(bytes)
-                .map_err(|_| UsageError(format!("{word} is not valid UTF-8")))?;
-            input.insert(key.to_string(), Value::String(text));
+            stdin_used |= word == "-";
+            input.insert(key.to_string(), Value::String(file_positional(word)?));
             continue;
         }
         if let Some(schema) = props.get(*key) {
@@ -210,13 +214,35 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             upper(by_flag)
         )));
     }
-    peer_input(descriptor, m, &mut input)?;
-    // fd lists everything below the root when no pattern is given (`find -e
-    // rs`, `find -t d`): `**/*` matches every path below the root, never the root.
-    // `find . src` is fd's "everything under src" (its pattern is a regex, and
-    // `.` matches any name); taken as the substring ".", it would skip `Makefile`.
-    // Only a pattern typed (or left out) on the command line; `--json` says
-    // exactly what it means.
+    Ok(stdin_used)
+}
+
+/// A file positional's text: the file named, or standard input for `-`.
+fn file_positional(word: &str) -> CliResult<String> {
+    let limit = crate::tools::files::edit::EDIT_MAX_BYTES;
+    let bytes = if word == "-" {
+        read_bounded(std::io::stdin().lock(), limit, "stdin")?
+    } else {
+        std::fs::File::open(word)
+            .map_err(|e| UsageError(format!("{word}: {e}")))
+            .and_then(|f| {
+                // Sized once from the file's length: a patch of
+                // megabytes is not copied through doubling buffers.
+                let len = f.metadata().map_or(0, |m| m.len() as usize);
+                read_bounded_sized(f, limit, word, len.min(limit) + 1)
+            })?
+    };
+    String::from_utf8(bytes).map_err(|_| UsageError(format!("{word} is not valid UTF-8")))
+}
+
+/// fd lists everything below the root when no pattern is given (`find -e
+/// rs`, `find -t d`): `**/*` matches every path below the root, never the root.
+/// `find . src` is fd's "everything under src" (its pattern is a regex, and
+/// `.` matches any name); taken as the substring ".", it would skip `Makefile`.
+/// Only a pattern typed (or left out) on the command line; `--json` says
+/// exactly what it means.
+fn everything_default(row: &ToolRow, m: &ArgMatches, input: &mut Map<String, Value>) {
+    let given = |k: &str| matches!(m.try_get_one::<String>(k), Ok(Some(_)));
     let from_json = matches!(m.try_get_one::<String>("json"), Ok(Some(_)));
     let typed = |key: &str| {
         given(key) || matches!(m.try_get_many::<String>(&positional_id(key)), Ok(Some(_)))
@@ -227,66 +253,79 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     {
         input.insert(key.to_string(), Value::from(everything));
     }
-    if let Ok(Some(words)) = m.try_get_many::<String>(command::GRAFTED_WORDS) {
-        let required: Vec<&str> = descriptor
-            .parameters
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut bare: Vec<&String> = Vec::new();
-        for word in words {
-            match word.split_once('=') {
-                Some((key, raw)) if props.contains_key(key) => {
-                    input.insert(key.to_string(), flag_value(key, &props[key], raw)?);
-                }
-                _ => bare.push(word),
+}
+
+/// A grafted tool's words: `KEY=VALUE` for any key, and bare values for its
+/// required keys, then its optional string ones, in the schema's order, as a
+/// built-in takes `grep PATTERN [PATH]`.
+fn grafted_words_into<'w>(
+    descriptor: &ToolDescriptor,
+    words: impl Iterator<Item = &'w String>,
+    input: &mut Map<String, Value>,
+) -> CliResult<()> {
+    let props = command::properties(descriptor);
+    let required: Vec<&str> = descriptor
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut bare: Vec<&String> = Vec::new();
+    for word in words {
+        match word.split_once('=') {
+            Some((key, raw)) if props.contains_key(key) => {
+                input.insert(key.to_string(), flag_value(key, &props[key], raw)?);
             }
-        }
-        // Bare words fill the required keys, then the optional string ones, in
-        // the schema's order, as a built-in takes `grep PATTERN [PATH]`.
-        let is_string = |k: &str| {
-            props
-                .get(k)
-                .and_then(|p| p.get("type"))
-                .and_then(Value::as_str)
-                == Some("string")
-        };
-        let in_order: Vec<&str> = props
-            .keys()
-            .map(String::as_str)
-            .filter(|k| required.contains(k))
-            .chain(required.iter().copied().filter(|k| !props.contains_key(*k)))
-            .chain(
-                props
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| !required.contains(k) && is_string(k)),
-            )
-            .collect();
-        let open: Vec<&str> = in_order
-            .iter()
-            .copied()
-            .filter(|k| !input.contains_key(*k))
-            .collect();
-        let mut free = open.into_iter();
-        for word in bare {
-            let Some(key) = free.next() else {
-                return Err(UsageError(format!(
-                    "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values for its required keys, then its string keys, in order ({})",
-                    descriptor.name,
-                    if in_order.is_empty() {
-                        "none".to_string()
-                    } else {
-                        in_order.join(", ")
-                    }
-                )));
-            };
-            let schema = props.get(key).cloned().unwrap_or(Value::Null);
-            input.insert(key.to_string(), flag_value(key, &schema, word)?);
+            _ => bare.push(word),
         }
     }
-    // `process start CMD`: the second word is the command, not a job id.
+    // Bare words fill the required keys, then the optional string ones, in
+    // the schema's order, as a built-in takes `grep PATTERN [PATH]`.
+    let is_string = |k: &str| {
+        props
+            .get(k)
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            == Some("string")
+    };
+    let in_order: Vec<&str> = props
+        .keys()
+        .map(String::as_str)
+        .filter(|k| required.contains(k))
+        .chain(required.iter().copied().filter(|k| !props.contains_key(*k)))
+        .chain(
+            props
+                .keys()
+                .map(String::as_str)
+                .filter(|k| !required.contains(k) && is_string(k)),
+        )
+        .collect();
+    let open: Vec<&str> = in_order
+        .iter()
+        .copied()
+        .filter(|k| !input.contains_key(*k))
+        .collect();
+    let mut free = open.into_iter();
+    for word in bare {
+        let Some(key) = free.next() else {
+            return Err(UsageError(format!(
+                "unexpected argument '{word}': {} takes KEY=VALUE words, and bare values for its required keys, then its string keys, in order ({})",
+                descriptor.name,
+                if in_order.is_empty() {
+                    "none".to_string()
+                } else {
+                    in_order.join(", ")
+                }
+            )));
+        };
+        let schema = props.get(key).cloned().unwrap_or(Value::Null);
+        input.insert(key.to_string(), flag_value(key, &schema, word)?);
+    }
+    Ok(())
+}
+
+/// `process start CMD`: the second word is the command, not a job id.
+fn second_word_moved(row: &ToolRow, m: &ArgMatches, input: &mut Map<String, Value>) {
     if let Some((action, from, to)) = row.second_word
         && let Some(first) = row.positionals.first()
         && input.get(*first).and_then(Value::as_str) == Some(action)
@@ -299,6 +338,19 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
     {
         input.insert(to.to_string(), word);
     }
+}
+
+/// The tool's stdin key from standard input: `--KEY -` reads it even from a
+/// terminal; otherwise a pipe or a file is read when no other source gave the
+/// key, and `write FILE` with nothing given and nothing piped is refused.
+fn stdin_into(
+    descriptor: &ToolDescriptor,
+    row: &ToolRow,
+    m: &ArgMatches,
+    stdin_used: bool,
+    input: &mut Map<String, Value>,
+) -> CliResult<()> {
+    let props = command::properties(descriptor);
     let stdin_is_terminal = std::io::stdin().is_terminal()
         // Forwarded from a terminal (`--exec`): the local stdin stayed local.
         || std::env::var_os("INDUS_STDIN_TERMINAL").is_some_and(|v| v == "1");
@@ -352,7 +404,7 @@ pub(crate) fn assemble_input(descriptor: &ToolDescriptor, m: &ArgMatches) -> Cli
             input.insert(key.to_string(), value);
         }
     }
-    Ok(Value::Object(input))
+    Ok(())
 }
 
 /// The peer flags' part of the input (see `peers`): switches set their value,
