@@ -53,38 +53,9 @@ use output::Printer;
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    // Elsewhere (`--exec ssh:…`/`container:…`): the whole invocation runs there,
-    // before anything here is loaded.
-    use crate::backends::remote::Forwarded;
-    let mut fallback = None;
-    let args = match remote_request(&args) {
-        // `--version` alone, as clap would print it, before anything is built:
-        // scripts call it to probe for the tool.
-        Ok(None) if matches!(&args[1..], [a] if a == "--version" || a == "-V") => {
-            use std::io::Write;
-            let line = concat!("indus-tool ", env!("CARGO_PKG_VERSION"), "\n");
-            // As clap: a closed stdout is not worth a complaint.
-            let _ = std::io::stdout().write_all(line.as_bytes());
-            return ExitCode::SUCCESS;
-        }
-        Ok(None) => args,
-        Ok(Some((remote, forwarded))) => {
-            match remote.forward(&forwarded, &crate::backends::remote::forwarded_env()) {
-                Forwarded::Done(code) => return code,
-                // This build cannot run there: run here, over shell commands there.
-                Forwarded::Fallback { cwd } => {
-                    fallback = Some((remote, cwd));
-                    std::iter::once(args[0].clone())
-                        .chain(forwarded.into_iter().map(OsString::from))
-                        .collect()
-                }
-            }
-        }
-        Err(message) => {
-            return Printer::new(ColorMode::Auto)
-                .with_json(globals::wants_json(&args))
-                .usage(&message);
-        }
+    let (args, fallback) = match forwarded_or_here(args) {
+        Ok(here) => here,
+        Err(code) => return code,
     };
     let mut registry = deck_registry();
     // The grafted MCP tools must be known before clap parses (their names are
@@ -114,36 +85,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             bad.to_string_lossy()
         ));
     }
-    // A call of one tool parses with that tool's subcommand alone (see
-    // `focused_command`), a meta-command that reads the registry itself with
-    // the meta-commands alone; help and mistakes get the whole tree.
-    let root_help = globals::root_help_requested(&args);
-    let treeless = !root_help
-        && globals::subcommand_at(&args)
-            .and_then(|i| args[i].to_str())
-            .is_some_and(command::treeless_meta);
-    let mut cmd = match named.filter(|_| !root_help) {
-        Some(descriptor) => command::focused_command(&descriptor),
-        None if treeless => command::meta_command(),
-        None => {
-            let tree: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
-            build_command(&tree)
-        }
-    };
-    if root_help {
-        let exposed = cmd
-            .clone()
-            .try_get_matches_from(globals::without_help(&args))
-            .ok()
-            .and_then(|m| read_globals(&m).ok())
-            .map(|mut g| {
-                g.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
-                let names = selected_names(&registry, &g).unwrap_or_default();
-                (names, g.selection.describe())
-            });
-        let (names, selection) = exposed.unwrap_or_default();
-        cmd = docs::people_help(cmd, &names, &selection);
-    }
+    let cmd = command_for(&args, named, &registry, &grafted);
     let matches = match cmd.try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(e, &mut printer),
@@ -161,22 +103,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     {
         crate::interop::mcp_client::client::set_log_level(level);
     }
-    if let Some((remote, cwd)) = fallback {
-        if globals.root.is_some() || globals.checkpoint || globals.tmux.is_some() {
-            return printer.usage(&format!(
-                "--root, --tmux and checkpoints need indus-tool itself on {}, which cannot run it there",
-                remote.target.describe()
-            ));
-        }
-        globals.state_root = match remote.fallback_state() {
-            Ok(dir) => Some(dir),
-            Err(e) => {
-                printer.error_text(&e);
-                return ExitCode::from(1);
-            }
-        };
-        globals.cwd = cwd;
-        globals.remote = Some(crate::backends::remote_fs::Channel::new(remote));
+    if let Some((remote, cwd)) = fallback
+        && let Err(code) = run_here_for(remote, cwd, &mut globals, &mut printer)
+    {
+        return code;
     }
     printer = Printer::new(globals.color).with_json(globals.json);
     // The tools that run are built for the working directory: the rows whose tool
@@ -207,6 +137,112 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Ok(code) => code,
         Err(e) => printer.usage(&e.0),
     }
+}
+
+/// A remote this build cannot run on, and the folder there: the invocation
+/// runs here over shell commands there.
+type Fallback = Option<(crate::backends::remote::Remote, String)>;
+
+/// Where the invocation runs. Elsewhere (`--exec ssh:…`/`container:…`): the
+/// whole invocation runs there, before anything here is loaded, and its exit
+/// code is the answer (`Err`); or this build cannot run there, and it runs
+/// here over shell commands there (the remote and its folder returned beside
+/// the arguments). `--version` alone is answered here at once.
+fn forwarded_or_here(args: Vec<OsString>) -> Result<(Vec<OsString>, Fallback), ExitCode> {
+    use crate::backends::remote::Forwarded;
+    match remote_request(&args) {
+        // `--version` alone, as clap would print it, before anything is built:
+        // scripts call it to probe for the tool.
+        Ok(None) if matches!(&args[1..], [a] if a == "--version" || a == "-V") => {
+            use std::io::Write;
+            let line = concat!("indus-tool ", env!("CARGO_PKG_VERSION"), "\n");
+            // As clap: a closed stdout is not worth a complaint.
+            let _ = std::io::stdout().write_all(line.as_bytes());
+            Err(ExitCode::SUCCESS)
+        }
+        Ok(None) => Ok((args, None)),
+        Ok(Some((remote, forwarded))) => {
+            match remote.forward(&forwarded, &crate::backends::remote::forwarded_env()) {
+                Forwarded::Done(code) => Err(code),
+                // This build cannot run there: run here, over shell commands there.
+                Forwarded::Fallback { cwd } => {
+                    let args = std::iter::once(args[0].clone())
+                        .chain(forwarded.into_iter().map(OsString::from))
+                        .collect();
+                    Ok((args, Some((remote, cwd))))
+                }
+            }
+        }
+        Err(message) => Err(Printer::new(ColorMode::Auto)
+            .with_json(globals::wants_json(&args))
+            .usage(&message)),
+    }
+}
+
+/// The command tree to parse `args` with. A call of one tool parses with that
+/// tool's subcommand alone (see `focused_command`), a meta-command that reads
+/// the registry itself with the meta-commands alone; help and mistakes get the
+/// whole tree, and the root help lists what the selection exposes.
+fn command_for(
+    args: &[OsString],
+    named: Option<ToolDescriptor>,
+    registry: &crate::kernel::ToolRegistry,
+    grafted: &[crate::kernel::DefinedTool],
+) -> clap::Command {
+    let root_help = globals::root_help_requested(args);
+    let treeless = !root_help
+        && globals::subcommand_at(args)
+            .and_then(|i| args[i].to_str())
+            .is_some_and(command::treeless_meta);
+    let cmd = match named.filter(|_| !root_help) {
+        Some(descriptor) => command::focused_command(&descriptor),
+        None if treeless => command::meta_command(),
+        None => {
+            let tree: Vec<ToolDescriptor> = registry.tools().map(|t| t.descriptor()).collect();
+            build_command(&tree)
+        }
+    };
+    if !root_help {
+        return cmd;
+    }
+    let exposed = cmd
+        .clone()
+        .try_get_matches_from(globals::without_help(args))
+        .ok()
+        .and_then(|m| read_globals(&m).ok())
+        .map(|mut g| {
+            g.grafted = grafted.iter().map(|t| t.name().to_string()).collect();
+            let names = selected_names(registry, &g).unwrap_or_default();
+            (names, g.selection.describe())
+        });
+    let (names, selection) = exposed.unwrap_or_default();
+    docs::people_help(cmd, &names, &selection)
+}
+
+/// Set `globals` up to run here over shell commands on `remote` (its folder
+/// `cwd`): refused for what needs indus-tool itself there.
+fn run_here_for(
+    remote: crate::backends::remote::Remote,
+    cwd: String,
+    globals: &mut globals::Globals,
+    printer: &mut Printer,
+) -> Result<(), ExitCode> {
+    if globals.root.is_some() || globals.checkpoint || globals.tmux.is_some() {
+        return Err(printer.usage(&format!(
+            "--root, --tmux and checkpoints need indus-tool itself on {}, which cannot run it there",
+            remote.target.describe()
+        )));
+    }
+    globals.state_root = match remote.fallback_state() {
+        Ok(dir) => Some(dir),
+        Err(e) => {
+            printer.error_text(&e);
+            return Err(ExitCode::from(1));
+        }
+    };
+    globals.cwd = cwd;
+    globals.remote = Some(crate::backends::remote_fs::Channel::new(remote));
+    Ok(())
 }
 
 /// The descriptors of the machine-independent deck, which the generated man
