@@ -451,150 +451,159 @@ pub fn view(
         out.code = 1;
     }
     match sub {
-        "servers" | "refresh" => {
-            let reports = if sub == "refresh" {
-                let reports = graft.refresh(arg);
-                if reports.iter().any(|r| r.status.status != "ready") {
-                    out.code = 1;
-                }
-                Some(reports)
-            } else {
-                None
-            };
-            let mut rows = Vec::new();
-            let mut values = Vec::new();
-            for server in &graft.config.servers {
-                if arg.is_some_and(|a| a != server.name) {
-                    continue;
-                }
-                let status = graft.status.servers.get(&server.name);
-                let tools = graft
-                    .ledger
-                    .live_capabilities_for_server(&server.name)
-                    .len();
-                let state = status.map_or("unrefreshed", |s| s.status.as_str());
-                let error = status.and_then(|s| s.last_error.clone());
-                rows.push(vec![
-                    server.name.clone(),
-                    server.transport.kind().to_string(),
-                    state.to_string(),
-                    format!("{tools} tools"),
-                    error.as_deref().map(first_line).unwrap_or("").to_string(),
-                ]);
-                values.push(json!({
-                    "name": server.name,
-                    "transport": server.transport.kind(),
-                    "status": state,
-                    "tools": tools,
-                    "lastError": error,
-                    "refreshedAt": status.map(|s| s.refreshed_at.clone()),
-                    "source": server.source.display().to_string(),
-                }));
-            }
-            if let Some(reports) = reports {
-                for r in reports {
-                    if let Some(e) = r.status.last_error {
-                        out.stderr.push(e);
-                    }
-                }
-            }
-            out.stdout = if json {
-                format!("{}\n", Value::Array(values))
-            } else {
-                table(&rows)
-            };
-        }
-        "tools" => {
-            let live = match arg {
-                Some(server) => graft.ledger.live_capabilities_for_server(server),
-                None => graft.ledger.live_capabilities(),
-            };
-            let live: Vec<_> = live
-                .into_iter()
-                .filter(|l| graft.config.server(&l.server).is_some())
-                .collect();
-            if json {
-                let values: Vec<Value> = live
-                    .iter()
-                    .map(|l| {
-                        json!({
-                            "name": l.capability.name,
-                            "server": l.server,
-                            "tool": l.capability.tool,
-                            "description": l.capability.description,
-                            "inputSchema": l.capability.input_schema,
-                        })
-                    })
-                    .collect();
-                out.stdout = format!("{}\n", Value::Array(values));
-            } else {
-                let rows: Vec<Vec<String>> = live
-                    .iter()
-                    .map(|l| {
-                        vec![
-                            l.capability.name.clone(),
-                            l.server.clone(),
-                            first_line(crate::kernel::contract::summary(
-                                l.capability.description.trim_start(),
-                            ))
-                            .to_string(),
-                        ]
-                    })
-                    .collect();
-                out.stdout = table(&rows);
-            }
-        }
-        "ledger" => {
-            let state = graft.state();
-            let log = match load_log(&state) {
-                Ok(l) => l,
-                Err(e) => {
-                    out.stderr.push(format!("mcp ledger: {e}"));
-                    out.code = 1;
-                    return out;
-                }
-            };
-            if json {
-                for e in &log {
-                    out.stdout
-                        .push_str(&serde_json::to_string(e).expect("entries serialize"));
-                    out.stdout.push('\n');
-                }
-            } else {
-                let rows: Vec<Vec<String>> = log
-                    .iter()
-                    .map(|e| {
-                        vec![
-                            e.seq.to_string(),
-                            e.at.clone(),
-                            serde_json::to_value(e.op)
-                                .ok()
-                                .and_then(|v| v.as_str().map(str::to_string))
-                                .unwrap_or_default(),
-                            e.server.clone(),
-                            e.key.0.clone(),
-                            e.capability
-                                .as_ref()
-                                .map(|c| c.name.clone())
-                                .unwrap_or_default(),
-                        ]
-                    })
-                    .collect();
-                out.stdout = table(&rows);
-            }
-            if log.is_empty() && !json {
-                out.stderr.push(format!(
-                    "mcp ledger: {} holds no events",
-                    state.path(LEDGER_FILE).display()
-                ));
-            }
-        }
+        "servers" | "refresh" => servers_view(graft, sub, arg, json, &mut out),
+        "tools" => tools_view(graft, arg, json, &mut out),
+        "ledger" => ledger_view(graft, json, &mut out),
         other => {
             out.stderr.push(format!("mcp: unknown view \"{other}\""));
             out.code = 2;
         }
     }
     out
+}
+
+/// `mcp servers` and `mcp refresh`: one row per configured server.
+fn servers_view(graft: &mut Graft, sub: &str, arg: Option<&str>, json: bool, out: &mut ViewOutput) {
+    let reports = if sub == "refresh" {
+        let reports = graft.refresh(arg);
+        if reports.iter().any(|r| r.status.status != "ready") {
+            out.code = 1;
+        }
+        Some(reports)
+    } else {
+        None
+    };
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for server in &graft.config.servers {
+        if arg.is_some_and(|a| a != server.name) {
+            continue;
+        }
+        let status = graft.status.servers.get(&server.name);
+        let tools = graft
+            .ledger
+            .live_capabilities_for_server(&server.name)
+            .len();
+        let state = status.map_or("unrefreshed", |s| s.status.as_str());
+        let error = status.and_then(|s| s.last_error.clone());
+        rows.push(vec![
+            server.name.clone(),
+            server.transport.kind().to_string(),
+            state.to_string(),
+            format!("{tools} tools"),
+            error.as_deref().map(first_line).unwrap_or("").to_string(),
+        ]);
+        values.push(json!({
+            "name": server.name,
+            "transport": server.transport.kind(),
+            "status": state,
+            "tools": tools,
+            "lastError": error,
+            "refreshedAt": status.map(|s| s.refreshed_at.clone()),
+            "source": server.source.display().to_string(),
+        }));
+    }
+    if let Some(reports) = reports {
+        for r in reports {
+            if let Some(e) = r.status.last_error {
+                out.stderr.push(e);
+            }
+        }
+    }
+    out.stdout = if json {
+        format!("{}\n", Value::Array(values))
+    } else {
+        table(&rows)
+    };
+}
+
+/// `mcp tools [SERVER]`: the live tools of the ledger.
+fn tools_view(graft: &Graft, arg: Option<&str>, json: bool, out: &mut ViewOutput) {
+    let live = match arg {
+        Some(server) => graft.ledger.live_capabilities_for_server(server),
+        None => graft.ledger.live_capabilities(),
+    };
+    let live: Vec<_> = live
+        .into_iter()
+        .filter(|l| graft.config.server(&l.server).is_some())
+        .collect();
+    if json {
+        let values: Vec<Value> = live
+            .iter()
+            .map(|l| {
+                json!({
+                    "name": l.capability.name,
+                    "server": l.server,
+                    "tool": l.capability.tool,
+                    "description": l.capability.description,
+                    "inputSchema": l.capability.input_schema,
+                })
+            })
+            .collect();
+        out.stdout = format!("{}\n", Value::Array(values));
+    } else {
+        let rows: Vec<Vec<String>> = live
+            .iter()
+            .map(|l| {
+                vec![
+                    l.capability.name.clone(),
+                    l.server.clone(),
+                    first_line(crate::kernel::contract::summary(
+                        l.capability.description.trim_start(),
+                    ))
+                    .to_string(),
+                ]
+            })
+            .collect();
+        out.stdout = table(&rows);
+    }
+}
+
+/// `mcp ledger`: the ledger's events.
+fn ledger_view(graft: &Graft, json: bool, out: &mut ViewOutput) {
+    let state = graft.state();
+    let log = match load_log(&state) {
+        Ok(l) => l,
+        Err(e) => {
+            out.stderr.push(format!("mcp ledger: {e}"));
+            out.code = 1;
+            return;
+        }
+    };
+    if json {
+        for e in &log {
+            out.stdout
+                .push_str(&serde_json::to_string(e).expect("entries serialize"));
+            out.stdout.push('\n');
+        }
+    } else {
+        let rows: Vec<Vec<String>> = log
+            .iter()
+            .map(|e| {
+                vec![
+                    e.seq.to_string(),
+                    e.at.clone(),
+                    serde_json::to_value(e.op)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    e.server.clone(),
+                    e.key.0.clone(),
+                    e.capability
+                        .as_ref()
+                        .map(|c| c.name.clone())
+                        .unwrap_or_default(),
+                ]
+            })
+            .collect();
+        out.stdout = table(&rows);
+    }
+    if log.is_empty() && !json {
+        out.stderr.push(format!(
+            "mcp ledger: {} holds no events",
+            state.path(LEDGER_FILE).display()
+        ));
+    }
 }
 
 #[cfg(test)]
