@@ -238,45 +238,8 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
         if matches!(t.restore, Image::Dir { .. } | Image::Link { .. })
             || now_meta.as_ref().is_some_and(special)
         {
-            let then = match &t.restore {
-                Image::Absent => "absent".to_string(),
-                Image::Kept { size, .. } => {
-                    format!(
-                        "a file of {}",
-                        crate::kernel::text::plural(*size, "byte", "bytes")
-                    )
-                }
-                other => other.describe(),
-            };
-            let now = match &now_meta {
-                None => "absent".to_string(),
-                Some(m) if m.is_dir() => "a folder".to_string(),
-                Some(m) if m.file_type().is_symlink() => format!(
-                    "a link to {}",
-                    std::fs::read_link(&t.path)
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
-                Some(m) => format!(
-                    "a file of {}",
-                    crate::kernel::text::plural(m.len(), "byte", "bytes")
-                ),
-            };
-            let status = match (then.as_str(), now.as_str()) {
-                (x, y) if x == y => "unchanged",
-                ("absent", _) => "created",
-                (_, "absent") => "deleted",
-                _ => "modified",
-            };
-            let note = if status == "unchanged" {
-                String::new()
-            } else {
-                format!(
-                    "{text_rel}: {} before {name}, {} now\n",
-                    crate::kernel::text::inert(&then),
-                    crate::kernel::text::inert(&now)
-                )
-            };
+            let (status, note) =
+                special_note(&t.restore, &t.path, now_meta.as_ref(), &text_rel, name);
             whole.push_str(&note);
             files.push(json!({"path": rel, "status": status, "diff": note}));
             continue;
@@ -296,46 +259,7 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
             }
             _ => None,
         };
-        let (status, patch) = match &t.restore {
-            Image::OverCap { .. } | Image::Unreadable { .. } => (
-                "notKept",
-                format!(
-                    "Content before {name} of {a} was {}\n",
-                    t.restore.not_kept().unwrap_or_default()
-                ),
-            ),
-            before => {
-                let then = match before {
-                    Image::Kept { sha256, .. } => Some(store.blob(sha256)?),
-                    _ => None,
-                };
-                let status = match (&then, &now) {
-                    (None, None) => "unchanged",
-                    (None, Some(_)) => "created",
-                    (Some(_), None) => "deleted",
-                    (Some(x), Some(y)) if x == y => "unchanged",
-                    _ => "modified",
-                };
-                let text = |b: &Option<Vec<u8>>| match b {
-                    None => Some(String::new()),
-                    Some(bytes) => String::from_utf8(bytes.clone()).ok(),
-                };
-                let old_name = if then.is_none() { "/dev/null" } else { &a };
-                let new_name = if now.is_none() { "/dev/null" } else { &b };
-                let patch = match (text(&then), text(&now)) {
-                    _ if status == "unchanged" => String::new(),
-                    (Some(x), Some(y)) => render_unified_diff_with_headers(
-                        &x,
-                        &y,
-                        DEFAULT_CONTEXT,
-                        old_name,
-                        new_name,
-                    ),
-                    _ => format!("Binary files {old_name} and {new_name} differ\n"),
-                };
-                (status, patch)
-            }
-        };
+        let (status, patch) = content_patch(store, &t.restore, &now, (&a, &b), name)?;
         let (status, patch) = match mode_note {
             Some(note) if status == "unchanged" => ("modified", format!("{text_rel}: {note}")),
             Some(note) => (status, format!("{text_rel}: {note}{patch}")),
@@ -347,6 +271,125 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
     // What a command's checkpoint over the tree does not cover, said after
     // the diff (a line `patch` and `git apply` pass over).
     let mut record = json!({"node": name, "files": files});
+    not_covered_notes(scope, &index, from, &mut whole, &mut record);
+    record["diff"] = Value::from(whole.clone());
+    Ok(View {
+        text: whole,
+        record,
+    })
+}
+
+/// A folder or a link, then or now: said in a line (a diff has no hunks for
+/// them; `patch` passes the line over). The status and the line (empty when
+/// nothing changed).
+fn special_note(
+    restore: &Image,
+    path: &str,
+    now_meta: Option<&std::fs::Metadata>,
+    text_rel: &str,
+    name: &str,
+) -> (&'static str, String) {
+    let then = match restore {
+        Image::Absent => "absent".to_string(),
+        Image::Kept { size, .. } => {
+            format!(
+                "a file of {}",
+                crate::kernel::text::plural(*size, "byte", "bytes")
+            )
+        }
+        other => other.describe(),
+    };
+    let now = match now_meta {
+        None => "absent".to_string(),
+        Some(m) if m.is_dir() => "a folder".to_string(),
+        Some(m) if m.file_type().is_symlink() => format!(
+            "a link to {}",
+            std::fs::read_link(path)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        ),
+        Some(m) => format!(
+            "a file of {}",
+            crate::kernel::text::plural(m.len(), "byte", "bytes")
+        ),
+    };
+    let status = match (then.as_str(), now.as_str()) {
+        (x, y) if x == y => "unchanged",
+        ("absent", _) => "created",
+        (_, "absent") => "deleted",
+        _ => "modified",
+    };
+    let note = if status == "unchanged" {
+        String::new()
+    } else {
+        format!(
+            "{text_rel}: {} before {name}, {} now\n",
+            crate::kernel::text::inert(&then),
+            crate::kernel::text::inert(&now)
+        )
+    };
+    (status, note)
+}
+
+/// The status and unified diff of a file from its content before node `name`
+/// (`restore`) to its content `now`; `names` are its `a/…` and `b/…` headers.
+fn content_patch(
+    store: &CheckpointStore,
+    restore: &Image,
+    now: &Option<Vec<u8>>,
+    names: (&str, &str),
+    name: &str,
+) -> Result<(&'static str, String), CheckpointError> {
+    let (a, b) = names;
+    let (status, patch): (&'static str, String) = match restore {
+        Image::OverCap { .. } | Image::Unreadable { .. } => (
+            "notKept",
+            format!(
+                "Content before {name} of {a} was {}\n",
+                restore.not_kept().unwrap_or_default()
+            ),
+        ),
+        before => {
+            let then = match before {
+                Image::Kept { sha256, .. } => Some(store.blob(sha256)?),
+                _ => None,
+            };
+            let status = match (&then, &now) {
+                (None, None) => "unchanged",
+                (None, Some(_)) => "created",
+                (Some(_), None) => "deleted",
+                (Some(x), Some(y)) if x == y => "unchanged",
+                _ => "modified",
+            };
+            let text = |b: &Option<Vec<u8>>| match b {
+                None => Some(String::new()),
+                Some(bytes) => String::from_utf8(bytes.clone()).ok(),
+            };
+            let old_name = if then.is_none() { "/dev/null" } else { a };
+            let new_name = if now.is_none() { "/dev/null" } else { b };
+            let patch = match (text(&then), text(now)) {
+                _ if status == "unchanged" => String::new(),
+                (Some(x), Some(y)) => {
+                    render_unified_diff_with_headers(&x, &y, DEFAULT_CONTEXT, old_name, new_name)
+                }
+                _ => format!("Binary files {old_name} and {new_name} differ\n"),
+            };
+            (status, patch)
+        }
+    };
+    Ok((status, patch))
+}
+
+/// What a command's checkpoint over the tree does not cover, said after the
+/// diff (a line `patch` and `git apply` pass over) and in the record.
+fn not_covered_notes(
+    scope: &Scope,
+    index: &crate::state::checkpoints::Index,
+    from: usize,
+    whole: &mut String,
+    record: &mut Value,
+) {
+    let store = &scope.store;
     let trees: std::collections::BTreeSet<&str> = index.nodes[from..]
         .iter()
         .filter_map(|n| n.tree.as_deref())
@@ -386,11 +429,6 @@ pub fn diff(scope: &Scope, name: &str) -> Result<View, CheckpointError> {
         record["notCovered"] =
             json!({"ignored": ignored_all, "ignoredTotal": total, "overCap": over_all});
     }
-    record["diff"] = Value::from(whole.clone());
-    Ok(View {
-        text: whole,
-        record,
-    })
 }
 
 /// Put every file touched at or after node `name` back as it was before it, and
