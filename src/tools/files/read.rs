@@ -127,6 +127,70 @@ impl Window {
     }
 }
 
+/// A window line read whole (`line`: its number, the bytes kept, its true
+/// length and the characters of the bytes not kept) written into the body, or
+/// the window closed when the text or the record would pass the budget.
+fn finish_line(s: &mut Scan, w: &Window, line: (u64, &[u8], usize, u64), collecting: &mut bool) {
+    let (line_no, bytes, true_len, dropped_chars) = line;
+    if !(*collecting && line_no >= w.offset && line_no <= w.end()) {
+        return;
+    }
+    let mut bytes = bytes;
+    let mut cut_chars = dropped_chars;
+    if true_len > bytes.len()
+        && let Err(e) = std::str::from_utf8(bytes)
+        && e.error_len().is_none()
+    {
+        // The cut fell inside a character: drop its partial bytes (and
+        // count the character as not shown).
+        bytes = &bytes[..e.valid_up_to()];
+        cut_chars += 1;
+    }
+    let mut text = lossy_utf8(bytes);
+    let invalid = matches!(text, std::borrow::Cow::Owned(_));
+    let kept_len = bytes.len();
+    let mut budget_cut = None;
+    if let Some(width) = w.width
+        && let Some((at, _)) = text.char_indices().nth(width)
+    {
+        cut_chars += text[at..].chars().count() as u64;
+        match &mut text {
+            std::borrow::Cow::Owned(t) => t.truncate(at),
+            std::borrow::Cow::Borrowed(t) => *t = &t[..at],
+        }
+    } else if true_len > kept_len {
+        // Cut by the budget, not at the width: the seed's byte notice.
+        budget_cut = Some((line_no, true_len, kept_len));
+    }
+    // `{line_no:>6}\t{text}`, written straight into the body (no
+    // string per line: a long window is many thousands of them).
+    let digits = line_no.checked_ilog10().unwrap_or(0) as usize + 1;
+    let rendered_len = digits.max(6) + 1 + text.len();
+    let room = w.budget.saturating_sub(HEADER_RESERVE);
+    let needed = s.body.len() + rendered_len + 1;
+    let record_cost = if w.record { json_cost(&text) } else { 0 };
+    if s.last >= s.first && (needed > room || s.record_bytes + record_cost > room) {
+        s.budget_stop = true;
+        *collecting = false;
+        return;
+    }
+    // What the header and the record say of a line, only once it is shown.
+    s.invalid_utf8 |= invalid;
+    if budget_cut.is_some() {
+        s.cut_line = budget_cut;
+    }
+    if cut_chars > 0 {
+        s.cut_lines.push((line_no, cut_chars));
+    }
+    if !s.body.is_empty() || s.last >= s.first {
+        s.body.push('\n');
+    }
+    push_gutter(&mut s.body, line_no);
+    s.body.push_str(&text);
+    s.record_bytes += record_cost;
+    s.last = line_no;
+}
+
 /// One pass over `reader`. Blocking; polls `cancel` once per chunk.
 fn scan(
     mut reader: Box<dyn Read + Send>,
@@ -154,70 +218,6 @@ fn scan(
     let mut sniffed = 0usize;
 
     let in_window = |collecting: bool, l: u64| collecting && l >= w.offset && l <= end;
-    let finish_line = |s: &mut Scan,
-                       line_no: u64,
-                       bytes: &[u8],
-                       true_len: usize,
-                       dropped_chars: u64,
-                       collecting: &mut bool| {
-        if !in_window(*collecting, line_no) {
-            return;
-        }
-        let mut bytes = bytes;
-        let mut cut_chars = dropped_chars;
-        if true_len > bytes.len()
-            && let Err(e) = std::str::from_utf8(bytes)
-            && e.error_len().is_none()
-        {
-            // The cut fell inside a character: drop its partial bytes (and
-            // count the character as not shown).
-            bytes = &bytes[..e.valid_up_to()];
-            cut_chars += 1;
-        }
-        let mut text = lossy_utf8(bytes);
-        let invalid = matches!(text, std::borrow::Cow::Owned(_));
-        let kept_len = bytes.len();
-        let mut budget_cut = None;
-        if let Some(width) = w.width
-            && let Some((at, _)) = text.char_indices().nth(width)
-        {
-            cut_chars += text[at..].chars().count() as u64;
-            match &mut text {
-                std::borrow::Cow::Owned(t) => t.truncate(at),
-                std::borrow::Cow::Borrowed(t) => *t = &t[..at],
-            }
-        } else if true_len > kept_len {
-            // Cut by the budget, not at the width: the seed's byte notice.
-            budget_cut = Some((line_no, true_len, kept_len));
-        }
-        // `{line_no:>6}\t{text}`, written straight into the body (no
-        // string per line: a long window is many thousands of them).
-        let digits = line_no.checked_ilog10().unwrap_or(0) as usize + 1;
-        let rendered_len = digits.max(6) + 1 + text.len();
-        let room = w.budget.saturating_sub(HEADER_RESERVE);
-        let needed = s.body.len() + rendered_len + 1;
-        let record_cost = if w.record { json_cost(&text) } else { 0 };
-        if s.last >= s.first && (needed > room || s.record_bytes + record_cost > room) {
-            s.budget_stop = true;
-            *collecting = false;
-            return;
-        }
-        // What the header and the record say of a line, only once it is shown.
-        s.invalid_utf8 |= invalid;
-        if budget_cut.is_some() {
-            s.cut_line = budget_cut;
-        }
-        if cut_chars > 0 {
-            s.cut_lines.push((line_no, cut_chars));
-        }
-        if !s.body.is_empty() || s.last >= s.first {
-            s.body.push('\n');
-        }
-        push_gutter(&mut s.body, line_no);
-        s.body.push_str(&text);
-        s.record_bytes += record_cost;
-        s.last = line_no;
-    };
 
     loop {
         if cancel.is_cancelled() {
@@ -291,10 +291,8 @@ fn scan(
                 Some(i) => {
                     finish_line(
                         &mut s,
-                        line_no,
-                        &current,
-                        current_len,
-                        dropped_chars,
+                        &w,
+                        (line_no, &current, current_len, dropped_chars),
                         &mut collecting,
                     );
                     current.clear();
@@ -311,10 +309,8 @@ fn scan(
     if last_byte.is_some_and(|b| b != b'\n') {
         finish_line(
             &mut s,
-            line_no,
-            &current,
-            current_len,
-            dropped_chars,
+            &w,
+            (line_no, &current, current_len, dropped_chars),
             &mut collecting,
         );
         s.total_lines = line_no;
