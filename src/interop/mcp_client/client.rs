@@ -456,152 +456,185 @@ pub async fn connect(server: &ServerConfig, cwd: &Path) -> Result<Connection, St
             env,
             cwd: dir,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args)
-                .envs(env)
-                .env(CHILD_MARKER, "1")
-                .current_dir(dir.as_ref().map_or(cwd.to_path_buf(), |d| cwd.join(d)))
-                .process_group(0)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            let mut child = cmd.spawn().map_err(|e| {
-                format!(
-                    "mcp server \"{}\": cannot start `{command}`: {e}",
-                    server.name
-                )
-            })?;
-            let pgid = child.id().map(|p| p as i32);
-            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-                kill_group(pgid);
-                return Err(format!("mcp server \"{}\": no pipes to it", server.name));
-            };
-            let child_stderr = child.stderr.take();
-            // Reaped when it ends; ended by its process group (see `kill_group`).
-            tokio::spawn(async move {
-                let _ = child.wait().await;
-            });
-            // rmcp drops a line over its 16 MiB default silently, and the call
-            // then waits for its whole timeout: the guard ends the stream at the
-            // limit instead, and the call fails at once saying the size.
-            let oversize = Arc::new(std::sync::atomic::AtomicU64::new(0));
-            let head = Arc::new(Mutex::new(Vec::new()));
-            let guarded = FrameGuard {
-                inner: stdout,
-                since_newline: 0,
-                limit: max_frame(),
-                oversize: Arc::clone(&oversize),
-                head: Arc::clone(&head),
-            };
-            let transport = rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(
-                guarded, stdin,
-            )
-            .with_max_line_length(usize::MAX);
-            if let Some(mut pipe) = child_stderr {
-                let sink = Arc::clone(&stderr);
-                tokio::spawn(async move {
-                    let mut chunk = [0u8; 2048];
-                    while let Ok(n) = pipe.read(&mut chunk).await {
-                        if n == 0 {
-                            break;
-                        }
-                        if let Ok(mut buf) = sink.lock() {
-                            buf.extend_from_slice(&chunk[..n]);
-                            let len = buf.len();
-                            if len > STDERR_TAIL {
-                                buf.drain(..len - STDERR_TAIL);
-                            }
-                        }
-                    }
-                });
-            }
-            let mut conn = Connection {
-                server: server.name.clone(),
-                service: None,
-                watcher: watcher.clone(),
-                pgid,
-                ordered: true,
-                stderr,
-                oversize,
-                head,
-                timeouts,
-                level_sent: Mutex::new(None),
-            };
-            let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
-            conn.service = Some(conn.handshake(served).await?);
-            Ok(conn)
+            let dir = dir.as_ref().map_or(cwd.to_path_buf(), |d| cwd.join(d));
+            let spawn = (command.as_str(), args.as_slice(), env, dir.as_path());
+            connect_stdio(server, spawn, timeouts, watcher, stderr).await
         }
         ServerTransport::Http { url, headers } | ServerTransport::Sse { url, headers } => {
-            let header_map = header_map(&server.name, headers)?;
-            // Each attempt has a watcher of its own, so a failed one leaves nothing.
-            let conn = |watcher: &Watcher| Connection {
-                server: server.name.clone(),
-                service: None,
-                watcher: watcher.clone(),
-                pgid: None,
-                ordered: false,
-                stderr: Arc::clone(&stderr),
-                oversize: Default::default(),
-                head: Default::default(),
-                timeouts,
-                level_sent: Mutex::new(None),
-            };
-            let legacy = matches!(server.transport, ServerTransport::Sse { .. });
-            let mut first_error = None;
-            if !legacy {
-                use rmcp::transport::StreamableHttpClientTransport;
-                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                let mut custom = std::collections::HashMap::new();
-                for (name, value) in &header_map {
-                    // rmcp sends the bearer token itself, from `auth_header`.
-                    if name == reqwest::header::AUTHORIZATION
-                        && let Some(token) =
-                            value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "))
-                    {
-                        config = config.auth_header(token);
-                        continue;
-                    }
-                    custom.insert(name.clone(), value.clone());
+            connect_http(server, (url, headers), timeouts, watcher, stderr).await
+        }
+    }
+}
+
+/// A child process's command, arguments, environment and folder.
+type Spawn<'a> = (
+    &'a str,
+    &'a [String],
+    &'a IndexMap<String, String>,
+    &'a Path,
+);
+
+/// Start a stdio server and shake hands with it.
+async fn connect_stdio(
+    server: &ServerConfig,
+    spawn: Spawn<'_>,
+    timeouts: Timeouts,
+    watcher: Watcher,
+    stderr: Arc<Mutex<Vec<u8>>>,
+) -> Result<Connection, String> {
+    let (command, args, env, dir) = spawn;
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args)
+        .envs(env)
+        .env(CHILD_MARKER, "1")
+        .current_dir(dir)
+        .process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| {
+        format!(
+            "mcp server \"{}\": cannot start `{command}`: {e}",
+            server.name
+        )
+    })?;
+    let pgid = child.id().map(|p| p as i32);
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        kill_group(pgid);
+        return Err(format!("mcp server \"{}\": no pipes to it", server.name));
+    };
+    let child_stderr = child.stderr.take();
+    // Reaped when it ends; ended by its process group (see `kill_group`).
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
+    // rmcp drops a line over its 16 MiB default silently, and the call
+    // then waits for its whole timeout: the guard ends the stream at the
+    // limit instead, and the call fails at once saying the size.
+    let oversize = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let head = Arc::new(Mutex::new(Vec::new()));
+    let guarded = FrameGuard {
+        inner: stdout,
+        since_newline: 0,
+        limit: max_frame(),
+        oversize: Arc::clone(&oversize),
+        head: Arc::clone(&head),
+    };
+    let transport =
+        rmcp::transport::async_rw::AsyncRwTransport::<RoleClient, _, _>::new(guarded, stdin)
+            .with_max_line_length(usize::MAX);
+    if let Some(mut pipe) = child_stderr {
+        let sink = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            let mut chunk = [0u8; 2048];
+            while let Ok(n) = pipe.read(&mut chunk).await {
+                if n == 0 {
+                    break;
                 }
-                config = config.custom_headers(custom);
-                // rmcp builds its own reqwest client, which needs the TLS provider.
-                crate::backends::net::install_tls_provider();
-                let transport = StreamableHttpClientTransport::from_config(config);
-                let watcher = Watcher::labelled(&server.name);
-                let mut c = conn(&watcher);
-                let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
-                match c.handshake(served).await {
-                    Ok(service) => {
-                        c.service = Some(service);
-                        return Ok(c);
+                if let Ok(mut buf) = sink.lock() {
+                    buf.extend_from_slice(&chunk[..n]);
+                    let len = buf.len();
+                    if len > STDERR_TAIL {
+                        buf.drain(..len - STDERR_TAIL);
                     }
-                    Err(e) => first_error = Some(e),
                 }
             }
-            // The legacy transport: asked for, or the fallback of a URL that does
-            // not speak Streamable HTTP (as MCP's compatibility rules advise).
-            let mut c = conn(&watcher);
-            let opened = tokio::time::timeout(timeouts.connect, async {
-                let halves = super::sse::open(url, header_map).await?;
-                watcher.serve(halves).await.map_err(|e| e.to_string())
-            })
-            .await;
-            let prefix = format!("mcp server \"{}\": ", server.name);
-            match (c.handshake(opened).await, first_error) {
-                (Ok(service), _) => {
-                    c.service = Some(service);
-                    Ok(c)
-                }
-                (Err(sse), http) => {
-                    let sse = sse.strip_prefix(&prefix).unwrap_or(&sse).to_string();
-                    let http = http.map(|h| h.strip_prefix(&prefix).unwrap_or(&h).to_string());
-                    Err(format!(
-                        "{prefix}{}",
-                        http_failure(url, http.as_deref(), &sse).await
-                    ))
-                }
+        });
+    }
+    let mut conn = Connection {
+        server: server.name.clone(),
+        service: None,
+        watcher: watcher.clone(),
+        pgid,
+        ordered: true,
+        stderr,
+        oversize,
+        head,
+        timeouts,
+        level_sent: Mutex::new(None),
+    };
+    let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
+    conn.service = Some(conn.handshake(served).await?);
+    Ok(conn)
+}
+
+/// Reach an HTTP server: Streamable HTTP first (unless the row asks for SSE),
+/// then the legacy HTTP+SSE transport.
+async fn connect_http(
+    server: &ServerConfig,
+    endpoint: (&str, &IndexMap<String, String>),
+    timeouts: Timeouts,
+    watcher: Watcher,
+    stderr: Arc<Mutex<Vec<u8>>>,
+) -> Result<Connection, String> {
+    let (url, headers) = endpoint;
+    let header_map = header_map(&server.name, headers)?;
+    // Each attempt has a watcher of its own, so a failed one leaves nothing.
+    let conn = |watcher: &Watcher| Connection {
+        server: server.name.clone(),
+        service: None,
+        watcher: watcher.clone(),
+        pgid: None,
+        ordered: false,
+        stderr: Arc::clone(&stderr),
+        oversize: Default::default(),
+        head: Default::default(),
+        timeouts,
+        level_sent: Mutex::new(None),
+    };
+    let legacy = matches!(server.transport, ServerTransport::Sse { .. });
+    let mut first_error = None;
+    if !legacy {
+        use rmcp::transport::StreamableHttpClientTransport;
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        let mut custom = std::collections::HashMap::new();
+        for (name, value) in &header_map {
+            // rmcp sends the bearer token itself, from `auth_header`.
+            if name == reqwest::header::AUTHORIZATION
+                && let Some(token) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer "))
+            {
+                config = config.auth_header(token);
+                continue;
             }
+            custom.insert(name.clone(), value.clone());
+        }
+        config = config.custom_headers(custom);
+        // rmcp builds its own reqwest client, which needs the TLS provider.
+        crate::backends::net::install_tls_provider();
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let watcher = Watcher::labelled(&server.name);
+        let mut c = conn(&watcher);
+        let served = tokio::time::timeout(timeouts.connect, watcher.serve(transport)).await;
+        match c.handshake(served).await {
+            Ok(service) => {
+                c.service = Some(service);
+                return Ok(c);
+            }
+            Err(e) => first_error = Some(e),
+        }
+    }
+    // The legacy transport: asked for, or the fallback of a URL that does
+    // not speak Streamable HTTP (as MCP's compatibility rules advise).
+    let mut c = conn(&watcher);
+    let opened = tokio::time::timeout(timeouts.connect, async {
+        let halves = super::sse::open(url, header_map).await?;
+        watcher.serve(halves).await.map_err(|e| e.to_string())
+    })
+    .await;
+    let prefix = format!("mcp server \"{}\": ", server.name);
+    match (c.handshake(opened).await, first_error) {
+        (Ok(service), _) => {
+            c.service = Some(service);
+            Ok(c)
+        }
+        (Err(sse), http) => {
+            let sse = sse.strip_prefix(&prefix).unwrap_or(&sse).to_string();
+            let http = http.map(|h| h.strip_prefix(&prefix).unwrap_or(&h).to_string());
+            Err(format!(
+                "{prefix}{}",
+                http_failure(url, http.as_deref(), &sse).await
+            ))
         }
     }
 }
