@@ -359,8 +359,10 @@ const UPDATE: &str = "*** Update File: ";
 const MOVE: &str = "*** Move to: ";
 const EOF_MARK: &str = "*** End of File";
 
-fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
-    // Lines are numbered in the text as given; `base` is the index of `body[0]`.
+/// Where the envelope's `*** Begin Patch` and, past it, `*** End Patch` stand
+/// (blank lines and a `<<'EOF'` heredoc around it left out): `(begin, end)`,
+/// `end` one past the end line. Lines are numbered in the text as given.
+fn envelope_bounds(all: &[&str]) -> Result<(usize, usize), ParseError> {
     let mut start = all.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
     let mut end = all.len();
     while end > start && all[end - 1].trim().is_empty() {
@@ -384,6 +386,69 @@ fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
     if end - start < 2 || all[end - 1].trim() != END {
         return Err(err(end, "the last line must be \"*** End Patch\""));
     }
+    Ok((start, end))
+}
+
+/// The hunks of an `*** Update File: PATH` section, read from line `*i` up to
+/// the next file header (or `stop`); `*i` is left on it.
+fn update_hunks(
+    all: &[&str],
+    i: &mut usize,
+    stop: usize,
+    path: &str,
+) -> Result<Vec<Hunk>, ParseError> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    while *i < stop {
+        let l = all[*i];
+        let t = l.trim();
+        if t.starts_with("*** ") && t != EOF_MARK {
+            break;
+        }
+        if t == EOF_MARK {
+            match hunks.last_mut() {
+                Some(h) if !h.is_empty() => h.eof = true,
+                _ => return Err(err(*i + 1, "\"*** End of File\" ends no hunk")),
+            }
+            *i += 1;
+            continue;
+        }
+        if l == "@@" || l.starts_with("@@ ") || t == "@@" {
+            let mut h = Hunk::new(*i + 1);
+            let anchor = l.trim().strip_prefix("@@").unwrap_or("").trim();
+            h.anchor = (!anchor.is_empty()).then(|| anchor.to_string());
+            hunks.push(h);
+            *i += 1;
+            continue;
+        }
+        let (kind, text) = match hunk_line(l) {
+            Some(line) => line,
+            None => {
+                return Err(err(
+                    *i + 1,
+                    format!(
+                        "{:?} in the hunk of {path}: every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added)",
+                        clip(l)
+                    ),
+                ));
+            }
+        };
+        // The first hunk of a file may leave out its `@@` line.
+        if hunks.is_empty() || hunks.last().is_some_and(|h| h.eof) {
+            hunks.push(Hunk::new(*i + 1));
+        }
+        if let Some(h) = hunks.last_mut() {
+            h.push(kind, text);
+        }
+        *i += 1;
+    }
+    if let Some(h) = hunks.iter().find(|h| h.is_empty()) {
+        return Err(err(h.at, format!("a hunk of {path} has no lines")));
+    }
+    Ok(hunks)
+}
+
+fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
+    let (start, end) = envelope_bounds(all)?;
     let mut files = Vec::new();
     let mut i = start + 1;
     let stop = end - 1;
@@ -434,53 +499,7 @@ fn parse_envelope(all: &[&str]) -> Result<Patch, ParseError> {
                 move_to = Some(file_path(to.trim(), i + 1)?);
                 i += 1;
             }
-            let mut hunks: Vec<Hunk> = Vec::new();
-            while i < stop {
-                let l = all[i];
-                let t = l.trim();
-                if t.starts_with("*** ") && t != EOF_MARK {
-                    break;
-                }
-                if t == EOF_MARK {
-                    match hunks.last_mut() {
-                        Some(h) if !h.is_empty() => h.eof = true,
-                        _ => return Err(err(i + 1, "\"*** End of File\" ends no hunk")),
-                    }
-                    i += 1;
-                    continue;
-                }
-                if l == "@@" || l.starts_with("@@ ") || t == "@@" {
-                    let mut h = Hunk::new(i + 1);
-                    let anchor = l.trim().strip_prefix("@@").unwrap_or("").trim();
-                    h.anchor = (!anchor.is_empty()).then(|| anchor.to_string());
-                    hunks.push(h);
-                    i += 1;
-                    continue;
-                }
-                let (kind, text) = match hunk_line(l) {
-                    Some(line) => line,
-                    None => {
-                        return Err(err(
-                            i + 1,
-                            format!(
-                                "{:?} in the hunk of {path}: every line of a hunk starts with ' ' (context), '-' (removed) or '+' (added)",
-                                clip(l)
-                            ),
-                        ));
-                    }
-                };
-                // The first hunk of a file may leave out its `@@` line.
-                if hunks.is_empty() || hunks.last().is_some_and(|h| h.eof) {
-                    hunks.push(Hunk::new(i + 1));
-                }
-                if let Some(h) = hunks.last_mut() {
-                    h.push(kind, text);
-                }
-                i += 1;
-            }
-            if let Some(h) = hunks.iter().find(|h| h.is_empty()) {
-                return Err(err(h.at, format!("a hunk of {path} has no lines")));
-            }
+            let hunks = update_hunks(all, &mut i, stop, &path)?;
             if hunks.is_empty() && move_to.is_none() {
                 return Err(err(
                     at,
