@@ -756,26 +756,45 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
             let Some(t) = ExecTimeout::of(&e) else {
                 return Err(fail(format!("task could not start agent \"{name}\": {e}")));
             };
-            let partial = t.stdout.trim();
-            let mut text = format!(
-                "task: agent \"{name}\" did not finish within {} ms; its process group was killed.",
-                t.timeout_ms
-            );
-            if !partial.is_empty() {
-                text.push_str(&format!("\nIts output so far:\n{partial}"));
-            }
-            let mut r = record(name, None, "", took, true);
-            r.insert(
-                "error".into(),
-                json!(format!("timed out after {} ms", t.timeout_ms)),
-            );
-            return Err(text_and_record(
-                clamp_for(ctx, "task", &text),
-                Value::Object(r),
-                true,
-            ));
+            return Err(timed_out(ctx, name, t, took));
         }
     };
+    answered(ctx, agent, &done, took)
+}
+
+/// The answer to a task whose agent did not finish within its time: what it
+/// printed so far, and the record saying so.
+fn timed_out(
+    ctx: &ToolContext,
+    name: &str,
+    t: &ExecTimeout,
+    took: std::time::Duration,
+) -> ToolResult {
+    let partial = t.stdout.trim();
+    let mut text = format!(
+        "task: agent \"{name}\" did not finish within {} ms; its process group was killed.",
+        t.timeout_ms
+    );
+    if !partial.is_empty() {
+        text.push_str(&format!("\nIts output so far:\n{partial}"));
+    }
+    let mut r = record(name, None, "", took, true);
+    r.insert(
+        "error".into(),
+        json!(format!("timed out after {} ms", t.timeout_ms)),
+    );
+    text_and_record(clamp_for(ctx, "task", &text), Value::Object(r), true)
+}
+
+/// The answer to a task whose agent ended: its answer (text or the configured
+/// JSON field), or why it failed with the tails of what it printed.
+fn answered(
+    ctx: &ToolContext,
+    agent: &AgentSpec,
+    done: &crate::kernel::ShellExecResult,
+    took: std::time::Duration,
+) -> Result<ToolResult, ToolResult> {
+    let name = agent.name.as_str();
     let stdout = done.stdout.trim();
     let ended = match (done.code, done.signal) {
         (Some(0), _) => None,
