@@ -136,6 +136,8 @@ export interface GrepOutput {
     binary: number;
     tooLarge: number;
     unreadable: number;
+    /** node_modules folders the walk did not enter (name one as the path to search it); .git folders are not counted. */
+    pruned: number;
   };
   /** content: {path, line, text, kind}; files: {path}; count: {path, count}. */
   rows: {
@@ -184,6 +186,8 @@ export interface FindOutput {
   walked: number;
   /** Folders that could not be read. */
   unreadable: number;
+  /** node_modules folders the walk did not enter (name one as the path to search it); .git folders are not counted. */
+  pruned: number;
   entries: {
     /** Relative to the search root, . for the root. */
     path: string;

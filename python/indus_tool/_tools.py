@@ -204,6 +204,8 @@ class GrepOutputSkipped(TypedDict):
     binary: int
     tooLarge: int
     unreadable: int
+    pruned: int
+    """node_modules folders the walk did not enter (name one as the path to search it); .git folders are not counted."""
 
 
 class _GrepOutputRowsItemRequired(TypedDict):
@@ -275,6 +277,8 @@ class FindOutput(TypedDict):
     """Entries the walk visited."""
     unreadable: int
     """Folders that could not be read."""
+    pruned: int
+    """node_modules folders the walk did not enter (name one as the path to search it); .git folders are not counted."""
     entries: List[FindOutputEntriesItem]
     omitted: int
     """Matching entries the record leaves out (limit or budget)."""
