@@ -674,6 +674,124 @@ impl PathCache {
     }
 }
 
+/// The steps that put the files of `work` back (each with whether it is
+/// already at its pre-image); what cannot be put back (under a link now, a
+/// folder that holds what the checkpoint did not record) goes to `report`.
+fn plan_steps(
+    work: Vec<(Touched, bool)>,
+    under_link: &HashSet<String>,
+    leave_dirs: &mut HashMap<String, String>,
+    report: &mut RewindReport,
+) -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for (t, already) in work {
+        let under_link = under_link.contains(&t.path);
+        let now = if under_link {
+            None
+        } else {
+            std::fs::symlink_metadata(&t.path).ok()
+        };
+        let now_dir = now.as_ref().is_some_and(|m| m.is_dir());
+        let now_link = now.as_ref().is_some_and(|m| m.file_type().is_symlink());
+        let already = already && !under_link;
+        if under_link && matches!(t.restore, Image::Absent) {
+            report.skipped.push((
+                t.path,
+                "reached through a link now; what is there is not the checkpoint's".into(),
+            ));
+            continue;
+        }
+        match t.restore {
+            Image::Absent if now_dir => match leave_dirs.remove(&t.path) {
+                Some(why) => report.skipped.push((t.path, why)),
+                None => steps.push(Step::RemoveDir { path: t.path }),
+            },
+            Image::Absent => steps.push(Step::Delete {
+                path: t.path,
+                created_dirs: t.created_dirs,
+                already,
+            }),
+            Image::Kept { sha256, mode, .. } => {
+                if now_dir && !already {
+                    steps.push(Step::RemoveDir {
+                        path: t.path.clone(),
+                    });
+                }
+                // A link there is taken away, never written through.
+                if now_link {
+                    steps.push(Step::Delete {
+                        path: t.path.clone(),
+                        created_dirs: Vec::new(),
+                        already: false,
+                    });
+                }
+                steps.push(Step::Restore {
+                    path: t.path,
+                    sha256,
+                    mode,
+                    already,
+                });
+            }
+            Image::Dir { mode } => {
+                if !now_dir && now.is_some() {
+                    steps.push(Step::Delete {
+                        path: t.path.clone(),
+                        created_dirs: Vec::new(),
+                        already: false,
+                    });
+                }
+                steps.push(Step::MakeDir { path: t.path, mode });
+            }
+            Image::Link { target } => {
+                if now_dir {
+                    steps.push(Step::RemoveDir {
+                        path: t.path.clone(),
+                    });
+                }
+                if !already {
+                    steps.push(Step::Link {
+                        path: t.path,
+                        target,
+                    });
+                }
+            }
+            Image::OverCap { .. } | Image::Unreadable { .. } => {}
+        }
+    }
+    steps
+}
+
+/// How the file of `t` stands now against the toolbox's last write to it (why
+/// it changed since, if it did), and whether it is already back at its
+/// pre-image, whoever put it there.
+fn changed_and_back(t: &Touched) -> (Option<String>, bool) {
+    let now = sig_like(Path::new(&t.path), t.last_after.as_deref());
+    let changed = match (&now, &t.last_after) {
+        (Err(e), _) => Some(format!("cannot be read ({e})")),
+        (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
+        (Ok(None), Some(want)) if want == AFTER_ABSENT => None,
+        (Ok(Some(_)), Some(want)) if want == AFTER_ABSENT => {
+            Some("created since the toolbox deleted it".into())
+        }
+        (Ok(None), Some(_)) => Some("deleted since the toolbox last wrote it".into()),
+        (Ok(Some(h)), Some(want)) if h != want => {
+            Some("changed since the toolbox last wrote it".into())
+        }
+        _ => None,
+    };
+    // A file already back at its pre-image needs nothing, whoever put it there.
+    let already = match (&now, &t.restore) {
+        (Ok(None), Image::Absent) => true,
+        (Ok(Some(h)), Image::Kept { sha256, .. }) => h == sha256,
+        (Ok(Some(h)), Image::Dir { .. }) => h == super::tree::SIG_DIR,
+        (Ok(Some(h)), Image::Link { target }) => {
+            h.strip_prefix(super::tree::SIG_LINK) == Some(target.as_str())
+        }
+        _ => false,
+    };
+    (changed, already)
+}
+
 impl CheckpointStore {
     pub fn new(dir: StateDir, session: &str) -> Self {
         let root = dir.root();
@@ -1395,30 +1513,7 @@ impl CheckpointStore {
                 }
                 continue;
             }
-            let now = sig_like(Path::new(&t.path), t.last_after.as_deref());
-            let changed = match (&now, &t.last_after) {
-                (Err(e), _) => Some(format!("cannot be read ({e})")),
-                (Ok(_), None) => Some("the toolbox's last write to it was not recorded".into()),
-                (Ok(None), Some(want)) if want == AFTER_ABSENT => None,
-                (Ok(Some(_)), Some(want)) if want == AFTER_ABSENT => {
-                    Some("created since the toolbox deleted it".into())
-                }
-                (Ok(None), Some(_)) => Some("deleted since the toolbox last wrote it".into()),
-                (Ok(Some(h)), Some(want)) if h != want => {
-                    Some("changed since the toolbox last wrote it".into())
-                }
-                _ => None,
-            };
-            // A file already back at its pre-image needs nothing, whoever put it there.
-            let already = match (&now, &t.restore) {
-                (Ok(None), Image::Absent) => true,
-                (Ok(Some(h)), Image::Kept { sha256, .. }) => h == sha256,
-                (Ok(Some(h)), Image::Dir { .. }) => h == super::tree::SIG_DIR,
-                (Ok(Some(h)), Image::Link { target }) => {
-                    h.strip_prefix(super::tree::SIG_LINK) == Some(target.as_str())
-                }
-                _ => false,
-            };
+            let (changed, already) = changed_and_back(&t);
             if let Some(why) = &t.uncertain
                 && !already
                 && !force
@@ -1435,10 +1530,40 @@ impl CheckpointStore {
             }
             work.push((t, already));
         }
-        // Everything a step needs is checked before the first one runs: a path
-        // that became a folder (or lost its folder to a file) cannot take a file
-        // back, forced or not, and nothing is touched then. A folder this rewind
-        // itself takes away or makes is no obstacle.
+        let (under_link, mut leave_dirs) = self.obstacles(&work, &mut refusals);
+        if !refusals.is_empty() {
+            return Err(CheckpointError::Refused { files: refusals });
+        }
+        let mut steps = plan_steps(work, &under_link, &mut leave_dirs, &mut report);
+        steps.sort_by_key(Step::phase);
+        // The journal first: a rewind cut short (SIGKILL, power loss) is
+        // completed by the next call on this session, never left half done.
+        let journal = Journal {
+            from: index.nodes[from].name.clone(),
+            steps,
+            home: self.dir.root().to_path_buf(),
+        };
+        self.dir
+            .write_sealed(&lock, &self.journal_rel(), SEAL_PLAN, &journal, true)
+            .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
+        let done = self.complete_or_set_aside(&lock, &journal, root)?;
+        report.restored = done.restored;
+        report.deleted = done.deleted;
+        report.dropped = done.dropped;
+        Ok(report)
+    }
+
+    /// What stands in the way of the rewind's steps, checked before the first
+    /// one runs (refusals pushed to `refusals`): a path that became a folder
+    /// (or lost its folder to a file) cannot take a file back, forced or not,
+    /// and nothing is touched then; a folder this rewind itself takes away or
+    /// makes is no obstacle. Returns the paths reached through a link the
+    /// rewind puts a folder back over, and the folders to leave (with why).
+    fn obstacles(
+        &self,
+        work: &[(Touched, bool)],
+        refusals: &mut Vec<(String, String)>,
+    ) -> (HashSet<String>, HashMap<String, String>) {
         let planned: HashMap<&str, &Image> = work
             .iter()
             .map(|(t, _)| (t.path.as_str(), &t.restore))
@@ -1473,7 +1598,7 @@ impl CheckpointStore {
                 .map(Path::to_path_buf)
         };
         let mut under_link: HashSet<String> = HashSet::new();
-        for (t, already) in &work {
+        for (t, already) in work {
             if let Some(link) = link_above(Path::new(&t.path)) {
                 let replaced = planned
                     .get(link.to_string_lossy().as_ref())
@@ -1545,100 +1670,7 @@ impl CheckpointStore {
                 ));
             }
         }
-        if !refusals.is_empty() {
-            return Err(CheckpointError::Refused { files: refusals });
-        }
-        let mut steps: Vec<Step> = Vec::new();
-        for (t, already) in work {
-            let under_link = under_link.contains(&t.path);
-            let now = if under_link {
-                None
-            } else {
-                std::fs::symlink_metadata(&t.path).ok()
-            };
-            let now_dir = now.as_ref().is_some_and(|m| m.is_dir());
-            let now_link = now.as_ref().is_some_and(|m| m.file_type().is_symlink());
-            let already = already && !under_link;
-            if under_link && matches!(t.restore, Image::Absent) {
-                report.skipped.push((
-                    t.path,
-                    "reached through a link now; what is there is not the checkpoint's".into(),
-                ));
-                continue;
-            }
-            match t.restore {
-                Image::Absent if now_dir => match leave_dirs.remove(&t.path) {
-                    Some(why) => report.skipped.push((t.path, why)),
-                    None => steps.push(Step::RemoveDir { path: t.path }),
-                },
-                Image::Absent => steps.push(Step::Delete {
-                    path: t.path,
-                    created_dirs: t.created_dirs,
-                    already,
-                }),
-                Image::Kept { sha256, mode, .. } => {
-                    if now_dir && !already {
-                        steps.push(Step::RemoveDir {
-                            path: t.path.clone(),
-                        });
-                    }
-                    // A link there is taken away, never written through.
-                    if now_link {
-                        steps.push(Step::Delete {
-                            path: t.path.clone(),
-                            created_dirs: Vec::new(),
-                            already: false,
-                        });
-                    }
-                    steps.push(Step::Restore {
-                        path: t.path,
-                        sha256,
-                        mode,
-                        already,
-                    });
-                }
-                Image::Dir { mode } => {
-                    if !now_dir && now.is_some() {
-                        steps.push(Step::Delete {
-                            path: t.path.clone(),
-                            created_dirs: Vec::new(),
-                            already: false,
-                        });
-                    }
-                    steps.push(Step::MakeDir { path: t.path, mode });
-                }
-                Image::Link { target } => {
-                    if now_dir {
-                        steps.push(Step::RemoveDir {
-                            path: t.path.clone(),
-                        });
-                    }
-                    if !already {
-                        steps.push(Step::Link {
-                            path: t.path,
-                            target,
-                        });
-                    }
-                }
-                Image::OverCap { .. } | Image::Unreadable { .. } => {}
-            }
-        }
-        steps.sort_by_key(Step::phase);
-        // The journal first: a rewind cut short (SIGKILL, power loss) is
-        // completed by the next call on this session, never left half done.
-        let journal = Journal {
-            from: index.nodes[from].name.clone(),
-            steps,
-            home: self.dir.root().to_path_buf(),
-        };
-        self.dir
-            .write_sealed(&lock, &self.journal_rel(), SEAL_PLAN, &journal, true)
-            .map_err(|e| state_error(&self.dir.path(&self.journal_rel()), e))?;
-        let done = self.complete_or_set_aside(&lock, &journal, root)?;
-        report.restored = done.restored;
-        report.deleted = done.deleted;
-        report.dropped = done.dropped;
-        Ok(report)
+        (under_link, leave_dirs)
     }
 
     /// What must be done before a checkpoint is read or written: a rewind an
