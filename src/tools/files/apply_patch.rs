@@ -182,35 +182,7 @@ async fn apply(
     patch: &Patch,
     check: bool,
 ) -> Result<(Vec<Row>, String, String), String> {
-    // Every path under the root, resolved once; the locks taken in one order.
-    let mut abs_of: BTreeMap<String, String> = BTreeMap::new();
-    for f in &patch.files {
-        for p in f.op.paths() {
-            let abs = ctx
-                .confine_write(p)
-                .map_err(|e| format!("{e} Nothing was changed."))?;
-            abs_of.insert(p.to_string(), abs);
-        }
-    }
-    let mut locks: Vec<FileLock> = Vec::new();
-    let mut lock_paths: Vec<&String> = abs_of.values().collect();
-    lock_paths.sort();
-    lock_paths.dedup();
-    if !check {
-        for abs in lock_paths {
-            let lock = ctx
-                .fs
-                .lock_file(abs, crate::kernel::backends::FILE_LOCK_WAIT)
-                .await
-                .map_err(|e| {
-                    format!(
-                        "Cannot lock {abs}: {e}. Nothing was changed.",
-                        abs = crate::kernel::text::inert(abs)
-                    )
-                })?;
-            locks.push(lock);
-        }
-    }
+    let (abs_of, locks) = resolve_and_lock(ctx, patch, check).await?;
     let handle = get_read_state_handle(ctx);
     let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
     let mut rows = Vec::new();
@@ -319,43 +291,14 @@ async fn apply(
                     ));
                     continue;
                 };
-                let mut decoded = match matching::decode(bytes) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        failures.push(e.message(path));
-                        continue;
-                    }
-                };
-                // A diff of a CRLF file carries a `\r` on every line; one whose
-                // lines only sometimes do changes the line endings themselves,
-                // and is matched against the file's very bytes.
-                let with_cr = |t: &str| t.ends_with('\r');
-                let some_cr = hunks.iter().any(|h| h.lines().any(|(_, t)| with_cr(t)));
-                let all_cr = hunks.iter().all(|h| h.lines().all(|(_, t)| with_cr(t)));
-                let keep_cr = some_cr && !(decoded.crlf && all_cr);
-                if keep_cr && decoded.crlf {
-                    decoded.text = decoded.text.replace('\n', "\r\n");
-                    decoded.crlf = false;
-                }
-                let specs: Vec<HunkSpec> = hunks
-                    .iter()
-                    .map(|h| spec(h, &decoded, patch.format))
-                    .collect();
-                let plan =
-                    match matching::plan_hunks_within(&decoded.text, &specs, keep_cr, &budget) {
-                        Ok(p) => p,
-                        Err(fails) => {
-                            for (i, f) in fails {
-                                failures.push(format!("{path}: {}", f.message(path, i + 1)));
-                            }
+                let (new_text, placed) =
+                    match updated_text(path, bytes, hunks, patch.format, &budget) {
+                        Ok(done) => done,
+                        Err(why) => {
+                            failures.extend(why);
                             continue;
                         }
                     };
-                let new_bytes = matching::encode_owned(&decoded, plan.text);
-                let Ok(new_text) = String::from_utf8(new_bytes) else {
-                    failures.push(format!("{path}: the result is not valid UTF-8."));
-                    continue;
-                };
                 let target = move_to.as_deref().unwrap_or(path);
                 let target_abs = abs_of[target].clone();
                 if let Some(to) = move_to {
@@ -406,7 +349,7 @@ async fn apply(
                     from: move_to.as_ref().map(|_| path.to_string()),
                     added,
                     removed,
-                    hunks: plan.placed,
+                    hunks: placed,
                 });
             }
         }
@@ -429,7 +372,93 @@ async fn apply(
     if check {
         return Ok((rows, summary, joined.finish()));
     }
-    // The final state of each path the patch touched, written all at once.
+    write_all(ctx, state, slots, handle).await?;
+    drop(locks);
+    Ok((rows, summary, joined.finish()))
+}
+
+/// Every path of `patch` resolved under the root once, and (unless `check`)
+/// every file locked, in one order so that two patches cannot deadlock.
+async fn resolve_and_lock(
+    ctx: &ToolContext,
+    patch: &Patch,
+    check: bool,
+) -> Result<(BTreeMap<String, String>, Vec<FileLock>), String> {
+    let mut abs_of: BTreeMap<String, String> = BTreeMap::new();
+    for f in &patch.files {
+        for p in f.op.paths() {
+            let abs = ctx
+                .confine_write(p)
+                .map_err(|e| format!("{e} Nothing was changed."))?;
+            abs_of.insert(p.to_string(), abs);
+        }
+    }
+    let mut locks: Vec<FileLock> = Vec::new();
+    let mut lock_paths: Vec<&String> = abs_of.values().collect();
+    lock_paths.sort();
+    lock_paths.dedup();
+    if !check {
+        for abs in lock_paths {
+            let lock = ctx
+                .fs
+                .lock_file(abs, crate::kernel::backends::FILE_LOCK_WAIT)
+                .await
+                .map_err(|e| {
+                    format!(
+                        "Cannot lock {abs}: {e}. Nothing was changed.",
+                        abs = crate::kernel::text::inert(abs)
+                    )
+                })?;
+            locks.push(lock);
+        }
+    }
+    Ok((abs_of, locks))
+}
+
+/// An updated file's new text, and where each hunk went: the file decoded,
+/// its hunks placed by the match engine within the call's `budget`, the
+/// result encoded back. `Err`: each part that failed, worded for the answer.
+fn updated_text(
+    path: &str,
+    bytes: &[u8],
+    hunks: &[super::patch_parse::Hunk],
+    format: Format,
+    budget: &matching::Budget,
+) -> Result<(String, Vec<HunkPlaced>), Vec<String>> {
+    let mut decoded = matching::decode(bytes).map_err(|e| vec![e.message(path)])?;
+    // A diff of a CRLF file carries a `\r` on every line; one whose
+    // lines only sometimes do changes the line endings themselves,
+    // and is matched against the file's very bytes.
+    let with_cr = |t: &str| t.ends_with('\r');
+    let some_cr = hunks.iter().any(|h| h.lines().any(|(_, t)| with_cr(t)));
+    let all_cr = hunks.iter().all(|h| h.lines().all(|(_, t)| with_cr(t)));
+    let keep_cr = some_cr && !(decoded.crlf && all_cr);
+    if keep_cr && decoded.crlf {
+        decoded.text = decoded.text.replace('\n', "\r\n");
+        decoded.crlf = false;
+    }
+    let specs: Vec<HunkSpec> = hunks.iter().map(|h| spec(h, &decoded, format)).collect();
+    let plan =
+        matching::plan_hunks_within(&decoded.text, &specs, keep_cr, budget).map_err(|fails| {
+            fails
+                .into_iter()
+                .map(|(i, f)| format!("{path}: {}", f.message(path, i + 1)))
+                .collect::<Vec<_>>()
+        })?;
+    let new_bytes = matching::encode_owned(&decoded, plan.text);
+    let new_text = String::from_utf8(new_bytes)
+        .map_err(|_| vec![format!("{path}: the result is not valid UTF-8.")])?;
+    Ok((new_text, plan.placed))
+}
+
+/// The final state of each path the patch touched, written all at once
+/// through the patch journal; the files written are then recorded as read.
+async fn write_all(
+    ctx: &ToolContext,
+    state: &StateDir,
+    slots: BTreeMap<String, Slot>,
+    handle: Option<&Arc<dyn crate::kernel::ReadStateHandle>>,
+) -> Result<(), String> {
     let written: Vec<String> = slots
         .iter()
         .filter(|(_, s)| matches!(s, Slot::File { .. }))
@@ -461,8 +490,7 @@ async fn apply(
     for abs in &written {
         let _ = record_read_state(ctx, abs, handle, None).await;
     }
-    drop(locks);
-    Ok((rows, summary, joined.finish()))
+    Ok(())
 }
 
 /// The file at `abs` as the plan sees it, read from disk the first time.
