@@ -3,7 +3,7 @@
 //! same message more than a threshold of times in a session is not run again;
 //! its answer is a fixed remediation error instead. A success of the same call,
 //! or a different failure, resets its count; a success of a call that can change
-//! the world (`CHANGES_THE_WORLD`: a write, an edit, a command) resets every
+//! the world (its descriptor says so: a write, an edit, a command) resets every
 //! count of the session, since it may have fixed the cause (a `bash 'make'`
 //! between two failed `read`s of its output makes them different calls); and a
 //! run of failures is forgotten 10 minutes after the last one.
