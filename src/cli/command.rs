@@ -99,6 +99,16 @@ pub fn tool_flags(descriptor: &ToolDescriptor) -> Vec<ToolFlag> {
     flags
 }
 
+/// The keys a tool's input schema requires, in the schema's order.
+pub fn required(descriptor: &ToolDescriptor) -> Vec<&str> {
+    descriptor
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// A descriptor's input keys and their schemas (none when it declares none).
 pub fn properties(descriptor: &ToolDescriptor) -> &serde_json::Map<String, Value> {
     static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
@@ -132,6 +142,14 @@ fn tool_search_arg() -> Arg {
         .env("INDUS_TOOL_SEARCH")
         .value_parser(clap::builder::FalseyValueParser::new())
         .help("List only read, grep, find, edit, write and bash, plus find_tool and load_tool to add the others when needed")
+}
+
+/// `mcp --no-gate`: the read-before-edit gate off.
+fn no_gate_arg() -> Arg {
+    Arg::new("no-gate")
+        .long("no-gate")
+        .action(ArgAction::SetTrue)
+        .help("Turn the read-before-edit gate off (it is on in the MCP server)")
 }
 
 /// `mcp --no-output-schemas`: the list without the records' schemas.
@@ -212,12 +230,7 @@ pub fn tool_command(descriptor: &ToolDescriptor) -> Command {
                 .help("The whole input as a JSON object ('-' reads stdin, '@FILE' reads a file); flags override its keys"),
         );
     let row = row_of(&name);
-    let required: Vec<&str> = descriptor
-        .parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required(descriptor);
     let props = properties(descriptor);
     if row.tool.is_empty() && is_grafted(&name) {
         cmd = cmd.arg(
@@ -446,23 +459,13 @@ fn mcp_command() -> Command {
     Command::new("mcp")
         .about("Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted")
         .long_about("Serve the selected tools as a Model Context Protocol server on stdin/stdout: tools/list gives each tool's name, description, input schema and behaviour hints; tools/call runs it (text as text content, JSON also as structuredContent, isError from the tool); notifications/cancelled stops a call in flight. The global options (--profile, --collection, --tools, --no-tools, --cwd, --session, --max-bytes) choose what is served; grafted MCP tools (SERVER__TOOL) are served too. Ends with status 0 when stdin closes or on SIGINT/SIGTERM.\n\nThe subcommands servers, tools, ledger and refresh show and refresh the MCP client's view of the configured servers, and up and down start and stop the warm broker that keeps their connections open (--mcp-config FILE, then .indusvx/mcp.json, $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and mcp-servers.json).")
-        .arg(
-            Arg::new("no-gate")
-                .long("no-gate")
-                .action(ArgAction::SetTrue)
-                .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
-        )
+        .arg(no_gate_arg())
         .arg(tool_search_arg())
         .arg(no_output_schemas_arg())
         .subcommand(
             Command::new("serve")
                 .about("Serve the selected tools (grafted ones included) on stdio, as `mcp` alone does")
-                .arg(
-                    Arg::new("no-gate")
-                        .long("no-gate")
-                        .action(ArgAction::SetTrue)
-                        .help("Turn the read-before-edit gate off (it is on in the MCP server)"),
-                )
+                .arg(no_gate_arg())
                 .arg(tool_search_arg())
                 .arg(no_output_schemas_arg()),
         )

@@ -264,12 +264,7 @@ fn grafted_words_into<'w>(
     input: &mut Map<String, Value>,
 ) -> CliResult<()> {
     let props = command::properties(descriptor);
-    let required: Vec<&str> = descriptor
-        .parameters
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = command::required(descriptor);
     let mut bare: Vec<&String> = Vec::new();
     for word in words {
         match word.split_once('=') {

@@ -386,54 +386,20 @@ fn hunk_outcome(
         }
         other => other,
     };
-    match outcome {
-        LineOutcome::Applied {
-            stage,
-            mut replacements,
-        } if replacements.len() == 1 => {
-            let r = replacements.pop().expect("one replacement");
-            Ok((stage, r.start, r.end, r.text))
-        }
-        LineOutcome::Applied {
-            stage,
-            replacements,
-        } => Err(EditFailure::FoundMany {
-            count: replacements.len(),
-            lines: line_numbers(hay, replacements.iter().map(|r| r.start)),
-            stage,
-            overlapping: false,
-        }),
-        LineOutcome::Ambiguous {
-            stage,
-            lines,
-            overlapping,
-        } => Err(EditFailure::FoundMany {
-            count: lines.len(),
-            lines,
-            stage,
-            overlapping,
-        }),
-        LineOutcome::Unplaceable { stage, new_line } => {
-            Err(EditFailure::Unplaceable { stage, new_line })
-        }
-        LineOutcome::FrameAmbiguous {
-            stage,
-            line,
-            as_written,
-            shifted,
-        } => Err(EditFailure::FrameAmbiguous {
-            stage,
-            line,
-            as_written,
-            shifted,
-        }),
-        LineOutcome::OverBudget(stop) => Err(EditFailure::TooCostly {
-            old_lines: h.old.matches('\n').count().max(1),
-            file_lines: nlines,
-            stop,
-        }),
-        LineOutcome::Nothing => Err(not_found(hay, &h.old, &h.new)),
+    let (stage, mut replacements) = outcome.into_places(
+        || (h.old.matches('\n').count().max(1), nlines),
+        || not_found(hay, &h.old, &h.new),
+    )?;
+    if replacements.len() == 1 {
+        let r = replacements.pop().expect("one replacement");
+        return Ok((stage, r.start, r.end, r.text));
     }
+    Err(EditFailure::FoundMany {
+        count: replacements.len(),
+        lines: line_numbers(hay, replacements.iter().map(|r| r.start)),
+        stage,
+        overlapping: false,
+    })
 }
 
 /// Line `l` of `hay` without its line break.

@@ -259,48 +259,17 @@ fn line_spans<'n>(
     old: &str,
     new: &str,
 ) -> Result<Spans<'n>, EditFailure> {
-    match outcome {
-        LineOutcome::Applied {
-            stage,
-            replacements,
-        } => Ok((
-            stage,
-            replacements
-                .into_iter()
-                .map(|r| (r.start, r.end, Cow::Owned(r.text)))
-                .collect(),
-        )),
-        LineOutcome::Ambiguous {
-            stage,
-            lines,
-            overlapping,
-        } => Err(EditFailure::FoundMany {
-            count: lines.len(),
-            lines,
-            stage,
-            overlapping,
-        }),
-        LineOutcome::Unplaceable { stage, new_line } => {
-            Err(EditFailure::Unplaceable { stage, new_line })
-        }
-        LineOutcome::FrameAmbiguous {
-            stage,
-            line,
-            as_written,
-            shifted,
-        } => Err(EditFailure::FrameAmbiguous {
-            stage,
-            line,
-            as_written,
-            shifted,
-        }),
-        LineOutcome::OverBudget(stop) => Err(EditFailure::TooCostly {
-            old_lines: Snippet::new(old).lines.len(),
-            file_lines: Lines::new(hay).len(),
-            stop,
-        }),
-        LineOutcome::Nothing => Err(not_found(hay, old, new)),
-    }
+    let (stage, replacements) = outcome.into_places(
+        || (Snippet::new(old).lines.len(), Lines::new(hay).len()),
+        || not_found(hay, old, new),
+    )?;
+    Ok((
+        stage,
+        replacements
+            .into_iter()
+            .map(|r| (r.start, r.end, Cow::Owned(r.text)))
+            .collect(),
+    ))
 }
 
 /// Plan `edits` (`(oldText, newText, replaceAll)`) against `text` (see [`MultiPlan`]),
