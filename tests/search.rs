@@ -742,6 +742,8 @@ fn git_and_node_modules_are_pruned_and_hidden_files_searched() {
     env.write(".git/config", "hit\n");
     env.write("node_modules/pkg/index.js", "hit\n");
     env.write("web/node_modules/x.js", "hit\n");
+    // A file of that name is left out too, but it is no folder to count.
+    env.write("lib/node_modules", "hit\n");
     env.write("sub/.git", "gitdir: hit\n");
     env.write(".hidden/secret.txt", "hit\n");
     env.write(".env", "hit\n");

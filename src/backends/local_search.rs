@@ -106,6 +106,11 @@ impl ParallelVisitor for Thread<'_> {
                         .options
                         .prunes_name(&dent.file_name().to_string_lossy()) =>
             {
+                // Only a folder is told: a file or link of that name is left
+                // out as it always was, and is no folder to count.
+                if !dent.file_type().is_some_and(|t| t.is_dir()) {
+                    return WalkState::Skip;
+                }
                 let path = lossy_utf8(relative(dent.path(), self.root_len)).into_owned();
                 match self.visitor.visit(WalkEvent::Pruned { path }) {
                     WalkFlow::Quit => WalkFlow::Quit,

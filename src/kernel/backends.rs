@@ -443,9 +443,10 @@ pub trait WalkEntry {
 /// What a walk hands a visitor.
 pub enum WalkEvent<'a> {
     Entry(&'a dyn WalkEntry),
-    /// An entry below the root left out by a name rule of [`WalkOptions::prune`]
+    /// A folder below the root left out by a name rule of [`WalkOptions::prune`]
     /// (`node_modules`, `.git`): neither visited nor entered, but told, so a
-    /// search can count what it did not look at. `path` is below the root.
+    /// search can count what it did not look at (a file or link of that name is
+    /// left out untold). `path` is below the root.
     Pruned {
         path: String,
     },

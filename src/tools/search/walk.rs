@@ -486,6 +486,7 @@ async fn walk_via_fs(
             };
             if options.prunes(&child_abs, &child.name) {
                 if options.prunes_name(&child.name)
+                    && child.is_directory
                     && visitor.visit(WalkEvent::Pruned { path: child_rel }) == WalkFlow::Quit
                 {
                     return;
