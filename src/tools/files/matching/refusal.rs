@@ -4,7 +4,8 @@
 
 use super::budget::Stop;
 use super::closest::Closest;
-use super::stages::MatchStage;
+use super::lines::Replacement;
+use super::stages::{LineOutcome, MatchStage};
 use std::fmt;
 
 /// How many distinct lines a "found N times" refusal lists.
@@ -251,4 +252,58 @@ pub(super) fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+// Here rather than beside `LineOutcome`: the refusals are this file's, and
+// the stages never name them (the import runs one way).
+impl LineOutcome {
+    /// The places the stages found, or the refusal the outcome stands for:
+    /// `sizes` gives oldText's and the file's line counts for a budget
+    /// refusal, `nothing` the failure when no stage found anything. Whether
+    /// several places are one too many is the caller's to say.
+    pub(super) fn into_places(
+        self,
+        sizes: impl FnOnce() -> (usize, usize),
+        nothing: impl FnOnce() -> EditFailure,
+    ) -> Result<(MatchStage, Vec<Replacement>), EditFailure> {
+        match self {
+            LineOutcome::Applied {
+                stage,
+                replacements,
+            } => Ok((stage, replacements)),
+            LineOutcome::Ambiguous {
+                stage,
+                lines,
+                overlapping,
+            } => Err(EditFailure::FoundMany {
+                count: lines.len(),
+                lines,
+                stage,
+                overlapping,
+            }),
+            LineOutcome::Unplaceable { stage, new_line } => {
+                Err(EditFailure::Unplaceable { stage, new_line })
+            }
+            LineOutcome::FrameAmbiguous {
+                stage,
+                line,
+                as_written,
+                shifted,
+            } => Err(EditFailure::FrameAmbiguous {
+                stage,
+                line,
+                as_written,
+                shifted,
+            }),
+            LineOutcome::OverBudget(stop) => {
+                let (old_lines, file_lines) = sizes();
+                Err(EditFailure::TooCostly {
+                    old_lines,
+                    file_lines,
+                    stop,
+                })
+            }
+            LineOutcome::Nothing => Err(nothing()),
+        }
+    }
 }

@@ -151,59 +151,6 @@ pub(crate) enum LineOutcome {
     OverBudget(Stop),
 }
 
-impl LineOutcome {
-    /// The places the stages found, or the refusal the outcome stands for:
-    /// `sizes` gives oldText's and the file's line counts for a budget
-    /// refusal, `nothing` the failure when no stage found anything. Whether
-    /// several places are one too many is the caller's to say.
-    pub(super) fn into_places(
-        self,
-        sizes: impl FnOnce() -> (usize, usize),
-        nothing: impl FnOnce() -> super::EditFailure,
-    ) -> Result<(MatchStage, Vec<Replacement>), super::EditFailure> {
-        use super::EditFailure;
-        match self {
-            LineOutcome::Applied {
-                stage,
-                replacements,
-            } => Ok((stage, replacements)),
-            LineOutcome::Ambiguous {
-                stage,
-                lines,
-                overlapping,
-            } => Err(EditFailure::FoundMany {
-                count: lines.len(),
-                lines,
-                stage,
-                overlapping,
-            }),
-            LineOutcome::Unplaceable { stage, new_line } => {
-                Err(EditFailure::Unplaceable { stage, new_line })
-            }
-            LineOutcome::FrameAmbiguous {
-                stage,
-                line,
-                as_written,
-                shifted,
-            } => Err(EditFailure::FrameAmbiguous {
-                stage,
-                line,
-                as_written,
-                shifted,
-            }),
-            LineOutcome::OverBudget(stop) => {
-                let (old_lines, file_lines) = sizes();
-                Err(EditFailure::TooCostly {
-                    old_lines,
-                    file_lines,
-                    stop,
-                })
-            }
-            LineOutcome::Nothing => Err(nothing()),
-        }
-    }
-}
-
 pub(super) struct Stage<'a, 'b> {
     pub(super) lines: &'b Lines<'a>,
     pub(super) old: &'b Snippet<'b>,
