@@ -7,9 +7,10 @@
 //! and must end with the documented exit status and a message naming the field or
 //! path; none may panic, hang, or leave a temp file of an atomic write behind.
 //!
-//! The type cases are generated from a table of every tool's fields and what kind
-//! of value each takes; the path cases are listed one by one. Unknown keys are
-//! accepted and ignored (see `kernel::input`), and a case checks that too.
+//! The type cases are generated from the input schemas the binary publishes
+//! (each tool's field table): every field of every tool, given values of the
+//! wrong type; the path cases are listed one by one. Unknown keys are refused
+//! naming the likely key (see `kernel::input`), and cases check that too.
 
 mod common;
 
@@ -136,7 +137,7 @@ fn with(mut case: Case, extra: Extra) -> Case {
 }
 
 /// What a field takes, for the generated type cases.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Kind {
     /// A string that must not be empty.
     Required,
@@ -148,7 +149,10 @@ enum Kind {
     /// A number of milliseconds (fractions floored, huge values capped).
     Millis,
     Enum,
+    /// An array of objects.
     Array,
+    /// An array of strings, where a lone string counts as an array of one.
+    Strings,
 }
 
 /// A wrong value and how the messages describe it.
@@ -206,6 +210,11 @@ fn wrong_values(kind: Kind) -> Vec<(Value, &'static str)> {
             (json!({}), "got an object"),
             (json!(true), "got true"),
         ],
+        Kind::Strings => vec![
+            (json!(42), "got the number 42"),
+            (json!({}), "got an object"),
+            (json!(true), "got true"),
+        ],
         Kind::Enum => {
             let mut v = strings();
             v.push((json!(""), "got the string \"\""));
@@ -215,82 +224,120 @@ fn wrong_values(kind: Kind) -> Vec<(Value, &'static str)> {
     }
 }
 
-/// Every tool's fields: (tool, a valid input, field, kind).
-fn field_table() -> Vec<(&'static str, Value, &'static str, Kind)> {
-    let read = json!({"path": "f.txt"});
-    let write = json!({"path": "new.txt", "content": "x"});
-    let edit = json!({"path": "f.txt", "oldText": "hello", "newText": "bye"});
-    let grep = json!({"pattern": "hello"});
-    let find = json!({"pattern": "f"});
-    let bash = json!({"command": "true"});
-    let start = json!({"action": "start", "command": "true"});
-    let poll = json!({"action": "poll", "id": "job-1"});
-    let pwrite = json!({"action": "write", "id": "job-1", "input": "x"});
-    let search = json!({"query": "q"});
-    let fetch = json!({"url": "http://127.0.0.1:9/"});
-    vec![
-        ("read", read.clone(), "path", Kind::Required),
-        ("read", read.clone(), "offset", Kind::PositiveInt),
-        ("read", read, "limit", Kind::PositiveInt),
-        ("write", write.clone(), "path", Kind::Required),
-        ("write", write, "content", Kind::Text),
-        ("edit", edit.clone(), "path", Kind::Required),
-        ("edit", edit.clone(), "oldText", Kind::Text),
-        ("edit", edit.clone(), "newText", Kind::Text),
-        ("edit", edit.clone(), "replaceAll", Kind::Bool),
-        ("edit", edit, "expectSha256", Kind::Text),
-        ("ls", json!({}), "path", Kind::Text),
-        ("ls", json!({}), "showHidden", Kind::Bool),
-        ("ls", json!({}), "limit", Kind::PositiveInt),
-        ("grep", grep.clone(), "pattern", Kind::Required),
-        ("grep", grep.clone(), "path", Kind::Text),
-        ("grep", grep.clone(), "flags", Kind::Text),
-        ("grep", grep.clone(), "ignoreCase", Kind::Bool),
-        ("grep", grep.clone(), "literal", Kind::Bool),
-        ("grep", grep.clone(), "context", Kind::NonNegativeInt),
-        ("grep", grep.clone(), "glob", Kind::Text),
-        ("grep", grep.clone(), "limit", Kind::PositiveInt),
-        ("grep", grep.clone(), "maxFileSize", Kind::PositiveInt),
-        ("grep", grep.clone(), "skipHidden", Kind::Bool),
-        ("grep", grep, "gitignore", Kind::Bool),
-        ("find", find.clone(), "pattern", Kind::Required),
-        ("find", find.clone(), "path", Kind::Text),
-        ("find", find.clone(), "type", Kind::Enum),
-        ("find", find.clone(), "limit", Kind::PositiveInt),
-        ("find", find.clone(), "skipHidden", Kind::Bool),
-        ("find", find, "gitignore", Kind::Bool),
-        ("bash", bash.clone(), "command", Kind::Required),
-        ("bash", bash.clone(), "timeoutMs", Kind::Millis),
-        ("bash", bash, "cwd", Kind::Text),
-        ("process", start.clone(), "action", Kind::Enum),
-        ("process", start.clone(), "command", Kind::Required),
-        ("process", start, "cwd", Kind::Text),
-        ("process", poll, "id", Kind::Required),
-        ("process", pwrite, "input", Kind::Text),
-        ("todo_set", json!({"items": []}), "items", Kind::Array),
-        ("websearch", search.clone(), "query", Kind::Required),
-        ("websearch", search, "count", Kind::PositiveInt),
-        ("webfetch", fetch.clone(), "url", Kind::Required),
-        ("webfetch", fetch.clone(), "format", Kind::Enum),
-        ("webfetch", fetch.clone(), "maxBytes", Kind::PositiveInt),
-        ("webfetch", fetch, "timeoutMs", Kind::PositiveInt),
-    ]
+/// What a field of a published schema takes; `None` for a field of several
+/// types, which its tool words itself (tests/operator.rs covers those).
+fn kind_of(field: &Value, required: bool) -> Option<Kind> {
+    Some(match field["type"].as_str()? {
+        "string" if field.get("enum").is_some() => Kind::Enum,
+        "string" if required => Kind::Required,
+        "string" => Kind::Text,
+        "boolean" => Kind::Bool,
+        "integer" if field["minimum"] == 0 => Kind::NonNegativeInt,
+        "integer" => Kind::PositiveInt,
+        "number" => Kind::Millis,
+        "array" if field["items"]["type"] == "string" => Kind::Strings,
+        "array" => Kind::Array,
+        _ => return None,
+    })
+}
+
+/// A value of the right type for a required field, so that a base input passes
+/// the check and the one wrong field is what is refused.
+fn valid_value(field: &Value) -> Value {
+    match field["type"].as_str() {
+        Some("boolean") => json!(false),
+        Some("array") => json!([]),
+        _ => match field["enum"].get(0) {
+            Some(first) => first.clone(),
+            None => json!("f.txt"),
+        },
+    }
+}
+
+/// The tools a profile publishes, with their input schemas.
+fn published(profile: &str) -> Vec<(String, Value)> {
+    let out = common::bin_std()
+        .args(["--profile", profile, "schema"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "schema --profile {profile} failed");
+    let tools: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    tools
+        .into_iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["parameters"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Fields advertised as one type that take another too (`arguments`: a JSON
+/// string, or the object itself), which their tool checks in its own words.
+const LENIENT: &[(&str, &str)] = &[("saas-action", "arguments")];
+
+/// Every published tool's fields, from the schemas the binary publishes (so a
+/// new tool or field is covered without a line here): (profile, tool, a valid
+/// input, field, kind).
+fn field_table() -> Vec<(&'static str, String, Value, String, Kind)> {
+    let mut rows = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for profile in ["all", "buddy"] {
+        for (tool, schema) in published(profile) {
+            if !seen.insert(tool.clone()) {
+                continue;
+            }
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let properties = schema["properties"].as_object().unwrap();
+            let mut base = json!({});
+            for key in &required {
+                base[*key] = valid_value(&properties[*key]);
+            }
+            for (key, field) in properties {
+                if LENIENT.contains(&(tool.as_str(), key.as_str())) {
+                    continue;
+                }
+                if let Some(kind) = kind_of(field, required.contains(&key.as_str())) {
+                    rows.push((profile, tool.clone(), base.clone(), key.clone(), kind));
+                }
+            }
+        }
+    }
+    rows
 }
 
 fn type_cases() -> Vec<Case> {
+    let table = field_table();
+    // The table is the schemas': it must reach every built-in's fields.
+    for (tool, field) in [
+        ("read", "offset"),
+        ("grep", "maxFileSize"),
+        ("find", "type"),
+    ] {
+        assert!(
+            table.iter().any(|r| r.1 == tool && r.3 == field),
+            "the derived table lost {tool}.{field}"
+        );
+    }
     let mut cases = Vec::new();
-    for (tool, base, field, kind) in field_table() {
+    for (profile, tool, base, field, kind) in table {
         for (value, described) in wrong_values(kind) {
             let mut input = base.clone();
-            input[field] = value.clone();
+            input[&field] = value.clone();
             let quoted = format!("\"{field}\"");
-            cases.push(call(
+            let mut case = call(
                 &format!("{tool}.{field} = {value}"),
-                tool,
+                &tool,
                 input,
                 Want::Error,
                 &[&quoted, described],
-            ));
+            );
+            case.args.splice(0..0, os(&["--profile", profile]));
+            cases.push(case);
         }
     }
     cases
@@ -1497,7 +1544,9 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
             if outcome["is_error"] != json!(case.want == Want::Error) {
                 return Err(format!("is_error is wrong: {outcome}"));
             }
-            match &outcome["output"] {
+            // An operator tool's answer is wrapped in its harness envelope.
+            let output = &outcome["output"];
+            match output.get("result").unwrap_or(output) {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             }

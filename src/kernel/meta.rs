@@ -112,6 +112,9 @@ pub struct ToolMeta {
     /// Its work is CPU-bound and grows with the input (matching, diffing): a
     /// server runs it off its protocol thread so that pings still answer.
     pub heavy: bool,
+    /// Its input fields (see [`super::fields`]): the schema a model sees and
+    /// the check every call passes before the tool runs.
+    pub fields: &'static [super::fields::Field],
 }
 
 impl ToolMeta {
@@ -129,20 +132,13 @@ impl ToolMeta {
             checkpoint: Checkpoint::No,
             core: false,
             heavy: false,
+            fields: &[],
         }
     }
-}
 
-/// A tool as a family registers it: its descriptor and how to build it.
-#[derive(Clone, Copy)]
-pub struct Registration {
-    pub meta: &'static ToolMeta,
-    pub build: fn() -> super::spec::DefinedTool,
-}
-
-impl Registration {
-    pub const fn new(meta: &'static ToolMeta, build: fn() -> super::spec::DefinedTool) -> Self {
-        Registration { meta, build }
+    /// The JSON Schema of the tool's input, from its field table.
+    pub fn parameters(&self) -> serde_json::Value {
+        super::fields::parameters(self.fields)
     }
 }
 

@@ -5,6 +5,7 @@ pub mod backends;
 pub mod clock;
 pub mod contract;
 pub mod digest;
+pub mod fields;
 pub mod input;
 pub mod meta;
 pub mod output;
@@ -28,11 +29,12 @@ pub use backends::{
     WalkVisitorFactory,
 };
 pub use contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
-pub use meta::{Checkpoint, Effect, Registration, Seat, SeedList, ToolMeta};
+pub use fields::{Field, Kind};
+pub use meta::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 pub use output::{ClipEnd, OutputBudget, clamp, default_notice};
 pub use registry::{
-    CapabilityError, ContextFactory, ToolBox, ToolRegistry, ToolRunner, no_such_tool_message,
-    normalize_tool_name,
+    CapabilityError, ContextFactory, Registration, ToolBox, ToolRegistry, ToolRunner,
+    no_such_tool_message, normalize_tool_name,
 };
 pub use render::render_text;
 pub use root::{OutsideRoot, Root};

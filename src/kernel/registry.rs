@@ -253,6 +253,19 @@ impl ToolRunner for RegistryRunner {
     }
 }
 
+/// A tool as a family registers it: its descriptor and how to build it.
+#[derive(Clone, Copy)]
+pub struct Registration {
+    pub meta: &'static super::meta::ToolMeta,
+    pub build: fn() -> DefinedTool,
+}
+
+impl Registration {
+    pub const fn new(meta: &'static super::meta::ToolMeta, build: fn() -> DefinedTool) -> Self {
+        Registration { meta, build }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

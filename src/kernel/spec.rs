@@ -70,6 +70,13 @@ pub trait Tool: Send + Sync {
     fn output_schema(&self) -> Option<JsonSchema> {
         None
     }
+    /// The tool's descriptor, when it declares one: its field table is then
+    /// checked before `run` (see [`super::fields::check`]), so `run` meets only
+    /// input of the declared types. `None` for a tool that checks its own (a
+    /// grafted MCP tool, a test's stand-in).
+    fn meta(&self) -> Option<&'static super::meta::ToolMeta> {
+        None
+    }
 }
 
 /// One unit of a tool's result.
@@ -562,6 +569,11 @@ impl DefinedTool {
         self.tool.strict_input()
     }
 
+    /// See [`Tool::meta`].
+    pub fn meta(&self) -> Option<&'static super::meta::ToolMeta> {
+        self.tool.meta()
+    }
+
     /// See [`Tool::output_schema`]: the schema of the record a successful call
     /// gives a program, or `None` for a text answer.
     pub fn output_schema(&self) -> Option<JsonSchema> {
@@ -586,6 +598,11 @@ impl DefinedTool {
         let input = coerce_input(input);
         if self.tool.strict_input()
             && let Some(message) = super::input::unknown_keys(name, &self.tool.parameters(), &input)
+        {
+            return ToolResult::failure(message);
+        }
+        if let Some(meta) = self.tool.meta().filter(|m| !m.fields.is_empty())
+            && let Err(message) = super::fields::check(name, meta.fields, &input)
         {
             return ToolResult::failure(message);
         }

@@ -59,6 +59,10 @@ impl Tool for Wrapped {
         self.inner.strict_input()
     }
 
+    // No `meta`: the inner tool checks its input itself, inside `around`, so
+    // that what a wrapper adds to every answer (the harness timestamp, a
+    // checkpoint's notice) it adds to a refused input too.
+
     fn output_schema(&self) -> Option<JsonSchema> {
         self.around.output_schema(self.inner.output_schema())
     }

@@ -10,6 +10,7 @@
 //! reads back, from the end, so a chatty job never costs more than the ring to
 //! look at.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
@@ -189,12 +190,22 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
+    fields: FIELDS,
     ..ToolMeta::new(
         "bg-process",
         "Background process",
         "Start, poll and stop long-lived commands, keeping the last 2,000 lines per stream.",
     )
 };
+
+/// `bg-process`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("action", Kind::Enum(&ACTIONS), "What to do."),
+    Field::new("command", Kind::Text, "start: command line."),
+    Field::new("cwd", Kind::Text, "start: directory."),
+    Field::new("id", Kind::Text, "Job id."),
+    Field::new("sinceLast", Kind::Bool, "poll: only what is new."),
+];
 
 #[async_trait]
 impl Tool for BgProcessCard {
@@ -213,22 +224,16 @@ impl Tool for BgProcessCard {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "What to do."},
-                "command": {"type": "string", "description": "start: command line."},
-                "cwd": {"type": "string", "description": "start: directory."},
-                "id": {"type": "string", "description": "Job id."},
-                "sinceLast": {"type": "boolean", "description": "poll: only what is new."}
-            },
-            "required": ["action"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
         let run = async {
-            let args = Args::new("bg-process", &input).map_err(ToolResult::failure)?;
+            let args = Args::new(META.name, &input).map_err(ToolResult::failure)?;
             let action = args
                 .required_enum("action", &ACTIONS)
                 .map_err(ToolResult::failure)?;

@@ -4,6 +4,7 @@
 //! replaced atomically, so concurrent appends lose nothing. A cap keeps it a note:
 //! a change that would take it past [`MEMORY_CAP`] bytes is refused whole.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
@@ -47,12 +48,23 @@ fn read_note(file: &std::path::Path) -> Result<String, String> {
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Records { idempotent: false },
+    fields: FIELDS,
     ..ToolMeta::new(
         "memory",
         "Working memory",
         "Read, replace or append to the session's working-memory note.",
     )
 };
+
+/// `memory`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("action", Kind::Enum(&ACTIONS), "read, replace or append."),
+    Field::new(
+        "content",
+        Kind::Text,
+        "The new note, or the line to append.",
+    ),
+];
 
 #[async_trait]
 impl Tool for MemoryCard {
@@ -71,18 +83,15 @@ impl Tool for MemoryCard {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "read, replace or append."},
-                "content": {"type": "string", "description": "The new note, or the line to append."}
-            },
-            "required": ["action"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("memory", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(args) => args,
             Err(e) => return ToolResult::failure(e),
         };

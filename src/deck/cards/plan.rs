@@ -4,6 +4,7 @@
 //! `plans/<base36 epoch-ms>-<slug>.md`, so an approved plan outlives the call and
 //! repeated plans never overwrite each other.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, ToolMeta};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -128,11 +129,15 @@ impl Tool for EnterPlanMode {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({"type": "object", "properties": {}})
+        ENTER_PLAN_MODE.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&ENTER_PLAN_MODE)
     }
 
     async fn run(&self, input: Value, _ctx: &ToolContext) -> ToolResult {
-        if let Err(e) = Args::new("enter_plan_mode", &input) {
+        if let Err(e) = Args::new(ENTER_PLAN_MODE.name, &input) {
             return ToolResult::failure(e);
         }
         text_and_record(
@@ -148,12 +153,20 @@ struct ExitPlanMode;
 /// The `exit_plan_mode` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const EXIT_PLAN_MODE: ToolMeta = ToolMeta {
     seat: Seat::Card,
+    fields: EXIT_PLAN_MODE_FIELDS,
     ..ToolMeta::new(
         "exit_plan_mode",
         "Exit plan mode",
         "Present a finished plan for approval and keep it as a file.",
     )
 };
+
+/// `exit_plan_mode`'s input fields: its schema and the check before it runs.
+const EXIT_PLAN_MODE_FIELDS: &[Field] = &[Field::required(
+    "plan",
+    Kind::Name,
+    "The plan, in Markdown.",
+)];
 
 #[async_trait]
 impl Tool for ExitPlanMode {
@@ -172,17 +185,16 @@ impl Tool for ExitPlanMode {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "plan": {"type": "string", "description": "The plan, in Markdown."}
-            },
-            "required": ["plan"]
-        })
+        EXIT_PLAN_MODE.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&EXIT_PLAN_MODE)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let plan = match Args::new("exit_plan_mode", &input).and_then(|a| a.required_str("plan")) {
+        let plan = match Args::new(EXIT_PLAN_MODE.name, &input).and_then(|a| a.required_str("plan"))
+        {
             Ok(plan) => plan,
             Err(e) => return ToolResult::failure(e),
         };

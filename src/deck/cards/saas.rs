@@ -18,6 +18,7 @@
 //! not followed (a redirect could carry it to another host), and every string the
 //! card returns is scrubbed of it, whatever the server echoed back.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
@@ -504,12 +505,50 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Runs,
     open_world: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "saas-action",
         "SaaS action",
         "Discover and run third-party SaaS actions through the Composio REST API.",
     )
 };
+
+/// `saas-action`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("action", Kind::Enum(&ACTIONS), "discover or execute."),
+    Field::new(
+        "slug",
+        Kind::Text,
+        "execute: the action, as discover lists it (e.g. GITHUB_CREATE_AN_ISSUE).",
+    ),
+    Field::new(
+        "arguments",
+        Kind::Lenient("string"),
+        "execute: the action's arguments as a JSON object, e.g. {\"owner\": \"x\"} (an object is taken too).",
+    ),
+    Field::new(
+        "toolkits",
+        Kind::Strings,
+        "discover: only these toolkits, e.g. [\"github\"].",
+    ),
+    Field::new("query", Kind::Text, "discover: words to search actions by."),
+    Field::deprecated(
+        "limit",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_LIMIT),
+        },
+        "discover: the most actions listed (default 20, at most 1000).",
+    ),
+    Field::deprecated(
+        "timeoutMs",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_TIMEOUT_MS),
+        },
+        "Give up after this many milliseconds (default 30000 or COMPOSIO_TIMEOUT_MS, at most 300000).",
+    ),
+];
 
 #[async_trait]
 impl Tool for SaasCard {
@@ -528,23 +567,15 @@ impl Tool for SaasCard {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "discover or execute."},
-                "slug": {"type": "string", "description": "execute: the action, as discover lists it (e.g. GITHUB_CREATE_AN_ISSUE)."},
-                "arguments": {"type": "string", "description": "execute: the action's arguments as a JSON object, e.g. {\"owner\": \"x\"} (an object is taken too)."},
-                "toolkits": {"type": "array", "items": {"type": "string"}, "description": "discover: only these toolkits, e.g. [\"github\"]."},
-                "query": {"type": "string", "description": "discover: words to search actions by."},
-                "limit": {"type": "integer", "deprecated": true, "description": format!("discover: the most actions listed (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).")},
-                "timeoutMs": {"type": "integer", "deprecated": true, "maximum": MAX_TIMEOUT_MS, "description": format!("Give up after this many milliseconds (default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS}).")}
-            },
-            "required": ["action"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("saas-action", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(args) => args,
             Err(e) => return ToolResult::failure(e),
         };
@@ -586,6 +617,15 @@ pub fn saas_card() -> DefinedTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_field_descriptions_name_the_constants() {
+        let said = |key: &str| FIELDS.iter().find(|f| f.key == key).unwrap().description;
+        assert!(said("limit").contains(&format!("default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")));
+        assert!(said("timeoutMs").contains(&format!(
+            "default {DEFAULT_TIMEOUT_MS} or {TIMEOUT_ENV}, at most {MAX_TIMEOUT_MS})"
+        )));
+    }
 
     #[test]
     fn the_key_is_scrubbed_everywhere() {

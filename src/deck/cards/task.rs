@@ -33,6 +33,7 @@
 //! With no agent configured the card is the seed's typed stub: an `is_error`
 //! result saying so and showing exactly how to configure one.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -637,12 +638,35 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
+    fields: FIELDS,
     ..ToolMeta::new(
         "task",
         "Delegate task",
         "Hand a self-contained objective to a configured sub-agent CLI and return its answer.",
     )
 };
+
+/// `task`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required(
+        "objective",
+        Kind::Name,
+        "What the sub-agent should accomplish, complete in itself.",
+    ),
+    Field::new(
+        "agent",
+        Kind::Text,
+        "Which configured agent (default: the default).",
+    ),
+    Field::new("context", Kind::Text, "Background for it."),
+    Field::new(
+        "timeoutMs",
+        Kind::Millis {
+            max: MAX_TIMEOUT_MS,
+        },
+        "Deadline in milliseconds (default 600000, at most 3600000).",
+    ),
+];
 
 #[async_trait]
 impl Tool for TaskCard {
@@ -659,16 +683,11 @@ impl Tool for TaskCard {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "objective": {"type": "string", "description": "What the sub-agent should accomplish, complete in itself."},
-                "agent": {"type": "string", "description": "Which configured agent (default: the default)."},
-                "context": {"type": "string", "description": "Background for it."},
-                "timeoutMs": {"type": "number", "maximum": MAX_TIMEOUT_MS, "description": format!("Deadline in milliseconds (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")}
-            },
-            "required": ["objective"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -680,7 +699,7 @@ impl Tool for TaskCard {
 
 async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
     let fail = ToolResult::failure;
-    let args = Args::new("task", input).map_err(fail)?;
+    let args = Args::new(META.name, input).map_err(fail)?;
     let objective = args.required_str("objective").map_err(fail)?;
     let wanted = match args.opt_str("agent").map_err(fail)? {
         Some("") => {
@@ -859,6 +878,14 @@ pub fn task_card(ctx: &DeckContext) -> DefinedTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_timeout_description_names_the_constants() {
+        let timeout = FIELDS.iter().find(|f| f.key == "timeoutMs").unwrap();
+        assert!(timeout.description.contains(&format!(
+            "default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS})"
+        )));
+    }
 
     fn agent(entry: Value) -> Result<AgentSpec, String> {
         parse_agent("a", &entry, Path::new("/x/agents.json"))

@@ -4,6 +4,7 @@
 //! replaces the whole list. The list lives in the session's folder (`todo.json`)
 //! and changes under the state lock.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
 use super::session::session_rel;
 
+/// How a wrong `items` is refused.
+const ITEMS_EXPECTED: &str = "an array of {task, state, weight} objects";
 const ACTIONS: [&str; 2] = ["read", "set"];
 const STATES: [&str; 4] = ["pending", "active", "done", "dropped"];
 const WEIGHTS: [&str; 3] = ["low", "normal", "high"];
@@ -42,15 +45,14 @@ fn glyph(state: &str) -> &'static str {
 
 /// Validate `set`'s items: the first problem, naming its path, or the list.
 fn parse_items(args: &Args<'_>) -> Result<Vec<DeckTodo>, String> {
-    const EXPECTED: &str = "an array of {task, state, weight} objects";
     let entries = match args.get("items") {
         None => {
             return Err(format!(
-                "Missing \"items\": set needs {EXPECTED} (the whole list; [] clears it)."
+                "Missing \"items\": set needs {ITEMS_EXPECTED} (the whole list; [] clears it)."
             ));
         }
         Some(Value::Array(entries)) => entries,
-        Some(other) => return Err(invalid("items", EXPECTED, other)),
+        Some(other) => return Err(invalid("items", ITEMS_EXPECTED, other)),
     };
     let mut items = Vec::with_capacity(entries.len());
     for (i, entry) in entries.iter().enumerate() {
@@ -122,12 +124,30 @@ struct TodoCard;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Records { idempotent: true },
+    fields: FIELDS,
     ..ToolMeta::new(
         "todo",
         "Checklist",
         "Read or wholesale replace a checklist of weighted items with four states.",
     )
 };
+
+/// `todo`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("action", Kind::Enum(&ACTIONS), "read or set."),
+    Field::new(
+        "items",
+        Kind::Objects {
+            fields: &[
+                Field::required("task", Kind::Name, ""),
+                Field::required("state", Kind::Enum(&STATES), ""),
+                Field::new("weight", Kind::Enum(&WEIGHTS), ""),
+            ],
+            expected: ITEMS_EXPECTED,
+        },
+        "set: the whole list, in order.",
+    ),
+];
 
 #[async_trait]
 impl Tool for TodoCard {
@@ -144,30 +164,15 @@ impl Tool for TodoCard {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ACTIONS, "description": "read or set."},
-                "items": {
-                    "type": "array",
-                    "description": "set: the whole list, in order.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "task": {"type": "string"},
-                            "state": {"type": "string", "enum": STATES},
-                            "weight": {"type": "string", "enum": WEIGHTS}
-                        },
-                        "required": ["task", "state"]
-                    }
-                }
-            },
-            "required": ["action"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("todo", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(args) => args,
             Err(e) => return ToolResult::failure(e),
         };

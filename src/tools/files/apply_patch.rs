@@ -10,6 +10,7 @@
 //! hunk of every file has its place and every new content is built, and an
 //! interrupted write is undone by the next invocation.
 
+use crate::kernel::fields::{Field, Kind as FieldKind};
 use crate::kernel::{Checkpoint, Effect, ToolMeta};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -62,12 +63,24 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Writes { idempotent: false },
     checkpoint: Checkpoint::ByPatch,
     heavy: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "apply_patch",
         "Apply patch",
         "Apply a multi-file patch (codex envelope or unified diff), all or nothing.",
     )
 };
+
+/// `apply_patch`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("patch", FieldKind::Name, "Patch text."),
+    Field::new("check", FieldKind::Bool, "Only test whether it applies."),
+    Field::new(
+        "reverse",
+        FieldKind::Bool,
+        "Apply a unified diff backwards.",
+    ),
+];
 
 #[async_trait]
 impl Tool for ApplyPatchTool {
@@ -86,19 +99,15 @@ impl Tool for ApplyPatchTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "patch": { "type": "string", "description": "Patch text." },
-                "check": { "type": "boolean", "description": "Only test whether it applies." },
-                "reverse": { "type": "boolean", "description": "Apply a unified diff backwards." }
-            },
-            "required": ["patch"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("apply_patch", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };

@@ -9,6 +9,7 @@
 //! record). The matching itself, and the wording of why an edit could not be
 //! applied, live in `matching/`, which is pure and fuzzed.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 
@@ -55,12 +56,38 @@ pub const META: ToolMeta = ToolMeta {
     checkpoint: Checkpoint::ByPath,
     core: true,
     heavy: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "edit",
         "Edit file",
         "Replace a span of a file's text and show the unified diff.",
     )
 };
+
+/// `edit`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("path", Kind::Name, "File path."),
+    Field::new("oldText", Kind::Text, "Exact text to replace."),
+    Field::new("newText", Kind::Text, "Replacement."),
+    Field::new("replaceAll", Kind::Bool, "Replace every occurrence."),
+    Field::new(
+        "edits",
+        Kind::Objects {
+            fields: &[
+                Field::required("oldText", Kind::Name, ""),
+                Field::required("newText", Kind::Name, ""),
+                Field::new("replaceAll", Kind::Bool, ""),
+            ],
+            expected: EDITS_EXPECTED,
+        },
+        "[{oldText, newText}] instead, each matched against the file as it was.",
+    ),
+    Field::new(
+        "expectSha256",
+        Kind::Text,
+        "Refuse unless the file's SHA-256 is this (read gives it).",
+    ),
+];
 
 #[async_trait]
 impl Tool for EditTool {
@@ -77,30 +104,11 @@ impl Tool for EditTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string", "description": "File path." },
-                "oldText": { "type": "string", "description": "Exact text to replace." },
-                "newText": { "type": "string", "description": "Replacement." },
-                "replaceAll": { "type": "boolean", "description": "Replace every occurrence." },
-                "edits": {
-                    "type": "array",
-                    "description": "[{oldText, newText}] instead, each matched against the file as it was.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "oldText": { "type": "string" },
-                            "newText": { "type": "string" },
-                            "replaceAll": { "type": "boolean" }
-                        },
-                        "required": ["oldText", "newText"]
-                    }
-                },
-                "expectSha256": { "type": "string", "description": "Refuse unless the file's SHA-256 is this (read gives it)." }
-            },
-            "required": ["path"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -134,7 +142,7 @@ struct Request<'a> {
 
 /// Parse: the input's fields, each wrong one named.
 fn parse(input: &Value) -> Result<Request<'_>, String> {
-    let args = Args::new("edit", input)?;
+    let args = Args::new(META.name, input)?;
     let path = args.required_str("path")?;
     // A strict-mode caller (OpenAI's strict function schemas make every key
     // required and none nullable) must fill the keys it does not mean: an empty
@@ -433,16 +441,15 @@ fn answer(request: &Request<'_>, ctx: &ToolContext, planned: Planned) -> ToolRes
     }
 }
 
+/// How a wrong `edits` is refused.
+const EDITS_EXPECTED: &str = "an array of {oldText, newText, replaceAll?} objects";
+
 /// The `edits` list: each item `{oldText, newText, replaceAll?}`, named by its
 /// index in errors (`edits[1].oldText`).
 fn parse_edits(list: &Value) -> Result<Vec<(String, String, bool)>, String> {
     use crate::kernel::input::invalid;
     let Value::Array(items) = list else {
-        return Err(invalid(
-            "edits",
-            "an array of {oldText, newText, replaceAll?} objects",
-            list,
-        ));
+        return Err(invalid("edits", EDITS_EXPECTED, list));
     };
     if items.is_empty() {
         return Err(invalid("edits", "at least one edit", list));

@@ -5,6 +5,7 @@
 //! tiebreak, so the order is stable across filesystems. Dot-entries are hidden unless
 //! `showHidden`, and the header says how many were hidden so nothing is silently lost.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -51,12 +52,24 @@ fn order(a: &Row, b: &Row) -> Ordering {
 /// The `ls` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
+    fields: FIELDS,
     ..ToolMeta::new(
         "ls",
         "List directory",
         "List a directory's entries with kind and size, directories first.",
     )
 };
+
+/// `ls`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::new("path", Kind::Text, "Directory (default \".\")."),
+    Field::new("showHidden", Kind::Bool, "Include dot-entries."),
+    Field::new(
+        "limit",
+        Kind::Int { min: 1, max: None },
+        "Most entries shown.",
+    ),
+];
 
 #[async_trait]
 impl Tool for Ls {
@@ -73,18 +86,15 @@ impl Tool for Ls {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string", "description": "Directory (default \".\")." },
-                "showHidden": { "type": "boolean", "description": "Include dot-entries." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Most entries shown." }
-            }
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("ls", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };

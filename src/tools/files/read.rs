@@ -19,6 +19,7 @@
 //! at most [`AGENT_WINDOW`] lines and cuts each line at [`AGENT_LINE_WIDTH`]
 //! characters, saying so; see those constants for why these numbers.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::io::Read;
 use std::sync::Arc;
@@ -455,12 +456,28 @@ fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "read",
         "Read file",
         "Show a file's lines numbered like cat -n, a window at a time.",
     )
 };
+
+/// `read`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("path", Kind::Name, "File path."),
+    Field::new(
+        "offset",
+        Kind::Int { min: 1, max: None },
+        "First line, 1-based.",
+    ),
+    Field::new(
+        "limit",
+        Kind::Int { min: 1, max: None },
+        "How many lines (for agents 500 by default, lines cut at 500 characters).",
+    ),
+];
 
 #[async_trait]
 impl Tool for ReadTool {
@@ -473,19 +490,15 @@ impl Tool for ReadTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string", "description": "File path." },
-                "offset": { "type": "integer", "minimum": 1, "description": "First line, 1-based." },
-                "limit": { "type": "integer", "minimum": 1, "description": "How many lines (for agents 500 by default, lines cut at 500 characters)." }
-            },
-            "required": ["path"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("read", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };

@@ -10,6 +10,7 @@
 //! it, the record `{path, bytes, sha256}`: the hash is what `edit`'s `expectSha256`
 //! takes, so a writer can guard its next edit without reading the file back.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::path::Path;
 use std::sync::Arc;
@@ -32,12 +33,19 @@ pub const META: ToolMeta = ToolMeta {
     checkpoint: Checkpoint::ByPath,
     core: true,
     heavy: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "write",
         "Write file",
         "Create or replace a file atomically, making parent folders.",
     )
 };
+
+/// `write`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("path", Kind::Name, "File path."),
+    Field::new("content", Kind::Text, "The whole new content."),
+];
 
 #[async_trait]
 impl Tool for WriteTool {
@@ -50,18 +58,15 @@ impl Tool for WriteTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string", "description": "File path." },
-                "content": { "type": "string", "description": "The whole new content." }
-            },
-            "required": ["path"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("write", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };

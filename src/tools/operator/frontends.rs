@@ -5,6 +5,7 @@
 //! 8,000 characters with `...[truncated]`, `Wrote N bytes to /path`, up to 8
 //! numbered results.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
@@ -31,12 +32,16 @@ struct ReadFile;
 /// The `read_file` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const READ_FILE: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
+    fields: READ_FILE_FIELDS,
     ..ToolMeta::new(
         "read_file",
         "Read file (text)",
         "Return a file's text as is, up to 8,000 characters.",
     )
 };
+
+/// `read_file`'s input fields: its schema and the check before it runs.
+const READ_FILE_FIELDS: &[Field] = &[Field::required("path", Kind::Name, "The file to read.")];
 
 #[async_trait]
 impl Tool for ReadFile {
@@ -49,15 +54,15 @@ impl Tool for ReadFile {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "The file to read."}},
-            "required": ["path"]
-        })
+        READ_FILE.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&READ_FILE)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("read_file", &input) {
+        let args = match Args::new(READ_FILE.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };
@@ -108,12 +113,19 @@ struct WriteFile;
 pub const WRITE_FILE: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Writes { idempotent: false },
+    fields: WRITE_FILE_FIELDS,
     ..ToolMeta::new(
         "write_file",
         "Write file (text)",
         "Create or replace a file atomically and say how many bytes were written.",
     )
 };
+
+/// `write_file`'s input fields: its schema and the check before it runs.
+const WRITE_FILE_FIELDS: &[Field] = &[
+    Field::required("path", Kind::Name, "The file to write."),
+    Field::required("content", Kind::Name, "The complete new content."),
+];
 
 #[async_trait]
 impl Tool for WriteFile {
@@ -126,18 +138,15 @@ impl Tool for WriteFile {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "The file to write."},
-                "content": {"type": "string", "description": "The complete new content."}
-            },
-            "required": ["path", "content"]
-        })
+        WRITE_FILE.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&WRITE_FILE)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("write_file", &input) {
+        let args = match Args::new(WRITE_FILE.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };
@@ -165,12 +174,20 @@ struct FetchUrl;
 pub const FETCH_URL: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     open_world: true,
+    fields: FETCH_URL_FIELDS,
     ..ToolMeta::new(
         "fetch_url",
         "Fetch URL body",
         "HTTP GET a URL and return its body, up to 8,000 characters.",
     )
 };
+
+/// `fetch_url`'s input fields: its schema and the check before it runs.
+const FETCH_URL_FIELDS: &[Field] = &[Field::required(
+    "url",
+    Kind::Name,
+    "An absolute http or https URL.",
+)];
 
 #[async_trait]
 impl Tool for FetchUrl {
@@ -183,15 +200,15 @@ impl Tool for FetchUrl {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {"url": {"type": "string", "description": "An absolute http or https URL."}},
-            "required": ["url"]
-        })
+        FETCH_URL.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&FETCH_URL)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("fetch_url", &input) {
+        let args = match Args::new(FETCH_URL.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };
@@ -239,12 +256,16 @@ fn render_results(results: &[Value]) -> String {
 pub const WEB_SEARCH: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     open_world: true,
+    fields: WEB_SEARCH_FIELDS,
     ..ToolMeta::new(
         "web_search",
         "Web search (top 8)",
         "Search the web and return up to eight numbered results.",
     )
 };
+
+/// `web_search`'s input fields: its schema and the check before it runs.
+const WEB_SEARCH_FIELDS: &[Field] = &[Field::required("query", Kind::Name, "What to search for.")];
 
 #[async_trait]
 impl Tool for WebSearch {
@@ -257,15 +278,15 @@ impl Tool for WebSearch {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {"query": {"type": "string", "description": "What to search for."}},
-            "required": ["query"]
-        })
+        WEB_SEARCH.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&WEB_SEARCH)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("web_search", &input) {
+        let args = match Args::new(WEB_SEARCH.name, &input) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),
         };

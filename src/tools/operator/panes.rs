@@ -4,13 +4,14 @@
 //! the four `tmux-*` tools that create and kill managed sessions and panes within
 //! the configured caps, the shared session and shared panes protected.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Effect, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::shared::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
+use super::shared::{MUTATION, PRIVESC, RISK, WHY, check_safety, duration_of, tmux_of};
 use crate::backends::tmux::{CaptureOptions, Missing, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
@@ -30,32 +31,26 @@ fn keep_tail(text: &str) -> String {
     format!("[truncated {cut} chars from start]\n{}", &text[at..])
 }
 
-/// A schema with the target selectors, `extra` properties, and the safety fields
-/// when `safety`.
-fn schema(extra: Value, required: &[&str], safety: bool) -> JsonSchema {
-    let mut props = serde_json::Map::new();
-    props.insert(
-        "target".into(),
-        json!({"type": "string", "description": "A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane."}),
-    );
-    props.insert(
-        "session".into(),
-        json!({"type": "string", "description": "A managed tmux session (default: the shared one)."}),
-    );
-    props.insert(
-        "pane".into(),
-        json!({"type": "string", "description": "A managed pane of the session (default: its shared pane)."}),
-    );
-    if let Value::Object(extra) = extra {
-        props.extend(extra);
-    }
-    let mut required: Vec<&str> = required.to_vec();
-    if safety {
-        props.extend(safety_properties());
-        required.extend(SAFETY_FIELDS);
-    }
-    json!({"type": "object", "properties": props, "required": required})
-}
+// The target selectors every pane tool takes.
+
+/// The selector `target`.
+const TARGET: Field = Field::new(
+    "target",
+    Kind::Text,
+    "A raw tmux target (-t syntax, e.g. %3 or mysession:1.0); beats session and pane.",
+);
+/// The selector `session`.
+const SESSION: Field = Field::new(
+    "session",
+    Kind::Text,
+    "A managed tmux session (default: the shared one).",
+);
+/// The selector `pane`.
+const PANE: Field = Field::new(
+    "pane",
+    Kind::Text,
+    "A managed pane of the session (default: its shared pane).",
+);
 
 /// Sleep for the input's `delay`, if any.
 async fn delay(args: &Args<'_>, ctx: &ToolContext) -> Result<(), String> {
@@ -88,12 +83,60 @@ struct CapturePane;
 /// The `capture-pane` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const CAPTURE_PANE: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
+    fields: CAPTURE_FIELDS,
     ..ToolMeta::new(
         "capture-pane",
         "Capture tmux pane",
         "Return the text on a tmux pane's screen, up to its last 8,000 characters.",
     )
 };
+
+/// `capture-pane`'s input fields.
+const CAPTURE_FIELDS: &[Field] = &[
+    TARGET,
+    SESSION,
+    PANE,
+    Field::new(
+        "start",
+        Kind::AnyOf(&["integer", "string"]),
+        "First line (-S): a line number (negative = history) or \"-\" for the start of the history.",
+    ),
+    Field::new(
+        "end",
+        Kind::AnyOf(&["integer", "string"]),
+        "Last line (-E): a line number or \"-\" for the end of the visible area.",
+    ),
+    Field::new(
+        "join_wrapped_lines",
+        Kind::Bool,
+        "Join soft-wrapped lines (-J; default true).",
+    ),
+    Field::new(
+        "preserve_trailing_spaces",
+        Kind::Bool,
+        "Keep trailing spaces (-N; default false).",
+    ),
+    Field::new(
+        "include_escape_sequences",
+        Kind::Bool,
+        "Keep colour and attribute escapes (-e; default false).",
+    ),
+    Field::new(
+        "escape_non_printable",
+        Kind::Bool,
+        "Octal-escape non-printable characters (-C; default false).",
+    ),
+    Field::new(
+        "include_alternate_screen",
+        Kind::Bool,
+        "Capture the alternate screen (-a; default false); the main screen, with a notice, when none is active.",
+    ),
+    Field::new(
+        "delay",
+        Kind::AnyOf(&["string", "number"]),
+        "Wait this long before capturing (\"2s\", \"500ms\" or seconds).",
+    ),
+];
 
 #[async_trait]
 impl Tool for CapturePane {
@@ -106,20 +149,11 @@ impl Tool for CapturePane {
     }
 
     fn parameters(&self) -> JsonSchema {
-        schema(
-            json!({
-                "start": {"type": ["integer", "string"], "description": "First line (-S): a line number (negative = history) or \"-\" for the start of the history."},
-                "end": {"type": ["integer", "string"], "description": "Last line (-E): a line number or \"-\" for the end of the visible area."},
-                "join_wrapped_lines": {"type": "boolean", "description": "Join soft-wrapped lines (-J; default true)."},
-                "preserve_trailing_spaces": {"type": "boolean", "description": "Keep trailing spaces (-N; default false)."},
-                "include_escape_sequences": {"type": "boolean", "description": "Keep colour and attribute escapes (-e; default false)."},
-                "escape_non_printable": {"type": "boolean", "description": "Octal-escape non-printable characters (-C; default false)."},
-                "include_alternate_screen": {"type": "boolean", "description": "Capture the alternate screen (-a; default false); the main screen, with a notice, when none is active."},
-                "delay": {"type": ["string", "number"], "description": "Wait this long before capturing (\"2s\", \"500ms\" or seconds)."}
-            }),
-            &[],
-            false,
-        )
+        CAPTURE_PANE.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&CAPTURE_PANE)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -131,7 +165,7 @@ impl Tool for CapturePane {
 }
 
 async fn capture(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
-    let args = Args::new("capture-pane", input)?;
+    let args = Args::new(CAPTURE_PANE.name, input)?;
     let options = CaptureOptions {
         start: bound(&args, "start")?,
         end: bound(&args, "end")?,
@@ -186,12 +220,45 @@ struct SendKeys;
 pub const SEND_KEYS: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Runs,
+    fields: SEND_FIELDS,
     ..ToolMeta::new(
         "send-keys",
         "Send keys to tmux pane",
         "Type literal text and tmux key names into a tmux pane.",
     )
 };
+
+/// `send-keys`'s input fields.
+const SEND_FIELDS: &[Field] = &[
+    TARGET,
+    SESSION,
+    PANE,
+    Field::new(
+        "keys",
+        Kind::Strings,
+        "tmux key names, sent in order: \"C-c\", \"Enter\", \"Up\", …",
+    )
+    .in_own_words(),
+    Field::new(
+        "literal_text",
+        Kind::Text,
+        "Text typed as is (send-keys -l).",
+    ),
+    Field::new(
+        "enter",
+        Kind::Bool,
+        "Press Enter after the text and keys (default false).",
+    ),
+    Field::new(
+        "delay",
+        Kind::AnyOf(&["string", "number"]),
+        "Wait this long before sending (\"500ms\", \"2s\" or seconds).",
+    ),
+    RISK,
+    MUTATION,
+    PRIVESC,
+    WHY,
+];
 
 #[async_trait]
 impl Tool for SendKeys {
@@ -204,16 +271,11 @@ impl Tool for SendKeys {
     }
 
     fn parameters(&self) -> JsonSchema {
-        schema(
-            json!({
-                "keys": {"type": "array", "items": {"type": "string"}, "description": "tmux key names, sent in order: \"C-c\", \"Enter\", \"Up\", …"},
-                "literal_text": {"type": "string", "description": "Text typed as is (send-keys -l)."},
-                "enter": {"type": "boolean", "description": "Press Enter after the text and keys (default false)."},
-                "delay": {"type": ["string", "number"], "description": "Wait this long before sending (\"500ms\", \"2s\" or seconds)."}
-            }),
-            &[],
-            true,
-        )
+        SEND_KEYS.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&SEND_KEYS)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -225,7 +287,7 @@ impl Tool for SendKeys {
 }
 
 async fn send_keys(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
-    let args = Args::new("send-keys", input)?;
+    let args = Args::new(SEND_KEYS.name, input)?;
     check_safety(&args)?;
     let keys: Vec<String> = match args.get("keys") {
         None => Vec::new(),
@@ -289,13 +351,17 @@ enum Manage {
 }
 
 impl Manage {
-    fn name(self) -> &'static str {
+    fn meta(self) -> &'static ToolMeta {
         match self {
-            Manage::CreateSession => CREATE_SESSION.name,
-            Manage::KillSession => KILL_SESSION.name,
-            Manage::CreatePane => CREATE_PANE.name,
-            Manage::KillPane => KILL_PANE.name,
+            Manage::CreateSession => &CREATE_SESSION,
+            Manage::KillSession => &KILL_SESSION,
+            Manage::CreatePane => &CREATE_PANE,
+            Manage::KillPane => &KILL_PANE,
         }
+    }
+
+    fn name(self) -> &'static str {
+        self.meta().name
     }
 }
 
@@ -349,22 +415,11 @@ impl Tool for ManageTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        let session = json!({"type": "string", "description": "The managed session (its short name, or indus-<owner>-<name>)."});
-        let pane = json!({"type": "string", "description": "The managed pane's name."});
-        let (props, required) = match self.0 {
-            Manage::CreateSession | Manage::KillSession => {
-                (json!({"session": session}), vec!["session"])
-            }
-            Manage::CreatePane | Manage::KillPane => (
-                json!({"pane": pane, "session": {"type": "string", "description": "The managed session (default: the shared one)."}}),
-                vec!["pane"],
-            ),
-        };
-        let mut props = props.as_object().cloned().unwrap_or_default();
-        props.extend(safety_properties());
-        let mut required = required;
-        required.extend(SAFETY_FIELDS);
-        json!({"type": "object", "properties": props, "required": required})
+        self.0.meta().parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(self.0.meta())
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -441,6 +496,7 @@ pub fn send_keys_tool() -> DefinedTool {
 pub const CREATE_SESSION: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Records { idempotent: false },
+    fields: SESSION_FIELDS,
     ..ToolMeta::new(
         "tmux-create-session",
         "Create tmux session",
@@ -448,10 +504,24 @@ pub const CREATE_SESSION: ToolMeta = ToolMeta {
     )
 };
 
+/// The input fields of `tmux-create-session` and `tmux-kill-session`.
+const SESSION_FIELDS: &[Field] = &[
+    Field::required(
+        "session",
+        Kind::Name,
+        "The managed session (its short name, or indus-<owner>-<name>).",
+    ),
+    RISK,
+    MUTATION,
+    PRIVESC,
+    WHY,
+];
+
 /// The `tmux-kill-session` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const KILL_SESSION: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Records { idempotent: false },
+    fields: SESSION_FIELDS,
     ..ToolMeta::new(
         "tmux-kill-session",
         "Kill tmux session",
@@ -463,6 +533,7 @@ pub const KILL_SESSION: ToolMeta = ToolMeta {
 pub const CREATE_PANE: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Records { idempotent: false },
+    fields: PANE_FIELDS,
     ..ToolMeta::new(
         "tmux-create-pane",
         "Create tmux pane",
@@ -470,10 +541,25 @@ pub const CREATE_PANE: ToolMeta = ToolMeta {
     )
 };
 
+/// The input fields of `tmux-create-pane` and `tmux-kill-pane`.
+const PANE_FIELDS: &[Field] = &[
+    Field::required("pane", Kind::Name, "The managed pane's name."),
+    Field::new(
+        "session",
+        Kind::Text,
+        "The managed session (default: the shared one).",
+    ),
+    RISK,
+    MUTATION,
+    PRIVESC,
+    WHY,
+];
+
 /// The `tmux-kill-pane` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const KILL_PANE: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Records { idempotent: false },
+    fields: PANE_FIELDS,
     ..ToolMeta::new(
         "tmux-kill-pane",
         "Kill tmux pane",

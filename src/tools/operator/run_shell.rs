@@ -8,6 +8,7 @@
 //! persistent shell. The result is the seed's `{exit_code, stdout, stderr}`, each
 //! stream cut to 4,000 characters.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +16,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::shared::{SAFETY_FIELDS, check_safety, duration_of, safety_properties, tmux_of};
+use super::shared::{MUTATION, PRIVESC, RISK, WHY, check_safety, duration_of, tmux_of};
 use crate::backends::tmux::{Missing, PaneRef, RunWait, SHARED, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -84,12 +85,41 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
+    fields: FIELDS,
     ..ToolMeta::new(
         "run_shell",
         "Run shell command (risk-annotated)",
         "Run a command, stating its risk, directly or typed into a managed tmux pane.",
     )
 };
+
+/// `run_shell`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required(
+        "command",
+        Kind::Name,
+        "The shell command, run with sh -c (in a tmux pane, sourced by its bash).",
+    ),
+    RISK,
+    MUTATION,
+    PRIVESC,
+    WHY,
+    Field::new(
+        "session",
+        Kind::Text,
+        "A managed tmux session (default: the shared one); implies a tmux target.",
+    ),
+    Field::new(
+        "pane",
+        Kind::Text,
+        "A managed pane of the session (default: its shared pane); implies a tmux target.",
+    ),
+    Field::new(
+        "wait",
+        Kind::AnyOf(&["boolean", "string", "integer"]),
+        "true (default): until the command exits; false: dispatch to the tmux pane and return; \"30s\", \"10m\", \"1h\" or seconds: wait up to that long.",
+    ),
+];
 
 #[async_trait]
 impl Tool for RunShell {
@@ -118,27 +148,11 @@ impl Tool for RunShell {
     }
 
     fn parameters(&self) -> JsonSchema {
-        let mut props = serde_json::Map::new();
-        props.insert(
-            "command".into(),
-            json!({"type": "string", "description": "The shell command, run with sh -c (in a tmux pane, sourced by its bash)."}),
-        );
-        props.extend(safety_properties());
-        props.insert(
-            "session".into(),
-            json!({"type": "string", "description": "A managed tmux session (default: the shared one); implies a tmux target."}),
-        );
-        props.insert(
-            "pane".into(),
-            json!({"type": "string", "description": "A managed pane of the session (default: its shared pane); implies a tmux target."}),
-        );
-        props.insert(
-            "wait".into(),
-            json!({"type": ["boolean", "string", "integer"], "description": "true (default): until the command exits; false: dispatch to the tmux pane and return; \"30s\", \"10m\", \"1h\" or seconds: wait up to that long."}),
-        );
-        let mut required = vec!["command"];
-        required.extend(SAFETY_FIELDS);
-        json!({"type": "object", "properties": props, "required": required})
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -150,7 +164,7 @@ impl Tool for RunShell {
 
 async fn run_shell(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
     let fail = ToolResult::failure;
-    let args = Args::new("run_shell", input).map_err(fail)?;
+    let args = Args::new(META.name, input).map_err(fail)?;
     let command = args.required_str("command").map_err(fail)?;
     check_safety(&args).map_err(fail)?;
     let session = args.opt_str("session").map_err(fail)?;
@@ -280,7 +294,7 @@ mod tests {
     fn wait_takes_the_seeds_spellings() {
         let w = |v: Value| {
             let input = json!({ "wait": v });
-            wait_of(&Args::new("run_shell", &input).unwrap())
+            wait_of(&Args::new(META.name, &input).unwrap())
         };
         assert_eq!(w(json!(true)).unwrap(), Wait::Done);
         assert_eq!(w(json!(false)).unwrap(), Wait::Forget);

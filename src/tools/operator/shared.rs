@@ -4,6 +4,7 @@
 //! Apart from the family's `mod.rs` so the tools import it and the family's front
 //! door only lists them.
 
+use crate::kernel::fields::{Field, Kind};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -31,20 +32,33 @@ pub fn cap_text_at(text: &str, cap: usize) -> String {
     }
 }
 
-/// The schema properties of the seed's safety fields, required wherever a tool
-/// acts on a machine (`run_shell`, `send-keys`, the `tmux-*` tools).
-pub fn safety_properties() -> serde_json::Map<String, Value> {
-    let v = json!({
-        "risk": {"type": "string", "enum": ["low", "medium", "high"], "description": "Estimated risk of the action: low, medium or high."},
-        "mutation": {"type": "boolean", "description": "Whether the action changes the system's state."},
-        "privesc": {"type": "boolean", "description": "Whether the action uses privilege escalation (sudo, su, doas)."},
-        "why": {"type": "string", "description": "A short reason for the action and a justification of its risk."}
-    });
-    v.as_object().cloned().unwrap_or_default()
-}
+// The seed's safety fields, required wherever a tool acts on a machine
+// (`run_shell`, `send-keys`, the `tmux-*` tools), in each one's field table.
 
-/// The names of [`safety_properties`], for a schema's `required`.
-pub const SAFETY_FIELDS: [&str; 4] = ["risk", "mutation", "privesc", "why"];
+/// The safety field `risk`.
+pub const RISK: Field = Field::required(
+    "risk",
+    Kind::Enum(&["low", "medium", "high"]),
+    "Estimated risk of the action: low, medium or high.",
+);
+/// The safety field `mutation`.
+pub const MUTATION: Field = Field::required(
+    "mutation",
+    Kind::Bool,
+    "Whether the action changes the system's state.",
+);
+/// The safety field `privesc`.
+pub const PRIVESC: Field = Field::required(
+    "privesc",
+    Kind::Bool,
+    "Whether the action uses privilege escalation (sudo, su, doas).",
+);
+/// The safety field `why`.
+pub const WHY: Field = Field::required(
+    "why",
+    Kind::Name,
+    "A short reason for the action and a justification of its risk.",
+);
 
 /// Check the safety fields of an input.
 pub fn check_safety(args: &Args<'_>) -> Result<(), String> {

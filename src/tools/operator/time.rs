@@ -53,11 +53,15 @@ impl Tool for TimeTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({"type": "object", "properties": {}})
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, _ctx: &ToolContext) -> ToolResult {
-        if let Err(e) = Args::new("time", &input) {
+        if let Err(e) = Args::new(META.name, &input) {
             return ToolResult::failure(e);
         }
         let record = time_record(Utc::now());

@@ -12,6 +12,7 @@
 //! `text`, `status`, `priority`, then uniqueness of `id`); the first problem is the
 //! answer and nothing is stored.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::text::inert;
 use crate::kernel::{Effect, Seat, SeedList, ToolMeta};
 use std::collections::HashMap;
@@ -70,7 +71,7 @@ const PRIORITY_NAMES: [&str; 3] = ["low", "normal", "high"];
 
 /// Validate `todo_set`'s input into the list to store, or the first problem found.
 pub fn parse_items(input: &Value) -> Result<Vec<TodoItem>, String> {
-    let args = Args::new("todo_set", input)?;
+    let args = Args::new(TODO_SET.name, input)?;
     let entries = match args.get("items") {
         None => return Err(format!("Missing \"items\": expected {ITEMS_EXPECTED}.")),
         Some(Value::Array(entries)) => entries,
@@ -219,12 +220,28 @@ struct TodoSetTool;
 pub const TODO_SET: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
     effect: Effect::Records { idempotent: true },
+    fields: TODO_SET_FIELDS,
     ..ToolMeta::new(
         "todo_set",
         "Update checklist",
         "Replace the session's checklist.",
     )
 };
+
+/// `todo_set`'s input fields: its schema and the check before it runs.
+const TODO_SET_FIELDS: &[Field] = &[Field::required(
+    "items",
+    Kind::Objects {
+        fields: &[
+            Field::required("id", Kind::Name, ""),
+            Field::required("text", Kind::Name, ""),
+            Field::required("status", Kind::Enum(&["pending", "active", "done"]), ""),
+            Field::new("priority", Kind::Enum(&["low", "normal", "high"]), ""),
+        ],
+        expected: ITEMS_EXPECTED,
+    },
+    "The whole list, in order.",
+)];
 
 #[async_trait]
 impl Tool for TodoSetTool {
@@ -243,26 +260,11 @@ impl Tool for TodoSetTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "items": {
-                    "type": "array",
-                    "description": "The whole list, in order.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": { "type": "string" },
-                            "text": { "type": "string" },
-                            "status": { "type": "string", "enum": STATUS_NAMES },
-                            "priority": { "type": "string", "enum": PRIORITY_NAMES }
-                        },
-                        "required": ["id", "text", "status"]
-                    }
-                }
-            },
-            "required": ["items"]
-        })
+        TODO_SET.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&TODO_SET)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -314,11 +316,15 @@ impl Tool for TodoReadTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({ "type": "object", "properties": {} })
+        TODO_READ.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&TODO_READ)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        if let Err(e) = Args::new("todo_read", &input) {
+        if let Err(e) = Args::new(TODO_READ.name, &input) {
             return ToolResult::failure(e);
         }
         match load(ctx) {

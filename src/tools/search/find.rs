@@ -15,6 +15,7 @@
 //! name, the seed's rule (`find read` lists `README.md`). Both are compiled once, so
 //! every entry costs a single match.
 
+use crate::kernel::fields::{Field, Kind as FieldKind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -423,7 +424,7 @@ const EXTENSION_EXPECTED: &str = "file extensions such as \"rs\" or \"tar.gz\"";
 
 /// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
 fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
-    let args = Args::new("find", input)?;
+    let args = Args::new(META.name, input)?;
     let pattern = args.required_str("pattern")?.to_string();
     let roots = parse_roots(&args)?;
     let kind = match args.get("type") {
@@ -432,11 +433,7 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
             Some((_, kind)) => Some(*kind),
             // The wording predates the other kinds; the schema's enum lists them all.
             None => {
-                return Err(invalid(
-                    "type",
-                    "one of \"file\", \"dir\", \"symlink\", \"executable\" (or fd's f, d, l, x)",
-                    value,
-                ));
+                return Err(invalid("type", TYPE_EXPECTED, value));
             }
         },
     };
@@ -656,12 +653,71 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "find",
         "Find files by name",
         "Find files and directories by glob or substring beneath a root.",
     )
 };
+
+/// How a wrong `type` is refused: the fd letters named apart.
+const TYPE_EXPECTED: &str =
+    "one of \"file\", \"dir\", \"symlink\", \"executable\" (or fd's f, d, l, x)";
+
+/// `find`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("pattern", FieldKind::Name, "Glob or part of a name."),
+    Field::new(
+        "path",
+        FieldKind::Text,
+        "Directory (default: the working directory).",
+    ),
+    Field::new(
+        "type",
+        FieldKind::EnumSaid {
+            values: &["file", "dir", "symlink", "executable", "f", "d", "l", "x"],
+            expected: TYPE_EXPECTED,
+        },
+        "Kind of entry (f, d, l, x as in fd).",
+    ),
+    Field::new(
+        "limit",
+        FieldKind::Int { min: 1, max: None },
+        "Most rows (default 500, at most 10000).",
+    )
+    .in_own_words(),
+    Field::new(
+        "gitignore",
+        FieldKind::Bool,
+        "Skip entries .gitignore excludes.",
+    ),
+    Field::deprecated(
+        "skipHidden",
+        FieldKind::Bool,
+        "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched).",
+    ),
+    Field::new(
+        "extension",
+        FieldKind::Strings,
+        "Only these extensions, e.g. [\"rs\"].",
+    ),
+    Field::deprecated(
+        "exclude",
+        FieldKind::Strings,
+        "Leave out entries matching these globs.",
+    ),
+    Field::new(
+        "maxDepth",
+        FieldKind::Int { min: 0, max: None },
+        "How deep (1: the directory's own entries).",
+    ),
+    Field::deprecated(
+        "paths",
+        FieldKind::Strings,
+        "Several directories to search instead of path, in the order given, each one's rows spelled under it as given (not together with path).",
+    ),
+];
 
 #[async_trait]
 impl Tool for Find {
@@ -678,22 +734,11 @@ impl Tool for Find {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": { "type": "string", "description": "Glob or part of a name." },
-                "path": { "type": "string", "description": "Directory (default: the working directory)." },
-                "type": { "type": "string", "enum": ["file", "dir", "symlink", "executable", "f", "d", "l", "x"], "description": "Kind of entry (f, d, l, x as in fd)." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Most rows (default 500, at most 10000)." },
-                "gitignore": { "type": "boolean", "description": "Skip entries .gitignore excludes." },
-                "skipHidden": { "deprecated": true, "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike fd, hidden entries are listed, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
-                "extension": { "type": "array", "items": { "type": "string" }, "description": "Only these extensions, e.g. [\"rs\"]." },
-                "exclude": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Leave out entries matching these globs." },
-                "maxDepth": { "type": "integer", "minimum": 0, "description": "How deep (1: the directory's own entries)." },
-                "paths": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Several directories to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." }
-            },
-            "required": ["pattern"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {

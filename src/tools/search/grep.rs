@@ -17,6 +17,7 @@
 //! (`paths`), `-g` (`globs`), `-t`/`-T` (`type`/`typeNot`), `-v`, `-w`, `-S`,
 //! `-B`/`-A`, `-m`, and `-l`/`-c` (`outputMode`). Absent, they change nothing.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -823,7 +824,7 @@ struct Query {
 
 /// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
 fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
-    let args = Args::new("grep", input)?;
+    let args = Args::new(META.name, input)?;
     let pattern = args.required_str("pattern")?;
     let roots = parse_roots(&args)?;
     let mut flags = parse_flags(args.get("flags"))?;
@@ -1344,12 +1345,112 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "grep",
         "Search file contents",
         "Find lines matching a regular expression or literal across a tree.",
     )
 };
+
+/// `grep`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("pattern", Kind::Name, "Regex (exact text with literal)."),
+    Field::new(
+        "path",
+        Kind::Text,
+        "Directory or file (default: the working directory).",
+    ),
+    Field::deprecated(
+        "flags",
+        Kind::Text,
+        "JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing.",
+    )
+    .in_own_words(),
+    Field::new("ignoreCase", Kind::Bool, "Ignore case."),
+    Field::new("literal", Kind::Bool, "pattern is exact text."),
+    Field::new(
+        "context",
+        Kind::Int { min: 0, max: None },
+        "Lines of context around matches.",
+    ),
+    Field::new(
+        "glob",
+        Kind::Text,
+        "Only files matching this glob, e.g. \"*.rs\".",
+    ),
+    Field::new(
+        "limit",
+        Kind::Int { min: 1, max: None },
+        "Most rows (default 200, at most 5000).",
+    )
+    .in_own_words(),
+    Field::new("gitignore", Kind::Bool, "Skip files .gitignore excludes."),
+    Field::deprecated(
+        "skipHidden",
+        Kind::Bool,
+        "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched).",
+    ),
+    Field::deprecated(
+        "maxFileSize",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_FILE_SIZE_CEILING),
+        },
+        "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size.",
+    ),
+    Field::deprecated(
+        "paths",
+        Kind::Strings,
+        "Several directories or files to search instead of path, in the order given, each one's rows spelled under it as given (not together with path).",
+    ),
+    Field::deprecated(
+        "globs",
+        Kind::Strings,
+        "Globs as in rg -g, tested on the path below the search root (later ones win): \"*.rs\" includes, \"!*.min.js\" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first).",
+    ),
+    Field::deprecated(
+        "type",
+        Kind::Strings,
+        "Only files of these rg types, e.g. [\"rust\", \"py\"].",
+    ),
+    Field::deprecated(
+        "typeNot",
+        Kind::Strings,
+        "Skip files of these rg file types, as rg -T.",
+    ),
+    Field::deprecated(
+        "invertMatch",
+        Kind::Bool,
+        "Show the lines that do not match.",
+    ),
+    Field::new("wordRegexp", Kind::Bool, "Whole words only."),
+    Field::deprecated(
+        "smartCase",
+        Kind::Bool,
+        "Ignore case unless the pattern holds an uppercase letter, as rg -S (default false; ignoreCase and flag i still ignore case).",
+    ),
+    Field::deprecated(
+        "beforeContext",
+        Kind::Int { min: 0, max: None },
+        "Lines of context before each match, as rg -B (overrides context on that side).",
+    ),
+    Field::deprecated(
+        "afterContext",
+        Kind::Int { min: 0, max: None },
+        "Lines of context after each match, as rg -A (overrides context on that side).",
+    ),
+    Field::deprecated(
+        "maxCount",
+        Kind::Int { min: 1, max: None },
+        "Stop searching a file after this many matching lines, as rg -m (the counts count only those).",
+    ),
+    Field::new(
+        "outputMode",
+        Kind::Enum(&["content", "files", "count"]),
+        "content (matching lines, default), files (paths) or count (PATH:N).",
+    ),
+];
 
 #[async_trait]
 impl Tool for Grep {
@@ -1366,34 +1467,11 @@ impl Tool for Grep {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": { "type": "string", "description": "Regex (exact text with literal)." },
-                "path": { "type": "string", "description": "Directory or file (default: the working directory)." },
-                "flags": { "deprecated": true, "type": "string", "description": "JavaScript-style flag letters: i ignores case, m and s set the inline flags (?m)/(?s); g, u and y are accepted and change nothing." },
-                "ignoreCase": { "type": "boolean", "description": "Ignore case." },
-                "literal": { "type": "boolean", "description": "pattern is exact text." },
-                "context": { "type": "integer", "minimum": 0, "description": "Lines of context around matches." },
-                "glob": { "type": "string", "description": "Only files matching this glob, e.g. \"*.rs\"." },
-                "limit": { "type": "integer", "minimum": 1, "description": "Most rows (default 200, at most 5000)." },
-                "gitignore": { "type": "boolean", "description": "Skip files .gitignore excludes." },
-                "skipHidden": { "deprecated": true, "type": "boolean", "description": "Skip files and directories whose name starts with a dot below the search root (default false: unlike rg, hidden files are searched, since an agent must see every file it may edit; a dot-named path given outright is still searched)." },
-                "maxFileSize": { "deprecated": true, "type": "integer", "minimum": 1, "maximum": 134217728, "description": "Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size." },
-                "paths": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Several directories or files to search instead of path, in the order given, each one's rows spelled under it as given (not together with path)." },
-                "globs": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Globs as in rg -g, tested on the path below the search root (later ones win): \"*.rs\" includes, \"!*.min.js\" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first)." },
-                "type": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Only files of these rg types, e.g. [\"rust\", \"py\"]." },
-                "typeNot": { "deprecated": true, "type": "array", "items": { "type": "string" }, "description": "Skip files of these rg file types, as rg -T." },
-                "invertMatch": { "deprecated": true, "type": "boolean", "description": "Show the lines that do not match." },
-                "wordRegexp": { "type": "boolean", "description": "Whole words only." },
-                "smartCase": { "deprecated": true, "type": "boolean", "description": "Ignore case unless the pattern holds an uppercase letter, as rg -S (default false; ignoreCase and flag i still ignore case)." },
-                "beforeContext": { "deprecated": true, "type": "integer", "minimum": 0, "description": "Lines of context before each match, as rg -B (overrides context on that side)." },
-                "afterContext": { "deprecated": true, "type": "integer", "minimum": 0, "description": "Lines of context after each match, as rg -A (overrides context on that side)." },
-                "maxCount": { "deprecated": true, "type": "integer", "minimum": 1, "description": "Stop searching a file after this many matching lines, as rg -m (the counts count only those)." },
-                "outputMode": { "type": "string", "enum": ["content", "files", "count"], "description": "content (matching lines, default), files (paths) or count (PATH:N)." }
-            },
-            "required": ["pattern"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {

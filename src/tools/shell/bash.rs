@@ -10,6 +10,7 @@
 //! stream is clamped on its own, keeping its head and tail, so a flood on stdout
 //! cannot push the error message on stderr out of view.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 
@@ -42,12 +43,26 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     core: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "bash",
         "Run shell command",
         "Run a shell command and return its output and exit status.",
     )
 };
+
+/// `bash`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("command", Kind::Name, "Command line."),
+    Field::new(
+        "timeoutMs",
+        Kind::Millis {
+            max: MAX_TIMEOUT_MS,
+        },
+        "Deadline in ms (default 120000, at most 600000).",
+    ),
+    Field::new("cwd", Kind::Text, "Directory to run in."),
+];
 
 #[async_trait]
 impl Tool for BashTool {
@@ -64,15 +79,11 @@ impl Tool for BashTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": { "type": "string", "description": "Command line." },
-                "timeoutMs": { "type": "number", "maximum": 600000, "description": "Deadline in ms (default 120000, at most 600000)." },
-                "cwd": { "type": "string", "description": "Directory to run in." }
-            },
-            "required": ["command"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -100,7 +111,7 @@ fn timeout_of(args: &Args<'_>) -> Result<u64, String> {
 }
 
 async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
-    let args = Args::new("bash", input).map_err(fail)?;
+    let args = Args::new(META.name, input).map_err(fail)?;
     let command = args.required_str("command").map_err(fail)?;
     let timeout_ms = timeout_of(&args).map_err(fail)?;
     let cwd = working_dir(ctx, &args).await.map_err(fail)?;

@@ -12,6 +12,7 @@
 //! against the start time kept in the table, so a zombie or a recycled pid is never
 //! reported as running, and `stop` never signals a process that is not the job's.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,12 +51,22 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
+    fields: FIELDS,
     ..ToolMeta::new(
         "process",
         "Manage background processes",
         "Start, poll, feed, stop and list background jobs.",
     )
 };
+
+/// `process`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("action", Kind::Enum(ACTIONS), "What to do."),
+    Field::new("command", Kind::Text, "start: command line."),
+    Field::new("cwd", Kind::Text, "start: directory."),
+    Field::new("id", Kind::Text, "Job id."),
+    Field::new("input", Kind::Text, "write: text for stdin."),
+];
 
 #[async_trait]
 impl Tool for ProcessTool {
@@ -74,17 +85,11 @@ impl Tool for ProcessTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": { "type": "string", "enum": ACTIONS, "description": "What to do." },
-                "command": { "type": "string", "description": "start: command line." },
-                "cwd": { "type": "string", "description": "start: directory." },
-                "id": { "type": "string", "description": "Job id." },
-                "input": { "type": "string", "description": "write: text for stdin." }
-            },
-            "required": ["action"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -103,7 +108,7 @@ pub(crate) fn state_error(e: std::io::Error) -> ToolResult {
 }
 
 async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
-    let args = Args::new("process", input).map_err(fail)?;
+    let args = Args::new(META.name, input).map_err(fail)?;
     let Some(action) = args.opt_enum("action", ACTIONS).map_err(fail)? else {
         return Err(fail(format!(
             "Missing \"action\": expected one of {}.",

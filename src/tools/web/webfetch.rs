@@ -14,6 +14,7 @@
 //! reach a private network (loopback, link-local, private ranges …) is refused
 //! unless the user allowed it (see `client`).
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,12 +55,39 @@ struct WebFetchTool;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     open_world: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "webfetch",
         "Fetch URL",
         "Fetch a URL and return its content as text, Markdown or HTML.",
     )
 };
+
+/// `webfetch`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("url", Kind::Name, "Absolute http(s) URL."),
+    Field::new(
+        "format",
+        Kind::Enum(FORMATS),
+        "text (default), markdown or html.",
+    ),
+    Field::deprecated(
+        "maxBytes",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_MAX_BYTES),
+        },
+        "Most bytes of content returned (default 1 MiB).",
+    ),
+    Field::deprecated(
+        "timeoutMs",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_TIMEOUT_MS),
+        },
+        "Give up after this many milliseconds (default 30000).",
+    ),
+];
 
 #[async_trait]
 impl Tool for WebFetchTool {
@@ -78,16 +106,11 @@ impl Tool for WebFetchTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "url": { "type": "string", "description": "Absolute http(s) URL." },
-                "format": { "type": "string", "enum": FORMATS, "description": "text (default), markdown or html." },
-                "maxBytes": { "deprecated": true, "type": "integer", "maximum": 5242880, "description": "Most bytes of content returned (default 1 MiB)." },
-                "timeoutMs": { "deprecated": true, "type": "integer", "maximum": 120000, "description": "Give up after this many milliseconds (default 30000)." }
-            },
-            "required": ["url"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
@@ -154,7 +177,7 @@ fn binary_type(mime: &str) -> bool {
 }
 
 async fn fetch(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
-    let args = Args::new("webfetch", input).map_err(fail)?;
+    let args = Args::new(META.name, input).map_err(fail)?;
     let url = target(&args).map_err(fail)?;
     let format = args
         .opt_enum("format", FORMATS)
@@ -365,7 +388,7 @@ mod tests {
     fn only_absolute_http_urls_pass() {
         let ok = json!({"url": "https://example.com/a?b=1"});
         assert_eq!(
-            target(&Args::new("webfetch", &ok).unwrap())
+            target(&Args::new(META.name, &ok).unwrap())
                 .unwrap()
                 .as_str(),
             "https://example.com/a?b=1"
@@ -378,7 +401,7 @@ mod tests {
             "http://",
         ] {
             let v = json!({ "url": bad });
-            let err = target(&Args::new("webfetch", &v).unwrap()).unwrap_err();
+            let err = target(&Args::new(META.name, &v).unwrap()).unwrap_err();
             assert_eq!(
                 err,
                 format!(

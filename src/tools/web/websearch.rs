@@ -13,6 +13,7 @@
 //! them. An endpoint the user configured is theirs: its host is reached wherever
 //! it is (a search service on their own network), what it redirects to is not.
 
+use crate::kernel::fields::{Field, Kind};
 use crate::kernel::{Seat, SeedList, ToolMeta};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -260,12 +261,26 @@ struct WebSearchTool;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     open_world: true,
+    fields: FIELDS,
     ..ToolMeta::new(
         "websearch",
         "Web search",
         "Search the web and return ranked titles, URLs and snippets.",
     )
 };
+
+/// `websearch`'s input fields: its schema and the check before it runs.
+const FIELDS: &[Field] = &[
+    Field::required("query", Kind::Name, "What to search for."),
+    Field::new(
+        "count",
+        Kind::Int {
+            min: 1,
+            max: Some(MAX_COUNT),
+        },
+        "How many results (default 5, at most 25).",
+    ),
+];
 
 #[async_trait]
 impl Tool for WebSearchTool {
@@ -284,18 +299,15 @@ impl Tool for WebSearchTool {
     }
 
     fn parameters(&self) -> JsonSchema {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": { "type": "string", "description": "What to search for." },
-                "count": { "type": "integer", "minimum": 1, "maximum": 25, "description": "How many results (default 5, at most 25)." }
-            },
-            "required": ["query"]
-        })
+        META.parameters()
+    }
+
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new("websearch", &input) {
+        let args = match Args::new(META.name, &input) {
             Ok(args) => args,
             Err(e) => return ToolResult::failure(e),
         };
