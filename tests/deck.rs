@@ -19,7 +19,10 @@ fn listed(env: &TestEnv, args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-const BUILTINS: [&str; 13] = [
+/// The seed's built-ins (`READ_ONLY_NAMES`, then `MUTATING_NAMES`), which
+/// lead the catalog in this order; built-ins beyond the seed (`apply_patch`)
+/// follow them, in their registration order.
+const SEED: [&str; 12] = [
     "read",
     "ls",
     "grep",
@@ -32,25 +35,42 @@ const BUILTINS: [&str; 13] = [
     "bash",
     "process",
     "todo_set",
-    "apply_patch",
 ];
 
 #[test]
 fn the_profile_table_keeps_the_seeds_inversion() {
     let env = TestEnv::new();
-    // authoring = the observe-only built-ins (not the writing tools).
-    assert_eq!(
-        listed(&env, &["--profile", "authoring"]),
-        BUILTINS[..7].to_vec()
-    );
-    // survey = every built-in.
-    assert_eq!(listed(&env, &["--profile", "survey"]), BUILTINS.to_vec());
+    // authoring = the observe-only built-ins (not the writing tools): the
+    // seed's seven first, then any built-in beyond the seed that only observes.
+    let authoring = listed(&env, &["--profile", "authoring"]);
+    assert_eq!(authoring[..7], SEED[..7]);
+    let (rows, _) = env.run_json(&["--profile", "all", "list"]);
+    let read_only = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == name && r["readOnly"] == true)
+    };
+    for extra in &authoring[7..] {
+        assert!(
+            !SEED.contains(&extra.as_str()) && read_only(extra),
+            "{extra}"
+        );
+    }
+    // survey = every built-in: the seed's twelve, then those beyond it
+    // (apply_patch among them).
+    let survey = listed(&env, &["--profile", "survey"]);
+    assert_eq!(survey[..SEED.len()], SEED);
+    assert!(survey[SEED.len()..].contains(&"apply_patch".to_string()));
+    for extra in &authoring[7..] {
+        assert!(survey[SEED.len()..].contains(extra), "{extra}");
+    }
     // all = every built-in, then the cards in the seed's order, then `time`
     // (the one operator's tool of the buddy seed the whole deck holds too).
     let all = listed(&env, &["--profile", "all"]);
-    assert_eq!(&all[..BUILTINS.len()], BUILTINS);
+    assert_eq!(all[..survey.len()], survey);
     assert_eq!(all.last().map(String::as_str), Some("time"));
-    let cards: Vec<&str> = all[BUILTINS.len()..all.len() - 1]
+    let cards: Vec<&str> = all[survey.len()..all.len() - 1]
         .iter()
         .map(String::as_str)
         .collect();
@@ -92,10 +112,21 @@ fn list_and_describe_show_the_catalogs_fields() {
     // Text: id, title, summary in aligned columns.
     let text = stdout(&env.run(&["--profile", "authoring", "list"]));
     let first = text.lines().next().unwrap();
+    let title_at = first.find("Read file").unwrap();
+    let summary_at = first.find("Show a file").unwrap();
     assert!(
-        first.starts_with("read       Read file             Show a file"),
+        first.starts_with("read ") && title_at < summary_at,
         "{text}"
     );
+    // Every row's title and summary start in those columns.
+    for line in text.lines() {
+        for at in [title_at, summary_at] {
+            assert!(
+                line[..at].ends_with(' ') && !line[at..].starts_with(' '),
+                "{text}"
+            );
+        }
+    }
     let (d, _) = env.run_json(&["describe", "exit-plan-mode"]);
     assert_eq!(d["title"], "Exit plan mode");
     assert_eq!(d["readOnly"], true);
@@ -125,9 +156,10 @@ fn profile_collection_and_tools_combine_as_documented() {
         ["todo", "exit_plan_mode"]
     );
     // Of two flags the profile wins; a flag beats the environment.
+    let authoring = listed(&env, &["--profile", "authoring"]);
     assert_eq!(
-        listed(&env, &["--collection", "coding", "--profile", "authoring"]).len(),
-        7
+        listed(&env, &["--collection", "coding", "--profile", "authoring"]),
+        authoring
     );
     let via_env = env
         .cmd()
@@ -136,16 +168,24 @@ fn profile_collection_and_tools_combine_as_documented() {
         .output()
         .unwrap();
     let names: Vec<Value> = common::parse_outcome(&via_env).as_array().unwrap().clone();
-    assert_eq!(names.len(), 13, "--collection beats INDUS_PROFILE");
+    let survey = listed(&env, &["--profile", "survey"]);
+    assert_eq!(
+        names.len(),
+        survey.len(),
+        "--collection beats INDUS_PROFILE"
+    );
     let via_env = env
         .cmd()
         .env("INDUS_PROFILE", "authoring")
         .args(["--format", "json", "list"])
         .output()
         .unwrap();
-    assert_eq!(common::parse_outcome(&via_env).as_array().unwrap().len(), 7);
-    // The S0 collections are unchanged: all = the twelve built-ins.
-    assert_eq!(listed(&env, &["--collection", "all"]).len(), 13);
+    assert_eq!(
+        common::parse_outcome(&via_env).as_array().unwrap().len(),
+        authoring.len()
+    );
+    // The S0 collection all = every built-in.
+    assert_eq!(listed(&env, &["--collection", "all"]), survey);
     // A card outside the selection is refused like any tool.
     let out = env.run(&["--profile", "survey", "memory", "read"]);
     assert_eq!(code(&out), 1);
