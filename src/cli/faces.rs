@@ -2,7 +2,6 @@
 //! the grafting of configured MCP servers' tools, which must be known before clap
 //! parses because their names are subcommands.
 
-use std::ffi::OsString;
 #[cfg(feature = "mcp")]
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -265,52 +264,32 @@ pub(crate) fn no_mcp_from_env() -> bool {
     })
 }
 
-/// The grafting options read from raw argv, before clap parses it (the grafted
-/// tools are subcommands, so they must be known first): `--no-mcp` and
+/// The grafting options read from the argv scan, before clap parses it (the
+/// grafted tools are subcommands, so they must be known first): `--no-mcp` and
 /// `--mcp-config FILE` anywhere before `--`, `--cwd DIR` before the subcommand,
 /// and `INDUS_NO_MCP`. Nothing is grafted for the static outputs
 /// (`completions`, `man`), help, or `trust`.
 #[cfg(feature = "mcp")]
-pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client::graft::Graft> {
-    let mut explicit = None;
-    let mut cwd: Option<PathBuf> = None;
-    let mut no_mcp = no_mcp_from_env();
-    let mut sub: Option<&str> = None;
-    let mut next_word: Option<&str> = None;
-    let mut i = 1;
-    while i < args.len() {
-        let arg = args[i].to_str()?;
-        if arg == "--" {
-            break;
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v)),
-            _ => (arg, None),
-        };
-        let value = |i: &mut usize| -> Option<String> {
-            match inline {
-                Some(v) => Some(v.to_string()),
-                None => {
-                    *i += 1;
-                    args.get(*i).and_then(|a| a.to_str()).map(str::to_string)
-                }
-            }
-        };
-        match name {
-            "--no-mcp" => no_mcp = true,
-            "--mcp-config" => explicit = value(&mut i).map(PathBuf::from),
-            "--cwd" if sub.is_none() => cwd = value(&mut i).map(PathBuf::from),
-            n if sub.is_none() && super::global_options::takes_value(n) && inline.is_none() => {
-                i += 1
-            }
-            n if sub.is_none() && !n.starts_with('-') => sub = Some(arg),
-            n if sub.is_some() && next_word.is_none() && !n.starts_with('-') => {
-                next_word = Some(arg)
-            }
-            _ => {}
-        }
-        i += 1;
+pub(crate) fn mcp_graft(
+    scan: &super::argv::Scan,
+) -> Option<crate::interop::mcp_client::graft::Graft> {
+    if scan.not_utf8.is_some() {
+        return None;
     }
+    let no_mcp = no_mcp_from_env() || scan.has("--no-mcp");
+    let explicit = scan
+        .last("--mcp-config")
+        .and_then(|o| o.value.as_ref())
+        .map(PathBuf::from);
+    let cwd = scan
+        .options
+        .iter()
+        .rev()
+        .find(|o| o.name == "--cwd" && o.before_sub)
+        .and_then(|o| o.value.as_ref())
+        .map(PathBuf::from);
+    let sub = scan.sub.as_deref();
+    let next_word = scan.next_word.as_deref();
     // The broker reads no config: its callers send theirs with each call.
     if matches!(sub, None | Some("completions" | "man" | "help" | "trust"))
         || (sub == Some("mcp") && next_word == Some("broker"))
@@ -339,7 +318,7 @@ pub(crate) fn mcp_graft(args: &[OsString]) -> Option<crate::interop::mcp_client:
 }
 
 #[cfg(not(feature = "mcp"))]
-pub(crate) fn mcp_graft(_args: &[OsString]) -> Option<()> {
+pub(crate) fn mcp_graft(_scan: &super::argv::Scan) -> Option<()> {
     None
 }
 

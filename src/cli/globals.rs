@@ -161,96 +161,65 @@ impl Selection {
 
 /// The `--exec` options of an invocation (flags, else `INDUS_EXEC`…): the remote
 /// target and the arguments to run there (without those options), or `None` to
-/// run here. Read from argv before clap, so a forwarded call loads nothing else;
+/// run here. Read from the argv scan, so a forwarded call loads nothing else;
 /// clap still knows the options, for help, completions and `--exec local`.
 pub(crate) fn remote_request(
     args: &[OsString],
+    scan: &super::argv::Scan,
 ) -> Result<Option<(crate::backends::remote::Remote, Vec<String>)>, String> {
     use crate::backends::remote::{Engine, Remote, Target};
-    let mut spec = std::env::var("INDUS_EXEC").ok();
-    let mut cwd = std::env::var("INDUS_EXEC_CWD")
-        .ok()
-        .filter(|s| !s.is_empty());
-    let mut engine = std::env::var("INDUS_ENGINE").ok().filter(|s| !s.is_empty());
-    let mut ssh_config = std::env::var("INDUS_SSH_CONFIG")
-        .ok()
-        .filter(|s| !s.is_empty());
-    let quick = args.iter().skip(1).any(|a| {
-        a.to_str()
-            .is_some_and(|a| matches!(a.split_once('=').map_or(a, |(n, _)| n), "--exec"))
-    });
-    if !quick && spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
-        return Ok(None);
-    }
-    let mut rest: Vec<String> = Vec::new();
-    let mut local_cwd = false;
-    // Before the tool name, the value of a global option is not the tool name.
-    let (mut past_tool, mut value_next) = (false, false);
-    let mut i = 1;
-    let mut after_dashes = false;
-    while i < args.len() {
-        let Some(arg) = args[i].to_str() else {
-            return Err(format!(
-                "argument {i} ({}) is not valid UTF-8",
-                args[i].to_string_lossy()
-            ));
-        };
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg, None),
-        };
-        let slot = match name {
-            _ if after_dashes => None,
-            "--exec" => Some(&mut spec),
-            "--exec-cwd" => Some(&mut cwd),
-            "--engine" => Some(&mut engine),
-            "--ssh-config" => Some(&mut ssh_config),
-            _ => None,
-        };
-        match slot {
-            Some(slot) => {
-                let value = match inline {
-                    Some(v) => v,
-                    None => {
-                        i += 1;
-                        args.get(i)
-                            .and_then(|v| v.to_str())
-                            .ok_or_else(|| format!("{name} needs a value"))?
-                            .to_string()
-                    }
-                };
-                *slot = Some(value);
-            }
-            None => {
-                if arg == "--" {
-                    after_dashes = true;
-                }
-                if !after_dashes && !past_tool {
-                    if name == "--cwd" {
-                        local_cwd = true;
-                    }
-                    if value_next {
-                        value_next = false;
-                    } else if global_options::takes_value(name) && inline.is_none() {
-                        value_next = true;
-                    } else if !arg.starts_with('-') {
-                        past_tool = true;
-                    }
-                }
-                rest.push(arg.to_string());
-            }
+    const EXEC: [&str; 4] = ["--exec", "--exec-cwd", "--engine", "--ssh-config"];
+    let given = |name: &str, var: &str| -> Result<Option<String>, String> {
+        match scan.last(name) {
+            Some(seen) => seen
+                .value
+                .clone()
+                .map(Some)
+                .ok_or_else(|| format!("{name} needs a value")),
+            None => Ok(std::env::var(var).ok().filter(|s| !s.is_empty())),
         }
-        i += 1;
+    };
+    let spec = match scan.last("--exec") {
+        Some(_) => given("--exec", "INDUS_EXEC")?,
+        None => std::env::var("INDUS_EXEC").ok(),
+    };
+    if spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
+        return Ok(None);
     }
     let target = Target::parse(spec.as_deref().unwrap_or(""))?;
     if target == Target::Local {
         return Ok(None);
     }
-    if local_cwd {
+    let cwd = given("--exec-cwd", "INDUS_EXEC_CWD")?;
+    let engine = given("--engine", "INDUS_ENGINE")?;
+    let ssh_config = given("--ssh-config", "INDUS_SSH_CONFIG")?;
+    if scan
+        .options
+        .iter()
+        .any(|o| o.name == "--cwd" && o.before_sub)
+    {
         return Err(format!(
             "--cwd names a local folder; with --exec {} give the remote one with --exec-cwd",
             target.describe()
         ));
+    }
+    // What runs there: argv without the options that say where.
+    let taken = |i: usize| {
+        scan.options
+            .iter()
+            .any(|o| EXEC.contains(&o.name.as_str()) && (o.at..o.at + o.words).contains(&i))
+    };
+    let mut rest = Vec::with_capacity(args.len());
+    for (i, arg) in args.iter().enumerate().skip(1) {
+        let Some(arg) = arg.to_str() else {
+            return Err(format!(
+                "argument {i} ({}) is not valid UTF-8",
+                arg.to_string_lossy()
+            ));
+        };
+        if !taken(i) {
+            rest.push(arg.to_string());
+        }
     }
     let engine = match engine.as_deref() {
         None => None,
@@ -281,9 +250,10 @@ pub(crate) fn remote_request(
 /// for the parser (see `command::focused_command`).
 pub(crate) fn normalize_argv(
     mut args: Vec<OsString>,
+    scan: &super::argv::Scan,
     registry: &ToolRegistry,
 ) -> (Vec<OsString>, Option<ToolDescriptor>) {
-    let Some(i) = subcommand_at(&args) else {
+    let Some(i) = scan.sub_at else {
         return (args, None);
     };
     let word = args[i].to_str().unwrap_or_default();
@@ -302,27 +272,6 @@ pub(crate) fn normalize_argv(
         return (hoist_globals(args, i, &[]), None);
     }
     (args, None)
-}
-
-/// Where argv's subcommand word is: the first word that is not a global option
-/// or its value, before any `--` (none if an argument before it is not UTF-8).
-pub(crate) fn subcommand_at(args: &[OsString]) -> Option<usize> {
-    let mut i = 1;
-    while i < args.len() {
-        let arg = args[i].to_str()?;
-        if arg == "--" {
-            return None;
-        }
-        if arg.starts_with("--") {
-            if !arg.contains('=') && global_options::takes_value(arg) {
-                i += 1;
-            }
-        } else if !arg.starts_with('-') {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Move the global options found after the subcommand at `at` to just before
@@ -537,44 +486,6 @@ pub(crate) fn selection_of(m: &ArgMatches) -> Selection {
         (None, Some(c)) => Selection::Collection(c),
         (None, None) => Selection::Profile(Profile::All),
     }
-}
-
-/// Whether the invocation answers in JSON (`--format json`, `--format=json` or
-/// `INDUS_FORMAT=json`), read from argv before clap so that a usage error clap
-/// reports is JSON too. `webfetch --format` takes text, markdown or html, never
-/// json, so the spelling cannot be the tool's own.
-pub(crate) fn wants_json(args: &[OsString]) -> bool {
-    let mut json = std::env::var("INDUS_FORMAT").is_ok_and(|f| f == "json");
-    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
-    while let Some(word) = words.next() {
-        match word {
-            "--" => break,
-            "--format" => json = words.next() == Some("json"),
-            w if w.starts_with("--format=") => json = w == "--format=json",
-            _ => {}
-        }
-    }
-    json
-}
-
-/// Whether argv may answer with the root help: `-h`/`--help` or a bare `help`
-/// before any subcommand, or no subcommand at all. Such an invocation gets the
-/// grouped list of the tools its selection exposes (see `docs::people_help`).
-pub(crate) fn root_help_requested(args: &[OsString]) -> bool {
-    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
-    while let Some(word) = words.next() {
-        match word {
-            "-h" | "--help" => return true,
-            "help" => return words.next().is_none(),
-            w if global_options::takes_value(w) => {
-                words.next();
-            }
-            w if w.starts_with('-') => {}
-            _ => return false,
-        }
-    }
-    // No subcommand at all: clap answers with the root help too.
-    true
 }
 
 /// argv without its help request and with `list` as the subcommand, to read the

@@ -7,8 +7,9 @@
 //! was found, 2 trouble (fd's); `diff` 0 equal, 1 different, 2 trouble (see
 //! `shell`). A closed stdout ends the program quietly.
 //!
-//! The layout, one module per concern: `globals` (the options before the tool
-//! name and the argv work around clap), `command` (the clap tree generated from
+//! The layout, one module per concern: `argv` (the one reading of argv before
+//! clap), `globals` (the options before the tool name, read from clap's matches,
+//! and argv's rewriting around clap), `command` (the clap tree generated from
 //! the descriptors), `peers` (rg's, fd's and the CLI-only flags mapped onto tool
 //! inputs), `input` (argv to a tool's input), `dispatch` (running a call),
 //! `shell` (exit statuses and what a piped stdout carries), `output` (printing),
@@ -16,6 +17,7 @@
 //! `checkpoint`, `trust` (the user's trust in project configuration files), and
 //! `docs` (help for people, completions, man pages).
 
+mod argv;
 mod checkpoint;
 pub mod command;
 mod diff;
@@ -53,7 +55,7 @@ use output::Printer;
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
-    let (args, fallback) = match forwarded_or_here(args) {
+    let (args, scan, fallback) = match forwarded_or_here(args) {
         Ok(here) => here,
         Err(code) => return code,
     };
@@ -61,31 +63,25 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // The grafted MCP tools must be known before clap parses (their names are
     // subcommands); with no MCP config this reads a few absent files and nothing
     // else.
-    let mut graft = mcp_graft(&args);
+    let mut graft = mcp_graft(&scan);
     let grafted = graft_tools(graft.as_ref());
     registry.register_all(grafted.iter().cloned());
     // The checkpoint tools are known to the command tree always (so
     // `indus-tool --checkpoint checkpoint_list` parses), but exposed only when
     // checkpointing is on (see `selected_names`).
     registry.register_all(crate::deck::checkpoint_tools::checkpoint_tools());
-    let (args, named) = normalize_argv(args, &registry);
-    let json = globals::wants_json(&args);
-    let mut printer = Printer::new(ColorMode::Auto).with_json(json);
+    let (args, named) = normalize_argv(args, &scan, &registry);
+    let mut printer = Printer::new(ColorMode::Auto).with_json(scan.json());
     graft_notes(graft.as_ref(), &mut printer);
     // clap's own report ("invalid UTF-8 was detected in one or more arguments")
     // does not say which; every input is JSON text, so name the argument.
-    if let Some((i, bad)) = args
-        .iter()
-        .enumerate()
-        .skip(1)
-        .find(|(_, a)| a.to_str().is_none())
-    {
+    if let Some(i) = scan.not_utf8 {
         return printer.usage(&format!(
             "argument {i} ({}) is not valid UTF-8; paths and inputs are taken as UTF-8 text (the invalid bytes are shown as U+FFFD)",
-            bad.to_string_lossy()
+            args[i].to_string_lossy()
         ));
     }
-    let cmd = command_for(&args, named, &registry, &grafted);
+    let cmd = command_for(&args, &scan, named, &registry, &grafted);
     let matches = match cmd.try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) => return clap_error(e, &mut printer),
@@ -148,9 +144,12 @@ type Fallback = Option<(crate::backends::remote::Remote, String)>;
 /// code is the answer (`Err`); or this build cannot run there, and it runs
 /// here over shell commands there (the remote and its folder returned beside
 /// the arguments). `--version` alone is answered here at once.
-fn forwarded_or_here(args: Vec<OsString>) -> Result<(Vec<OsString>, Fallback), ExitCode> {
+fn forwarded_or_here(
+    args: Vec<OsString>,
+) -> Result<(Vec<OsString>, argv::Scan, Fallback), ExitCode> {
     use crate::backends::remote::Forwarded;
-    match remote_request(&args) {
+    let scan = argv::scan(&args);
+    match remote_request(&args, &scan) {
         // `--version` alone, as clap would print it, before anything is built:
         // scripts call it to probe for the tool.
         Ok(None) if matches!(&args[1..], [a] if a == "--version" || a == "-V") => {
@@ -160,21 +159,23 @@ fn forwarded_or_here(args: Vec<OsString>) -> Result<(Vec<OsString>, Fallback), E
             let _ = std::io::stdout().write_all(line.as_bytes());
             Err(ExitCode::SUCCESS)
         }
-        Ok(None) => Ok((args, None)),
+        Ok(None) => Ok((args, scan, None)),
         Ok(Some((remote, forwarded))) => {
             match remote.forward(&forwarded, &crate::backends::remote::forwarded_env()) {
                 Forwarded::Done(code) => Err(code),
                 // This build cannot run there: run here, over shell commands there.
                 Forwarded::Fallback { cwd } => {
-                    let args = std::iter::once(args[0].clone())
+                    let args: Vec<OsString> = std::iter::once(args[0].clone())
                         .chain(forwarded.into_iter().map(OsString::from))
                         .collect();
-                    Ok((args, Some((remote, cwd))))
+                    // Read again: the options that said where are gone.
+                    let scan = argv::scan(&args);
+                    Ok((args, scan, Some((remote, cwd))))
                 }
             }
         }
         Err(message) => Err(Printer::new(ColorMode::Auto)
-            .with_json(globals::wants_json(&args))
+            .with_json(scan.json())
             .usage(&message)),
     }
 }
@@ -185,15 +186,13 @@ fn forwarded_or_here(args: Vec<OsString>) -> Result<(Vec<OsString>, Fallback), E
 /// whole tree, and the root help lists what the selection exposes.
 fn command_for(
     args: &[OsString],
+    scan: &argv::Scan,
     named: Option<ToolDescriptor>,
     registry: &crate::kernel::ToolRegistry,
     grafted: &[crate::kernel::DefinedTool],
 ) -> clap::Command {
-    let root_help = globals::root_help_requested(args);
-    let treeless = !root_help
-        && globals::subcommand_at(args)
-            .and_then(|i| args[i].to_str())
-            .is_some_and(command::treeless_meta);
+    let root_help = scan.root_help;
+    let treeless = !root_help && scan.sub.as_deref().is_some_and(command::treeless_meta);
     let cmd = match named.filter(|_| !root_help) {
         Some(descriptor) => command::focused_command(&descriptor),
         None if treeless => command::meta_command(),
