@@ -311,24 +311,7 @@ where
     let jobs = jobs.max(1);
     // Lines arrive on their own task so that finished answers are written while the
     // next line is still being waited for (an agent sends a call and waits).
-    let (line_tx, mut lines) = mpsc::channel::<std::io::Result<Line>>(64);
-    tokio::spawn(async move {
-        let mut input = input;
-        loop {
-            match read_line_bounded(&mut input, MAX_LINE).await {
-                Ok(None) => break,
-                Ok(Some(line)) => {
-                    if line_tx.send(Ok(line)).await.is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let _ = line_tx.send(Err(e)).await;
-                    break;
-                }
-            }
-        }
-    });
+    let mut lines = spawn_reader(input);
     let (done_tx, mut done) = mpsc::unbounded_channel::<(u64, Value)>();
     let mut waiting: VecDeque<Waiting> = VecDeque::new();
     // Every call read and not yet answered, by its place in the input: what a
@@ -398,42 +381,103 @@ where
                     Some(line) => line?,
                 };
                 number += 1;
-                let line = match line {
-                    Line::Whole(line) => line,
-                    Line::TooLong { len, head } => {
-                        let message = format!(
-                            "Line {number} is {len} bytes long, over the batch limit of {} MiB; it was skipped.",
-                            MAX_LINE / (1024 * 1024)
-                        );
-                        let line = in_face(face, error_line(leading_id(&head), message));
-                        queue_answer(&mut waiting, &mut out, &mut open, jobs, line)?;
-                        continue;
-                    }
+                let mut intake = Intake {
+                    waiting: &mut waiting,
+                    live: &mut live,
+                    open: &mut open,
+                    jobs,
+                    face,
                 };
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                match parse_line(&line, number) {
-                    Ok(Request::Call(parsed)) => {
-                        let token = cancel.child_token();
-                        live.push((number, parsed.echo_id.clone(), token.clone()));
-                        waiting.push_back(Waiting::Call(number, parsed, token));
-                    }
-                    // A call that already answered (or never was) is not an error:
-                    // the canceller raced its answer, and has it.
-                    Ok(Request::Cancel(id)) => live
-                        .iter()
-                        .filter(|l| l.1 == id)
-                        .for_each(|l| l.2.cancel()),
-                    Err(answer) => {
-                        let line = in_face(face, answer);
-                        queue_answer(&mut waiting, &mut out, &mut open, jobs, line)?;
-                    }
-                }
+                intake.take(&mut out, line, number, &cancel)?;
             }
         }
     }
     Ok(open && flush(&mut out)?)
+}
+
+/// Reads `input` line by line on a task of its own, so that finished answers
+/// are written while the next line is still being waited for.
+fn spawn_reader<R>(input: R) -> mpsc::Receiver<std::io::Result<Line>>
+where
+    R: AsyncBufRead + Unpin + Send + 'static,
+{
+    let (line_tx, lines) = mpsc::channel::<std::io::Result<Line>>(64);
+    tokio::spawn(async move {
+        let mut input = input;
+        loop {
+            match read_line_bounded(&mut input, MAX_LINE).await {
+                Ok(None) => break,
+                Ok(Some(line)) => {
+                    if line_tx.send(Ok(line)).await.is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = line_tx.send(Err(e)).await;
+                    break;
+                }
+            }
+        }
+    });
+    lines
+}
+
+/// Where an input line goes: a call to the queue (and the calls a cancel line
+/// can reach), a line's own answer to the output or behind the calls before it.
+struct Intake<'a> {
+    waiting: &'a mut VecDeque<Waiting>,
+    live: &'a mut Vec<(u64, Value, CancellationToken)>,
+    open: &'a mut bool,
+    jobs: usize,
+    face: Face,
+}
+
+impl Intake<'_> {
+    /// Takes input line `number`: an oversize line and a line that is no call
+    /// are answered; a call is queued; a cancel line cancels the live calls of
+    /// its id.
+    fn take(
+        &mut self,
+        out: &mut impl Write,
+        line: Line,
+        number: u64,
+        cancel: &CancellationToken,
+    ) -> std::io::Result<()> {
+        let line = match line {
+            Line::Whole(line) => line,
+            Line::TooLong { len, head } => {
+                let message = format!(
+                    "Line {number} is {len} bytes long, over the batch limit of {} MiB; it was skipped.",
+                    MAX_LINE / (1024 * 1024)
+                );
+                let line = in_face(self.face, error_line(leading_id(&head), message));
+                return queue_answer(self.waiting, out, self.open, self.jobs, line);
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        match parse_line(&line, number) {
+            Ok(Request::Call(parsed)) => {
+                let token = cancel.child_token();
+                self.live
+                    .push((number, parsed.echo_id.clone(), token.clone()));
+                self.waiting.push_back(Waiting::Call(number, parsed, token));
+            }
+            // A call that already answered (or never was) is not an error:
+            // the canceller raced its answer, and has it.
+            Ok(Request::Cancel(id)) => self
+                .live
+                .iter()
+                .filter(|l| l.1 == id)
+                .for_each(|l| l.2.cancel()),
+            Err(answer) => {
+                let line = in_face(self.face, answer);
+                queue_answer(self.waiting, out, self.open, self.jobs, line)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// An input line's own answer: written now when answers go out as calls finish,

@@ -139,89 +139,114 @@ impl Tool for Ls {
             Ok(c) => c,
             Err(e) => return ToolResult::failure(format!("Cannot list {}: {e}", inert(path))),
         };
-        let total = children.len();
-        let mut hidden = 0usize;
-        let mut rows = Vec::with_capacity(total);
-        for child in children {
-            if ctx.cancel.is_cancelled() {
-                return ToolResult::failure("ls was cancelled.");
-            }
-            if !show_hidden && child.name.starts_with('.') {
-                hidden += 1;
-                continue;
-            }
-            let child_path = format!("{}/{}", abs.trim_end_matches('/'), child.name);
-            let row = match ctx.fs.stat(&child_path).await {
-                Ok(info) => Row {
-                    kind: kind_of(&info),
-                    is_dir: info.is_directory,
-                    size: if info.is_directory { 0 } else { info.size },
-                    name: child.name,
-                },
-                // A link leaving the root: listed as a link, never followed.
-                Err(e) if OutsideRoot::is(&e) => Row {
-                    kind: "link",
-                    is_dir: false,
-                    size: 0,
-                    name: child.name,
-                },
-                // Vanished or unreadable between read_dir and stat: still listed.
-                Err(_) => Row {
-                    kind: "?",
-                    is_dir: child.is_directory,
-                    size: 0,
-                    name: child.name,
-                },
-            };
-            rows.push(row);
-        }
+        let (mut rows, hidden) = match rows_of(ctx, &abs, children, show_hidden).await {
+            Ok(found) => found,
+            Err(cancelled) => return cancelled,
+        };
         rows.sort_by(order);
         let shown_total = rows.len();
         if let Some(limit) = limit {
             rows.truncate(limit as usize);
         }
-
-        // Names are shown with their control characters escaped: a name must
-        // neither forge a row of the answer nor drive a terminal. The record
-        // keeps them as they are.
-        let mut header = format!(
-            "{}: {}",
-            inert(path),
-            plural(shown_total as u64, "entry", "entries")
-        );
-        if rows.len() < shown_total {
-            header.push_str(&format!(
-                ", showing the first {} (raise limit to see more)",
-                rows.len()
-            ));
-        }
-        if hidden > 0 {
-            header.push_str(&format!(
-                "; {} omitted (set showHidden to include them)",
-                plural(hidden as u64, "hidden entry", "hidden entries")
-            ));
-        }
-        let kind_w = rows.iter().map(|r| r.kind.len()).max().unwrap_or(0);
-        let size_w = rows
-            .iter()
-            .map(|r| r.size.to_string().len())
-            .max()
-            .unwrap_or(0);
-        let lines: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let slash = if r.is_dir { "/" } else { "" };
-                format!(
-                    "{:<kind_w$} {:>size_w$} {}{slash}",
-                    r.kind,
-                    r.size,
-                    inert(&r.name)
-                )
-            })
-            .collect();
-        let text = clamp_rows(ctx, "ls", &header, &lines, "");
+        let text = listing(ctx, path, &rows, shown_total, hidden);
         answer(ctx, path, text, &rows, shown_total, hidden)
     }
+}
+
+/// The rows of a folder's children, and how many hidden ones were left out:
+/// each child is stat'ed apart, so one that vanished, is unreadable or leads
+/// out of the root is still listed, as what can be said of it.
+async fn rows_of(
+    ctx: &ToolContext,
+    abs: &str,
+    children: Vec<crate::kernel::DirChild>,
+    show_hidden: bool,
+) -> Result<(Vec<Row>, usize), ToolResult> {
+    let mut hidden = 0usize;
+    let mut rows = Vec::with_capacity(children.len());
+    for child in children {
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolResult::failure("ls was cancelled."));
+        }
+        if !show_hidden && child.name.starts_with('.') {
+            hidden += 1;
+            continue;
+        }
+        let child_path = format!("{}/{}", abs.trim_end_matches('/'), child.name);
+        let row = match ctx.fs.stat(&child_path).await {
+            Ok(info) => Row {
+                kind: kind_of(&info),
+                is_dir: info.is_directory,
+                size: if info.is_directory { 0 } else { info.size },
+                name: child.name,
+            },
+            // A link leaving the root: listed as a link, never followed.
+            Err(e) if OutsideRoot::is(&e) => Row {
+                kind: "link",
+                is_dir: false,
+                size: 0,
+                name: child.name,
+            },
+            // Vanished or unreadable between read_dir and stat: still listed.
+            Err(_) => Row {
+                kind: "?",
+                is_dir: child.is_directory,
+                size: 0,
+                name: child.name,
+            },
+        };
+        rows.push(row);
+    }
+    Ok((rows, hidden))
+}
+
+/// The text of a listing: a header saying what was cut and left out, then
+/// aligned rows. Names are shown with their control characters escaped: a
+/// name must neither forge a row of the answer nor drive a terminal (the
+/// record keeps them as they are).
+fn listing(
+    ctx: &ToolContext,
+    path: &str,
+    rows: &[Row],
+    shown_total: usize,
+    hidden: usize,
+) -> String {
+    let mut header = format!(
+        "{}: {}",
+        inert(path),
+        plural(shown_total as u64, "entry", "entries")
+    );
+    if rows.len() < shown_total {
+        header.push_str(&format!(
+            ", showing the first {} (raise limit to see more)",
+            rows.len()
+        ));
+    }
+    if hidden > 0 {
+        header.push_str(&format!(
+            "; {} omitted (set showHidden to include them)",
+            plural(hidden as u64, "hidden entry", "hidden entries")
+        ));
+    }
+    let kind_w = rows.iter().map(|r| r.kind.len()).max().unwrap_or(0);
+    let size_w = rows
+        .iter()
+        .map(|r| r.size.to_string().len())
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let slash = if r.is_dir { "/" } else { "" };
+            format!(
+                "{:<kind_w$} {:>size_w$} {}{slash}",
+                r.kind,
+                r.size,
+                inert(&r.name)
+            )
+        })
+        .collect();
+    clamp_rows(ctx, "ls", &header, &lines, "")
 }
 
 /// The text for people and the record for programs:

@@ -502,34 +502,50 @@ struct Listed {
     found: Found,
 }
 
-/// Run a validated query: every root is checked first (a bad one fails the call
-/// before any walk), then walked in the order given.
-async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
+/// What the walks of every root counted.
+#[derive(Default)]
+struct Totals {
+    matches: u64,
+    entries: u64,
+    unreadable: u64,
+    pruned: u64,
+}
+
+/// Every root confined and stat'ed before any walk: a bad one fails the call
+/// before anything was searched.
+async fn check_roots(query: &Query, ctx: &ToolContext) -> Result<Vec<String>, ToolResult> {
     let mut roots = Vec::with_capacity(query.roots.len());
     for spelled in &query.roots {
         let shown_root = spelled.as_deref().unwrap_or(".");
-        let abs = match ctx.confine(shown_root) {
-            Ok(abs) => abs,
-            Err(message) => return ToolResult::failure(message),
-        };
+        let abs = ctx.confine(shown_root).map_err(ToolResult::failure)?;
         match ctx.fs.stat(&abs).await {
             Ok(info) if info.is_directory => {}
             Ok(_) => {
-                return ToolResult::failure(format!(
+                return Err(ToolResult::failure(format!(
                     "Not a directory: {shown_root}",
                     shown_root = crate::kernel::text::inert(shown_root)
-                ));
+                )));
             }
             Err(e) => {
-                return ToolResult::failure(format!(
+                return Err(ToolResult::failure(format!(
                     "Cannot search {shown_root}: {e}",
                     shown_root = crate::kernel::text::inert(shown_root)
-                ));
+                )));
             }
         }
         roots.push(abs);
     }
-    let (mut matches, mut entries, mut unreadable, mut pruned) = (0, 0, 0, 0);
+    Ok(roots)
+}
+
+/// The roots walked in the order given, their counts summed and their rows
+/// kept up to the limit over all of them.
+async fn walk_roots(
+    query: &Query,
+    ctx: &ToolContext,
+    roots: &[String],
+) -> Result<(Totals, Vec<Listed>), ToolResult> {
+    let mut totals = Totals::default();
     let mut listed: Vec<Listed> = Vec::new();
     for (index, abs) in roots.iter().enumerate() {
         let shown_root = query.roots[index].as_deref().unwrap_or(".");
@@ -544,30 +560,30 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             gathered: Mutex::new(Vec::new()),
         });
         let options = walk_options(abs.clone(), query.gitignore);
-        if let Err(message) = run_walk(ctx, options, Arc::clone(&shared), None).await {
-            return ToolResult::failure(message);
-        }
+        run_walk(ctx, options, Arc::clone(&shared), None)
+            .await
+            .map_err(ToolResult::failure)?;
         if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
-            return ToolResult::failure("find was cancelled.");
+            return Err(ToolResult::failure("find was cancelled."));
         }
         let parts = std::mem::take(&mut *shared.gathered.lock().unwrap_or_else(|p| p.into_inner()));
         if let Some(message) = parts.iter().find_map(|g| g.root_error.as_ref()) {
-            return ToolResult::failure(format!(
+            return Err(ToolResult::failure(format!(
                 "Cannot search {shown_root}: {message}",
                 shown_root = crate::kernel::text::inert(shown_root)
-            ));
+            )));
         }
         if parts.iter().any(|g| g.exec_unknown) {
-            return ToolResult::failure(
+            return Err(ToolResult::failure(
                 "Invalid \"type\": this backend cannot tell which files are executable; ask for \"file\" instead.",
-            );
+            ));
         }
         let mut kept = Vec::with_capacity(parts.len());
         for g in parts {
-            matches += g.matches;
-            entries += g.entries;
-            unreadable += g.unreadable;
-            pruned += g.pruned;
+            totals.matches += g.matches;
+            totals.entries += g.entries;
+            totals.unreadable += g.unreadable;
+            totals.pruned += g.pruned;
             kept.push(g.kept);
         }
         // Only the first `limit` over all roots can show.
@@ -579,6 +595,26 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
                 .map(|found| Listed { root: index, found }),
         );
     }
+    Ok((totals, listed))
+}
+
+/// Run a validated query: every root is checked first (a bad one fails the call
+/// before any walk), then walked in the order given.
+async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
+    let roots = match check_roots(&query, ctx).await {
+        Ok(roots) => roots,
+        Err(refused) => return refused,
+    };
+    let (totals, listed) = match walk_roots(&query, ctx, &roots).await {
+        Ok(walked) => walked,
+        Err(failed) => return failed,
+    };
+    let Totals {
+        matches,
+        entries,
+        unreadable,
+        pruned,
+    } = totals;
     let shown = listed.len().min(query.limit);
     let rows: Vec<String> = listed[..shown]
         .iter()
