@@ -329,18 +329,12 @@ fn absolute_all(m: &ArgMatches, id: &str, cwd: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Read the global options. One of them is not a field of [`Globals`] but
-/// process-wide: `--allow-private-network` / `INDUS_ALLOW_PRIVATE_NETWORK`
-/// opens the private network to the web tools' clients (see
-/// `tools::web::client`), for one-shot calls, `call`, `batch` and `mcp` alike.
-pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
-    crate::tools::web::client::allow_private_network(m.get_flag("allow-private-network"));
-    let here = std::env::current_dir()
-        .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
-    // An empty INDUS_ROOT (or `--root ''`) confines nothing, like an unset one.
-    let root = match m.get_one::<OsString>("root").map(Path::new) {
+/// `--root`: the folder every path is confined to. An empty INDUS_ROOT (or
+/// `--root ''`) confines nothing, like an unset one.
+fn root_of(m: &ArgMatches, here: &Path) -> CliResult<Option<Arc<Root>>> {
+    Ok(match m.get_one::<OsString>("root").map(Path::new) {
         Some(dir) if !dir.as_os_str().is_empty() => {
-            let root = Root::new(dir, &here).map_err(|e| {
+            let root = Root::new(dir, here).map_err(|e| {
                 let why = match e.kind() {
                     std::io::ErrorKind::NotFound => "no such directory".to_string(),
                     std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
@@ -351,8 +345,13 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
             Some(Arc::new(root))
         }
         _ => None,
-    };
-    let cwd = match m.get_one::<PathBuf>("cwd") {
+    })
+}
+
+/// `--cwd`: the working directory, which must exist and, under a root, lie in
+/// it; without one, a current directory outside the root gives way to it.
+fn cwd_of(m: &ArgMatches, here: &Path, root: Option<&Root>) -> CliResult<PathBuf> {
+    Ok(match m.get_one::<PathBuf>("cwd") {
         Some(dir) => {
             let abs = crate::kernel::root::tidy(&here.join(dir));
             if !abs.is_dir() {
@@ -363,18 +362,30 @@ pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
                 };
                 return Err(UsageError(format!("--cwd {}: {why}", dir.display())));
             }
-            if let Some(root) = &root {
+            if let Some(root) = root {
                 root.admit(&dir.to_string_lossy(), &abs)
                     .map_err(|m| UsageError(format!("--cwd {m}")))?;
             }
             abs
         }
         // Under a root, a current directory outside it gives way to the root.
-        None => match &root {
-            Some(root) if root.admit(".", &here).is_err() => root.path().to_path_buf(),
-            _ => here.clone(),
+        None => match root {
+            Some(root) if root.admit(".", here).is_err() => root.path().to_path_buf(),
+            _ => here.to_path_buf(),
         },
-    };
+    })
+}
+
+/// Read the global options. One of them is not a field of [`Globals`] but
+/// process-wide: `--allow-private-network` / `INDUS_ALLOW_PRIVATE_NETWORK`
+/// opens the private network to the web tools' clients (see
+/// `tools::web::client`), for one-shot calls, `call`, `batch` and `mcp` alike.
+pub(crate) fn read_globals(m: &ArgMatches) -> CliResult<Globals> {
+    crate::tools::web::client::allow_private_network(m.get_flag("allow-private-network"));
+    let here = std::env::current_dir()
+        .map_err(|e| UsageError(format!("cannot read the current directory: {e}")))?;
+    let root = root_of(m, &here)?;
+    let cwd = cwd_of(m, &here, root.as_deref())?;
     let get = |k: &str| m.get_one::<String>(k).cloned().unwrap_or_default();
     let state_root = match m.get_one::<PathBuf>("state-dir") {
         // A folder the user named may be a link they chose: resolved here, so the

@@ -261,16 +261,7 @@ impl Around for Checkpointing {
         let shown = input["path"].as_str().unwrap_or_default().to_string();
         let store = &self.handle.store;
         let node = &self.handle.node_for(ctx);
-        // Recorded under the file's real path (links followed, folders
-        // canonical) and with the folders the write will create: a rewind then
-        // restores the file itself and removes those folders again.
-        let (real, missing) = if ctx.remote.is_none() {
-            let real = real_path(&abs);
-            let missing = missing_dirs(&real);
-            (real, missing)
-        } else {
-            (abs.clone(), Vec::new())
-        };
+        let (real, missing) = recorded_as(ctx, &abs);
         // Two checkpointed writers of one file take turns for the whole of it
         // (capture, write, hash noted): the file's own lock alone is released
         // by the rename of the new content, before the hash is read back.
@@ -318,32 +309,15 @@ impl Around for Checkpointing {
         };
         let result = inner.run_result(input, ctx).await;
         if result.is_error {
-            // Nothing was written, so a record made for this call is taken back.
-            if recorded.is_some()
-                && let Err(e) = store.forget_record(node, &real)
-            {
-                return with_notice(
-                    result,
-                    &format!("(Its checkpoint record could not be taken back: {e}.)"),
-                );
-            }
-            return result;
+            return take_back(store, node, &real, recorded.is_some(), result);
         }
-        // The hash of what was written, read back, so a rewind can tell a later
-        // change made outside the toolbox.
-        let after = match ctx.fs.open_read(&abs).await {
-            Ok(reader) => sha256_of_reader(reader),
-            Err(e) => Err(e),
+        let written = Written {
+            abs: &abs,
+            real: &real,
+            created: missing,
+            before_sig: before_sig.as_deref(),
         };
-        let created: Vec<String> = missing
-            .into_iter()
-            .filter(|d| Path::new(d).is_dir())
-            .collect();
-        let noted = after.and_then(|sha| {
-            store.record_after_creating(node, &real, &sha, &created)?;
-            // So a command running meanwhile does not claim this change.
-            store.note_change(&real, before_sig.as_deref(), &sha, &created)
-        });
+        let noted = written.note(ctx, store, node).await;
         drop(lock);
         // The change was made: the call succeeded, and says what the checkpoint
         // lacks (a failure here would report a write that happened as not done).
@@ -367,6 +341,72 @@ impl Around for Checkpointing {
             ),
             _ => result,
         }
+    }
+}
+
+/// Where a write is recorded: under the file's real path (links followed,
+/// folders canonical) and with the folders the write will create, so that a
+/// rewind restores the file itself and removes those folders again.
+fn recorded_as(ctx: &ToolContext, abs: &str) -> (String, Vec<String>) {
+    if ctx.remote.is_none() {
+        let real = real_path(abs);
+        let missing = missing_dirs(&real);
+        (real, missing)
+    } else {
+        (abs.to_string(), Vec::new())
+    }
+}
+
+/// A refused call wrote nothing, so a record made for it is taken back; if
+/// that fails, the refusal says so.
+fn take_back(
+    store: &CheckpointStore,
+    node: &NodeName,
+    real: &str,
+    recorded: bool,
+    result: ToolResult,
+) -> ToolResult {
+    if recorded && let Err(e) = store.forget_record(node, real) {
+        return with_notice(
+            result,
+            &format!("(Its checkpoint record could not be taken back: {e}.)"),
+        );
+    }
+    result
+}
+
+/// A file one call wrote, to be noted in its checkpoint.
+struct Written<'a> {
+    abs: &'a str,
+    real: &'a str,
+    /// The folders the write may have created (those that exist are noted).
+    created: Vec<String>,
+    before_sig: Option<&'a str>,
+}
+
+impl Written<'_> {
+    /// The hash of what was written, read back, so a rewind can tell a later
+    /// change made outside the toolbox; and the change noted, so a command
+    /// running meanwhile does not claim it.
+    async fn note(
+        self,
+        ctx: &ToolContext,
+        store: &CheckpointStore,
+        node: &NodeName,
+    ) -> std::io::Result<()> {
+        let after = match ctx.fs.open_read(self.abs).await {
+            Ok(reader) => sha256_of_reader(reader),
+            Err(e) => Err(e),
+        };
+        let created: Vec<String> = self
+            .created
+            .into_iter()
+            .filter(|d| Path::new(d).is_dir())
+            .collect();
+        after.and_then(|sha| {
+            store.record_after_creating(node, self.real, &sha, &created)?;
+            store.note_change(self.real, self.before_sig, &sha, &created)
+        })
     }
 }
 

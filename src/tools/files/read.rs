@@ -452,6 +452,40 @@ fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
     })
 }
 
+/// The file at `abs` opened for reading, with its size: a folder, a FIFO or a
+/// device is refused before anything is read from it.
+async fn open_regular(
+    ctx: &ToolContext,
+    path: &str,
+    abs: &str,
+) -> Result<(u64, Box<dyn std::io::Read + Send>), String> {
+    let size = match ctx.fs.stat(abs).await {
+        Ok(info) if info.is_directory => {
+            return Err(format!("{path} is a directory; use ls to list it."));
+        }
+        Ok(info) if !info.is_file => {
+            return Err(format!(
+                "{}; read shows regular files only.",
+                crate::tools::not_regular(path, &info)
+            ));
+        }
+        Ok(info) => info.size,
+        Err(e) => {
+            return Err(format!(
+                "Cannot read {path}: {e}",
+                path = crate::kernel::text::inert(path)
+            ));
+        }
+    };
+    let reader = ctx.fs.open_read(abs).await.map_err(|e| {
+        format!(
+            "Cannot read {path}: {e}",
+            path = crate::kernel::text::inert(path)
+        )
+    })?;
+    Ok((size, reader))
+}
+
 /// The `read` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
@@ -514,32 +548,9 @@ impl Tool for ReadTool {
             Ok(abs) => abs,
             Err(message) => return ToolResult::failure(message),
         };
-        let size = match ctx.fs.stat(&abs).await {
-            Ok(info) if info.is_directory => {
-                return ToolResult::failure(format!("{path} is a directory; use ls to list it."));
-            }
-            Ok(info) if !info.is_file => {
-                return ToolResult::failure(format!(
-                    "{}; read shows regular files only.",
-                    crate::tools::not_regular(path, &info)
-                ));
-            }
-            Ok(info) => info.size,
-            Err(e) => {
-                return ToolResult::failure(format!(
-                    "Cannot read {path}: {e}",
-                    path = crate::kernel::text::inert(path)
-                ));
-            }
-        };
-        let reader = match ctx.fs.open_read(&abs).await {
-            Ok(r) => r,
-            Err(e) => {
-                return ToolResult::failure(format!(
-                    "Cannot read {path}: {e}",
-                    path = crate::kernel::text::inert(path)
-                ));
-            }
+        let (size, reader) = match open_regular(ctx, path, &abs).await {
+            Ok(opened) => opened,
+            Err(refused) => return ToolResult::failure(refused),
         };
         // An agent gets a window sized for its context unless it asked for one.
         let (limit, width) = match ctx.agent_face {

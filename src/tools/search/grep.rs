@@ -1309,7 +1309,20 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
         format!("\n\n{closing}")
     };
     let text = clamp_rows(ctx, "grep", "", &rows, &tail);
-    // For programs: the totals (`count` = 0 is "no match") and the lines shown.
+    text_and_record(text, record_of(ctx, &query, &totals, records, shown), false)
+}
+
+/// The record for programs: the totals (`count` = 0 is "no match"), the rows
+/// shown that fit the output budget, and `omitted`, which counts what the
+/// limit counts (matching lines, or files) that the record leaves out, whether
+/// the limit or the budget cut it.
+fn record_of(
+    ctx: &ToolContext,
+    query: &Query,
+    totals: &Totals,
+    records: Vec<Value>,
+    shown: usize,
+) -> Value {
     let mut record = serde_json::Map::new();
     record.insert("count".into(), json!(totals.matches));
     record.insert("files".into(), json!(totals.with_matches));
@@ -1324,8 +1337,6 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
             "pruned": totals.pruned,
         }),
     );
-    // `omitted` counts what the limit counts (matching lines, or files) that
-    // this record leaves out, whether the limit or the output budget cut it.
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let (found, kept) = if query.shape.mode == OutputMode::Content {
         let matches = records[..k].iter().filter(|r| r["kind"] == "match").count();
@@ -1338,7 +1349,7 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     };
     let mut record = rows_record(record, "rows", records, k);
     record["omitted"] = json!(found.saturating_sub(kept as u64));
-    text_and_record(text, record, false)
+    record
 }
 
 /// The `grep` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
