@@ -200,18 +200,16 @@ async fn apply(
     let mut failures: Vec<String> = Vec::new();
     // One work budget for the fuzzy matching of every hunk of every file.
     let budget = matching::Budget::for_call(ctx.cancel.clone());
+    let planning = Planning {
+        ctx,
+        handle,
+        abs_of: &abs_of,
+    };
     let (mut total_added, mut total_removed) = (0usize, 0usize);
     for f in &patch.files {
         let path = f.op.path();
         let abs = &abs_of[path];
-        // What the patch's own lines vouch for: context or removed lines the file
-        // must hold, or a deleted file's stated content. Anything else changes a
-        // file the session must have read.
-        let vouched = match &f.op {
-            FileOp::Update { hunks, .. } => hunks.iter().any(|h| h.has_old()),
-            FileOp::Delete { content, .. } => content.is_some(),
-            FileOp::Add { .. } => false,
-        };
+        let vouched = vouched_by_patch(&f.op);
         let before = match load(ctx, &mut slots, abs, path).await {
             Ok(s) => s,
             Err(e) => {
@@ -227,141 +225,39 @@ async fn apply(
             failures.push(format!("{path}: {m}"));
             continue;
         }
-        match &f.op {
-            FileOp::Add { content, mode, .. } => {
-                let old_text = match &before {
-                    Slot::File { bytes, .. } => String::from_utf8_lossy(bytes),
-                    Slot::Absent => std::borrow::Cow::Borrowed(""),
-                };
-                let diff = file_diff(&old_text, content, path, path, !exists, false);
-                let (added, removed) = rendered_counts(&diff);
-                joined.push(diff);
-                slots.insert(
-                    abs.clone(),
-                    Slot::File {
-                        bytes: content.clone().into_bytes(),
-                        mode: *mode,
-                    },
-                );
-                rows.push(Row {
-                    status: if exists { "replaced" } else { "added" },
-                    path: path.to_string(),
-                    from: None,
-                    added,
-                    removed,
-                    hunks: Vec::new(),
-                });
-            }
-            FileOp::Delete { content, .. } => {
-                let Slot::File { bytes, .. } = &before else {
-                    failures.push(format!(
-                        "{path}: the patch deletes it, but it does not exist."
-                    ));
-                    continue;
-                };
-                let decoded = match matching::decode(bytes) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        failures.push(e.message(path));
-                        continue;
-                    }
-                };
-                if let Some(stated) = content
-                    && !same_text(&decoded, stated)
-                {
-                    failures.push(format!(
-                        "{path}: the patch deletes it, but it does not hold what the patch says it holds (it changed since the patch was made)."
-                    ));
-                    continue;
-                }
-                let old_text = String::from_utf8_lossy(bytes);
-                let diff = file_diff(&old_text, "", path, path, false, true);
-                let (added, removed) = rendered_counts(&diff);
-                joined.push(diff);
-                slots.insert(abs.clone(), Slot::Absent);
-                rows.push(Row {
-                    status: "deleted",
-                    path: path.to_string(),
-                    from: None,
-                    added,
-                    removed,
-                    hunks: Vec::new(),
-                });
-            }
+        let planned = match &f.op {
+            FileOp::Add { content, mode, .. } => Ok(plan_add(&before, content, *mode, path, abs)),
+            FileOp::Delete { content, .. } => plan_delete(&before, content.as_deref(), path, abs),
             FileOp::Update {
                 move_to,
                 hunks,
                 new_mode,
                 ..
             } => {
-                let Slot::File { bytes, mode } = &before else {
-                    failures.push(format!(
-                        "{path}: the patch updates it, but it does not exist."
-                    ));
-                    continue;
-                };
-                let (new_text, placed) =
-                    match updated_text(path, bytes, hunks, patch.format, &budget) {
-                        Ok(done) => done,
-                        Err(why) => {
-                            failures.extend(why);
-                            continue;
-                        }
-                    };
-                let target = move_to.as_deref().unwrap_or(path);
-                let target_abs = abs_of[target].clone();
-                if let Some(to) = move_to {
-                    match load(ctx, &mut slots, &target_abs, to).await {
-                        Ok(Slot::File { .. }) => {
-                            if let GateOutcome::Refused(m) =
-                                enforce_read_gate(ctx, &target_abs, handle).await
-                            {
-                                failures.push(format!("{to}: {m}"));
-                                continue;
-                            }
-                        }
-                        Ok(Slot::Absent) => {}
-                        Err(e) => {
-                            failures.push(e);
-                            continue;
-                        }
+                let text = updated(&before, path, hunks, patch.format, &budget);
+                match text {
+                    Ok(text) => {
+                        let moved = move_to.as_deref();
+                        planning
+                            .update(&mut slots, path, text, moved, *new_mode)
+                            .await
                     }
+                    Err(why) => Err(why),
                 }
-                let old_text = String::from_utf8_lossy(bytes);
-                let diff = file_diff(&old_text, &new_text, path, target, false, false);
-                let (added, removed) = rendered_counts(&diff);
-                joined.push(diff);
-                let mode = new_mode.or(*mode).or_else(|| {
-                    use std::os::unix::fs::PermissionsExt;
-                    move_to.as_ref()?;
-                    std::fs::metadata(abs)
-                        .ok()
-                        .map(|m| m.permissions().mode() & 0o7777)
-                });
-                if move_to.is_some() {
-                    slots.insert(abs.clone(), Slot::Absent);
-                }
-                slots.insert(
-                    target_abs,
-                    Slot::File {
-                        bytes: new_text.into_bytes(),
-                        mode,
-                    },
-                );
-                rows.push(Row {
-                    status: if move_to.is_some() {
-                        "renamed"
-                    } else {
-                        "modified"
-                    },
-                    path: target.to_string(),
-                    from: move_to.as_ref().map(|_| path.to_string()),
-                    added,
-                    removed,
-                    hunks: placed,
-                });
             }
+        };
+        let planned = match planned {
+            Ok(p) => p,
+            Err(why) => {
+                failures.extend(why);
+                continue;
+            }
+        };
+        joined.push(planned.diff);
+        for (abs, slot) in planned.slots {
+            slots.insert(abs, slot);
         }
+        rows.push(planned.row);
         if let Some(r) = rows.last() {
             total_added += r.added;
             total_removed += r.removed;
@@ -384,6 +280,208 @@ async fn apply(
     write_all(ctx, state, slots, handle).await?;
     drop(locks);
     Ok((rows, summary, joined.finish()))
+}
+
+/// What the patch's own lines vouch for: context or removed lines the file
+/// must hold, or a deleted file's stated content. Anything else changes a
+/// file the session must have read.
+fn vouched_by_patch(op: &FileOp) -> bool {
+    match op {
+        FileOp::Update { hunks, .. } => hunks.iter().any(|h| h.has_old()),
+        FileOp::Delete { content, .. } => content.is_some(),
+        FileOp::Add { .. } => false,
+    }
+}
+
+/// One operation planned: its diff for the answer, the paths it sets (in
+/// order) and its row. Nothing is recorded until the operation has passed every
+/// check, so a failed one leaves no trace in the plan.
+struct Planned {
+    diff: String,
+    slots: Vec<(String, Slot)>,
+    row: Row,
+}
+
+/// What every operation of one apply reads, beside the file it changes. (The
+/// work budget is not among them: it is not `Sync`, and this is held across
+/// awaits.)
+struct Planning<'p> {
+    ctx: &'p ToolContext,
+    handle: Option<&'p Arc<dyn crate::kernel::ReadStateHandle>>,
+    abs_of: &'p BTreeMap<String, String>,
+}
+
+/// An updated file's new text, before any await: what it held, its mode, the
+/// text after every hunk and where each went.
+struct Updated<'b> {
+    bytes: &'b [u8],
+    mode: Option<u32>,
+    new_text: String,
+    placed: Vec<HunkPlaced>,
+}
+
+/// An updated file must exist and take every hunk; apart from the move's checks
+/// because the matching spends the call's budget, which no await may hold.
+fn updated<'b>(
+    before: &'b Slot,
+    path: &str,
+    hunks: &[patch_parse::Hunk],
+    format: Format,
+    budget: &matching::Budget,
+) -> Result<Updated<'b>, Vec<String>> {
+    let Slot::File { bytes, mode } = before else {
+        return Err(vec![format!(
+            "{path}: the patch updates it, but it does not exist."
+        )]);
+    };
+    let (new_text, placed) = updated_text(path, bytes, hunks, format, budget)?;
+    Ok(Updated {
+        bytes,
+        mode: *mode,
+        new_text,
+        placed,
+    })
+}
+
+/// An added file always plans: whatever was there (read, as the gate checked)
+/// is replaced, as codex and `patch` do.
+fn plan_add(before: &Slot, content: &str, mode: Option<u32>, path: &str, abs: &str) -> Planned {
+    let exists = matches!(before, Slot::File { .. });
+    let old_text = match before {
+        Slot::File { bytes, .. } => String::from_utf8_lossy(bytes),
+        Slot::Absent => std::borrow::Cow::Borrowed(""),
+    };
+    let diff = file_diff(&old_text, content, path, path, !exists, false);
+    let (added, removed) = rendered_counts(&diff);
+    Planned {
+        diff,
+        slots: vec![(
+            abs.to_string(),
+            Slot::File {
+                bytes: content.to_string().into_bytes(),
+                mode,
+            },
+        )],
+        row: Row {
+            status: if exists { "replaced" } else { "added" },
+            path: path.to_string(),
+            from: None,
+            added,
+            removed,
+            hunks: Vec::new(),
+        },
+    }
+}
+
+/// A deleted file must exist, decode, and hold what a unified diff says it
+/// holds: a file changed since the patch was made is not deleted blind.
+fn plan_delete(
+    before: &Slot,
+    content: Option<&str>,
+    path: &str,
+    abs: &str,
+) -> Result<Planned, Vec<String>> {
+    let Slot::File { bytes, .. } = before else {
+        return Err(vec![format!(
+            "{path}: the patch deletes it, but it does not exist."
+        )]);
+    };
+    let decoded = matching::decode(bytes).map_err(|e| vec![e.message(path)])?;
+    if let Some(stated) = content
+        && !same_text(&decoded, stated)
+    {
+        return Err(vec![format!(
+            "{path}: the patch deletes it, but it does not hold what the patch says it holds (it changed since the patch was made)."
+        )]);
+    }
+    let old_text = String::from_utf8_lossy(bytes);
+    let diff = file_diff(&old_text, "", path, path, false, true);
+    let (added, removed) = rendered_counts(&diff);
+    Ok(Planned {
+        diff,
+        slots: vec![(abs.to_string(), Slot::Absent)],
+        row: Row {
+            status: "deleted",
+            path: path.to_string(),
+            from: None,
+            added,
+            removed,
+            hunks: Vec::new(),
+        },
+    })
+}
+
+impl Planning<'_> {
+    /// An updated file's plan: a move's target, when it exists, must have been
+    /// read like any file the patch overwrites.
+    async fn update(
+        &self,
+        slots: &mut BTreeMap<String, Slot>,
+        path: &str,
+        updated: Updated<'_>,
+        move_to: Option<&str>,
+        new_mode: Option<u32>,
+    ) -> Result<Planned, Vec<String>> {
+        let Updated {
+            bytes,
+            mode,
+            new_text,
+            placed,
+        } = updated;
+        let abs = &self.abs_of[path];
+        let target = move_to.unwrap_or(path);
+        let target_abs = self.abs_of[target].clone();
+        if let Some(to) = move_to {
+            match load(self.ctx, slots, &target_abs, to).await {
+                Ok(Slot::File { .. }) => {
+                    if let GateOutcome::Refused(m) =
+                        enforce_read_gate(self.ctx, &target_abs, self.handle).await
+                    {
+                        return Err(vec![format!("{to}: {m}")]);
+                    }
+                }
+                Ok(Slot::Absent) => {}
+                Err(e) => return Err(vec![e]),
+            }
+        }
+        let old_text = String::from_utf8_lossy(bytes);
+        let diff = file_diff(&old_text, &new_text, path, target, false, false);
+        let (added, removed) = rendered_counts(&diff);
+        let mode = new_mode.or(mode).or_else(|| {
+            use std::os::unix::fs::PermissionsExt;
+            move_to.as_ref()?;
+            std::fs::metadata(abs)
+                .ok()
+                .map(|m| m.permissions().mode() & 0o7777)
+        });
+        let mut planned_slots = Vec::new();
+        if move_to.is_some() {
+            planned_slots.push((abs.clone(), Slot::Absent));
+        }
+        planned_slots.push((
+            target_abs,
+            Slot::File {
+                bytes: new_text.into_bytes(),
+                mode,
+            },
+        ));
+        Ok(Planned {
+            diff,
+            slots: planned_slots,
+            row: Row {
+                status: if move_to.is_some() {
+                    "renamed"
+                } else {
+                    "modified"
+                },
+                path: target.to_string(),
+                from: move_to.as_ref().map(|_| path.to_string()),
+                added,
+                removed,
+                hunks: placed,
+            },
+        })
+    }
 }
 
 /// Every path of `patch` resolved under the root once, and (unless `check`)

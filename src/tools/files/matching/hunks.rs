@@ -119,14 +119,7 @@ pub fn plan_hunks_within(
     keep_cr: bool,
     budget: &Budget,
 ) -> Result<HunksPlan, Vec<(usize, HunkFailure)>> {
-    let view = if keep_cr {
-        View {
-            text: Cow::Borrowed(text),
-            crs: Vec::new(),
-        }
-    } else {
-        View::new(text)
-    };
+    let view = view_of(text, keep_cr);
     let virtual_nl = !view.text.is_empty() && !view.text.ends_with('\n');
     let owned;
     let hay: &str = if virtual_nl {
@@ -135,24 +128,12 @@ pub fn plan_hunks_within(
     } else {
         view.text.as_ref()
     };
-    let real_len = view.text.len();
     let starts = line_starts(hay);
     let nlines = if hay.is_empty() { 0 } else { starts.len() };
     let line_of = |at: usize| starts.partition_point(|&s| s <= at).saturating_sub(1);
-    let old_lines = |h: &HunkSpec| h.old.matches('\n').count();
     // Exact places of each hunk: whole lines, at a line's start.
     let exact = exact_places(hay, &starts, hunks, nlines);
-    // The latest line each hunk may end before: the latest exact place of the
-    // hunk after it that fits before the one after that.
-    let mut upper = vec![nlines; hunks.len()];
-    let mut bound = nlines;
-    for i in (0..hunks.len()).rev() {
-        upper[i] = bound;
-        let k = old_lines(&hunks[i]);
-        if let Some(&latest) = exact[i].iter().rev().find(|&&c| c + k <= bound) {
-            bound = latest;
-        }
-    }
+    let upper = latest_ends(&exact, hunks, nlines);
     // The file's lines, made once for every hunk that needs the stages.
     let mut file_lines: Option<Lines<'_>> = None;
     let mut failures = Vec::new();
@@ -161,54 +142,27 @@ pub fn plan_hunks_within(
     let mut lo = 0usize;
     let mut carry: isize = 0;
     for (i, h) in hunks.iter().enumerate() {
-        let mut from = lo;
-        if let Some(anchor) = &h.anchor {
-            // The search for the anchor line reads the rest of the file.
-            if !budget.charge_scan(nlines.saturating_sub(from)) {
-                let stop = budget.stopped().unwrap_or(super::budget::Stop::Spent);
-                let (old_lines, file_lines) = (old_lines(h).max(1), nlines);
-                let failure = EditFailure::TooCostly {
-                    old_lines,
-                    file_lines,
-                    stop,
-                };
-                failures.push((i, HunkFailure::Match(failure)));
-                break;
-            }
-            let want = anchor.trim();
-            let found = (from..nlines)
-                .find(|&l| line_text(hay, &starts, l).trim() == want)
-                .or_else(|| {
-                    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-                    let want = squash(&ascii_punctuation(want));
-                    (from..nlines)
-                        .find(|&l| squash(&ascii_punctuation(line_text(hay, &starts, l))) == want)
-                });
-            match found {
-                Some(l) => from = l + 1,
-                None => {
-                    failures.push((
-                        i,
-                        HunkFailure::Anchor {
-                            anchor: anchor.clone(),
-                        },
-                    ));
+        let from = match &h.anchor {
+            None => lo,
+            Some(anchor) => match after_anchor(hay, &starts, lo, anchor, h, budget) {
+                Ok(from) => from,
+                Err(failure) => {
+                    let spent =
+                        matches!(failure, HunkFailure::Match(EditFailure::TooCostly { .. }));
+                    failures.push((i, failure));
+                    if spent {
+                        break;
+                    }
                     continue;
                 }
-            }
-        }
+            },
+        };
         let expected = h
             .at_line
             .map(|l| (l as isize + carry).clamp(0, nlines as isize) as usize);
-        let k = old_lines(h);
         let at_offset = |line: usize| h.at_line.map(|l| line as isize - l as isize);
         if h.old.is_empty() {
-            // Pure addition: at the stated line, after the anchor, or at the end.
-            let line = match (expected, &h.anchor) {
-                (Some(l), _) => l.max(from),
-                (None, Some(_)) => from,
-                (None, None) => nlines,
-            };
+            let line = addition_line(expected, h.anchor.is_some(), from, nlines);
             let at = starts.get(line).copied().unwrap_or(hay.len());
             spans.push((at, at, h.new.clone()));
             placed.push(HunkPlaced {
@@ -219,40 +173,14 @@ pub fn plan_hunks_within(
             lo = line;
             continue;
         }
-        let to = upper[i].max(from);
-        let fits = |c: usize| c >= from && c + k <= to;
-        let mut exact_here: Vec<usize> = exact[i].iter().copied().filter(|&c| fits(c)).collect();
-        if exact_here.len() > 1
-            && let Some(e) = expected.filter(|e| exact_here.contains(e))
-        {
-            exact_here = vec![e];
-        }
-        let outcome: Result<(MatchStage, usize, usize, String), EditFailure> = match exact_here[..]
-        {
-            [c] => {
-                let s = starts[c];
-                Ok((MatchStage::Exact, s, s + h.old.len(), h.new.clone()))
-            }
-            [] => {
-                let scope = Scope {
-                    from_line: from,
-                    to_line: to,
-                    at_line: expected,
-                    at_end: h.at_end,
-                    context: Some(&h.context),
-                };
-                let lines = file_lines.get_or_insert_with(|| Lines::new(hay));
-                let outcome = match_lines_within(lines, &h.old, &h.new, false, &scope, budget);
-                hunk_outcome(outcome, hay, h, nlines, budget)
-            }
-            _ => Err(EditFailure::FoundMany {
-                count: exact_here.len(),
-                lines: exact_here.iter().map(|c| c + 1).collect(),
-                stage: MatchStage::Exact,
-                overlapping: false,
-            }),
+        let scope = Scope {
+            from_line: from,
+            to_line: upper[i].max(from),
+            at_line: expected,
+            at_end: h.at_end,
+            context: Some(&h.context),
         };
-        match outcome {
+        match place_in_window(hay, &starts, &exact[i], h, &scope, &mut file_lines, budget) {
             Ok((stage, s, e, new_text)) => {
                 let line = line_of(s);
                 if let Some(off) = at_offset(line) {
@@ -279,11 +207,142 @@ pub fn plan_hunks_within(
     if !failures.is_empty() {
         return Err(failures);
     }
-    // Hunks in order never overlap (each starts after the one before ends), but
-    // a pure addition stated inside the hunk before is refused, not merged.
+    if let Some(overlap) = addition_inside(&spans, line_of) {
+        return Err(vec![overlap]);
+    }
+    let out = splice_hunks(text, &view, hay.len(), hunks, spans);
+    Ok(HunksPlan { text: out, placed })
+}
+
+/// The text hunks are matched against: the file's very bytes when the hunks
+/// carry its `\r`s (line endings mixed), else the CRLF-blind view, so that a
+/// hunk's lines compare with the file's as they were written.
+fn view_of(text: &str, keep_cr: bool) -> View<'_> {
+    if keep_cr {
+        View {
+            text: Cow::Borrowed(text),
+            crs: Vec::new(),
+        }
+    } else {
+        View::new(text)
+    }
+}
+
+/// Where a pure addition goes, having no old lines to be found by: at the
+/// stated line (not before `from`), after the anchor, or at the end.
+fn addition_line(expected: Option<usize>, anchored: bool, from: usize, nlines: usize) -> usize {
+    match (expected, anchored) {
+        (Some(l), _) => l.max(from),
+        (None, true) => from,
+        (None, false) => nlines,
+    }
+}
+
+/// A hunk's place within its window (`scope`): the one exact place there, or
+/// the one at the stated line among several; with none, the whole-line
+/// stages'. Several exact places with none stated is a refusal, never a guess.
+fn place_in_window<'h>(
+    hay: &'h str,
+    starts: &[usize],
+    exact: &[usize],
+    h: &HunkSpec,
+    scope: &Scope<'_>,
+    file_lines: &mut Option<Lines<'h>>,
+    budget: &Budget,
+) -> Result<(MatchStage, usize, usize, String), EditFailure> {
+    let nlines = if hay.is_empty() { 0 } else { starts.len() };
+    let k = h.old.matches('\n').count();
+    let (from, to, expected) = (scope.from_line, scope.to_line, scope.at_line);
+    let fits = |c: usize| c >= from && c + k <= to;
+    let mut exact_here: Vec<usize> = exact.iter().copied().filter(|&c| fits(c)).collect();
+    if exact_here.len() > 1
+        && let Some(e) = expected.filter(|e| exact_here.contains(e))
+    {
+        exact_here = vec![e];
+    }
+    match exact_here[..] {
+        [c] => {
+            let s = starts[c];
+            Ok((MatchStage::Exact, s, s + h.old.len(), h.new.clone()))
+        }
+        [] => {
+            let lines = file_lines.get_or_insert_with(|| Lines::new(hay));
+            let outcome = match_lines_within(lines, &h.old, &h.new, false, scope, budget);
+            hunk_outcome(outcome, hay, h, nlines, budget)
+        }
+        _ => Err(EditFailure::FoundMany {
+            count: exact_here.len(),
+            lines: exact_here.iter().map(|c| c + 1).collect(),
+            stage: MatchStage::Exact,
+            overlapping: false,
+        }),
+    }
+}
+
+/// The latest line each hunk may end before: the latest exact place of the
+/// hunk after it that fits before the one after that. Read from the end, so
+/// that an early hunk does not take a place a later one needs.
+fn latest_ends(exact: &[Vec<usize>], hunks: &[HunkSpec], nlines: usize) -> Vec<usize> {
+    let mut upper = vec![nlines; hunks.len()];
+    let mut bound = nlines;
+    for i in (0..hunks.len()).rev() {
+        upper[i] = bound;
+        let k = hunks[i].old.matches('\n').count();
+        if let Some(&latest) = exact[i].iter().rev().find(|&&c| c + k <= bound) {
+            bound = latest;
+        }
+    }
+    upper
+}
+
+/// The line a hunk's search starts at after its `@@ anchor` (searched from
+/// `from`, the end of the hunk before), exactly or as a model may have retyped
+/// it; apart because the anchor can fail a hunk before its lines are looked at.
+fn after_anchor(
+    hay: &str,
+    starts: &[usize],
+    from: usize,
+    anchor: &str,
+    h: &HunkSpec,
+    budget: &Budget,
+) -> Result<usize, HunkFailure> {
+    let nlines = if hay.is_empty() { 0 } else { starts.len() };
+    // The search for the anchor line reads the rest of the file.
+    if !budget.charge_scan(nlines.saturating_sub(from)) {
+        let stop = budget.stopped().unwrap_or(super::budget::Stop::Spent);
+        let (old_lines, file_lines) = (h.old.matches('\n').count().max(1), nlines);
+        let failure = EditFailure::TooCostly {
+            old_lines,
+            file_lines,
+            stop,
+        };
+        return Err(HunkFailure::Match(failure));
+    }
+    let want = anchor.trim();
+    let found = (from..nlines)
+        .find(|&l| line_text(hay, starts, l).trim() == want)
+        .or_else(|| {
+            let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let want = squash(&ascii_punctuation(want));
+            (from..nlines).find(|&l| squash(&ascii_punctuation(line_text(hay, starts, l))) == want)
+        });
+    match found {
+        Some(l) => Ok(l + 1),
+        None => Err(HunkFailure::Anchor {
+            anchor: anchor.to_string(),
+        }),
+    }
+}
+
+/// Hunks in order never overlap (each starts after the one before ends), but
+/// a pure addition stated inside the hunk before is refused, not merged.
+fn addition_inside(
+    spans: &[(usize, usize, String)],
+    line_of: impl Fn(usize) -> usize,
+) -> Option<(usize, HunkFailure)> {
     for (i, w) in spans.windows(2).enumerate() {
         if w[1].0 < w[0].1 {
-            return Err(vec![(
+            return Some((
                 i + 1,
                 HunkFailure::Match(EditFailure::FoundMany {
                     count: 2,
@@ -291,14 +350,28 @@ pub fn plan_hunks_within(
                     stage: MatchStage::Exact,
                     overlapping: true,
                 }),
-            )]);
+            ));
         }
     }
+    None
+}
+
+/// The file's raw text with each hunk's span replaced: spans are offsets in the
+/// view (`hay_len` long, a last line break perhaps added), so each is mapped
+/// back to the raw bytes and written with the line endings the file has there.
+fn splice_hunks(
+    text: &str,
+    view: &View<'_>,
+    hay_len: usize,
+    hunks: &[HunkSpec],
+    spans: Vec<(usize, usize, String)>,
+) -> String {
+    let real_len = view.text.len();
     let mut out = String::with_capacity(text.len() + 64);
     let mut prev = 0usize;
     // No hunk failed, so the spans are the hunks', one each, in order.
     for (h, (s, e, mut new_text)) in hunks.iter().zip(spans) {
-        if e >= hay.len() && h.new_no_newline && new_text.ends_with('\n') {
+        if e >= hay_len && h.new_no_newline && new_text.ends_with('\n') {
             new_text.pop();
         }
         let (rs, re) = (view.raw(s.min(real_len)), view.raw(e.min(real_len)));
@@ -311,7 +384,7 @@ pub fn plan_hunks_within(
         prev = re;
     }
     out.push_str(&text[prev..]);
-    Ok(HunksPlan { text: out, placed })
+    out
 }
 
 /// Patches of more hunks than this find their exact places through an index

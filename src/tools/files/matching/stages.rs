@@ -496,47 +496,11 @@ pub(super) fn try_stage(
         .iter()
         .position(|l| !parts(l).blank())
         .unwrap_or(0);
-    // oldText indented with tabs where the file has spaces (or the other way)
-    // matches every depth; a single place at the very columns it was written at
-    // is the one meant (one tab read as 4 columns at one place, as 8 at another
-    // leaves two, and the refusal stands).
     if places.len() > 1 && !replace_all {
-        let same_columns: Vec<Place> = places
-            .iter()
-            .filter(|p| matches!(p.indent, IndentMap::Columns { delta: 0, .. }))
-            .cloned()
-            .collect();
-        if same_columns.len() == 1 {
-            places = same_columns;
-        }
+        places = at_written_columns(places);
     }
-    // Several places at different depths for an unindented oldText, and
-    // newText's first line, a version of oldText's, indented as exactly one of
-    // them: that one was read and meant.
     if places.len() > 1 && !replace_all {
-        fn first(l: &str) -> Option<Parts<'_>> {
-            Some(parts(l)).filter(|p| !p.blank())
-        }
-        let old_first = old_snippet.lines.iter().find_map(|l| first(l));
-        let new_first = Snippet::new(new).lines.iter().find_map(|l| first(l));
-        let wanted = match (old_first, new_first) {
-            (Some(o), Some(n))
-                if o.indent.is_empty() && !n.indent.is_empty() && alike(o.core, n.core) =>
-            {
-                Some(n.indent)
-            }
-            _ => None,
-        };
-        if let Some(wanted) = wanted {
-            let at_wanted: Vec<Place> = places
-                .iter()
-                .filter(|p| first(lines.line(p.first + anchor)).map(|f| f.indent) == Some(wanted))
-                .cloned()
-                .collect();
-            if at_wanted.len() == 1 {
-                places = at_wanted;
-            }
-        }
+        places = at_new_first_indent(places, lines, &old_snippet, new, anchor);
     }
     let overlapping = places.windows(2).any(|w| w[1].first < w[0].first + k);
     if overlapping || (places.len() > 1 && !replace_all) {
@@ -548,69 +512,19 @@ pub(super) fn try_stage(
     }
     let new_snippet = Snippet::new(new);
     let patch = scope.context.is_some();
-    let kept: Vec<Option<usize>> = match scope.context {
-        // The first line cut above was a blank line of context on both sides.
-        Some(context) if cut => context[1..]
-            .iter()
-            .map(|k| k.and_then(|i| i.checked_sub(1)))
-            .collect(),
-        Some(context) => context.to_vec(),
-        None => kept_lines(&old_snippet, &new_snippet),
+    let kept = kept_for(scope.context, cut, &old_snippet, &new_snippet);
+    let (weighed, line0_mapped) = weighed_lines(patch, &new_snippet, &kept);
+    let hunk_deeper = patch.then(|| added_within_a_level(&new_snippet, &kept));
+    let readings = Readings {
+        lines,
+        old: &old_snippet,
+        new: &new_snippet,
+        kept: &kept,
+        patch,
+        stage,
     };
-    // A patch's context lines say nothing of the frame: only the lines it adds
-    // are weighed (its first line is then the mapped "line 0" only when it is
-    // itself an added one).
-    let (weighed, line0_mapped) = if patch {
-        let added = Snippet {
-            lines: new_snippet
-                .lines
-                .iter()
-                .zip(&kept)
-                .filter(|(_, k)| k.is_none())
-                .map(|(l, _)| *l)
-                .collect(),
-            newline: new_snippet.newline,
-        };
-        (added, kept.first().is_some_and(Option::is_none))
-    } else {
-        (new_snippet.clone(), true)
-    };
-    // Read in the hunk's own frame, a line it adds stands at most a level deeper
-    // than the context line just above it, as the hunk writes both (a hunk whose
-    // context alone was written shallower shows its added lines deeper still):
-    // then the hunk's frame is a possible one, however deep its added lines
-    // stand against its outermost line.
-    // A line continuing a bracket the context line leaves open may stand
-    // anywhere (aligned with the bracket, as Python and Lisp write it).
-    let hunk_deeper = patch.then(|| {
-        let mut above: Option<(usize, bool, bool)> = None;
-        new_snippet.lines.iter().zip(&kept).all(|(l, k)| {
-            let p = parts(l);
-            if p.blank() {
-                return true;
-            }
-            let indent = columns(p.indent, 4);
-            let fits = match above {
-                Some((a, true, open)) if k.is_none() => open || indent <= a + 4,
-                _ => true,
-            };
-            above = Some((indent, k.is_some(), open_mid_line(p.core).is_some()));
-            fits
-        })
-    });
     let mut replacements = Vec::with_capacity(places.len());
     for place in &places {
-        let write = |frame| {
-            write_place(
-                lines,
-                &old_snippet,
-                &new_snippet,
-                &kept,
-                place,
-                frame,
-                patch,
-            )
-        };
         let inferred = infer_frame(
             lines,
             &old_snippet,
@@ -619,132 +533,291 @@ pub(super) fn try_stage(
             hunk_deeper,
             place,
         );
-        let written = match (write(Frame::Old), write(Frame::File)) {
-            (Ok(a), Ok(b)) if a != b => {
-                // The brackets at the edges of the replacement are a witness the
-                // texts' indentation cannot give: a closing line stands at the
-                // depth of the line that opened its block.
-                let (fit_old, fit_file) =
-                    (bracket_fit(lines.text, &a), bracket_fit(lines.text, &b));
-                // A patch's hunk has its neighbours written beside it.
-                let layout = if patch {
-                    let (lo, lf) = (layout_fit(lines.text, &a), layout_fit(lines.text, &b));
-                    match lo.disagree.cmp(&lf.disagree) {
-                        std::cmp::Ordering::Less => Some(Frame::Old),
-                        std::cmp::Ordering::Greater => Some(Frame::File),
-                        std::cmp::Ordering::Equal => None,
-                    }
-                } else {
-                    None
-                };
-                // The line above opens a block: the replacement starts inside it.
-                let edge = match (edge_fit(lines.text, &a), edge_fit(lines.text, &b)) {
-                    (Some(true), Some(false)) => Some(Frame::Old),
-                    (Some(false), Some(true)) => Some(Frame::File),
-                    _ => None,
-                };
-                // A run of added lines between two siblings stands at their depth.
-                let between = if patch {
-                    match (
-                        between_fit(lines.text, &a, &kept),
-                        between_fit(lines.text, &b, &kept),
-                    ) {
-                        (Some(true), Some(false)) => Some(Frame::Old),
-                        (Some(false), Some(true)) => Some(Frame::File),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                // A hunk is a diff: a reading in which one of its removed lines
-                // comes back unchanged among its added ones (where the diff
-                // would have kept it as context) is not the change it describes,
-                // when the other reading has no such line.
-                let minimal = if patch {
-                    let context = kept.iter().filter(|k| k.is_some()).count();
-                    let (ko, kf) = (
-                        lines_kept(lines.text, &a) > context,
-                        lines_kept(lines.text, &b) > context,
-                    );
-                    match (ko, kf) {
-                        (false, true) => Some(Frame::Old),
-                        (true, false) => Some(Frame::File),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                let decided = decide(
-                    &inferred,
-                    &[
-                        (Witness::Copies, inferred.copies),
-                        (Witness::Weak, inferred.weak),
-                        (Witness::First, inferred.first),
-                        (Witness::FirstUnlike, inferred.first_unlike),
-                        (Witness::Outermost, inferred.base),
-                        (Witness::Brackets, fit_old.against(&fit_file)),
-                        (Witness::Layout, layout),
-                        (Witness::Minimal, minimal),
-                        (Witness::Between, between),
-                        (Witness::Edge, edge),
-                        (Witness::Versions, inferred.versions),
-                    ],
-                    patch,
-                );
-                #[cfg(feature = "frame-trace")]
-                trace(
-                    &inferred,
-                    (&a, &b),
-                    (fit_old, fit_file),
-                    [layout, minimal, between, edge],
-                    decided,
-                    patch,
-                    stage,
-                );
-                match decided {
-                    Some(Frame::Old) => Ok(a),
-                    Some(Frame::File) => Ok(b),
-                    None => {
-                        let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
-                        return Some(LineOutcome::FrameAmbiguous {
-                            stage,
-                            line,
-                            as_written,
-                            shifted,
-                        });
-                    }
-                }
-            }
-            (a, b) => match inferred.frame {
-                Some(Frame::Old) => a,
-                Some(Frame::File) => b,
-                // No evidence: when both readings give the same file, either is it.
-                None => match (a, b) {
-                    (Ok(a), Ok(b)) if a == b => Ok(a),
-                    (Ok(a), Ok(b)) => {
-                        let (line, shifted, as_written) = first_difference(lines.text, &a, &b);
-                        return Some(LineOutcome::FrameAmbiguous {
-                            stage,
-                            line,
-                            as_written,
-                            shifted,
-                        });
-                    }
-                    // Only one reading can be placed at all: that one was meant.
-                    (Err(_), Ok(b)) => Ok(b),
-                    (a, _) => a,
-                },
-            },
-        };
-        match written {
+        match readings.replacement_at(place, &inferred) {
             Ok(r) => replacements.push(r),
-            Err(new_line) => return Some(LineOutcome::Unplaceable { stage, new_line }),
+            Err(outcome) => return Some(outcome),
         }
     }
     Some(LineOutcome::Applied {
         stage,
         replacements,
     })
+}
+
+/// For each line of newText, the line of oldText it keeps: a patch's hunk says
+/// so itself (its context), an edit's is found by a line diff.
+fn kept_for(
+    context: Option<&[Option<usize>]>,
+    cut: bool,
+    old_snippet: &Snippet<'_>,
+    new_snippet: &Snippet<'_>,
+) -> Vec<Option<usize>> {
+    match context {
+        // With `cut`, the first line `try_stage` cut was a blank line of context
+        // on both sides.
+        Some(context) if cut => context[1..]
+            .iter()
+            .map(|k| k.and_then(|i| i.checked_sub(1)))
+            .collect(),
+        Some(context) => context.to_vec(),
+        None => kept_lines(old_snippet, new_snippet),
+    }
+}
+
+/// oldText indented with tabs where the file has spaces (or the other way)
+/// matches every depth; a single place at the very columns it was written at
+/// is the one meant (one tab read as 4 columns at one place, as 8 at another
+/// leaves two, and the refusal stands).
+fn at_written_columns(places: Vec<Place>) -> Vec<Place> {
+    let same_columns: Vec<Place> = places
+        .iter()
+        .filter(|p| matches!(p.indent, IndentMap::Columns { delta: 0, .. }))
+        .cloned()
+        .collect();
+    if same_columns.len() == 1 {
+        same_columns
+    } else {
+        places
+    }
+}
+
+/// Several places at different depths for an unindented oldText, and
+/// newText's first line, a version of oldText's, indented as exactly one of
+/// them: that one was read and meant.
+fn at_new_first_indent(
+    places: Vec<Place>,
+    lines: &Lines<'_>,
+    old_snippet: &Snippet<'_>,
+    new: &str,
+    anchor: usize,
+) -> Vec<Place> {
+    fn first(l: &str) -> Option<Parts<'_>> {
+        Some(parts(l)).filter(|p| !p.blank())
+    }
+    let old_first = old_snippet.lines.iter().find_map(|l| first(l));
+    let new_first = Snippet::new(new).lines.iter().find_map(|l| first(l));
+    let wanted = match (old_first, new_first) {
+        (Some(o), Some(n))
+            if o.indent.is_empty() && !n.indent.is_empty() && alike(o.core, n.core) =>
+        {
+            Some(n.indent)
+        }
+        _ => None,
+    };
+    if let Some(wanted) = wanted {
+        let at_wanted: Vec<Place> = places
+            .iter()
+            .filter(|p| first(lines.line(p.first + anchor)).map(|f| f.indent) == Some(wanted))
+            .cloned()
+            .collect();
+        if at_wanted.len() == 1 {
+            return at_wanted;
+        }
+    }
+    places
+}
+
+/// A patch's context lines say nothing of the frame: only the lines it adds
+/// are weighed (its first line is then the mapped "line 0" only when it is
+/// itself an added one).
+fn weighed_lines<'n>(
+    patch: bool,
+    new_snippet: &Snippet<'n>,
+    kept: &[Option<usize>],
+) -> (Snippet<'n>, bool) {
+    if patch {
+        let added = Snippet {
+            lines: new_snippet
+                .lines
+                .iter()
+                .zip(kept)
+                .filter(|(_, k)| k.is_none())
+                .map(|(l, _)| *l)
+                .collect(),
+            newline: new_snippet.newline,
+        };
+        (added, kept.first().is_some_and(Option::is_none))
+    } else {
+        (new_snippet.clone(), true)
+    }
+}
+
+/// Read in the hunk's own frame, a line it adds stands at most a level deeper
+/// than the context line just above it, as the hunk writes both (a hunk whose
+/// context alone was written shallower shows its added lines deeper still):
+/// then the hunk's frame is a possible one, however deep its added lines
+/// stand against its outermost line.
+/// A line continuing a bracket the context line leaves open may stand
+/// anywhere (aligned with the bracket, as Python and Lisp write it).
+fn added_within_a_level(new_snippet: &Snippet<'_>, kept: &[Option<usize>]) -> bool {
+    let mut above: Option<(usize, bool, bool)> = None;
+    new_snippet.lines.iter().zip(kept).all(|(l, k)| {
+        let p = parts(l);
+        if p.blank() {
+            return true;
+        }
+        let indent = columns(p.indent, 4);
+        let fits = match above {
+            Some((a, true, open)) if k.is_none() => open || indent <= a + 4,
+            _ => true,
+        };
+        above = Some((indent, k.is_some(), open_mid_line(p.core).is_some()));
+        fits
+    })
+}
+
+/// One match's texts and how they pair up, shared by every place it found, so
+/// that each place's two readings are written and weighed alike.
+struct Readings<'r, 'a> {
+    lines: &'r Lines<'a>,
+    old: &'r Snippet<'r>,
+    new: &'r Snippet<'r>,
+    kept: &'r [Option<usize>],
+    patch: bool,
+    stage: MatchStage,
+}
+
+impl Readings<'_, '_> {
+    /// The replacement at `place`: both readings are written, and where they
+    /// differ the witnesses must pick one, or the edit is refused (an `Err` is
+    /// the outcome of the whole stage).
+    fn replacement_at(
+        &self,
+        place: &Place,
+        inferred: &Inference,
+    ) -> Result<Replacement, LineOutcome> {
+        let write = |frame| {
+            write_place(
+                self.lines, self.old, self.new, self.kept, place, frame, self.patch,
+            )
+        };
+        let written = match (write(Frame::Old), write(Frame::File)) {
+            (Ok(a), Ok(b)) if a != b => match self.frame_by_witnesses(inferred, &a, &b) {
+                Some(Frame::Old) => Ok(a),
+                Some(Frame::File) => Ok(b),
+                None => return Err(self.frame_ambiguous(&a, &b)),
+            },
+            (a, b) => match inferred.frame {
+                Some(Frame::Old) => a,
+                Some(Frame::File) => b,
+                // No evidence: when both readings give the same file, either is it.
+                None => match (a, b) {
+                    (Ok(a), Ok(b)) if a == b => Ok(a),
+                    (Ok(a), Ok(b)) => return Err(self.frame_ambiguous(&a, &b)),
+                    // Only one reading can be placed at all: that one was meant.
+                    (Err(_), Ok(b)) => Ok(b),
+                    (a, _) => a,
+                },
+            },
+        };
+        written.map_err(|new_line| LineOutcome::Unplaceable {
+            stage: self.stage,
+            new_line,
+        })
+    }
+
+    /// The refusal of two readings nothing tells apart, naming the first line
+    /// where the files they give differ.
+    fn frame_ambiguous(&self, a: &Replacement, b: &Replacement) -> LineOutcome {
+        let (line, shifted, as_written) = first_difference(self.lines.text, a, b);
+        LineOutcome::FrameAmbiguous {
+            stage: self.stage,
+            line,
+            as_written,
+            shifted,
+        }
+    }
+
+    /// The frame of two readings that give different files, by the witnesses
+    /// the texts' indentation cannot give (the edges, a hunk's neighbours and
+    /// its being a diff) joined to those it can; `None` refuses.
+    fn frame_by_witnesses(
+        &self,
+        inferred: &Inference,
+        a: &Replacement,
+        b: &Replacement,
+    ) -> Option<Frame> {
+        let (text, patch) = (self.lines.text, self.patch);
+        // The brackets at the edges of the replacement are a witness the
+        // texts' indentation cannot give: a closing line stands at the
+        // depth of the line that opened its block.
+        let (fit_old, fit_file) = (bracket_fit(text, a), bracket_fit(text, b));
+        // A patch's hunk has its neighbours written beside it.
+        let layout = if patch {
+            let (lo, lf) = (layout_fit(text, a), layout_fit(text, b));
+            match lo.disagree.cmp(&lf.disagree) {
+                std::cmp::Ordering::Less => Some(Frame::Old),
+                std::cmp::Ordering::Greater => Some(Frame::File),
+                std::cmp::Ordering::Equal => None,
+            }
+        } else {
+            None
+        };
+        // The line above opens a block: the replacement starts inside it.
+        let edge = the_one_that_fits(edge_fit(text, a), edge_fit(text, b));
+        // A run of added lines between two siblings stands at their depth.
+        let between = if patch {
+            the_one_that_fits(
+                between_fit(text, a, self.kept),
+                between_fit(text, b, self.kept),
+            )
+        } else {
+            None
+        };
+        // A hunk is a diff: a reading in which one of its removed lines
+        // comes back unchanged among its added ones (where the diff
+        // would have kept it as context) is not the change it describes,
+        // when the other reading has no such line.
+        let minimal = if patch {
+            let context = self.kept.iter().filter(|k| k.is_some()).count();
+            let (ko, kf) = (lines_kept(text, a) > context, lines_kept(text, b) > context);
+            match (ko, kf) {
+                (false, true) => Some(Frame::Old),
+                (true, false) => Some(Frame::File),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let decided = decide(
+            inferred,
+            &[
+                (Witness::Copies, inferred.copies),
+                (Witness::Weak, inferred.weak),
+                (Witness::First, inferred.first),
+                (Witness::FirstUnlike, inferred.first_unlike),
+                (Witness::Outermost, inferred.base),
+                (Witness::Brackets, fit_old.against(&fit_file)),
+                (Witness::Layout, layout),
+                (Witness::Minimal, minimal),
+                (Witness::Between, between),
+                (Witness::Edge, edge),
+                (Witness::Versions, inferred.versions),
+            ],
+            patch,
+        );
+        #[cfg(feature = "frame-trace")]
+        trace(
+            inferred,
+            (a, b),
+            (fit_old, fit_file),
+            [layout, minimal, between, edge],
+            decided,
+            patch,
+            self.stage,
+        );
+        decided
+    }
+}
+
+/// A witness that fits one reading and not the other speaks for the one that
+/// fits; fitting both, neither, or not speaking of one, it says nothing.
+fn the_one_that_fits(old: Option<bool>, file: Option<bool>) -> Option<Frame> {
+    match (old, file) {
+        (Some(true), Some(false)) => Some(Frame::Old),
+        (Some(false), Some(true)) => Some(Frame::File),
+        _ => None,
+    }
 }
 
 /// A witness of the frame `newText` is written in (see `frame.rs` and the
