@@ -51,9 +51,19 @@ pub fn schema_text(text: &'static str) -> JsonSchema {
 /// The declarative behaviour of one tool.
 #[async_trait]
 pub trait Tool: Send + Sync {
-    fn name(&self) -> &str;
+    /// The wire name: the descriptor's, for a tool that declares one.
+    fn name(&self) -> &str {
+        self.meta().map_or("", |m| m.name)
+    }
     fn description(&self) -> &str;
-    fn parameters(&self) -> JsonSchema;
+    /// The input's JSON Schema: the descriptor's field table's, for a tool
+    /// that declares one (see [`super::fields`]).
+    fn parameters(&self) -> JsonSchema {
+        self.meta().map_or_else(
+            || serde_json::json!({"type": "object", "properties": {}}),
+            super::meta::ToolMeta::parameters,
+        )
+    }
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult;
     /// Whether an input key `parameters` does not name is refused before `run`
     /// (see [`super::input::unknown_keys`]). False only for a tool whose schema

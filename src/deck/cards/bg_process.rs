@@ -215,16 +215,8 @@ impl Tool for BgProcessCard {
         ))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Background jobs of this session (bg-N) keeping each job's last 2,000 lines: start, poll (sinceLast: only new), stop, list. Apart from process's jobs; use one of the two."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

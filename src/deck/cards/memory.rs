@@ -74,16 +74,8 @@ impl Tool for MemoryCard {
         )))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "A note for this session that survives across turns: read, replace or append (content). At most 32 KiB."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

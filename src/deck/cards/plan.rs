@@ -120,16 +120,8 @@ impl Tool for EnterPlanMode {
         )))
     }
 
-    fn name(&self) -> &str {
-        ENTER_PLAN_MODE.name
-    }
-
     fn description(&self) -> &str {
         "Start a planning phase: explore and read, change nothing, then call exit_plan_mode with the plan."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        ENTER_PLAN_MODE.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -176,16 +168,8 @@ impl Tool for ExitPlanMode {
         )))
     }
 
-    fn name(&self) -> &str {
-        EXIT_PLAN_MODE.name
-    }
-
     fn description(&self) -> &str {
         "Present the finished plan (Markdown) for approval; it is kept as a file under .indus-process/ and returned."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        EXIT_PLAN_MODE.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

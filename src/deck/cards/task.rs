@@ -674,16 +674,8 @@ impl Tool for TaskCard {
         Some(crate::kernel::schema_text(include_str!("task.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         &self.description
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

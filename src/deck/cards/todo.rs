@@ -155,16 +155,8 @@ impl Tool for TodoCard {
         Some(crate::kernel::schema_text(include_str!("todo.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

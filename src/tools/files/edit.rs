@@ -95,16 +95,8 @@ impl Tool for EditTool {
         Some(crate::kernel::schema_text(include_str!("edit.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -77,16 +77,8 @@ impl Tool for Ls {
         Some(crate::kernel::schema_text(include_str!("ls.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "List a directory's entries (`kind size name`), directories first."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -515,16 +515,8 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for ReadTool {
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -49,16 +49,8 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for WriteTool {
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -14,9 +14,7 @@ use serde_json::{Value, json};
 
 use super::shared::cap_text;
 use crate::kernel::input::Args;
-use crate::kernel::{
-    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
-};
+use crate::kernel::{DefinedTool, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool};
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
 
 /// The JSON block of an engine's result (its record), if it has one.
@@ -45,16 +43,8 @@ const READ_FILE_FIELDS: &[Field] = &[Field::required("path", Kind::Name, "The fi
 
 #[async_trait]
 impl Tool for ReadFile {
-    fn name(&self) -> &str {
-        READ_FILE.name
-    }
-
     fn description(&self) -> &str {
         "Read a text file and return its content as is, cut to 8,000 characters with ...[truncated] appended when longer.\n\nWhen to use: to look at a configuration file, a log excerpt or a script before acting on it.\n\nWhen NOT to use: for a large file you need a window of (use run_shell with sed -n or tail), or for binary files.\n\nDisambiguation: returns raw text without line numbers; the path is relative to the working directory.\n\nExamples: {\"path\": \"/etc/hostname\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        READ_FILE.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -129,16 +119,8 @@ const WRITE_FILE_FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for WriteFile {
-    fn name(&self) -> &str {
-        WRITE_FILE.name
-    }
-
     fn description(&self) -> &str {
         "Write content to a file, creating it (and missing parent folders) or replacing it atomically; answers Wrote N bytes to /path.\n\nWhen to use: to create or wholly replace a configuration file, a script or a note.\n\nWhen NOT to use: to change a few lines of a large file (write the whole new content, or use run_shell), or to append to a log.\n\nDisambiguation: replaces the whole file; an existing file keeps its permissions and a symlink is written through.\n\nExamples: {\"path\": \"/tmp/output.txt\", \"content\": \"hello world\\n\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        WRITE_FILE.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -191,16 +173,8 @@ const FETCH_URL_FIELDS: &[Field] = &[Field::required(
 
 #[async_trait]
 impl Tool for FetchUrl {
-    fn name(&self) -> &str {
-        FETCH_URL.name
-    }
-
     fn description(&self) -> &str {
         "HTTP GET a URL and return the response body as text, cut to 8,000 characters with ...[truncated] appended when longer.\n\nWhen to use: to read an API's JSON, a raw configuration file or a documentation page by URL.\n\nWhen NOT to use: to find pages about a topic (use web_search), for binary downloads, or for requests needing authentication or a method other than GET.\n\nDisambiguation: the body comes as served (HTML stays HTML); redirects are followed.\n\nExamples: {\"url\": \"https://example.com/api/data\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        FETCH_URL.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -269,16 +243,8 @@ const WEB_SEARCH_FIELDS: &[Field] = &[Field::required("query", Kind::Name, "What
 
 #[async_trait]
 impl Tool for WebSearch {
-    fn name(&self) -> &str {
-        WEB_SEARCH.name
-    }
-
     fn description(&self) -> &str {
         "Search the web (DuckDuckGo's HTML endpoint, no API key) and return up to 8 results, each with title, URL and snippet.\n\nWhen to use: to find documentation, an error message's explanation or a download page.\n\nWhen NOT to use: when you already know the URL (use fetch_url).\n\nDisambiguation: returns links and snippets only; fetch a result to read it.\n\nExamples: {\"query\": \"rust tokio tutorial\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        WEB_SEARCH.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

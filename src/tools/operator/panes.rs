@@ -140,16 +140,8 @@ const CAPTURE_FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for CapturePane {
-    fn name(&self) -> &str {
-        CAPTURE_PANE.name
-    }
-
     fn description(&self) -> &str {
         "Capture the text of a tmux pane's screen (and, with start, its history); the last 8,000 characters are kept, with [truncated N chars from start] when cut.\n\nWhen to use: to watch a command dispatched with run_shell wait: false, to read a prompt a program is waiting at, or to see what a person left on a pane.\n\nWhen NOT to use: to get a finished command's output (run_shell returns it); to type into the pane (send-keys).\n\nDisambiguation: read-only; the default is the shared pane of the shared session; a managed session or pane that is missing falls back once to the shared pane, with a notice saying so; delay waits before capturing, for polling.\n\nExamples: {\"delay\": \"5s\"}; {\"pane\": \"worker\", \"start\": \"-\", \"join_wrapped_lines\": true}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        CAPTURE_PANE.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -262,16 +254,8 @@ const SEND_FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for SendKeys {
-    fn name(&self) -> &str {
-        SEND_KEYS.name
-    }
-
     fn description(&self) -> &str {
         "Type into a tmux pane: literal_text first (sent as is), then tmux key names (C-c, C-z, Enter, Up, Down, Escape, …), then Enter when enter is true. Every call states its risk, mutation, privesc and why.\n\nWhen to use: to interrupt a command (C-c), answer an interactive prompt, or drive a full-screen program running in a pane.\n\nWhen NOT to use: to run a command and get its output and exit code (run_shell); to read the screen (capture-pane).\n\nDisambiguation: the default is the shared pane of the shared session; a managed session or pane that is missing is an error, never retargeted, so keys never land in the wrong pane; delay waits before sending.\n\nExamples: {\"keys\": [\"C-c\"], \"risk\": \"low\", \"mutation\": false, \"privesc\": false, \"why\": \"Cancel a hung command\"}; {\"literal_text\": \"yes\", \"enter\": true, \"risk\": \"medium\", \"mutation\": true, \"privesc\": false, \"why\": \"Confirm the upgrade prompt\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        SEND_KEYS.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -393,10 +377,6 @@ impl Tool for ManageTool {
         )
     }
 
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-
     fn description(&self) -> &str {
         match self.0 {
             Manage::CreateSession => {
@@ -412,10 +392,6 @@ impl Tool for ManageTool {
                 "Kill a managed pane and whatever runs in it.\n\nWhen to use: when a pane's job is over or it is stuck beyond send-keys C-c.\n\nWhen NOT to use: for a session's shared pane (protected), or panes indus-tool did not create (refused).\n\nDisambiguation: kills one pane; to end a whole session use tmux-kill-session.\n\nExamples: {\"pane\": \"worker\", \"risk\": \"medium\", \"mutation\": true, \"privesc\": false, \"why\": \"The dev server is no longer needed\"}"
             }
         }
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        self.0.meta().parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -139,16 +139,8 @@ impl Tool for RunShell {
         }))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Run a shell command and return {exit_code, stdout, stderr}, each stream cut to 4,000 characters. Every call states its risk (low/medium/high), whether it mutates the system, whether it escalates privileges, and why.\n\nWhen to use: to inspect or change the machine: list files, read logs, check services, install packages, run builds. With session or pane (or wait: false) the command is typed into a managed tmux pane a person can attach to, and its shell persists across calls (cd and export stick).\n\nWhen NOT to use: to read or write a whole file (read_file, write_file); to answer an interactive prompt or interrupt a command (send-keys); to look at a pane's screen (capture-pane).\n\nDisambiguation: wait: true (default) blocks until the command exits; wait: false dispatches it to the tmux pane and returns at once (poll with capture-pane); \"30s\"/\"10m\"/\"1h\" or a number of seconds waits up to that long, then reports the command still running there (without tmux it is stopped instead). In a tmux pane, set -e, exit, logout and exec are refused because they would end or poison the shared shell: use bash -lc 'set -e; …'.\n\nExamples: {\"command\": \"du -sh /var\", \"risk\": \"low\", \"mutation\": false, \"privesc\": false, \"why\": \"Inspect disk usage before cleanup\"}; {\"command\": \"npm run build\", \"wait\": false, \"risk\": \"low\", \"mutation\": true, \"privesc\": false, \"why\": \"Build in the background\"}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -44,16 +44,8 @@ impl Tool for TimeTool {
         Some(crate::kernel::schema_text(include_str!("time.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "The harness's current wall-clock time (unix_millis, ISO 8601 UTC and local, RFC 2822).\n\nWhen to use: to timestamp an action or compute a deadline.\n\nWhen NOT to use: for a remote machine's clock (run `date` there).\n\nDisambiguation: the toolbox's clock, not the shell target's.\n\nExamples: {} → {\"iso_8601_utc\": \"2026-02-28T13:01:48.794Z\", …}"
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

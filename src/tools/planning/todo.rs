@@ -251,16 +251,8 @@ impl Tool for TodoSetTool {
         )))
     }
 
-    fn name(&self) -> &str {
-        TODO_SET.name
-    }
-
     fn description(&self) -> &str {
         "Replace the session's checklist: items {id, text, status, priority?}; [] clears it."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        TODO_SET.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
@@ -307,16 +299,8 @@ impl Tool for TodoReadTool {
         )))
     }
 
-    fn name(&self) -> &str {
-        TODO_READ.name
-    }
-
     fn description(&self) -> &str {
         "Show the session's checklist (todo_set writes it)."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        TODO_READ.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

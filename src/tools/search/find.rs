@@ -761,16 +761,8 @@ impl Tool for Find {
         Some(crate::kernel::schema_text(include_str!("find.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Find files and directories by name (case-insensitive): a glob if the pattern holds * ? [ or { (with a /, matched against the path: \"src/**/*.rs\"), else a part of the name. Paths in path order, then a summary; hidden and gitignored entries too."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

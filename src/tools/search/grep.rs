@@ -1469,16 +1469,8 @@ impl Tool for Grep {
         Some(crate::kernel::schema_text(include_str!("grep.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

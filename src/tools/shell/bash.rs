@@ -70,16 +70,8 @@ impl Tool for BashTool {
         Some(crate::kernel::schema_text(include_str!("bash.output.json")))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

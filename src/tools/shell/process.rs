@@ -76,16 +76,8 @@ impl Tool for ProcessTool {
         ))))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

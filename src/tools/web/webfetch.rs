@@ -97,16 +97,8 @@ impl Tool for WebFetchTool {
         )))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Fetch a web page (http/https) as readable text, Markdown or raw HTML."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

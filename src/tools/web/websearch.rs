@@ -290,16 +290,8 @@ impl Tool for WebSearchTool {
         )))
     }
 
-    fn name(&self) -> &str {
-        META.name
-    }
-
     fn description(&self) -> &str {
         "Search the web (DuckDuckGo): numbered results with title, URL and snippet. Read a page with webfetch."
-    }
-
-    fn parameters(&self) -> JsonSchema {
-        META.parameters()
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {
