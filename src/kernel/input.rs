@@ -73,6 +73,20 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The view of an input the tool's field table has checked (see
+    /// `kernel::fields::check`, run before every call of a tool with a
+    /// descriptor), so it is an object; anything else reads as one with no
+    /// fields, whose required ones are then missing.
+    pub fn checked(input: &'a Value) -> Self {
+        static NONE: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+        Self {
+            map: input
+                .as_object()
+                .unwrap_or_else(|| NONE.get_or_init(Map::new)),
+            path: String::new(),
+        }
+    }
+
     /// A view of an object nested in the input at `path` (`items[2]`): its fields
     /// are looked up by their own keys, and messages name them as `items[2].id`.
     pub fn nested(map: &'a Map<String, Value>, path: impl Into<String>) -> Self {

@@ -115,6 +115,11 @@ pub struct ToolMeta {
     /// Its input fields (see [`super::fields`]): the schema a model sees and
     /// the check every call passes before the tool runs.
     pub fields: &'static [super::fields::Field],
+    /// What a model is told of it (the descriptor's `description`).
+    pub description: &'static str,
+    /// The JSON Schema of its record (the `*.output.json` beside it, as text,
+    /// parsed only when asked for); `None` for a text answer.
+    pub output: Option<&'static str>,
 }
 
 impl ToolMeta {
@@ -133,6 +138,8 @@ impl ToolMeta {
             core: false,
             heavy: false,
             fields: &[],
+            description: "",
+            output: None,
         }
     }
 

@@ -55,7 +55,10 @@ pub trait Tool: Send + Sync {
     fn name(&self) -> &str {
         self.meta().map_or("", |m| m.name)
     }
-    fn description(&self) -> &str;
+    /// What a model is told: the descriptor's, for a tool that declares one.
+    fn description(&self) -> &str {
+        self.meta().map_or("", |m| m.description)
+    }
     /// The input's JSON Schema: the descriptor's field table's, for a tool
     /// that declares one (see [`super::fields`]).
     fn parameters(&self) -> JsonSchema {
@@ -78,7 +81,7 @@ pub trait Tool: Send + Sync {
     /// (a tool grafted from an MCP server). Published by `describe`/`schema`
     /// and as MCP's `outputSchema`; docs/json.md describes every record.
     fn output_schema(&self) -> Option<JsonSchema> {
-        None
+        self.meta().and_then(|m| m.output).map(schema_text)
     }
     /// The tool's descriptor, when it declares one: its field table is then
     /// checked before `run` (see [`super::fields::check`]), so `run` meets only

@@ -191,6 +191,7 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     fields: FIELDS,
+    description: "Background jobs of this session (bg-N) keeping each job's last 2,000 lines: start, poll (sinceLast: only new), stop, list. Apart from process's jobs; use one of the two.",
     ..ToolMeta::new(
         "bg-process",
         "Background process",
@@ -213,10 +214,6 @@ impl Tool for BgProcessCard {
         Some(crate::tools::shell::process::job_tool_schema(
             crate::kernel::schema_text(include_str!("bg_process.output.json")),
         ))
-    }
-
-    fn description(&self) -> &str {
-        "Background jobs of this session (bg-N) keeping each job's last 2,000 lines: start, poll (sinceLast: only new), stop, list. Apart from process's jobs; use one of the two."
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::tools::{clamp_for, text_and_record};
 
@@ -49,6 +49,8 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Records { idempotent: false },
     fields: FIELDS,
+    description: "A note for this session that survives across turns: read, replace or append (content). At most 32 KiB.",
+    output: Some(include_str!("memory.output.json")),
     ..ToolMeta::new(
         "memory",
         "Working memory",
@@ -68,25 +70,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for MemoryCard {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "memory.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "A note for this session that survives across turns: read, replace or append (content). At most 32 KiB."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(args) => args,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let action = match args.required_enum("action", &ACTIONS) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::clock::base36;
 use crate::kernel::input::Args;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::tools::text_and_record;
 
@@ -105,6 +105,8 @@ struct EnterPlanMode;
 /// The `enter_plan_mode` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const ENTER_PLAN_MODE: ToolMeta = ToolMeta {
     seat: Seat::Card,
+    description: "Start a planning phase: explore and read, change nothing, then call exit_plan_mode with the plan.",
+    output: Some(include_str!("enter_plan_mode.output.json")),
     ..ToolMeta::new(
         "enter_plan_mode",
         "Enter plan mode",
@@ -114,16 +116,6 @@ pub const ENTER_PLAN_MODE: ToolMeta = ToolMeta {
 
 #[async_trait]
 impl Tool for EnterPlanMode {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "enter_plan_mode.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Start a planning phase: explore and read, change nothing, then call exit_plan_mode with the plan."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&ENTER_PLAN_MODE)
     }
@@ -146,6 +138,8 @@ struct ExitPlanMode;
 pub const EXIT_PLAN_MODE: ToolMeta = ToolMeta {
     seat: Seat::Card,
     fields: EXIT_PLAN_MODE_FIELDS,
+    description: "Present the finished plan (Markdown) for approval; it is kept as a file under .indus-process/ and returned.",
+    output: Some(include_str!("exit_plan_mode.output.json")),
     ..ToolMeta::new(
         "exit_plan_mode",
         "Exit plan mode",
@@ -162,16 +156,6 @@ const EXIT_PLAN_MODE_FIELDS: &[Field] = &[Field::required(
 
 #[async_trait]
 impl Tool for ExitPlanMode {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "exit_plan_mode.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Present the finished plan (Markdown) for approval; it is kept as a file under .indus-process/ and returned."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&EXIT_PLAN_MODE)
     }

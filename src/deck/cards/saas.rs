@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 use crate::tools::web::client::chain;
 use crate::tools::{clamp_for, clamp_rows, record_with_rows, text_and_record};
 
@@ -506,6 +506,8 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     open_world: true,
     fields: FIELDS,
+    description: "SaaS actions (GitHub, Slack, Gmail…) through Composio: discover (toolkits, query) lists them; execute runs one by slug with arguments. Needs COMPOSIO_API_KEY.",
+    output: Some(include_str!("saas_action.output.json")),
     ..ToolMeta::new(
         "saas-action",
         "SaaS action",
@@ -552,25 +554,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for SaasCard {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "saas_action.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "SaaS actions (GitHub, Slack, Gmail…) through Composio: discover (toolkits, query) lists them; execute runs one by slug with arguments. Needs COMPOSIO_API_KEY."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(args) => args,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let checked = args
             .required_enum("action", &ACTIONS)
             .and_then(|a| Ok((a, args.opt_positive_int("timeoutMs")?)));

@@ -45,8 +45,8 @@ use serde_json::{Map, Value, json};
 use crate::deck::row::DeckContext;
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, ExecTimeout, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext, ToolResult,
+    define_tool,
 };
 use crate::tools::shell::shared::{exec_line, human_duration, signal_name};
 use crate::tools::{clamp_for, text_and_record};
@@ -639,6 +639,7 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     fields: FIELDS,
+    output: Some(include_str!("task.output.json")),
     ..ToolMeta::new(
         "task",
         "Delegate task",
@@ -670,10 +671,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for TaskCard {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("task.output.json")))
-    }
-
     fn description(&self) -> &str {
         &self.description
     }

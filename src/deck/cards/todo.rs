@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::tools::{clamp_rows, record_with_rows, text_and_record};
 
@@ -125,6 +125,8 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Records { idempotent: true },
     fields: FIELDS,
+    description: "A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two.",
+    output: Some(include_str!("todo.output.json")),
     ..ToolMeta::new(
         "todo",
         "Checklist",
@@ -151,23 +153,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for TodoCard {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("todo.output.json")))
-    }
-
-    fn description(&self) -> &str {
-        "A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(args) => args,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let action = match args.required_enum("action", &ACTIONS) {
             Ok(a) => a,
             Err(e) => return ToolResult::failure(e),

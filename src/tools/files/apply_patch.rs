@@ -22,9 +22,7 @@ use serde_json::{Value, json};
 use crate::kernel::input::Args;
 use crate::kernel::output::Clamp;
 use crate::kernel::text::plural;
-use crate::kernel::{
-    DefinedTool, FileLock, JsonSchema, Tool, ToolContext, ToolResult, define_tool,
-};
+use crate::kernel::{DefinedTool, FileLock, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::state::patches::{self, Change};
 use crate::tools::files::diff::{
@@ -64,6 +62,8 @@ pub const META: ToolMeta = ToolMeta {
     checkpoint: Checkpoint::ByPatch,
     heavy: true,
     fields: FIELDS,
+    description: "Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.",
+    output: Some(include_str!("apply_patch.output.json")),
     ..ToolMeta::new(
         "apply_patch",
         "Apply patch",
@@ -84,25 +84,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for ApplyPatchTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "apply_patch.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let parsed = (|| -> Result<_, String> {
             let patch = args.required_str("patch")?;
             let check = args.opt_bool("check")?.unwrap_or(false);

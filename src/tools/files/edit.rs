@@ -20,8 +20,8 @@ use crate::kernel::digest::sha256_hex;
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
 use crate::kernel::{
-    ClipEnd, DefinedTool, FileLock, JsonSchema, OutputBudget, Tool, ToolContentBlock, ToolContext,
-    ToolResult, clamp, define_tool,
+    ClipEnd, DefinedTool, FileLock, OutputBudget, Tool, ToolContentBlock, ToolContext, ToolResult,
+    clamp, define_tool,
 };
 use crate::tools::files::diff::{
     DEFAULT_CONTEXT, render_splice_diff, render_unified_diff_with_headers,
@@ -57,6 +57,8 @@ pub const META: ToolMeta = ToolMeta {
     core: true,
     heavy: true,
     fields: FIELDS,
+    description: "Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none.",
+    output: Some(include_str!("edit.output.json")),
     ..ToolMeta::new(
         "edit",
         "Edit file",
@@ -91,14 +93,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for EditTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("edit.output.json")))
-    }
-
-    fn description(&self) -> &str {
-        "Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }

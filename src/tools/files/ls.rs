@@ -15,9 +15,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
 use crate::kernel::text::{inert, plural};
-use crate::kernel::{
-    DefinedTool, JsonSchema, OutsideRoot, Tool, ToolContext, ToolResult, define_tool,
-};
+use crate::kernel::{DefinedTool, OutsideRoot, Tool, ToolContext, ToolResult, define_tool};
 use crate::tools::{clamp_for, clamp_rows, record_with_rows, text_and_record};
 
 struct Ls;
@@ -53,6 +51,8 @@ fn order(a: &Row, b: &Row) -> Ordering {
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     fields: FIELDS,
+    description: "List a directory's entries (`kind size name`), directories first.",
+    output: Some(include_str!("ls.output.json")),
     ..ToolMeta::new(
         "ls",
         "List directory",
@@ -73,23 +73,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for Ls {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("ls.output.json")))
-    }
-
-    fn description(&self) -> &str {
-        "List a directory's entries (`kind size name`), directories first."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let (path, show_hidden, limit) = match (
             args.opt_str("path"),
             args.opt_bool("showHidden"),

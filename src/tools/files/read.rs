@@ -491,6 +491,7 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
     fields: FIELDS,
+    description: "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.",
     ..ToolMeta::new(
         "read",
         "Read file",
@@ -515,19 +516,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for ReadTool {
-    fn description(&self) -> &str {
-        "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let (path, offset, limit) = match (
             args.required_str("path"),
             args.opt_positive_int("offset"),

@@ -34,6 +34,7 @@ pub const META: ToolMeta = ToolMeta {
     core: true,
     heavy: true,
     fields: FIELDS,
+    description: "Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit.",
     ..ToolMeta::new(
         "write",
         "Write file",
@@ -49,19 +50,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for WriteTool {
-    fn description(&self) -> &str {
-        "Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let path = match args.required_str("path") {
             Ok(p) => p,
             Err(e) => return ToolResult::failure(e),

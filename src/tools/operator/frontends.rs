@@ -52,10 +52,7 @@ impl Tool for ReadFile {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(READ_FILE.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let path = match args.required_str("path") {
             Ok(p) => p,
             Err(e) => return ToolResult::failure(e),
@@ -128,10 +125,7 @@ impl Tool for WriteFile {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(WRITE_FILE.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let (path, content) = match (args.required_str("path"), args.required_str("content")) {
             (Ok(p), Ok(c)) => (p, c),
             (Err(e), _) | (_, Err(e)) => return ToolResult::failure(e),
@@ -182,10 +176,7 @@ impl Tool for FetchUrl {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(FETCH_URL.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let url = match args.required_str("url") {
             Ok(u) => u,
             Err(e) => return ToolResult::failure(e),
@@ -252,10 +243,7 @@ impl Tool for WebSearch {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(WEB_SEARCH.name, &input) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let query = match args.required_str("query") {
             Ok(q) => q,
             Err(e) => return ToolResult::failure(e),

@@ -10,7 +10,7 @@ use chrono::{DateTime, Local, Utc};
 use serde_json::{Value, json};
 
 use crate::kernel::input::Args;
-use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
+use crate::kernel::{DefinedTool, Tool, ToolContext, ToolResult, define_tool};
 use crate::tools::text_and_record;
 
 struct TimeTool;
@@ -31,6 +31,7 @@ pub fn time_record(now: DateTime<Utc>) -> Value {
 /// The `time` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: true },
+    output: Some(include_str!("time.output.json")),
     ..ToolMeta::new(
         "time",
         "Current time",
@@ -40,10 +41,6 @@ pub const META: ToolMeta = ToolMeta {
 
 #[async_trait]
 impl Tool for TimeTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("time.output.json")))
-    }
-
     fn description(&self) -> &str {
         "The harness's current wall-clock time (unix_millis, ISO 8601 UTC and local, RFC 2822).\n\nWhen to use: to timestamp an action or compute a deadline.\n\nWhen NOT to use: for a remote machine's clock (run `date` there).\n\nDisambiguation: the toolbox's clock, not the shell target's.\n\nExamples: {} → {\"iso_8601_utc\": \"2026-02-28T13:01:48.794Z\", …}"
     }

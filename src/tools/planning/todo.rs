@@ -23,9 +23,7 @@ use serde_json::{Value, json};
 
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
-use crate::kernel::{
-    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
-};
+use crate::kernel::{DefinedTool, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool};
 pub use crate::kernel::{TodoItem, TodoPriority, TodoStatus, TodoStoreHandle};
 use crate::tools::{clamp_rows, longest_fitting_prefix};
 
@@ -221,6 +219,8 @@ pub const TODO_SET: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
     effect: Effect::Records { idempotent: true },
     fields: TODO_SET_FIELDS,
+    description: "Replace the session's checklist: items {id, text, status, priority?}; [] clears it.",
+    output: Some(include_str!("checklist.output.json")),
     ..ToolMeta::new(
         "todo_set",
         "Update checklist",
@@ -245,16 +245,6 @@ const TODO_SET_FIELDS: &[Field] = &[Field::required(
 
 #[async_trait]
 impl Tool for TodoSetTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "checklist.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Replace the session's checklist: items {id, text, status, priority?}; [] clears it."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&TODO_SET)
     }
@@ -284,6 +274,8 @@ struct TodoReadTool;
 /// The `todo_read` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const TODO_READ: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
+    description: "Show the session's checklist (todo_set writes it).",
+    output: Some(include_str!("checklist.output.json")),
     ..ToolMeta::new(
         "todo_read",
         "Read checklist",
@@ -293,16 +285,6 @@ pub const TODO_READ: ToolMeta = ToolMeta {
 
 #[async_trait]
 impl Tool for TodoReadTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "checklist.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Show the session's checklist (todo_set writes it)."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&TODO_READ)
     }

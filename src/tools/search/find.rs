@@ -33,8 +33,8 @@ use super::walk::{
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
 use crate::kernel::{
-    CancellationToken, DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, WalkEntry,
-    WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
+    CancellationToken, DefinedTool, Tool, ToolContext, ToolResult, WalkEntry, WalkEntryKind,
+    WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
 use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
@@ -690,6 +690,7 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
     fields: FIELDS,
+    output: Some(include_str!("find.output.json")),
     ..ToolMeta::new(
         "find",
         "Find files by name",
@@ -757,10 +758,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for Find {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("find.output.json")))
-    }
-
     fn description(&self) -> &str {
         "Find files and directories by name (case-insensitive): a glob if the pattern holds * ? [ or { (with a /, matched against the path: \"src/**/*.rs\"), else a part of the name. Paths in path order, then a summary; hidden and gitignored entries too."
     }

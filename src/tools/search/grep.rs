@@ -39,9 +39,8 @@ use super::walk::{
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::{inert, plural};
 use crate::kernel::{
-    CancellationToken, DefinedTool, FileRead, JsonSchema, ReadLimits, RowSink, Tool, ToolContext,
-    ToolResult, WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory,
-    define_tool,
+    CancellationToken, DefinedTool, FileRead, ReadLimits, RowSink, Tool, ToolContext, ToolResult,
+    WalkEntry, WalkEntryKind, WalkEvent, WalkFlow, WalkVisitor, WalkVisitorFactory, define_tool,
 };
 use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
@@ -1357,6 +1356,8 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
     fields: FIELDS,
+    description: "Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names.",
+    output: Some(include_str!("grep.output.json")),
     ..ToolMeta::new(
         "grep",
         "Search file contents",
@@ -1465,14 +1466,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for Grep {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("grep.output.json")))
-    }
-
-    fn description(&self) -> &str {
-        "Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }

@@ -22,8 +22,8 @@ use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::text::plural;
 use crate::kernel::{
-    DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
-    ToolContext, ToolResult, define_tool,
+    DefinedTool, Dropped, ExecTimeout, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
+    ToolResult, define_tool,
 };
 use crate::tools::{clamp_for, text_and_record};
 
@@ -44,6 +44,8 @@ pub const META: ToolMeta = ToolMeta {
     checkpoint: Checkpoint::ByScan,
     core: true,
     fields: FIELDS,
+    description: "Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.",
+    output: Some(include_str!("bash.output.json")),
     ..ToolMeta::new(
         "bash",
         "Run shell command",
@@ -66,14 +68,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for BashTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!("bash.output.json")))
-    }
-
-    fn description(&self) -> &str {
-        "Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }

@@ -52,6 +52,7 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     fields: FIELDS,
+    description: "Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.",
     ..ToolMeta::new(
         "process",
         "Manage background processes",
@@ -74,10 +75,6 @@ impl Tool for ProcessTool {
         Some(job_tool_schema(crate::kernel::schema_text(include_str!(
             "process.output.json"
         ))))
-    }
-
-    fn description(&self) -> &str {
-        "Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list."
     }
 
     fn meta(&self) -> Option<&'static ToolMeta> {

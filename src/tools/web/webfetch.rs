@@ -28,8 +28,7 @@ use super::html;
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::text::plural;
 use crate::kernel::{
-    ClipEnd, DefinedTool, JsonSchema, OutputBudget, Tool, ToolContext, ToolResult, clamp,
-    define_tool,
+    ClipEnd, DefinedTool, OutputBudget, Tool, ToolContext, ToolResult, clamp, define_tool,
 };
 use crate::tools::{clamp_for, text_and_record, tool_notice};
 
@@ -56,6 +55,8 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     open_world: true,
     fields: FIELDS,
+    description: "Fetch a web page (http/https) as readable text, Markdown or raw HTML.",
+    output: Some(include_str!("webfetch.output.json")),
     ..ToolMeta::new(
         "webfetch",
         "Fetch URL",
@@ -91,16 +92,6 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for WebFetchTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "webfetch.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Fetch a web page (http/https) as readable text, Markdown or raw HTML."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }

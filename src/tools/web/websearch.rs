@@ -26,9 +26,7 @@ use url::Url;
 use super::client::{client, describe_error};
 use super::ddg::{Page, SearchResult, parse_results};
 use crate::kernel::input::Args;
-use crate::kernel::{
-    DefinedTool, JsonSchema, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool,
-};
+use crate::kernel::{DefinedTool, Tool, ToolContentBlock, ToolContext, ToolResult, define_tool};
 use crate::tools::{clamp_for, clamp_rows, longest_fitting_prefix};
 
 /// The endpoint searched when `INDUS_WEBSEARCH_URL` is unset or empty.
@@ -262,6 +260,8 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     open_world: true,
     fields: FIELDS,
+    description: "Search the web (DuckDuckGo): numbered results with title, URL and snippet. Read a page with webfetch.",
+    output: Some(include_str!("websearch.output.json")),
     ..ToolMeta::new(
         "websearch",
         "Web search",
@@ -284,25 +284,12 @@ const FIELDS: &[Field] = &[
 
 #[async_trait]
 impl Tool for WebSearchTool {
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "websearch.output.json"
-        )))
-    }
-
-    fn description(&self) -> &str {
-        "Search the web (DuckDuckGo): numbered results with title, URL and snippet. Read a page with webfetch."
-    }
-
     fn meta(&self) -> Option<&'static ToolMeta> {
         Some(&META)
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = match Args::new(META.name, &input) {
-            Ok(args) => args,
-            Err(e) => return ToolResult::failure(e),
-        };
+        let args = Args::checked(&input);
         let query = match args.required_str("query") {
             Ok(query) => query,
             Err(e) => return ToolResult::failure(e),
