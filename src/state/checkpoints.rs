@@ -497,6 +497,29 @@ fn sig_like(path: &Path, recorded: Option<&str>) -> io::Result<Option<String>> {
     current_sig(path)
 }
 
+/// A rewind's delete step: the file removed unless it is gone already (a
+/// replayed plan), then the folders made for it, innermost first, while empty.
+fn delete_step(path: &str, created_dirs: &[String], already: bool) -> io::Result<()> {
+    if !already {
+        match in_writable_parent(Path::new(path), || std::fs::remove_file(path)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("cannot delete {path}: {e}"),
+                ));
+            }
+        }
+    }
+    for dir in created_dirs.iter().rev() {
+        if !inside_git(dir) {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    Ok(())
+}
+
 /// Remove what a rewind killed in the middle of a step left beside the steps'
 /// paths: a restore's temp file (`.NAME.indus-tmp.PID.N`) or a link's
 /// (`.NAME.indus-link.PID`) whose process is gone. Each folder is listed once.
@@ -1268,6 +1291,43 @@ impl CheckpointStore {
         Ok((files, current))
     }
 
+    /// What is kept of a file's content before a change: its bytes (and mode)
+    /// up to the cap, or why not.
+    fn image_of(
+        &self,
+        lock: &StateLock,
+        path: &str,
+        capture: Capture,
+    ) -> Result<Image, CheckpointError> {
+        Ok(match capture {
+            Capture::Absent => Image::Absent,
+            Capture::OverCap(size) => Image::OverCap {
+                size,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) if bytes.len() as u64 > self.cap => Image::OverCap {
+                size: bytes.len() as u64,
+                cap: self.cap,
+            },
+            Capture::Bytes(bytes) => {
+                let sha256 = sha256_hex(&bytes);
+                self.keep_blob(lock, &sha256, &bytes)?;
+                let mode = {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::metadata(path)
+                        .ok()
+                        .map(|m| m.permissions().mode() & 0o7777)
+                };
+                Image::Kept {
+                    sha256,
+                    size: bytes.len() as u64,
+                    mode,
+                }
+            }
+            Capture::Unreadable(reason) => Image::Unreadable { reason },
+        })
+    }
+
     /// Record `path`'s pre-image under `node` unless the node already holds one
     /// (first seen wins), creating the node when it is new. Answers the image when
     /// this call recorded it, `None` when the node already had the path.
@@ -1319,33 +1379,7 @@ impl CheckpointStore {
             }
             return Ok(None);
         }
-        let image = match capture {
-            Capture::Absent => Image::Absent,
-            Capture::OverCap(size) => Image::OverCap {
-                size,
-                cap: self.cap,
-            },
-            Capture::Bytes(bytes) if bytes.len() as u64 > self.cap => Image::OverCap {
-                size: bytes.len() as u64,
-                cap: self.cap,
-            },
-            Capture::Bytes(bytes) => {
-                let sha256 = sha256_hex(&bytes);
-                self.keep_blob(&lock, &sha256, &bytes)?;
-                let mode = {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::metadata(path)
-                        .ok()
-                        .map(|m| m.permissions().mode() & 0o7777)
-                };
-                Image::Kept {
-                    sha256,
-                    size: bytes.len() as u64,
-                    mode,
-                }
-            }
-            Capture::Unreadable(reason) => Image::Unreadable { reason },
-        };
+        let image = self.image_of(&lock, path, capture)?;
         // A node whose file exists takes the record as one appended line (the
         // node is rewritten only past the bound): a turn of many files costs a
         // line per file, not a rewrite of every record so far.
@@ -1763,6 +1797,45 @@ impl CheckpointStore {
         .into())
     }
 
+    /// A rewind's restore step: the content put back unless it is there
+    /// already (a replayed plan), then the mode.
+    fn restore_step(
+        &self,
+        shown: &str,
+        sha256: &str,
+        mode: Option<u32>,
+        already: bool,
+        root: Option<&Root>,
+    ) -> Result<(), CheckpointError> {
+        let path = Path::new(shown);
+        let restore_error =
+            |e: io::Error| io::Error::new(e.kind(), format!("cannot restore {shown}: {e}"));
+        if !already && current_hash(path).ok().flatten().as_deref() != Some(sha256) {
+            let bytes = self.blob(sha256)?;
+            if let Some(parent) = path.parent()
+                && !parent.is_dir()
+            {
+                std::fs::create_dir_all(parent).map_err(restore_error)?;
+            }
+            in_writable_parent(path, || {
+                crate::sys::atomic_write_within_unsynced(path, &bytes, root)
+            })
+            .map_err(restore_error)?;
+        }
+        if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt;
+            let now = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777);
+            if now.is_ok_and(|m| m != mode) {
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(
+                    |e| {
+                        io::Error::new(e.kind(), format!("cannot restore the mode of {shown}: {e}"))
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     /// Run a journal's steps, drop the rewound nodes, collect the blobs, and
     /// remove the journal: the last thing, so a cut anywhere before is redone.
     fn complete(
@@ -1780,25 +1853,7 @@ impl CheckpointStore {
                     created_dirs,
                     already,
                 } => {
-                    if !already {
-                        match in_writable_parent(Path::new(path), || std::fs::remove_file(path)) {
-                            Ok(()) => {}
-                            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                            Err(e) => {
-                                return Err(io::Error::new(
-                                    e.kind(),
-                                    format!("cannot delete {path}: {e}"),
-                                )
-                                .into());
-                            }
-                        }
-                    }
-                    // The folders made for it, innermost first, while empty.
-                    for dir in created_dirs.iter().rev() {
-                        if !inside_git(dir) {
-                            let _ = std::fs::remove_dir(dir);
-                        }
-                    }
+                    delete_step(path, created_dirs, *already)?;
                     report.deleted.push(path.clone());
                 }
                 Step::Restore {
@@ -1807,35 +1862,7 @@ impl CheckpointStore {
                     mode,
                     already,
                 } => {
-                    let path = Path::new(shown);
-                    let restore_error = |e: io::Error| {
-                        io::Error::new(e.kind(), format!("cannot restore {shown}: {e}"))
-                    };
-                    if !already && current_hash(path).ok().flatten().as_deref() != Some(sha256) {
-                        let bytes = self.blob(sha256)?;
-                        if let Some(parent) = path.parent()
-                            && !parent.is_dir()
-                        {
-                            std::fs::create_dir_all(parent).map_err(restore_error)?;
-                        }
-                        in_writable_parent(path, || {
-                            crate::sys::atomic_write_within_unsynced(path, &bytes, root)
-                        })
-                        .map_err(restore_error)?;
-                    }
-                    if let Some(mode) = mode {
-                        use std::os::unix::fs::PermissionsExt;
-                        let now = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777);
-                        if now.is_ok_and(|m| m != *mode) {
-                            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
-                                .map_err(|e| {
-                                    io::Error::new(
-                                        e.kind(),
-                                        format!("cannot restore the mode of {shown}: {e}"),
-                                    )
-                                })?;
-                        }
-                    }
+                    self.restore_step(shown, sha256, *mode, *already, root)?;
                     report.restored.push(shown.clone());
                 }
                 Step::RemoveDir { path } => match in_writable_parent(Path::new(path), || {

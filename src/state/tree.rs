@@ -426,6 +426,25 @@ struct Shared<'a> {
     rules_changed: std::sync::atomic::AtomicBool,
 }
 
+/// `prev`'s entries by folder, so that a folder whose stat is unchanged is
+/// walked from what `prev` knows of it, without reading it.
+fn children_of(
+    prev: Option<&Snapshot>,
+) -> HashMap<&str, Vec<(&Arc<str>, &Entry)>, foldhash::fast::RandomState> {
+    let mut children: HashMap<&str, Vec<(&Arc<str>, &Entry)>, foldhash::fast::RandomState> =
+        HashMap::default();
+    if let Some(prev) = prev {
+        for (path, e) in &prev.entries {
+            if !is_path(path) {
+                continue;
+            }
+            let parent = path.rfind('/').map_or("", |i| &path[..i]);
+            children.entry(parent).or_default().push((path, e));
+        }
+    }
+    children
+}
+
 /// Walk the tree on a few threads (see [`scan`]). Answers the snapshot, what
 /// could not be scanned, and whether an ignore file changed since `prev`.
 fn walk(
@@ -441,17 +460,7 @@ fn walk(
             .unwrap_or_default();
         nanos(now.as_secs() as i64, now.subsec_nanos() as i64)
     };
-    let mut children: HashMap<&str, Vec<(&Arc<str>, &Entry)>, foldhash::fast::RandomState> =
-        HashMap::default();
-    if let Some(prev) = prev {
-        for (path, e) in &prev.entries {
-            if !is_path(path) {
-                continue;
-            }
-            let parent = path.rfind('/').map_or("", |i| &path[..i]);
-            children.entry(parent).or_default().push((path, e));
-        }
-    }
+    let children = children_of(prev);
     let root_stack = Stack::default().with(root);
     let root_unchanged = prev.is_some_and(|p| {
         p.entries.get("").is_some_and(|old| {
@@ -567,6 +576,67 @@ fn worker(shared: &Shared) -> Found {
     }
 }
 
+/// `name` below the folder `rel` (the root's own names stand alone).
+fn joined(rel: &str, name: &str) -> Arc<str> {
+    if rel.is_empty() {
+        Arc::from(name)
+    } else {
+        Arc::from(format!("{rel}/{name}"))
+    }
+}
+
+/// The children of a folder to look at, each with `prev`'s entry when it is
+/// known covered: `prev`'s names for a folder whose stat is unchanged, else
+/// the names read from it, less `.git` and what is the toolbox's own. Only the
+/// project's own state folder (at the root) and this process's own temp files
+/// are the toolbox's: a nested `.indus-process` or a file merely named like a
+/// temp file is the project's, and covered.
+fn names_of<'s>(
+    shared: &Shared<'s>,
+    job: &Job,
+    dir: &Path,
+    found: &mut Found,
+) -> Vec<(Arc<str>, Option<&'s Entry>)> {
+    let join = |name: &str| joined(&job.rel, name);
+    let mut names: Vec<(Arc<str>, Option<&Entry>)> = Vec::new();
+    if job.unchanged {
+        if let Some(kids) = shared.children.get(&*job.rel) {
+            names.extend(kids.iter().map(|(k, e)| (Arc::clone(k), Some(*e))));
+        }
+        return names;
+    }
+    match std::fs::read_dir(dir) {
+        Ok(rd) => {
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let bytes = name.as_bytes();
+                if bytes == b".git"
+                    || (job.rel.is_empty() && bytes == super::STATE_DIR_NAME.as_bytes())
+                    || name
+                        .to_str()
+                        .and_then(crate::sys::temp_owner)
+                        .is_some_and(|(_, pid)| pid == std::process::id())
+                {
+                    continue;
+                }
+                match name.into_string() {
+                    Ok(n) => names.push((join(&n), None)),
+                    Err(n) => found.1.push(Unscanned {
+                        path: join(&n.to_string_lossy()).to_string(),
+                        why: "its name is not UTF-8".into(),
+                    }),
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => found.1.push(Unscanned {
+            path: job.rel.to_string(),
+            why: e.to_string(),
+        }),
+    }
+    names
+}
+
 /// One folder: its children stat'ed (and read where changed), its subfolders
 /// answered as more jobs.
 fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
@@ -575,54 +645,7 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
     } else {
         shared.root.join(&*job.rel)
     };
-    let join = |name: &str| -> Arc<str> {
-        if job.rel.is_empty() {
-            Arc::from(name)
-        } else {
-            Arc::from(format!("{}/{name}", job.rel))
-        }
-    };
-    // (key, `prev`'s entry when the name is known covered)
-    let mut names: Vec<(Arc<str>, Option<&Entry>)> = Vec::new();
-    if job.unchanged {
-        if let Some(kids) = shared.children.get(&*job.rel) {
-            names.extend(kids.iter().map(|(k, e)| (Arc::clone(k), Some(*e))));
-        }
-    } else {
-        match std::fs::read_dir(&dir) {
-            Ok(rd) => {
-                for e in rd.flatten() {
-                    let name = e.file_name();
-                    let bytes = name.as_bytes();
-                    // Only the project's own state folder (at the root) and
-                    // this process's own temp files are the toolbox's: a
-                    // nested `.indus-process` or a file merely named like a
-                    // temp file is the project's, and covered.
-                    if bytes == b".git"
-                        || (job.rel.is_empty() && bytes == super::STATE_DIR_NAME.as_bytes())
-                        || name
-                            .to_str()
-                            .and_then(crate::sys::temp_owner)
-                            .is_some_and(|(_, pid)| pid == std::process::id())
-                    {
-                        continue;
-                    }
-                    match name.into_string() {
-                        Ok(n) => names.push((join(&n), None)),
-                        Err(n) => found.1.push(Unscanned {
-                            path: join(&n.to_string_lossy()).to_string(),
-                            why: "its name is not UTF-8".into(),
-                        }),
-                    }
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => found.1.push(Unscanned {
-                path: job.rel.to_string(),
-                why: e.to_string(),
-            }),
-        }
-    }
+    let names = names_of(shared, job, &dir, found);
     let name_of = |key: &str| -> usize { key.rfind('/').map_or(0, |i| i + 1) };
     let dir_fd = match std::fs::File::open(&dir) {
         Ok(fd) => fd,
@@ -705,17 +728,21 @@ fn list(shared: &Shared, job: &Job, found: &mut Found) -> Vec<Job> {
             }),
         }
     }
-    // A `.gitignore` gone from a folder listed again changes the rules too.
+    note_ignore_file_gone(shared, job, &dir);
+    more
+}
+
+/// A `.gitignore` gone from a folder listed again changes the rules too.
+fn note_ignore_file_gone(shared: &Shared, job: &Job, dir: &Path) {
     if !job.unchanged
         && let Some(prev) = shared.prev
-        && prev.entries.contains_key(&*join(".gitignore"))
+        && prev.entries.contains_key(&*joined(&job.rel, ".gitignore"))
         && !dir.join(".gitignore").exists()
     {
         shared
             .rules_changed
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    more
 }
 
 /// The entry of `name` in `dir`: `old` (`prev`'s) when its stat is unchanged,

@@ -467,15 +467,19 @@ fn align_lists(old: &[&str], new: &[&str]) -> Vec<Block> {
         let _ = hook.insert(old.len(), n, new.len() - n);
     }
     let _ = hook.finish();
+    blocks_of(hook.into_inner().into_inner().into_ops())
+}
 
+/// The changed blocks of a diff's operations. A delete directly followed by an
+/// insert is one block, so its removed lines print before its added ones as
+/// `diff -u` does.
+fn blocks_of(ops: Vec<similar::DiffOp>) -> Vec<Block> {
     let mut blocks: Vec<Block> = Vec::new();
-    for op in hook.into_inner().into_inner().into_ops() {
+    for op in ops {
         if matches!(op, similar::DiffOp::Equal { .. }) {
             continue;
         }
         let (old_range, new_range) = (op.old_range(), op.new_range());
-        // A delete directly followed by an insert is one block, so its removed lines
-        // print before its added ones as `diff -u` does.
         match blocks.last_mut() {
             Some(last) if last.old.end == old_range.start && last.new.end == new_range.start => {
                 last.old.end = old_range.end;
