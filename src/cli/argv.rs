@@ -39,8 +39,6 @@ pub(crate) struct Seen {
     /// The index of its first word and how many words it spans (1 or 2).
     pub at: usize,
     pub words: usize,
-    /// Whether it stands before the subcommand.
-    pub before_sub: bool,
 }
 
 /// What the walk found.
@@ -61,7 +59,8 @@ pub(crate) struct Scan {
     /// there: what follows is not read).
     pub not_utf8: Option<usize>,
     /// The options found, in order: every global option before the
-    /// subcommand, the [`LATE`] ones anywhere before `--`.
+    /// subcommand, the [`LATE`] ones anywhere before `--` (so an option not in
+    /// [`LATE`], `--cwd` say, is always one before the subcommand).
     pub options: Vec<Seen>,
 }
 
@@ -122,7 +121,6 @@ pub(crate) fn scan(args: &[OsString]) -> Scan {
                 value: inline.or(next),
                 at: i,
                 words,
-                before_sub,
             });
             i += words;
             continue;
@@ -167,10 +165,8 @@ mod tests {
         assert_eq!(s.next_word.as_deref(), Some("foo"));
         assert!(s.json());
         let exec = s.last("--exec").unwrap();
-        assert_eq!(
-            (exec.value.as_deref(), exec.before_sub),
-            (Some("ssh:h"), false)
-        );
+        assert_eq!(exec.value.as_deref(), Some("ssh:h"));
+        assert!(exec.at > s.sub_at.unwrap(), "after the subcommand");
         assert!(!s.root_help);
     }
 

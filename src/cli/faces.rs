@@ -282,10 +282,7 @@ pub(crate) fn mcp_graft(
         .and_then(|o| o.value.as_ref())
         .map(PathBuf::from);
     let cwd = scan
-        .options
-        .iter()
-        .rev()
-        .find(|o| o.name == "--cwd" && o.before_sub)
+        .last("--cwd")
         .and_then(|o| o.value.as_ref())
         .map(PathBuf::from);
     let sub = scan.sub.as_deref();

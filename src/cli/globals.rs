@@ -179,10 +179,7 @@ pub(crate) fn remote_request(
             None => Ok(std::env::var(var).ok().filter(|s| !s.is_empty())),
         }
     };
-    let spec = match scan.last("--exec") {
-        Some(_) => given("--exec", "INDUS_EXEC")?,
-        None => std::env::var("INDUS_EXEC").ok(),
-    };
+    let spec = given("--exec", "INDUS_EXEC")?;
     if spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
         return Ok(None);
     }
@@ -193,11 +190,7 @@ pub(crate) fn remote_request(
     let cwd = given("--exec-cwd", "INDUS_EXEC_CWD")?;
     let engine = given("--engine", "INDUS_ENGINE")?;
     let ssh_config = given("--ssh-config", "INDUS_SSH_CONFIG")?;
-    if scan
-        .options
-        .iter()
-        .any(|o| o.name == "--cwd" && o.before_sub)
-    {
+    if scan.has("--cwd") {
         return Err(format!(
             "--cwd names a local folder; with --exec {} give the remote one with --exec-cwd",
             target.describe()

@@ -582,11 +582,6 @@ impl DefinedTool {
         self.tool.strict_input()
     }
 
-    /// See [`Tool::meta`].
-    pub fn meta(&self) -> Option<&'static super::meta::ToolMeta> {
-        self.tool.meta()
-    }
-
     /// See [`Tool::output_schema`]: the schema of the record a successful call
     /// gives a program, or `None` for a text answer.
     pub fn output_schema(&self) -> Option<JsonSchema> {
