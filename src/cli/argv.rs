@@ -1,4 +1,5 @@
-//! The one reading of argv before clap.
+//! The one reading of argv before clap, and what is done to argv before clap
+//! parses it.
 //!
 //! Some answers are needed before clap can parse: whether the call runs on
 //! another machine (`--exec`, so that nothing else is loaded), which MCP tools
@@ -8,11 +9,16 @@
 //! own walk over argv, with its own idea of which words are option values;
 //! here one walk classifies every word once, with one table of what it looks
 //! for ([`LATE`] and the global options' table), and the others read the
-//! result.
+//! result: the `--exec` request (read before anything else loads), the tool
+//! name rewritten to its registered spelling, and global options written after
+//! it moved in front.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 
+use super::command::{self, META_COMMANDS};
 use super::global_options;
+use crate::kernel::{ToolDescriptor, ToolRegistry};
 
 /// The options read wherever they stand before `--`, after the subcommand too:
 /// where a call runs (`--exec` and its companions), grafting (`--no-mcp`,
@@ -143,6 +149,171 @@ pub(crate) fn scan(args: &[OsString]) -> Scan {
     if out.sub_at.is_none() {
         out.root_help = true;
     }
+    out
+}
+
+/// The `--exec` options of an invocation (flags, else `INDUS_EXEC`…): the remote
+/// target and the arguments to run there (without those options), or `None` to
+/// run here. Read from the argv scan, so a forwarded call loads nothing else;
+/// clap still knows the options, for help, completions and `--exec local`.
+pub(crate) fn remote_request(
+    args: &[OsString],
+    scan: &Scan,
+) -> Result<Option<(crate::backends::remote::Remote, Vec<String>)>, String> {
+    use crate::backends::remote::{Engine, Remote, Target};
+    const EXEC: [&str; 4] = ["--exec", "--exec-cwd", "--engine", "--ssh-config"];
+    let given = |name: &str, var: &str| -> Result<Option<String>, String> {
+        match scan.last(name) {
+            Some(seen) => seen
+                .value
+                .clone()
+                .map(Some)
+                .ok_or_else(|| format!("{name} needs a value")),
+            None => Ok(std::env::var(var).ok().filter(|s| !s.is_empty())),
+        }
+    };
+    let spec = given("--exec", "INDUS_EXEC")?;
+    if spec.as_deref().is_none_or(|s| s.is_empty() || s == "local") {
+        return Ok(None);
+    }
+    let target = Target::parse(spec.as_deref().unwrap_or(""))?;
+    if target == Target::Local {
+        return Ok(None);
+    }
+    let cwd = given("--exec-cwd", "INDUS_EXEC_CWD")?;
+    let engine = given("--engine", "INDUS_ENGINE")?;
+    let ssh_config = given("--ssh-config", "INDUS_SSH_CONFIG")?;
+    if scan.has("--cwd") {
+        return Err(format!(
+            "--cwd names a local folder; with --exec {} give the remote one with --exec-cwd",
+            target.describe()
+        ));
+    }
+    // What runs there: argv without the options that say where.
+    let taken = |i: usize| {
+        scan.options
+            .iter()
+            .any(|o| EXEC.contains(&o.name.as_str()) && (o.at..o.at + o.words).contains(&i))
+    };
+    let mut rest = Vec::with_capacity(args.len());
+    for (i, arg) in args.iter().enumerate().skip(1) {
+        let Some(arg) = arg.to_str() else {
+            return Err(format!(
+                "argument {i} ({}) is not valid UTF-8",
+                arg.to_string_lossy()
+            ));
+        };
+        if !taken(i) {
+            rest.push(arg.to_string());
+        }
+    }
+    let engine = match engine.as_deref() {
+        None => None,
+        Some("docker") => Some(Engine::Docker),
+        Some("podman") => Some(Engine::Podman),
+        Some(other) => return Err(format!("--engine {other}: expected docker or podman")),
+    };
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    Ok(Some((
+        Remote {
+            target,
+            cwd,
+            engine,
+            ssh_config: ssh_config.map(PathBuf::from),
+            state: crate::state::StateDir::new(here),
+        },
+        rest,
+    )))
+}
+
+/// Rewrite the tool name in argv to its registered spelling, so `todo-set`,
+/// `TodoSet` and `todoset` all reach `todo_set`, and move global options written
+/// after the tool name (`indus-tool grep foo --format json`) in front of it, unless
+/// the tool has a flag of the same name (`bash --cwd`, `webfetch --format`); the
+/// same for `call` and `batch`.
+/// Also the named tool's descriptor, built once here for the hoisting and kept
+/// for the parser (see `command::focused_command`).
+pub(crate) fn normalize_argv(
+    mut args: Vec<OsString>,
+    scan: &Scan,
+    registry: &ToolRegistry,
+) -> (Vec<OsString>, Option<ToolDescriptor>) {
+    let Some(i) = scan.sub_at else {
+        return (args, None);
+    };
+    let word = args[i].to_str().unwrap_or_default();
+    if !META_COMMANDS.contains(&word)
+        && let Some(tool) = registry.resolve(word)
+    {
+        args[i] = OsString::from(tool.name());
+        let descriptor = tool.descriptor();
+        let own = command::tool_flags(&descriptor);
+        return (hoist_globals(args, i, &own), Some(descriptor));
+    }
+    // `call` and `batch` take the global options after their name too
+    // (`call --format text -`), as a tool does: neither has a flag a global
+    // option's name could clash with.
+    if matches!(word, "call" | "batch") {
+        return (hoist_globals(args, i, &[]), None);
+    }
+    (args, None)
+}
+
+/// Move the global options found after the subcommand at `at` to just before
+/// it, except the subcommand's `own` flags of the same name.
+pub(crate) fn hoist_globals(
+    args: Vec<OsString>,
+    at: usize,
+    own: &[command::ToolFlag],
+) -> Vec<OsString> {
+    let (mut head, tail) = (args[..at].to_vec(), &args[at..]);
+    let mut kept: Vec<OsString> = vec![tail[0].clone()];
+    let mut j = 1;
+    while j < tail.len() {
+        let Some(arg) = tail[j].to_str() else {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        };
+        if arg == "--" {
+            kept.extend_from_slice(&tail[j..]);
+            break;
+        }
+        let name = arg.split_once('=').map_or(arg, |(n, _)| n);
+        match own.iter().find(|f| f.spelling == name) {
+            // The tool's own flag: its value (a separate word, which may start
+            // with `-`) stays with it.
+            Some(flag) => {
+                kept.push(tail[j].clone());
+                if flag.takes_value && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    kept.push(tail[j].clone());
+                }
+            }
+            None if global_options::is_global(name) => {
+                head.push(tail[j].clone());
+                if global_options::takes_value(name) && !arg.contains('=') && j + 1 < tail.len() {
+                    j += 1;
+                    head.push(tail[j].clone());
+                }
+            }
+            None => kept.push(tail[j].clone()),
+        }
+        j += 1;
+    }
+    head.extend(kept);
+    head
+}
+
+/// argv without its help request and with `list` as the subcommand, to read the
+/// selection the root help describes through the same parsing as any call.
+pub(crate) fn without_help(args: &[OsString]) -> Vec<OsString> {
+    let mut out: Vec<OsString> = args
+        .iter()
+        .filter(|a| !matches!(a.to_str(), Some("-h" | "--help" | "help")))
+        .cloned()
+        .collect();
+    out.push(OsString::from("list"));
     out
 }
 

@@ -42,14 +42,15 @@ use clap::error::ErrorKind;
 
 use crate::deck::{DeckContext, deck_registry, rebuild_in_context};
 use crate::kernel::ToolDescriptor;
+use argv::{normalize_argv, remote_request};
 use command::build_command;
 use dispatch::install_operator_wrappers;
 pub use dispatch::{context_factory, long_running_factory, selected_box, selected_names};
 pub use docs::{completion_file_name, completion_script, examples, write_man_pages};
 pub use error::UsageError;
 use faces::{graft_notes, graft_tools, mcp_graft};
+use globals::read_globals;
 pub use globals::{Globals, Selection};
-use globals::{normalize_argv, read_globals, remote_request};
 pub use output::ColorMode;
 use output::Printer;
 
@@ -206,7 +207,7 @@ fn command_for(
     }
     let exposed = cmd
         .clone()
-        .try_get_matches_from(globals::without_help(args))
+        .try_get_matches_from(argv::without_help(args))
         .ok()
         .and_then(|m| read_globals(&m).ok())
         .map(|mut g| {

@@ -94,6 +94,10 @@ pub(super) fn infer_frame(
         // line is no witness (on the tuned histories it was wrong in 265 of 1,382
         // hunks where it spoke).
         base: base_says.filter(|_| !patch),
+        lone_file_copy: !patch
+            && votes.file == 1
+            && votes.old == 0
+            && (first_says != Some(Frame::File) || votes.first_is_file_copy),
     };
     inference.frame = frame_of_texts(&inference, votes.either, both_say);
     inference
@@ -148,6 +152,9 @@ struct Votes {
     weak_file: usize,
     /// An edit's versions of oldText's lines, `(Old, File)`.
     versions: (usize, usize),
+    /// Whether newText's first non-blank line is a telling copy at the file's
+    /// indentation (then the first-line witness reads that same line).
+    first_is_file_copy: bool,
 }
 
 /// A line's content with its typography read as ASCII: copies are found by it.
@@ -189,11 +196,13 @@ fn copy_votes(
         }
     }
     let mut votes = Votes::default();
+    let mut first_line = true;
     for l in &new.lines {
         let n = parts(l);
         if n.blank() {
             continue;
         }
+        let is_first = std::mem::replace(&mut first_line, false);
         // A patch's added line is weighed against a line it is a version of
         // (`-call(a)` then `+call(a, b)`, or a neighbour much like it) when no
         // line of oldText is its copy: the two stand at one depth.
@@ -227,7 +236,10 @@ fn copy_votes(
             (true, false, true) if version => votes.versions.0 += 1,
             (false, true, true) if version => votes.versions.1 += 1,
             (true, false, true) => votes.old += 1,
-            (false, true, true) => votes.file += 1,
+            (false, true, true) => {
+                votes.file += 1;
+                votes.first_is_file_copy |= is_first;
+            }
             (true, false, false) => votes.weak_old += 1,
             (false, true, false) => votes.weak_file += 1,
             (true, true, _) => votes.either = true,
@@ -432,6 +444,10 @@ pub(super) struct Inference {
     pub(super) first: Option<Frame>,
     pub(super) first_unlike: Option<Frame>,
     pub(super) base: Option<Frame>,
+    /// The copies say `File` from one line alone, and the first-line witness,
+    /// if it speaks, reads that same line: one unchanged line at the file's
+    /// column is all the texts show (see `stages::decide`).
+    pub(super) lone_file_copy: bool,
 }
 
 impl Inference {
@@ -807,8 +823,8 @@ pub(super) fn between_fit(hay: &str, r: &Replacement, kept: &[Option<usize>]) ->
 /// replacement opens a block (it ends with `{`, `(` or `[`, or is a Python
 /// block header), the replacement's first non-blank line stands deeper than it;
 /// when it is a plain statement (ending with `;`, its brackets balanced, no
-/// `return` or `break` after which a block ends) or a line that only closes
-/// (`}`, `});`), at its depth. Unless the
+/// `return` or `break` after which a block ends), a line that only closes
+/// (`}`, `});`) or an attribute or decorator, at its depth. Unless the
 /// first line closes something itself or either is a directive. `None` when
 /// the line above is neither.
 pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
@@ -837,7 +853,51 @@ pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
     // A line that only closes (`}`, `});`): the statement it ends is done, and
     // the next one stands beside it.
     let closes_only = !code.is_empty() && code.chars().all(|c| "})];,".contains(c));
-    (plain || closes_only).then_some(fd == ad)
+    (plain || closes_only || decorates(code)).then_some(fd == ad)
+}
+
+/// An attribute or a decorator alone on its line (`#[test]`, `@Override`,
+/// `@app.route("/")`): the item it decorates follows at its depth.
+fn decorates(code: &str) -> bool {
+    if code.starts_with("#[") {
+        return code.ends_with(']');
+    }
+    let Some(rest) = code.strip_prefix('@') else {
+        return false;
+    };
+    // A name, dotted, then perhaps its arguments: not Ruby's `@x = 1`.
+    let name_end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(rest.len());
+    let (name, args) = rest.split_at(name_end);
+    name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        && (args.is_empty() || args.starts_with('(') && args.ends_with(')'))
+}
+
+/// For one unchanged line at the file's column (see `stages::decide`): the
+/// file's line above the replacement opens a block, and newText as written
+/// starts one step inside it where the shifted reading would start two steps
+/// in (the step being the slip's depth). A block's first line stands one step
+/// inside its opener, so this reads the file, not newText's own lines.
+pub(super) fn one_step_inside_opener(hay: &str, old: &Replacement, file: &Replacement) -> bool {
+    let Some(above) = hay[..file.start].lines().rev().find(|l| !parts(l).blank()) else {
+        return false;
+    };
+    let a = parts(above);
+    if !(a.core.trim_end().ends_with(['{', '(', '[']) || python_header(a.core)) {
+        return false;
+    }
+    let first = |r: &Replacement| {
+        r.text
+            .lines()
+            .find(|l| !parts(l).blank())
+            .map(|l| columns(parts(l).indent, 4))
+    };
+    let (Some(fo), Some(ff)) = (first(old), first(file)) else {
+        return false;
+    };
+    let ad = columns(a.indent, 4);
+    ff > ad && fo > ff && ff - ad == fo - ff
 }
 
 /// A C-family control header without its brace (`if (x)`, `for (;;)`,
@@ -1073,4 +1133,33 @@ pub(super) fn kept_lines(old: &Snippet<'_>, new: &Snippet<'_>) -> Vec<Option<usi
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decorates;
+
+    #[test]
+    fn attributes_and_decorators_decorate_and_ruby_ivars_do_not() {
+        for yes in [
+            "#[test]",
+            "#[cfg(test)]",
+            "@Override",
+            "@app.route(\"/\")",
+            "@pytest.fixture",
+        ] {
+            assert!(decorates(yes), "{yes}");
+        }
+        for no in [
+            "@x = 1",
+            "@count += 1",
+            "#include <x>",
+            "@",
+            "@1",
+            "# [x]",
+            "@media (x) {",
+        ] {
+            assert!(!decorates(no), "{no}");
+        }
+    }
 }

@@ -406,6 +406,12 @@ pub(super) fn anchor_at_indentation(
         if a.copies.contains(&"") || a.edge() == Some(false) {
             return Err(a.both(false));
         }
+        // Deeper than the match, as written it moves the line in by the
+        // difference, and cut like oldText by its whole depth: the first line
+        // carries the indentation either way, so it tells nothing.
+        if depth(a.first_text) > indent.len() && a.edge() != Some(true) {
+            return Err(a.both(false));
+        }
         return Ok(Some((line_start, new.to_string())));
     }
     // A first line indented, but less than the match: written at the file's

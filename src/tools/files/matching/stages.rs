@@ -779,8 +779,10 @@ impl Readings<'_, '_> {
         } else {
             None
         };
+        let one_step = !patch && super::frame::one_step_inside_opener(text, a, b);
         let decided = decide(
             inferred,
+            one_step,
             &[
                 (Witness::Copies, inferred.copies),
                 (Witness::Weak, inferred.weak),
@@ -838,6 +840,20 @@ enum Witness {
 }
 
 impl Witness {
+    /// Whether it reads the file around the replacement (the brackets, the
+    /// edge, the siblings, the layout) or the diff's shape, rather than
+    /// newText's lines against oldText's.
+    fn reads_the_file(self) -> bool {
+        matches!(
+            self,
+            Witness::Brackets
+                | Witness::Layout
+                | Witness::Minimal
+                | Witness::Between
+                | Witness::Edge
+        )
+    }
+
     /// Whether it may decide alone (with no other witness speaking): never wrong
     /// when it spoke on the tuned histories. A patch's copies are lines the
     /// commit re-indented (a line it kept unchanged is context), so for a hunk
@@ -857,7 +873,12 @@ impl Witness {
 /// ways, or the plausibility of the placement (how deep the replacement reaches
 /// against what it replaces) speaking for the other reading, refuse. With no
 /// witness speaking, the one reading that can stand at all, if only one can.
-fn decide(inferred: &Inference, says: &[(Witness, Option<Frame>)], patch: bool) -> Option<Frame> {
+fn decide(
+    inferred: &Inference,
+    one_step: bool,
+    says: &[(Witness, Option<Frame>)],
+    patch: bool,
+) -> Option<Frame> {
     let other = |f: Frame| match f {
         Frame::Old => Frame::File,
         Frame::File => Frame::Old,
@@ -878,7 +899,22 @@ fn decide(inferred: &Inference, says: &[(Witness, Option<Frame>)], patch: bool) 
         speakers += 1;
         alone |= w.decides_alone(patch);
     }
+    // One unchanged line at the file's column is what a plain slip sends for
+    // two commits alike: newText at the file's indentation, or in oldText's
+    // frame where the commit moved the block by exactly the slip's depth (the
+    // kept line moved with it). The witnesses that read newText's own lines
+    // against oldText's then all read that line; only one that reads the file
+    // around the replacement may decide it, or newText as written starting
+    // one step inside the block the line above opens (`one_step`).
+    let lone = said == Some(Frame::File)
+        && inferred.lone_file_copy
+        && inferred.can(Frame::Old)
+        && !one_step
+        && !says
+            .iter()
+            .any(|&(w, say)| say.is_some() && w.reads_the_file());
     match said {
+        Some(_) if lone => None,
         // The other reading cannot stand at all (newText's indentation is not
         // the file's kind, or not placeable): one witness for this one is enough.
         Some(f) => {

@@ -1817,3 +1817,113 @@ fn regression_c_closer_and_blank_old_frame() {
         "{\n    switch (x) {\n    default:\n        x = compute(y);\n        break;\n        total += v;\n    }\n\n}\n",
     );
 }
+
+// One unchanged line at the file's column (issue 54's "-both" shape): both texts
+// cut by the same depth, where the commit moved the block in by exactly that
+// depth. The very same call is what a model sends for another commit that left
+// the block where it was, newText at the file's indentation; the copy is all
+// that speaks, so the edit is refused, naming both readings. Before the rule
+// each of these wrote the lines short by the cut.
+
+/// Refused, the file untouched, and the refusal shows both readings of `line`.
+fn refused_naming_both(text: &str, old: &str, new: &str, as_written: &str, shifted: &str) {
+    match apply_edit(text, old, new, false) {
+        Ok(r) => panic!("expected a refusal, got {:?}", r.text),
+        Err(e) => {
+            let m = e.message("f");
+            assert!(
+                m.contains("could be written at the file's indentation or at oldText's"),
+                "{m}"
+            );
+            assert!(m.contains(&format!("{as_written:?} as written")), "{m}");
+            assert!(
+                m.contains(&format!("{shifted:?} shifted like oldText")),
+                "{m}"
+            );
+        }
+    }
+}
+
+/// YAML (Slim's phpstan.neon, re-indented from 2 to 4 spaces while a key was
+/// replaced): `level: max` kept, at the file's column 2 as cut.
+#[test]
+fn regression_yaml_reindented_block_one_copy_both_cut() {
+    refused_naming_both(
+        "parameters:\n  level: max\n  inferPrivatePropertyTypeFromConstructor: true\n",
+        "level: max\ninferPrivatePropertyTypeFromConstructor: true\n",
+        "  level: max\n  paths:\n      - Slim\n",
+        "  level: max",
+        "    level: max",
+    );
+}
+
+/// PHP, a function body moved from 2 to 4 spaces while one line changed
+/// (below a comment, which tells nothing of the depth).
+#[test]
+fn regression_php_reindented_body_one_copy_both_cut() {
+    refused_naming_both(
+        "<?php\nfunction f() {\n  // set up\n  $a = 1;\n  $b = 2;\n}\n",
+        "$a = 1;\n$b = 2;\n",
+        "  $a = 1;\n  $b = 3;\n",
+        "  $a = 1;",
+        "    $a = 1;",
+    );
+}
+
+/// Markdown, a nested list moved from 2 to 4 spaces while an item changed.
+#[test]
+fn regression_markdown_reindented_list_one_copy_both_cut() {
+    refused_naming_both(
+        "# T\n\n- item\n  - sub one\n  - sub two\n",
+        "- sub one\n- sub two\n",
+        "  - sub one\n  - sub 2\n",
+        "  - sub one",
+        "    - sub one",
+    );
+}
+
+/// What still decides it: a witness that reads the file around the
+/// replacement. Here the edge: the statement above stands at column 2, and the
+/// first line as written stands beside it; shifted, it would stand deeper.
+#[test]
+fn one_copy_with_the_edge_agreeing_is_decided() {
+    let text = "<?php\nfunction f() {\n  $z = 0;\n  $a = 1;\n  $b = 2;\n}\n";
+    let r = apply_edit(text, "$a = 1;\n$b = 2;\n", "  $a = 1;\n  $b = 3;\n", false);
+    assert_eq!(
+        r.unwrap().text,
+        "<?php\nfunction f() {\n  $z = 0;\n  $a = 1;\n  $b = 3;\n}\n"
+    );
+}
+
+/// Or the block the line above opens: as written, the first line stands one
+/// step inside it; shifted, two.
+#[test]
+fn one_copy_one_step_inside_the_opener_above_is_decided() {
+    let text = "impl A {\n    fn f(&self) {\n        one();\n    }\n}\n";
+    let r = apply_edit(
+        text,
+        "fn f(&self) {\n    one();\n}\n",
+        "    fn f(&self) {\n        two();\n    }\n",
+        false,
+    );
+    assert_eq!(
+        r.unwrap().text,
+        "impl A {\n    fn f(&self) {\n        two();\n    }\n}\n"
+    );
+}
+
+/// Two copies at the file's column are two witnesses: decided as written.
+#[test]
+fn two_copies_at_the_files_column_decide() {
+    let text = "- item\n  - sub one\n  - sub two\n  - sub three\n";
+    let r = apply_edit(
+        text,
+        "- sub one\n- sub two\n- sub three\n",
+        "  - sub one\n  - sub two\n  - sub 3\n",
+        false,
+    );
+    assert_eq!(
+        r.unwrap().text,
+        "- item\n  - sub one\n  - sub two\n  - sub 3\n"
+    );
+}
