@@ -1927,3 +1927,42 @@ fn two_copies_at_the_files_column_decide() {
         "- item\n  - sub one\n  - sub two\n  - sub 3\n"
     );
 }
+
+/// Markdown (fd's README, an option line replaced by one moved further in):
+/// a one-line oldText found right after a line's indentation, and newText's
+/// first line deeper than that indentation. As written it moves the line in
+/// by the difference; cut like oldText, by its whole depth. Refused.
+#[test]
+fn regression_markdown_one_line_first_line_deeper_than_the_match_both_cut() {
+    let text = "Options:\n  -C, --base <path>  Change the path\n  -h, --help  Print help\n";
+    match apply_edit(
+        text,
+        "-C, --base <path>  Change the path\n",
+        "    --ignore <name>  Ignore\n",
+        false,
+    ) {
+        Ok(r) => panic!("expected a refusal, got {:?}", r.text),
+        Err(e) => {
+            let m = e.message("f");
+            assert!(
+                m.contains("could be meant as written or relative to that line"),
+                "{m}"
+            );
+            assert!(
+                m.contains("\"      --ignore <name>  Ignore\" relative to it"),
+                "{m}"
+            );
+        }
+    }
+    // At the match's own indentation it is written as it stands.
+    let r = apply_edit(
+        text,
+        "-C, --base <path>  Change the path\n",
+        "  --ignore <name>  Ignore\n",
+        false,
+    );
+    assert_eq!(
+        r.unwrap().text,
+        "Options:\n  --ignore <name>  Ignore\n  -h, --help  Print help\n"
+    );
+}
