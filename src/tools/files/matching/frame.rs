@@ -97,6 +97,7 @@ pub(super) fn infer_frame(
         lone_file_copy: !patch
             && votes.file == 1
             && votes.old == 0
+            && !votes.keeps_all_old
             && (first_says != Some(Frame::File) || votes.first_is_file_copy),
     };
     inference.frame = frame_of_texts(&inference, votes.either, both_say);
@@ -155,6 +156,9 @@ struct Votes {
     /// Whether newText's first non-blank line is a telling copy at the file's
     /// indentation (then the first-line witness reads that same line).
     first_is_file_copy: bool,
+    /// Whether every non-blank line of oldText is in newText (up to
+    /// indentation): the edit only adds lines around oldText.
+    keeps_all_old: bool,
 }
 
 /// A line's content with its typography read as ASCII: copies are found by it.
@@ -246,6 +250,12 @@ fn copy_votes(
             _ => {}
         }
     }
+    let kept: std::collections::HashSet<String> = new.lines.iter().map(|l| plain_core(l)).collect();
+    votes.keeps_all_old = old
+        .lines
+        .iter()
+        .filter(|l| !parts(l).blank())
+        .all(|l| kept.contains(&plain_core(l)));
     votes
 }
 
@@ -444,9 +454,11 @@ pub(super) struct Inference {
     pub(super) first: Option<Frame>,
     pub(super) first_unlike: Option<Frame>,
     pub(super) base: Option<Frame>,
-    /// The copies say `File` from one line alone, and the first-line witness,
-    /// if it speaks, reads that same line: one unchanged line at the file's
-    /// column is all the texts show (see `stages::decide`).
+    /// The copies say `File` from one line alone, the first-line witness, if
+    /// it speaks, reads that same line, and the edit changes a line of oldText
+    /// (one that only adds lines around oldText is an insertion, which does not
+    /// move its own context): one unchanged line at the file's column is all
+    /// the texts show (see `stages::decide`).
     pub(super) lone_file_copy: bool,
 }
 

@@ -408,8 +408,13 @@ pub(super) fn anchor_at_indentation(
         }
         // Deeper than the match, as written it moves the line in by the
         // difference, and cut like oldText by its whole depth: the first line
-        // carries the indentation either way, so it tells nothing.
-        if depth(a.first_text) > indent.len() && a.edge() != Some(true) {
+        // carries the indentation either way, so it tells nothing. (An edit
+        // that keeps every line of oldText only adds lines around it.)
+        let keeps_old = old
+            .lines()
+            .filter(|l| !blank(l))
+            .all(|o| new.lines().any(|n| n.trim() == o.trim()));
+        if depth(a.first_text) > indent.len() && !keeps_old && a.edge() != Some(true) {
             return Err(a.both(false));
         }
         return Ok(Some((line_start, new.to_string())));
