@@ -213,9 +213,11 @@
 //!   (brackets, edge, siblings) decides it, or newText as written starting
 //!   one step inside a block the line above opens where the other reading
 //!   would start two steps in (`frame::one_step_inside_opener`). Else
-//!   refused, naming both readings. On the three histories it was found in
-//!   (Slim, fd, flask, newest 200 commits) it turned 1 wrong edit into a
-//!   refusal and 17 right ones into refusals.
+//!   refused, naming both readings. An edit that keeps every line of
+//!   oldText is an insertion around it (which does not move its own
+//!   context) and is not this shape. Held out (flysystem, the Rust
+//!   reference, sinatra; newest 200 commits): 1 wrong edit refused, 4 right
+//!   ones refused; the rounds before are in `docs/benchmarks.md`.
 //! - **Placement** (vetoes only): a reading whose outermost line reaches
 //!   shallower than every line it replaces, or more than a level deeper than
 //!   `oldText`'s outermost, is implausible; it never decides (it was wrong 38
