@@ -6,7 +6,7 @@ Usage: python3 python/gen_tools.py INDUS_TOOL [--check]
 Each tool becomes a method on `Tools` and `AsyncTools` (the mixins `Toolbox` and
 `AsyncToolbox` take), its input a set of keyword arguments, its record a TypedDict,
 so an editor completes both. The file is committed, so the package needs no
-toolbox to import; `--check` (run by tests/python_package.rs) fails when the
+toolbox to import; `--check` (run by tests/it/python_package.rs) fails when the
 committed file is not what the binary's schema gives.
 
 The JSON Schema to Python conversion is written here rather than taken from a

@@ -2,7 +2,7 @@
 //!
 //! They live here, not in the targets, so that two runners share them: libFuzzer
 //! (`cargo +nightly fuzz run TARGET`, see `fuzz/README.md`) feeds them generated
-//! inputs, and `tests/fuzz_corpus.rs` in the main package replays every committed
+//! inputs, and `tests/it/fuzz_corpus.rs` in the main package replays every committed
 //! corpus file through them on stable in `cargo test`, so a finding turned into a
 //! corpus file stays a regression test. Each function panics (which libFuzzer
 //! reports as a crash) when a property fails; inputs are raw bytes, cut into fields

@@ -1,5 +1,5 @@
 // The JSON Schema -> TypeScript conversion of gen-types.mjs on the keywords the
-// toolbox's schemas do not all use yet (run by tests/npm_package.rs: node --test).
+// toolbox's schemas do not all use yet (run by tests/it/npm_package.rs: node --test).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

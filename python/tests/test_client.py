@@ -1,7 +1,7 @@
 """The Python client against the real toolbox, on temp trees.
 
 Run with the interpreter of an environment where the wheel is installed
-(`pip install .`): tests/python_package.rs does, with HOME in a temp folder.
+(`pip install .`): tests/it/python_package.rs does, with HOME in a temp folder.
 Every test works in its own temp folder; nothing outside it is touched.
 """
 

@@ -1,4 +1,4 @@
-"""What an editor and a type checker see of the typed methods: tests/python_package.rs
+"""What an editor and a type checker see of the typed methods: tests/it/python_package.rs
 runs mypy on this file against the installed package. Each `type: ignore[code]` marks
 a mistake the types must catch (mypy's --warn-unused-ignores fails the run if one is
 not caught), as the TypeScript example's @ts-expect-error lines do."""

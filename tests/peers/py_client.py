@@ -1,5 +1,5 @@
 """The official Python SDK's client (pip `mcp`), the reference of
-tests/mcp_python.rs: start a stdio server (argv[1:] is its command), list its
+tests/it/mcp_python.rs: start a stdio server (argv[1:] is its command), list its
 tools, make the calls given as JSON on stdin (`[[name, arguments], ...]`) with a
 progress callback each, and print one JSON document: what the SDK received —
 the tools, every result, the progress and log notices — as the SDK's models

@@ -1,5 +1,5 @@
 """An MCP server written with the official Python SDK (pip `mcp`), the peer of
-tests/mcp_python.rs: structured output from a model, nested models (their
+tests/it/mcp_python.rs: structured output from a model, nested models (their
 inputSchema has `$defs` and `$ref`), an image between two texts, a 20 MiB text,
 and a call that reports progress and logs while it runs."""
 

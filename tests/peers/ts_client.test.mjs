@@ -1,5 +1,5 @@
 // The TypeScript client (npm package indus-tool) against a real `indus-tool batch`,
-// run by tests/npm_package.rs as `node --test` from a folder the packed package is
+// run by tests/it/npm_package.rs as `node --test` from a folder the packed package is
 // installed in (so `import "indus-tool"` is the installed copy). The binary is
 // INDUS_TOOL_BIN (the test sets it to the build under test), and the shipped one
 // where a test says so. Each test works in a temp tree of its own.

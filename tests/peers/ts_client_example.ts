@@ -1,5 +1,5 @@
 // A small program using the client's typed methods, type-checked (tsc --noEmit,
-// strict) by tests/npm_package.rs against the installed package's declarations: the
+// strict) by tests/it/npm_package.rs against the installed package's declarations: the
 // records' fields are typed, deprecated parameters are not in the inputs, and a field
 // no record has is an error. It is never run.
 
