@@ -237,69 +237,18 @@ fn ctrl_c_kills_the_command_group_and_exits_130() {
     assert!(wait_until(Duration::from_secs(2), || !alive(sh) && !alive(bg)));
 }
 
-/// Run the binary as [`TestEnv::run`] does and reap it with `wait4`, for its peak
-/// resident set: the largest of its own and of the processes it waited for (the
-/// command's). Not `getrusage(RUSAGE_CHILDREN)`: that is the largest finished child
-/// of the whole test process, which runs every integration test (python, node and
-/// podman among their children).
-// Reaped by `wait4` itself, not by `Child`.
-#[allow(clippy::zombie_processes)]
-fn run_with_peak_rss(env: &TestEnv, args: &[&str]) -> (std::process::Output, i64) {
-    use std::io::Read;
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::Stdio;
-    let mut child = common::bin_std()
-        .current_dir(env.root())
-        .arg("--cwd")
-        .arg(env.root())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run indus-tool");
-    let mut err = child.stderr.take().unwrap();
-    let err = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        err.read_to_end(&mut bytes).map(|_| bytes)
-    });
-    let mut stdout = Vec::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut stdout)
-        .unwrap();
-    let stderr = err.join().unwrap().unwrap();
-    let pid = child.id() as nix::libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid out-parameter.
-    let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: plain wait4 on our own child, which nothing else reaps.
-    let reaped = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
-    let status = std::process::ExitStatus::from_raw(status);
-    let out = std::process::Output {
-        status,
-        stdout,
-        stderr,
-    };
-    (out, usage.ru_maxrss)
-}
-
 /// A flood is counted, not held: 300 MB of output leaves the report within the
-/// budget, the notice exact, and the process small (its peak resident set, with
-/// the command's processes it waited for, from `wait4`).
+/// budget, the notice exact, and the process small. (`RUSAGE_CHILDREN` reports the
+/// largest resident size of any finished child of this process, where the test
+/// runs alone: `common::own_process!`.)
 #[test]
 fn a_flood_of_output_is_not_held_in_memory() {
+    common::own_process!();
     let env = TestEnv::new();
-    let (out, max_rss_kb) = run_with_peak_rss(
-        &env,
-        &[
-            "bash",
-            "head -c 300000000 /dev/zero | tr '\\0' 'x'; echo; echo last line",
-        ],
-    );
+    let out = env.run(&[
+        "bash",
+        "head -c 300000000 /dev/zero | tr '\\0' 'x'; echo; echo last line",
+    ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.len() <= 64 * 1024, "{}", text.len());
@@ -320,7 +269,16 @@ fn a_flood_of_output_is_not_held_in_memory() {
             300_000_000 - kept
         )
     );
-    let max_rss_mb = max_rss_kb / 1024;
+    let mut usage = std::mem::MaybeUninit::<nix::libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        assert_eq!(
+            nix::libc::getrusage(nix::libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    let max_rss_mb = usage.ru_maxrss / 1024;
     assert!(max_rss_mb < 100, "a child reached {max_rss_mb} MB");
 }
 

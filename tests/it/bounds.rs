@@ -23,6 +23,7 @@ const RSS_LIMIT_MB: i64 = 200;
 
 #[test]
 fn a_60k_line_gitignore_is_skipped_and_costs_little() {
+    common::own_process!();
     let env = TestEnv::new();
     let lines: String = (0..60_000)
         .map(|i| format!("dir{i}/**/*.tmp{i}\n"))

@@ -240,6 +240,7 @@ fn mcp_ends_within_5_s_of_end_of_input_during_a_long_edit() {
 /// the file is refused by name, and the call stays small.
 #[test]
 fn grep_of_one_huge_line_is_refused_in_bounded_memory() {
+    common::own_process!();
     let env = TestEnv::new();
     let path = env.path("one-line.txt");
     {

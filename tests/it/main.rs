@@ -3,7 +3,9 @@
 //! drives the real `indus-tool` binary or the library; `common` is the shared test
 //! environment. The tests run as threads of this one process: nothing here may set
 //! process-wide state (environment variables, the working directory, the umask,
-//! signal dispositions); give a child process its own instead.
+//! signal dispositions); give a child process its own instead. A test that
+//! measures a child's peak resident set runs alone in a fresh process of this
+//! binary (`common::own_process!`): a child starts with its parent's peak.
 //!
 //! Run one module's tests with `cargo test --test it MODULE::`, e.g.
 //! `cargo test --test it docs::`.

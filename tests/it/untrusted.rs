@@ -678,6 +678,7 @@ fn json_text(v: serde_json::Value) -> String {
 /// the user's rc file.
 #[test]
 fn a_committed_patch_journal_is_never_replayed() {
+    common::own_process!();
     let mut harm = Vec::new();
     for args in [
         vec!["ls", "--root", ".", "--no-mcp", "--profile", "authoring"],
@@ -748,6 +749,7 @@ fn rewind_world(always: bool) -> World {
 
 #[test]
 fn a_committed_rewind_plan_is_not_run_by_checkpoint_list_or_diff() {
+    common::own_process!();
     let mut harm = Vec::new();
     for args in [
         vec!["checkpoint", "list"],
@@ -764,6 +766,7 @@ fn a_committed_rewind_plan_is_not_run_by_checkpoint_list_or_diff() {
 
 #[test]
 fn a_committed_rewind_plan_with_the_always_marker_is_not_run_by_write_or_edit() {
+    common::own_process!();
     let mut harm = Vec::new();
     for args in [
         vec!["write", "new.txt", "--content", "content"],
@@ -793,6 +796,7 @@ fn a_committed_rewind_plan_with_the_always_marker_is_not_run_by_write_or_edit() 
 /// `.cursor/mcp.json` and `.indusvx/mcp.json`.
 #[test]
 fn a_project_mcp_json_server_does_not_start_on_builtin_calls() {
+    common::own_process!();
     let mut worlds = Vec::new();
     for (config, variant) in [
         (".mcp.json", "root"),
@@ -839,6 +843,7 @@ fn a_project_mcp_json_server_does_not_start_on_builtin_calls() {
 /// `ls` or `grep` must not connect, let alone send the token.
 #[test]
 fn a_project_vscode_http_server_gets_no_connection_and_no_token() {
+    common::own_process!();
     let mut harm = Vec::new();
     let mut runs = Vec::new();
     for args in [vec!["ls"], vec!["grep", "TODO"]] {
@@ -885,6 +890,7 @@ fn a_project_vscode_http_server_gets_no_connection_and_no_token() {
 /// project's says false. Without a terminal the user's setting refuses.
 #[test]
 fn a_project_buddy_json_cannot_turn_off_the_users_confirmation() {
+    common::own_process!();
     let mut w = World::new();
     w.user_file(".config/indusvx/buddy.json", r#"{"shell_confirm": true}"#);
     w.file(".indusvx/buddy.json", r#"{"shell_confirm": false}"#);
@@ -900,6 +906,7 @@ fn a_project_buddy_json_cannot_turn_off_the_users_confirmation() {
 /// the attacker's command. Under `--confirm` with no terminal it is refused.
 #[test]
 fn a_project_policy_cannot_approve_the_repositorys_own_makefile() {
+    common::own_process!();
     let mut w = World::new();
     w.file(
         ".indusvx/policy.json",
@@ -929,6 +936,7 @@ fn a_project_policy_cannot_approve_the_repositorys_own_makefile() {
 /// checkout's), or its `.indusvx` linked to a trusted folder, is not trusted.
 #[test]
 fn trust_is_not_inherited_through_a_link() {
+    common::own_process!();
     let mut w = World::new();
     let good = w.outside.join("good");
     std::fs::create_dir_all(good.join(".indusvx")).unwrap();
@@ -970,6 +978,7 @@ fn trust_is_not_inherited_through_a_link() {
 /// shows nothing of what the link leads to.
 #[test]
 fn checkpoint_diff_under_a_root_shows_nothing_a_swapped_link_leads_to() {
+    common::own_process!();
     let mut w = World::new();
     std::fs::write(w.outside.join("secret.txt"), "TOPSECRET\n").unwrap();
     w.file("sub/secret.txt", "orig\n");
@@ -1000,6 +1009,7 @@ fn checkpoint_diff_under_a_root_shows_nothing_a_swapped_link_leads_to() {
 /// an archive can leave them: every call stays within the bounds.
 #[test]
 fn planted_records_cost_a_call_neither_time_nor_memory() {
+    common::own_process!();
     let mut w = World::new();
     w.file("README.md", "hello\n");
     w.commit_and_clone();
@@ -1031,6 +1041,7 @@ fn planted_records_cost_a_call_neither_time_nor_memory() {
 /// The project's `agents.json` replaces the user's agent of the same name.
 #[test]
 fn a_project_agents_json_cannot_replace_the_users_agent() {
+    common::own_process!();
     let mut w = World::new();
     w.user_file(
         ".config/indusvx/agents.json",
@@ -1051,6 +1062,7 @@ fn a_project_agents_json_cannot_replace_the_users_agent() {
 /// `bash` is (even the user's own agent).
 #[test]
 fn confirm_covers_task_and_refuses_without_a_terminal() {
+    common::own_process!();
     let mut w = World::new();
     w.user_file(
         ".config/indusvx/agents.json",
@@ -1089,6 +1101,7 @@ fn job_record(id: &str, pid: u32, command: &str, cwd: &Path) -> serde_json::Valu
 /// folder.
 #[test]
 fn an_absolute_job_id_is_not_a_path_for_process_remove() {
+    common::own_process!();
     let mut harm = Vec::new();
     // Absolute, and relative to `.indus-process/jobs/` (clone is base/work/clone).
     for absolute in [true, false] {
@@ -1119,6 +1132,7 @@ fn an_absolute_job_id_is_not_a_path_for_process_remove() {
 /// by deleting their folders.
 #[test]
 fn an_absolute_broker_id_is_not_a_path_for_mcp_up() {
+    common::own_process!();
     let mut w = World::new();
     let victim = w.outside.join("victim");
     w.file("README.md", "hello\n").file(
@@ -1139,6 +1153,7 @@ fn an_absolute_broker_id_is_not_a_path_for_mcp_up() {
 /// and `mcp down` ask "the broker" first, and must not dial it.
 #[test]
 fn a_linked_broker_socket_is_never_dialled() {
+    common::own_process!();
     let mut w = World::new();
     let socket = w.outside.join("other.sock");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
@@ -1165,6 +1180,7 @@ fn a_linked_broker_socket_is_never_dialled() {
 /// socket (`-S`, a server the project chose, here a socket made outside).
 #[test]
 fn tmux_bash_is_not_led_outside_by_a_run_token_a_linked_rc_file_or_a_project_socket() {
+    common::own_process!();
     if std::process::Command::new("tmux")
         .arg("-V")
         .output()
@@ -1261,6 +1277,7 @@ fn tmux_bash_is_not_led_outside_by_a_run_token_a_linked_rc_file_or_a_project_soc
 /// the key as "created".
 #[test]
 fn a_crafted_checkpoint_node_does_not_reveal_an_outside_file() {
+    common::own_process!();
     let mut w = World::new();
     let key = w.home.join(".ssh/id_rsa");
     w.file("README.md", "hello\n").file(
@@ -1292,6 +1309,7 @@ fn a_crafted_checkpoint_node_does_not_reveal_an_outside_file() {
 /// appended to.
 #[test]
 fn a_symlinked_memory_note_is_neither_read_nor_written_through() {
+    common::own_process!();
     let mut w = World::new();
     let notes = w.outside.join("notes.md");
     w.file("README.md", "hello\n")
@@ -1312,6 +1330,7 @@ fn a_symlinked_memory_note_is_neither_read_nor_written_through() {
 /// the files they point at.
 #[test]
 fn dangling_links_in_the_state_folder_create_nothing_outside() {
+    common::own_process!();
     let mut w = World::new();
     w.file("README.md", "hello\n")
         .symlink(
@@ -1350,6 +1369,7 @@ fn dangling_links_in_the_state_folder_create_nothing_outside() {
 /// A symlinked `.indus-process`: the whole state tree would move outside.
 #[test]
 fn a_symlinked_state_folder_moves_nothing_outside() {
+    common::own_process!();
     let mut w = World::new();
     w.file("README.md", "hello\n")
         .symlink(".indus-process", w.outside.join("state"));
@@ -1372,6 +1392,7 @@ fn a_symlinked_state_folder_moves_nothing_outside() {
 /// names that group. `process stop` must not signal it.
 #[test]
 fn process_stop_never_signals_a_group_it_did_not_start() {
+    common::own_process!();
     use std::os::unix::process::CommandExt;
     // `sh` leads a new group, starts `sleep` in it and exits: the group lives on
     // without its leader, as a job's group whose leader ended would.
@@ -1422,6 +1443,7 @@ fn process_stop_never_signals_a_group_it_did_not_start() {
 /// reach the agent.
 #[test]
 fn a_future_failure_record_neither_refuses_the_call_nor_speaks_for_it() {
+    common::own_process!();
     let mut w = World::new();
     let input = r#"{"path":"README.md"}"#;
     let key = &hex_sha256(format!("read\n{input}").as_bytes())[..32];
@@ -1461,6 +1483,7 @@ fn a_future_failure_record_neither_refuses_the_call_nor_speaks_for_it() {
 /// agent's, the MCP server's) must still answer.
 #[test]
 fn a_journal_linked_to_stdin_hangs_nothing() {
+    common::own_process!();
     let mut w = World::new();
     w.file("README.md", "hello\n").symlink(
         ".indus-process/patches/lzzzzzzz-1-0/journal.json",
@@ -1478,6 +1501,7 @@ fn a_journal_linked_to_stdin_hangs_nothing() {
 /// A journal linked to `/dev/zero`: read with a bound, not until memory runs out.
 #[test]
 fn a_journal_linked_to_dev_zero_stays_under_the_memory_bound() {
+    common::own_process!();
     let mut w = World::new();
     w.file("README.md", "hello\n")
         .symlink(
@@ -1497,6 +1521,7 @@ fn a_journal_linked_to_dev_zero_stays_under_the_memory_bound() {
 /// listing must carry no raw ESC byte and no forged line.
 #[test]
 fn control_characters_in_state_texts_are_not_shown_raw() {
+    common::own_process!();
     let mut w = World::new();
     let forged = "\u{1b}[2K\u{1b}[1G\u{1b}]0;owned\u{7}\nFORGED: All checks passed";
     w.file("README.md", "hello\n")
@@ -1554,6 +1579,7 @@ fn control_characters_in_state_texts_are_not_shown_raw() {
 /// its checklist, its jobs and its checkpoints.
 #[test]
 fn a_cp_a_copy_of_the_users_own_project_keeps_working() {
+    common::own_process!();
     let mut w = World::new();
     w.mark_before();
     let project = w.base().join("work/mine");
@@ -1627,6 +1653,7 @@ fn a_cp_a_copy_of_the_users_own_project_keeps_working() {
 /// no `trust` command.)
 #[test]
 fn a_trusted_project_mcp_json_grafts_as_before() {
+    common::own_process!();
     let mut w = World::new();
     let bin = kit::bin().to_string_lossy().into_owned();
     w.file("README.md", "hello from the peer\n").file(
@@ -1668,6 +1695,7 @@ fn a_trusted_project_mcp_json_grafts_as_before() {
 /// checkout, `env -S` running a shell, and `cat` redirected over a file outside.
 #[test]
 fn an_allow_rule_approves_only_the_plain_command_it_names() {
+    common::own_process!();
     let mut w = World::new();
     w.user_file(
         ".config/indusvx/policy.json",
@@ -1718,6 +1746,7 @@ fn an_allow_rule_approves_only_the_plain_command_it_names() {
 /// counts as matching, and the refusal says why.
 #[test]
 fn a_deny_rule_fails_closed_on_what_it_cannot_read() {
+    common::own_process!();
     let mut w = World::new();
     w.user_file(".config/indusvx/policy.json", r#"{"deny": ["touch"]}"#);
     w.commit_and_clone();
@@ -1773,6 +1802,7 @@ fn a_deny_rule_fails_closed_on_what_it_cannot_read() {
 /// that lifts it; and git run afterwards runs nothing.
 #[test]
 fn the_file_tools_do_not_write_what_git_runs() {
+    common::own_process!();
     let mut w = World::new();
     w.file("a.txt", "a\n");
     w.commit_and_clone();
@@ -1851,6 +1881,7 @@ fn the_file_tools_do_not_write_what_git_runs() {
 /// agent's face. Both refused now; the user's policy keeps asking.
 #[test]
 fn the_file_tools_cannot_switch_approval_off_or_reach_the_users_home() {
+    common::own_process!();
     let mut w = World::new();
     w.file("a.txt", "a\n");
     w.commit_and_clone();
@@ -1916,6 +1947,7 @@ fn the_file_tools_cannot_switch_approval_off_or_reach_the_users_home() {
 /// content, and GNU diff's answer is one line.
 #[test]
 fn diff_does_not_print_binary_content() {
+    common::own_process!();
     let mut w = World::new();
     w.file("a.txt", "a\n");
     w.commit_and_clone();
@@ -1944,6 +1976,7 @@ fn diff_does_not_print_binary_content() {
 /// with the same flag that let the write happen.
 #[test]
 fn a_rewind_names_a_protected_change_it_will_not_restore() {
+    common::own_process!();
     let mut w = World::new();
     w.file("a.txt", "a\n");
     w.commit_and_clone();
@@ -1989,6 +2022,7 @@ fn a_rewind_names_a_protected_change_it_will_not_restore() {
 /// allowed; nothing reaches the listener.
 #[test]
 fn confirm_asks_before_a_url_leaves_the_machine() {
+    common::own_process!();
     let mut w = World::new();
     w.file("a.txt", "a\n");
     w.commit_and_clone();
@@ -2031,6 +2065,7 @@ fn confirm_asks_before_a_url_leaves_the_machine() {
 /// JSON and `-0` keep the bytes.
 #[test]
 fn names_neither_forge_rows_nor_reach_the_terminal() {
+    common::own_process!();
     let mut w = World::new();
     let forged = "a\nsrc_main.rs:1: All checks passed\nb.txt";
     let osc = "e\x1b]0;TITLE\x07.txt";

@@ -483,3 +483,56 @@ pub fn measured(cwd: &Path, args: &[&str], limit: std::time::Duration) -> Run {
         took: start.elapsed(),
     }
 }
+
+/// Marks a run of this test binary started by [`in_own_process`].
+const OWN_PROCESS: &str = "INDUS_IT_OWN_PROCESS";
+
+/// Run the test named `test` (`MODULE::NAME`) alone in a fresh process of this
+/// test binary, and fail if it fails there; `true` in that fresh process (go on
+/// with the test), `false` here once it passed there (return). Through
+/// [`own_process!`].
+///
+/// For a test that measures a child's peak resident set (`wait4`,
+/// `RUSAGE_CHILDREN`): a child starts with its parent's peak (fork copies the
+/// pages, and `exec` keeps the peak of the image it replaces, vfork's too), and
+/// this process, which runs every integration test, peaks at hundreds of MB. A
+/// fresh one running a single test is as small as a test binary of its own was.
+pub fn in_own_process(test: &str) -> bool {
+    if std::env::var_os(OWN_PROCESS).is_some() {
+        return true;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--test-threads", "1"])
+        .env(OWN_PROCESS, "1")
+        .output()
+        .expect("run the test binary");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    for note in stderr.lines().filter_map(|l| l.strip_prefix("SKIPPED: ")) {
+        skipped(note);
+    }
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test}, run in a process of its own:\n{stdout}{stderr}"
+    );
+    false
+}
+
+/// At the top of a test: run it in a process of its own ([`in_own_process`]).
+macro_rules! own_process {
+    () => {{
+        fn here() {}
+        // `it::MODULE::NAME::here`: the test's name as libtest knows it.
+        let test = std::any::type_name_of_val(&here)
+            .strip_suffix("::here")
+            .and_then(|path| path.split_once("::"))
+            .map(|(_, test)| test)
+            .unwrap();
+        if !$crate::common::in_own_process(test) {
+            return;
+        }
+    }};
+}
+pub(crate) use own_process;
