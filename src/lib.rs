@@ -2,7 +2,7 @@
 //! web) as a library, with exact, byte-stable output.
 //!
 //! The crate is built in floors, each using only the ones below it (checked by
-//! `tests/layers.rs`; described in `docs/development.md`): `kernel` (the authoring
+//! `tests/it/layers.rs`; described in `docs/development.md`): `kernel` (the authoring
 //! shape and dispatch contract), `sys` (OS primitives that are not seams), `state`
 //! (what persists), `backends` (the kernel's seams bound to the OS, SSH,
 //! containers and tmux), `tools` (the concrete tools), `builtins` (the built-ins

@@ -305,7 +305,7 @@ const PAGE_EXAMPLES: &[(&str, &str, &str)] = &[
 ];
 
 /// Every example, per page: a description and a command line run from a project
-/// folder. tests/shell.rs runs every one.
+/// folder. tests/it/shell.rs runs every one.
 pub fn examples() -> Vec<(&'static str, &'static str, &'static str)> {
     let mut all = PAGE_EXAMPLES.to_vec();
     for row in ROWS {

@@ -105,7 +105,7 @@ pub struct ToolRow {
     /// The man page's EXIT STATUS (`None`: the plain one).
     pub man_status: Option<&'static [(&'static str, &'static str)]>,
     /// The man page's EXAMPLES: what it does, the command line (run by
-    /// tests/shell.rs from a project folder).
+    /// tests/it/shell.rs from a project folder).
     pub examples: &'static [(&'static str, &'static str)],
 }
 

@@ -43,7 +43,7 @@ pub trait RowSink: Send + Sync {
 /// the tool, `include_str!`ed): kept as text rather than built by `json!`, whose
 /// expansion is code for every key and cost the shipping build more than its 12 MB
 /// allowed; parsed only when a schema is asked for (`describe`, `schema`, the MCP
-/// server's list). tests/output_schemas.rs parses and checks every one.
+/// server's list). tests/it/output_schemas.rs parses and checks every one.
 pub fn schema_text(text: &'static str) -> JsonSchema {
     serde_json::from_str(text).expect("a tool's output schema file is valid JSON")
 }

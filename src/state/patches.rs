@@ -980,7 +980,7 @@ mod tests {
 
     #[test]
     fn an_apply_killed_while_writing_its_journal_is_removed_untouched() {
-        // SIGKILL halfway through the journal's write (tests/apply_patch.rs
+        // SIGKILL halfway through the journal's write (tests/it/apply_patch.rs
         // met it 1 round in 700): a cut journal under the journal's own name
         // read as a foreign seal and was left for a person.
         let f = fixture();

@@ -1,6 +1,6 @@
 //! The engine's tests through its plans: decoding, `edit`'s ladder and refusals,
 //! several edits, the closest region, apply_patch's hunks; properties with
-//! proptest. Scenario folders run the real tool in `tests/edit_scenarios.rs`.
+//! proptest. Scenario folders run the real tool in `tests/it/edit_scenarios.rs`.
 
 use super::{closest::*, codec::*, hunks::*, refusal::*, snippet::*, stages::*};
 use memchr::memmem;
