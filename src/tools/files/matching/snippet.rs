@@ -610,15 +610,21 @@ impl<'t> AnchoredMatch<'t> {
         if blank(first_new) || alike(self.old_line, first_new.trim()) || later.is_empty() {
             return None;
         }
-        let label = first_new.trim_end().strip_suffix(':').is_some_and(|w| {
-            !w.is_empty()
+        // A YAML key above a sequence item (`ruby:` then `- "3.0"`) is no
+        // label: no statement after a label starts with `- `.
+        let item_below = later
+            .first()
+            .is_some_and(|l| l.trim_start().starts_with("- "));
+        let label = !item_below
+            && first_new.trim_end().strip_suffix(':').is_some_and(|w| {
+                !w.is_empty()
                     && w.chars().all(|c| c.is_alphanumeric() || c == '_')
                     // Keywords that open a block or stand at a case's depth.
                     && !matches!(
                         w,
                         "try" | "else" | "finally" | "default" | "public" | "private" | "protected"
                     )
-        });
+            });
         if directive(first_new) || label {
             // The later lines stand as the file has them: a multi-line oldText
             // matched them so; a one-line oldText's copy at the match's depth says so.

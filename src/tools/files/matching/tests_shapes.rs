@@ -1966,3 +1966,23 @@ fn regression_markdown_one_line_first_line_deeper_than_the_match_both_cut() {
         "Options:\n  --ignore <name>  Ignore\n  -h, --help  Print help\n"
     );
 }
+
+/// YAML (sinatra's and fd's workflows), first line cut in both texts: a key at
+/// column 0 above a sequence item is the first line cut like oldText's, not a
+/// C label standing at column 0 as written. Refused, never written at column 0.
+#[test]
+fn regression_yaml_key_above_a_sequence_is_no_label_first_line_both_cut() {
+    let text = "jobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n    secrets:\n      TOKEN: x\n";
+    let r = apply_edit(
+        text,
+        "secrets:\n      TOKEN: x\n",
+        "steps:\n      - uses: zzak/action-discord@v3\n",
+        false,
+    );
+    if let Ok(r) = r {
+        assert_eq!(
+            r.text,
+            "jobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n    steps:\n      - uses: zzak/action-discord@v3\n"
+        );
+    }
+}
