@@ -235,7 +235,8 @@
 //! `snippet::anchor_at_indentation`: newText's first line of text at the
 //! match's whole indentation, a one-line `oldText`'s copy at the match's depth
 //! or at none, a new first line that would stand shallower than its neighbours
-//! at column 0 (only a directive or a label does), first lines that are
+//! at column 0 (only a directive or a label does; a key above a YAML sequence
+//! item, `ruby:` then `- "3.0"`, is no label), first lines that are
 //! siblings as written, and the edge; when they disagree or none speaks, the
 //! brackets may pick one reading, else the edit is refused. A first line that
 //! carries the match's indentation and more is no witness: as written it moves
