@@ -195,18 +195,16 @@ pub(crate) fn remote_request(
             .iter()
             .any(|o| EXEC.contains(&o.name.as_str()) && (o.at..o.at + o.words).contains(&i))
     };
-    let mut rest = Vec::with_capacity(args.len());
-    for (i, arg) in args.iter().enumerate().skip(1) {
-        let Some(arg) = arg.to_str() else {
-            return Err(format!(
-                "argument {i} ({}) is not valid UTF-8",
-                arg.to_string_lossy()
-            ));
-        };
-        if !taken(i) {
-            rest.push(arg.to_string());
-        }
+    if let Some(i) = scan.not_utf8 {
+        return Err(format!(
+            "argument {i} ({}) is not valid UTF-8",
+            args[i].to_string_lossy()
+        ));
     }
+    let rest: Vec<String> = (1..args.len())
+        .filter(|&i| !taken(i))
+        .map(|i| args[i].to_string_lossy().into_owned())
+        .collect();
     let engine = match engine.as_deref() {
         None => None,
         Some("docker") => Some(Engine::Docker),

@@ -250,13 +250,18 @@ fn copy_votes(
             _ => {}
         }
     }
-    let kept: std::collections::HashSet<String> = new.lines.iter().map(|l| plain_core(l)).collect();
-    votes.keeps_all_old = old
-        .lines
-        .iter()
-        .filter(|l| !parts(l).blank())
-        .all(|l| kept.contains(&plain_core(l)));
+    votes.keeps_all_old = keeps_every_line(old.lines.iter().copied(), new.lines.iter().copied());
     votes
+}
+
+/// Whether every non-blank line of oldText stands in newText (up to
+/// indentation and typography): the edit only adds lines around oldText.
+pub(super) fn keeps_every_line<'a>(
+    mut old: impl Iterator<Item = &'a str>,
+    new: impl Iterator<Item = &'a str>,
+) -> bool {
+    let kept: std::collections::HashSet<String> = new.map(plain_core).collect();
+    old.all(|l| parts(l).blank() || kept.contains(&plain_core(l)))
 }
 
 /// The non-blank lines' indentation in oldText, in newText, and in the file's
@@ -844,8 +849,7 @@ pub(super) fn edge_fit(hay: &str, r: &Replacement) -> Option<bool> {
     let first = r.text.lines().find(|l| !parts(l).blank())?;
     let (a, f) = (parts(above), parts(first));
     let code = a.core.trim_end();
-    let opens =
-        code.ends_with(['{', '(', '[']) || python_header(a.core) || braceless_header(a.core);
+    let opens = opens_block(a.core);
     if f.core.starts_with(['}', ')', ']']) || directive(f.core) || directive(a.core) {
         return None;
     }
@@ -896,7 +900,7 @@ pub(super) fn one_step_inside_opener(hay: &str, old: &Replacement, file: &Replac
         return false;
     };
     let a = parts(above);
-    if !(a.core.trim_end().ends_with(['{', '(', '[']) || python_header(a.core)) {
+    if !opens_block(a.core) {
         return false;
     }
     let first = |r: &Replacement| {
@@ -910,6 +914,13 @@ pub(super) fn one_step_inside_opener(hay: &str, old: &Replacement, file: &Replac
     };
     let ad = columns(a.indent, 4);
     ff > ad && fo > ff && ff - ad == fo - ff
+}
+
+/// Whether a line opens a block its next line stands one step inside: it
+/// ends with `{`, `(` or `[`, or is a Python block header or a braceless C
+/// header (`if (x)`).
+fn opens_block(core: &str) -> bool {
+    core.trim_end().ends_with(['{', '(', '[']) || python_header(core) || braceless_header(core)
 }
 
 /// A C-family control header without its brace (`if (x)`, `for (;;)`,

@@ -410,11 +410,10 @@ pub(super) fn anchor_at_indentation(
         // difference, and cut like oldText by its whole depth: the first line
         // carries the indentation either way, so it tells nothing. (An edit
         // that keeps every line of oldText only adds lines around it.)
-        let keeps_old = old
-            .lines()
-            .filter(|l| !blank(l))
-            .all(|o| new.lines().any(|n| n.trim() == o.trim()));
-        if depth(a.first_text) > indent.len() && !keeps_old && a.edge() != Some(true) {
+        if depth(a.first_text) > indent.len()
+            && !super::frame::keeps_every_line(old.lines(), new.lines())
+            && a.edge() != Some(true)
+        {
             return Err(a.both(false));
         }
         return Ok(Some((line_start, new.to_string())));
