@@ -411,6 +411,18 @@ fn with_meta_commands(cmd: Command) -> Command {
     )
     .subcommand(mcp_command())
     .subcommand(diff_command())
+    .subcommand(
+        Command::new("lsp-broker")
+            .hide(true)
+            .about("The warm language-server broker itself (started by diagnose and lsp)")
+            .arg(
+                Arg::new("idle")
+                    .long("idle")
+                    .value_name("SECS")
+                    .value_parser(value_parser!(u64).range(1..))
+                    .default_value("900"),
+            ),
+    )
     .subcommand(checkpoint_command())
     .subcommand(trust_command())
     .subcommand(

@@ -288,8 +288,10 @@ pub(crate) fn mcp_graft(
     let sub = scan.sub.as_deref();
     let next_word = scan.next_word.as_deref();
     // The broker reads no config: its callers send theirs with each call.
-    if matches!(sub, None | Some("completions" | "man" | "help" | "trust"))
-        || (sub == Some("mcp") && next_word == Some("broker"))
+    if matches!(
+        sub,
+        None | Some("completions" | "man" | "help" | "trust" | "lsp-broker")
+    ) || (sub == Some("mcp") && next_word == Some("broker"))
     {
         return None;
     }
@@ -373,3 +375,20 @@ pub(crate) fn graft_notes(
 
 #[cfg(not(feature = "mcp"))]
 pub(crate) fn graft_notes(_graft: Option<&()>, _printer: &mut Printer) {}
+
+/// The hidden `lsp-broker`: the warm language-server broker of the working
+/// directory (see `tools::code::lsp::broker`), started by `diagnose` and `lsp`.
+pub(crate) fn lsp_broker(
+    globals: &Globals,
+    m: &ArgMatches,
+    printer: &mut Printer,
+) -> CliResult<ExitCode> {
+    let idle = std::time::Duration::from_secs(*m.get_one::<u64>("idle").expect("default"));
+    match crate::tools::code::lsp::broker::run(Path::new(&globals.cwd), idle) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            printer.error_text(&format!("lsp broker: {e}"));
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -179,9 +179,11 @@ fn positionals_into(
         let Some(word) = words.next() else {
             break;
         };
+        // A key that is itself the array (`diagnose a.py`) takes one word as
+        // an array of one.
         if let Some(many) = many
             && Some(key) == positionals.last()
-            && words.peek().is_some()
+            && (words.peek().is_some() || many == *key)
         {
             let all: Vec<Value> = std::iter::once(word)
                 .chain(words.by_ref())

@@ -124,6 +124,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         "batch" => faces::batch(&registry, &globals, sub_matches, &mut printer),
         "mcp" => faces::mcp(&registry, &globals, sub_matches, &mut printer, &mut graft),
         "diff" => diff::diff(&globals, sub_matches, &mut printer),
+        "lsp-broker" => faces::lsp_broker(&globals, sub_matches, &mut printer),
         "checkpoint" => checkpoint::command(&globals, sub_matches, &mut printer),
         "trust" => trust::command(&globals, sub_matches, &mut printer),
         "completions" => docs::completions(&deck_descriptors(), sub_matches, &mut printer),

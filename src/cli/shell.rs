@@ -61,6 +61,14 @@ pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitC
                 ExitCode::SUCCESS
             }
         }
+        StatusRule::Gate if outcome.is_error => ExitCode::from(2),
+        StatusRule::Gate => {
+            let record = program_view(&outcome.output);
+            match record.get("count").and_then(Value::as_u64) {
+                Some(0) | None => ExitCode::SUCCESS,
+                Some(_) => ExitCode::from(1),
+            }
+        }
         StatusRule::Command if opts.exit_status => command_status(&outcome.output),
         _ if outcome.is_error => ExitCode::from(1),
         _ => ExitCode::SUCCESS,

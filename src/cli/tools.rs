@@ -29,6 +29,9 @@ pub enum StatusRule {
     Find,
     /// A command runner: 0 or 1, or with `--exit-status` the command's own status.
     Command,
+    /// A gate, as a compiler: 0 nothing to report, 1 something (the record's
+    /// `count` is not 0), 2 trouble (the tool could not tell).
+    Gate,
 }
 
 /// How a tool's text is laid out, which says what goes to stdout when it is a
@@ -163,10 +166,56 @@ const FIND_STATUS: &[(&str, &str)] = &[
     ),
 ];
 
+const GATE_STATUS: &[(&str, &str)] = &[
+    ("0", "No errors (with --new or --baseline: no new errors)."),
+    (
+        "1",
+        "Errors were found (with --new or --baseline: new errors).",
+    ),
+    (
+        "2",
+        "Trouble: no language server for a file, a server that did not settle within --timeout-ms, a bad input, a usage error.",
+    ),
+];
+
 /// The help groups, in the order `--help` lists them.
 pub const GROUPS: &[&str] = &[
-    "Files", "Search", "Shell", "Planning", "Web", "Deck", "Operator", "MCP", "More",
+    "Files", "Search", "Code", "Shell", "Planning", "Web", "Deck", "Operator", "MCP", "More",
 ];
+
+const DIAGNOSE: ToolRow = ToolRow {
+    many: Some("paths"),
+    status: StatusRule::Gate,
+    layout: Layout::RowsThenSummary,
+    man_status: Some(GATE_STATUS),
+    examples: &[
+        (
+            "Errors of two files, as a compiler prints them",
+            "indus-tool diagnose src/app.py src/util.py",
+        ),
+        (
+            "A CI gate: fail only on errors that are new since a baseline",
+            "indus-tool diagnose --save-baseline base.json src/*.py; indus-tool diagnose --baseline base.json src/*.py",
+        ),
+    ],
+    ..words("diagnose", "Code", &["paths"])
+};
+
+const LSP: ToolRow = ToolRow {
+    // `lsp definition a.py:3:5`; `lsp workspace-symbols NAME --path a.py`.
+    second_word: Some(("workspace-symbols", "at", "query")),
+    examples: &[
+        (
+            "Where a name is defined",
+            "indus-tool lsp definition src/app.py:12:9",
+        ),
+        (
+            "Rename a symbol in every file, diff only",
+            "indus-tool lsp rename src/app.py:12:9 --new-name total --check",
+        ),
+    ],
+    ..words("lsp", "Code", &["action", "at"])
+};
 
 /// A row that only takes its input keys as words.
 const fn words(
@@ -499,6 +548,8 @@ pub const ROWS: &[ToolRow] = &[
     APPLY_PATCH,
     GREP,
     FIND,
+    DIAGNOSE,
+    LSP,
     BASH,
     ToolRow {
         // `process poll job-2`; `process start CMD`.

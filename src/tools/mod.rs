@@ -1,6 +1,7 @@
 //! The concrete tools, one folder per family of the spec, plus the few helpers every
 //! tool shares (the tool-prefixed clamp notice).
 
+pub mod code;
 pub mod files;
 pub mod operator;
 pub mod planning;

@@ -4,7 +4,8 @@
 //! server's startup.
 //!
 //! A one-shot `indus-tool` cannot keep a stdio child alive past its own exit, so
-//! the connections live in a process of their own. It is started on the one job
+//! the connections live in a process of their own, a warm helper
+//! (`tools::shell::warm`, shared with the language-server broker). It is started on the one job
 //! engine (a supervised, detached job like `process start`'s, in a table of its
 //! own, `mcp/broker-jobs.json`, so `process list` does not show it and its exit
 //! status and logs are kept like any job's) and listens on
@@ -27,12 +28,9 @@
 //! closes its socket; the broker then drops the call, keeping the connection.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -46,19 +44,16 @@ use super::client::{
 use super::config::{McpConfig, ServerConfig};
 use super::status::{ViewOutput, resync};
 use crate::kernel::digest::canonical_json;
-use crate::kernel::input::Args;
 use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
-use crate::state::jobs::{JobBook, JobTable};
-use crate::state::{StateDir, prepare_socket_dir, trusted_socket as trusted};
-use crate::tools::shell::shared::exec_line;
+use crate::state::StateDir;
+use crate::state::jobs::JobBook;
+use crate::tools::shell::warm::{Activity, Warm, accept_until_done, bind};
 
 /// How long the broker waits without a call before it exits, by default.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
 /// The broker's socket, inside the state folder.
 pub const SOCKET_FILE: &str = "mcp/broker.sock";
-/// The longest socket path used as is (`sun_path` holds 108 bytes with its NUL).
-const MAX_SOCKET_PATH: usize = 100;
 /// How long a caller waits to be accepted before connecting cold.
 const DIAL_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long `mcp up` waits for a fresh broker to answer.
@@ -81,16 +76,21 @@ pub fn broker_book(state: StateDir) -> JobBook {
     }
 }
 
-/// Whether the socket of `cwd`'s broker may be dialled: a socket of this user
-/// (see [`trusted`]) reached through no link in the state folder (a linked
-/// `mcp/` would lead to another project's broker, with its servers).
+/// The broker as a warm helper: its socket and job book.
+pub const WARM: Warm = Warm {
+    name: "mcp broker",
+    socket_file: SOCKET_FILE,
+    book: broker_book,
+};
+
+/// Whether the socket of `cwd`'s broker may be dialled (see [`Warm::ours`]).
 fn ours(cwd: &Path, socket: &Path) -> bool {
-    StateDir::new(cwd).checked(SOCKET_FILE).is_ok() && trusted(socket)
+    WARM.ours(cwd, socket)
 }
 
 /// Where the broker of `cwd` listens (see the module comment).
 pub fn socket_path(cwd: &Path) -> PathBuf {
-    StateDir::new(cwd).socket_path(SOCKET_FILE, MAX_SOCKET_PATH)
+    WARM.socket_path(cwd)
 }
 
 /// A request, as the socket carries it.
@@ -241,19 +241,7 @@ pub async fn call(
 /// One blocking request to the broker of `cwd`, for `mcp up` / `mcp down`: the
 /// reply, or `None` when no broker answers within `limit`.
 fn ask(cwd: &Path, request: &Request, limit: Duration) -> Option<Value> {
-    let socket = socket_path(cwd);
-    if !ours(cwd, &socket) {
-        return None;
-    }
-    let mut stream = std::os::unix::net::UnixStream::connect(&socket).ok()?;
-    stream.set_read_timeout(Some(limit)).ok()?;
-    stream.set_write_timeout(Some(limit)).ok()?;
-    let mut line = serde_json::to_vec(request).expect("requests serialize");
-    line.push(b'\n');
-    stream.write_all(&line).ok()?;
-    let mut reply = String::new();
-    BufReader::new(stream).read_line(&mut reply).ok()?;
-    serde_json::from_str(&reply).ok()
+    WARM.ask(cwd, request, limit)
 }
 
 /// The running broker's answer to a ping: `{"pid", "socket", "idleSecs", "servers"}`.
@@ -333,10 +321,6 @@ pub fn up(ctx: ToolContext, config: &McpConfig, idle: Duration) -> ViewOutput {
 /// Start the broker as a job and wait for it to answer.
 fn start(ctx: &ToolContext, idle: Duration) -> Result<Value, String> {
     let cwd = PathBuf::from(&ctx.cwd);
-    let book = broker_book(StateDir::new(&cwd));
-    book.guard().map_err(|e| e.to_string())?;
-    let runtime = runtime();
-    runtime.block_on(prune(ctx, &book));
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find this program's path to start the broker: {e}"))?;
     let argv = [
@@ -347,55 +331,7 @@ fn start(ctx: &ToolContext, idle: Duration) -> Result<Value, String> {
         "--idle".into(),
         idle.as_secs().max(1).to_string(),
     ];
-    let input = json!({"action": "start", "command": exec_line(&argv)});
-    let args = Args::new("mcp up", &input).map_err(|e| e.to_string())?;
-    let started = runtime.block_on(crate::tools::shell::process::start(ctx, &args, &book));
-    let id = match started {
-        Ok((_, record)) => record["id"].as_str().unwrap_or_default().to_string(),
-        Err(e) => return Err(text_of(&e)),
-    };
-    let files = book.files(&id);
-    let deadline = Instant::now() + START_TIMEOUT;
-    loop {
-        if let Some(pong) = ping(&cwd) {
-            return Ok(pong);
-        }
-        if std::path::Path::new(&files.exit()).exists() {
-            let stderr = std::fs::read_to_string(files.stderr()).unwrap_or_default();
-            return Err(format!(
-                "the broker ({id}) ended at once: {}",
-                stderr.trim()
-            ));
-        }
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "the broker ({id}) did not answer on {} within {} s; its log is {}",
-                socket_path(&cwd).display(),
-                START_TIMEOUT.as_secs(),
-                files.stderr()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Forget brokers that have ended (their records and folders).
-async fn prune(ctx: &ToolContext, book: &JobBook) {
-    let Ok(table) = book.state.load::<JobTable>(&book.table) else {
-        return;
-    };
-    for job in &table.jobs {
-        let files = book.files(&job.id);
-        let ended = std::path::Path::new(&files.exit()).exists()
-            || ctx.shell.probe_job(&job.identity()).ok()
-                != Some(crate::kernel::JobLiveness::Running);
-        if ended {
-            let _ = std::fs::remove_dir_all(&files.dir);
-            let _ = book.state.update(&book.table, |t: &mut JobTable| {
-                t.jobs.retain(|j| j.id != job.id)
-            });
-        }
-    }
+    WARM.start(ctx, &argv, START_TIMEOUT, || ping(&cwd))
 }
 
 /// `mcp down`: ask the broker to exit; stop its job (SIGTERM, then SIGKILL) if it
@@ -403,46 +339,17 @@ async fn prune(ctx: &ToolContext, book: &JobBook) {
 pub fn down(ctx: ToolContext) -> ViewOutput {
     let mut out = ViewOutput::default();
     let cwd = PathBuf::from(&ctx.cwd);
-    let book = broker_book(StateDir::new(&cwd));
-    if let Err(e) = book.guard() {
-        out.stderr.push(format!("indus-tool mcp down: {e}"));
-        out.code = 1;
-        return out;
-    }
-    let runtime = runtime();
     let pong = ping(&cwd);
-    if pong.is_some() {
-        let _ = ask(&cwd, &Request::Shutdown, Duration::from_secs(2));
-    }
-    let table: JobTable = book.state.load(&book.table).unwrap_or_default();
-    let mut stopped = Vec::new();
-    for job in &table.jobs {
-        let files = book.files(&job.id);
-        let deadline = Instant::now() + Duration::from_secs(3);
-        let running = || {
-            !std::path::Path::new(&files.exit()).exists()
-                && ctx.shell.probe_job(&job.identity()).ok()
-                    == Some(crate::kernel::JobLiveness::Running)
-        };
-        if !running() {
-            continue;
-        }
-        while running() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if running() {
-            let input = json!({"action": "stop", "id": job.id});
-            if let Ok(args) = Args::new("mcp down", &input)
-                && let Err(e) =
-                    runtime.block_on(crate::tools::shell::process::stop(&ctx, &args, &book))
-            {
-                out.stderr.push(format!("mcp down: {}", text_of(&e)));
-                out.code = 1;
+    let stopped = match WARM.stop(&ctx, &Request::Shutdown) {
+        Ok(stopped) => stopped,
+        Err(errors) => {
+            for e in errors {
+                out.stderr.push(format!("mcp down: {e}"));
             }
+            out.code = 1;
+            Vec::new()
         }
-        stopped.push(job.pid);
-    }
-    // The records stay until the next `mcp up`, so the last broker's log can be read.
+    };
     let socket = socket_path(&cwd);
     if ping(&cwd).is_none() {
         let _ = std::fs::remove_file(&socket);
@@ -453,26 +360,6 @@ pub fn down(ctx: ToolContext) -> ViewOutput {
         (None, []) => "mcp broker is not running\n".to_string(),
     };
     out
-}
-
-/// The text of a job-engine refusal.
-fn text_of(result: &ToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ToolContentBlock::Text(t) => Some(t.as_str()),
-            ToolContentBlock::Json(_) => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread runtime builds")
 }
 
 // ---------------------------------------------------------------- the broker
@@ -492,9 +379,7 @@ struct Broker {
     /// One slot per server name; a slot's lock is held while connecting, so two
     /// callers never start the same server twice.
     slots: std::sync::Mutex<HashMap<String, Slot>>,
-    active: AtomicUsize,
-    last: std::sync::Mutex<Instant>,
-    stop: CancellationToken,
+    activity: Arc<Activity>,
 }
 
 /// The key of a server's config: its canonical JSON.
@@ -582,15 +467,6 @@ impl Broker {
         json!({"servers": report})
     }
 
-    fn touch(&self) {
-        *self.last.lock().expect("clock lock") = Instant::now();
-    }
-
-    fn idle_out(&self) -> bool {
-        self.active.load(Ordering::SeqCst) == 0
-            && self.last.lock().expect("clock lock").elapsed() >= self.idle
-    }
-
     /// One caller: one request line, one reply line.
     async fn serve(self: Arc<Self>, stream: tokio::net::UnixStream) {
         let (read, mut write) = stream.into_split();
@@ -599,8 +475,7 @@ impl Broker {
         if !matches!(reader.read_line(&mut line).await, Ok(n) if n > 0) {
             return;
         }
-        self.active.fetch_add(1, Ordering::SeqCst);
-        self.touch();
+        let _call = self.activity.begin();
         let refused = |v: &str| json!({"refused": format!("the broker is {} and the caller {v}; run `indus-tool mcp down` and `mcp up` again", version())});
         let reply = match serde_json::from_str::<Request>(&line) {
             Err(e) => Some(json!({"error": format!("mcp broker: unreadable request: {e}")})),
@@ -612,7 +487,7 @@ impl Broker {
                 "servers": self.slots.lock().expect("slots lock").keys().cloned().collect::<Vec<_>>(),
             })),
             Ok(Request::Shutdown) => {
-                self.stop.cancel();
+                self.activity.stop.cancel();
                 Some(json!({"ok": true}))
             }
             Ok(Request::Connect { version: v, .. } | Request::Call { version: v, .. })
@@ -672,8 +547,6 @@ impl Broker {
             bytes.push(b'\n');
             let _ = write.write_all(&bytes).await;
         }
-        self.touch();
-        self.active.fetch_sub(1, Ordering::SeqCst);
     }
 
     async fn close_all(&self) {
@@ -707,23 +580,6 @@ async fn write_notices(write: &mut tokio::net::unix::OwnedWriteHalf, notices: Ve
     true
 }
 
-/// Bind the socket: refuse when a broker answers there, replace a stale one.
-fn bind(socket: &Path) -> std::io::Result<tokio::net::UnixListener> {
-    prepare_socket_dir(socket)?;
-    if std::fs::symlink_metadata(socket).is_ok() {
-        if std::os::unix::net::UnixStream::connect(socket).is_ok() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::AddrInUse,
-                format!("a broker already listens on {}", socket.display()),
-            ));
-        }
-        std::fs::remove_file(socket)?;
-    }
-    let listener = tokio::net::UnixListener::bind(socket)?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))?;
-    Ok(listener)
-}
-
 /// The broker's life (the hidden `mcp broker` command): serve until idle, told
 /// to stop, or signalled; then close every connection and remove the socket.
 pub fn run(cwd: &Path, idle: Duration) -> std::io::Result<()> {
@@ -744,35 +600,13 @@ pub fn run(cwd: &Path, idle: Duration) -> std::io::Result<()> {
             socket: socket.clone(),
             idle,
             slots: Default::default(),
-            active: AtomicUsize::new(0),
-            last: std::sync::Mutex::new(Instant::now()),
-            stop: CancellationToken::new(),
+            activity: Arc::new(Activity::default()),
         });
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate())?;
-        let mut int = signal(SignalKind::interrupt())?;
-        let mut hup = signal(SignalKind::hangup())?;
-        let mut tick = tokio::time::interval(idle.min(Duration::from_secs(1)));
-        let why = loop {
-            tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        tokio::spawn(broker.clone().serve(stream));
-                    }
-                    Err(e) => eprintln!("mcp broker: accept failed: {e}"),
-                },
-                _ = tick.tick() => if broker.idle_out() {
-                    break format!("idle for {} s", idle.as_secs());
-                },
-                _ = broker.stop.cancelled() => break "asked to stop".to_string(),
-                _ = term.recv() => break "SIGTERM".to_string(),
-                _ = int.recv() => break "SIGINT".to_string(),
-                _ = hup.recv() => break "SIGHUP".to_string(),
-            }
-        };
-        drop(listener);
-        // The socket is removed first, so a caller arriving now connects cold.
-        let _ = std::fs::remove_file(&socket);
+        let activity = broker.activity.clone();
+        let why = accept_until_done(listener, &socket, idle, &activity, |stream| {
+            broker.clone().serve(stream)
+        })
+        .await?;
         broker.close_all().await;
         eprintln!("mcp broker: exiting ({why})");
         Ok(())
