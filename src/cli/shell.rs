@@ -71,6 +71,15 @@ pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitC
         }
         StatusRule::Command if opts.exit_status => command_status(&outcome.output),
         _ if outcome.is_error => ExitCode::from(1),
+        // `edit --diagnose` and its kin: the change stands, and new errors
+        // after it are the shell's 1, as diagnose's gate says them.
+        _ if program_view(&outcome.output)
+            .get("newErrors")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty()) =>
+        {
+            ExitCode::from(1)
+        }
         _ => ExitCode::SUCCESS,
     }
 }

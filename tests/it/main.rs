@@ -39,6 +39,7 @@ mod frameworks;
 mod fuzz_corpus;
 mod hardening;
 mod layers;
+mod lsp;
 mod mcp;
 mod mcp_client;
 mod mcp_peers;

@@ -180,6 +180,14 @@ fn every_answer_of_every_builtin_tool_validates_against_its_output_schema() {
     };
     let unified = "--- a/patch.txt\n+++ b/patch.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
     let codex = "*** Begin Patch\n*** Add File: added.txt\n+new\n*** Update File: patch.txt\n@@\n one\n-TWO\n+2\n*** Delete File: gone.txt\n*** End Patch";
+    env.write(
+        "lsp.c",
+        "int add(int a, int b) { return a + b; }\nint main(void) { return add(1, 2) + unknown; }\n",
+    );
+    env.write(
+        "lsp-base.json",
+        "{\"format\": \"indus-tool diagnose baseline 1\", \"rows\": []}\n",
+    );
     let calls: Vec<(&str, Value)> = vec![
         ("read", json!({"path": "src/main.rs"})),
         ("read", json!({"path": "many.txt"})),
@@ -277,6 +285,21 @@ fn every_answer_of_every_builtin_tool_validates_against_its_output_schema() {
         ("enter_plan_mode", json!({})),
         ("exit_plan_mode", json!({"plan": "1. do it"})),
         ("time", json!({})),
+        // clangd, which .ci/run installs, is the server of these calls.
+        ("diagnose", json!({"paths": ["lsp.c"]})),
+        (
+            "diagnose",
+            json!({"paths": ["lsp.c"], "baseline": "lsp-base.json"}),
+        ),
+        ("lsp", json!({"action": "symbols", "at": "lsp.c"})),
+        ("lsp", json!({"action": "definition", "at": "lsp.c:2:29"})),
+        ("lsp", json!({"action": "hover", "at": "lsp.c:2:29"})),
+        (
+            "lsp",
+            json!({"action": "rename", "at": "lsp.c:1:5", "newName": "plus", "check": true}),
+        ),
+        ("lsp", json!({"action": "status"})),
+        ("lsp", json!({"action": "stop"})),
     ];
     // The test server is on 127.0.0.1, which webfetch refuses unless allowed.
     let envs = [

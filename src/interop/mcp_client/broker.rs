@@ -646,7 +646,7 @@ mod tests {
         let long = PathBuf::from(format!("/tmp/{}", "d".repeat(120)));
         let socket = socket_path(&long);
         assert!(
-            socket.as_os_str().len() <= MAX_SOCKET_PATH,
+            socket.as_os_str().len() <= crate::tools::shell::warm::MAX_SOCKET_PATH,
             "{}",
             socket.display()
         );

@@ -444,25 +444,83 @@ fn render(ctx: &ToolContext, ask: &Ask<'_>, outcome: Outcome) -> ToolResult {
     text_and_record(text, record, false)
 }
 
-/// What `edit`, `write` and `apply_patch` append with `diagnose: true`: the new
-/// errors of `path` after the change from `before` to `after`, worded as
-/// information. Trouble (no server, a timeout) is said, never an error of the edit.
-pub async fn after_edit(ctx: &ToolContext, shown: &str, before: &str, after: &str) -> String {
-    match edit_delta(ctx, shown, before, after).await {
-        Ok(new) if new.is_empty() => "\nNo new errors after this edit.".to_string(),
-        Ok(new) => {
-            let mut out = format!(
-                "\n{} after this edit:",
-                plural(new.len() as u64, "new error", "new errors")
-            );
-            for row in &new {
-                out.push('\n');
-                out.push_str(&row.render());
-            }
-            out
-        }
-        Err(e) => format!("\nDiagnostics unavailable after this edit: {e}"),
+/// The input field `edit`, `write` and `apply_patch` take to append diagnostics.
+pub const DIAGNOSE_FIELD: Field = Field::new(
+    "diagnose",
+    Kind::Bool,
+    "After the change, append the errors the language server reports that it did not before.",
+);
+
+/// Run `change` (a call of `edit`, `write` or `apply_patch` that may change
+/// `paths`, as given); with `diagnose: true` in `input`, append to its answer the
+/// new errors of each file it changed, worded as information: the change stands
+/// whatever they say, and trouble (no server, a timeout) is said, never an error
+/// of the change.
+pub async fn around_change(
+    ctx: &ToolContext,
+    input: &Value,
+    paths: Vec<String>,
+    change: impl std::future::Future<Output = ToolResult>,
+) -> ToolResult {
+    if input.get("diagnose") != Some(&Value::Bool(true)) {
+        return change.await;
     }
+    let mut before = Vec::new();
+    for p in paths {
+        let text = match ctx.confine(&p) {
+            Ok(abs) => ctx.fs.read_text(&abs).await.ok(),
+            Err(_) => None,
+        };
+        before.push((p, text));
+    }
+    let mut result = change.await;
+    if result.is_error {
+        return result;
+    }
+    let mut note = String::new();
+    let mut new_rows = Vec::new();
+    let mut trouble = Vec::new();
+    for (p, old) in before {
+        let Ok(abs) = ctx.confine(&p) else { continue };
+        let Ok(now) = ctx.fs.read_text(&abs).await else {
+            continue;
+        };
+        if old.as_deref() == Some(now.as_str()) {
+            continue;
+        }
+        match edit_delta(ctx, &p, old.as_deref().unwrap_or(""), &now).await {
+            Ok(rows) => new_rows.extend(rows),
+            Err(e) => trouble.push(format!("{p}: {e}")),
+        }
+    }
+    if new_rows.is_empty() && trouble.is_empty() {
+        note.push_str("\nNo new errors after this change.");
+    } else if !new_rows.is_empty() {
+        note.push_str(&format!(
+            "\n{} after this change:",
+            plural(new_rows.len() as u64, "new error", "new errors")
+        ));
+        for row in &new_rows {
+            note.push('\n');
+            note.push_str(&row.render());
+        }
+    }
+    for t in &trouble {
+        note.push_str(&format!("\nDiagnostics unavailable after this change: {t}"));
+    }
+    for block in &mut result.content {
+        match block {
+            crate::kernel::ToolContentBlock::Text(t) => t.push_str(&note),
+            crate::kernel::ToolContentBlock::Json(Value::Object(r)) => {
+                r.insert("newErrors".into(), json!(new_rows));
+                if !trouble.is_empty() {
+                    r.insert("diagnoseTrouble".into(), json!(trouble.join("; ")));
+                }
+            }
+            _ => {}
+        }
+    }
+    result
 }
 
 async fn edit_delta(

@@ -153,8 +153,17 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
             .min(lsp::MAX_TIMEOUT_MS),
     };
     match action {
-        "status" => return status(ctx),
-        "stop" => return stop(ctx),
+        "status" | "stop" => {
+            // Both block on the broker's socket (and `stop` on its job).
+            let ctx2 = ctx.clone();
+            let action = action.to_string();
+            return tokio::task::spawn_blocking(move || match action.as_str() {
+                "status" => status(&ctx2),
+                _ => stop(&ctx2),
+            })
+            .await
+            .map_err(|e| format!("lsp: {e}"))?;
+        }
         "workspace-symbols" => return workspace_symbols(ctx, &args, &call).await,
         _ => {}
     }

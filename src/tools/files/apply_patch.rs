@@ -80,6 +80,7 @@ const FIELDS: &[Field] = &[
         FieldKind::Bool,
         "Apply a unified diff backwards.",
     ),
+    crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
 
 #[async_trait]
@@ -89,7 +90,28 @@ impl Tool for ApplyPatchTool {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = Args::checked(&input);
+        // Every spelling of every path the patch names: those it changed are
+        // diagnosed, the others are passed over.
+        let mut paths = Vec::new();
+        if let Some(patch) = input["patch"]
+            .as_str()
+            .and_then(|t| patch_parse::parse(t).ok())
+        {
+            for f in &patch.files {
+                paths.extend(f.op.paths().iter().map(|p| p.to_string()));
+                if f.prefixed {
+                    paths.extend(f.stripped().paths().iter().map(|p| p.to_string()));
+                }
+            }
+        }
+        let change = self.run_plain(&input, ctx);
+        crate::tools::code::diagnose::around_change(ctx, &input, paths, change).await
+    }
+}
+
+impl ApplyPatchTool {
+    async fn run_plain(&self, input: &Value, ctx: &ToolContext) -> ToolResult {
+        let args = Args::checked(input);
         let parsed = (|| -> Result<_, String> {
             let patch = args.required_str("patch")?;
             let check = args.opt_bool("check")?.unwrap_or(false);

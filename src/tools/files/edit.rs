@@ -89,6 +89,7 @@ const FIELDS: &[Field] = &[
         Kind::Text,
         "Refuse unless the file's SHA-256 is this (read gives it).",
     ),
+    crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
 
 #[async_trait]
@@ -98,6 +99,16 @@ impl Tool for EditTool {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        let path = input["path"].as_str().map(str::to_string);
+        let change = self.run_plain(&input, ctx);
+        crate::tools::code::diagnose::around_change(ctx, &input, path.into_iter().collect(), change)
+            .await
+    }
+}
+
+impl EditTool {
+    async fn run_plain(&self, input: &Value, ctx: &ToolContext) -> ToolResult {
+        let input = input.clone();
         let outcome = async {
             let request = parse(&input)?;
             let checked = check(&request, ctx).await?;

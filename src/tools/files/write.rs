@@ -46,6 +46,7 @@ pub const META: ToolMeta = ToolMeta {
 const FIELDS: &[Field] = &[
     Field::required("path", Kind::Name, "File path."),
     Field::new("content", Kind::Text, "The whole new content."),
+    crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
 
 #[async_trait]
@@ -54,8 +55,23 @@ impl Tool for WriteTool {
         Some(&META)
     }
 
+    fn output_schema(&self) -> Option<JsonSchema> {
+        Some(crate::kernel::schema_text(include_str!(
+            "write.output.json"
+        )))
+    }
+
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = Args::checked(&input);
+        let path = input["path"].as_str().map(str::to_string);
+        let change = self.run_plain(&input, ctx);
+        crate::tools::code::diagnose::around_change(ctx, &input, path.into_iter().collect(), change)
+            .await
+    }
+}
+
+impl WriteTool {
+    async fn run_plain(&self, input: &Value, ctx: &ToolContext) -> ToolResult {
+        let args = Args::checked(input);
         let path = match args.required_str("path") {
             Ok(p) => p,
             Err(e) => return ToolResult::failure(e),
@@ -141,12 +157,6 @@ impl Tool for WriteTool {
             "sha256": crate::kernel::digest::sha256_hex(content.as_bytes()),
         });
         crate::tools::text_and_record(text, record, false)
-    }
-
-    fn output_schema(&self) -> Option<JsonSchema> {
-        Some(crate::kernel::schema_text(include_str!(
-            "write.output.json"
-        )))
     }
 }
 

@@ -32,7 +32,7 @@ use crate::state::jobs::{JobBook, JobTable};
 use crate::state::{StateDir, prepare_socket_dir, trusted_socket};
 
 /// The longest socket path used as is (`sun_path` holds 108 bytes with its NUL).
-const MAX_SOCKET_PATH: usize = 100;
+pub const MAX_SOCKET_PATH: usize = 100;
 
 /// One kind of warm helper: its name in messages, its socket inside the state
 /// folder, and the job book it runs in.

@@ -78,11 +78,20 @@ impl std::fmt::Display for RpcError {
 /// The code this client uses for "the server went away".
 pub const CONNECTION_CLOSED: i64 = -32099;
 
+/// The publications kept: the latest per document, the oldest document
+/// forgotten first when [`MAX_DOCS_PUBLISHED`] are kept (a flood of documents
+/// never crowds out the one a caller waits for, which is always the newest).
+#[derive(Default)]
+struct Store {
+    by_uri: HashMap<Url, Published>,
+    order: std::collections::VecDeque<Url>,
+}
+
 /// State the reader task and the callers share.
 #[derive(Default)]
 struct Shared {
     pending: std::sync::Mutex<HashMap<i64, oneshot::Sender<Answer>>>,
-    published: std::sync::Mutex<HashMap<Url, Published>>,
+    published: std::sync::Mutex<Store>,
     /// Bumped on every publication; waiters are woken through `changed`.
     seq: AtomicU64,
     changed: Notify,
@@ -191,11 +200,17 @@ impl Shared {
         let mut diagnostics = p.diagnostics;
         let dropped = diagnostics.len().saturating_sub(MAX_PER_DOC);
         diagnostics.truncate(MAX_PER_DOC);
-        let mut published = self.published.lock().expect("published lock");
-        if published.len() >= MAX_DOCS_PUBLISHED && !published.contains_key(&p.uri) {
-            return;
+        let mut store = self.published.lock().expect("published lock");
+        if !store.by_uri.contains_key(&p.uri) {
+            while store.by_uri.len() >= MAX_DOCS_PUBLISHED {
+                let Some(old) = store.order.pop_front() else {
+                    break;
+                };
+                store.by_uri.remove(&old);
+            }
+            store.order.push_back(p.uri.clone());
         }
-        published.insert(
+        store.by_uri.insert(
             p.uri,
             Published {
                 version: p.version,
@@ -204,7 +219,7 @@ impl Shared {
                 dropped,
             },
         );
-        drop(published);
+        drop(store);
         self.changed.notify_waiters();
     }
 
@@ -442,6 +457,7 @@ impl Connection {
             .published
             .lock()
             .expect("published lock")
+            .by_uri
             .get(uri)
             .cloned()
     }

@@ -251,7 +251,8 @@ impl Servers {
         for b in &builtins {
             let command: Vec<String> = b.command.iter().map(|s| s.to_string()).collect();
             if let Some(command) = resolve(&command) {
-                return Ok(spec(b.name, command, None));
+                let init = builtin_options(b.name, &command[0], root);
+                return Ok(spec(b.name, command, init));
             }
         }
         let options = builtins
@@ -303,6 +304,23 @@ impl Servers {
             ),
         }
     }
+}
+
+/// What a built-in server needs told at start. typescript-language-server
+/// needs a TypeScript: the project's own (`node_modules/typescript`) when it has
+/// one, which the server finds itself, else the one installed beside the server.
+fn builtin_options(name: &str, program: &str, root: &Path) -> Option<Value> {
+    if name != "typescript-language-server" || root.join("node_modules/typescript").is_dir() {
+        return None;
+    }
+    // .../node_modules/.bin/typescript-language-server → .../node_modules/
+    // typescript-language-server/lib/cli.mjs: three levels up is node_modules.
+    let real = std::fs::canonicalize(program).ok()?;
+    let modules = real.parent()?.parent()?.parent()?;
+    let tsserver = modules.join("typescript/lib/tsserver.js");
+    tsserver
+        .is_file()
+        .then(|| serde_json::json!({"tsserver": {"path": tsserver}}))
 }
 
 /// `command` with its program found on `PATH` (a path with a `/` is taken as
