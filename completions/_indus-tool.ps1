@@ -68,6 +68,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) and wait: output and exit status (non-zero is an error).')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.')
+            [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).')
             [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.')
@@ -95,6 +97,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
+            [CompletionResult]::new('lsp-broker', 'lsp-broker', [CompletionResultType]::ParameterValue, 'The warm language-server broker itself (started by diagnose and lsp)')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or install it where the shell looks')
@@ -235,6 +238,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File path.')
             [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The whole new content.')
+            [CompletionResult]::new('--diagnose', '--diagnose', [CompletionResultType]::ParameterName, 'Append new language-server errors.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -247,6 +251,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--replace-all', '--replace-all', [CompletionResultType]::ParameterName, 'Replace every occurrence.')
             [CompletionResult]::new('--edits', '--edits', [CompletionResultType]::ParameterName, '[{oldText, newText}] instead, each matched against the file as it was.')
             [CompletionResult]::new('--expect-sha256', '--expect-sha256', [CompletionResultType]::ParameterName, 'Refuse unless the file''s SHA-256 is this (read gives it).')
+            [CompletionResult]::new('--diagnose', '--diagnose', [CompletionResultType]::ParameterName, 'Append new language-server errors.')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -279,10 +284,39 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;diagnose' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Files (default: those of the last change).')
+            [CompletionResult]::new('--new', '--new', [CompletionResultType]::ParameterName, 'Only new ones.')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Checkpoint node to compare from.')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Baseline file (implies new).')
+            [CompletionResult]::new('--save-baseline', '--save-baseline', [CompletionResultType]::ParameterName, 'Write a baseline file.')
+            [CompletionResult]::new('--severity', '--severity', [CompletionResultType]::ParameterName, 'Least severity shown (default warning). [one of: error, warning, information, hint]')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Server name.')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Default 60000.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;lsp' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'What to ask. [one of: definition, references, hover, symbols, workspace-symbols, rename, status, stop]')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'PATH:LINE:COL (symbols: PATH).')
+            [CompletionResult]::new('--query', '--query', [CompletionResultType]::ParameterName, 'workspace-symbols: name.')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'workspace-symbols: a file of the language.')
+            [CompletionResult]::new('--new-name', '--new-name', [CompletionResultType]::ParameterName, 'rename: new name.')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'rename: diff only.')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Server name.')
+            [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Default 60000.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'indus-tool;apply_patch' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--patch', '--patch', [CompletionResultType]::ParameterName, 'Patch text.')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Only test whether it applies.')
+            [CompletionResult]::new('--diagnose', '--diagnose', [CompletionResultType]::ParameterName, 'Append new language-server errors.')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Apply a unified diff in reverse (patch -R, git apply -R)')
             [CompletionResult]::new('--reverse', '--reverse', [CompletionResultType]::ParameterName, 'Apply a unified diff in reverse (patch -R, git apply -R)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -637,6 +671,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'indus-tool;lsp-broker' {
+            [CompletionResult]::new('--idle', '--idle', [CompletionResultType]::ParameterName, 'idle')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'indus-tool;checkpoint' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -755,6 +795,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('bash', 'bash', [CompletionResultType]::ParameterValue, 'Run a shell command (sh -c) and wait: output and exit status (non-zero is an error).')
             [CompletionResult]::new('process', 'process', [CompletionResultType]::ParameterValue, 'Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.')
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.')
+            [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.')
+            [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).')
             [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.')
@@ -782,6 +824,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('batch', 'batch', [CompletionResultType]::ParameterValue, 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble')
+            [CompletionResult]::new('lsp-broker', 'lsp-broker', [CompletionResultType]::ParameterValue, 'The warm language-server broker itself (started by diagnose and lsp)')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands')
             [CompletionResult]::new('trust', 'trust', [CompletionResultType]::ParameterValue, 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script, or install it where the shell looks')
@@ -823,6 +866,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;todo_set' {
+            break
+        }
+        'indus-tool;help;diagnose' {
+            break
+        }
+        'indus-tool;help;lsp' {
             break
         }
         'indus-tool;help;apply_patch' {
@@ -940,6 +989,9 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;diff' {
+            break
+        }
+        'indus-tool;help;lsp-broker' {
             break
         }
         'indus-tool;help;checkpoint' {

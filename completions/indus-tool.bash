@@ -43,6 +43,9 @@ _indus__tool() {
             indus__tool,describe)
                 cmd="indus__tool__subcmd__describe"
                 ;;
+            indus__tool,diagnose)
+                cmd="indus__tool__subcmd__diagnose"
+                ;;
             indus__tool,diff)
                 cmd="indus__tool__subcmd__diff"
                 ;;
@@ -72,6 +75,12 @@ _indus__tool() {
                 ;;
             indus__tool,ls)
                 cmd="indus__tool__subcmd__ls"
+                ;;
+            indus__tool,lsp)
+                cmd="indus__tool__subcmd__lsp"
+                ;;
+            indus__tool,lsp-broker)
+                cmd="indus__tool__subcmd__lsp__subcmd__broker"
                 ;;
             indus__tool,man)
                 cmd="indus__tool__subcmd__man"
@@ -223,6 +232,9 @@ _indus__tool() {
             indus__tool__subcmd__help,describe)
                 cmd="indus__tool__subcmd__help__subcmd__describe"
                 ;;
+            indus__tool__subcmd__help,diagnose)
+                cmd="indus__tool__subcmd__help__subcmd__diagnose"
+                ;;
             indus__tool__subcmd__help,diff)
                 cmd="indus__tool__subcmd__help__subcmd__diff"
                 ;;
@@ -252,6 +264,12 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,ls)
                 cmd="indus__tool__subcmd__help__subcmd__ls"
+                ;;
+            indus__tool__subcmd__help,lsp)
+                cmd="indus__tool__subcmd__help__subcmd__lsp"
+                ;;
+            indus__tool__subcmd__help,lsp-broker)
+                cmd="indus__tool__subcmd__help__subcmd__lsp__subcmd__broker"
                 ;;
             indus__tool__subcmd__help,man)
                 cmd="indus__tool__subcmd__help__subcmd__man"
@@ -443,7 +461,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --allow-protected --allow-outside --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --allow-private-network --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
+            opts="-h -V --format --cwd --root --allow-protected --allow-outside --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --allow-private-network --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,7 +571,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__apply_patch)
-            opts="-R -h --json --reverse --patch --check --help"
+            opts="-R -h --json --reverse --patch --check --diagnose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -568,6 +586,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --diagnose)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
@@ -1010,6 +1032,56 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__diagnose)
+            opts="-h --json --paths --new --since --baseline --save-baseline --severity --server --timeout-ms --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --severity)
+                    COMPREPLY=($(compgen -W "error warning information hint" -- "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__diff)
             opts="-u -q -r -U -h --unified --brief --recursive --unified-context --context --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1037,7 +1109,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__edit)
-            opts="-h --json --path --old-text --new-text --replace-all --edits --expect-sha256 --help"
+            opts="-h --json --path --old-text --new-text --replace-all --edits --expect-sha256 --diagnose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1069,6 +1141,10 @@ _indus__tool() {
                     ;;
                 --expect-sha256)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnose)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1345,7 +1421,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff checkpoint trust completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1582,6 +1658,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__diagnose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1709,6 +1799,34 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__lsp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__lsp__subcmd__broker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2236,6 +2354,74 @@ _indus__tool() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__lsp)
+            opts="-h --json --action --at --query --path --new-name --check --server --timeout-ms --help definition references hover symbols workspace-symbols rename status stop"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --action)
+                    COMPREPLY=($(compgen -W "definition references hover symbols workspace-symbols rename status stop" -- "${cur}"))
+                    return 0
+                    ;;
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__lsp__subcmd__broker)
+            opts="-h --idle --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --idle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3249,7 +3435,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__write)
-            opts="-h --json --path --content --help"
+            opts="-h --json --path --content --diagnose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3265,6 +3451,10 @@ _indus__tool() {
                     ;;
                 --content)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diagnose)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)

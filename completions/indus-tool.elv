@@ -65,6 +65,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand bash 'Run a shell command (sh -c) and wait: output and exit status (non-zero is an error).'
             cand process 'Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.'
             cand todo_set 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.'
+            cand diagnose 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.'
+            cand lsp 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).'
             cand apply_patch 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.'
             cand todo 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).'
             cand bg-process 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.'
@@ -92,6 +94,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+            cand lsp-broker 'The warm language-server broker itself (started by diagnose and lsp)'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands'
             cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
@@ -224,6 +227,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'File path.'
             cand --content 'The whole new content.'
+            cand --diagnose 'Append new language-server errors.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -235,6 +239,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --replace-all 'Replace every occurrence.'
             cand --edits '[{oldText, newText}] instead, each matched against the file as it was.'
             cand --expect-sha256 'Refuse unless the file''s SHA-256 is this (read gives it).'
+            cand --diagnose 'Append new language-server errors.'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -263,10 +268,37 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;diagnose'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --paths 'Files (default: those of the last change).'
+            cand --new 'Only new ones.'
+            cand --since 'Checkpoint node to compare from.'
+            cand --baseline 'Baseline file (implies new).'
+            cand --save-baseline 'Write a baseline file.'
+            cand --severity 'Least severity shown (default warning). [one of: error, warning, information, hint]'
+            cand --server 'Server name.'
+            cand --timeout-ms 'Default 60000.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;lsp'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand --action 'What to ask. [one of: definition, references, hover, symbols, workspace-symbols, rename, status, stop]'
+            cand --at 'PATH:LINE:COL (symbols: PATH).'
+            cand --query 'workspace-symbols: name.'
+            cand --path 'workspace-symbols: a file of the language.'
+            cand --new-name 'rename: new name.'
+            cand --check 'rename: diff only.'
+            cand --server 'Server name.'
+            cand --timeout-ms 'Default 60000.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'indus-tool;apply_patch'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --patch 'Patch text.'
             cand --check 'Only test whether it applies.'
+            cand --diagnose 'Append new language-server errors.'
             cand -R 'Apply a unified diff in reverse (patch -R, git apply -R)'
             cand --reverse 'Apply a unified diff in reverse (patch -R, git apply -R)'
             cand -h 'Print help (see more with ''--help'')'
@@ -574,6 +606,11 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'indus-tool;lsp-broker'= {
+            cand --idle 'idle'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'indus-tool;checkpoint'= {
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -672,6 +709,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand bash 'Run a shell command (sh -c) and wait: output and exit status (non-zero is an error).'
             cand process 'Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.'
             cand todo_set 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.'
+            cand diagnose 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.'
+            cand lsp 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).'
             cand apply_patch 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.'
             cand todo 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).'
             cand bg-process 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.'
@@ -699,6 +738,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand batch 'Answer JSONL ToolCalls from stdin with JSONL ToolOutcomes on stdout, one line each, flushed as they are written'
             cand mcp 'Serve the selected tools as an MCP server on stdio (tools/list, tools/call, cancellation), until stdin closes; or inspect the MCP servers whose tools are grafted'
             cand diff 'Unified diff of two files (or with -r two trees), with the engine edit uses; exit 0 when equal, 1 when different, 2 on trouble'
+            cand lsp-broker 'The warm language-server broker itself (started by diagnose and lsp)'
             cand checkpoint 'List, diff, rewind or drop the checkpoints --checkpoint recorded for file tools and commands'
             cand trust 'Trust this project''s configuration files (MCP servers, agents, approval policy) as they are now, list or revoke trust'
             cand completions 'Print a shell completion script, or install it where the shell looks'
@@ -728,6 +768,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;process'= {
         }
         &'indus-tool;help;todo_set'= {
+        }
+        &'indus-tool;help;diagnose'= {
+        }
+        &'indus-tool;help;lsp'= {
         }
         &'indus-tool;help;apply_patch'= {
         }
@@ -809,6 +853,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;mcp;broker'= {
         }
         &'indus-tool;help;diff'= {
+        }
+        &'indus-tool;help;lsp-broker'= {
         }
         &'indus-tool;help;checkpoint'= {
             cand list 'The nodes, oldest first, with their time and the files they touched (size before, or why not kept)'

@@ -289,6 +289,8 @@ export interface WriteInput {
   path: string;
   /** The whole new content. */
   content?: string;
+  /** Append new language-server errors. */
+  diagnose?: boolean;
 }
 
 /**
@@ -303,6 +305,10 @@ export interface WriteOutput {
   bytes: number;
   /** SHA-256 (lower-case hex) of the file as written: the value edit's expectSha256 accepts. */
   sha256: string;
+  /** With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them). */
+  newErrors?: Array<Record<string, unknown>>;
+  /** With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands. */
+  diagnoseTrouble?: string;
 }
 
 // edit
@@ -325,6 +331,8 @@ export interface EditInput {
   }[];
   /** Refuse unless the file's SHA-256 is this (read gives it). */
   expectSha256?: string;
+  /** Append new language-server errors. */
+  diagnose?: boolean;
 }
 
 /**
@@ -343,6 +351,10 @@ export interface EditOutput {
   matches?: Array<"exact" | "line-trimmed" | "indent-shifted" | "first-line-indent" | "gutter-stripped" | "typography">;
   /** A unified diff that patch and git apply accept. */
   diff: string;
+  /** With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them). */
+  newErrors?: Array<Record<string, unknown>>;
+  /** With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands. */
+  diagnoseTrouble?: string;
 }
 
 // bash
@@ -485,6 +497,113 @@ export interface TodoSetOutput {
   omitted?: number;
 }
 
+// diagnose
+
+/** Input of `diagnose`. */
+export interface DiagnoseInput {
+  /** Files (default: those of the last change). */
+  paths?: string[];
+  /** Only new ones. */
+  new?: boolean;
+  /** Checkpoint node to compare from. */
+  since?: string;
+  /** Baseline file (implies new). */
+  baseline?: string;
+  /** Write a baseline file. */
+  saveBaseline?: string;
+  /** Least severity shown (default warning). */
+  severity?: "error" | "warning" | "information" | "hint";
+  /** Server name. */
+  server?: string;
+  /** Default 60000. */
+  timeoutMs?: number;
+}
+
+/**
+ * The `output` of a successful `diagnose` call.
+ *
+ * The diagnostics shown (all at or above the severity asked, or with new/baseline only the new ones), the fixed ones, and the servers that settled them.
+ */
+export interface DiagnoseOutput {
+  /** Errors shown (new errors with new/baseline): 0 is exit status 0, more is 1. */
+  count: number;
+  /** Files checked. */
+  files: number;
+  /** One diagnostic each, in file order. */
+  rows: {
+    path: string;
+    line: number;
+    /** 1-based byte column. */
+    column: number;
+    severity: "error" | "warning" | "information" | "hint";
+    code?: string;
+    /** What produced it (Pyright, clang, compiler). */
+    source?: string;
+    message: string;
+    /** The line's content, trimmed: what the delta keys on with code and message. */
+    lineText: string;
+  }[];
+  /** new/baseline: diagnostics of the earlier state that are gone. */
+  fixed?: Array<Record<string, unknown>>;
+  /** new/baseline: diagnostics present before and now (lines may have moved). */
+  unchanged?: number;
+  /** Each server used: name, pid, cold (started by this call), startMs, waitMs, totalMs, restarted (why, when it died and was started again), settledBy. */
+  servers: Array<Record<string, unknown>>;
+  /** The baseline file written. */
+  savedBaseline?: string;
+  /** Rows left out to fit the output ceiling. */
+  omitted?: number;
+}
+
+// lsp
+
+/** Input of `lsp`. */
+export interface LspInput {
+  /** What to ask. */
+  action: "definition" | "references" | "hover" | "symbols" | "workspace-symbols" | "rename" | "status" | "stop";
+  /** PATH:LINE:COL (symbols: PATH). */
+  at?: string;
+  /** workspace-symbols: name. */
+  query?: string;
+  /** workspace-symbols: a file of the language. */
+  path?: string;
+  /** rename: new name. */
+  newName?: string;
+  /** rename: diff only. */
+  check?: boolean;
+  /** Server name. */
+  server?: string;
+  /** Default 60000. */
+  timeoutMs?: number;
+}
+
+/**
+ * The `output` of a successful `lsp` call.
+ *
+ * definition, references, symbols, workspace-symbols: {count, rows}; hover: {count, contents}; rename: {count, files, diff, written}; status: {running, pid, count, servers}; stop: {stopped, count}.
+ */
+export interface LspOutput {
+  /** Rows, files renamed in, or servers. */
+  count: number;
+  /** One location or symbol each: path, line, column (1-based byte column), and text (the line) or kind, name, detail, depth, container. */
+  rows?: Array<Record<string, unknown>>;
+  /** hover: the server's text. */
+  contents?: string;
+  /** rename: the files changed (or that would be). */
+  files?: string[];
+  /** rename: the unified diff. */
+  diff?: string;
+  /** rename: whether the files were written. */
+  written?: boolean;
+  running?: boolean;
+  pid?: number;
+  servers?: Array<Record<string, unknown>>;
+  stopped?: boolean;
+  omitted?: number;
+  /** What the checkpoint of this call could not do. */
+  checkpoint?: string;
+}
+
 // apply_patch
 
 /** Input of `apply_patch`. */
@@ -495,6 +614,8 @@ export interface ApplyPatchInput {
   check?: boolean;
   /** Apply a unified diff backwards. */
   reverse?: boolean;
+  /** Append new language-server errors. */
+  diagnose?: boolean;
 }
 
 /**
@@ -528,6 +649,10 @@ export interface ApplyPatchOutput {
   }[];
   /** Files left out to fit the output budget (absent when none). */
   omitted?: number;
+  /** With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them). */
+  newErrors?: Array<Record<string, unknown>>;
+  /** With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands. */
+  diagnoseTrouble?: string;
 }
 
 // todo
@@ -894,6 +1019,8 @@ export type ToolName =
   | "bash"
   | "process"
   | "todo_set"
+  | "diagnose"
+  | "lsp"
   | "apply_patch"
   | "todo"
   | "bg-process"
@@ -1018,6 +1145,24 @@ export abstract class ToolMethods {
    */
   todo_set(input: TodoSetInput, options?: CallOptions): Promise<TodoSetOutput> {
     return this.typedCall("todo_set", input ?? {}, options);
+  }
+
+  /**
+   * Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows. new: only what the last change (or a baseline) made new.
+   *
+   * @throws {ToolError} when the tool reports an error.
+   */
+  diagnose(input?: DiagnoseInput, options?: CallOptions): Promise<DiagnoseOutput> {
+    return this.typedCall("diagnose", input ?? {}, options);
+  }
+
+  /**
+   * The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only). status, stop: the warm servers.
+   *
+   * @throws {ToolError} when the tool reports an error.
+   */
+  lsp(input: LspInput, options?: CallOptions): Promise<LspOutput> {
+    return this.typedCall("lsp", input ?? {}, options);
   }
 
   /**

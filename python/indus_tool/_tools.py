@@ -31,6 +31,9 @@ __all__ = [
     "CheckpointRewindInput",
     "CheckpointRewindOutput",
     "CheckpointRewindOutputSkippedItem",
+    "DiagnoseInput",
+    "DiagnoseOutput",
+    "DiagnoseOutputRowsItem",
     "EditInput",
     "EditInputEditsItem",
     "EditOutput",
@@ -48,6 +51,8 @@ __all__ = [
     "LsInput",
     "LsOutput",
     "LsOutputEntriesItem",
+    "LspInput",
+    "LspOutput",
     "MemoryInput",
     "MemoryOutput",
     "ProcessInput",
@@ -377,17 +382,26 @@ class _WriteInputRequired(TypedDict):
 class WriteInput(_WriteInputRequired, total=False):
     content: str
     """The whole new content."""
+    diagnose: bool
+    """Append new language-server errors."""
 
 
-class WriteOutput(TypedDict):
-    """What was written."""
-
+class _WriteOutputRequired(TypedDict):
     path: str
     """The path as given."""
     bytes: int
     """Bytes written (the content, verbatim)."""
     sha256: str
     """SHA-256 (lower-case hex) of the file as written: the value edit's expectSha256 accepts."""
+
+
+class WriteOutput(_WriteOutputRequired, total=False):
+    """What was written."""
+
+    newErrors: List[Dict[str, Any]]
+    """With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them)."""
+    diagnoseTrouble: str
+    """With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands."""
 
 
 class _EditInputEditsItemRequired(TypedDict):
@@ -415,6 +429,8 @@ class EditInput(_EditInputRequired, total=False):
     """[{oldText, newText}] instead, each matched against the file as it was."""
     expectSha256: str
     """Refuse unless the file's SHA-256 is this (read gives it)."""
+    diagnose: bool
+    """Append new language-server errors."""
 
 
 class _EditOutputRequired(TypedDict):
@@ -433,6 +449,10 @@ class EditOutput(_EditOutputRequired, total=False):
 
     matches: List[Literal["exact", "line-trimmed", "indent-shifted", "first-line-indent", "gutter-stripped", "typography"]]
     """With edits: each edit's stage, in order."""
+    newErrors: List[Dict[str, Any]]
+    """With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them)."""
+    diagnoseTrouble: str
+    """With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands."""
 
 
 class _BashInputRequired(TypedDict):
@@ -587,6 +607,115 @@ class TodoSetOutput(_TodoSetOutputRequired, total=False):
     """Items left out to fit the output budget (absent when none)."""
 
 
+class DiagnoseInput(TypedDict, total=False):
+    paths: List[str]
+    """Files (default: those of the last change)."""
+    new: bool
+    """Only new ones."""
+    since: str
+    """Checkpoint node to compare from."""
+    baseline: str
+    """Baseline file (implies new)."""
+    saveBaseline: str
+    """Write a baseline file."""
+    severity: Literal["error", "warning", "information", "hint"]
+    """Least severity shown (default warning)."""
+    server: str
+    """Server name."""
+    timeoutMs: float
+    """Default 60000."""
+
+
+class _DiagnoseOutputRowsItemRequired(TypedDict):
+    path: str
+    line: int
+    column: int
+    """1-based byte column."""
+    severity: Literal["error", "warning", "information", "hint"]
+    message: str
+    lineText: str
+    """The line's content, trimmed: what the delta keys on with code and message."""
+
+
+class DiagnoseOutputRowsItem(_DiagnoseOutputRowsItemRequired, total=False):
+    code: str
+    source: str
+    """What produced it (Pyright, clang, compiler)."""
+
+
+class _DiagnoseOutputRequired(TypedDict):
+    count: int
+    """Errors shown (new errors with new/baseline): 0 is exit status 0, more is 1."""
+    files: int
+    """Files checked."""
+    rows: List[DiagnoseOutputRowsItem]
+    """One diagnostic each, in file order."""
+    servers: List[Dict[str, Any]]
+    """Each server used: name, pid, cold (started by this call), startMs, waitMs, totalMs, restarted (why, when it died and was started again), settledBy."""
+
+
+class DiagnoseOutput(_DiagnoseOutputRequired, total=False):
+    """The diagnostics shown (all at or above the severity asked, or with new/baseline only the new ones), the fixed ones, and the servers that settled them."""
+
+    fixed: List[Dict[str, Any]]
+    """new/baseline: diagnostics of the earlier state that are gone."""
+    unchanged: int
+    """new/baseline: diagnostics present before and now (lines may have moved)."""
+    savedBaseline: str
+    """The baseline file written."""
+    omitted: int
+    """Rows left out to fit the output ceiling."""
+
+
+class _LspInputRequired(TypedDict):
+    action: Literal["definition", "references", "hover", "symbols", "workspace-symbols", "rename", "status", "stop"]
+    """What to ask."""
+
+
+class LspInput(_LspInputRequired, total=False):
+    at: str
+    """PATH:LINE:COL (symbols: PATH)."""
+    query: str
+    """workspace-symbols: name."""
+    path: str
+    """workspace-symbols: a file of the language."""
+    newName: str
+    """rename: new name."""
+    check: bool
+    """rename: diff only."""
+    server: str
+    """Server name."""
+    timeoutMs: float
+    """Default 60000."""
+
+
+class _LspOutputRequired(TypedDict):
+    count: int
+    """Rows, files renamed in, or servers."""
+
+
+class LspOutput(_LspOutputRequired, total=False):
+    """definition, references, symbols, workspace-symbols: {count, rows}; hover: {count, contents}; rename: {count, files, diff, written}; status: {running, pid, count, servers}; stop: {stopped, count}."""
+
+    rows: List[Dict[str, Any]]
+    """One location or symbol each: path, line, column (1-based byte column), and text (the line) or kind, name, detail, depth, container."""
+    contents: str
+    """hover: the server's text."""
+    files: List[str]
+    """rename: the files changed (or that would be)."""
+    diff: str
+    """rename: the unified diff."""
+    written: bool
+    """rename: whether the files were written."""
+    running: bool
+    pid: int
+    servers: List[Dict[str, Any]]
+    stopped: bool
+    omitted: int
+    checkpoint: str
+    """What the checkpoint of this call could not do."""
+
+
 class _ApplyPatchInputRequired(TypedDict):
     patch: str
     """Patch text."""
@@ -597,6 +726,8 @@ class ApplyPatchInput(_ApplyPatchInputRequired, total=False):
     """Only test whether it applies."""
     reverse: bool
     """Apply a unified diff backwards."""
+    diagnose: bool
+    """Append new language-server errors."""
 
 
 class _ApplyPatchOutputFilesItemHunksItemRequired(TypedDict):
@@ -628,6 +759,10 @@ class ApplyPatchOutput(_ApplyPatchOutputRequired, total=False):
 
     omitted: int
     """Files left out to fit the output budget (absent when none)."""
+    newErrors: List[Dict[str, Any]]
+    """With diagnose: the errors the language server reports after the change that it did not before (rows as diagnose gives them)."""
+    diagnoseTrouble: str
+    """With diagnose: why no diagnostics could be had (no server, a timeout); the change itself stands."""
 
 
 class _TodoInputItemsItemRequired(TypedDict):
@@ -999,6 +1134,8 @@ TOOL_NAMES = (
     "bash",
     "process",
     "todo_set",
+    "diagnose",
+    "lsp",
     "apply_patch",
     "todo",
     "bg-process",
@@ -1101,17 +1238,18 @@ class Tools:
         """
         return self._typed("todo_read", {}, checkpoint_turn)
 
-    def write(self, *, path: str, content: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
+    def write(self, *, path: str, content: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
         """Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit.
 
         Args:
             path: File path.
             content: The whole new content.
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("write", {"path": path, "content": content}, checkpoint_turn)
+        return self._typed("write", {"path": path, "content": content, "diagnose": diagnose}, checkpoint_turn)
 
-    def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
+    def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
         """Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none.
 
         Args:
@@ -1121,9 +1259,10 @@ class Tools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256}, checkpoint_turn)
+        return self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "diagnose": diagnose}, checkpoint_turn)
 
     def bash(self, *, command: str, timeoutMs: Optional[float] = None, cwd: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> BashOutput:
         """Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.
@@ -1158,16 +1297,49 @@ class Tools:
         """
         return self._typed("todo_set", {"items": items}, checkpoint_turn)
 
-    def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
+    def diagnose(self, *, paths: Optional[List[str]] = None, new: Optional[bool] = None, since: Optional[str] = None, baseline: Optional[str] = None, saveBaseline: Optional[str] = None, severity: Optional[Literal["error", "warning", "information", "hint"]] = None, server: Optional[str] = None, timeoutMs: Optional[float] = None, checkpoint_turn: Optional[str] = None) -> DiagnoseOutput:
+        """Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows. new: only what the last change (or a baseline) made new.
+
+        Args:
+            paths: Files (default: those of the last change).
+            new: Only new ones.
+            since: Checkpoint node to compare from.
+            baseline: Baseline file (implies new).
+            saveBaseline: Write a baseline file.
+            severity: Least severity shown (default warning).
+            server: Server name.
+            timeoutMs: Default 60000.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return self._typed("diagnose", {"paths": paths, "new": new, "since": since, "baseline": baseline, "saveBaseline": saveBaseline, "severity": severity, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    def lsp(self, *, action: Literal["definition", "references", "hover", "symbols", "workspace-symbols", "rename", "status", "stop"], at: Optional[str] = None, query: Optional[str] = None, path: Optional[str] = None, newName: Optional[str] = None, check: Optional[bool] = None, server: Optional[str] = None, timeoutMs: Optional[float] = None, checkpoint_turn: Optional[str] = None) -> LspOutput:
+        """The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only). status, stop: the warm servers.
+
+        Args:
+            action: What to ask.
+            at: PATH:LINE:COL (symbols: PATH).
+            query: workspace-symbols: name.
+            path: workspace-symbols: a file of the language.
+            newName: rename: new name.
+            check: rename: diff only.
+            server: Server name.
+            timeoutMs: Default 60000.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.
 
         Args:
             patch: Patch text.
             check: Only test whether it applies.
             reverse: Apply a unified diff backwards.
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("apply_patch", {"patch": patch, "check": check, "reverse": reverse}, checkpoint_turn)
+        return self._typed("apply_patch", {"patch": patch, "check": check, "reverse": reverse, "diagnose": diagnose}, checkpoint_turn)
 
     def todo(self, *, action: Literal["read", "set"], items: Optional[List[TodoInputItemsItem]] = None, checkpoint_turn: Optional[str] = None) -> TodoOutput:
         """A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two.
@@ -1357,17 +1529,18 @@ class AsyncTools:
         """
         return await self._typed("todo_read", {}, checkpoint_turn)
 
-    async def write(self, *, path: str, content: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
+    async def write(self, *, path: str, content: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
         """Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit.
 
         Args:
             path: File path.
             content: The whole new content.
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("write", {"path": path, "content": content}, checkpoint_turn)
+        return await self._typed("write", {"path": path, "content": content, "diagnose": diagnose}, checkpoint_turn)
 
-    async def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
+    async def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
         """Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none.
 
         Args:
@@ -1377,9 +1550,10 @@ class AsyncTools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256}, checkpoint_turn)
+        return await self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "diagnose": diagnose}, checkpoint_turn)
 
     async def bash(self, *, command: str, timeoutMs: Optional[float] = None, cwd: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> BashOutput:
         """Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.
@@ -1414,16 +1588,49 @@ class AsyncTools:
         """
         return await self._typed("todo_set", {"items": items}, checkpoint_turn)
 
-    async def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
+    async def diagnose(self, *, paths: Optional[List[str]] = None, new: Optional[bool] = None, since: Optional[str] = None, baseline: Optional[str] = None, saveBaseline: Optional[str] = None, severity: Optional[Literal["error", "warning", "information", "hint"]] = None, server: Optional[str] = None, timeoutMs: Optional[float] = None, checkpoint_turn: Optional[str] = None) -> DiagnoseOutput:
+        """Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows. new: only what the last change (or a baseline) made new.
+
+        Args:
+            paths: Files (default: those of the last change).
+            new: Only new ones.
+            since: Checkpoint node to compare from.
+            baseline: Baseline file (implies new).
+            saveBaseline: Write a baseline file.
+            severity: Least severity shown (default warning).
+            server: Server name.
+            timeoutMs: Default 60000.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return await self._typed("diagnose", {"paths": paths, "new": new, "since": since, "baseline": baseline, "saveBaseline": saveBaseline, "severity": severity, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    async def lsp(self, *, action: Literal["definition", "references", "hover", "symbols", "workspace-symbols", "rename", "status", "stop"], at: Optional[str] = None, query: Optional[str] = None, path: Optional[str] = None, newName: Optional[str] = None, check: Optional[bool] = None, server: Optional[str] = None, timeoutMs: Optional[float] = None, checkpoint_turn: Optional[str] = None) -> LspOutput:
+        """The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only). status, stop: the warm servers.
+
+        Args:
+            action: What to ask.
+            at: PATH:LINE:COL (symbols: PATH).
+            query: workspace-symbols: name.
+            path: workspace-symbols: a file of the language.
+            newName: rename: new name.
+            check: rename: diff only.
+            server: Server name.
+            timeoutMs: Default 60000.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return await self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    async def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.
 
         Args:
             patch: Patch text.
             check: Only test whether it applies.
             reverse: Apply a unified diff backwards.
+            diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("apply_patch", {"patch": patch, "check": check, "reverse": reverse}, checkpoint_turn)
+        return await self._typed("apply_patch", {"patch": patch, "check": check, "reverse": reverse, "diagnose": diagnose}, checkpoint_turn)
 
     async def todo(self, *, action: Literal["read", "set"], items: Optional[List[TodoInputItemsItem]] = None, checkpoint_turn: Optional[str] = None) -> TodoOutput:
         """A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set's: action read, or set (replace whole). Use one of the two.

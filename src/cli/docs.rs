@@ -394,7 +394,8 @@ pub fn write_man_pages(
         Ok(())
     };
     render(cmd.clone(), format!("{BIN_NAME}.1"))?;
-    for sub in cmd.get_subcommands() {
+    // A hidden command (the brokers' own) is no reader's: no page.
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         // The page is `indus-tool-grep(1)`, as git's are `git-commit(1)`, but its
         // SYNOPSIS shows the command as typed: clap_mangen writes the bin name
         // there, and the title and NAME from the command's name.

@@ -133,7 +133,7 @@ pub fn rows_of(path: &str, text: &str, diagnostics: &[Value]) -> Vec<Row> {
             }
         })
         .collect();
-    rows.sort_by(|a, b| (a.line, a.column).cmp(&(b.line, b.column)));
+    rows.sort_by_key(|r| (r.line, r.column));
     rows
 }
 

@@ -37,44 +37,24 @@ const FIELDS: &[Field] = &[
     Field::new(
         "paths",
         Kind::Strings,
-        "Files to check (default: the files the session's last change touched).",
+        "Files (default: those of the last change).",
     ),
-    Field::new(
-        "new",
-        Kind::Bool,
-        "Only diagnostics new since the earlier state (baseline, or before the change).",
-    ),
-    Field::new(
-        "since",
-        Kind::Name,
-        "Checkpoint node: the changes from it on (files and earlier state).",
-    ),
-    Field::new(
-        "baseline",
-        Kind::Name,
-        "Baseline file to compare with (implies new).",
-    ),
-    Field::new(
-        "saveBaseline",
-        Kind::Name,
-        "Write the current diagnostics here as a baseline.",
-    ),
+    Field::new("new", Kind::Bool, "Only new ones."),
+    Field::new("since", Kind::Name, "Checkpoint node to compare from."),
+    Field::new("baseline", Kind::Name, "Baseline file (implies new)."),
+    Field::new("saveBaseline", Kind::Name, "Write a baseline file."),
     Field::new(
         "severity",
         Kind::Enum(SEVERITIES),
-        "Least severity shown (default warning); only errors set the exit status.",
+        "Least severity shown (default warning).",
     ),
-    Field::new(
-        "server",
-        Kind::Name,
-        "Language server to use, by name (pyright, pylsp, clangd…).",
-    ),
+    Field::new("server", Kind::Name, "Server name."),
     Field::new(
         "timeoutMs",
         Kind::Millis {
             max: lsp::MAX_TIMEOUT_MS,
         },
-        "How long the server may take to start and settle (default 60000).",
+        "Default 60000.",
     ),
 ];
 
@@ -84,7 +64,7 @@ pub const META: ToolMeta = ToolMeta {
     fields: FIELDS,
     output: Some(include_str!("diagnose.output.json")),
     heavy: true,
-    description: "Errors and warnings of files from their language server (pyright, typescript-language-server, gopls, clangd, rust-analyzer, pylsp), settled for the text just sent, as PATH:LINE:COL: error[CODE] message rows.\n\nWhen to use: after an edit, to know whether it broke the code; `new: true` shows only what is new since before the last change (or a baseline).\n\nWhen NOT to use: to run tests or a build (use bash).\n\nExamples: {\"paths\": [\"src/app.py\"]}; {\"new\": true} (files of the last change); {\"paths\": [\"main.go\"], \"baseline\": \"diag.json\"}",
+    description: "Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows. new: only what the last change (or a baseline) made new.",
     ..ToolMeta::new(
         "diagnose",
         "Diagnostics from language servers",
@@ -147,7 +127,7 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
     };
     let mut docs = Vec::new();
     if paths.is_empty() {
-        for (abs, _) in changes.as_ref().map(|c| c.as_slice()).unwrap_or_default() {
+        for (abs, _) in changes.as_deref().unwrap_or_default() {
             // A file the change deleted has nothing to check.
             if Path::new(abs).is_file() {
                 let shown = lsp::shown_path(&ctx.cwd, Path::new(abs));
@@ -445,11 +425,8 @@ fn render(ctx: &ToolContext, ask: &Ask<'_>, outcome: Outcome) -> ToolResult {
 }
 
 /// The input field `edit`, `write` and `apply_patch` take to append diagnostics.
-pub const DIAGNOSE_FIELD: Field = Field::new(
-    "diagnose",
-    Kind::Bool,
-    "After the change, append the errors the language server reports that it did not before.",
-);
+pub const DIAGNOSE_FIELD: Field =
+    Field::new("diagnose", Kind::Bool, "Append new language-server errors.");
 
 /// Run `change` (a call of `edit`, `write` or `apply_patch` that may change
 /// `paths`, as given); with `diagnose: true` in `input`, append to its answer the

@@ -40,30 +40,22 @@ const ACTIONS: &[&str] = &[
 
 const FIELDS: &[Field] = &[
     Field::required("action", Kind::Enum(ACTIONS), "What to ask."),
-    Field::new(
-        "at",
-        Kind::Text,
-        "PATH:LINE:COL (1-based line and byte column, as grep prints); symbols: PATH.",
-    ),
-    Field::new(
-        "query",
-        Kind::Text,
-        "workspace-symbols: the name to look for.",
-    ),
+    Field::new("at", Kind::Text, "PATH:LINE:COL (symbols: PATH)."),
+    Field::new("query", Kind::Text, "workspace-symbols: name."),
     Field::new(
         "path",
         Kind::Text,
-        "workspace-symbols: a file whose server to ask (default: the first argument's language).",
+        "workspace-symbols: a file of the language.",
     ),
-    Field::new("newName", Kind::Name, "rename: the new name."),
-    Field::new("check", Kind::Bool, "rename: show the diff, write nothing."),
-    Field::new("server", Kind::Name, "Language server to use, by name."),
+    Field::new("newName", Kind::Name, "rename: new name."),
+    Field::new("check", Kind::Bool, "rename: diff only."),
+    Field::new("server", Kind::Name, "Server name."),
     Field::new(
         "timeoutMs",
         Kind::Millis {
             max: lsp::MAX_TIMEOUT_MS,
         },
-        "How long the server may take to start and answer (default 60000).",
+        "Default 60000.",
     ),
 ];
 
@@ -74,7 +66,7 @@ pub const META: ToolMeta = ToolMeta {
     fields: FIELDS,
     output: Some(include_str!("navigate.output.json")),
     heavy: true,
-    description: "Ask the project's language server: definition, references or hover at PATH:LINE:COL, the symbols of a file, workspace-symbols by name, or rename a symbol everywhere (one all-or-nothing patch; check: true shows the diff only). Rows as grep prints them. status/stop: the warm servers.\n\nWhen to use: to find where a name is defined or used without grepping, or to rename it safely.\n\nWhen NOT to use: for text that is not a symbol (use grep).\n\nExamples: {\"action\": \"definition\", \"at\": \"src/app.py:12:9\"}; {\"action\": \"rename\", \"at\": \"lib.go:3:6\", \"newName\": \"Total\"}",
+    description: "The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only). status, stop: the warm servers.",
     ..ToolMeta::new(
         "lsp",
         "Language-server navigation",
