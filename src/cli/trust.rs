@@ -191,6 +191,13 @@ fn launched_paths(file: &Path, bytes: &[u8], cwd: &Path) -> Vec<PathBuf> {
     match kind_of(file) {
         ConfigKind::Settings => {}
         ConfigKind::Agents => add(crate::deck::cards::task::launched_files(file, text)),
+        ConfigKind::LanguageServers => {
+            for base in [workspace.as_path(), cwd] {
+                add(crate::tools::code::lsp::servers::launched_files(
+                    file, text, base,
+                ));
+            }
+        }
         ConfigKind::Mcp => {
             let env = crate::interop::mcp_client::config::process_env;
             for base in [workspace.as_path(), cwd] {

@@ -185,6 +185,26 @@ impl JobBook {
         }
     }
 
+    /// The language-server broker's book (`lsp/`): ids `lsp-N`, which the
+    /// `process` tool's actions on one id also reach (`process stop lsp-1`).
+    pub fn lsp_broker(state: StateDir) -> Self {
+        Self {
+            state,
+            table: "lsp/broker-jobs.json".to_string(),
+            jobs_dir: "lsp/broker".to_string(),
+            prefix: "lsp-",
+        }
+    }
+
+    /// The book an id of the `process` tool's actions is in: the broker's for
+    /// `lsp-N`, else the tool's own.
+    pub fn for_id(state: StateDir, id: Option<&str>) -> Self {
+        match id {
+            Some(id) if id.starts_with("lsp-") => Self::lsp_broker(state),
+            _ => Self::process(state),
+        }
+    }
+
     /// The book's table and folder checked (see [`StateDir::checked`]): no link
     /// on the way, so removing a job's folder stays inside the state folder.
     /// Every action on the book starts here.

@@ -108,6 +108,8 @@ pub enum ConfigKind {
     Agents,
     /// `buddy.json`, `policy.json`: settings, launching nothing.
     Settings,
+    /// `lsp.json`: language servers, launched from the working directory.
+    LanguageServers,
 }
 
 /// The kind of the configuration file at `path`.
@@ -115,6 +117,7 @@ pub fn kind_of(path: &Path) -> ConfigKind {
     match path.file_name().and_then(|n| n.to_str()) {
         Some("agents.json") => ConfigKind::Agents,
         Some("buddy.json" | "policy.json") => ConfigKind::Settings,
+        Some("lsp.json") => ConfigKind::LanguageServers,
         _ => ConfigKind::Mcp,
     }
 }

@@ -395,6 +395,13 @@ def read():
         k, v = line.split(b":", 1)
         if k.lower() == b"content-length": n = int(v)
     return json.loads(sys.stdin.buffer.read(n))
+texts = {}
+def bad_lines(uri, version):
+    # An error on every line that holds BAD: what the delta tests move around.
+    ds = [{"range": {"start": {"line": i, "character": l.index("BAD")}, "end": {"line": i, "character": l.index("BAD") + 3}},
+           "severity": 1, "code": "B1", "message": "bad word"}
+          for i, l in enumerate(texts[uri].split("\n")) if "BAD" in l]
+    send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "version": version, "diagnostics": ds}})
 def diag(uri, version, msg):
     d = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 1, "message": msg}
     p = {"uri": uri, "diagnostics": [d]}
@@ -405,10 +412,12 @@ while True:
     meth, mid = m.get("method"), m.get("id")
     if meth == "initialize":
         if mode == "silent": continue
+        if mode == "slow": time.sleep(2)
         send({"jsonrpc": "2.0", "id": mid, "result": {"capabilities": {"textDocumentSync": 1, "definitionProvider": True}}})
     elif meth in ("textDocument/didOpen", "textDocument/didChange"):
         doc = m["params"]["textDocument"]
         uri, v = doc["uri"], doc["version"]
+        texts[uri] = doc["text"] if "text" in doc else m["params"]["contentChanges"][0]["text"]
         if mode == "stale":
             # A late answer for the version before, then the right one later.
             diag(uri, v - 1, "stale for version %d" % (v - 1))
@@ -420,6 +429,8 @@ while True:
             big = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 2, "message": "y" * 40}
             send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "version": v, "diagnostics": [big] * 50000}})
             diag(uri, v, "after the flood")
+        elif mode == "bad":
+            bad_lines(uri, v)
         else:
             diag(uri, v, "fresh for version %d" % v)
     elif meth == "textDocument/definition":
@@ -609,4 +620,151 @@ fn two_calls_at_once_share_one_broker() {
         .filter(|pid| common::alive(*pid as u32))
         .collect();
     assert_eq!(running.len(), 1, "{jobs}");
+}
+
+#[test]
+fn lines_inserted_above_an_old_error_leave_it_unchanged_and_new_ones_are_counted() {
+    let p = stub_project("bad");
+    p.env.write("a.stub", "one\nBAD two\nthree\n");
+    let out = p.run(&["diagnose", "a.stub", "--save-baseline", "base.json"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    p.env.write("a.stub", "zero\nzero\none\nBAD two\nthree\n");
+    let (rec, out) = p.json(&["diagnose", "a.stub", "--baseline", "base.json"]);
+    assert_eq!(code(&out), 0, "{rec}");
+    assert_eq!(rec["output"]["unchanged"], 1, "{rec}");
+    // A second copy of the old error on another line is new; the old one stays.
+    p.env
+        .write("a.stub", "zero\nBAD zero\none\nBAD two\nthree\n");
+    let (rec, out) = p.json(&["diagnose", "a.stub", "--baseline", "base.json"]);
+    assert_eq!(code(&out), 1, "{rec}");
+    let rows = rec["output"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rec}");
+    assert_eq!(
+        (rows[0]["line"].as_u64(), rows[0]["column"].as_u64()),
+        (Some(2), Some(1))
+    );
+    // Text: the row as a compiler prints it, the summary after a blank line.
+    let out = p.run(&["--exact", "diagnose", "a.stub", "--baseline", "base.json"]);
+    assert_eq!(
+        stdout(&out),
+        "a.stub:2:1: error[B1] bad word\n\nnew: 1 error; fixed: 0 errors; unchanged: 1 error in 1 file (stub, warm)\n"
+    );
+}
+
+#[test]
+fn new_compares_with_the_files_before_the_last_checkpointed_change() {
+    let p = stub_project("bad");
+    p.env.write("a.stub", "BAD old\nkeep\n");
+    p.env.write("b.stub", "BAD elsewhere\n");
+    // No checkpoint yet: "new" has nothing to compare with, and says so.
+    let out = p.run(&["diagnose", "--new", "a.stub"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("checkpoint"), "{}", stderr(&out));
+    let out = p.run(&[
+        "--checkpoint",
+        "edit",
+        "a.stub",
+        "--old-text",
+        "keep",
+        "--new-text",
+        "BAD new",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // No paths: the files of the last change; the old error is not new.
+    let (rec, out) = p.json(&["diagnose", "--new"]);
+    assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
+    let rows = rec["output"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rec}");
+    assert_eq!(rows[0]["lineText"], "BAD new", "{rec}");
+    assert_eq!(rec["output"]["unchanged"], 1, "{rec}");
+    // A file the change did not touch is its own before: nothing new there.
+    let (rec, out) = p.json(&["diagnose", "--new", "b.stub"]);
+    assert_eq!(code(&out), 0, "{rec}");
+    // edit --diagnose with the stub: the new error, exit 1, the edit made.
+    let (rec, out) = p.json(&[
+        "edit",
+        "b.stub",
+        "--old-text",
+        "BAD elsewhere",
+        "--new-text",
+        "BAD elsewhere\nBAD y",
+        "--diagnose",
+    ]);
+    assert_eq!(code(&out), 1, "{rec}");
+    assert_eq!(rec["output"]["newErrors"][0]["line"], 2, "{rec}");
+    assert_eq!(
+        rec["output"]["newErrors"].as_array().unwrap().len(),
+        1,
+        "{rec}"
+    );
+    assert_eq!(p.env.read_string("b.stub"), "BAD elsewhere\nBAD y\n");
+}
+
+#[test]
+fn the_broker_is_a_job_that_process_stop_ends() {
+    let p = stub_project("bad");
+    p.env.write("a.stub", "fine\n");
+    assert_eq!(code(&p.run(&["diagnose", "a.stub"])), 0);
+    let (status, _) = p.json(&["lsp", "status"]);
+    assert_eq!(status["output"]["running"], true, "{status}");
+    let pid = status["output"]["pid"].as_u64().unwrap() as u32;
+    let out = p.run(&["process", "stop", "lsp-1"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(common::wait_until(Duration::from_secs(5), || {
+        !common::alive(pid)
+    }));
+    let (status, _) = p.json(&["lsp", "status"]);
+    assert_eq!(status["output"]["running"], false, "{status}");
+    // The next call starts it again.
+    assert_eq!(code(&p.run(&["diagnose", "a.stub"])), 0);
+}
+
+#[test]
+fn a_caller_killed_while_the_server_starts_leaves_one_server_for_the_next_call() {
+    let p = stub_project("slow");
+    let mut child = common::bin_std()
+        .current_dir(p.env.root())
+        .arg("--cwd")
+        .arg(p.env.root())
+        .env("PATH", path_var())
+        .env("XDG_CONFIG_HOME", p.config.path())
+        .args(["diagnose", "a.stub"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (rec, out) = p.json(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
+    let script = p.config.path().join("stub.py");
+    let stubs = std::process::Command::new("pgrep")
+        .args(["-c", "-f", &script.display().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&stubs).trim(), "1", "one server for the project");
+}
+
+#[test]
+fn a_trusted_project_server_runs_and_a_changed_launched_file_is_refused() {
+    let p = Project::new();
+    p.env.write("tools/stub.py", STUB);
+    p.env.write(
+        ".indusvx/lsp.json",
+        r#"{"servers": {"proj": {"command": ["python3", "tools/stub.py", "bad", "/nonexistent"], "extensions": ["stub"]}}}"#,
+    );
+    p.env.write("a.stub", "BAD\n");
+    // HOME is the tests' shared one: the trust is recorded there, by content.
+    let out = p.run(&["trust", ".indusvx/lsp.json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let (rec, out) = p.json(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
+    assert_eq!(rec["output"]["servers"][0]["name"], "proj", "{rec}");
+    assert_eq!(code(&p.run(&["lsp", "stop"])), 0);
+    // The script the trusted file launches changed: the server is not used.
+    p.env.write("tools/stub.py", format!("{STUB}\n# changed\n"));
+    let out = p.run(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("tools/stub.py"), "{}", stderr(&out));
 }

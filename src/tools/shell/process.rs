@@ -108,7 +108,13 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
                 .join(", ")
         )));
     };
-    let book = JobBook::process(StateDir::of(ctx));
+    // start and list are the tool's own jobs; an action on one id finds it
+    // in its book (`lsp-1`, the language-server broker).
+    let id = match action {
+        "start" | "list" => None,
+        _ => args.opt_str("id").ok().flatten(),
+    };
+    let book = JobBook::for_id(StateDir::of(ctx), id);
     book.guard().map_err(state_error)?;
     let (text, record) = match action {
         "start" => start(ctx, &args, &book).await?,

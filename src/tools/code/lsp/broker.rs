@@ -15,9 +15,11 @@
 //! just sent: by pull (`textDocument/diagnostic`) when the server offers it, which
 //! answers for the document as it is; else from `publishDiagnostics` carrying that
 //! version. A server that publishes without versions (seen once, remembered for the
-//! connection) gets the first publication that arrives after the change was sent,
-//! and the answer says so (`settledBy: "first publication after the change"`):
-//! nothing tells a stale list from a fresh one then. Never a fixed sleep: a server
+//! connection) gets the publications that arrive after the change was sent, the
+//! last of them once none has come for [`QUIET`] (tsserver's syntax list comes
+//! before its semantic one), and the answer says so (`settledBy: "publications
+//! after the change, then quiet for 250 ms"`): nothing but time tells a partial
+//! list from a whole one then. Never a fixed sleep: a server
 //! that has not settled within the call's time answers "timed out", which the tools
 //! turn into exit 2, never "no errors".
 //!
@@ -51,6 +53,9 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
 pub const START_LIMIT: Duration = Duration::from_secs(120);
 /// The most memory a server may hold before it is stopped (8 GiB).
 pub const MAX_RSS: u64 = 8 * 1024 * 1024 * 1024;
+/// How long a server that gives no versions must have published nothing more
+/// for a document before its last list is taken as settled.
+const QUIET: Duration = Duration::from_millis(250);
 /// How long a caller waits for a fresh broker to answer.
 const BROKER_START: Duration = Duration::from_secs(5);
 /// Beyond the call's own time, what a caller allows the broker to answer.
@@ -61,21 +66,12 @@ fn version() -> String {
     format!("indus-tool {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The job book the broker runs in: ids `lsp-N`, so `process stop lsp-N` finds it.
-pub fn broker_book(state: StateDir) -> JobBook {
-    JobBook {
-        state,
-        table: "lsp/broker-jobs.json".to_string(),
-        jobs_dir: "lsp/broker".to_string(),
-        prefix: "lsp-",
-    }
-}
-
-/// The broker as a warm helper.
+/// The broker as a warm helper, in the job book of ids `lsp-N`, which `process
+/// stop lsp-N` finds too.
 pub const WARM: Warm = Warm {
     name: "lsp broker",
     socket_file: "lsp/broker.sock",
-    book: broker_book,
+    book: JobBook::lsp_broker,
 };
 
 /// A document as a request carries it: its path and the text to check.
@@ -565,14 +561,27 @@ async fn diagnose(conn: &Connection, docs: &[DocText]) -> Result<Value, Trouble>
                 Some(v) => v == version,
                 None => p.seq > before || !changed,
             };
-            let p = conn
+            let mut p = conn
                 .wait_published(&uri, ready)
                 .await
                 .map_err(Trouble::Died)?;
-            let by = if p.version.is_some() && !unversioned {
+            let versioned = p.version.is_some() && !unversioned;
+            // No version: a server may publish a document in parts (tsserver's
+            // syntax list, then its semantic one), so later lists are taken
+            // until none has come for QUIET.
+            while !versioned && changed {
+                let seen = p.seq;
+                let newer = conn.wait_published(&uri, |q| q.seq > seen);
+                match tokio::time::timeout(QUIET, newer).await {
+                    Ok(Ok(q)) => p = q,
+                    Ok(Err(e)) => return Err(Trouble::Died(e)),
+                    Err(_) => break,
+                }
+            }
+            let by = if versioned {
                 "publication for the version sent"
             } else {
-                "first publication after the change"
+                "publications after the change, then quiet for 250 ms"
             };
             let diagnostics = p
                 .diagnostics

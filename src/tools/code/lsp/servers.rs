@@ -163,13 +163,13 @@ impl Servers {
         let mut servers = Servers::default();
         let env = |k: &str| std::env::var(k).ok();
         if let Some(user) = user_config(&env) {
-            servers.read(&user, false);
+            servers.read(&user, false, cwd);
         }
-        servers.read(&project_config(cwd), true);
+        servers.read(&project_config(cwd), true, cwd);
         servers
     }
 
-    fn read(&mut self, path: &Path, needs_trust: bool) {
+    fn read(&mut self, path: &Path, needs_trust: bool, cwd: &Path) {
         let bytes = match trust::read_config(path) {
             Ok(Some(b)) => b,
             Ok(None) => return,
@@ -230,7 +230,7 @@ impl Servers {
         }
         for (name, c) in &self.configured {
             if c.extensions.iter().any(|e| e.eq_ignore_ascii_case(&ext)) {
-                let command = resolve(&c.command).ok_or_else(|| {
+                let command = resolve(&c.command, root).ok_or_else(|| {
                     format!(
                         "the configured language server \"{name}\" cannot run: {} is not on PATH",
                         c.command[0]
@@ -250,7 +250,7 @@ impl Servers {
         }
         for b in &builtins {
             let command: Vec<String> = b.command.iter().map(|s| s.to_string()).collect();
-            if let Some(command) = resolve(&command) {
+            if let Some(command) = resolve(&command, root) {
                 let init = builtin_options(b.name, &command[0], root);
                 return Ok(spec(b.name, command, init));
             }
@@ -277,7 +277,7 @@ impl Servers {
         };
         Some(ServerSpec {
             name: name.to_string(),
-            command: resolve(&command)?,
+            command: resolve(&command, root)?,
             root: root.to_path_buf(),
             initialization_options: init,
         })
@@ -323,12 +323,33 @@ fn builtin_options(name: &str, program: &str, root: &Path) -> Option<Value> {
         .then(|| serde_json::json!({"tsserver": {"path": tsserver}}))
 }
 
-/// `command` with its program found on `PATH` (a path with a `/` is taken as
-/// it is, when it exists); `None` when not found.
-fn resolve(command: &[String]) -> Option<Vec<String>> {
+/// The project files the servers of the `lsp.json` at `file` (its `text`)
+/// launch when started from `base`: what `indus-tool trust` records beside the
+/// file's hash.
+pub fn launched_files(file: &Path, text: &str, base: &Path) -> Vec<PathBuf> {
+    let Ok(config) = serde_json::from_str::<ConfigFile>(text) else {
+        return Vec::new();
+    };
+    let project = trust::project_of(file);
+    let mut out: Vec<PathBuf> = Vec::new();
+    for entry in config.servers.values() {
+        for p in trust::launched_by(&project, base, &entry.command, None) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// `command` with its program found on `PATH` (a path with a `/` is taken from
+/// `base`, the folder the server starts in, when it exists); `None` when not
+/// found.
+fn resolve(command: &[String], base: &Path) -> Option<Vec<String>> {
     let program = command.first()?;
     let found = if program.contains('/') {
-        Path::new(program).is_file().then(|| PathBuf::from(program))
+        let path = base.join(program);
+        is_executable(&path).then_some(path)
     } else {
         std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)
