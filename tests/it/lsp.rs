@@ -768,3 +768,19 @@ fn a_trusted_project_server_runs_and_a_changed_launched_file_is_refused() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("tools/stub.py"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_project_server_file_made_after_the_trust_is_not_covered_by_it() {
+    let p = Project::new();
+    p.env.write(
+        ".indusvx/lsp.json",
+        r#"{"servers": {"later": {"command": ["python3", "tools/later.py", "bad", "/nonexistent"], "extensions": ["stub"]}}}"#,
+    );
+    p.env.write("a.stub", "BAD\n");
+    assert_eq!(code(&p.run(&["trust", ".indusvx/lsp.json"])), 0);
+    // Built (or planted) after the file was trusted: its trust does not cover it.
+    p.env.write("tools/later.py", STUB);
+    let out = p.run(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("tools/later.py"), "{}", stderr(&out));
+}

@@ -569,13 +569,15 @@ async fn diagnose(conn: &Connection, docs: &[DocText]) -> Result<Value, Trouble>
             // No version: a server may publish a document in parts (tsserver's
             // syntax list, then its semantic one), so later lists are taken
             // until none has come for QUIET.
-            while !versioned && changed {
-                let seen = p.seq;
-                let newer = conn.wait_published(&uri, |q| q.seq > seen);
-                match tokio::time::timeout(QUIET, newer).await {
-                    Ok(Ok(q)) => p = q,
-                    Ok(Err(e)) => return Err(Trouble::Died(e)),
-                    Err(_) => break,
+            if !versioned && changed {
+                loop {
+                    let seen = p.seq;
+                    let newer = conn.wait_published(&uri, |q| q.seq > seen);
+                    match tokio::time::timeout(QUIET, newer).await {
+                        Ok(Ok(q)) => p = q,
+                        Ok(Err(e)) => return Err(Trouble::Died(e)),
+                        Err(_) => break,
+                    }
                 }
             }
             let by = if versioned {

@@ -179,14 +179,35 @@ impl Servers {
                 return;
             }
         };
-        if needs_trust && let Err(why) = trust::check(path, &bytes) {
-            self.notes
-                .push(trust::distrust_text("the language servers", path, &why));
-            return;
-        }
+        let grant = if needs_trust {
+            match trust::check(path, &bytes) {
+                Ok(grant) => Some(grant),
+                Err(why) => {
+                    self.notes
+                        .push(trust::distrust_text("the language servers", path, &why));
+                    return;
+                }
+            }
+        } else {
+            None
+        };
         match serde_json::from_slice::<ConfigFile>(&bytes) {
             Ok(file) => {
                 for (name, entry) in file.servers {
+                    // A trusted file's trust covers the project files it
+                    // launches as they were when trusted, and no others.
+                    if let Some(grant) = &grant {
+                        let project = trust::project_of(path);
+                        let launched = trust::launched_by(&project, cwd, &entry.command, None);
+                        if let Err(why) = grant.covers(&launched) {
+                            self.notes.push(trust::distrust_text(
+                                &format!("the language server \"{name}\""),
+                                path,
+                                &why,
+                            ));
+                            continue;
+                        }
+                    }
                     if entry.command.is_empty() {
                         self.notes.push(format!(
                             "not using server \"{name}\" of {}: its \"command\" is empty",
