@@ -784,3 +784,66 @@ fn a_project_server_file_made_after_the_trust_is_not_covered_by_it() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("tools/later.py"), "{}", stderr(&out));
 }
+
+/// The same tools on the other faces: `batch` (JSONL) and MCP through the official
+/// Rust SDK's client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diagnose_and_lsp_answer_on_the_batch_and_mcp_faces() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use std::io::Write;
+    let p = stub_project("bad");
+    p.env.write("a.stub", "ok\nBAD\n");
+    let mut batch = common::bin_std()
+        .current_dir(p.env.root())
+        .arg("--cwd")
+        .arg(p.env.root())
+        .arg("batch")
+        .env("PATH", path_var())
+        .env("XDG_CONFIG_HOME", p.config.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let calls = "{\"id\":\"1\",\"name\":\"diagnose\",\"input\":{\"paths\":[\"a.stub\"]}}\n\
+                 {\"id\":\"2\",\"name\":\"lsp\",\"input\":{\"action\":\"status\"}}\n";
+    batch
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(calls.as_bytes())
+        .unwrap();
+    let out = batch.wait_with_output().unwrap();
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["output"]["count"], 1, "{lines:?}");
+    assert_eq!(lines[0]["output"]["rows"][0]["line"], 2, "{lines:?}");
+    assert_eq!(lines[1]["output"]["running"], true, "{lines:?}");
+
+    let mut cmd = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("indus-tool"));
+    cmd.current_dir(p.env.root())
+        .arg("--cwd")
+        .arg(p.env.root())
+        .arg("mcp")
+        .env("HOME", common::no_home())
+        .env("PATH", path_var())
+        .env("XDG_CONFIG_HOME", p.config.path());
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let args = serde_json::json!({"paths": ["a.stub"]});
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
+    let result = client
+        .call_tool(CallToolRequestParams::new("diagnose").with_arguments(args))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let record = result.structured_content.clone().unwrap();
+    assert_eq!(record["count"], 1, "{record}");
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("a.stub:2:1: error[B1] bad word"), "{text}");
+    client.cancel().await.unwrap();
+}
