@@ -242,4 +242,47 @@ mod tests {
             "src/a.py:1:5: error[E1] \"y\" is not defined ⏎ more"
         );
     }
+
+    proptest::proptest! {
+        /// Every diagnostic after is new or unchanged, every one before fixed
+        /// or unchanged; and lines inserted anywhere make nothing new.
+        #[test]
+        fn the_delta_partitions_and_ignores_moves(
+            lines in proptest::collection::vec("[a-c ]{0,6}", 1..12),
+            marks in proptest::collection::vec((0usize..12, 0u64..3), 0..8),
+            at in 0usize..12,
+            extra in 1usize..4,
+        ) {
+            let text = lines.join("\n");
+            let diags: Vec<Value> = marks
+                .iter()
+                .filter(|(l, _)| *l < lines.len())
+                .map(|(l, m)| diag(*l as u64, 0, &format!("m{m}")))
+                .collect();
+            let before = rows_of("f", &text, &diags);
+            // The same diagnostics, `extra` lines lower when at or below `at`.
+            let at = at.min(lines.len());
+            let mut moved_lines = lines.clone();
+            for _ in 0..extra {
+                moved_lines.insert(at, "inserted line".into());
+            }
+            let moved_diags: Vec<Value> = marks
+                .iter()
+                .filter(|(l, _)| *l < lines.len())
+                .map(|(l, m)| {
+                    let l = if *l >= at { *l + extra } else { *l };
+                    diag(l as u64, 0, &format!("m{m}"))
+                })
+                .collect();
+            let after = rows_of("f", &moved_lines.join("\n"), &moved_diags);
+            let d = delta(&before, &after);
+            proptest::prop_assert!(d.new.is_empty() && d.fixed.is_empty());
+            proptest::prop_assert_eq!(d.unchanged.len(), after.len());
+            // Against nothing: all new; from something to nothing: all fixed.
+            let d = delta(&[], &after);
+            proptest::prop_assert_eq!(d.new.len(), after.len());
+            let d = delta(&before, &[]);
+            proptest::prop_assert_eq!(d.fixed.len(), before.len());
+        }
+    }
 }

@@ -603,3 +603,84 @@ async fn read_loop(
     };
     shared.finish(why);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn frames(bytes: &[u8]) -> Vec<std::io::Result<Option<Value>>> {
+        let mut reader = BufReader::new(bytes);
+        let mut out = Vec::new();
+        loop {
+            let r = read_frame(&mut reader).await;
+            let done = !matches!(r, Ok(Some(_)));
+            out.push(r);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn frames_are_read_by_their_length_whatever_other_headers_say() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"result":null}"#;
+        let text = format!(
+            "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: {}\r\n\r\n{body}Content-Length: 2\r\n\r\n{{}}",
+            body.len()
+        );
+        let got = frames(text.as_bytes()).await;
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].as_ref().unwrap().as_ref().unwrap()["id"], 1);
+        assert_eq!(got[1].as_ref().unwrap().as_ref().unwrap(), &json!({}));
+        assert!(matches!(got[2], Ok(None)));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_or_malformed_frame_ends_the_connection_in_words() {
+        let huge = format!("Content-Length: {}\r\n\r\n", MAX_MESSAGE + 1);
+        let e = frames(huge.as_bytes()).await.remove(0).unwrap_err();
+        assert!(e.to_string().contains("over the"), "{e}");
+        let bad = frames(b"Content-Length: x\r\n\r\n")
+            .await
+            .remove(0)
+            .unwrap_err();
+        assert!(bad.to_string().contains("bad Content-Length"), "{bad}");
+        let not_json = frames(b"Content-Length: 3\r\n\r\nabc")
+            .await
+            .remove(0)
+            .unwrap_err();
+        assert!(not_json.to_string().contains("not JSON"), "{not_json}");
+    }
+
+    #[test]
+    fn the_server_is_answered_what_it_asks() {
+        let shared = Shared::default();
+        let r = shared.answer_server(
+            "workspace/configuration",
+            &json!({"items": [{"section": "a"}, {"section": "b"}]}),
+        );
+        assert_eq!(r["result"], json!([null, null]));
+        let r = shared.answer_server("workspace/applyEdit", &json!({}));
+        assert_eq!(r["result"]["applied"], false);
+        let r = shared.answer_server("nonsense/method", &json!({}));
+        assert_eq!(r["error"]["code"], -32601);
+    }
+
+    #[test]
+    fn a_flood_keeps_the_newest_documents_within_the_cap() {
+        let shared = Shared::default();
+        for i in 0..(MAX_DOCS_PUBLISHED + 10) {
+            shared.publish(&json!({"uri": format!("file:///d/{i}"), "diagnostics": []}));
+        }
+        let store = shared.published.lock().unwrap();
+        assert_eq!(store.by_uri.len(), MAX_DOCS_PUBLISHED);
+        let newest = Url::parse(&format!("file:///d/{}", MAX_DOCS_PUBLISHED + 9)).unwrap();
+        assert!(store.by_uri.contains_key(&newest));
+        assert!(
+            !store
+                .by_uri
+                .contains_key(&Url::parse("file:///d/0").unwrap())
+        );
+        assert!(shared.unversioned.load(Ordering::SeqCst));
+    }
+}
