@@ -413,7 +413,9 @@ while True:
     if meth == "initialize":
         if mode == "silent": continue
         if mode == "slow": time.sleep(2)
-        send({"jsonrpc": "2.0", "id": mid, "result": {"capabilities": {"textDocumentSync": 1, "definitionProvider": True}}})
+        caps = {"textDocumentSync": 1, "definitionProvider": True}
+        if mode == "pull": caps["diagnosticProvider"] = {"interFileDependencies": False, "workspaceDiagnostics": False}
+        send({"jsonrpc": "2.0", "id": mid, "result": {"capabilities": caps}})
     elif meth in ("textDocument/didOpen", "textDocument/didChange"):
         doc = m["params"]["textDocument"]
         uri, v = doc["uri"], doc["version"]
@@ -431,6 +433,8 @@ while True:
             diag(uri, v, "after the flood")
         elif mode == "bad":
             bad_lines(uri, v)
+        elif mode == "pull":
+            pass
         else:
             diag(uri, v, "fresh for version %d" % v)
     elif meth == "textDocument/definition":
@@ -438,6 +442,16 @@ while True:
             open(marker, "w").close()
             os._exit(3)
         send({"jsonrpc": "2.0", "id": mid, "result": {"uri": m["params"]["textDocument"]["uri"], "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})
+    elif meth == "textDocument/diagnostic":
+        uri = m["params"]["textDocument"]["uri"]
+        if not os.path.exists(marker):
+            # Once: "not now, ask again" (ServerCancelled with retriggerRequest).
+            open(marker, "w").close()
+            send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32802, "message": "busy", "data": {"retriggerRequest": True}}})
+            continue
+        items = [{"range": {"start": {"line": i, "character": 0}, "end": {"line": i, "character": 3}}, "severity": 1, "code": "P1", "message": "pulled"}
+                 for i, l in enumerate(texts[uri].split("\n")) if "BAD" in l]
+        send({"jsonrpc": "2.0", "id": mid, "result": {"kind": "full", "items": items}})
     elif meth == "shutdown":
         send({"jsonrpc": "2.0", "id": mid, "result": None})
     elif meth == "exit":
@@ -846,4 +860,20 @@ async fn diagnose_and_lsp_answer_on_the_batch_and_mcp_faces() {
     let text = result.content[0].as_text().unwrap().text.clone();
     assert!(text.starts_with("a.stub:2:1: error[B1] bad word"), "{text}");
     client.cancel().await.unwrap();
+}
+
+#[test]
+fn a_server_that_offers_pull_diagnostics_is_asked_and_asked_again_when_busy() {
+    let p = stub_project("pull");
+    p.env.write("a.stub", "ok\nBAD\n");
+    let (rec, out) = p.json(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
+    assert_eq!(rec["output"]["rows"][0]["message"], "pulled", "{rec}");
+    assert_eq!(rec["output"]["rows"][0]["line"], 2, "{rec}");
+    assert_eq!(rec["output"]["servers"][0]["settledBy"], "pull", "{rec}");
+    // It answers for the text as it is now.
+    p.env.write("a.stub", "ok\nfine\n");
+    let (rec, out) = p.json(&["diagnose", "a.stub"]);
+    assert_eq!(code(&out), 0, "{rec}");
+    assert!(p.config.path().join("crashed-once").exists());
 }

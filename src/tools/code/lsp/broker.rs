@@ -544,7 +544,10 @@ async fn sync(conn: &Connection, doc: &DocText) -> Result<(Url, i32, bool), Trou
 
 /// The settled diagnostics of each document (see the module comment).
 async fn diagnose(conn: &Connection, docs: &[DocText]) -> Result<Value, Trouble> {
-    let pull = conn.capabilities.diagnostic_provider.is_some();
+    let pull = conn
+        .capabilities
+        .get("diagnosticProvider")
+        .is_some_and(|d| !d.is_null() && *d != Value::Bool(false));
     let mut synced = Vec::new();
     for doc in docs {
         let before = conn.seq();
