@@ -442,6 +442,12 @@ while True:
             open(marker, "w").close()
             os._exit(3)
         send({"jsonrpc": "2.0", "id": mid, "result": {"uri": m["params"]["textDocument"]["uri"], "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}})
+    elif meth == "textDocument/rename":
+        uri = m["params"]["textDocument"]["uri"]
+        new = m["params"]["newName"]
+        edits = [{"range": {"start": {"line": i, "character": l.index("BAD")}, "end": {"line": i, "character": l.index("BAD") + 3}}, "newText": new}
+                 for i, l in enumerate(texts[uri].split("\n")) if "BAD" in l]
+        send({"jsonrpc": "2.0", "id": mid, "result": {"changes": {uri: edits}}})
     elif meth == "textDocument/diagnostic":
         uri = m["params"]["textDocument"]["uri"]
         if not os.path.exists(marker):
@@ -876,4 +882,42 @@ fn a_server_that_offers_pull_diagnostics_is_asked_and_asked_again_when_busy() {
     let (rec, out) = p.json(&["diagnose", "a.stub"]);
     assert_eq!(code(&out), 0, "{rec}");
     assert!(p.config.path().join("crashed-once").exists());
+}
+
+#[test]
+fn a_checkpointed_rename_is_one_patch_a_rewind_undoes() {
+    let p = stub_project("bad");
+    p.env.write("a.stub", "BAD one\ntwo BAD\n");
+    let out = p.run(&[
+        "--checkpoint",
+        "--turn",
+        "r1",
+        "lsp",
+        "rename",
+        "a.stub:1:1",
+        "--new-name",
+        "GOOD",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("+GOOD one"), "{}", stdout(&out));
+    assert_eq!(p.env.read_string("a.stub"), "GOOD one\ntwo GOOD\n");
+    let out = p.run(&["checkpoint", "rewind", "r1"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(p.env.read_string("a.stub"), "BAD one\ntwo BAD\n");
+    // check: the diff only.
+    let out = p.run(&[
+        "lsp",
+        "rename",
+        "a.stub:1:1",
+        "--new-name",
+        "GOOD",
+        "--check",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("1 file would change"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(p.env.read_string("a.stub"), "BAD one\ntwo BAD\n");
 }
