@@ -680,8 +680,11 @@ fn new_compares_with_the_files_before_the_last_checkpointed_change() {
     let out = p.run(&["diagnose", "--new", "a.stub"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("checkpoint"), "{}", stderr(&out));
+    // One turn: an edit of a.stub, and a file no server reads.
     let out = p.run(&[
         "--checkpoint",
+        "--turn",
+        "t1",
         "edit",
         "a.stub",
         "--old-text",
@@ -690,12 +693,32 @@ fn new_compares_with_the_files_before_the_last_checkpointed_change() {
         "BAD new",
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    // No paths: the files of the last change; the old error is not new.
+    let out = p.run(&[
+        "--checkpoint",
+        "--turn",
+        "t1",
+        "write",
+        "notes.txt",
+        "--content",
+        "y\n",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // No paths: the files of the last change; the old error is not new; the
+    // file no server reads is named as left out.
     let (rec, out) = p.json(&["diagnose", "--new"]);
     assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
+    assert_eq!(
+        rec["output"]["leftOut"],
+        serde_json::json!(["notes.txt"]),
+        "{rec}"
+    );
     let rows = rec["output"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{rec}");
     assert_eq!(rows[0]["lineText"], "BAD new", "{rec}");
+    assert_eq!(rec["output"]["unchanged"], 1, "{rec}");
+    // --since names the node the same way.
+    let (rec, out) = p.json(&["diagnose", "--new", "--since", "t1"]);
+    assert_eq!(code(&out), 1, "{rec}\n{}", stderr(&out));
     assert_eq!(rec["output"]["unchanged"], 1, "{rec}");
     // A file the change did not touch is its own before: nothing new there.
     let (rec, out) = p.json(&["diagnose", "--new", "b.stub"]);

@@ -126,17 +126,26 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
         None
     };
     let mut docs = Vec::new();
+    let mut passed_over = Vec::new();
     if paths.is_empty() {
+        let servers = lsp::servers_of(ctx);
         for (abs, _) in changes.as_deref().unwrap_or_default() {
-            // A file the change deleted has nothing to check.
-            if Path::new(abs).is_file() {
-                let shown = lsp::shown_path(&ctx.cwd, Path::new(abs));
+            // A file the change deleted has nothing to check; one no server
+            // reads (a picture, a lock file) is named in the summary.
+            if !Path::new(abs).is_file() {
+                continue;
+            }
+            let shown = lsp::shown_path(&ctx.cwd, Path::new(abs));
+            if servers.reads(Path::new(abs)) {
                 docs.push(lsp::read_doc(ctx, "diagnose", &shown).await?);
+            } else {
+                passed_over.push(shown);
             }
         }
         if docs.is_empty() {
             return Err(
-                "diagnose: the session's last change left no file to check; name the files".into(),
+                "diagnose: the session's last change left no file a language server reads; name the files"
+                    .into(),
             );
         }
     } else {
@@ -149,7 +158,8 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
         (Some(c), true, None) => Some(Before::Texts(before_texts(ctx, c, &docs)?)),
         _ => None,
     };
-    let outcome = check(ctx, docs, before.as_ref(), &ask).await?;
+    let mut outcome = check(ctx, docs, before.as_ref(), &ask).await?;
+    outcome.passed_over = passed_over;
     if let Some(file) = ask.save {
         save_baseline(ctx, file, &outcome.after).await?;
     }
@@ -234,6 +244,8 @@ struct Outcome {
     delta: Option<delta::Delta>,
     files: usize,
     servers: Vec<Value>,
+    /// Files of the change no server reads, left out.
+    passed_over: Vec<String>,
 }
 
 /// The settled diagnostics of `docs`, and of their earlier texts when asked.
@@ -280,6 +292,7 @@ async fn check(
         delta,
         files,
         servers: used,
+        passed_over: Vec::new(),
     })
 }
 
@@ -398,6 +411,14 @@ fn render(ctx: &ToolContext, ask: &Ask<'_>, outcome: Outcome) -> ToolResult {
             (outcome.after.clone(), summary, errors)
         }
     };
+    let summary = match outcome.passed_over.len() {
+        0 => summary,
+        n => format!(
+            "{summary}; left out: {} no language server reads ({})",
+            plural(n as u64, "file", "files"),
+            outcome.passed_over.join(", ")
+        ),
+    };
     let rows: Vec<String> = shown.iter().map(Row::render).collect();
     let tail = if rows.is_empty() {
         summary.clone()
@@ -415,6 +436,9 @@ fn render(ctx: &ToolContext, ask: &Ask<'_>, outcome: Outcome) -> ToolResult {
     }
     if let Some(file) = ask.save {
         record.insert("savedBaseline".into(), json!(file));
+    }
+    if !outcome.passed_over.is_empty() {
+        record.insert("leftOut".into(), json!(outcome.passed_over));
     }
     let rows_json: Vec<Value> = shown
         .iter()

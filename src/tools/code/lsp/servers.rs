@@ -287,6 +287,22 @@ impl Servers {
         ))
     }
 
+    /// Whether some server, configured or built in, reads files like `path`
+    /// (installed or not).
+    pub fn reads(&self, path: &Path) -> bool {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        self.configured
+            .iter()
+            .any(|(_, c)| c.extensions.iter().any(|e| e.eq_ignore_ascii_case(&ext)))
+            || BUILTINS
+                .iter()
+                .any(|b| b.extensions.contains(&ext.as_str()))
+    }
+
     /// The server called `name`, configured or built in, when its program is found.
     fn named(&self, name: &str, root: &Path) -> Option<ServerSpec> {
         let (command, init) = match self.configured.iter().find(|(n, _)| n == name) {
