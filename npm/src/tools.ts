@@ -551,6 +551,8 @@ export interface DiagnoseOutput {
   servers: Array<Record<string, unknown>>;
   /** The baseline file written. */
   savedBaseline?: string;
+  /** Files of the change (no paths given) that no language server reads. */
+  leftOut?: string[];
   /** Rows left out to fit the output ceiling. */
   omitted?: number;
 }

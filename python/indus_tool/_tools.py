@@ -663,6 +663,8 @@ class DiagnoseOutput(_DiagnoseOutputRequired, total=False):
     """new/baseline: diagnostics present before and now (lines may have moved)."""
     savedBaseline: str
     """The baseline file written."""
+    leftOut: List[str]
+    """Files of the change (no paths given) that no language server reads."""
     omitted: int
     """Rows left out to fit the output ceiling."""
 
