@@ -411,18 +411,7 @@ fn with_meta_commands(cmd: Command) -> Command {
     )
     .subcommand(mcp_command())
     .subcommand(diff_command())
-    .subcommand(
-        Command::new("lsp-broker")
-            .hide(true)
-            .about("The warm language-server broker itself (started by diagnose and lsp)")
-            .arg(
-                Arg::new("idle")
-                    .long("idle")
-                    .value_name("SECS")
-                    .value_parser(value_parser!(u64).range(1..))
-                    .default_value("900"),
-            ),
-    )
+    .subcommand(lsp_broker_command())
     .subcommand(checkpoint_command())
     .subcommand(trust_command())
     .subcommand(
@@ -531,6 +520,20 @@ fn mcp_command() -> Command {
                         .value_parser(value_parser!(u64).range(1..))
                         .default_value("600"),
                 ),
+        )
+}
+
+/// The hidden `lsp-broker`: the warm language-server broker itself.
+fn lsp_broker_command() -> Command {
+    Command::new("lsp-broker")
+        .hide(true)
+        .about("The warm language-server broker itself (started by diagnose and lsp)")
+        .arg(
+            Arg::new("idle")
+                .long("idle")
+                .value_name("SECS")
+                .value_parser(value_parser!(u64).range(1..))
+                .default_value("900"),
         )
 }
 
