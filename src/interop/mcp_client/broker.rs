@@ -48,7 +48,7 @@ use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
 use crate::state::StateDir;
 use crate::state::jobs::JobBook;
-use crate::tools::shell::warm::{Activity, Warm, accept_until_done, bind};
+use crate::tools::shell::warm::{Activity, Warm, accept_until_done};
 
 /// How long the broker waits without a call before it exits, by default.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
@@ -583,18 +583,8 @@ async fn write_notices(write: &mut tokio::net::unix::OwnedWriteHalf, notices: Ve
 /// The broker's life (the hidden `mcp broker` command): serve until idle, told
 /// to stop, or signalled; then close every connection and remove the socket.
 pub fn run(cwd: &Path, idle: Duration) -> std::io::Result<()> {
-    let socket = socket_path(cwd);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let (runtime, listener, socket) = WARM.open(cwd, idle)?;
     runtime.block_on(async {
-        let listener = bind(&socket)?;
-        eprintln!(
-            "mcp broker: pid {} listening on {}, exits after {} s idle",
-            std::process::id(),
-            socket.display(),
-            idle.as_secs()
-        );
         let broker = Arc::new(Broker {
             cwd: cwd.to_path_buf(),
             socket: socket.clone(),

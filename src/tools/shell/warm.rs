@@ -61,6 +61,31 @@ impl Warm {
         StateDir::new(cwd).checked(self.socket_file).is_ok() && trusted_socket(socket)
     }
 
+    /// The helper's own start (its hidden command): a current-thread runtime
+    /// and the socket bound in it, said on stderr (the job's log).
+    pub fn open(
+        &self,
+        cwd: &Path,
+        idle: Duration,
+    ) -> std::io::Result<(tokio::runtime::Runtime, tokio::net::UnixListener, PathBuf)> {
+        let socket = self.socket_path(cwd);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let listener = {
+            let _entered = runtime.enter();
+            bind(&socket)?
+        };
+        eprintln!(
+            "{}: pid {} listening on {}, exits after {} s idle",
+            self.name,
+            std::process::id(),
+            socket.display(),
+            idle.as_secs()
+        );
+        Ok((runtime, listener, socket))
+    }
+
     /// The job book of `cwd`'s helper.
     pub fn book_of(&self, cwd: &Path) -> JobBook {
         (self.book)(StateDir::new(cwd))

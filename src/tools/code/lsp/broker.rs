@@ -45,7 +45,7 @@ use crate::kernel::ToolContext;
 use crate::kernel::digest::{canonical_json, sha256_hex};
 use crate::state::StateDir;
 use crate::state::jobs::JobBook;
-use crate::tools::shell::warm::{Activity, Warm, accept_until_done, bind};
+use crate::tools::shell::warm::{Activity, Warm, accept_until_done};
 
 /// How long the broker waits without a call before it exits.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
@@ -676,18 +676,8 @@ async fn query(
 /// The broker's life (the hidden `lsp broker` command): serve until idle, told
 /// to stop, or signalled; then stop every server and remove the socket.
 pub fn run(cwd: &Path, idle: Duration) -> std::io::Result<()> {
-    let socket = WARM.socket_path(cwd);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let (runtime, listener, socket) = WARM.open(cwd, idle)?;
     runtime.block_on(async {
-        let listener = bind(&socket)?;
-        eprintln!(
-            "lsp broker: pid {} listening on {}, exits after {} s idle",
-            std::process::id(),
-            socket.display(),
-            idle.as_secs()
-        );
         let broker = Arc::new(Broker {
             socket: socket.clone(),
             idle,
