@@ -190,12 +190,12 @@ const DIAGNOSE: ToolRow = ToolRow {
     man_status: Some(GATE_STATUS),
     examples: &[
         (
-            "Errors of two files, as a compiler prints them",
-            "indus-tool diagnose src/app.py src/util.py",
+            "The errors and warnings of a file, as a compiler prints them",
+            "indus-tool diagnose src/app.c",
         ),
         (
             "A CI gate: fail only on errors that are new since a baseline",
-            "indus-tool diagnose --save-baseline base.json src/*.py; indus-tool diagnose --baseline base.json src/*.py",
+            "indus-tool diagnose --save-baseline base.json src/app.c && indus-tool diagnose --baseline base.json src/app.c",
         ),
     ],
     ..words("diagnose", "Code", &["paths"])
@@ -206,12 +206,12 @@ const LSP: ToolRow = ToolRow {
     second_word: Some(("workspace-symbols", "at", "query")),
     examples: &[
         (
-            "Where a name is defined",
-            "indus-tool lsp definition src/app.py:12:9",
+            "Where the name at line 2, column 25 is defined",
+            "indus-tool lsp definition src/app.c:2:25",
         ),
         (
             "Rename a symbol in every file, diff only",
-            "indus-tool lsp rename src/app.py:12:9 --new-name total --check",
+            "indus-tool lsp rename src/app.c:1:5 --new-name total --check",
         ),
     ],
     ..words("lsp", "Code", &["action", "at"])

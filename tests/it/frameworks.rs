@@ -24,7 +24,7 @@ use common::TestEnv;
 use serde_json::{Value, json};
 
 /// The tools `indus-tool --no-mcp mcp` lists (profile all), in its order.
-const TOOLS: [&str; 21] = [
+const TOOLS: [&str; 23] = [
     "read",
     "ls",
     "grep",
@@ -37,6 +37,8 @@ const TOOLS: [&str; 21] = [
     "bash",
     "process",
     "todo_set",
+    "diagnose",
+    "lsp",
     "apply_patch",
     "todo",
     "bg-process",
@@ -438,7 +440,7 @@ fn run_snippet(name: &str) {
         "{name}: the program failed: {}\n{shown}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let tools = format!("21 tools: {}", tools_as(name).join(", "));
+    let tools = format!("{} tools: {}", TOOLS.len(), tools_as(name).join(", "));
     let readme = if name == "pydantic-ai" {
         // The record's lines.
         "# demo\nHello from indus-tool.\n".to_string()

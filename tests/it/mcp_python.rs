@@ -347,11 +347,11 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (profile, tools) in [
-        ("all", 21),
+        ("all", 23),
         ("authoring", 7),
-        ("survey", 13),
+        ("survey", 15),
         ("buddy", 12),
-        ("all:checkpoint", 24),
+        ("all:checkpoint", 26),
     ] {
         let r = &report[profile];
         assert_eq!(r["tools"], tools, "{profile}: {r}");
