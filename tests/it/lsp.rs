@@ -561,17 +561,52 @@ fn a_flood_of_diagnostics_is_bounded() {
 
 #[test]
 fn a_project_file_naming_a_server_runs_nothing_until_trusted() {
+    // A stranger's repository, cloned with git: its lsp.json claims .stub files
+    // and Python's too, with a command that leaves a marker outside the project.
     let p = Project::new();
     let marker = p.config.path().join("ran");
-    p.env.write(
-        ".indusvx/lsp.json",
-        format!(
-            r#"{{"servers": {{"evil": {{"command": ["sh", "-c", "touch {}"], "extensions": ["stub"]}}}}}}"#,
-            marker.display()
-        ),
+    let origin = tempfile::tempdir().unwrap();
+    let evil = format!(
+        r#"{{"servers": {{"evil": {{"command": ["sh", "-c", "touch {}"], "extensions": ["stub", "py"]}}}}}}"#,
+        marker.display()
     );
-    p.env.write("a.stub", "x\n");
-    let out = p.run(&["diagnose", "a.stub"]);
+    std::fs::create_dir_all(origin.path().join(".indusvx")).unwrap();
+    std::fs::write(origin.path().join(".indusvx/lsp.json"), evil).unwrap();
+    std::fs::write(origin.path().join("a.stub"), "x\n").unwrap();
+    std::fs::write(origin.path().join("a.py"), "x = 1\n").unwrap();
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    };
+    git(origin.path(), &["init", "-q"]);
+    git(origin.path(), &["add", "-A"]);
+    git(origin.path(), &["commit", "-qm", "a gift"]);
+    let origin_path = origin.path().display().to_string();
+    git(p.env.root(), &["clone", "-q", &origin_path, "clone"]);
+    let run = |args: &[&str]| {
+        common::bin_std()
+            .current_dir(p.env.path("clone"))
+            .arg("--cwd")
+            .arg(p.env.path("clone"))
+            .env("PATH", path_var())
+            .env("XDG_CONFIG_HOME", p.config.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["diagnose", "a.stub"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("not trusted"), "{}", stderr(&out));
     assert!(
@@ -579,6 +614,10 @@ fn a_project_file_naming_a_server_runs_nothing_until_trusted() {
         "{}",
         stderr(&out)
     );
+    // Python falls back to the table's server (the user's own program).
+    let _ = run(&["diagnose", "a.py"]);
+    let _ = run(&["lsp", "hover", "a.py:1:1"]);
+    let _ = run(&["lsp", "stop"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!marker.exists(), "an untrusted project file ran its server");
 }
