@@ -384,7 +384,7 @@ pub(crate) fn lsp_broker(
     printer: &mut Printer,
 ) -> CliResult<ExitCode> {
     let idle = std::time::Duration::from_secs(*m.get_one::<u64>("idle").expect("default"));
-    match crate::tools::code::lsp::broker::run(Path::new(&globals.cwd), idle) {
+    match crate::tools::code::lsp::broker::run(std::path::Path::new(&globals.cwd), idle) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             printer.error_text(&format!("lsp broker: {e}"));
