@@ -33,6 +33,13 @@ lsp_row() { # lsp_row NAME DIR FILE PEER_CMD
 if command -v pyright-langserver >/dev/null && command -v pyright >/dev/null; then
   lsp_proj "$WORK/py" py py_mod
   lsp_row "python (pyright)" "$WORK/py" m30.py "pyright m30.py"
+  # A real mid-size project: flask 3.1.0 (24 modules; its dependencies are not
+  # installed, so both sides report the same unresolved imports). FLASK_REPO: a
+  # local clone to take it from when GitHub is out of reach.
+  if git clone -q --depth 1 --branch 3.1.0 "${FLASK_REPO:-https://github.com/pallets/flask}" "$WORK/flask" 2>/dev/null ||
+    git clone -q --branch 3.1.0 "${FLASK_REPO:-}" "$WORK/flask" 2>/dev/null; then
+    lsp_row "python, flask 3.1.0 (pyright)" "$WORK/flask" src/flask/app.py "pyright src/flask/app.py"
+  else echo "lsp: flask could not be cloned; its row is left out" >&2; fi
 else echo "lsp: pyright is not installed; its row is left out" >&2; fi
 if command -v typescript-language-server >/dev/null && command -v tsc >/dev/null; then
   lsp_proj "$WORK/ts" ts ts_mod
