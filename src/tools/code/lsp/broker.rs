@@ -358,7 +358,7 @@ impl Broker {
                 timeout_ms,
                 ..
             } => {
-                self.with_retry(&server, timeout_ms, |c| {
+                self.with_retry(&server, timeout_ms, "to settle", |c| {
                     let docs = docs.clone();
                     async move { diagnose(&c, &docs).await }
                 })
@@ -372,7 +372,7 @@ impl Broker {
                 timeout_ms,
                 ..
             } => {
-                self.with_retry(&server, timeout_ms, |c| {
+                self.with_retry(&server, timeout_ms, "to answer", |c| {
                     let (docs, method, params) = (docs.clone(), method.clone(), params.clone());
                     async move { query(&c, &docs, &method, params).await }
                 })
@@ -383,10 +383,12 @@ impl Broker {
 
     /// Run `op` on the server within `timeout_ms`, starting the server when
     /// needed, and once more on a fresh server when it died during the first try.
+    /// `waiting`: what a timeout of `op` waited for (`to settle`, `to answer`).
     async fn with_retry<F, Fut>(
         self: &Arc<Self>,
         spec: &ServerSpec,
         timeout_ms: u64,
+        waiting: &str,
         op: F,
     ) -> Value
     where
@@ -430,7 +432,7 @@ impl Broker {
                     return answer;
                 }
                 Err(Trouble::Timeout) => {
-                    return timed_out(spec, timeout_ms, "to settle", cold_ms, began);
+                    return timed_out(spec, timeout_ms, waiting, cold_ms, began);
                 }
                 Err(Trouble::Died(why)) if restarted.is_none() => {
                     eprintln!("lsp broker: {} died during a request: {why}", conn.name);
