@@ -48,7 +48,7 @@ use crate::kernel::relay::{Notice, Relay};
 use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
 use crate::state::StateDir;
 use crate::state::jobs::JobBook;
-use crate::tools::shell::warm::{Activity, Warm, accept_until_done};
+use crate::tools::shell::warm::{Activity, Caller, Warm, accept_until_done};
 
 /// How long the broker waits without a call before it exits, by default.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(600);
@@ -469,15 +469,12 @@ impl Broker {
 
     /// One caller: one request line, one reply line.
     async fn serve(self: Arc<Self>, stream: tokio::net::UnixStream) {
-        let (read, mut write) = stream.into_split();
-        let mut reader = tokio::io::BufReader::new(read);
-        let mut line = String::new();
-        if !matches!(reader.read_line(&mut line).await, Ok(n) if n > 0) {
+        let Some(mut caller) = Caller::read(stream).await else {
             return;
-        }
+        };
         let _call = self.activity.begin();
         let refused = |v: &str| json!({"refused": format!("the broker is {} and the caller {v}; run `indus-tool mcp down` and `mcp up` again", version())});
-        let reply = match serde_json::from_str::<Request>(&line) {
+        let reply = match serde_json::from_str::<Request>(&caller.line) {
             Err(e) => Some(json!({"error": format!("mcp broker: unreadable request: {e}")})),
             Ok(Request::Ping) => Some(json!({
                 "pid": std::process::id(),
@@ -527,25 +524,23 @@ impl Broker {
                             while let Ok(n) = rx.try_recv() {
                                 notices.push(n);
                             }
-                            if !write_notices(&mut write, notices).await {
+                            if !write_notices(&mut caller.write, notices).await {
                                 break None;
                             }
                             break Some(reply);
                         }
                         Some(n) = rx.recv() => {
-                            if !write_notices(&mut write, vec![n]).await {
+                            if !write_notices(&mut caller.write, vec![n]).await {
                                 break None;
                             }
                         }
-                        _ = reader.read(&mut rest) => break None,
+                        _ = caller.rest.read(&mut rest) => break None,
                     }
                 }
             }
         };
         if let Some(reply) = reply {
-            let mut bytes = serde_json::to_vec(&reply).expect("replies serialize");
-            bytes.push(b'\n');
-            let _ = write.write_all(&bytes).await;
+            caller.reply(&reply).await;
         }
     }
 

@@ -125,10 +125,10 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
     } else {
         None
     };
+    let servers = lsp::servers_of(ctx);
     let mut docs = Vec::new();
     let mut passed_over = Vec::new();
     if paths.is_empty() {
-        let servers = lsp::servers_of(ctx);
         for (abs, _) in changes.as_deref().unwrap_or_default() {
             // A file the change deleted has nothing to check; one no server
             // reads (a picture, a lock file) is named in the summary.
@@ -158,7 +158,7 @@ async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
         (Some(c), true, None) => Some(Before::Texts(before_texts(ctx, c, &docs)?)),
         _ => None,
     };
-    let mut outcome = check(ctx, docs, before.as_ref(), &ask).await?;
+    let mut outcome = check(ctx, &servers, docs, before.as_ref(), &ask).await?;
     outcome.passed_over = passed_over;
     if let Some(file) = ask.save {
         save_baseline(ctx, file, &outcome.after).await?;
@@ -251,13 +251,13 @@ struct Outcome {
 /// The settled diagnostics of `docs`, and of their earlier texts when asked.
 async fn check(
     ctx: &ToolContext,
+    servers: &lsp::servers::Servers,
     docs: Vec<Doc>,
     before: Option<&Before>,
     ask: &Ask<'_>,
 ) -> Result<Outcome, String> {
-    let servers = lsp::servers_of(ctx);
     let files = docs.len();
-    let groups = lsp::group(&servers, docs, ask.server, Path::new(&ctx.cwd))?;
+    let groups = lsp::group(servers, docs, ask.server, Path::new(&ctx.cwd))?;
     let mut after_rows = Vec::new();
     let mut before_rows = Vec::new();
     let mut used = Vec::new();
@@ -481,6 +481,7 @@ pub async fn around_change(
     let mut note = String::new();
     let mut new_rows = Vec::new();
     let mut trouble = Vec::new();
+    let servers = lsp::servers_of(ctx);
     for (p, old) in before {
         let Ok(abs) = ctx.confine(&p) else { continue };
         let Ok(now) = ctx.fs.read_text(&abs).await else {
@@ -489,8 +490,10 @@ pub async fn around_change(
         if old.as_deref() == Some(now.as_str()) {
             continue;
         }
-        match edit_delta(ctx, &p, old.as_deref().unwrap_or(""), &now).await {
+        match edit_delta(ctx, &servers, &p, old.as_deref().unwrap_or(""), now).await {
             Ok(rows) => new_rows.extend(rows),
+            // Each line names its file once (a missing server's already does).
+            Err(e) if e.starts_with(&format!("{p}: ")) => trouble.push(e),
             Err(e) => trouble.push(format!("{p}: {e}")),
         }
     }
@@ -524,35 +527,31 @@ pub async fn around_change(
     result
 }
 
+/// The new errors of `shown` from `before` to `after`: a [`check`] of the one
+/// file against its earlier text, errors only.
 async fn edit_delta(
     ctx: &ToolContext,
+    servers: &lsp::servers::Servers,
     shown: &str,
     before: &str,
-    after: &str,
+    after: String,
 ) -> Result<Vec<Row>, String> {
     lsp::local_only(ctx, "diagnose")?;
     let abs = ctx.confine(shown)?;
+    let texts = HashMap::from([(abs.clone(), before.to_string())]);
     let doc = Doc {
         shown: shown.to_string(),
         abs: abs.into(),
-        text: after.to_string(),
+        text: after,
     };
-    let servers = lsp::servers_of(ctx);
-    let spec = servers.for_file(&doc.abs, None, Path::new(&ctx.cwd))?;
-    let (old, _) = settled(
-        ctx,
-        &spec,
-        &[doc.with_text(before.to_string())],
-        lsp::DEFAULT_TIMEOUT_MS,
-    )
-    .await?;
-    let (new, _) = settled(
-        ctx,
-        &spec,
-        std::slice::from_ref(&doc),
-        lsp::DEFAULT_TIMEOUT_MS,
-    )
-    .await?;
-    let errors = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(Row::is_error).collect() };
-    Ok(delta::delta(&errors(old), &errors(new)).new)
+    let ask = Ask {
+        new: true,
+        baseline: None,
+        save: None,
+        least: severity_rank("error"),
+        server: None,
+        timeout_ms: lsp::DEFAULT_TIMEOUT_MS,
+    };
+    let outcome = check(ctx, servers, vec![doc], Some(&Before::Texts(texts)), &ask).await?;
+    Ok(outcome.delta.map(|d| d.new).unwrap_or_default())
 }

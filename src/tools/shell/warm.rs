@@ -308,6 +308,36 @@ impl Drop for CallGuard {
     }
 }
 
+/// One caller's connection, as a helper serves it: the request line read, the
+/// rest of the input kept (its end says the caller went away), and the way back.
+pub struct Caller {
+    pub line: String,
+    pub rest: tokio::io::BufReader<tokio::net::unix::OwnedReadHalf>,
+    pub write: tokio::net::unix::OwnedWriteHalf,
+}
+
+impl Caller {
+    /// The caller's request line; `None` when it sent none.
+    pub async fn read(stream: tokio::net::UnixStream) -> Option<Caller> {
+        use tokio::io::AsyncBufReadExt;
+        let (read, write) = stream.into_split();
+        let mut rest = tokio::io::BufReader::new(read);
+        let mut line = String::new();
+        match rest.read_line(&mut line).await {
+            Ok(n) if n > 0 => Some(Caller { line, rest, write }),
+            _ => None,
+        }
+    }
+
+    /// Send one JSON line (a caller gone is no error: nobody is left to tell).
+    pub async fn reply(&mut self, value: &Value) {
+        use tokio::io::AsyncWriteExt;
+        let mut bytes = serde_json::to_vec(value).expect("replies serialize");
+        bytes.push(b'\n');
+        let _ = self.write.write_all(&bytes).await;
+    }
+}
+
 /// Accept callers on `listener`, each handed to `serve` on a task of its own,
 /// until the helper has been idle for `idle`, is asked to stop, or gets
 /// SIGTERM, SIGINT or SIGHUP. The socket is removed before returning (a caller

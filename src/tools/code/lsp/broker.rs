@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use lsp_types::Url;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 
 use super::conn::{CONNECTION_CLOSED, Connection, Published};
@@ -45,7 +45,7 @@ use crate::kernel::ToolContext;
 use crate::kernel::digest::{canonical_json, sha256_hex};
 use crate::state::StateDir;
 use crate::state::jobs::JobBook;
-use crate::tools::shell::warm::{Activity, Warm, accept_until_done};
+use crate::tools::shell::warm::{Activity, Caller, Warm, accept_until_done};
 
 /// How long the broker waits without a call before it exits.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(900);
@@ -463,14 +463,11 @@ impl Broker {
 
     /// One caller: one request line, one reply line.
     async fn serve(self: Arc<Self>, stream: tokio::net::UnixStream) {
-        let (read, mut write) = stream.into_split();
-        let mut reader = tokio::io::BufReader::new(read);
-        let mut line = String::new();
-        if !matches!(reader.read_line(&mut line).await, Ok(n) if n > 0) {
+        let Some(mut caller) = Caller::read(stream).await else {
             return;
-        }
+        };
         let _call = self.activity.begin();
-        let reply = match serde_json::from_str::<Request>(&line) {
+        let reply = match serde_json::from_str::<Request>(&caller.line) {
             Err(e) => Some(json!({"error": format!("lsp broker: unreadable request: {e}")})),
             Ok(request) => {
                 let answer = self.answer(request);
@@ -479,14 +476,12 @@ impl Broker {
                 // The caller went away (Ctrl-C, killed): the request is dropped.
                 tokio::select! {
                     a = &mut answer => Some(a),
-                    _ = reader.read(&mut rest) => None,
+                    _ = caller.rest.read(&mut rest) => None,
                 }
             }
         };
         if let Some(reply) = reply {
-            let mut bytes = serde_json::to_vec(&reply).expect("replies serialize");
-            bytes.push(b'\n');
-            let _ = write.write_all(&bytes).await;
+            caller.reply(&reply).await;
         }
     }
 }
