@@ -4,7 +4,9 @@
 //! file), and the blocking calls run inline on the one-shot CLI's
 //! current-thread runtime. Errors read as libuv's (`sys::fs_error`).
 
-use crate::kernel::{DirChild, FileLock, Fs, FsEntryInfo, OutsideRoot, RemoveOptions, Root};
+use crate::kernel::{
+    ChangeWatch, DirChild, FileLock, Fs, FsEntryInfo, OutsideRoot, RemoveOptions, Root,
+};
 use crate::sys::{atomic_write_within, fs_error, try_lock_file};
 use async_trait::async_trait;
 use std::io;
@@ -219,8 +221,56 @@ fn rm_sync(path: &str, options: RemoveOptions) -> io::Result<()> {
     }
 }
 
+/// A folder watched with inotify: woken by a file written (closed after
+/// writing, or appended to), created or renamed in.
+struct Inotified(nix::sys::inotify::Inotify);
+
+impl ChangeWatch for Inotified {
+    fn wait(&mut self, timeout: Duration) -> io::Result<bool> {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use std::os::fd::AsFd;
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        let ready = {
+            let mut fds = [PollFd::new(self.0.as_fd(), PollFlags::POLLIN)];
+            match poll(
+                &mut fds,
+                PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX),
+            ) {
+                Ok(n) => n > 0,
+                Err(nix::errno::Errno::EINTR) => true,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        if ready {
+            // Drain: one wake-up covers every event so far.
+            while let Ok(events) = self.0.read_events() {
+                if events.is_empty() {
+                    break;
+                }
+            }
+        }
+        Ok(ready)
+    }
+}
+
 #[async_trait]
 impl Fs for LocalFs {
+    fn watch_changes(&self, dir: &str) -> io::Result<Box<dyn ChangeWatch>> {
+        use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+        self.admit(dir)?;
+        let watch = Inotify::init(InitFlags::IN_CLOEXEC | InitFlags::IN_NONBLOCK)?;
+        let flags = AddWatchFlags::IN_MODIFY
+            | AddWatchFlags::IN_CLOSE_WRITE
+            | AddWatchFlags::IN_CREATE
+            | AddWatchFlags::IN_MOVED_TO
+            | AddWatchFlags::IN_DELETE_SELF
+            | AddWatchFlags::IN_ONLYDIR;
+        watch
+            .add_watch(dir, flags)
+            .map_err(|e| fs_error(e.into(), "watch", dir))?;
+        Ok(Box::new(Inotified(watch)))
+    }
+
     async fn lock_file(&self, path: &str, wait: Duration) -> io::Result<FileLock> {
         self.admit(path)?;
         lock_file_within(path, wait).await

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use nix::libc;
 
-use crate::kernel::{JobIdentity, JobLaunch, JobLiveness, JobSignal};
+use crate::kernel::{InputWait, JobIdentity, JobLaunch, JobLiveness, JobSignal, TtySize};
 
 /// What `/proc/<pid>/stat` says about a process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +39,8 @@ pub struct ProcStat {
     pub state: u8,
     /// The process group (field 5).
     pub pgrp: u32,
+    /// The session (field 6).
+    pub session: u32,
     /// Start time in clock ticks since boot.
     pub start_time: u64,
 }
@@ -51,12 +53,14 @@ pub fn parse_proc_stat(text: &[u8]) -> Option<ProcStat> {
     let rest = std::str::from_utf8(&text[close + 1..]).ok()?;
     let mut fields = rest.split_ascii_whitespace();
     let state = *fields.next()?.as_bytes().first()?;
-    // `state` is field 3, the group field 5, the start time field 22.
+    // `state` is field 3, the group field 5, the session 6, the start time 22.
     let pgrp = fields.nth(1)?.parse().ok()?;
-    let start_time = fields.nth(16)?.parse().ok()?;
+    let session = fields.next()?.parse().ok()?;
+    let start_time = fields.nth(15)?.parse().ok()?;
     Some(ProcStat {
         state,
         pgrp,
+        session,
         start_time,
     })
 }
@@ -257,6 +261,11 @@ struct Prepared {
     report_w: RawFd,
     go_r: RawFd,
     go_w: RawFd,
+    /// The pseudo-terminal of a `--tty` job (`-1` for a job on pipes).
+    pty_master: RawFd,
+    pty_slave: RawFd,
+    /// The environment a `--tty` job runs with (`TERM` set); null: the caller's.
+    envp: *const *const libc::c_char,
 }
 
 /// The launcher's report: a tag and a value (the job's pid, or an errno).
@@ -310,10 +319,21 @@ pub fn start(launch: &JobLaunch) -> io::Result<JobIdentity> {
     let err = capture(&launch.stderr_path)?;
     let (report_r, report_w) = pipe()?;
     let (go_r, go_w) = pipe()?;
+    let pty = launch.tty.map(open_pty).transpose()?;
+    let env = match launch.tty {
+        Some(_) => Some(terminal_env()?),
+        None => None,
+    };
+    let envp: Option<Vec<*const libc::c_char>> = env.as_ref().map(|vars| {
+        vars.iter()
+            .map(|v| v.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect()
+    });
 
     let prepared = Prepared {
         argv: [
-            c"/bin/sh".as_ptr(),
+            terminal_shell(launch.tty.is_some()).as_ptr(),
             c"-c".as_ptr(),
             command.as_ptr(),
             std::ptr::null(),
@@ -329,6 +349,9 @@ pub fn start(launch: &JobLaunch) -> io::Result<JobIdentity> {
         report_w: report_w.as_raw_fd(),
         go_r: go_r.as_raw_fd(),
         go_w: go_w.as_raw_fd(),
+        pty_master: pty.as_ref().map_or(-1, |(m, _)| m.as_raw_fd()),
+        pty_slave: pty.as_ref().map_or(-1, |(_, s)| s.as_raw_fd()),
+        envp: envp.as_ref().map_or(std::ptr::null(), |v| v.as_ptr()),
     };
 
     // SAFETY: the child only runs `launcher`, which makes async-signal-safe calls
@@ -342,7 +365,7 @@ pub fn start(launch: &JobLaunch) -> io::Result<JobIdentity> {
         unsafe { launcher(&prepared) }
     }
     // The parent keeps only the read end of the report and the write end of "go".
-    drop((fifo_rw, fifo_r, out, err, report_w, go_r));
+    drop((fifo_rw, fifo_r, out, err, report_w, go_r, pty));
     reap(launcher_pid);
 
     let mut report = File::from(report_r);
@@ -370,6 +393,58 @@ pub fn start(launch: &JobLaunch) -> io::Result<JobIdentity> {
         pgid: pid,
         start_time,
     })
+}
+
+/// A pseudo-terminal of `size`, both ends close-on-exec (the job gets the
+/// terminal end as its 0, 1 and 2; nothing else keeps either).
+fn open_pty(size: TtySize) -> io::Result<(OwnedFd, OwnedFd)> {
+    let winsize = nix::pty::Winsize {
+        ws_row: size.rows,
+        ws_col: size.cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(Some(&winsize), None)
+        .map_err(|e| io::Error::other(format!("cannot open a pseudo-terminal: {e}")))?;
+    for fd in [&pty.master, &pty.slave] {
+        // SAFETY: fcntl on a descriptor we own.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok((pty.master, pty.slave))
+}
+
+/// The shell a job's command runs in: `/bin/sh`, except that a terminal job
+/// gets bash where there is one. On a terminal, C-c interrupts the whole
+/// foreground group, the shell included: dash then dies with the program it
+/// waits for even when the program catches the interrupt (a REPL's C-c ends
+/// the job), while bash waits on and dies only when its program does, as a
+/// person's shell behaves.
+fn terminal_shell(tty: bool) -> &'static std::ffi::CStr {
+    if tty && Path::new("/bin/bash").exists() {
+        c"/bin/bash"
+    } else {
+        c"/bin/sh"
+    }
+}
+
+/// The caller's environment with `TERM` naming the terminal the job's output
+/// is read through (xterm's escapes, which `process screen` draws).
+fn terminal_env() -> io::Result<Vec<CString>> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut vars = Vec::new();
+    for (key, value) in std::env::vars_os() {
+        if key == "TERM" {
+            continue;
+        }
+        let mut pair = key.as_bytes().to_vec();
+        pair.push(b'=');
+        pair.extend_from_slice(value.as_bytes());
+        if let Ok(c) = CString::new(pair) {
+            vars.push(c);
+        }
+    }
+    vars.push(cstring("environment", b"TERM=xterm-256color")?);
+    Ok(vars)
 }
 
 fn reap(pid: libc::pid_t) {
@@ -471,29 +546,41 @@ unsafe fn supervisor(p: &Prepared) -> ! {
         }
         // The job reports its own pid once it leads its group.
         libc::close(p.report_w);
-        // Keep only the FIFO's write end (as fd 3); everything else the caller had
-        // open (its stdout pipe, the state lock, sockets) must not be held by a
-        // process that lives as long as the job.
+        // Keep only the FIFO's write end (as fd 3), and for a terminal the
+        // terminal, the FIFO's read end and the capture (4, 5, 6); everything
+        // else the caller had open (its stdout pipe, the state lock, sockets)
+        // must not be held by a process that lives as long as the job.
         let keep = libc::fcntl(p.fifo_rw, libc::F_DUPFD_CLOEXEC, 10);
+        let tty = p.pty_master >= 0;
+        let lifted = if tty {
+            libc::close(p.pty_slave);
+            [
+                libc::fcntl(p.pty_master, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(p.fifo_r, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(p.out, libc::F_DUPFD_CLOEXEC, 10),
+            ]
+        } else {
+            [-1; 3]
+        };
         libc::dup2(keep, 3);
+        if tty {
+            libc::dup2(lifted[0], 4);
+            libc::dup2(lifted[1], 5);
+            libc::dup2(lifted[2], 6);
+        }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
         if null >= 0 {
             libc::dup2(null, 0);
             libc::dup2(null, 1);
             libc::dup2(null, 2);
         }
-        close_from(4);
+        close_from(if tty { 7 } else { 4 });
 
         let mut status = 0;
-        let waited = loop {
-            let r = libc::waitpid(job, &mut status, 0);
-            if r == job {
-                break true;
-            }
-            if r < 0 && errno() == libc::EINTR {
-                continue;
-            }
-            break false;
+        let waited = if tty {
+            pump_terminal(job, &mut status)
+        } else {
+            wait_job(job, &mut status, 0)
         };
         if waited {
             let mut line = [0u8; 32];
@@ -515,6 +602,93 @@ unsafe fn supervisor(p: &Prepared) -> ! {
             }
         }
         libc::_exit(0)
+    }
+}
+
+/// `waitpid` through interruptions: whether the job was reaped.
+unsafe fn wait_job(job: libc::pid_t, status: &mut libc::c_int, flags: libc::c_int) -> bool {
+    loop {
+        // SAFETY: waiting on our own child.
+        let r = unsafe { libc::waitpid(job, status, flags) };
+        if r == job {
+            return true;
+        }
+        if r < 0 && unsafe { errno() } == libc::EINTR {
+            continue;
+        }
+        return false;
+    }
+}
+
+/// The supervisor of a terminal job: copy the terminal's output to the capture
+/// (fd 6) and the FIFO's input (fd 5) to the terminal (fd 4) until the job
+/// ends, then take what the terminal still holds. Input waits in a fixed buffer
+/// while the job does not read, so the FIFO fills and `process write` sees the
+/// job is not reading; output is never held back by input. The 200 ms poll
+/// timeout is only for noticing the job's end while something it started keeps
+/// the terminal open; output and input wake the loop at once.
+unsafe fn pump_terminal(job: libc::pid_t, status: &mut libc::c_int) -> bool {
+    const MASTER: RawFd = 4;
+    const FIFO: RawFd = 5;
+    const OUT: RawFd = 6;
+    // SAFETY: async-signal-safe calls on our own descriptors and stack buffers.
+    unsafe {
+        for fd in [MASTER, FIFO] {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        let mut output = [0u8; 16 * 1024];
+        let mut input = [0u8; 4096];
+        let (mut pending, mut sent) = (0usize, 0usize);
+        loop {
+            if wait_job(job, status, libc::WNOHANG) {
+                break;
+            }
+            let mut fds = [
+                libc::pollfd {
+                    fd: MASTER,
+                    events: libc::POLLIN | if sent < pending { libc::POLLOUT } else { 0 },
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: if sent < pending { -1 } else { FIFO },
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            libc::poll(fds.as_mut_ptr(), 2, 200);
+            if fds[0].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+                let n = libc::read(MASTER, output.as_mut_ptr().cast(), output.len());
+                if n > 0 {
+                    write_all_raw(OUT, &output[..n as usize]);
+                } else if n == 0 || errno() != libc::EAGAIN && errno() != libc::EINTR {
+                    // Every holder of the terminal is gone: the job has ended or
+                    // closed it; only its exit is left to wait for.
+                    return wait_job(job, status, 0);
+                }
+            }
+            if sent < pending && fds[0].revents & libc::POLLOUT != 0 {
+                let n = libc::write(MASTER, input[sent..pending].as_ptr().cast(), pending - sent);
+                if n > 0 {
+                    sent += n as usize;
+                }
+            }
+            if sent >= pending && fds[1].revents & libc::POLLIN != 0 {
+                let n = libc::read(FIFO, input.as_mut_ptr().cast(), input.len());
+                if n > 0 {
+                    (pending, sent) = (n as usize, 0);
+                }
+            }
+        }
+        // The job has ended: whatever it wrote last is still in the terminal.
+        loop {
+            let n = libc::read(MASTER, output.as_mut_ptr().cast(), output.len());
+            if n <= 0 {
+                break;
+            }
+            write_all_raw(OUT, &output[..n as usize]);
+        }
+        true
     }
 }
 
@@ -565,9 +739,18 @@ unsafe fn run_job(p: &Prepared) -> ! {
             break;
         }
         // Lift every source above the targets first, so no dup2 clobbers another.
-        let stdin = libc::fcntl(p.fifo_r, libc::F_DUPFD_CLOEXEC, 10);
-        let stdout = libc::fcntl(p.out, libc::F_DUPFD_CLOEXEC, 10);
-        let stderr = libc::fcntl(p.err, libc::F_DUPFD_CLOEXEC, 10);
+        // A terminal job's three are the terminal, made its controlling one.
+        let (stdin, stdout, stderr) = if p.pty_slave >= 0 {
+            libc::ioctl(p.pty_slave, libc::TIOCSCTTY, 0);
+            let t = libc::fcntl(p.pty_slave, libc::F_DUPFD_CLOEXEC, 10);
+            (t, t, t)
+        } else {
+            (
+                libc::fcntl(p.fifo_r, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(p.out, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(p.err, libc::F_DUPFD_CLOEXEC, 10),
+            )
+        };
         place(stdin, 0);
         place(stdout, 1);
         place(stderr, 2);
@@ -583,10 +766,172 @@ unsafe fn run_job(p: &Prepared) -> ! {
             write_all_raw(2, b"indus-tool: cannot enter the job's working directory\n");
             libc::_exit(127);
         }
-        libc::execv(p.argv[0], p.argv.as_ptr());
-        write_all_raw(2, b"indus-tool: cannot run /bin/sh\n");
+        if p.envp.is_null() {
+            libc::execv(p.argv[0], p.argv.as_ptr());
+        } else {
+            libc::execve(p.argv[0], p.argv.as_ptr(), p.envp);
+        }
+        write_all_raw(2, b"indus-tool: cannot run the shell\n");
         libc::_exit(127)
     }
+}
+
+/// Which processes a look for an input wait covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A job leads its own session: everything it started, job control or not.
+    Session(u32),
+    /// A `bash` command leads a process group in the caller's session.
+    Group(u32),
+}
+
+/// How a process was found waiting on the input being watched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiter {
+    pub wait: InputWait,
+    /// Blocked in a read of it (a prompt); else asleep in a poll-like call with
+    /// it open as fd 0 (a program that may or may not be waiting on it).
+    pub reading: bool,
+}
+
+const READS: &[libc::c_long] = &[libc::SYS_read, libc::SYS_readv, libc::SYS_pread64];
+const POLLS: &[libc::c_long] = &[
+    libc::SYS_poll,
+    libc::SYS_ppoll,
+    libc::SYS_select,
+    libc::SYS_pselect6,
+    libc::SYS_epoll_wait,
+    libc::SYS_epoll_pwait,
+];
+
+/// The device and inode a `/proc/<pid>/fd/<n>` link leads to.
+fn fd_target(pid: u32, fd: u64) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(format!("/proc/{pid}/fd/{fd}")).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// The system call a sleeping process is in and its first argument, from
+/// `/proc/<pid>/syscall` (`running` or unreadable: none).
+fn syscall_of(pid: u32) -> Option<(libc::c_long, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+    let mut parts = text.split_ascii_whitespace();
+    let nr = parts.next()?.parse().ok()?;
+    let arg = u64::from_str_radix(parts.next()?.trim_start_matches("0x"), 16).ok()?;
+    Some((nr, arg))
+}
+
+/// The terminal at `/proc/<pid>/fd/0`: whether it is in line-editing (raw)
+/// mode, canonical input off, as readline, prompt_toolkit and full-screen
+/// programs set it while they wait for a key (a server that polls its sockets
+/// leaves it canonical); and how many typed bytes wait in its input queue
+/// (input sent but not yet read: the program is not waiting for more).
+fn terminal_state(pid: u32) -> Option<(bool, usize)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(format!("/proc/{pid}/fd/0"))
+        .ok()?;
+    // SAFETY: a zeroed termios is a valid out-parameter for tcgetattr.
+    let mut mode: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: a descriptor we own and a termios to fill.
+    if unsafe { libc::tcgetattr(file.as_raw_fd(), &mut mode) } != 0 {
+        return None;
+    }
+    let mut queued: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int.
+    unsafe { libc::ioctl(file.as_raw_fd(), libc::FIONREAD, &mut queued) };
+    Some((mode.c_lflag & libc::ICANON == 0, queued.max(0) as usize))
+}
+
+/// A process in `scope` waiting on `target` (the device and inode of the
+/// input being watched): blocked reading it, or, when `terminal` and the
+/// terminal is in raw mode, asleep polling with it as fd 0. A pipe polled is
+/// reported too (`reading: false`): `bash` then ends the wait it cannot tell.
+pub fn input_waiter(scope: Scope, target: (u64, u64), terminal: bool) -> Option<Waiter> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    let mut polled = None;
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(Some(stat)) = proc_stat(pid) else {
+            continue;
+        };
+        let inside = match scope {
+            Scope::Session(s) => stat.session == s,
+            Scope::Group(g) => stat.pgrp == g,
+        };
+        if !inside || stat.state != b'S' {
+            continue;
+        }
+        let Some((nr, arg)) = syscall_of(pid) else {
+            continue;
+        };
+        let name = || {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .map(|n| n.trim_end().to_string())
+                .unwrap_or_default()
+        };
+        let typed_ahead = || terminal && terminal_state(pid).is_some_and(|(_, queued)| queued > 0);
+        if READS.contains(&nr) && fd_target(pid, arg) == Some(target) {
+            if typed_ahead() {
+                continue;
+            }
+            let how = if terminal {
+                "reading its terminal"
+            } else {
+                "reading its stdin"
+            };
+            let wait = InputWait {
+                pid,
+                name: name(),
+                how,
+            };
+            return Some(Waiter {
+                wait,
+                reading: true,
+            });
+        }
+        if polled.is_none() && POLLS.contains(&nr) && fd_target(pid, 0) == Some(target) {
+            if terminal && terminal_state(pid).is_none_or(|(raw, queued)| !raw || queued > 0) {
+                continue;
+            }
+            let how = if terminal {
+                "waiting for keys at its terminal"
+            } else {
+                "polling with its stdin open"
+            };
+            let wait = InputWait {
+                pid,
+                name: name(),
+                how,
+            };
+            polled = Some(Waiter {
+                wait,
+                reading: terminal,
+            });
+        }
+    }
+    polled
+}
+
+/// Whether a running job waits for input now (see [`input_waiter`]): its
+/// stdin is what its leader's fd 0 is, the FIFO or its terminal.
+pub fn job_input_wait(job: &JobIdentity) -> io::Result<Option<InputWait>> {
+    use std::os::unix::fs::FileTypeExt;
+    let Some(target) = fd_target(job.pid, 0) else {
+        return Ok(None);
+    };
+    let terminal = std::fs::metadata(format!("/proc/{}/fd/0", job.pid))
+        .is_ok_and(|m| m.file_type().is_char_device());
+    Ok(input_waiter(Scope::Session(job.pgid), target, terminal)
+        .filter(|w| w.reading)
+        .map(|w| w.wait))
 }
 
 #[cfg(test)]
@@ -601,6 +946,7 @@ mod tests {
             Some(ProcStat {
                 state: b'S',
                 pgrp: 4242,
+                session: 4242,
                 start_time: 987654
             })
         );

@@ -5,9 +5,9 @@
 
 use super::local_fs::blocking;
 use crate::kernel::{
-    DEFAULT_CAPTURE_LIMIT, Dropped, ExecTimeout, ExitListener, JobIdentity, JobLaunch, JobLiveness,
-    JobSignal, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
-    ShellLaunchOptions, Unsubscribe,
+    DEFAULT_CAPTURE_LIMIT, Dropped, ExecTimeout, ExitListener, InputWait, JobIdentity, JobLaunch,
+    JobLiveness, JobSignal, Shell, ShellExecOptions, ShellExecResult, ShellExit, ShellHandle,
+    ShellLaunchOptions, Tap, TapStream, Unsubscribe,
 };
 use crate::sys::fs_error;
 use async_trait::async_trait;
@@ -152,7 +152,12 @@ fn complete_prefix(bytes: &[u8]) -> usize {
     bytes.len()
 }
 
-async fn read_into<R: AsyncRead + Unpin>(reader: Option<R>, capture: &mut Capture) {
+async fn read_into<R: AsyncRead + Unpin>(
+    reader: Option<R>,
+    capture: &mut Capture,
+    tap: Option<&Tap>,
+    stream: TapStream,
+) {
     let Some(mut r) = reader else {
         return;
     };
@@ -160,8 +165,92 @@ async fn read_into<R: AsyncRead + Unpin>(reader: Option<R>, capture: &mut Captur
     loop {
         match r.read(&mut buf).await {
             Ok(0) | Err(_) => return,
-            Ok(n) => capture.push(&buf[..n]),
+            Ok(n) => {
+                if let Some(tap) = tap {
+                    tap.0.chunk(stream, &buf[..n]);
+                }
+                capture.push(&buf[..n]);
+            }
         }
+    }
+}
+
+/// The stdin of a command given no input: an empty pipe whose write end is
+/// held until a process of the command waits on it, then closed, so the
+/// command gets end-of-input as from `/dev/null` and the answer can say it
+/// stopped at a prompt. Held, a reader would hang; never held, a prompt could
+/// not be told from a failure.
+struct HeldInput {
+    /// Held, never written: its close is the end-of-input.
+    _write: std::os::fd::OwnedFd,
+    /// The pipe's device and inode, to know it in `/proc/<pid>/fd`.
+    target: (u64, u64),
+}
+
+/// The watch on a [`HeldInput`], on a thread of its own: it looks at the
+/// command's process group at growing intervals (10 ms to 250 ms) and ends at
+/// the first waiter or when the command is done.
+struct InputWatch {
+    done: Arc<std::sync::atomic::AtomicBool>,
+    seen: Arc<Mutex<Option<InputWait>>>,
+}
+
+impl HeldInput {
+    fn new() -> io::Result<(Self, std::process::Stdio)> {
+        use std::os::unix::fs::MetadataExt;
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        let meta = std::fs::File::from(read.try_clone()?).metadata()?;
+        let target = (meta.dev(), meta.ino());
+        Ok((
+            Self {
+                _write: write,
+                target,
+            },
+            std::process::Stdio::from(read),
+        ))
+    }
+
+    fn watch(self, pgid: u32) -> InputWatch {
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(None));
+        let (d, found) = (done.clone(), seen.clone());
+        let spawned = std::thread::Builder::new()
+            .name("stdin-watch".into())
+            .spawn(move || {
+                let mut nap = Duration::from_millis(10);
+                while !d.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(nap);
+                    nap = (nap * 2).min(Duration::from_millis(250));
+                    let scope = super::local_job::Scope::Group(pgid);
+                    if let Some(w) = super::local_job::input_waiter(scope, self.target, false) {
+                        if w.reading {
+                            *found.lock().unwrap_or_else(|p| p.into_inner()) = Some(w.wait);
+                        }
+                        break;
+                    }
+                }
+                // Dropping `self` closes the write end: end-of-input.
+                drop(self);
+            });
+        if spawned.is_err() {
+            // No thread: the pipe's end is already dropped with the closure.
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        InputWatch { done, seen }
+    }
+}
+
+impl InputWatch {
+    /// Stop watching; who was caught waiting, if anyone.
+    fn finish(self) -> Option<InputWait> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl Drop for InputWatch {
+    /// However `exec` ends (a deadline, a cancel), the watch thread stops.
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -202,14 +291,19 @@ pub struct LocalShell;
 impl Shell for LocalShell {
     async fn exec(&self, command: &str, options: ShellExecOptions) -> io::Result<ShellExecResult> {
         let mut cmd = base_command(command, &options.launch);
-        cmd.stdin(if options.input.is_some() {
-            std::process::Stdio::piped()
-        } else {
-            std::process::Stdio::null()
-        })
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
+        // No input given: an empty pipe whose end we hold until someone waits
+        // on it, so a prompt is seen before it gets end-of-input.
+        let (held_stdin, stdin_end) = match options.input {
+            Some(_) => (None, std::process::Stdio::piped()),
+            None => match HeldInput::new() {
+                Ok((held, end)) => (Some(held), end),
+                Err(_) => (None, std::process::Stdio::null()),
+            },
+        };
+        cmd.stdin(stdin_end)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
         let mut child = cmd.spawn().map_err(|e| {
             let cwd = options.launch.cwd.as_deref().unwrap_or(".");
             fs_error(e, "spawn sh in", cwd)
@@ -217,6 +311,7 @@ impl Shell for LocalShell {
         let mut guard = GroupGuard {
             pgid: child.id().map(|p| p as i32),
         };
+        let input_watch = held_stdin.zip(child.id()).map(|(h, pgid)| h.watch(pgid));
         let deadline = options
             .timeout_ms
             .map(|ms| Instant::now() + Duration::from_millis(ms));
@@ -236,8 +331,12 @@ impl Shell for LocalShell {
         let mut out = Capture::new(limit);
         let mut err = Capture::new(limit);
         let status = {
+            let tap = options.tap.as_ref();
             let drain = async {
-                tokio::join!(read_into(stdout, &mut out), read_into(stderr, &mut err));
+                tokio::join!(
+                    read_into(stdout, &mut out, tap, TapStream::Stdout),
+                    read_into(stderr, &mut err, tap, TapStream::Stderr)
+                );
             };
             tokio::pin!(drain);
             let wait = async {
@@ -280,6 +379,7 @@ impl Shell for LocalShell {
         };
         let (stdout, stdout_dropped) = out.finish();
         let (stderr, stderr_dropped) = err.finish();
+        let input_wait = input_watch.and_then(InputWatch::finish);
         match status {
             None => Err(io::Error::new(
                 io::ErrorKind::TimedOut,
@@ -303,6 +403,7 @@ impl Shell for LocalShell {
                     signal: exit.signal,
                     stdout_dropped,
                     stderr_dropped,
+                    input_wait,
                 })
             }
         }
@@ -319,6 +420,10 @@ impl Shell for LocalShell {
 
     fn signal_job(&self, job: &JobIdentity, signal: i32) -> io::Result<JobSignal> {
         super::local_job::signal(job, signal)
+    }
+
+    fn job_input_wait(&self, job: &JobIdentity) -> io::Result<Option<InputWait>> {
+        super::local_job::job_input_wait(job)
     }
 
     async fn write_job_input(&self, fifo: &str, data: &[u8], timeout_ms: u64) -> io::Result<usize> {

@@ -24,7 +24,7 @@ use tokio::io::AsyncWriteExt;
 use super::remote::Remote;
 use crate::kernel::{
     DirChild, Dropped, ExecTimeout, Fs, FsEntryInfo, JobIdentity, JobLaunch, RemoveOptions, Shell,
-    ShellExecOptions, ShellExecResult, ShellHandle, ShellLaunchOptions, sh_quote,
+    ShellExecOptions, ShellExecResult, ShellHandle, ShellLaunchOptions, TapStream, sh_quote,
 };
 
 /// Status codes of the scripts, beyond 0.
@@ -436,6 +436,11 @@ impl Shell for RemoteShell {
             },
             None => run.await?,
         };
+        // The channel hands the streams over whole: the tap sees them at once.
+        if let Some(tap) = &options.tap {
+            tap.0.chunk(TapStream::Stdout, &ran.stdout);
+            tap.0.chunk(TapStream::Stderr, &ran.stderr);
+        }
         let (stdout, stdout_dropped) = clamp(ran.stdout, limit);
         let (stderr, stderr_dropped) = clamp(ran.stderr, limit);
         // `timeout -s KILL` ends with 137 when it killed the command.
@@ -450,6 +455,7 @@ impl Shell for RemoteShell {
             signal,
             stdout_dropped,
             stderr_dropped,
+            input_wait: None,
         })
     }
 

@@ -1399,14 +1399,23 @@ impl crate::kernel::Shell for TmuxShell {
         let waited = self.tmux.await_run(&run, limit, &cancel).await;
         guard.run = None;
         match waited {
-            Ok(done) => Ok(crate::kernel::ShellExecResult {
-                stdout: keep(done.stdout),
-                stderr: keep(done.stderr),
-                code: Some(done.exit_code),
-                signal: None,
-                stdout_dropped: Default::default(),
-                stderr_dropped: Default::default(),
-            }),
+            Ok(done) => {
+                if let Some(tap) = &options.tap {
+                    tap.0
+                        .chunk(crate::kernel::TapStream::Stdout, done.stdout.as_bytes());
+                    tap.0
+                        .chunk(crate::kernel::TapStream::Stderr, done.stderr.as_bytes());
+                }
+                Ok(crate::kernel::ShellExecResult {
+                    input_wait: None,
+                    stdout: keep(done.stdout),
+                    stderr: keep(done.stderr),
+                    code: Some(done.exit_code),
+                    signal: None,
+                    stdout_dropped: Default::default(),
+                    stderr_dropped: Default::default(),
+                })
+            }
             Err(RunWait::StillRunning(_)) => {
                 let (tmux, stopping) = (self.tmux.clone(), run.clone());
                 let stopped = tokio::task::spawn_blocking(move || {
@@ -1460,6 +1469,13 @@ impl crate::kernel::Shell for TmuxShell {
         signal: i32,
     ) -> std::io::Result<crate::kernel::JobSignal> {
         self.inner.signal_job(job, signal)
+    }
+
+    fn job_input_wait(
+        &self,
+        job: &crate::kernel::JobIdentity,
+    ) -> std::io::Result<Option<crate::kernel::InputWait>> {
+        self.inner.job_input_wait(job)
     }
 
     async fn write_job_input(

@@ -88,10 +88,19 @@ pub(crate) fn flag_value(key: &str, schema: &Value, raw: &str) -> CliResult<Valu
             }
             value
         }
+        // A list of words takes one word as it is (`--keys Enter`), as the
+        // tool takes a lone string for a list of one.
+        "array" if !raw.trim_start().starts_with('[') && items_are_strings(schema) => {
+            Value::String(raw.to_string())
+        }
         "array" | "object" => serde_json::from_str(raw)
             .map_err(|e| UsageError(format!("--{}: malformed JSON: {e}", command::kebab(key))))?,
         _ => Value::String(raw.to_string()),
     })
+}
+
+fn items_are_strings(schema: &Value) -> bool {
+    schema.pointer("/items/type").and_then(Value::as_str) == Some("string")
 }
 
 /// The value standard input gives a tool's stdin key: verbatim text for a string

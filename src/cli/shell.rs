@@ -71,6 +71,8 @@ pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitC
         }
         StatusRule::Command if opts.exit_status => command_status(&outcome.output),
         _ if outcome.is_error => ExitCode::from(1),
+        // `process poll --until/--wait-ms`: as timeout(1) and expect(1) say it.
+        _ if let Some(code) = wait_status(&program_view(&outcome.output)) => code,
         // `edit --diagnose` and its kin: the change stands, and new errors
         // after it are the shell's 1, as diagnose's gate says them.
         _ if program_view(&outcome.output)
@@ -82,6 +84,19 @@ pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitC
         }
         _ => ExitCode::SUCCESS,
     }
+}
+
+/// The status of a poll that waited: 0 the line came (or new output), 1 the
+/// job ended first, 124 the time ran out, 3 the job waits for input.
+fn wait_status(record: &Value) -> Option<ExitCode> {
+    let code = match record.pointer("/wait/outcome")?.as_str()? {
+        "matched" | "output" => 0,
+        "ended" => 1,
+        "timeout" => 124,
+        "input" => 3,
+        _ => return None,
+    };
+    Some(ExitCode::from(code))
 }
 
 /// `bash --exit-status`: the command's exit code, 128+N for a signal, 124 for a
@@ -304,6 +319,11 @@ fn print_streams(printer: &mut Printer, outcome: &ToolOutcome) {
     printer.stdout_raw(out);
     printer.stderr_raw(err);
     let text = render_text(&outcome.output);
+    // What the tool adds about the run (a prompt met, spills evicted) is said
+    // even when the command succeeded.
+    for note in text.lines().filter(|l| l.starts_with("note: ")) {
+        printer.error_text(note);
+    }
     if let Some(status) = text.lines().rev().find(|l| l.starts_with("status: ")) {
         // Success is silent, as in a shell; anything else is said.
         if outcome.is_error {

@@ -120,6 +120,13 @@ pub trait Fs: Send + Sync {
         Ok((all[start..end].to_vec(), len))
     }
 
+    /// Watch the folder `dir` for changes to its files (see [`ChangeWatch`]).
+    /// The default has no notification and wakes every 50 ms.
+    fn watch_changes(&self, dir: &str) -> io::Result<Box<dyn ChangeWatch>> {
+        let _ = dir;
+        Ok(Box::new(TickWatch))
+    }
+
     /// The tree-walk fast path behind `grep` and `find`: visit every entry beneath
     /// `options.root` on the backend's own threads, handing each thread its own
     /// visitor from `visitors`. Blocking: call it from a blocking context
@@ -170,7 +177,41 @@ pub struct ShellExecOptions {
     /// held, what lies between is dropped as it arrives and only counted (see
     /// [`Dropped`]), so a flood costs no memory. `None`: [`DEFAULT_CAPTURE_LIMIT`].
     pub capture_limit: Option<usize>,
+    /// Sees every byte of both streams as it arrives, before the capture keeps
+    /// only their ends (`bash` spills them to a file this way).
+    pub tap: Option<Tap>,
 }
+
+/// Which stream a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapStream {
+    Stdout,
+    Stderr,
+}
+
+/// A sink for an `exec`'s output as it arrives. Called from the reading task,
+/// so it must not block for long.
+pub trait OutputTap: Send + Sync {
+    fn chunk(&self, stream: TapStream, bytes: &[u8]);
+}
+
+/// A shared [`OutputTap`], compared by identity.
+#[derive(Clone)]
+pub struct Tap(pub std::sync::Arc<dyn OutputTap>);
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
+}
+
+impl PartialEq for Tap {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Tap {}
 
 /// The capture limit of an `exec` that sets none: 8 MiB at each end of a stream.
 pub const DEFAULT_CAPTURE_LIMIT: usize = 8 * 1024 * 1024;
@@ -198,6 +239,9 @@ pub struct ShellExecResult {
     /// What was dropped from the middle of each stream (see `capture_limit`).
     pub stdout_dropped: Dropped,
     pub stderr_dropped: Dropped,
+    /// The command stopped to read the input it was not given (a prompt): who,
+    /// and how. It then got end-of-input, as with a closed stdin.
+    pub input_wait: Option<InputWait>,
 }
 
 /// The payload of the `TimedOut` error `exec` returns at its deadline: what the
@@ -274,6 +318,52 @@ pub struct JobLaunch {
     /// Written (atomically) when the job ends, by a supervisor that outlives the
     /// caller: one line, `exit N` or `signal N`.
     pub exit_path: String,
+    /// Run the job in a pseudo-terminal of this size instead of on pipes: its
+    /// stdin, stdout and stderr are the terminal, whose output (escapes and
+    /// all) goes to `stdout_path`; input written to the FIFO reaches the
+    /// terminal. `stderr_path` stays empty.
+    pub tty: Option<TtySize>,
+}
+
+/// A terminal's size in character cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TtySize {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// A job caught waiting for input: which process, and how it waits
+/// (`reading its terminal`, `reading its stdin`, `waiting on its terminal
+/// with line editing on`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputWait {
+    pub pid: u32,
+    /// The process's name as the kernel keeps it (`python3`, `bash`).
+    pub name: String,
+    pub how: &'static str,
+}
+
+/// A watch on a folder's files, so a waiter sleeps until something in it
+/// changes instead of looking again and again. Blocking: call from a
+/// blocking context.
+pub trait ChangeWatch: Send {
+    /// Sleep until a file in the folder is written, created or renamed into it
+    /// (`true`), or `timeout` passes (`false`). A watch that cannot tell may
+    /// wake early and say `true`; the waiter looks again either way.
+    fn wait(&mut self, timeout: std::time::Duration) -> io::Result<bool>;
+}
+
+/// The watch of a backend that has no change notification: it wakes every
+/// 50 ms and says "maybe".
+#[derive(Debug, Default)]
+pub struct TickWatch;
+
+impl ChangeWatch for TickWatch {
+    fn wait(&mut self, timeout: std::time::Duration) -> io::Result<bool> {
+        let nap = timeout.min(std::time::Duration::from_millis(50));
+        std::thread::sleep(nap);
+        Ok(nap < timeout)
+    }
 }
 
 /// Who a started job is: enough to find it again from another process and to
@@ -355,6 +445,14 @@ pub trait Shell: Send + Sync {
     /// to make room; returns how many bytes went in.
     async fn write_job_input(&self, fifo: &str, data: &[u8], timeout_ms: u64) -> io::Result<usize> {
         let _ = (fifo, data, timeout_ms);
+        Err(no_jobs())
+    }
+
+    /// Whether the job is stopped waiting for input right now: a process of its
+    /// session blocked reading its stdin (or, on a terminal in line-editing
+    /// mode, waiting on it). `Ok(None)`: it is not.
+    fn job_input_wait(&self, job: &JobIdentity) -> io::Result<Option<InputWait>> {
+        let _ = job;
         Err(no_jobs())
     }
 }

@@ -19,6 +19,7 @@ pub mod text;
 pub mod wrap;
 pub mod write_guard;
 
+pub use backends::{ChangeWatch, InputWait, OutputTap, Tap, TapStream, TickWatch, TtySize};
 pub use backends::{
     DEFAULT_CAPTURE_LIMIT, DirChild, Dropped, ExecTimeout, ExitListener, FileLock, Fs, FsEntryInfo,
     JobIdentity, JobLaunch, JobLiveness, JobSignal, RemoveOptions, Shell, ShellExecOptions,

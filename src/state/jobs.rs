@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{StateDir, file_key, user};
-use crate::kernel::JobIdentity;
+use crate::kernel::{JobIdentity, TtySize};
 
 /// The table's file name inside the state folder.
 pub const JOB_TABLE: &str = "jobs.json";
@@ -74,6 +74,10 @@ pub struct JobRecord {
     /// Set by `stop`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<StopRecord>,
+    /// The terminal's size, for a job started with `--tty` (its output is the
+    /// terminal's, escapes and all, in `stdout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tty: Option<TtySize>,
     /// This user's seal of who the job is (see [`JobRecord::sealed`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seal: Option<String>,
@@ -98,9 +102,11 @@ pub struct StopRecord {
 
 impl JobRecord {
     /// What the seal covers: who the job is and what it runs (the cursors and
-    /// the stop record change as it is polled and stopped).
-    fn sealed_part(&self) -> impl Serialize + '_ {
-        (
+    /// the stop record change as it is polled and stopped), and a terminal's
+    /// size (a screen is drawn in memory at that size), which a record without
+    /// one leaves out so that older records still verify.
+    fn sealed_part(&self) -> serde_json::Value {
+        let who = (
             &self.id,
             &self.command,
             &self.cwd,
@@ -108,7 +114,11 @@ impl JobRecord {
             self.pgid,
             self.start_time,
             self.started_at,
-        )
+        );
+        match self.tty {
+            None => serde_json::json!(who),
+            Some(size) => serde_json::json!([who, size]),
+        }
     }
 
     /// Seal the record as this user's (when it is made).
@@ -271,6 +281,7 @@ mod tests {
             started_at: 0,
             cursor: Cursors::default(),
             stopped: None,
+            tty: None,
             seal: None,
         }
         .seal()
@@ -316,6 +327,15 @@ mod tests {
         let mut altered = record("job-3");
         altered.pgid = 4242;
         t.jobs.push(altered);
+        // A terminal's size is sealed too: a forged one is never drawn.
+        let mut resized = record("job-4");
+        resized.tty = Some(TtySize { cols: 80, rows: 24 });
+        let mut resized = resized.seal();
+        resized.tty = Some(TtySize {
+            cols: 60000,
+            rows: 60000,
+        });
+        t.jobs.push(resized);
         let back: JobTable = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(back.jobs.len(), 1);
         assert_eq!(back.jobs[0].id, "job-1");

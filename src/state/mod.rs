@@ -29,6 +29,7 @@ pub mod files;
 pub mod ignore_files;
 pub mod jobs;
 pub mod lock;
+pub mod outputs;
 pub mod patches;
 pub mod read_state;
 pub mod todos;

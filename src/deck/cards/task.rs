@@ -745,6 +745,7 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         timeout_ms: Some(timeout_ms),
         input: (agent.prompt == PromptVia::Stdin).then(|| prompt.clone()),
         capture_limit: None,
+        tap: None,
     };
     let name = agent.name.as_str();
     let started = Instant::now();

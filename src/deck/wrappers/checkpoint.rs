@@ -126,6 +126,9 @@ impl Fs for HeldLock {
     async fn exists(&self, path: &str) -> bool {
         self.inner.exists(path).await
     }
+    fn watch_changes(&self, dir: &str) -> std::io::Result<Box<dyn crate::kernel::ChangeWatch>> {
+        self.inner.watch_changes(dir)
+    }
     async fn lock_file(&self, path: &str, wait: std::time::Duration) -> std::io::Result<FileLock> {
         if path == self.path {
             return Ok(FileLock::default());

@@ -16,13 +16,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::shared::{MUTATION, PRIVESC, RISK, WHY, check_safety, duration_of, tmux_of};
+use super::shared::{MUTATION, PRIVESC, RISK, TRUNCATED, WHY, check_safety, duration_of, tmux_of};
 use crate::backends::tmux::{Missing, PaneRef, RunWait, SHARED, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
-    DefinedTool, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, Dropped, ExecTimeout, JsonSchema, ShellExecOptions, ShellLaunchOptions, Tool,
+    ToolContext, ToolResult, define_tool,
 };
+use crate::tools::shell::spill::{Cut, Spilling};
 use crate::tools::text_and_record;
 
 /// The seed's cap of each stream: 4,000 characters.
@@ -60,7 +61,59 @@ fn wait_of(args: &Args<'_>) -> Result<Wait, String> {
 
 /// The seed's result record and the text people read.
 fn finished(exit_code: i32, stdout: &str, stderr: &str) -> ToolResult {
-    let (stdout, stderr) = (cap_stream(stdout), cap_stream(stderr));
+    finished_kept(
+        exit_code,
+        (stdout, Dropped::default()),
+        (stderr, Dropped::default()),
+        None,
+    )
+}
+
+/// Where the seed's cap cuts a stream: after its first 4,000 characters (and
+/// always where the capture dropped its middle).
+fn cap_cut((text, dropped): (&str, Dropped)) -> Option<Cut> {
+    let head_end = text.char_indices().nth(STREAM_CAP).map(|(at, _)| at);
+    match head_end {
+        Some(at) => Some(Cut {
+            head_end: at.min(if dropped.bytes > 0 { dropped.at } else { at }),
+            tail_start: text.len(),
+        }),
+        None if dropped.bytes > 0 => Some(Cut {
+            head_end: dropped.at,
+            tail_start: text.len(),
+        }),
+        None => None,
+    }
+}
+
+/// [`finished`] with the streams' cuts kept in the spill store and named
+/// after the seed's marker; the record gains `spill` only when something was.
+fn finished_kept(
+    exit_code: i32,
+    out: (&str, Dropped),
+    err: (&str, Dropped),
+    spill: Option<(Spilling, &str)>,
+) -> ToolResult {
+    let cuts = [cap_cut(out), cap_cut(err)];
+    let settled = match spill {
+        Some((spilling, command)) => spilling.settle(
+            "run_shell",
+            command,
+            [(out.0, out.1, cuts[0]), (err.0, err.1, cuts[1])],
+        ),
+        None => Default::default(),
+    };
+    let shown = |i: usize, (text, _): (&str, Dropped)| {
+        let mut body = cap_stream(text);
+        if let (Some(cut), Some(note)) = (cuts[i], &settled.notes[i]) {
+            if cut.head_end < text.len() && !body.ends_with(TRUNCATED) {
+                body = format!("{}{TRUNCATED}", &text[..cut.head_end]);
+            }
+            body.push_str(&format!("\n[run_shell{}]", note.trim_start_matches(';')));
+        }
+        body
+    };
+    let (stdout, stderr) = (shown(0, out), shown(1, err));
     let mut text = String::new();
     for (name, body) in [("stdout", &stdout), ("stderr", &stderr)] {
         if !body.is_empty() {
@@ -70,12 +123,16 @@ fn finished(exit_code: i32, stdout: &str, stderr: &str) -> ToolResult {
             }
         }
     }
+    if let Some(line) = &settled.line {
+        text.push_str(line);
+        text.push('\n');
+    }
     text.push_str(&format!("exit_code: {exit_code}"));
-    text_and_record(
-        text,
-        json!({"exit_code": exit_code, "stdout": stdout, "stderr": stderr}),
-        exit_code != 0,
-    )
+    let mut record = json!({"exit_code": exit_code, "stdout": stdout, "stderr": stderr});
+    if !settled.record.is_null() {
+        record["spill"] = settled.record;
+    }
+    text_and_record(text, record, exit_code != 0)
 }
 
 struct RunShell;
@@ -227,6 +284,7 @@ async fn run_direct(
         Wait::UpTo(d) => Some((d.as_millis() as u64).max(1)),
         _ => None,
     };
+    let spilling = Spilling::open(ctx);
     let options = ShellExecOptions {
         launch: ShellLaunchOptions {
             cwd: Some(ctx.cwd.clone()),
@@ -236,6 +294,7 @@ async fn run_direct(
         timeout_ms,
         input: None,
         capture_limit: Some(CAPTURE_BYTES),
+        tap: spilling.tap(),
     };
     let exec = ctx.shell.exec(command, options);
     let outcome = tokio::select! {
@@ -251,11 +310,21 @@ async fn run_direct(
                 (None, Some(sig)) => 128 + sig,
                 (None, None) => -1,
             };
-            Ok(finished(code, &done.stdout, &done.stderr))
+            Ok(finished_kept(
+                code,
+                (&done.stdout, done.stdout_dropped),
+                (&done.stderr, done.stderr_dropped),
+                Some((spilling, command)),
+            ))
         }
         Err(e) => match ExecTimeout::of(&e) {
             Some(t) => {
-                let mut result = finished(-1, &t.stdout, &t.stderr);
+                let mut result = finished_kept(
+                    -1,
+                    (&t.stdout, t.stdout_dropped),
+                    (&t.stderr, t.stderr_dropped),
+                    Some((spilling, command)),
+                );
                 result.is_error = true;
                 result.content.insert(
                     0,

@@ -18,12 +18,13 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use super::shared::{signal_name, working_dir};
+use super::spill::{Cut, Spilling};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::text::plural;
 use crate::kernel::{
-    DefinedTool, Dropped, ExecTimeout, ShellExecOptions, ShellLaunchOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, Dropped, ExecTimeout, InputWait, ShellExecOptions, ShellLaunchOptions, Tool,
+    ToolContext, ToolResult, define_tool,
 };
 use crate::tools::{clamp_for, text_and_record};
 
@@ -32,7 +33,8 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// The deadline's ceiling: 10 minutes.
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
 
-/// Room kept for a stream's elision notice and the section headers.
+/// Room kept for a stream's elision notice and the section headers (and,
+/// with a spill, for the file and the `read` call the notice names).
 const NOTICE_ROOM: usize = 96;
 
 struct BashTool;
@@ -101,6 +103,7 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
     let command = args.required_str("command").map_err(fail)?;
     let timeout_ms = timeout_of(&args).map_err(fail)?;
     let cwd = working_dir(ctx, &args).await.map_err(fail)?;
+    let spilling = Spilling::open(ctx);
     let options = ShellExecOptions {
         launch: ShellLaunchOptions {
             cwd: Some(cwd),
@@ -110,8 +113,9 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         timeout_ms: Some(timeout_ms),
         input: None,
         // A stream never shows more than the budget, head and tail together; a
-        // flood beyond that is counted, not held.
+        // flood beyond that is counted, not held (the spill keeps it whole).
         capture_limit: Some(ctx.budget.max_bytes.max(1024)),
+        tap: spilling.tap(),
     };
     let started = std::time::Instant::now();
     let exec = ctx.shell.exec(command, options);
@@ -122,7 +126,6 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
             return Err(fail("bash was cancelled; the command's process group was killed."));
         }
     };
-    let budget = ctx.budget.max_bytes;
     match outcome {
         Ok(done) => {
             let status = match (done.code, done.signal) {
@@ -130,24 +133,15 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                 (None, Some(sig)) => format!("status: killed by {}", signal_name(sig)),
                 (None, None) => "status: ended without an exit code".to_string(),
             };
-            let text = clamp_for(
-                ctx,
-                "bash",
-                &report(
-                    (&done.stdout, done.stdout_dropped),
-                    (&done.stderr, done.stderr_dropped),
-                    &status,
-                    budget,
-                ),
-            );
-            let record = record(
-                (&done.stdout, done.stdout_dropped),
-                (&done.stderr, done.stderr_dropped),
-                (done.code, done.signal, false),
-                started.elapsed(),
-                budget,
-            );
-            Ok(text_and_record(text, record, done.code != Some(0)))
+            let ran = Ran {
+                stdout: (&done.stdout, done.stdout_dropped),
+                stderr: (&done.stderr, done.stderr_dropped),
+                status,
+                ended: (done.code, done.signal, false),
+                input_wait: done.input_wait.as_ref(),
+                took: started.elapsed(),
+            };
+            Ok(answer(ctx, spilling, command, ran))
         }
         Err(e) => match ExecTimeout::of(&e) {
             Some(t) => {
@@ -158,78 +152,133 @@ async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
                         .as_deref()
                         .unwrap_or("the command's process group was killed")
                 );
-                let text = clamp_for(
-                    ctx,
-                    "bash",
-                    &report(
-                        (&t.stdout, t.stdout_dropped),
-                        (&t.stderr, t.stderr_dropped),
-                        &status,
-                        budget,
-                    ),
-                );
-                let record = record(
-                    (&t.stdout, t.stdout_dropped),
-                    (&t.stderr, t.stderr_dropped),
-                    (None, None, true),
-                    started.elapsed(),
-                    budget,
-                );
-                Err(text_and_record(text, record, true))
+                let ran = Ran {
+                    stdout: (&t.stdout, t.stdout_dropped),
+                    stderr: (&t.stderr, t.stderr_dropped),
+                    status,
+                    ended: (None, None, true),
+                    input_wait: None,
+                    took: started.elapsed(),
+                };
+                Err(answer(ctx, spilling, command, ran))
             }
             None => Err(fail(format!("bash could not run the command: {e}"))),
         },
     }
 }
 
-/// The run as a record for programs: `{exitCode, signal, stdout, stderr,
-/// timedOut, durationMs}`, each stream within half the budget (head and tail
-/// kept around the same notice people see).
-fn record(
-    stdout: Stream<'_>,
-    stderr: Stream<'_>,
-    (code, signal, timed_out): (Option<i32>, Option<i32>, bool),
+/// A finished (or timed-out) run, as the answer is made from it.
+struct Ran<'a> {
+    stdout: Stream<'a>,
+    stderr: Stream<'a>,
+    status: String,
+    /// Exit code, signal, timed out.
+    ended: (Option<i32>, Option<i32>, bool),
+    input_wait: Option<&'a InputWait>,
     took: std::time::Duration,
-    budget: usize,
-) -> Value {
-    let quota = budget.saturating_sub(256) / 2;
-    json!({
+}
+
+/// The answer: both streams cut to share the budget, each cut kept in the
+/// spill store and named (see `spill`), a note when the command stopped at a
+/// prompt, the status line last. The record for programs carries the same
+/// streams: `{exitCode, signal, stdout, stderr, timedOut, durationMs,
+/// inputWait, spill}`.
+fn answer(ctx: &ToolContext, spilling: Spilling, command: &str, ran: Ran<'_>) -> ToolResult {
+    let budget = ctx.budget.max_bytes;
+    let notes = NOTICE_ROOM + spilling.note_room();
+    let (qa, qb) = quotas(
+        ran.stdout.0.len(),
+        ran.stderr.0.len(),
+        ran.status.len() + 2 * notes,
+        budget,
+    );
+    let cuts = [cut_of(ran.stdout, qa), cut_of(ran.stderr, qb)];
+    let settled = spilling.settle(
+        "bash",
+        command,
+        [
+            (ran.stdout.0, ran.stdout.1, cuts[0]),
+            (ran.stderr.0, ran.stderr.1, cuts[1]),
+        ],
+    );
+    let shown = [
+        render(ran.stdout, cuts[0], "stdout", settled.notes[0].as_deref()),
+        render(ran.stderr, cuts[1], "stderr", settled.notes[1].as_deref()),
+    ];
+    let mut text = String::new();
+    for (name, body) in ["stdout", "stderr"].into_iter().zip(&shown) {
+        if body.is_empty() {
+            continue;
+        }
+        text.push_str(name);
+        text.push_str(":\n");
+        text.push_str(body);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if let Some(w) = ran.input_wait {
+        text.push_str(&format!(
+            "note: the command stopped to read input: {} (pid {}) was {}, which bash leaves empty, so it got end-of-input. To answer a prompt, run it with process start (tty) and process write, or give the answers on its stdin (printf ... | cmd).\n",
+            w.name, w.pid, w.how
+        ));
+    }
+    if let Some(line) = &settled.line {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&ran.status);
+    let (code, signal, timed_out) = ran.ended;
+    let record = json!({
         "exitCode": code,
         "signal": signal.map(signal_name),
-        "stdout": keep_ends(stdout.0, stdout.1, quota, "stdout"),
-        "stderr": keep_ends(stderr.0, stderr.1, quota, "stderr"),
+        "stdout": shown[0],
+        "stderr": shown[1],
         "timedOut": timed_out,
-        "durationMs": took.as_millis() as u64,
-    })
+        "durationMs": ran.took.as_millis() as u64,
+        "inputWait": ran.input_wait.map(|w| json!({"pid": w.pid, "name": w.name, "how": w.how})),
+        "spill": settled.record,
+    });
+    let failed = timed_out || code != Some(0);
+    text_and_record(clamp_for(ctx, "bash", &text), record, failed)
 }
 
 /// One captured stream: the kept text and what the capture dropped from it.
 type Stream<'a> = (&'a str, Dropped);
 
-/// Stitch the sections and the status line, clamping the streams to share `budget`.
-fn report(stdout: Stream<'_>, stderr: Stream<'_>, status: &str, budget: usize) -> String {
-    let mut room = budget.saturating_sub(status.len() + 2 * NOTICE_ROOM);
-    let (a, b) = (stdout.0.len(), stderr.0.len());
-    let (qa, qb) = if a + b <= room {
-        (a, b)
+/// How two streams of `a` and `b` bytes share `budget` less `reserved`.
+fn quotas(a: usize, b: usize, reserved: usize, budget: usize) -> (usize, usize) {
+    let mut room = budget.saturating_sub(reserved);
+    if a + b <= room {
+        return (a, b);
+    }
+    room = room.max(2);
+    if a <= room / 2 {
+        (a, room - a)
+    } else if b <= room / 2 {
+        (room - b, b)
     } else {
-        room = room.max(2);
-        if a <= room / 2 {
-            (a, room - a)
-        } else if b <= room / 2 {
-            (room - b, b)
-        } else {
-            (room - room / 2, room / 2)
-        }
-    };
-    let mut out = String::with_capacity(qa + qb + status.len() + 64);
-    for (name, (text, dropped), quota) in [("stdout", stdout, qa), ("stderr", stderr, qb)] {
-        if text.is_empty() {
+        (room - room / 2, room / 2)
+    }
+}
+
+/// Stitch the sections and the status line, clamping the streams to share `budget`.
+#[cfg(test)]
+fn report(stdout: Stream<'_>, stderr: Stream<'_>, status: &str, budget: usize) -> String {
+    let (qa, qb) = quotas(
+        stdout.0.len(),
+        stderr.0.len(),
+        status.len() + 2 * NOTICE_ROOM,
+        budget,
+    );
+    let mut out = String::new();
+    for (name, stream, quota) in [("stdout", stdout, qa), ("stderr", stderr, qb)] {
+        if stream.0.is_empty() {
             continue;
         }
         out.push_str(name);
         out.push_str(":\n");
-        out.push_str(&keep_ends(text, dropped, quota, name));
+        out.push_str(&keep_ends(stream.0, stream.1, quota, name));
         if !out.ends_with('\n') {
             out.push('\n');
         }
@@ -238,13 +287,13 @@ fn report(stdout: Stream<'_>, stderr: Stream<'_>, status: &str, budget: usize) -
     out
 }
 
-/// Keep the head and the tail of `text` within `quota` bytes, cutting at line ends
-/// where one is near, and say how many bytes and lines went, counting what the
-/// capture already `dropped` (which always falls inside the cut).
-fn keep_ends(text: &str, dropped: Dropped, quota: usize, stream: &str) -> String {
+/// Where to cut `text` to keep its head and tail within `quota` bytes, cutting
+/// at line ends where one is near; `None` when it is shown whole. What the
+/// capture `dropped` always falls inside the cut.
+fn cut_of((text, dropped): Stream<'_>, quota: usize) -> Option<Cut> {
     let (mut head_end, mut tail_start) = if text.len() <= quota {
         if dropped.bytes == 0 {
-            return text.to_string();
+            return None;
         }
         (dropped.at, dropped.at)
     } else {
@@ -269,21 +318,56 @@ fn keep_ends(text: &str, dropped: Dropped, quota: usize, stream: &str) -> String
         head_end = head_end.min(dropped.at);
         tail_start = tail_start.max(dropped.at);
     }
-    let cut = &text[head_end..tail_start];
-    let bytes = cut.len() as u64 + dropped.bytes;
-    let lines = memchr::memchr_iter(b'\n', cut.as_bytes()).count() as u64 + dropped.lines;
-    let mut out = String::with_capacity(quota + NOTICE_ROOM);
+    Some(Cut {
+        head_end,
+        tail_start,
+    })
+}
+
+/// The stream as shown: head, a notice saying how many bytes and lines went
+/// (counting what the capture already dropped) and where they are kept
+/// (`kept`), tail.
+fn render(
+    (text, dropped): Stream<'_>,
+    cut: Option<Cut>,
+    stream: &str,
+    kept: Option<&str>,
+) -> String {
+    let Some(Cut {
+        head_end,
+        tail_start,
+    }) = cut
+    else {
+        return text.to_string();
+    };
+    let elided = &text[head_end..tail_start];
+    let bytes = elided.len() as u64 + dropped.bytes;
+    let lines = memchr::memchr_iter(b'\n', elided.as_bytes()).count() as u64 + dropped.lines;
+    let mut out = String::with_capacity(text.len() - elided.len() + NOTICE_ROOM);
     out.push_str(&text[..head_end]);
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
     out.push_str(&format!(
-        "[bash: {} ({}) of {stream} elided to stay within the output ceiling]\n",
+        "[bash: {} ({}) of {stream} elided to stay within the output ceiling{}]\n",
         plural(bytes, "byte", "bytes"),
         plural(lines, "line", "lines"),
+        kept.unwrap_or(""),
     ));
     out.push_str(&text[tail_start..]);
     out
+}
+
+/// Keep the head and the tail of `text` within `quota` bytes (see [`cut_of`]
+/// and [`render`]), with no spill named.
+#[cfg(test)]
+fn keep_ends(text: &str, dropped: Dropped, quota: usize, stream: &str) -> String {
+    render(
+        (text, dropped),
+        cut_of((text, dropped), quota),
+        stream,
+        None,
+    )
 }
 
 /// The `bash` tool.

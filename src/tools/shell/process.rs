@@ -8,6 +8,10 @@
 //! leads its own session and process group, its streams go to files, and its exit
 //! is recorded by a supervisor even when nobody is polling.
 //!
+//! A job may run in a pseudo-terminal (`tty`): then `isatty` is true for it,
+//! `write` takes named keys, `poll` strips its escapes and `screen` draws its
+//! screen (see `terminal`). `poll` can wait for a line (see `poll`, `wait`).
+//!
 //! A job's fate is always read live: the exit record first, then the pid checked
 //! against the start time kept in the table, so a zombie or a recycled pid is never
 //! reported as running, and `stop` never signals a process that is not the job's.
@@ -25,8 +29,8 @@ use crate::kernel::clock::{iso8601_utc, now_ms};
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
 use crate::kernel::{
-    DefinedTool, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool, ToolContext,
-    ToolResult, define_tool,
+    DefinedTool, InputWait, JobLaunch, JobLiveness, JobSignal, JsonSchema, RemoveOptions, Tool,
+    ToolContext, ToolResult, TtySize, define_tool,
 };
 use crate::state::StateDir;
 use crate::state::jobs::{JobBook, JobFiles, JobRecord, JobTable, StopRecord};
@@ -39,7 +43,7 @@ pub const STOP_GRACE: Duration = Duration::from_secs(3);
 /// How long `write` waits for a job that is not reading its input.
 pub const WRITE_TIMEOUT_MS: u64 = 5_000;
 
-const ACTIONS: &[&str] = &["start", "list", "poll", "stop", "write", "remove"];
+const ACTIONS: &[&str] = &["start", "list", "poll", "stop", "write", "remove", "screen"];
 
 const SIGTERM: i32 = 15;
 const SIGKILL: i32 = 9;
@@ -52,7 +56,7 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     fields: FIELDS,
-    description: "Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.",
+    description: "Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.",
     ..ToolMeta::new(
         "process",
         "Manage background processes",
@@ -65,9 +69,35 @@ const FIELDS: &[Field] = &[
     Field::required("action", Kind::Enum(ACTIONS), "What to do."),
     Field::new("command", Kind::Text, "start: command line."),
     Field::new("cwd", Kind::Text, "start: directory."),
+    Field::new("tty", Kind::Bool, "start: in a terminal."),
+    Field::new("cols", SIDE, "start tty: columns (80)."),
+    Field::new("rows", SIDE, "start tty: rows (24)."),
     Field::new("id", Kind::Text, "Job id."),
     Field::new("input", Kind::Text, "write: text for stdin."),
+    Field::new(
+        "keys",
+        Kind::Strings,
+        "write: keys after input (\"Up Enter\", C-c).",
+    ),
+    Field::new(
+        "until",
+        Kind::Text,
+        "poll: wait for a line matching this regex.",
+    ),
+    Field::new(
+        "waitMs",
+        Kind::Millis {
+            max: super::poll::MAX_WAIT_MS,
+        },
+        "poll: wait at most this long (30000 with until).",
+    ),
+    Field::new("raw", Kind::Bool, "poll: keep a terminal's escapes."),
 ];
+
+const SIDE: Kind = Kind::Int {
+    min: 1,
+    max: Some(super::terminal::MAX_SIDE),
+};
 
 #[async_trait]
 impl Tool for ProcessTool {
@@ -119,7 +149,8 @@ async fn run_process(input: &Value, ctx: &ToolContext) -> Result<ToolResult, Too
     let (text, record) = match action {
         "start" => start(ctx, &args, &book).await?,
         "list" => list(ctx, &book).await?,
-        "poll" => poll(ctx, &args, &book).await?,
+        "poll" => super::poll::poll(ctx, &args, &book).await?,
+        "screen" => super::poll::screen(ctx, &args, &book).await?,
         "write" => write(ctx, &args, &book).await?,
         "stop" => stop(ctx, &args, &book).await?,
         _ => remove(ctx, &args, &book).await?,
@@ -156,6 +187,8 @@ pub(crate) fn job_json(job: &JobRecord, seen: &Seen) -> Value {
         // a coarser clock than the start's: never before the start.
         "endedAt": seen.ended_at.map(|end| iso8601_utc(end.max(job.started_at))),
         "stopped": job.stopped.is_some(),
+        "tty": job.tty.map(|t| json!({"cols": t.cols, "rows": t.rows})),
+        "waitingForInput": seen.waiting.as_ref().map(|w| json!({"pid": w.pid, "name": w.name, "how": w.how})),
     })
 }
 
@@ -174,6 +207,8 @@ pub(crate) struct Seen {
     pub(crate) fate: Fate,
     /// Epoch ms when the exit was recorded.
     pub(crate) ended_at: Option<u64>,
+    /// A running job caught waiting for input.
+    pub(crate) waiting: Option<InputWait>,
 }
 
 impl Fate {
@@ -235,7 +270,11 @@ async fn exit_record(ctx: &ToolContext, files: &JobFiles) -> Result<Option<Seen>
                 ))
             })?;
             let ended_at = ctx.fs.stat(&path).await.ok().map(|i| i.modified_ms as u64);
-            Ok(Some(Seen { fate, ended_at }))
+            Ok(Some(Seen {
+                fate,
+                ended_at,
+                waiting: None,
+            }))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(state_error(e)),
@@ -259,6 +298,8 @@ pub(crate) async fn fate_of(
         return Ok(Seen {
             fate: Fate::Running,
             ended_at: None,
+            // A backend that cannot tell says nothing.
+            waiting: ctx.shell.job_input_wait(&job.identity()).ok().flatten(),
         });
     }
     // Ended: its supervisor is reaping it and writing the record right now, or
@@ -274,6 +315,7 @@ pub(crate) async fn fate_of(
     Ok(Seen {
         fate: Fate::Lost,
         ended_at: None,
+        waiting: None,
     })
 }
 
@@ -322,6 +364,7 @@ pub(crate) async fn start(
     book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let command = args.required_str("command").map_err(fail)?;
+    let tty = terminal_size(args).map_err(fail)?;
     let cwd = working_dir(ctx, args).await.map_err(fail)?;
     if ctx.cancel.is_cancelled() {
         return Err(fail("process was cancelled before the job started."));
@@ -346,6 +389,7 @@ pub(crate) async fn start(
         stdout_path: files.stdout(),
         stderr_path: files.stderr(),
         exit_path: files.exit(),
+        tty,
     };
     let started_at = now_ms();
     let identity = match ctx.shell.start_job(&launch).await {
@@ -366,6 +410,7 @@ pub(crate) async fn start(
             started_at,
             cursor: Default::default(),
             stopped: None,
+            tty,
             seal: None,
         }
         .seal(),
@@ -376,15 +421,43 @@ pub(crate) async fn start(
         return Err(state_error(e));
     }
     drop(lock);
-    let text = format!("Started {id} (pid {}): {}", identity.pid, one_line(command));
+    let on = tty.map_or(String::new(), |t| {
+        format!(" in a {}x{} terminal", t.cols, t.rows)
+    });
+    let text = format!(
+        "Started {id} (pid {}){on}: {}",
+        identity.pid,
+        one_line(command)
+    );
     let record = json!({
         "id": id,
         "pid": identity.pid,
         "status": "running",
         "command": command,
         "startedAt": iso8601_utc(started_at),
+        "tty": tty.map(|t| json!({"cols": t.cols, "rows": t.rows})),
     });
     Ok((text, record))
+}
+
+/// `tty`, `cols`, `rows`: the terminal to start in, or none.
+fn terminal_size(args: &Args<'_>) -> Result<Option<TtySize>, String> {
+    let tty = args.opt_bool("tty")?.unwrap_or(false);
+    let side = |key: &str| args.opt_positive_int_at_most(key, super::terminal::MAX_SIDE);
+    let (cols, rows) = (side("cols")?, side("rows")?);
+    if !tty {
+        return match (cols, rows) {
+            (None, None) => Ok(None),
+            _ => Err(
+                "\"cols\" and \"rows\" size a terminal; add \"tty\": true to start in one.".into(),
+            ),
+        };
+    }
+    let default = super::terminal::DEFAULT_SIZE;
+    Ok(Some(TtySize {
+        cols: cols.map_or(default.cols, |c| c as u16),
+        rows: rows.map_or(default.rows, |r| r as u16),
+    }))
 }
 
 pub(crate) async fn list(ctx: &ToolContext, book: &JobBook) -> Result<(String, Value), ToolResult> {
@@ -398,12 +471,11 @@ pub(crate) async fn list(ctx: &ToolContext, book: &JobBook) -> Result<(String, V
     for job in &table.jobs {
         let seen = fate_of(ctx, &book.files(&job.id), job).await?;
         jobs.push(job_json(job, &seen));
-        rows.push([
-            job.id.clone(),
-            seen.fate.short(job.stopped.is_some()),
-            age(job, now),
-            one_line(&job.command),
-        ]);
+        let state = match &seen.waiting {
+            Some(_) => "waiting for input".to_string(),
+            None => seen.fate.short(job.stopped.is_some()),
+        };
+        rows.push([job.id.clone(), state, age(job, now), one_line(&job.command)]);
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let (w0, w1, w2) = (width(0), width(1), width(2));
@@ -422,10 +494,14 @@ pub(crate) fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
     let command = one_line(&job.command);
     match seen.fate {
         Fate::Running => format!(
-            "{} running for {} (pid {}): {command}",
+            "{} running for {} (pid {}){}: {command}",
             job.id,
             age(job, now),
-            job.pid
+            job.pid,
+            seen.waiting.as_ref().map_or(String::new(), |w| format!(
+                ", waiting for input ({} is {})",
+                w.name, w.how
+            ))
         ),
         fate => {
             let ran = seen
@@ -447,167 +523,8 @@ pub(crate) fn headline(job: &JobRecord, seen: &Seen, now: u64) -> String {
     }
 }
 
-/// Where a window of new bytes starts and ends so it decodes cleanly: skip the
-/// continuation bytes of a character cut by the window's start, and while the job
-/// runs, hold back a character it has only half written.
-fn clean_window(bytes: &[u8], cut_at_start: bool, running: bool) -> (usize, usize) {
-    let mut start = 0;
-    if cut_at_start {
-        while start < bytes.len().min(3) && bytes[start] & 0xC0 == 0x80 {
-            start += 1;
-        }
-    }
-    let mut end = bytes.len();
-    if running {
-        for back in 1..=3.min(end - start) {
-            let b = bytes[end - back];
-            if b & 0xC0 == 0x80 {
-                continue;
-            }
-            let need = match b {
-                0xC0..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF7 => 4,
-                _ => 1,
-            };
-            if need > back {
-                end -= back;
-            }
-            break;
-        }
-    }
-    (start, end)
-}
-
-struct StreamRead {
-    text: String,
-    skipped: u64,
-    new_cursor: u64,
-}
-
-/// What one look at a capture file found past a cursor: the newest bytes, at most
-/// a window of them, cut so they decode cleanly.
-pub(crate) struct Window {
-    pub(crate) bytes: Vec<u8>,
-    /// Bytes past the cursor left out, before the window.
-    pub(crate) skipped: u64,
-    /// Where the next look starts.
-    pub(crate) new_cursor: u64,
-}
-
-/// The newest at most `window` bytes of `path` past `cursor` (a capture file
-/// truncated by hand starts over), for `poll` here and the `bg-process` card's ring.
-pub(crate) async fn read_window(
-    ctx: &ToolContext,
-    path: &str,
-    cursor: u64,
-    running: bool,
-    window: u64,
-) -> Result<Window, ToolResult> {
-    let len = match ctx.fs.stat(path).await {
-        Ok(info) => info.size,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => return Err(state_error(e)),
-    };
-    let cursor = if cursor > len { 0 } else { cursor };
-    let from = cursor.max(len.saturating_sub(window));
-    if from >= len {
-        return Ok(Window {
-            bytes: Vec::new(),
-            skipped: 0,
-            new_cursor: cursor,
-        });
-    }
-    let (mut bytes, _) = ctx
-        .fs
-        .read_range(path, from, window as usize)
-        .await
-        .map_err(state_error)?;
-    let (s, e) = clean_window(&bytes, from > cursor, running);
-    bytes.truncate(e);
-    bytes.drain(..s);
-    Ok(Window {
-        bytes,
-        skipped: from + s as u64 - cursor,
-        new_cursor: from + e as u64,
-    })
-}
-
-async fn read_new(
-    ctx: &ToolContext,
-    path: &str,
-    cursor: u64,
-    running: bool,
-) -> Result<StreamRead, ToolResult> {
-    let w = read_window(ctx, path, cursor, running, POLL_WINDOW).await?;
-    Ok(StreamRead {
-        text: String::from_utf8_lossy(&w.bytes).into_owned(),
-        skipped: w.skipped,
-        new_cursor: w.new_cursor,
-    })
-}
-
-fn required_id<'a>(args: &Args<'a>) -> Result<&'a str, ToolResult> {
+pub(crate) fn required_id<'a>(args: &Args<'a>) -> Result<&'a str, ToolResult> {
     args.required_str("id").map_err(fail)
-}
-
-async fn poll(
-    ctx: &ToolContext,
-    args: &Args<'_>,
-    book: &JobBook,
-) -> Result<(String, Value), ToolResult> {
-    let id = required_id(args)?;
-    // Under the lock, so two concurrent polls never both return the same bytes.
-    let lock = book.state.lock().map_err(state_error)?;
-    let mut table: JobTable = book.state.read(&lock, &book.table).map_err(state_error)?;
-    let job = find_job(&table, id)?;
-    let files = book.files(id);
-    // The fate first: if the job has ended, everything it wrote is on disk now.
-    let seen = fate_of(ctx, &files, &job).await?;
-    let running = seen.fate == Fate::Running;
-    let out = read_new(ctx, &files.stdout(), job.cursor.stdout, running).await?;
-    let err = read_new(ctx, &files.stderr(), job.cursor.stderr, running).await?;
-    if out.new_cursor != job.cursor.stdout || err.new_cursor != job.cursor.stderr {
-        let entry = table.find_mut(id).expect("found above");
-        entry.cursor.stdout = out.new_cursor;
-        entry.cursor.stderr = err.new_cursor;
-        book.state
-            .write(&lock, &book.table, &table)
-            .map_err(state_error)?;
-    }
-    drop(lock);
-
-    let mut record = job_json(&job, &seen);
-    record["stdout"] = json!(out.text);
-    record["stderr"] = json!(err.text);
-    record["stdoutSkipped"] = json!(out.skipped);
-    record["stderrSkipped"] = json!(err.skipped);
-    let mut text = headline(&job, &seen, now_ms());
-    text.push('\n');
-    if out.text.is_empty() && err.text.is_empty() && out.skipped == 0 && err.skipped == 0 {
-        text.push_str("(no new output)");
-        return Ok((text, record));
-    }
-    for (name, read) in [("stdout", &out), ("stderr", &err)] {
-        if read.text.is_empty() && read.skipped == 0 {
-            continue;
-        }
-        text.push_str(name);
-        text.push_str(":\n");
-        if read.skipped > 0 {
-            text.push_str(&format!(
-                "[process: {} earlier bytes of {name} skipped; showing the newest {}]\n",
-                read.skipped,
-                read.text.len()
-            ));
-        }
-        text.push_str(&read.text);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-    }
-    text.pop();
-    Ok((text, record))
 }
 
 async fn write(
@@ -616,11 +533,24 @@ async fn write(
     book: &JobBook,
 ) -> Result<(String, Value), ToolResult> {
     let id = required_id(args)?;
-    let Some(input) = args.opt_str("input").map_err(fail)? else {
-        return Err(fail("Missing \"input\": expected a string."));
-    };
+    let text = args.opt_str("input").map_err(fail)?;
+    let keys = args.opt_str_array("keys").map_err(fail)?;
+    if text.is_none() && keys.is_none() {
+        return Err(fail(
+            "Missing \"input\" or \"keys\": expected text, named keys, or both.",
+        ));
+    }
     let table = load_table(book)?;
     let job = find_job(&table, id)?;
+    let mut input = text.unwrap_or_default().as_bytes().to_vec();
+    // `["Up", "Up", "Enter"]` or `"Up Up Enter"`: keys are words.
+    for key in keys
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|k| k.split_whitespace())
+    {
+        input.extend(super::terminal::key_bytes(key, job.tty.is_some()).map_err(fail)?);
+    }
     let files = book.files(id);
     let seen = fate_of(ctx, &files, &job).await?;
     if seen.fate != Fate::Running {
@@ -631,7 +561,7 @@ async fn write(
     }
     let sent = ctx
         .shell
-        .write_job_input(&files.stdin(), input.as_bytes(), WRITE_TIMEOUT_MS)
+        .write_job_input(&files.stdin(), &input, WRITE_TIMEOUT_MS)
         .await
         .map_err(|e| fail(format!("Cannot write to {id}'s input: {e}")))?;
     if sent < input.len() {
@@ -842,12 +772,14 @@ mod tests {
             started_at: 1_000,
             cursor: Default::default(),
             stopped: None,
+            tty: None,
             seal: None,
         };
         // The exit record's mtime, from a coarser clock, 1 ms before the start.
         let early = Seen {
             fate: Fate::Exited(0),
             ended_at: Some(999),
+            waiting: None,
         };
         assert_eq!(
             job_json(&job, &early)["endedAt"],
@@ -856,6 +788,7 @@ mod tests {
         let later = Seen {
             fate: Fate::Exited(0),
             ended_at: Some(1_500),
+            waiting: None,
         };
         assert_eq!(
             job_json(&job, &later)["endedAt"],
@@ -870,19 +803,6 @@ mod tests {
         assert_eq!(parse_record("lost\n"), Some(Fate::Lost));
         assert_eq!(parse_record("exit"), None);
         assert_eq!(parse_record("boom 1"), None);
-    }
-
-    #[test]
-    fn windows_never_split_a_character() {
-        let s = "aé✓😀".as_bytes();
-        // A window starting inside "é" skips its continuation byte.
-        assert_eq!(clean_window(&s[2..], true, false), (1, s.len() - 2));
-        // A running job's half-written emoji is held back; a finished job's is not.
-        let half = &s[..s.len() - 2];
-        assert_eq!(clean_window(half, false, true), (0, 6));
-        assert_eq!(clean_window(half, false, false), (0, half.len()));
-        // Complete text is taken whole.
-        assert_eq!(clean_window(s, false, true), (0, s.len()));
     }
 
     #[test]
