@@ -1011,6 +1011,7 @@ mod tests {
             stdout_path: dir.join("stdout").to_string_lossy().into_owned(),
             stderr_path: dir.join("stderr").to_string_lossy().into_owned(),
             exit_path: dir.join("exit").to_string_lossy().into_owned(),
+            tty: None,
         }
     }
 
