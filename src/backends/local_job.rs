@@ -776,6 +776,53 @@ unsafe fn run_job(p: &Prepared) -> ! {
     }
 }
 
+/// The processes a look may find in `scope`: the leader's descendants, from
+/// `/proc/<pid>/task/<tid>/children` (a handful of reads, where a walk of all
+/// of `/proc` costs milliseconds), or every process when the leader is gone or
+/// the kernel keeps no children lists. The caller checks each one's session
+/// or group.
+fn candidates(scope: Scope) -> Vec<u32> {
+    let leader = match scope {
+        Scope::Session(id) | Scope::Group(id) => id,
+    };
+    let children = |pid: u32| -> Option<Vec<u32>> {
+        let mut out = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()?
+            .flatten()
+        {
+            let text = std::fs::read_to_string(task.path().join("children")).ok()?;
+            out.extend(
+                text.split_ascii_whitespace()
+                    .filter_map(|n| n.parse::<u32>().ok()),
+            );
+        }
+        Some(out)
+    };
+    let mut found = vec![leader];
+    let mut i = 0;
+    while i < found.len() && found.len() < 4096 {
+        match children(found[i]) {
+            Some(kids) => found.extend(kids),
+            None if i == 0 => return every_process(),
+            None => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+fn every_process() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Which processes a look for an input wait covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -849,16 +896,8 @@ fn terminal_state(pid: u32) -> Option<(bool, usize)> {
 /// terminal is in raw mode, asleep polling with it as fd 0. A pipe polled is
 /// reported too (`reading: false`): `bash` then ends the wait it cannot tell.
 pub fn input_waiter(scope: Scope, target: (u64, u64), terminal: bool) -> Option<Waiter> {
-    let entries = std::fs::read_dir("/proc").ok()?;
     let mut polled = None;
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    for pid in candidates(scope) {
         let Ok(Some(stat)) = proc_stat(pid) else {
             continue;
         };

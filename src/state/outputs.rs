@@ -9,7 +9,8 @@
 //! index with the byte ranges the answer showed and the stream's digest, so a
 //! reader can prove what was left out.
 //!
-//! The store has a cap (1 GiB, `INDUS_OUTPUTS_MAX_BYTES` to change it): a
+//! The store has a cap (1 GiB, `INDUS_OUTPUTS_MAX_BYTES` to change it, 0 to
+//! turn the store off): a
 //! kept spill that takes the store past it evicts the oldest ones, and the
 //! answer names them. A single stream past the cap is kept up to it and
 //! marked cut (its digest still covers the whole stream).
@@ -38,12 +39,11 @@ const DOMAIN: &str = "indus-tool outputs 1";
 /// The store's cap unless `INDUS_OUTPUTS_MAX_BYTES` says otherwise.
 pub const DEFAULT_CAP: u64 = 1 << 30;
 
-/// The store's cap in bytes.
+/// The store's cap in bytes; 0 turns the store off.
 pub fn cap() -> u64 {
     std::env::var("INDUS_OUTPUTS_MAX_BYTES")
         .ok()
         .and_then(|v| v.trim().parse().ok())
-        .filter(|&n| n > 0)
         .unwrap_or(DEFAULT_CAP)
 }
 
@@ -199,6 +199,11 @@ impl OutputStore {
 
     /// Open a spill for one command: claim its id and make its files.
     pub fn begin(&self) -> io::Result<Arc<Spill>> {
+        if cap() == 0 {
+            return Err(io::Error::other(
+                "the spill store is off (INDUS_OUTPUTS_MAX_BYTES=0)",
+            ));
+        }
         let lock = self.state.lock()?;
         let mut index: Index = self.state.load_sealed(INDEX, DOMAIN)?;
         index.last_id += 1;
@@ -239,7 +244,7 @@ impl OutputStore {
     fn fresh_dir(&self, id: &str) -> io::Result<PathBuf> {
         let rel = format!("outputs/{id}");
         // Checks every folder on the way; the last part is handled here.
-        self.state.checked(format!("{rel}/x"))?;
+        self.state.checked("outputs/x")?;
         let dir = self.state.path(&rel);
         match std::fs::symlink_metadata(&dir) {
             Ok(m) if m.is_dir() => std::fs::remove_dir_all(&dir)?,

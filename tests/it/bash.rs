@@ -55,7 +55,16 @@ fn stdin_is_closed_so_a_reader_ends_at_once() {
         .output()
         .unwrap();
     assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(stdout(&out), "stdout:\nread=1\nstatus: exit code 0\n");
+    // `cat` read the stdin it was not given: the answer says so.
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("stdout:\nread=1\nnote: the command stopped to read input: cat (pid "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("(printf ... | cmd).\nstatus: exit code 0\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -180,8 +189,12 @@ fn a_flood_is_clamped_keeping_head_tail_and_stderr() {
         .lines()
         .find(|l| l.starts_with("[bash: "))
         .expect("a notice");
+    // The notice names where the elided lines are kept and the read that shows them.
     assert!(
-        notice.ends_with(" lines) of stdout elided to stay within the output ceiling]"),
+        notice.contains(
+            " lines) of stdout elided to stay within the output ceiling; all of stdout is kept in "
+        ) && notice.contains("/.indus-process/outputs/out-1/stdout (sha256 ")
+            && notice.ends_with("]"),
         "{notice}"
     );
     // Whole lines were cut: the lines around the notice are consecutive numbers
@@ -192,6 +205,10 @@ fn a_flood_is_clamped_keeping_head_tail_and_stderr() {
     let after: u64 = lines[at + 1].parse().unwrap();
     let missing = after - before - 1;
     assert!(notice.contains(&format!("({missing} lines)")), "{notice}");
+    assert!(
+        notice.ends_with(&format!("--offset {} --limit {missing}]", before + 1)),
+        "{notice}"
+    );
 }
 
 #[test]
@@ -259,7 +276,7 @@ fn a_flood_of_output_is_not_held_in_memory() {
     let notice = text
         .split("[bash: ")
         .nth(1)
-        .and_then(|r| r.split(']').next())
+        .and_then(|r| r.split("; all of stdout is kept in").next())
         .expect("a notice");
     let kept = text.matches('x').count() - "exit code".matches('x').count();
     assert_eq!(
@@ -267,7 +284,8 @@ fn a_flood_of_output_is_not_held_in_memory() {
         format!(
             "{} bytes (0 lines) of stdout elided to stay within the output ceiling",
             300_000_000 - kept
-        )
+        ),
+        "{notice}"
     );
     let mut usage = std::mem::MaybeUninit::<nix::libc::rusage>::zeroed();
     // SAFETY: getrusage fills the struct it is given.
@@ -304,9 +322,14 @@ fn programs_get_the_run_as_a_record_and_a_failed_commands_stdout_stays_on_stdout
             "stdout",
             "stderr",
             "timedOut",
-            "durationMs"
+            "durationMs",
+            "inputWait",
+            "spill"
         ]
     );
+    // Nothing was elided, and the command read no input.
+    assert_eq!(rec["spill"], json!(null));
+    assert_eq!(rec["inputWait"], json!(null));
     // The exact text (what an agent gets): the whole report on stderr, once.
     let out = env.run(&["bash", "echo out; echo err >&2; exit 3"]);
     assert_eq!(code(&out), 1);

@@ -50,6 +50,7 @@ mod operator_tmux;
 mod output_schemas;
 mod planning;
 mod process;
+mod process_wait;
 mod python_package;
 mod root;
 mod search;

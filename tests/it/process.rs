@@ -116,7 +116,11 @@ fn a_job_is_polled_fed_and_stopped_across_invocations() {
 
     let out = jobs.env.run(&["process", "list"]);
     let list = stdout(&out);
-    assert!(list.starts_with("job-1  running  "), "{list}");
+    // `while read` waits for its next line: a state the list shows.
+    assert!(
+        list.starts_with("job-1  running, waiting for input  "),
+        "{list}"
+    );
     assert!(
         list.trim_end()
             .ends_with("echo ready; while read line; do echo \"got $line\"; done")
@@ -196,7 +200,8 @@ fn a_poll_returns_at_most_the_newest_32_kib_per_stream() {
     let skipped = 100_000 - 32_768;
     assert!(
         text.contains(&format!(
-            "stdout:\n[process: {skipped} earlier bytes of stdout skipped; showing the newest 32768]\n"
+            "stdout:\n[process: {skipped} earlier bytes of stdout skipped; showing the newest 32768. They are kept: read {} --offset 1 --limit 6724]\n",
+            jobs.env.path(".indus-process/jobs/job-1/stdout").display()
         )),
         "{}",
         &text[..200.min(text.len())]
@@ -420,11 +425,11 @@ fn bad_input_and_unknown_jobs_are_clear() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["process"],
-            "Missing \"action\": expected one of \"start\", \"list\", \"poll\", \"stop\", \"write\", \"remove\".",
+            "Missing \"action\": expected one of \"start\", \"list\", \"poll\", \"stop\", \"write\", \"remove\", \"screen\".",
         ),
         (
             &["process", "--json", r#"{"action":"kill"}"#],
-            "Invalid \"action\": expected one of \"start\", \"list\", \"poll\", \"stop\", \"write\", \"remove\", got the string \"kill\".",
+            "Invalid \"action\": expected one of \"start\", \"list\", \"poll\", \"stop\", \"write\", \"remove\", \"screen\", got the string \"kill\".",
         ),
         (
             &["process", "start"],
@@ -440,7 +445,7 @@ fn bad_input_and_unknown_jobs_are_clear() {
         ),
         (
             &["process", "write", "--id", "job-1"],
-            "Missing \"input\": expected a string.",
+            "Missing \"input\" or \"keys\": expected text, named keys, or both.",
         ),
     ];
     for (args, message) in cases {
@@ -504,6 +509,8 @@ fn programs_get_jobs_as_records() {
             "startedAt",
             "endedAt",
             "stopped",
+            "tty",
+            "waitingForInput",
             "stdout",
             "stderr",
             "stdoutSkipped",

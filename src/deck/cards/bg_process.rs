@@ -22,10 +22,9 @@ use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::state::jobs::{JobBook, JobTable};
+use crate::tools::shell::job::{Fate, fate_of, find_job, headline, job_json, state_error};
 use crate::tools::shell::poll::read_window;
-use crate::tools::shell::process::{
-    Fate, fate_of, find_job, headline, job_json, list, start, state_error, stop,
-};
+use crate::tools::shell::process::{list, start, stop};
 use crate::tools::{clamp_for, text_and_record};
 
 use super::session::session_rel;

@@ -6,6 +6,7 @@
 //! run as, a job of the same engine.
 
 pub mod bash;
+pub mod job;
 pub mod poll;
 pub mod process;
 pub mod shared;

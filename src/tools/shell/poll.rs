@@ -16,9 +16,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::process::{
-    Fate, POLL_WINDOW, fate_of, find_job, headline, job_json, required_id, state_error,
-};
+use super::job::{Fate, fate_of, find_job, headline, job_json, required_id, state_error};
 use super::terminal::{self, SCREEN_REPLAY, plain_text};
 use super::wait::{self, Outcome, WaitSpec};
 use crate::kernel::clock::now_ms;
@@ -26,6 +24,8 @@ use crate::kernel::input::Args;
 use crate::kernel::{ToolContext, ToolResult};
 use crate::state::jobs::{JobBook, JobTable};
 
+/// The most of each stream one `poll` returns: the newest bytes win.
+pub const POLL_WINDOW: u64 = 32 * 1024;
 /// How long `until` waits when `waitMs` is not given.
 pub const DEFAULT_WAIT_MS: u64 = 30_000;
 /// The longest wait: 10 minutes, as `bash`'s deadline.

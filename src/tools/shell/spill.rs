@@ -74,9 +74,7 @@ impl Spilling {
             Ok(spill) => spill,
             Err(e) if elided => {
                 return Settled {
-                    line: Some(format!(
-                        "note: the elided output is not kept: the spill store failed ({e})"
-                    )),
+                    line: Some(format!("note: the elided output is not kept: {e}")),
                     record: Value::Null,
                     ..Settled::default()
                 };

@@ -14,7 +14,7 @@
 //!
 //! Lines are matched as `grep` matches them, with the regex crate, whose
 //! matching time is linear in the text (no backtracking), so no pattern can
-//! hang a wait. A line longer than 64 KiB is matched on its first 64 KiB. A
+//! hang a wait. A line longer than 64 KiB is matched on its last 64 KiB. A
 //! line still being written (a prompt without a newline) is matched too.
 
 use std::time::{Duration, Instant};
@@ -89,7 +89,7 @@ impl Follow {
             let (bytes, len) = match ctx.fs.read_range(&self.path, self.pos, STEP).await {
                 Ok(read) => read,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((grew, None)),
-                Err(e) => return Err(super::process::state_error(e)),
+                Err(e) => return Err(super::job::state_error(e)),
             };
             if len < self.pos {
                 // Truncated by hand: start over, as `poll` does.
@@ -109,7 +109,8 @@ impl Follow {
             for nl in memchr::memchr_iter(b'\n', &bytes) {
                 self.keep(&bytes[from..nl]);
                 from = nl + 1;
-                let text = line_text(&std::mem::take(&mut self.line), terminal);
+                let text = line_text(self.tail(), terminal);
+                self.line.clear();
                 if re.is_match(&text) {
                     return Ok((true, Some((base + from as u64, text))));
                 }
@@ -120,7 +121,7 @@ impl Follow {
         if let Some(re) = until
             && !self.line.is_empty()
         {
-            let text = line_text(&self.line, terminal);
+            let text = line_text(self.tail(), terminal);
             if re.is_match(&text) {
                 self.line.clear();
                 return Ok((grew, Some((self.pos, text))));
@@ -129,9 +130,19 @@ impl Follow {
         Ok((grew, None))
     }
 
+    /// Keep the newest [`LINE_KEEP`] bytes of the line being read (trimmed
+    /// in batches, so a long line costs amortised O(1) per byte).
     fn keep(&mut self, bytes: &[u8]) {
-        let room = LINE_KEEP.saturating_sub(self.line.len());
-        self.line.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        let bytes = &bytes[bytes.len().saturating_sub(LINE_KEEP)..];
+        self.line.extend_from_slice(bytes);
+        if self.line.len() > 2 * LINE_KEEP {
+            self.line.drain(..self.line.len() - LINE_KEEP);
+        }
+    }
+
+    /// The line as matched: its newest [`LINE_KEEP`] bytes.
+    fn tail(&self) -> &[u8] {
+        &self.line[self.line.len().saturating_sub(LINE_KEEP)..]
     }
 }
 
