@@ -2779,7 +2779,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__process)
-            opts="-h --json --action --command --cwd --id --input --help start list poll stop write remove"
+            opts="-h --json --action --command --cwd --tty --cols --rows --id --input --keys --until --wait-ms --raw --help start list poll stop write remove screen"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2790,7 +2790,7 @@ _indus__tool() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "start list poll stop write remove" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "start list poll stop write remove screen" -- "${cur}"))
                     return 0
                     ;;
                 --command)
@@ -2801,12 +2801,40 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --tty)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --cols)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --input)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keys)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --raw)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 *)

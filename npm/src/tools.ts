@@ -383,6 +383,46 @@ export interface BashOutput {
   stderr: string;
   timedOut: boolean;
   durationMs: number;
+  /** The command stopped to read the input bash does not give (a prompt): {pid, name, how}; it then got end-of-input. */
+  inputWait: {
+    pid: number;
+    name: string;
+    how: string;
+  } | null;
+  /** Where the elided output is kept (.indus-process/outputs/<id>/), or null when nothing was elided. */
+  spill: {
+    id: string;
+    /** An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle. */
+    stdout: {
+      path: string;
+      bytes: number;
+      sha256: string;
+      keptBytes: number;
+      shown: number[][];
+      read: {
+        path: string;
+        offset: number;
+        limit: number;
+      };
+      writeError: string | null;
+    } | null;
+    /** An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle. */
+    stderr: {
+      path: string;
+      bytes: number;
+      sha256: string;
+      keptBytes: number;
+      shown: number[][];
+      read: {
+        path: string;
+        offset: number;
+        limit: number;
+      };
+      writeError: string | null;
+    } | null;
+    /** Older spills evicted to keep the store under its cap. */
+    evicted: string[];
+  } | null;
   /** What the checkpoint of this call could not do. */
   checkpoint?: string;
 }
@@ -392,15 +432,29 @@ export interface BashOutput {
 /** Input of `process`. */
 export interface ProcessInput {
   /** What to do. */
-  action: "start" | "list" | "poll" | "stop" | "write" | "remove";
+  action: "start" | "list" | "poll" | "stop" | "write" | "remove" | "screen";
   /** start: command line. */
   command?: string;
   /** start: directory. */
   cwd?: string;
+  /** start: in a terminal. */
+  tty?: boolean;
+  /** start tty: columns (80). */
+  cols?: number;
+  /** start tty: rows (24). */
+  rows?: number;
   /** Job id. */
   id?: string;
   /** write: text for stdin. */
   input?: string;
+  /** write: keys after input ("Up Enter", C-c). */
+  keys?: string[];
+  /** poll: wait for a line matching this regex. */
+  until?: string;
+  /** poll: wait at most this long (30000 with until). */
+  waitMs?: number;
+  /** poll: keep a terminal's escapes. */
+  raw?: boolean;
 }
 
 /**
@@ -1132,7 +1186,7 @@ export abstract class ToolMethods {
   }
 
   /**
-   * Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.
+   * Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
    *
    * @throws {ToolError} when the tool reports an error.
    */

@@ -15,6 +15,12 @@ __all__ = [
     "ApplyPatchOutputFilesItemHunksItem",
     "BashInput",
     "BashOutput",
+    "BashOutputInputWait",
+    "BashOutputSpill",
+    "BashOutputSpillStderr",
+    "BashOutputSpillStderrRead",
+    "BashOutputSpillStdout",
+    "BashOutputSpillStdoutRead",
     "BgProcessInput",
     "BgProcessOutput",
     "BgProcessOutputJobsItem",
@@ -467,6 +473,62 @@ class BashInput(_BashInputRequired, total=False):
     """Directory to run in."""
 
 
+class BashOutputInputWait(TypedDict):
+    """The command stopped to read the input bash does not give (a prompt): {pid, name, how}; it then got end-of-input."""
+
+    pid: int
+    name: str
+    how: str
+
+
+class BashOutputSpillStdoutRead(TypedDict):
+    path: str
+    offset: int
+    limit: int
+
+
+class BashOutputSpillStdout(TypedDict):
+    """An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle."""
+
+    path: str
+    bytes: int
+    sha256: str
+    keptBytes: int
+    shown: List[List[int]]
+    read: BashOutputSpillStdoutRead
+    writeError: Optional[str]
+
+
+class BashOutputSpillStderrRead(TypedDict):
+    path: str
+    offset: int
+    limit: int
+
+
+class BashOutputSpillStderr(TypedDict):
+    """An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle."""
+
+    path: str
+    bytes: int
+    sha256: str
+    keptBytes: int
+    shown: List[List[int]]
+    read: BashOutputSpillStderrRead
+    writeError: Optional[str]
+
+
+class BashOutputSpill(TypedDict):
+    """Where the elided output is kept (.indus-process/outputs/<id>/), or null when nothing was elided."""
+
+    id: str
+    stdout: Optional[BashOutputSpillStdout]
+    """An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle."""
+    stderr: Optional[BashOutputSpillStderr]
+    """An elided stream, kept whole: its file, length, SHA-256, the bytes kept (less only past the store's cap), the byte ranges shown [start, end), and the read call (line offset and limit) that shows the elided middle."""
+    evicted: List[str]
+    """Older spills evicted to keep the store under its cap."""
+
+
 class _BashOutputRequired(TypedDict):
     exitCode: Optional[int]
     """Null when killed by a signal or timed out."""
@@ -476,6 +538,10 @@ class _BashOutputRequired(TypedDict):
     stderr: str
     timedOut: bool
     durationMs: int
+    inputWait: Optional[BashOutputInputWait]
+    """The command stopped to read the input bash does not give (a prompt): {pid, name, how}; it then got end-of-input."""
+    spill: Optional[BashOutputSpill]
+    """Where the elided output is kept (.indus-process/outputs/<id>/), or null when nothing was elided."""
 
 
 class BashOutput(_BashOutputRequired, total=False):
@@ -486,7 +552,7 @@ class BashOutput(_BashOutputRequired, total=False):
 
 
 class _ProcessInputRequired(TypedDict):
-    action: Literal["start", "list", "poll", "stop", "write", "remove"]
+    action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"]
     """What to do."""
 
 
@@ -495,10 +561,24 @@ class ProcessInput(_ProcessInputRequired, total=False):
     """start: command line."""
     cwd: str
     """start: directory."""
+    tty: bool
+    """start: in a terminal."""
+    cols: int
+    """start tty: columns (80)."""
+    rows: int
+    """start tty: rows (24)."""
     id: str
     """Job id."""
     input: str
     """write: text for stdin."""
+    keys: List[str]
+    """write: keys after input ("Up Enter", C-c)."""
+    until: str
+    """poll: wait for a line matching this regex."""
+    waitMs: float
+    """poll: wait at most this long (30000 with until)."""
+    raw: bool
+    """poll: keep a terminal's escapes."""
 
 
 class ProcessOutputJobsItem(TypedDict):
@@ -1277,18 +1357,25 @@ class Tools:
         """
         return self._typed("bash", {"command": command, "timeoutMs": timeoutMs, "cwd": cwd}, checkpoint_turn)
 
-    def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove"], command: Optional[str] = None, cwd: Optional[str] = None, id: Optional[str] = None, input: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
-        """Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.
+    def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, cols: Optional[int] = None, rows: Optional[int] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
+        """Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
 
         Args:
             action: What to do.
             command: start: command line.
             cwd: start: directory.
+            tty: start: in a terminal.
+            cols: start tty: columns (80).
+            rows: start tty: rows (24).
             id: Job id.
             input: write: text for stdin.
+            keys: write: keys after input ("Up Enter", C-c).
+            until: poll: wait for a line matching this regex.
+            waitMs: poll: wait at most this long (30000 with until).
+            raw: poll: keep a terminal's escapes.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("process", {"action": action, "command": command, "cwd": cwd, "id": id, "input": input}, checkpoint_turn)
+        return self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "cols": cols, "rows": rows, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
 
     def todo_set(self, *, items: List[TodoSetInputItemsItem], checkpoint_turn: Optional[str] = None) -> TodoSetOutput:
         """Replace the session's checklist: items {id, text, status, priority?}; [] clears it.
@@ -1568,18 +1655,25 @@ class AsyncTools:
         """
         return await self._typed("bash", {"command": command, "timeoutMs": timeoutMs, "cwd": cwd}, checkpoint_turn)
 
-    async def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove"], command: Optional[str] = None, cwd: Optional[str] = None, id: Optional[str] = None, input: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
-        """Background jobs that outlive this call (servers, watchers, builds): start (command → id), poll (id → new output, status), write (id, input → stdin), stop, remove, list.
+    async def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, cols: Optional[int] = None, rows: Optional[int] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
+        """Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
 
         Args:
             action: What to do.
             command: start: command line.
             cwd: start: directory.
+            tty: start: in a terminal.
+            cols: start tty: columns (80).
+            rows: start tty: rows (24).
             id: Job id.
             input: write: text for stdin.
+            keys: write: keys after input ("Up Enter", C-c).
+            until: poll: wait for a line matching this regex.
+            waitMs: poll: wait at most this long (30000 with until).
+            raw: poll: keep a terminal's escapes.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("process", {"action": action, "command": command, "cwd": cwd, "id": id, "input": input}, checkpoint_turn)
+        return await self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "cols": cols, "rows": rows, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
 
     async def todo_set(self, *, items: List[TodoSetInputItemsItem], checkpoint_turn: Optional[str] = None) -> TodoSetOutput:
         """Replace the session's checklist: items {id, text, status, priority?}; [] clears it.
