@@ -2779,7 +2779,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__process)
-            opts="-h --json --action --command --cwd --tty --cols --rows --id --input --keys --until --wait-ms --raw --help start list poll stop write remove screen"
+            opts="-h --json --action --command --cwd --tty --size --id --input --keys --until --wait-ms --raw --help start list poll stop write remove screen"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2805,11 +2805,7 @@ _indus__tool() {
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
-                --cols)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --rows)
+                --size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -439,10 +439,8 @@ export interface ProcessInput {
   cwd?: string;
   /** start: in a terminal. */
   tty?: boolean;
-  /** start tty: columns (80). */
-  cols?: number;
-  /** start tty: rows (24). */
-  rows?: number;
+  /** start: COLSxROWS (80x24). */
+  size?: string;
   /** Job id. */
   id?: string;
   /** write: text for stdin. */
@@ -451,16 +449,16 @@ export interface ProcessInput {
   keys?: string[];
   /** poll: wait for a line matching this regex. */
   until?: string;
-  /** poll: wait at most this long (30000 with until). */
+  /** poll: wait at most this long. */
   waitMs?: number;
-  /** poll: keep a terminal's escapes. */
+  /** poll: keep escapes. */
   raw?: boolean;
 }
 
 /**
  * The `output` of a successful `process` call.
  *
- * start: {id, pid, status, command, startedAt}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}.
+ * start: {id, pid, status, command, startedAt, tty}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped (and wait when it waited); screen: a job plus screen, cursor; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}.
  */
 export interface ProcessOutput {
   /** The job's id (job-1, bg-1). */
@@ -479,6 +477,10 @@ export interface ProcessOutput {
   endedAt?: string | null;
   /** Whether stop was used on it. */
   stopped?: boolean;
+  /** The terminal's size for a tty job {cols, rows}, else null. */
+  tty?: Record<string, unknown> | null;
+  /** A running job stopped at a prompt: {pid, name, how}; else null. */
+  waitingForInput?: Record<string, unknown> | null;
   /** list: every job. */
   jobs?: {
     /** The job's id (job-1, bg-1). */
@@ -497,6 +499,10 @@ export interface ProcessOutput {
     endedAt: string | null;
     /** Whether stop was used on it. */
     stopped: boolean;
+    /** The terminal's size for a tty job {cols, rows}, else null. */
+    tty: Record<string, unknown> | null;
+    /** A running job stopped at a prompt: {pid, name, how}; else null. */
+    waitingForInput: Record<string, unknown> | null;
   }[];
   /** poll: output new since the last poll. */
   stdout?: string;
@@ -512,6 +518,20 @@ export interface ProcessOutput {
   bytes?: number;
   /** remove: the job was forgotten. */
   removed?: true;
+  /** poll with until/waitMs: why the wait ended (outcome: matched, output, ended, timeout, input), waitedMs, until, and the matched stream and line. */
+  wait?: Record<string, unknown>;
+  /** The read call (path, offset, limit in lines) that shows the skipped bytes, kept in the job's capture file. */
+  stdoutSkippedRead?: Record<string, unknown>;
+  /** The read call (path, offset, limit in lines) that shows the skipped bytes, kept in the job's capture file. */
+  stderrSkippedRead?: Record<string, unknown>;
+  /** screen: every row of the terminal, as a person sees it. */
+  screen?: string[];
+  /** screen: the cursor's row and column, from 1. */
+  cursor?: Record<string, unknown>;
+  /** screen: a full-screen program holds the alternate screen. */
+  alternateScreen?: boolean;
+  /** screen: the output byte the screen was drawn from (the newest 4 MiB). */
+  replayedFrom?: number;
   /** What the checkpoint of this call could not do. */
   checkpoint?: string;
 }
@@ -784,6 +804,10 @@ export interface BgProcessOutput {
   endedAt?: string | null;
   /** Whether stop was used on it. */
   stopped?: boolean;
+  /** The terminal's size for a tty job {cols, rows}, else null. */
+  tty?: Record<string, unknown> | null;
+  /** A running job stopped at a prompt: {pid, name, how}; else null. */
+  waitingForInput?: Record<string, unknown> | null;
   /** list: this session's jobs. */
   jobs?: {
     /** The job's id (job-1, bg-1). */
@@ -802,6 +826,10 @@ export interface BgProcessOutput {
     endedAt: string | null;
     /** Whether stop was used on it. */
     stopped: boolean;
+    /** The terminal's size for a tty job {cols, rows}, else null. */
+    tty: Record<string, unknown> | null;
+    /** A running job stopped at a prompt: {pid, name, how}; else null. */
+    waitingForInput: Record<string, unknown> | null;
   }[];
   /** poll: the kept stdout (the last 2,000 lines, or with sinceLast what arrived since the previous poll). */
   stdout?: string;
@@ -1186,7 +1214,7 @@ export abstract class ToolMethods {
   }
 
   /**
-   * Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
+   * Background jobs that outlive this call (servers, REPLs): start (command → id; tty: a terminal), poll (id → new output; until, waitMs: wait for a line), write (input/keys → stdin), screen, stop, remove, list.
    *
    * @throws {ToolError} when the tool reports an error.
    */

@@ -563,10 +563,8 @@ class ProcessInput(_ProcessInputRequired, total=False):
     """start: directory."""
     tty: bool
     """start: in a terminal."""
-    cols: int
-    """start tty: columns (80)."""
-    rows: int
-    """start tty: rows (24)."""
+    size: str
+    """start: COLSxROWS (80x24)."""
     id: str
     """Job id."""
     input: str
@@ -576,9 +574,9 @@ class ProcessInput(_ProcessInputRequired, total=False):
     until: str
     """poll: wait for a line matching this regex."""
     waitMs: float
-    """poll: wait at most this long (30000 with until)."""
+    """poll: wait at most this long."""
     raw: bool
-    """poll: keep a terminal's escapes."""
+    """poll: keep escapes."""
 
 
 class ProcessOutputJobsItem(TypedDict):
@@ -600,10 +598,14 @@ class ProcessOutputJobsItem(TypedDict):
     """When the job ended, ISO 8601 UTC with milliseconds; null while it runs."""
     stopped: bool
     """Whether stop was used on it."""
+    tty: Optional[Dict[str, Any]]
+    """The terminal's size for a tty job {cols, rows}, else null."""
+    waitingForInput: Optional[Dict[str, Any]]
+    """A running job stopped at a prompt: {pid, name, how}; else null."""
 
 
 class ProcessOutput(TypedDict, total=False):
-    """start: {id, pid, status, command, startedAt}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}."""
+    """start: {id, pid, status, command, startedAt, tty}; list: {jobs}; poll: a job plus stdout, stderr, stdoutSkipped, stderrSkipped (and wait when it waited); screen: a job plus screen, cursor; stop: a job plus signalled; write: {id, bytes}; remove: {id, removed}."""
 
     id: str
     """The job's id (job-1, bg-1)."""
@@ -621,6 +623,10 @@ class ProcessOutput(TypedDict, total=False):
     """When the job ended, ISO 8601 UTC with milliseconds; null while it runs."""
     stopped: bool
     """Whether stop was used on it."""
+    tty: Optional[Dict[str, Any]]
+    """The terminal's size for a tty job {cols, rows}, else null."""
+    waitingForInput: Optional[Dict[str, Any]]
+    """A running job stopped at a prompt: {pid, name, how}; else null."""
     jobs: List[ProcessOutputJobsItem]
     """list: every job."""
     stdout: str
@@ -637,6 +643,20 @@ class ProcessOutput(TypedDict, total=False):
     """write: bytes sent to the job's stdin."""
     removed: Literal[true]
     """remove: the job was forgotten."""
+    wait: Dict[str, Any]
+    """poll with until/waitMs: why the wait ended (outcome: matched, output, ended, timeout, input), waitedMs, until, and the matched stream and line."""
+    stdoutSkippedRead: Dict[str, Any]
+    """The read call (path, offset, limit in lines) that shows the skipped bytes, kept in the job's capture file."""
+    stderrSkippedRead: Dict[str, Any]
+    """The read call (path, offset, limit in lines) that shows the skipped bytes, kept in the job's capture file."""
+    screen: List[str]
+    """screen: every row of the terminal, as a person sees it."""
+    cursor: Dict[str, Any]
+    """screen: the cursor's row and column, from 1."""
+    alternateScreen: bool
+    """screen: a full-screen program holds the alternate screen."""
+    replayedFrom: int
+    """screen: the output byte the screen was drawn from (the newest 4 MiB)."""
     checkpoint: str
     """What the checkpoint of this call could not do."""
 
@@ -924,6 +944,10 @@ class BgProcessOutputJobsItem(TypedDict):
     """When the job ended, ISO 8601 UTC with milliseconds; null while it runs."""
     stopped: bool
     """Whether stop was used on it."""
+    tty: Optional[Dict[str, Any]]
+    """The terminal's size for a tty job {cols, rows}, else null."""
+    waitingForInput: Optional[Dict[str, Any]]
+    """A running job stopped at a prompt: {pid, name, how}; else null."""
 
 
 class BgProcessOutput(TypedDict, total=False):
@@ -945,6 +969,10 @@ class BgProcessOutput(TypedDict, total=False):
     """When the job ended, ISO 8601 UTC with milliseconds; null while it runs."""
     stopped: bool
     """Whether stop was used on it."""
+    tty: Optional[Dict[str, Any]]
+    """The terminal's size for a tty job {cols, rows}, else null."""
+    waitingForInput: Optional[Dict[str, Any]]
+    """A running job stopped at a prompt: {pid, name, how}; else null."""
     jobs: List[BgProcessOutputJobsItem]
     """list: this session's jobs."""
     stdout: str
@@ -1357,25 +1385,24 @@ class Tools:
         """
         return self._typed("bash", {"command": command, "timeoutMs": timeoutMs, "cwd": cwd}, checkpoint_turn)
 
-    def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, cols: Optional[int] = None, rows: Optional[int] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
-        """Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
+    def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, size: Optional[str] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
+        """Background jobs that outlive this call (servers, REPLs): start (command → id; tty: a terminal), poll (id → new output; until, waitMs: wait for a line), write (input/keys → stdin), screen, stop, remove, list.
 
         Args:
             action: What to do.
             command: start: command line.
             cwd: start: directory.
             tty: start: in a terminal.
-            cols: start tty: columns (80).
-            rows: start tty: rows (24).
+            size: start: COLSxROWS (80x24).
             id: Job id.
             input: write: text for stdin.
             keys: write: keys after input ("Up Enter", C-c).
             until: poll: wait for a line matching this regex.
-            waitMs: poll: wait at most this long (30000 with until).
-            raw: poll: keep a terminal's escapes.
+            waitMs: poll: wait at most this long.
+            raw: poll: keep escapes.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "cols": cols, "rows": rows, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
+        return self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "size": size, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
 
     def todo_set(self, *, items: List[TodoSetInputItemsItem], checkpoint_turn: Optional[str] = None) -> TodoSetOutput:
         """Replace the session's checklist: items {id, text, status, priority?}; [] clears it.
@@ -1655,25 +1682,24 @@ class AsyncTools:
         """
         return await self._typed("bash", {"command": command, "timeoutMs": timeoutMs, "cwd": cwd}, checkpoint_turn)
 
-    async def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, cols: Optional[int] = None, rows: Optional[int] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
-        """Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.
+    async def process(self, *, action: Literal["start", "list", "poll", "stop", "write", "remove", "screen"], command: Optional[str] = None, cwd: Optional[str] = None, tty: Optional[bool] = None, size: Optional[str] = None, id: Optional[str] = None, input: Optional[str] = None, keys: Optional[List[str]] = None, until: Optional[str] = None, waitMs: Optional[float] = None, raw: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ProcessOutput:
+        """Background jobs that outlive this call (servers, REPLs): start (command → id; tty: a terminal), poll (id → new output; until, waitMs: wait for a line), write (input/keys → stdin), screen, stop, remove, list.
 
         Args:
             action: What to do.
             command: start: command line.
             cwd: start: directory.
             tty: start: in a terminal.
-            cols: start tty: columns (80).
-            rows: start tty: rows (24).
+            size: start: COLSxROWS (80x24).
             id: Job id.
             input: write: text for stdin.
             keys: write: keys after input ("Up Enter", C-c).
             until: poll: wait for a line matching this regex.
-            waitMs: poll: wait at most this long (30000 with until).
-            raw: poll: keep a terminal's escapes.
+            waitMs: poll: wait at most this long.
+            raw: poll: keep escapes.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "cols": cols, "rows": rows, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
+        return await self._typed("process", {"action": action, "command": command, "cwd": cwd, "tty": tty, "size": size, "id": id, "input": input, "keys": keys, "until": until, "waitMs": waitMs, "raw": raw}, checkpoint_turn)
 
     async def todo_set(self, *, items: List[TodoSetInputItemsItem], checkpoint_turn: Optional[str] = None) -> TodoSetOutput:
         """Replace the session's checklist: items {id, text, status, priority?}; [] clears it.

@@ -15,6 +15,10 @@
 //! answer names them. A single stream past the cap is kept up to it and
 //! marked cut (its digest still covers the whole stream).
 //!
+//! A spill is written in a folder of its own with a temporary name
+//! (`outputs/.open-PID-NONCE`) and moved to `outputs/<id>` only when kept, so
+//! a command whose answer elides nothing never touches the index.
+//!
 //! The folder may come with a checkout. The index is a sealed document: one
 //! not sealed by this user is read as empty, so no planted entry is ever
 //! evicted, listed or read as ours, and a folder sitting where a new spill
@@ -109,7 +113,7 @@ struct Sink {
 
 /// A command's output on its way to the store (see the module comment).
 pub struct Spill {
-    pub id: String,
+    /// Its folder while it is open (`outputs/.open-PID-NONCE`).
     dir: PathBuf,
     cap: u64,
     sinks: Mutex<[Sink; 2]>,
@@ -197,21 +201,19 @@ impl OutputStore {
         Self { state }
     }
 
-    /// Open a spill for one command: claim its id and make its files.
+    /// Open a spill for one command: a folder of its own with a temporary
+    /// name, so a command whose answer elides nothing never touches the index
+    /// (its id is claimed only when it is kept).
     pub fn begin(&self) -> io::Result<Arc<Spill>> {
         if cap() == 0 {
             return Err(io::Error::other(
                 "the spill store is off (INDUS_OUTPUTS_MAX_BYTES=0)",
             ));
         }
-        let lock = self.state.lock()?;
-        let mut index: Index = self.state.load_sealed(INDEX, DOMAIN)?;
-        index.last_id += 1;
-        let id = format!("out-{}", index.last_id);
-        self.state
-            .write_sealed(&lock, INDEX, DOMAIN, &index, false)?;
-        drop(lock);
-        let dir = self.fresh_dir(&id)?;
+        let mut nonce = [0u8; 6];
+        getrandom::fill(&mut nonce).map_err(|e| io::Error::other(e.to_string()))?;
+        let hex: String = nonce.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = self.fresh_dir(&format!(".open-{}-{hex}", std::process::id()))?;
         let open = |name: &str| {
             use std::os::unix::fs::OpenOptionsExt;
             File::options()
@@ -232,20 +234,19 @@ impl OutputStore {
             },
         ];
         Ok(Arc::new(Spill {
-            id,
             dir,
             cap: cap(),
             sinks: Mutex::new(sinks),
         }))
     }
 
-    /// The folder for `id`, empty: whatever sits there is not ours (no
-    /// sealed entry names it yet), so it goes, a link without being followed.
-    fn fresh_dir(&self, id: &str) -> io::Result<PathBuf> {
-        let rel = format!("outputs/{id}");
+    /// The folder `name` under `outputs/`, empty: whatever sits there is not
+    /// ours (no sealed entry names it yet), so it goes, a link without being
+    /// followed.
+    fn fresh_dir(&self, name: &str) -> io::Result<PathBuf> {
         // Checks every folder on the way; the last part is handled here.
         self.state.checked("outputs/x")?;
-        let dir = self.state.path(&rel);
+        let dir = self.state.path(&format!("outputs/{name}"));
         match std::fs::symlink_metadata(&dir) {
             Ok(m) if m.is_dir() => std::fs::remove_dir_all(&dir)?,
             Ok(_) => std::fs::remove_file(&dir)?,
@@ -257,14 +258,39 @@ impl OutputStore {
         Ok(dir)
     }
 
+    /// Remove the open spills of processes that are gone (a caller killed
+    /// mid-command never settled its spill), so they do not pile up outside
+    /// the index and its cap.
+    fn prune_abandoned(&self) {
+        let Ok(entries) = std::fs::read_dir(self.state.path("outputs")) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(".open-"))
+                .and_then(|n| n.split('-').next())
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+
     /// Forget a spill the answer did not need.
     pub fn discard(&self, spill: &Spill) {
         let _ = std::fs::remove_dir_all(&spill.dir);
     }
 
     /// Record a spill as kept, with what the answer showed of each stream
-    /// (`None`: the stream was shown whole, and its file goes), and evict the
-    /// oldest spills past the cap.
+    /// (`None`: the stream was shown whole, and its file goes): claim its id
+    /// under the lock, move its folder to `outputs/<id>`, and evict the oldest
+    /// spills past the cap.
     pub fn keep(
         &self,
         spill: &Spill,
@@ -273,45 +299,50 @@ impl OutputStore {
         shown: [Option<Vec<[u64; 2]>>; 2],
     ) -> io::Result<(Entry, Kept)> {
         let totals = spill.totals();
-        let facts = |i: usize| -> Option<StreamFacts> {
-            let ranges = shown[i].clone()?;
-            let t = &totals[i];
-            Some(StreamFacts {
-                path: t.path.clone(),
-                bytes: t.bytes,
-                sha256: t.sha256.clone(),
-                lines: t.lines,
-                kept_bytes: t.kept_bytes,
-                shown: ranges,
-            })
-        };
-        let entry = Entry {
-            id: spill.id.clone(),
-            tool: tool.to_string(),
-            command: command.to_string(),
-            created_at: now_ms(),
-            stdout: facts(0),
-            stderr: facts(1),
-        };
         for (i, t) in totals.iter().enumerate() {
             if shown[i].is_none() {
                 let _ = std::fs::remove_file(&t.path);
             }
         }
         let cap = cap();
-        let evicted = self
-            .state
-            .update_sealed(INDEX, DOMAIN, |index: &mut Index| {
-                index.kept.push(entry.clone());
-                let mut total: u64 = index.kept.iter().map(Entry::bytes).sum();
-                let mut evicted = Vec::new();
-                while total > cap && index.kept.len() > 1 {
-                    let old = index.kept.remove(0);
-                    total -= old.bytes();
-                    evicted.push(old.id);
-                }
-                evicted
-            })?;
+        let lock = self.state.lock()?;
+        let mut index: Index = self.state.load_sealed(INDEX, DOMAIN)?;
+        index.last_id += 1;
+        let id = format!("out-{}", index.last_id);
+        let dir = self.fresh_dir(&id)?;
+        std::fs::remove_dir(&dir)?;
+        std::fs::rename(&spill.dir, &dir)?;
+        let facts = |i: usize, name: &str| -> Option<StreamFacts> {
+            let t = &totals[i];
+            Some(StreamFacts {
+                path: dir.join(name).to_string_lossy().into_owned(),
+                bytes: t.bytes,
+                sha256: t.sha256.clone(),
+                lines: t.lines,
+                kept_bytes: t.kept_bytes,
+                shown: shown[i].clone()?,
+            })
+        };
+        let entry = Entry {
+            id,
+            tool: tool.to_string(),
+            command: command.to_string(),
+            created_at: now_ms(),
+            stdout: facts(0, "stdout"),
+            stderr: facts(1, "stderr"),
+        };
+        index.kept.push(entry.clone());
+        let mut total: u64 = index.kept.iter().map(Entry::bytes).sum();
+        let mut evicted = Vec::new();
+        while total > cap && index.kept.len() > 1 {
+            let old = index.kept.remove(0);
+            total -= old.bytes();
+            evicted.push(old.id);
+        }
+        self.state
+            .write_sealed(&lock, INDEX, DOMAIN, &index, true)?;
+        self.prune_abandoned();
+        drop(lock);
         for id in &evicted {
             if let Ok(dir) = self.state.checked(format!("outputs/{id}")) {
                 let _ = std::fs::remove_dir_all(dir);
@@ -379,16 +410,38 @@ mod tests {
         let (entry, kept) = store
             .keep(&a, "bash", "x", [Some(vec![[0, 4]]), None])
             .unwrap();
+        assert_eq!(entry.id, "out-1");
         assert!(entry.stderr.is_none() && kept.evicted.is_empty());
-        assert!(!std::path::Path::new(&t[1].path).exists());
+        let out = entry.stdout.unwrap();
+        assert!(out.path.ends_with("/outputs/out-1/stdout"), "{}", out.path);
+        assert_eq!(std::fs::read(&out.path).unwrap(), b"one\ntwo\n");
+        assert!(
+            !dir.path()
+                .join(".indus-process/outputs/out-1/stderr")
+                .exists()
+        );
         // A planted folder where the next spill goes is replaced, not used.
         let planted = dir.path().join(".indus-process/outputs/out-2");
         std::fs::create_dir_all(&planted).unwrap();
         std::fs::write(planted.join("stdout"), "planted").unwrap();
         let b = store.begin().unwrap();
-        assert_eq!(b.id, "out-2");
-        assert_eq!(std::fs::read(planted.join("stdout")).unwrap(), b"");
-        store.discard(&b);
-        assert!(!planted.exists());
+        b.chunk(TapStream::Stdout, b"mine\n");
+        let (entry, _) = store.keep(&b, "bash", "y", [Some(vec![]), None]).unwrap();
+        assert_eq!(entry.id, "out-2");
+        assert_eq!(std::fs::read(planted.join("stdout")).unwrap(), b"mine\n");
+        // One that is not kept leaves nothing, and never touched the index.
+        let before = std::fs::read(dir.path().join(".indus-process/outputs/index.json")).unwrap();
+        let c = store.begin().unwrap();
+        store.discard(&c);
+        let left: Vec<_> = std::fs::read_dir(dir.path().join(".indus-process/outputs"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(left.len(), 3, "{left:?}");
+        assert_eq!(
+            std::fs::read(dir.path().join(".indus-process/outputs/index.json")).unwrap(),
+            before
+        );
     }
 }

@@ -187,7 +187,7 @@ fn a_killed_waiter_leaves_the_job_and_its_record_as_they_were() {
 #[test]
 fn a_terminal_job_is_a_terminal_python_answers_and_keys_are_keys() {
     let jobs = Jobs::new();
-    let id = jobs.start(&["--tty", "--cols", "100", "--rows", "30"], "python3 -i");
+    let id = jobs.start(&["--tty", "--size", "100x30"], "python3 -i");
     let (status, text, _) = jobs.until(&id, ">>> ", 10_000);
     assert_eq!(status, 0, "{text}");
     let out = jobs.run(&[

@@ -55,7 +55,7 @@ pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
     checkpoint: Checkpoint::ByScan,
     fields: FIELDS,
-    description: "Background jobs that outlive this call (servers, watchers, builds, REPLs): start (command → id; tty for a terminal), poll (id → new output, status; until/waitMs wait for a line), write (id, input/keys → stdin), screen, stop, remove, list.",
+    description: "Background jobs that outlive this call (servers, REPLs): start (command → id; tty: a terminal), poll (id → new output; until, waitMs: wait for a line), write (input/keys → stdin), screen, stop, remove, list.",
     ..ToolMeta::new(
         "process",
         "Manage background processes",
@@ -69,8 +69,7 @@ const FIELDS: &[Field] = &[
     Field::new("command", Kind::Text, "start: command line."),
     Field::new("cwd", Kind::Text, "start: directory."),
     Field::new("tty", Kind::Bool, "start: in a terminal."),
-    Field::new("cols", SIDE, "start tty: columns (80)."),
-    Field::new("rows", SIDE, "start tty: rows (24)."),
+    Field::new("size", Kind::Text, "start: COLSxROWS (80x24)."),
     Field::new("id", Kind::Text, "Job id."),
     Field::new("input", Kind::Text, "write: text for stdin."),
     Field::new(
@@ -88,15 +87,10 @@ const FIELDS: &[Field] = &[
         Kind::Millis {
             max: super::poll::MAX_WAIT_MS,
         },
-        "poll: wait at most this long (30000 with until).",
+        "poll: wait at most this long.",
     ),
-    Field::new("raw", Kind::Bool, "poll: keep a terminal's escapes."),
+    Field::new("raw", Kind::Bool, "poll: keep escapes."),
 ];
-
-const SIDE: Kind = Kind::Int {
-    min: 1,
-    max: Some(super::terminal::MAX_SIDE),
-};
 
 #[async_trait]
 impl Tool for ProcessTool {
@@ -249,24 +243,35 @@ pub(crate) async fn start(
     Ok((text, record))
 }
 
-/// `tty`, `cols`, `rows`: the terminal to start in, or none.
+/// `tty` and `size` (`COLSxROWS`): the terminal to start in, or none.
 fn terminal_size(args: &Args<'_>) -> Result<Option<TtySize>, String> {
     let tty = args.opt_bool("tty")?.unwrap_or(false);
-    let side = |key: &str| args.opt_positive_int_at_most(key, super::terminal::MAX_SIDE);
-    let (cols, rows) = (side("cols")?, side("rows")?);
+    let size = args.opt_str("size")?;
     if !tty {
-        return match (cols, rows) {
-            (None, None) => Ok(None),
-            _ => Err(
-                "\"cols\" and \"rows\" size a terminal; add \"tty\": true to start in one.".into(),
-            ),
+        return match size {
+            None => Ok(None),
+            Some(_) => Err("\"size\" sizes a terminal; add \"tty\": true to start in one.".into()),
         };
     }
-    let default = super::terminal::DEFAULT_SIZE;
-    Ok(Some(TtySize {
-        cols: cols.map_or(default.cols, |c| c as u16),
-        rows: rows.map_or(default.rows, |r| r as u16),
-    }))
+    let Some(size) = size else {
+        return Ok(Some(super::terminal::DEFAULT_SIZE));
+    };
+    let max = super::terminal::MAX_SIDE;
+    let side = |n: &str| {
+        n.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| (1..=max).contains(&n))
+    };
+    match size.split_once(['x', 'X']) {
+        Some((c, r)) if side(c).is_some() && side(r).is_some() => Ok(Some(TtySize {
+            cols: side(c).unwrap_or(80) as u16,
+            rows: side(r).unwrap_or(24) as u16,
+        })),
+        _ => Err(format!(
+            "Invalid \"size\": expected COLSxROWS, each from 1 to {max} (120x40), got {size:?}."
+        )),
+    }
 }
 
 pub(crate) async fn list(ctx: &ToolContext, book: &JobBook) -> Result<(String, Value), ToolResult> {

@@ -90,7 +90,12 @@ impl Spilling {
             let (text, dropped, cut) = streams[i];
             cut.map(|c| shown_ranges(&totals[i], text, dropped, c))
         });
-        let (entry, kept) = match self.store.keep(&spill, tool, command, ranges.clone()) {
+        // The read calls, from the files where they are now.
+        let calls = [0, 1].map(|i| match (&ranges[i], streams[i].2) {
+            (Some(shown), Some(cut)) => Some(read_call(&totals[i], streams[i].0, cut, shown)),
+            _ => None,
+        });
+        let (entry, kept) = match self.store.keep(&spill, tool, command, ranges) {
             Ok(done) => done,
             Err(e) => {
                 self.store.discard(&spill);
@@ -106,35 +111,36 @@ impl Spilling {
         let mut settled = Settled::default();
         let mut record =
             json!({"id": entry.id, "stdout": null, "stderr": null, "evicted": kept.evicted});
-        for (i, name) in ["stdout", "stderr"].into_iter().enumerate() {
-            let (Some(shown), Some((text, _, Some(cut)))) = (&ranges[i], Some(streams[i])) else {
+        for (i, (name, facts)) in [("stdout", &entry.stdout), ("stderr", &entry.stderr)]
+            .into_iter()
+            .enumerate()
+        {
+            let (Some(f), Some(call)) = (facts, calls[i]) else {
                 continue;
             };
-            let t = &totals[i];
-            let call = read_call(t, text, cut, shown);
-            let cut_short = (t.kept_bytes < t.bytes).then(|| {
+            let cut_short = (f.kept_bytes < f.bytes).then(|| {
                 format!(
                     " (only its first {} are kept: the store's cap)",
-                    plural(t.kept_bytes, "byte", "bytes")
+                    plural(f.kept_bytes, "byte", "bytes")
                 )
             });
             settled.notes[i] = Some(format!(
                 "; all of {name} is kept in {} (sha256 {}){}: read {} --offset {} --limit {}",
-                t.path,
-                &t.sha256[..12],
+                f.path,
+                &f.sha256[..12],
                 cut_short.unwrap_or_default(),
-                t.path,
+                f.path,
                 call.0,
                 call.1
             ));
             record[name] = json!({
-                "path": t.path,
-                "bytes": t.bytes,
-                "sha256": t.sha256,
-                "keptBytes": t.kept_bytes,
-                "shown": shown,
-                "read": {"path": t.path, "offset": call.0, "limit": call.1},
-                "writeError": t.error,
+                "path": f.path,
+                "bytes": f.bytes,
+                "sha256": f.sha256,
+                "keptBytes": f.kept_bytes,
+                "shown": f.shown,
+                "read": {"path": f.path, "offset": call.0, "limit": call.1},
+                "writeError": totals[i].error,
             });
         }
         if !kept.evicted.is_empty() {
