@@ -2,11 +2,13 @@
 
 Usage: jobs-latency.py INDUS WORKDIR N
 
-A job `cat` echoes what is written to its stdin FIFO into its captured stdout. Each
-trial starts the waiter, gives it 150 ms to settle into its wait, writes one line to
-the FIFO and times from the write to the waiter's exit: `indus-tool process poll
+A job `tail -F` copies what is appended to a trigger file into its captured stdout
+(not `cat` on its stdin: a job blocked reading its stdin is waiting for input, and a
+wait returns 3 for it at once). Each trial starts the waiter, gives it 150 ms to
+settle into its wait, appends one line to the trigger and times from the append to
+the waiter's exit: `indus-tool process poll
 job-1 --until mark-K` against `until grep -q mark-K STDOUT; do sleep 0.1; done`. The
-line travels the same path for both (FIFO, cat, capture file). Prints two rows of
+line travels the same path for both (trigger, tail, capture file). Prints two rows of
 the bench table: the peer's median and ours, and ours against the 50 ms bar.
 """
 import os, statistics, subprocess, sys, time
@@ -14,10 +16,12 @@ import os, statistics, subprocess, sys, time
 indus, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 os.makedirs(work, exist_ok=True)
 run = lambda *a: subprocess.run([indus, "--cwd", work, *a], capture_output=True, text=True, check=True)
-run("process", "start", "--command", "cat")
+trigger = os.path.join(work, "trigger")
+open(trigger, "w").close()
+run("process", "start", "--command", f"tail -n0 -F {trigger}")
 job = os.path.join(work, ".indus-process/jobs/job-1")
-fifo = os.open(os.path.join(job, "stdin"), os.O_WRONLY)
 stdout = os.path.join(job, "stdout")
+time.sleep(0.5)
 
 
 def timed(make_cmd, k):
@@ -25,12 +29,14 @@ def timed(make_cmd, k):
     waiter = subprocess.Popen(make_cmd(mark), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.15)
     t0 = time.perf_counter()
-    os.write(fifo, (mark + "\n").encode())
-    waiter.wait()
+    with open(trigger, "a") as f:
+        f.write(mark + "\n")
+    if waiter.wait() != 0:
+        sys.exit(f"the waiter for {mark} exited with {waiter.returncode}")
     return (time.perf_counter() - t0) * 1000
 
-ours_cmd = lambda m: [indus, "--cwd", work, "process", "poll", "job-1", "--until", m, "--wait-ms", "10000"]
-peer_cmd = lambda m: ["sh", "-c", f"until grep -q {m} {stdout}; do sleep 0.1; done"]
+ours_cmd = lambda m: [indus, "--cwd", work, "process", "poll", "job-1", "--until", f"^{m}$", "--wait-ms", "10000"]
+peer_cmd = lambda m: ["sh", "-c", f"until grep -qx {m} {stdout}; do sleep 0.1; done"]
 ours, peer = [], []
 for k in range(n):
     peer.append(timed(peer_cmd, f"p{k}"))
