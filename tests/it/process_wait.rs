@@ -626,3 +626,42 @@ fn a_cloned_outputs_folder_is_never_read_as_ours() {
             .is_ok_and(|m| m.file_type().is_symlink())
     );
 }
+
+#[test]
+fn a_wait_takes_the_same_inputs_through_batch_and_says_why_it_ended() {
+    let jobs = Jobs::new();
+    let id = jobs.start(&[], "sleep 0.3; echo ready; sleep 30");
+    let calls = format!(
+        "{}\n{}\n{}\n",
+        serde_json::json!({"id": "a", "name": "process", "input": {"action": "poll", "id": id, "until": "^ready$", "waitMs": 10000}}),
+        serde_json::json!({"id": "b", "name": "process", "input": {"action": "poll", "id": id, "until": "never", "waitMs": 300}}),
+        serde_json::json!({"id": "c", "name": "process", "input": {"action": "poll", "id": id, "until": "(", "waitMs": 300}}),
+    );
+    let out = jobs
+        .env
+        .cmd()
+        .arg("batch")
+        .write_stdin(calls)
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let record = |i: usize| lines[i]["output"].clone();
+    assert_eq!(record(0)["wait"]["outcome"], "matched", "{}", lines[0]);
+    assert_eq!(record(0)["wait"]["line"], "ready");
+    assert_eq!(record(0)["stdout"], "ready\n");
+    // A timeout is an answer, not an error, and says it timed out.
+    assert_eq!(record(1)["wait"]["outcome"], "timeout", "{}", lines[1]);
+    assert_eq!(lines[1]["is_error"], false);
+    // A pattern that does not parse is refused, naming the field.
+    assert_eq!(lines[2]["is_error"], true);
+    assert!(
+        lines[2]
+            .to_string()
+            .contains("\\\"until\\\" is not a valid regular expression"),
+        "{}",
+        lines[2]
+    );
+}
