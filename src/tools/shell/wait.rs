@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 
 use super::terminal::plain_text;
-use crate::kernel::{InputWait, JobLiveness, ToolContext, ToolResult};
+use crate::kernel::{ChangeWatch, InputWait, JobLiveness, TickWatch, ToolContext, ToolResult};
 use crate::state::jobs::{JobFiles, JobRecord};
 
 /// What is kept of one line for matching.
@@ -167,10 +167,12 @@ pub(crate) async fn wait(
     let start = Instant::now();
     let deadline = start + spec.wait;
     let dir = files.dir_str();
-    let mut watch = ctx
+    // A folder the backend cannot watch (outside a `--root`) is looked at on a
+    // 50 ms tick instead: slower to wake, never wrong.
+    let mut watch: Box<dyn ChangeWatch> = ctx
         .fs
         .watch_changes(&dir)
-        .map_err(|e| ToolResult::failure(format!("process cannot watch {dir}: {e}")))?;
+        .unwrap_or_else(|_| Box::new(TickWatch));
     let terminal = job.tty.is_some();
     let until = spec.until.as_ref();
     let mut streams = [
