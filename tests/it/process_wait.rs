@@ -121,6 +121,26 @@ fn a_line_that_comes_ends_the_wait_at_once_and_its_absence_is_said() {
         text.contains("timed out after 2000 ms waiting for a line matching /listening/"),
         "{text}"
     );
+    // Within 10 % of the wait: the record's own measure, then the wall clock
+    // with the binary's start-up on top.
+    let t = Instant::now();
+    let record = jobs.json(&[
+        "process",
+        "poll",
+        &server,
+        "--until",
+        "listening",
+        "--wait-ms",
+        "2000",
+    ]);
+    let waited = record["wait"]["waitedMs"].as_u64().unwrap();
+    assert!((2000..=2200).contains(&waited), "{record}");
+    assert!(
+        t.elapsed() < Duration::from_millis(2200 + 300),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(record["wait"]["outcome"], "timeout");
     // A job that dies first: 1, with its status.
     let dying = jobs.start(&[], "sleep 0.5; echo bye; exit 7");
     let (status, text, took) = jobs.until(&dying, "never", 10_000);
