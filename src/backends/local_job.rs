@@ -681,7 +681,9 @@ unsafe fn pump_terminal(job: libc::pid_t, status: &mut libc::c_int) -> bool {
             }
         }
         // The job has ended: whatever it wrote last is still in the terminal.
-        loop {
+        // At most 4 MiB of it: something the job left running that keeps
+        // writing must not keep its exit from being recorded.
+        for _ in 0..256 {
             let n = libc::read(MASTER, output.as_mut_ptr().cast(), output.len());
             if n <= 0 {
                 break;

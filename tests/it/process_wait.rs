@@ -685,3 +685,20 @@ fn a_wait_takes_the_same_inputs_through_batch_and_says_why_it_ended() {
         lines[2]
     );
 }
+
+#[test]
+fn a_terminal_job_that_leaves_a_flood_behind_still_has_its_exit_recorded() {
+    let jobs = Jobs::new();
+    // `yes` keeps the terminal and writes to it forever after the shell exits.
+    let id = jobs.start(&["--tty"], "yes flood & sleep 0.3; exit 3");
+    let (status, text, took) = jobs.until(&id, "never", 10_000);
+    assert_eq!(status, 1, "{}", &text[..text.len().min(300)]);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(
+        text.contains("exited with code 3"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    let out = jobs.run(&["process", "stop", &id]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
