@@ -172,6 +172,25 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// An optional number of milliseconds (a [`Kind::Millis`] field): positive and
+    /// finite, fractions floored, a value past `max` pinned to it (the deadlines'
+    /// ceilings, as the seeds say).
+    ///
+    /// [`Kind::Millis`]: crate::kernel::fields::Kind::Millis
+    pub fn opt_millis(&self, field: &str, max: u64) -> Result<Option<u64>, String> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(value) => match value.as_f64() {
+                Some(f) if f.is_finite() && f >= 1.0 => Ok(Some((f.floor() as u64).min(max))),
+                _ => Err(invalid(
+                    &self.name(field),
+                    "a positive number of milliseconds",
+                    value,
+                )),
+            },
+        }
+    }
+
     /// An optional finite positive integer (`5` and `5.0` pass; `0`, `-1`, `2.5`,
     /// strings and values beyond `u64` are refused).
     pub fn opt_positive_int(&self, field: &str) -> Result<Option<u64>, String> {

@@ -602,21 +602,6 @@ fn describe(ctx: &DeckContext) -> String {
     text
 }
 
-/// `timeoutMs`: a positive number of milliseconds, floored and pinned to the ceiling.
-fn timeout_of(args: &Args<'_>) -> Result<u64, String> {
-    let Some(value) = args.get("timeoutMs") else {
-        return Ok(DEFAULT_TIMEOUT_MS);
-    };
-    match value.as_f64() {
-        Some(f) if f.is_finite() && f >= 1.0 => Ok((f.floor() as u64).min(MAX_TIMEOUT_MS)),
-        _ => Err(invalid(
-            "timeoutMs",
-            "a positive number of milliseconds",
-            value,
-        )),
-    }
-}
-
 fn record(
     agent: &str,
     exit: Option<i32>,
@@ -699,7 +684,10 @@ async fn run_task(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolRe
         other => other,
     };
     let context = args.opt_str("context").map_err(fail)?;
-    let timeout_ms = timeout_of(&args).map_err(fail)?;
+    let timeout_ms = args
+        .opt_millis("timeoutMs", MAX_TIMEOUT_MS)
+        .map_err(fail)?
+        .unwrap_or(DEFAULT_TIMEOUT_MS);
 
     let roster = load_roster(Path::new(&ctx.cwd));
     // With no agent at all, the stub's text names the untrusted file itself.

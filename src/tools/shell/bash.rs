@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::shared::{signal_name, working_dir};
 use super::spill::{Cut, Spilling};
-use crate::kernel::input::{Args, invalid};
+use crate::kernel::input::Args;
 use crate::kernel::output::{ceil_char_boundary, floor_char_boundary};
 use crate::kernel::text::plural;
 use crate::kernel::{
@@ -85,23 +85,13 @@ fn fail(message: impl Into<String>) -> ToolResult {
     ToolResult::failure(message)
 }
 
-/// `timeoutMs`: a positive, finite number of milliseconds, floored and pinned to
-/// the ceiling.
-fn timeout_of(args: &Args<'_>) -> Result<u64, String> {
-    let Some(value) = args.get("timeoutMs") else {
-        return Ok(DEFAULT_TIMEOUT_MS);
-    };
-    let expected = "a positive number of milliseconds";
-    match value.as_f64() {
-        Some(f) if f.is_finite() && f >= 1.0 => Ok((f.floor() as u64).min(MAX_TIMEOUT_MS)),
-        _ => Err(invalid("timeoutMs", expected, value)),
-    }
-}
-
 async fn run_bash(input: &Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
     let args = Args::new(META.name, input).map_err(fail)?;
     let command = args.required_str("command").map_err(fail)?;
-    let timeout_ms = timeout_of(&args).map_err(fail)?;
+    let timeout_ms = args
+        .opt_millis("timeoutMs", MAX_TIMEOUT_MS)
+        .map_err(fail)?
+        .unwrap_or(DEFAULT_TIMEOUT_MS);
     let cwd = working_dir(ctx, &args).await.map_err(fail)?;
     let spilling = Spilling::open(ctx);
     let options = ShellExecOptions {

@@ -44,19 +44,7 @@ fn wait_spec(args: &Args<'_>) -> Result<Option<WaitSpec>, String> {
         ),
         None => None,
     };
-    let wait = match args.get("waitMs") {
-        None => None,
-        Some(v) => match v.as_f64() {
-            Some(f) if f.is_finite() && f >= 1.0 => Some((f.floor() as u64).min(MAX_WAIT_MS)),
-            _ => {
-                return Err(crate::kernel::input::invalid(
-                    "waitMs",
-                    "a positive number of milliseconds",
-                    v,
-                ));
-            }
-        },
-    };
+    let wait = args.opt_millis("waitMs", MAX_WAIT_MS)?;
     Ok(match (until, wait) {
         (None, None) => None,
         (until, wait) => Some(WaitSpec {
