@@ -22,7 +22,7 @@ use crate::kernel::input::Args;
 use crate::kernel::{DefinedTool, JsonSchema, Tool, ToolContext, ToolResult, define_tool};
 use crate::state::StateDir;
 use crate::state::jobs::{JobBook, JobTable};
-use crate::tools::shell::job::{Fate, fate_of, find_job, headline, job_json, state_error};
+use crate::tools::shell::job::{Fate, find_job, headline, job_json, seen_of, state_error};
 use crate::tools::shell::poll::read_window;
 use crate::tools::shell::process::{list, start, stop};
 use crate::tools::{clamp_for, text_and_record};
@@ -114,7 +114,7 @@ async fn poll(
     let mut table: JobTable = book.state.read(&lock, &book.table).map_err(state_error)?;
     let job = find_job(&table, id)?;
     let files = book.files(id);
-    let seen = fate_of(ctx, &files, &job).await?;
+    let seen = seen_of(ctx, &files, &job).await?;
     let running = seen.fate == Fate::Running;
     let (out_from, err_from) = if since_last {
         (job.cursor.stdout, job.cursor.stderr)

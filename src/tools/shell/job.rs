@@ -65,7 +65,7 @@ pub(crate) struct Seen {
     pub(crate) fate: Fate,
     /// Epoch ms when the exit was recorded.
     pub(crate) ended_at: Option<u64>,
-    /// A running job caught waiting for input.
+    /// A running job caught waiting for input (filled by [`seen_of`]).
     pub(crate) waiting: Option<InputWait>,
 }
 
@@ -139,6 +139,22 @@ async fn exit_record(ctx: &ToolContext, files: &JobFiles) -> Result<Option<Seen>
     }
 }
 
+/// A job's fate and, while it runs, whether it waits for input: what a view
+/// of a job (`list`, `poll`, `screen`) shows. The look at `/proc` is taken only
+/// here, not by the actions that need the fate alone (`write`, `stop`, `remove`).
+/// A backend that cannot tell says nothing.
+pub(crate) async fn seen_of(
+    ctx: &ToolContext,
+    files: &JobFiles,
+    job: &JobRecord,
+) -> Result<Seen, ToolResult> {
+    let mut seen = fate_of(ctx, files, job).await?;
+    if seen.fate == Fate::Running {
+        seen.waiting = ctx.shell.job_input_wait(&job.identity()).ok().flatten();
+    }
+    Ok(seen)
+}
+
 /// Read a job's fate live (see the module comment).
 pub(crate) async fn fate_of(
     ctx: &ToolContext,
@@ -156,8 +172,7 @@ pub(crate) async fn fate_of(
         return Ok(Seen {
             fate: Fate::Running,
             ended_at: None,
-            // A backend that cannot tell says nothing.
-            waiting: ctx.shell.job_input_wait(&job.identity()).ok().flatten(),
+            waiting: None,
         });
     }
     // Ended: its supervisor is reaping it and writing the record right now, or

@@ -16,7 +16,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::job::{Fate, fate_of, find_job, headline, job_json, required_id, state_error};
+use super::job::{Fate, find_job, headline, job_json, required_id, seen_of, state_error};
 use super::terminal::{self, SCREEN_REPLAY, plain_text};
 use super::wait::{self, Outcome, WaitSpec};
 use crate::kernel::clock::now_ms;
@@ -280,7 +280,7 @@ pub(crate) async fn poll(
     let job = find_job(&table, id)?;
     let files = book.files(id);
     // The fate first: if the job has ended, everything it wrote is on disk now.
-    let seen = fate_of(ctx, &files, &job).await?;
+    let seen = seen_of(ctx, &files, &job).await?;
     let running = seen.fate == Fate::Running;
     let strip = job.tty.is_some() && !raw;
     let out_path = files.stdout();
@@ -357,7 +357,7 @@ pub(crate) async fn screen(
         )));
     };
     let files = book.files(id);
-    let seen = fate_of(ctx, &files, &job).await?;
+    let seen = seen_of(ctx, &files, &job).await?;
     let path = files.stdout();
     let len = match ctx.fs.stat(&path).await {
         Ok(info) => info.size,

@@ -24,7 +24,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::job::{Fate, age, fate_of, find_job, job_json, load_table, required_id, state_error};
+use super::job::{
+    Fate, age, fate_of, find_job, job_json, load_table, required_id, seen_of, state_error,
+};
 use super::shared::{one_line, working_dir};
 use crate::kernel::clock::{iso8601_utc, now_ms};
 use crate::kernel::input::Args;
@@ -283,7 +285,7 @@ pub(crate) async fn list(ctx: &ToolContext, book: &JobBook) -> Result<(String, V
     let mut rows = Vec::with_capacity(table.jobs.len());
     let mut jobs = Vec::with_capacity(table.jobs.len());
     for job in &table.jobs {
-        let seen = fate_of(ctx, &book.files(&job.id), job).await?;
+        let seen = seen_of(ctx, &book.files(&job.id), job).await?;
         jobs.push(job_json(job, &seen));
         let state = match &seen.waiting {
             Some(_) => "running, waiting for input".to_string(),
