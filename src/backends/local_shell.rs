@@ -197,10 +197,9 @@ struct InputWatch {
 
 impl HeldInput {
     fn new() -> io::Result<(Self, std::process::Stdio)> {
-        use std::os::unix::fs::MetadataExt;
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
-        let meta = std::fs::File::from(read.try_clone()?).metadata()?;
-        let target = (meta.dev(), meta.ino());
+        let stat = nix::sys::stat::fstat(&read)?;
+        let target = (stat.st_dev, stat.st_ino);
         Ok((
             Self {
                 _write: write,

@@ -16,7 +16,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use super::shared::{MUTATION, PRIVESC, RISK, TRUNCATED, WHY, check_safety, duration_of, tmux_of};
+use super::shared::{MUTATION, PRIVESC, RISK, WHY, check_safety, duration_of, tmux_of};
 use crate::backends::tmux::{Missing, PaneRef, RunWait, SHARED, Tmux};
 use crate::kernel::input::{Args, invalid};
 use crate::kernel::{
@@ -69,21 +69,14 @@ fn finished(exit_code: i32, stdout: &str, stderr: &str) -> ToolResult {
     )
 }
 
-/// Where the seed's cap cuts a stream: after its first 4,000 characters (and
-/// always where the capture dropped its middle).
-fn cap_cut((text, dropped): (&str, Dropped)) -> Option<Cut> {
-    let head_end = text.char_indices().nth(STREAM_CAP).map(|(at, _)| at);
-    match head_end {
-        Some(at) => Some(Cut {
-            head_end: at.min(if dropped.bytes > 0 { dropped.at } else { at }),
-            tail_start: text.len(),
-        }),
-        None if dropped.bytes > 0 => Some(Cut {
-            head_end: dropped.at,
-            tail_start: text.len(),
-        }),
-        None => None,
-    }
+/// Where the seed's cap cuts a stream: after its first 4,000 characters. What
+/// the capture drops lies past it: a capture drops only beyond 64 KiB at each
+/// end, and 4,000 characters are at most 16,000 bytes.
+fn cap_cut(text: &str) -> Option<Cut> {
+    text.char_indices().nth(STREAM_CAP).map(|(at, _)| Cut {
+        head_end: at,
+        tail_start: text.len(),
+    })
 }
 
 /// [`finished`] with the streams' cuts kept in the spill store and named
@@ -94,7 +87,7 @@ fn finished_kept(
     err: (&str, Dropped),
     spill: Option<(Spilling, &str)>,
 ) -> ToolResult {
-    let cuts = [cap_cut(out), cap_cut(err)];
+    let cuts = [cap_cut(out.0), cap_cut(err.0)];
     let settled = match spill {
         Some((spilling, command)) => spilling.settle(
             "run_shell",
@@ -105,10 +98,7 @@ fn finished_kept(
     };
     let shown = |i: usize, (text, _): (&str, Dropped)| {
         let mut body = cap_stream(text);
-        if let (Some(cut), Some(note)) = (cuts[i], &settled.notes[i]) {
-            if cut.head_end < text.len() && !body.ends_with(TRUNCATED) {
-                body = format!("{}{TRUNCATED}", &text[..cut.head_end]);
-            }
+        if let Some(note) = &settled.notes[i] {
             body.push_str(&format!("\n[run_shell{}]", note.trim_start_matches(';')));
         }
         body

@@ -163,6 +163,15 @@ pub(crate) async fn read_window(
     read_window_to(ctx, path, cursor, running, window, None).await
 }
 
+/// A capture file's length; one not made yet is empty.
+async fn capture_len(ctx: &ToolContext, path: &str) -> Result<u64, ToolResult> {
+    match ctx.fs.stat(path).await {
+        Ok(info) => Ok(info.size),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(state_error(e)),
+    }
+}
+
 /// [`read_window`] of the bytes before `end` (where a matched line ends).
 async fn read_window_to(
     ctx: &ToolContext,
@@ -172,11 +181,7 @@ async fn read_window_to(
     window: u64,
     end: Option<u64>,
 ) -> Result<Window, ToolResult> {
-    let size = match ctx.fs.stat(path).await {
-        Ok(info) => info.size,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => return Err(state_error(e)),
-    };
+    let size = capture_len(ctx, path).await?;
     let cursor = if cursor > size { 0 } else { cursor };
     let len = end.map_or(size, |e| e.clamp(cursor, size));
     let from = cursor.max(len.saturating_sub(window));
@@ -359,11 +364,7 @@ pub(crate) async fn screen(
     let files = book.files(id);
     let seen = seen_of(ctx, &files, &job).await?;
     let path = files.stdout();
-    let len = match ctx.fs.stat(&path).await {
-        Ok(info) => info.size,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-        Err(e) => return Err(state_error(e)),
-    };
+    let len = capture_len(ctx, &path).await?;
     let from = len.saturating_sub(SCREEN_REPLAY);
     let (bytes, _) = ctx
         .fs
@@ -371,14 +372,14 @@ pub(crate) async fn screen(
         .await
         .map_err(state_error)?;
     let drawn = terminal::screen(&bytes, size);
-    let mut shown = drawn.rows.clone();
-    let keep = shown
+    // Down to the last row written or the cursor's, whichever is lower.
+    let shown = drawn
+        .rows
         .iter()
         .rposition(|r| !r.is_empty())
         .map_or(0, |i| i + 1)
         .max(drawn.cursor.0 as usize + 1)
-        .min(shown.len());
-    shown.truncate(keep);
+        .min(drawn.rows.len());
     let mut text = headline(&job, &seen, now_ms());
     text.push_str(&format!(
         "\nscreen {}x{}, cursor at row {} column {}{}{}:\n",
@@ -397,7 +398,7 @@ pub(crate) async fn screen(
             String::new()
         }
     ));
-    text.push_str(&shown.join("\n"));
+    text.push_str(&drawn.rows[..shown].join("\n"));
     let mut record = job_json(&job, &seen);
     record["screen"] = json!(drawn.rows);
     record["cursor"] = json!({"row": drawn.cursor.0 + 1, "column": drawn.cursor.1 + 1});

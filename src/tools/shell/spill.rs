@@ -46,6 +46,16 @@ pub(crate) struct Settled {
     pub record: Value,
 }
 
+impl Settled {
+    /// The answer's line when what was elided could not be kept.
+    fn not_kept(why: &str) -> Self {
+        Self {
+            line: Some(format!("note: the elided output is not kept: {why}")),
+            ..Self::default()
+        }
+    }
+}
+
 impl Spilling {
     pub fn open(ctx: &ToolContext) -> Self {
         let store = OutputStore::new(StateDir::of(ctx));
@@ -72,13 +82,7 @@ impl Spilling {
         let elided = streams.iter().any(|s| s.2.is_some());
         let spill = match self.spill {
             Ok(spill) => spill,
-            Err(e) if elided => {
-                return Settled {
-                    line: Some(format!("note: the elided output is not kept: {e}")),
-                    record: Value::Null,
-                    ..Settled::default()
-                };
-            }
+            Err(e) if elided => return Settled::not_kept(&e),
             Err(_) => return Settled::default(),
         };
         if !elided {
@@ -99,13 +103,7 @@ impl Spilling {
             Ok(done) => done,
             Err(e) => {
                 self.store.discard(&spill);
-                return Settled {
-                    line: Some(format!(
-                        "note: the elided output is not kept: the spill store failed ({e})"
-                    )),
-                    record: Value::Null,
-                    ..Settled::default()
-                };
+                return Settled::not_kept(&format!("the spill store failed ({e})"));
             }
         };
         let mut settled = Settled::default();
