@@ -306,6 +306,16 @@ impl Fs for LocalFs {
         .await
     }
 
+    async fn write_bytes(&self, path: &str, data: &[u8]) -> io::Result<()> {
+        self.admit(path)?;
+        let (p, d, root) = (path.to_string(), data.to_vec(), self.root.clone());
+        blocking(move || {
+            atomic_write_within(Path::new(&p), &d, root.as_deref())
+                .map_err(|e| fs_error(e, "write", &p))
+        })
+        .await
+    }
+
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo> {
         self.admit(path)?;
         let p = path.to_string();

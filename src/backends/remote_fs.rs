@@ -195,6 +195,10 @@ impl Fs for RemoteFs {
     }
 
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()> {
+        self.write_bytes(path, data.as_bytes()).await
+    }
+
+    async fn write_bytes(&self, path: &str, data: &[u8]) -> io::Result<()> {
         // Through links to the final target; a temp file in its folder takes the
         // old mode and is renamed over it.
         let body = format!(
@@ -204,7 +208,7 @@ impl Fs for RemoteFs {
              if [ -e \"$t\" ]; then m=$(stat -c %a -- \"$t\") && chmod \"$m\" \"$tmp\"; fi; mv -f -- \"$tmp\" \"$t\" || {{ rm -f -- \"$tmp\"; exit 1; }}"
         );
         self.forget(path);
-        self.script(path, &body, "write", Some(data.as_bytes().to_vec()))
+        self.script(path, &body, "write", Some(data.to_vec()))
             .await
             .map(|_| ())
     }

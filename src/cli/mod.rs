@@ -56,6 +56,15 @@ use output::Printer;
 
 /// Run the program on `args` (including argv[0]) and return its exit code.
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    // The PDF worker (tools::files::pdf) is this program started again: it
+    // needs none of the command line's set-up.
+    if args
+        .get(1)
+        .is_some_and(|a| a == crate::tools::files::pdf::WORKER_ARG)
+    {
+        let pages = args.get(2).and_then(|p| p.to_str()).unwrap_or("");
+        return crate::tools::files::pdf::worker_main(pages);
+    }
     let (args, scan, fallback) = match forwarded_or_here(args) {
         Ok(here) => here,
         Err(code) => return code,

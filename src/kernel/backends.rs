@@ -79,6 +79,19 @@ pub trait Fs: Send + Sync {
     }
     async fn read_bytes(&self, path: &str) -> io::Result<Vec<u8>>;
     async fn write_file(&self, path: &str, data: &str) -> io::Result<()>;
+    /// Write bytes that need not be UTF-8 (a legacy-encoded text file written
+    /// back in its own encoding), atomically as `write_file` does. The default
+    /// takes UTF-8 only, so a backend that cannot carry other bytes says so
+    /// instead of writing something else.
+    async fn write_bytes(&self, path: &str, data: &[u8]) -> io::Result<()> {
+        match std::str::from_utf8(data) {
+            Ok(text) => self.write_file(path, text).await,
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("this backend writes UTF-8 text only, and {path}'s new bytes are not"),
+            )),
+        }
+    }
     async fn stat(&self, path: &str) -> io::Result<FsEntryInfo>;
     async fn read_dir(&self, path: &str) -> io::Result<Vec<DirChild>>;
     async fn mkdir(&self, path: &str, recursive: bool) -> io::Result<()>;

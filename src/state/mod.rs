@@ -28,6 +28,7 @@ pub mod checkpoints;
 pub mod files;
 pub mod ignore_files;
 pub mod jobs;
+pub mod line_marks;
 pub mod lock;
 pub mod outputs;
 pub mod patches;

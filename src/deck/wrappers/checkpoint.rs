@@ -111,6 +111,9 @@ impl Fs for HeldLock {
     async fn write_file(&self, path: &str, data: &str) -> std::io::Result<()> {
         self.inner.write_file(path, data).await
     }
+    async fn write_bytes(&self, path: &str, data: &[u8]) -> std::io::Result<()> {
+        self.inner.write_bytes(path, data).await
+    }
     async fn stat(&self, path: &str) -> std::io::Result<FsEntryInfo> {
         self.inner.stat(path).await
     }

@@ -29,7 +29,7 @@ use crate::tools::files::diff::{
 use crate::tools::files::gate::{
     GateOutcome, enforce_read_gate, get_read_state_handle, record_read_state,
 };
-use crate::tools::files::matching;
+use crate::tools::files::{encoding, matching, notebook};
 use crate::tools::tool_notice;
 
 /// The diff in the JSON block is middle-clamped to this many bytes.
@@ -89,6 +89,26 @@ const FIELDS: &[Field] = &[
         Kind::Text,
         "Refuse unless the file's SHA-256 is this (read gives it).",
     ),
+    Field::new(
+        "encoding",
+        Kind::Name,
+        "The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.",
+    ),
+    Field::new(
+        "cell",
+        Kind::Name,
+        "Notebook (.ipynb): the cell's id or number to edit in.",
+    ),
+    Field::new(
+        "cellAction",
+        Kind::Enum(&["replace", "insert", "delete"]),
+        "With cell: insert newText as a new cell after it (0: first), or delete it.",
+    ),
+    Field::new(
+        "cellType",
+        Kind::Enum(&["code", "markdown", "raw"]),
+        "The inserted cell's type (code).",
+    ),
     crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
 
@@ -113,13 +133,53 @@ impl EditTool {
             let request = parse(&input)?;
             let checked = check(&request, ctx).await?;
             let budget = matching::Budget::for_call(ctx.cancel.clone());
-            let planned = plan(&request, checked.bytes, &budget)?;
+            let (planned, bytes) = match (&request.cell, request.encoding) {
+                (Some((key, op)), _) => {
+                    let done = notebook::apply(
+                        request.path,
+                        &checked.bytes,
+                        key,
+                        op,
+                        &request.edits,
+                        &budget,
+                    )?;
+                    let before =
+                        matching::decode_vec(checked.bytes).map_err(|e| e.message(request.path))?;
+                    let planned = Planned {
+                        new_content: done.new_json,
+                        source: DiffSource::Whole(before),
+                        replacements: done.replacements,
+                        stage: done.stage,
+                        stages: Vec::new(),
+                        anchored: false,
+                        cell: Some(done.summary),
+                    };
+                    (planned, None)
+                }
+                (None, Some(choice)) => {
+                    let decoded = encoding::decode_for_edit(request.path, &checked.bytes, choice)?;
+                    let planned = plan(&request, decoded.text.clone().into_bytes(), &budget)?;
+                    let bytes =
+                        encoding::encode(&planned.new_content, decoded.encoding, decoded.bom)
+                            .map_err(|e| format!("Cannot edit {}: {e}", request.path))?;
+                    (planned, Some(bytes))
+                }
+                (None, None) => {
+                    let hint = std::str::from_utf8(&checked.bytes)
+                        .is_err()
+                        .then(|| encoding::hint(&checked.bytes));
+                    let planned = plan(&request, checked.bytes, &budget)
+                        .map_err(|e| e + hint.as_deref().unwrap_or(""))?;
+                    (planned, None)
+                }
+            };
             write(
                 &request,
                 ctx,
                 &checked.abs,
                 checked.lock,
                 &planned.new_content,
+                bytes.as_deref(),
             )
             .await?;
             Ok::<_, String>(answer(&request, ctx, planned))
@@ -135,6 +195,10 @@ struct Request<'a> {
     edits: Vec<(String, String, bool)>,
     /// `expectSha256`, lower-case.
     expect: Option<String>,
+    /// The file's encoding, when it is not UTF-8.
+    encoding: Option<encoding::Choice>,
+    /// A notebook's cell and what to do there.
+    cell: Option<(String, notebook::CellOp)>,
 }
 
 /// Parse: the input's fields, each wrong one named.
@@ -148,7 +212,15 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
     // alone is still refused by its name.)
     let filler =
         |e: &&Value| e.as_array().is_some_and(Vec::is_empty) && args.get("oldText").is_some();
+    let cell_action = args.opt_filled_str("cellAction")?;
     let edits = match args.get("edits").filter(|e| !filler(e)) {
+        None | Some(Value::Null) if matches!(cell_action, Some("insert" | "delete")) => {
+            let new = args.opt_str("newText")?.unwrap_or("");
+            if cell_action == Some("insert") && args.get("newText").is_none() {
+                return Err("Missing \"newText\": expected the new cell's source.".into());
+            }
+            vec![(String::new(), new.to_string(), false)]
+        }
         None | Some(Value::Null) => {
             let old = args
                 .opt_str("oldText")?
@@ -180,10 +252,37 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
         }
         None => None,
     };
+    let encoding = encoding::parse_choice(args.opt_str("encoding")?)?;
+    let cell = match args.opt_filled_str("cell")? {
+        None => {
+            if args.opt_filled_str("cellAction")?.is_some() {
+                return Err("cellAction needs cell: the id or number of the notebook cell.".into());
+            }
+            None
+        }
+        Some(key) => {
+            let op = match args.opt_enum("cellAction", &["replace", "insert", "delete"])? {
+                None | Some("replace") => notebook::CellOp::Replace,
+                Some("delete") => notebook::CellOp::Delete,
+                Some(_) => notebook::CellOp::Insert {
+                    cell_type: args
+                        .opt_enum("cellType", &["code", "markdown", "raw"])?
+                        .unwrap_or("code")
+                        .to_string(),
+                },
+            };
+            if encoding.is_some() {
+                return Err("A notebook is UTF-8 JSON: give cell or encoding, not both.".into());
+            }
+            Some((key.to_string(), op))
+        }
+    };
     Ok(Request {
         path,
         edits,
         expect,
+        encoding,
+        cell,
     })
 }
 
@@ -270,6 +369,8 @@ struct Planned {
     stage: matching::MatchStage,
     stages: Vec<matching::MatchStage>,
     anchored: bool,
+    /// What a notebook edit did (`in cell 3`, `deleted cell 2`).
+    cell: Option<String>,
 }
 
 /// Plan: decode the bytes and place every edit with the match engine, its
@@ -315,6 +416,7 @@ fn plan(
         stage,
         stages,
         anchored,
+        cell: None,
     })
 }
 
@@ -326,12 +428,17 @@ async fn write(
     abs: &str,
     lock: FileLock,
     new_content: &str,
+    encoded: Option<&[u8]>,
 ) -> Result<(), String> {
     let path = request.path;
     if ctx.cancel.is_cancelled() {
         return Err("edit was cancelled before anything was written.".into());
     }
-    ctx.fs.write_file(abs, new_content).await.map_err(|e| {
+    let written = match encoded {
+        Some(bytes) => ctx.fs.write_bytes(abs, bytes).await,
+        None => ctx.fs.write_file(abs, new_content).await,
+    };
+    written.map_err(|e| {
         format!(
             "Cannot write {path}: {e}",
             path = crate::kernel::text::inert(path)
@@ -355,6 +462,7 @@ fn answer(request: &Request<'_>, ctx: &ToolContext, planned: Planned) -> ToolRes
         stage,
         stages,
         anchored,
+        cell,
     } = planned;
     let (old_name, new_name) = (format!("a/{path}"), format!("b/{path}"));
     let diff = match source {
@@ -406,6 +514,14 @@ fn answer(request: &Request<'_>, ctx: &ToolContext, planned: Planned) -> ToolRes
     } else if let Some(sentence) = stage.summary() {
         summary.push(' ');
         summary.push_str(sentence);
+    }
+    match &cell {
+        Some(cell) if cell.starts_with("in cell") => {
+            summary.pop();
+            summary.push_str(&format!(" ({cell})."));
+        }
+        Some(cell) => summary = format!("Edited {path}: {cell}."),
+        None => {}
     }
     if anchored {
         summary.push_str(" oldText starts at a line's indentation, so newText was written as whole lines at that indentation.");

@@ -39,6 +39,9 @@ use crate::kernel::{
 use crate::tools::clamp_for;
 use crate::tools::files::edit::EDIT_MAX_BYTES;
 use crate::tools::files::gate::{get_read_state_handle, record_read_state};
+use crate::tools::files::read_kinds;
+use crate::tools::files::sniff::{FileKind, SNIFF_BYTES, sniff};
+use encoding_rs::Encoding;
 
 /// How much of the start is sniffed for NUL bytes.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
@@ -108,17 +111,19 @@ fn json_cost(text: &str) -> usize {
     text.len() + escapes + 3
 }
 
-struct Window {
-    offset: u64,
-    limit: Option<u64>,
-    budget: usize,
+pub(super) struct Window {
+    /// The number of the stream's first line (1, or where a tail begins).
+    pub(super) base: u64,
+    pub(super) offset: u64,
+    pub(super) limit: Option<u64>,
+    pub(super) budget: usize,
     /// Cut each shown line at this many characters.
-    width: Option<usize>,
+    pub(super) width: Option<usize>,
     /// Hash the whole file on the way.
-    hash: bool,
+    pub(super) hash: bool,
     /// A record will carry the shown lines: the window stops where either the
     /// text or the record would pass the budget.
-    record: bool,
+    pub(super) record: bool,
 }
 
 impl Window {
@@ -193,7 +198,7 @@ fn finish_line(s: &mut Scan, w: &Window, line: (u64, &[u8], usize, u64), collect
 }
 
 /// One pass over `reader`. Blocking; polls `cancel` once per chunk.
-fn scan(
+pub(super) fn scan(
     mut reader: Box<dyn Read + Send>,
     w: Window,
     cancel: &CancellationToken,
@@ -208,7 +213,7 @@ fn scan(
     // the brim grows to CHUNK for the rest.
     let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
     let mut grow = false;
-    let mut line_no: u64 = 1; // the line the next byte belongs to
+    let mut line_no: u64 = w.base; // the line the next byte belongs to
     let mut current: Vec<u8> = Vec::new(); // bytes of a window line being gathered
     let mut current_len: usize = 0; // its true length, past what we kept
     // Characters of the line in bytes not kept (counted by their first bytes).
@@ -353,7 +358,7 @@ fn push_gutter(body: &mut String, line_no: u64) {
 }
 
 /// The header line that states the view.
-fn header(path: &str, s: &Scan, width: Option<usize>) -> String {
+pub(super) fn header(path: &str, s: &Scan, width: Option<usize>) -> String {
     let mut h = format!(
         "Showing lines {}–{} of {} in {path}.",
         s.first, s.last, s.total_lines
@@ -424,7 +429,7 @@ fn width_notice(s: &Scan, width: usize) -> String {
 }
 
 /// The record of a shown window (see the module doc and docs/json.md).
-fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
+pub(super) fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
     // The body's rows are `{gutter}\t{line}`; the line is what follows the first tab.
     let lines: Vec<&str> = if s.last >= s.first {
         s.body
@@ -454,7 +459,7 @@ fn record(path: &str, s: &Scan, width: Option<usize>) -> Value {
 
 /// The file at `abs` opened for reading, with its size: a folder, a FIFO or a
 /// device is refused before anything is read from it.
-async fn open_regular(
+pub(super) async fn open_regular(
     ctx: &ToolContext,
     path: &str,
     abs: &str,
@@ -512,6 +517,27 @@ const FIELDS: &[Field] = &[
         Kind::Int { min: 1, max: None },
         "How many lines (for agents 500 by default, lines cut at 500 characters).",
     ),
+    Field::new(
+        "tail",
+        Kind::Int { min: 1, max: None },
+        "The last N lines, read from the end (any size).",
+    ),
+    Field::new(
+        "encoding",
+        Kind::Name,
+        "Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.",
+    ),
+    Field::new("pages", Kind::Name, "PDF pages: 3, 3-5, 1,4-."),
+    Field::new(
+        "maxImageSide",
+        Kind::Int { min: 1, max: None },
+        "Downscale images to this long side (1568).",
+    ),
+    Field::new(
+        "maxImageBytes",
+        Kind::Int { min: 1, max: None },
+        "Downscale images to this many bytes (3932160).",
+    ),
 ];
 
 #[async_trait]
@@ -521,88 +547,74 @@ impl Tool for ReadTool {
     }
 
     async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
-        let args = Args::checked(&input);
-        let (path, offset, limit) = match (
-            args.required_str("path"),
-            args.opt_positive_int("offset"),
-            args.opt_positive_int("limit"),
-        ) {
-            (Ok(p), Ok(o), Ok(l)) => (p, o.unwrap_or(1), l),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return ToolResult::failure(e),
-        };
-        let abs = match ctx.confine(path) {
-            Ok(abs) => abs,
+        let ask = match Ask::parse(&input, ctx) {
+            Ok(ask) => ask,
             Err(message) => return ToolResult::failure(message),
         };
-        let (size, reader) = match open_regular(ctx, path, &abs).await {
+        let (size, reader) = match open_regular(ctx, ask.path, &ask.abs).await {
             Ok(opened) => opened,
             Err(refused) => return ToolResult::failure(refused),
         };
-        // An agent gets a window sized for its context unless it asked for one.
-        let (limit, width) = match ctx.agent_face {
-            true => (limit.or(Some(AGENT_WINDOW)), Some(AGENT_LINE_WIDTH)),
-            false => (limit, None),
+        let head = match size {
+            0 => Vec::new(),
+            _ => ctx
+                .fs
+                .read_range(&ask.abs, 0, SNIFF_BYTES)
+                .await
+                .map(|(b, _)| b)
+                .unwrap_or_default(),
         };
-        let window = Window {
-            offset,
-            limit,
-            budget: ctx.budget.max_bytes,
-            width,
-            // Only a record carries the hash; the plain text face reads none.
-            // A file larger than edit changes is not hashed: no expectSha256
-            // can use it, and hashing would cost more than the streamed read
-            // (~4 s a GiB without SHA instructions).
-            hash: ctx.record_rows && size <= EDIT_MAX_BYTES as u64,
-            record: ctx.record_rows,
-        };
+        let kind = sniff(ask.path, &head);
+        if ask.pages.is_some() && kind != FileKind::Pdf {
+            return ToolResult::failure(format!(
+                "pages applies to PDF files, and {} is not one.",
+                ask.path
+            ));
+        }
+        match kind {
+            FileKind::Image(mime) => return read_kinds::image(ctx, &ask, size, mime).await,
+            FileKind::Pdf => return read_kinds::pdf(ctx, &ask, size).await,
+            FileKind::Notebook if ask.encoding.is_none() => {
+                return read_kinds::notebook(ctx, &ask, size).await;
+            }
+            FileKind::Binary(name) if ask.encoding.is_none() => {
+                return ToolResult::failure(format!(
+                    "{} is {name} ({}); read shows text, images (PNG, JPEG, GIF, WebP), PDF text and notebooks, and does not decode other binary files.",
+                    crate::kernel::text::inert(ask.path),
+                    plural(size, "byte", "bytes")
+                ));
+            }
+            _ => {}
+        }
+        if let Some(choice) = ask.encoding {
+            return read_kinds::encoded(ctx, &ask, size, choice).await;
+        }
+        if let Some(n) = ask.tail {
+            return read_kinds::tail(ctx, &ask, size, n).await;
+        }
+        let window = ask.window(ctx, size <= EDIT_MAX_BYTES as u64);
         let cancel = ctx.cancel.clone();
         let scan = match blocking(move || scan(reader, window, &cancel)).await {
             Ok(s) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                return ToolResult::failure("read was cancelled.");
-            }
-            Err(e) => {
-                return ToolResult::failure(format!(
-                    "Cannot read {path}: {e}",
-                    path = crate::kernel::text::inert(path)
-                ));
-            }
+            Err(e) => return ToolResult::failure(scan_error(ask.path, &e)),
         };
         if scan.binary {
+            let hint = if Encoding::for_bom(&head).is_some() {
+                crate::tools::files::encoding::hint(&head)
+            } else {
+                String::new()
+            };
             return ToolResult::failure(format!(
-                "{path} looks binary (NUL bytes in its first 8 KiB; {} in all); read shows text files only.",
-                plural(scan.total_bytes, "byte", "bytes")
+                "{path} looks binary (NUL bytes in its first 8 KiB; {} in all); read shows text files only.{hint}",
+                plural(scan.total_bytes, "byte", "bytes"),
+                path = ask.path,
             ));
         }
-        let empty = scan.total_lines == 0 && offset == 1;
-        if offset > scan.total_lines && !empty {
-            return ToolResult::failure(format!(
-                "offset {offset} is past the end of {path}, which has {}.",
-                plural(scan.total_lines, "line", "lines")
-            ));
+        let mut doc = Doc::default();
+        if scan.invalid_utf8 {
+            doc.notice = crate::tools::files::encoding::hint(&head);
         }
-        if let Err(e) = record_gate(ctx, &abs).await {
-            return ToolResult::failure(e);
-        }
-        let text = if empty {
-            format!("{path} is empty (0 bytes).")
-        } else {
-            clamp_for(
-                ctx,
-                "read",
-                &format!("{}\n{}", header(path, &scan, width), scan.body),
-            )
-        };
-        if !ctx.record_rows {
-            return ToolResult::text(text);
-        }
-        ToolResult {
-            content: vec![
-                ToolContentBlock::Text(text),
-                ToolContentBlock::Json(record(path, &scan, width)),
-            ],
-            is_error: false,
-        }
+        answer_window(ctx, &ask, scan, doc).await
     }
 
     fn output_schema(&self) -> Option<JsonSchema> {
@@ -610,7 +622,161 @@ impl Tool for ReadTool {
     }
 }
 
-async fn record_gate(ctx: &ToolContext, abs: &str) -> Result<(), String> {
+/// A read's input, checked: the path, the window, and how other kinds of
+/// file are shown.
+#[derive(Clone)]
+pub(super) struct Ask<'a> {
+    pub(super) path: &'a str,
+    pub(super) abs: String,
+    pub(super) offset: u64,
+    pub(super) limit: Option<u64>,
+    /// The width lines are cut at (agents' faces).
+    pub(super) width: Option<usize>,
+    pub(super) tail: Option<u64>,
+    pub(super) encoding: Option<crate::tools::files::encoding::Choice>,
+    pub(super) pages: Option<&'a str>,
+    pub(super) caps: crate::tools::files::image::Caps,
+}
+
+impl<'a> Ask<'a> {
+    fn parse(input: &'a Value, ctx: &ToolContext) -> Result<Self, String> {
+        use crate::tools::files::image::{Caps, DEFAULT_MAX_BYTES, DEFAULT_MAX_SIDE};
+        let args = Args::checked(input);
+        let path = args.required_str("path")?;
+        let offset = args.opt_positive_int("offset")?;
+        let limit = args.opt_positive_int("limit")?;
+        let tail = args.opt_positive_int("tail")?;
+        if tail.is_some() && offset.is_some() {
+            return Err(
+                "Give offset or tail, not both: tail shows the last lines, offset where to start."
+                    .into(),
+            );
+        }
+        let encoding = crate::tools::files::encoding::parse_choice(args.opt_str("encoding")?)?;
+        let pages = args.opt_filled_str("pages")?;
+        let caps = Caps {
+            max_side: args
+                .opt_positive_int("maxImageSide")?
+                .unwrap_or(DEFAULT_MAX_SIDE),
+            max_bytes: args
+                .opt_positive_int("maxImageBytes")?
+                .unwrap_or(DEFAULT_MAX_BYTES),
+        };
+        let abs = ctx.confine(path)?;
+        // An agent gets a window sized for its context unless it asked for one.
+        let (limit, width) = match ctx.agent_face {
+            true => (limit.or(Some(AGENT_WINDOW)), Some(AGENT_LINE_WIDTH)),
+            false => (limit, None),
+        };
+        Ok(Ask {
+            path,
+            abs,
+            offset: offset.unwrap_or(1),
+            limit,
+            width,
+            tail,
+            encoding,
+            pages,
+            caps,
+        })
+    }
+
+    /// The scan window of this read over a stream of text.
+    pub(super) fn window(&self, ctx: &ToolContext, hash: bool) -> Window {
+        Window {
+            base: 1,
+            offset: self.offset,
+            limit: self.limit,
+            budget: ctx.budget.max_bytes,
+            width: self.width,
+            // Only a record carries the hash; the plain text face reads none.
+            // A file larger than edit changes is not hashed: no expectSha256
+            // can use it, and hashing would cost more than the streamed read
+            // (~4 s a GiB without SHA instructions).
+            hash: ctx.record_rows && hash,
+            record: ctx.record_rows,
+        }
+    }
+}
+
+/// The words of a scan that failed.
+pub(super) fn scan_error(path: &str, e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::Interrupted {
+        return "read was cancelled.".into();
+    }
+    format!(
+        "Cannot read {path}: {e}",
+        path = crate::kernel::text::inert(path)
+    )
+}
+
+/// What a window of a file that is not plain UTF-8 text adds to the answer.
+#[derive(Default)]
+pub(super) struct Doc {
+    /// A sentence after the header's (`Page text of a PDF…`).
+    pub(super) notice: String,
+    /// Keys the record gains (`kind`, `pages`, `encoding`…).
+    pub(super) extra: serde_json::Map<String, Value>,
+    /// The file's own hash and size, where the scan saw a rendering of it.
+    pub(super) file: Option<(Option<String>, u64)>,
+    /// Image blocks that go with the window (a notebook's image outputs).
+    pub(super) images: Vec<Value>,
+}
+
+/// The answer of a scanned window: the header and rows, the record, the
+/// read-state recorded; an offset past the end refused.
+pub(super) async fn answer_window(
+    ctx: &ToolContext,
+    ask: &Ask<'_>,
+    mut scan: Scan,
+    doc: Doc,
+) -> ToolResult {
+    let path = ask.path;
+    let empty = scan.total_lines == 0 && ask.offset == 1;
+    if ask.offset > scan.total_lines && !empty {
+        return ToolResult::failure(format!(
+            "offset {} is past the end of {path}, which has {}.",
+            ask.offset,
+            plural(scan.total_lines, "line", "lines")
+        ));
+    }
+    if let Err(e) = record_gate(ctx, &ask.abs).await {
+        return ToolResult::failure(e);
+    }
+    if let Some((sha256, bytes)) = doc.file {
+        scan.sha256 = sha256;
+        scan.total_bytes = bytes;
+    }
+    let text = if empty {
+        format!("{path} is empty (0 bytes).{}", doc.notice)
+    } else {
+        clamp_for(
+            ctx,
+            "read",
+            &format!(
+                "{}{}\n{}",
+                header(path, &scan, ask.width),
+                doc.notice,
+                scan.body
+            ),
+        )
+    };
+    let mut content = vec![ToolContentBlock::Text(text)];
+    content.extend(doc.images.into_iter().map(ToolContentBlock::Json));
+    if ctx.record_rows {
+        let mut record = record(path, &scan, ask.width);
+        if let Value::Object(map) = &mut record {
+            map.extend(doc.extra);
+        }
+        content.push(ToolContentBlock::Json(record));
+    }
+    ToolResult {
+        content,
+        is_error: false,
+    }
+}
+
+pub(super) async fn record_gate(ctx: &ToolContext, abs: &str) -> Result<(), String> {
     record_read_state(ctx, abs, get_read_state_handle(ctx), None)
         .await
         .map_err(|e| format!("The read succeeded but its read-state could not be recorded: {e}"))
@@ -629,6 +795,7 @@ mod tests {
         scan(
             Box::new(std::io::Cursor::new(data.to_vec())),
             Window {
+                base: 1,
                 offset,
                 limit,
                 budget,
@@ -645,6 +812,7 @@ mod tests {
         scan(
             Box::new(std::io::Cursor::new(data.to_vec())),
             Window {
+                base: 1,
                 offset: 1,
                 limit,
                 budget: 65536,
@@ -689,6 +857,7 @@ mod tests {
         let text_only = scan(
             Box::new(std::io::Cursor::new(data.clone().into_bytes())),
             Window {
+                base: 1,
                 offset: 1,
                 limit: None,
                 budget: 8192,
@@ -722,6 +891,7 @@ mod tests {
         let s = scan(
             Box::new(std::io::Cursor::new(data)),
             Window {
+                base: 1,
                 offset: 1,
                 limit: None,
                 budget: 1024,
@@ -761,6 +931,7 @@ mod tests {
         let unhashed = scan(
             Box::new(std::io::Cursor::new(b"a\n".to_vec())),
             Window {
+                base: 1,
                 offset: 1,
                 limit: None,
                 budget: 100,

@@ -46,6 +46,11 @@ pub const META: ToolMeta = ToolMeta {
 const FIELDS: &[Field] = &[
     Field::required("path", Kind::Name, "File path."),
     Field::new("content", Kind::Text, "The whole new content."),
+    Field::new(
+        "encoding",
+        Kind::Name,
+        "Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.",
+    ),
     crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
 
@@ -80,6 +85,12 @@ impl WriteTool {
             None => "",
             Some(Value::String(s)) => s.as_str(),
             Some(other) => return ToolResult::failure(invalid("content", "a string", other)),
+        };
+        let choice = match crate::tools::files::encoding::parse_choice(
+            args.opt_str("encoding").ok().flatten(),
+        ) {
+            Ok(c) => c,
+            Err(e) => return ToolResult::failure(e),
         };
         let abs = match ctx.confine_write(path) {
             Ok(abs) => abs,
@@ -132,7 +143,18 @@ impl WriteTool {
                 ));
             }
         };
-        if let Err(e) = ctx.fs.write_file(&abs, content).await {
+        let encoded = match choice {
+            None => None,
+            Some(choice) => match encode_for_write(ctx, &abs, path, content, choice).await {
+                Ok(bytes) => Some(bytes),
+                Err(e) => return ToolResult::failure(e),
+            },
+        };
+        let written = match &encoded {
+            Some(bytes) => ctx.fs.write_bytes(&abs, bytes).await,
+            None => ctx.fs.write_file(&abs, content).await,
+        };
+        if let Err(e) = written {
             return ToolResult::failure(format!(
                 "Cannot write {path}: {e}",
                 path = crate::kernel::text::inert(path)
@@ -143,7 +165,8 @@ impl WriteTool {
                 "Wrote {path}, but its read-state could not be recorded: {e}"
             ));
         }
-        let n = content.len();
+        let on_disk = encoded.as_deref().unwrap_or(content.as_bytes());
+        let n = on_disk.len();
         let unit = if n == 1 { "byte" } else { "bytes" };
         let text = format!("Saved {n} {unit} to {path}.");
         // The text face reads no record; a program gets the hash of what is now
@@ -154,10 +177,43 @@ impl WriteTool {
         let record = json!({
             "path": path,
             "bytes": n,
-            "sha256": crate::kernel::digest::sha256_hex(content.as_bytes()),
+            "sha256": crate::kernel::digest::sha256_hex(on_disk),
         });
         crate::tools::text_and_record(text, record, false)
     }
+}
+
+/// `content` in the asked encoding: a named one (with the BOM the file had),
+/// or with `auto` the existing file's own, detected. A character the
+/// encoding lacks is refused before anything is written.
+async fn encode_for_write(
+    ctx: &ToolContext,
+    abs: &str,
+    path: &str,
+    content: &str,
+    choice: crate::tools::files::encoding::Choice,
+) -> Result<Vec<u8>, String> {
+    use crate::tools::files::encoding;
+    let existing = ctx
+        .fs
+        .read_range(abs, 0, 64 * 1024)
+        .await
+        .ok()
+        .map(|(b, _)| b);
+    let (enc, bom) = match (choice, &existing) {
+        (encoding::Choice::Named(e), Some(old)) => (e, encoding::decode(old, e, "named").bom),
+        (encoding::Choice::Named(e), None) => (e, false),
+        (encoding::Choice::Auto, Some(old)) => {
+            let (e, how) = encoding::resolve(choice, old);
+            (e, encoding::decode(old, e, how).bom)
+        }
+        (encoding::Choice::Auto, None) => {
+            return Err(format!(
+                "encoding auto keeps an existing file's encoding, and {path} does not exist yet; name the encoding."
+            ));
+        }
+    };
+    encoding::encode(content, enc, bom).map_err(|e| format!("Cannot write {path}: {e}"))
 }
 
 /// The `write` tool.

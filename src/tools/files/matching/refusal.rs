@@ -243,15 +243,7 @@ fn too_costly(path: &str, old_lines: usize, file_lines: usize, stop: Stop) -> St
 
 /// `n` with a comma between thousands (`100,000`).
 pub(super) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::kernel::text::thousands(n as u64)
 }
 
 // Here rather than beside `LineOutcome`: the refusals are this file's, and
