@@ -1109,7 +1109,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__edit)
-            opts="-h --json --path --old-text --new-text --replace-all --edits --expect-sha256 --diagnose --help"
+            opts="-h --json --path --old-text --new-text --replace-all --edits --expect-sha256 --encoding --cell --cell-action --cell-type --diagnose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1141,6 +1141,22 @@ _indus__tool() {
                     ;;
                 --expect-sha256)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cell)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cell-action)
+                    COMPREPLY=($(compgen -W "replace insert delete" -- "${cur}"))
+                    return 0
+                    ;;
+                --cell-type)
+                    COMPREPLY=($(compgen -W "code markdown raw" -- "${cur}"))
                     return 0
                     ;;
                 --diagnose)
@@ -2841,7 +2857,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__read)
-            opts="-n -h --json --path --offset --limit --help"
+            opts="-n -h --json --path --offset --limit --tail --encoding --pages --max-image-side --max-image-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2864,6 +2880,26 @@ _indus__tool() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tail)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pages)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-side)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3459,7 +3495,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__write)
-            opts="-h --json --path --content --diagnose --help"
+            opts="-h --json --path --content --encoding --diagnose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3474,6 +3510,10 @@ _indus__tool() {
                     return 0
                     ;;
                 --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

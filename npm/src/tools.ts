@@ -15,44 +15,26 @@ export interface ReadInput {
   offset?: number;
   /** How many lines (for agents 500 by default, lines cut at 500 characters). */
   limit?: number;
+  /** The last N lines, read from the end (any size). */
+  tail?: number;
+  /** Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto. */
+  encoding?: string;
+  /** PDF pages: 3, 3-5, 1,4-. */
+  pages?: string;
+  /** Downscale images to this long side (1568). */
+  maxImageSide?: number;
+  /** Downscale images to this many bytes (3932160). */
+  maxImageBytes?: number;
 }
 
 /**
  * The `output` of a successful `read` call.
  *
- * The window of a text file that was shown, and the whole file's hash.
+ * The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash; or, for an image, what the image is and what was sent.
  */
-export interface ReadOutput {
-  /** The path as given. */
-  path: string;
-  /** First line shown (1-based). */
-  startLine: number;
-  /** Last line shown; startLine - 1 when none is (an empty file). */
-  endLine: number;
-  /** Lines in the file (a last line without a newline counts). */
-  totalLines: number;
-  /** Lines after endLine. */
-  remainingLines: number;
-  /** The offset that shows the next window; null at the end of the file. */
-  nextOffset: number | null;
-  /** SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change. */
-  sha256: string | null;
-  /** The file's size in bytes. */
-  bytes: number;
-  /** The width in characters at which shown lines are cut (agents' faces), or null when lines are not cut at a width. */
-  lineWidth: number | null;
-  /** Every shown line that was cut (at lineWidth, or by the output budget), with the characters not shown. */
-  cutLines: {
-    line: number;
-    cutChars: number;
-  }[];
-  /** The window ended before limit (or the end of the file) to fit the output budget. */
-  stoppedAtBudget: boolean;
-  /** The file is not valid UTF-8; bad bytes are shown as U+FFFD. */
-  invalidUtf8: boolean;
-  /** The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept). */
-  lines: string[];
-}
+export type ReadOutput = unknown | {
+  kind: "image";
+};
 
 // ls
 
@@ -289,6 +271,8 @@ export interface WriteInput {
   path: string;
   /** The whole new content. */
   content?: string;
+  /** Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's. */
+  encoding?: string;
   /** Append new language-server errors. */
   diagnose?: boolean;
 }
@@ -331,6 +315,14 @@ export interface EditInput {
   }[];
   /** Refuse unless the file's SHA-256 is this (read gives it). */
   expectSha256?: string;
+  /** The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it. */
+  encoding?: string;
+  /** Notebook (.ipynb): the cell's id or number to edit in. */
+  cell?: string;
+  /** With cell: insert newText as a new cell after it (0: first), or delete it. */
+  cellAction?: "replace" | "insert" | "delete";
+  /** The inserted cell's type (code). */
+  cellType?: "code" | "markdown" | "raw";
   /** Append new language-server errors. */
   diagnose?: boolean;
 }

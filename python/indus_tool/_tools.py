@@ -67,6 +67,8 @@ __all__ = [
     "ReadInput",
     "ReadOutput",
     "ReadOutputCutLinesItem",
+    "ReadOutputEncoding",
+    "ReadOutputSent",
     "SaasActionInput",
     "SaasActionOutput",
     "SaasActionOutputToolsItem",
@@ -110,6 +112,16 @@ class ReadInput(_ReadInputRequired, total=False):
     """First line, 1-based."""
     limit: int
     """How many lines (for agents 500 by default, lines cut at 500 characters)."""
+    tail: int
+    """The last N lines, read from the end (any size)."""
+    encoding: str
+    """Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto."""
+    pages: str
+    """PDF pages: 3, 3-5, 1,4-."""
+    maxImageSide: int
+    """Downscale images to this long side (1568)."""
+    maxImageBytes: int
+    """Downscale images to this many bytes (3932160)."""
 
 
 class ReadOutputCutLinesItem(TypedDict):
@@ -117,8 +129,25 @@ class ReadOutputCutLinesItem(TypedDict):
     cutChars: int
 
 
-class ReadOutput(TypedDict):
-    """The window of a text file that was shown, and the whole file's hash."""
+class ReadOutputEncoding(TypedDict):
+    """The encoding a legacy text file was decoded from."""
+
+    name: str
+    bom: bool
+    chosen: Literal["named", "bom", "detected"]
+
+
+class ReadOutputSent(TypedDict):
+    """The image as sent in the image block."""
+
+    mimeType: str
+    width: int
+    height: int
+    bytes: int
+
+
+class ReadOutput(TypedDict, total=False):
+    """The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash; or, for an image, what the image is and what was sent."""
 
     path: str
     """The path as given."""
@@ -146,6 +175,28 @@ class ReadOutput(TypedDict):
     """The file is not valid UTF-8; bad bytes are shown as U+FFFD."""
     lines: List[str]
     """The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept)."""
+    kind: Literal["text", "pdf", "notebook", "image"]
+    """What the file was read as; absent for a plain UTF-8 text file."""
+    encoding: ReadOutputEncoding
+    """The encoding a legacy text file was decoded from."""
+    pageCount: int
+    """A PDF's pages."""
+    pages: List[int]
+    """The PDF pages whose text was rendered (pages)."""
+    pagesWithoutText: List[int]
+    """Rendered PDF pages with no text layer (scanned pages?)."""
+    cells: int
+    """A notebook's cells."""
+    images: int
+    """Image blocks sent with a notebook's window."""
+    mimeType: str
+    """An image's type, from its magic number."""
+    width: int
+    height: int
+    downscaled: bool
+    """The image sent is a smaller copy (see sent)."""
+    sent: ReadOutputSent
+    """The image as sent in the image block."""
 
 
 class LsInput(TypedDict, total=False):
@@ -388,6 +439,8 @@ class _WriteInputRequired(TypedDict):
 class WriteInput(_WriteInputRequired, total=False):
     content: str
     """The whole new content."""
+    encoding: str
+    """Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's."""
     diagnose: bool
     """Append new language-server errors."""
 
@@ -435,6 +488,14 @@ class EditInput(_EditInputRequired, total=False):
     """[{oldText, newText}] instead, each matched against the file as it was."""
     expectSha256: str
     """Refuse unless the file's SHA-256 is this (read gives it)."""
+    encoding: str
+    """The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it."""
+    cell: str
+    """Notebook (.ipynb): the cell's id or number to edit in."""
+    cellAction: Literal["replace", "insert", "delete"]
+    """With cell: insert newText as a new cell after it (0: first), or delete it."""
+    cellType: Literal["code", "markdown", "raw"]
+    """The inserted cell's type (code)."""
     diagnose: bool
     """Append new language-server errors."""
 
@@ -1268,16 +1329,21 @@ class Tools:
     def _typed(self, name: str, args: Dict[str, Any], turn: Optional[str]) -> Any:
         raise NotImplementedError
 
-    def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
+    def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, tail: Optional[int] = None, encoding: Optional[str] = None, pages: Optional[str] = None, maxImageSide: Optional[int] = None, maxImageBytes: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
         """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.
 
         Args:
             path: File path.
             offset: First line, 1-based.
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
+            tail: The last N lines, read from the end (any size).
+            encoding: Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.
+            pages: PDF pages: 3, 3-5, 1,4-.
+            maxImageSide: Downscale images to this long side (1568).
+            maxImageBytes: Downscale images to this many bytes (3932160).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("read", {"path": path, "offset": offset, "limit": limit}, checkpoint_turn)
+        return self._typed("read", {"path": path, "offset": offset, "limit": limit, "tail": tail, "encoding": encoding, "pages": pages, "maxImageSide": maxImageSide, "maxImageBytes": maxImageBytes}, checkpoint_turn)
 
     def ls(self, *, path: Optional[str] = None, showHidden: Optional[bool] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> LsOutput:
         """List a directory's entries (`kind size name`), directories first.
@@ -1348,18 +1414,19 @@ class Tools:
         """
         return self._typed("todo_read", {}, checkpoint_turn)
 
-    def write(self, *, path: str, content: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
+    def write(self, *, path: str, content: Optional[str] = None, encoding: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
         """Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit.
 
         Args:
             path: File path.
             content: The whole new content.
+            encoding: Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("write", {"path": path, "content": content, "diagnose": diagnose}, checkpoint_turn)
+        return self._typed("write", {"path": path, "content": content, "encoding": encoding, "diagnose": diagnose}, checkpoint_turn)
 
-    def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
+    def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, encoding: Optional[str] = None, cell: Optional[str] = None, cellAction: Optional[Literal["replace", "insert", "delete"]] = None, cellType: Optional[Literal["code", "markdown", "raw"]] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
         """Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none.
 
         Args:
@@ -1369,10 +1436,14 @@ class Tools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
+            encoding: The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.
+            cell: Notebook (.ipynb): the cell's id or number to edit in.
+            cellAction: With cell: insert newText as a new cell after it (0: first), or delete it.
+            cellType: The inserted cell's type (code).
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "diagnose": diagnose}, checkpoint_turn)
+        return self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "encoding": encoding, "cell": cell, "cellAction": cellAction, "cellType": cellType, "diagnose": diagnose}, checkpoint_turn)
 
     def bash(self, *, command: str, timeoutMs: Optional[float] = None, cwd: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> BashOutput:
         """Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.
@@ -1565,16 +1636,21 @@ class AsyncTools:
     async def _typed(self, name: str, args: Dict[str, Any], turn: Optional[str]) -> Any:
         raise NotImplementedError
 
-    async def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
+    async def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, tail: Optional[int] = None, encoding: Optional[str] = None, pages: Optional[str] = None, maxImageSide: Optional[int] = None, maxImageBytes: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
         """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.
 
         Args:
             path: File path.
             offset: First line, 1-based.
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
+            tail: The last N lines, read from the end (any size).
+            encoding: Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.
+            pages: PDF pages: 3, 3-5, 1,4-.
+            maxImageSide: Downscale images to this long side (1568).
+            maxImageBytes: Downscale images to this many bytes (3932160).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("read", {"path": path, "offset": offset, "limit": limit}, checkpoint_turn)
+        return await self._typed("read", {"path": path, "offset": offset, "limit": limit, "tail": tail, "encoding": encoding, "pages": pages, "maxImageSide": maxImageSide, "maxImageBytes": maxImageBytes}, checkpoint_turn)
 
     async def ls(self, *, path: Optional[str] = None, showHidden: Optional[bool] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> LsOutput:
         """List a directory's entries (`kind size name`), directories first.
@@ -1645,18 +1721,19 @@ class AsyncTools:
         """
         return await self._typed("todo_read", {}, checkpoint_turn)
 
-    async def write(self, *, path: str, content: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
+    async def write(self, *, path: str, content: Optional[str] = None, encoding: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> WriteOutput:
         """Create or overwrite a file with exactly this content (atomic; makes parent folders). For part of a file, use edit.
 
         Args:
             path: File path.
             content: The whole new content.
+            encoding: Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("write", {"path": path, "content": content, "diagnose": diagnose}, checkpoint_turn)
+        return await self._typed("write", {"path": path, "content": content, "encoding": encoding, "diagnose": diagnose}, checkpoint_turn)
 
-    async def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
+    async def edit(self, *, path: str, oldText: Optional[str] = None, newText: Optional[str] = None, replaceAll: Optional[bool] = None, edits: Optional[List[EditInputEditsItem]] = None, expectSha256: Optional[str] = None, encoding: Optional[str] = None, cell: Optional[str] = None, cellAction: Optional[Literal["replace", "insert", "delete"]] = None, cellType: Optional[Literal["code", "markdown", "raw"]] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> EditOutput:
         """Replace oldText with newText in a file; returns the diff. oldText must match one place (or replaceAll). Whitespace, line-number-gutter and quote slips are forgiven when only one place fits; ambiguity is refused. edits: several replacements at once, all or none.
 
         Args:
@@ -1666,10 +1743,14 @@ class AsyncTools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
+            encoding: The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.
+            cell: Notebook (.ipynb): the cell's id or number to edit in.
+            cellAction: With cell: insert newText as a new cell after it (0: first), or delete it.
+            cellType: The inserted cell's type (code).
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "diagnose": diagnose}, checkpoint_turn)
+        return await self._typed("edit", {"path": path, "oldText": oldText, "newText": newText, "replaceAll": replaceAll, "edits": edits, "expectSha256": expectSha256, "encoding": encoding, "cell": cell, "cellAction": cellAction, "cellType": cellType, "diagnose": diagnose}, checkpoint_turn)
 
     async def bash(self, *, command: str, timeoutMs: Optional[float] = None, cwd: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> BashOutput:
         """Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.
