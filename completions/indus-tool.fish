@@ -127,11 +127,11 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d '
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File path.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d 'First line, 1-based.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'How many lines (for agents 500 by default, lines cut at 500 characters).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l tail -d 'The last N lines, read from the end (any size).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l encoding -d 'Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l pages -d 'PDF pages: 3, 3-5, 1,4-.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l max-image-side -d 'Downscale images to this long side (1568).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l max-image-bytes -d 'Downscale images to this many bytes (3932160).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l tail -d 'The last N lines.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l encoding -d 'Text encoding (latin1, shift_jis, utf-16le…) or auto.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l pages -d 'PDF pages (3-5).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l max-image-side -d 'Image long-side cap (1568).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l max-image-bytes -d 'Image byte cap (3932160).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand ls" -l path -d 'Directory (default ".").' -r
@@ -217,7 +217,7 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand todo_read" -s h -l
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l path -d 'File path.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l content -d 'The whole new content.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l encoding -d 'Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file\'s.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l encoding -d 'Encoding to write; auto keeps the file\'s.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -l diagnose -d 'Append new language-server errors.' -r -f -a "true\t''
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand write" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -229,12 +229,12 @@ complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l replace-a
 false\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l edits -d '[{oldText, newText}] instead, each matched against the file as it was.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l expect-sha256 -d 'Refuse unless the file\'s SHA-256 is this (read gives it).' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l encoding -d 'The file\'s encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell -d 'Notebook (.ipynb): the cell\'s id or number to edit in.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell-action -d 'With cell: insert newText as a new cell after it (0: first), or delete it. [one of: replace, insert, delete]' -r -f -a "replace\t''
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l encoding -d 'The file\'s encoding, or auto; kept.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell -d 'Notebook cell id or number.' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell-action -d 'Insert newText after cell (0: first), or delete it. [one of: replace, insert, delete]' -r -f -a "replace\t''
 insert\t''
 delete\t''"
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell-type -d 'The inserted cell\'s type (code). [one of: code, markdown, raw]' -r -f -a "code\t''
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l cell-type -d 'Inserted cell\'s type. [one of: code, markdown, raw]' -r -f -a "code\t''
 markdown\t''
 raw\t''"
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand edit" -l diagnose -d 'Append new language-server errors.' -r -f -a "true\t''

@@ -15,15 +15,15 @@ export interface ReadInput {
   offset?: number;
   /** How many lines (for agents 500 by default, lines cut at 500 characters). */
   limit?: number;
-  /** The last N lines, read from the end (any size). */
+  /** The last N lines. */
   tail?: number;
-  /** Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto. */
+  /** Text encoding (latin1, shift_jis, utf-16le…) or auto. */
   encoding?: string;
-  /** PDF pages: 3, 3-5, 1,4-. */
+  /** PDF pages (3-5). */
   pages?: string;
-  /** Downscale images to this long side (1568). */
+  /** Image long-side cap (1568). */
   maxImageSide?: number;
-  /** Downscale images to this many bytes (3932160). */
+  /** Image byte cap (3932160). */
   maxImageBytes?: number;
 }
 
@@ -271,7 +271,7 @@ export interface WriteInput {
   path: string;
   /** The whole new content. */
   content?: string;
-  /** Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's. */
+  /** Encoding to write; auto keeps the file's. */
   encoding?: string;
   /** Append new language-server errors. */
   diagnose?: boolean;
@@ -315,13 +315,13 @@ export interface EditInput {
   }[];
   /** Refuse unless the file's SHA-256 is this (read gives it). */
   expectSha256?: string;
-  /** The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it. */
+  /** The file's encoding, or auto; kept. */
   encoding?: string;
-  /** Notebook (.ipynb): the cell's id or number to edit in. */
+  /** Notebook cell id or number. */
   cell?: string;
-  /** With cell: insert newText as a new cell after it (0: first), or delete it. */
+  /** Insert newText after cell (0: first), or delete it. */
   cellAction?: "replace" | "insert" | "delete";
-  /** The inserted cell's type (code). */
+  /** Inserted cell's type. */
   cellType?: "code" | "markdown" | "raw";
   /** Append new language-server errors. */
   diagnose?: boolean;

@@ -113,15 +113,15 @@ class ReadInput(_ReadInputRequired, total=False):
     limit: int
     """How many lines (for agents 500 by default, lines cut at 500 characters)."""
     tail: int
-    """The last N lines, read from the end (any size)."""
+    """The last N lines."""
     encoding: str
-    """Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto."""
+    """Text encoding (latin1, shift_jis, utf-16le…) or auto."""
     pages: str
-    """PDF pages: 3, 3-5, 1,4-."""
+    """PDF pages (3-5)."""
     maxImageSide: int
-    """Downscale images to this long side (1568)."""
+    """Image long-side cap (1568)."""
     maxImageBytes: int
-    """Downscale images to this many bytes (3932160)."""
+    """Image byte cap (3932160)."""
 
 
 class ReadOutputCutLinesItem(TypedDict):
@@ -440,7 +440,7 @@ class WriteInput(_WriteInputRequired, total=False):
     content: str
     """The whole new content."""
     encoding: str
-    """Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's."""
+    """Encoding to write; auto keeps the file's."""
     diagnose: bool
     """Append new language-server errors."""
 
@@ -489,13 +489,13 @@ class EditInput(_EditInputRequired, total=False):
     expectSha256: str
     """Refuse unless the file's SHA-256 is this (read gives it)."""
     encoding: str
-    """The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it."""
+    """The file's encoding, or auto; kept."""
     cell: str
-    """Notebook (.ipynb): the cell's id or number to edit in."""
+    """Notebook cell id or number."""
     cellAction: Literal["replace", "insert", "delete"]
-    """With cell: insert newText as a new cell after it (0: first), or delete it."""
+    """Insert newText after cell (0: first), or delete it."""
     cellType: Literal["code", "markdown", "raw"]
-    """The inserted cell's type (code)."""
+    """Inserted cell's type."""
     diagnose: bool
     """Append new language-server errors."""
 
@@ -1336,11 +1336,11 @@ class Tools:
             path: File path.
             offset: First line, 1-based.
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
-            tail: The last N lines, read from the end (any size).
-            encoding: Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.
-            pages: PDF pages: 3, 3-5, 1,4-.
-            maxImageSide: Downscale images to this long side (1568).
-            maxImageBytes: Downscale images to this many bytes (3932160).
+            tail: The last N lines.
+            encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.
+            pages: PDF pages (3-5).
+            maxImageSide: Image long-side cap (1568).
+            maxImageBytes: Image byte cap (3932160).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return self._typed("read", {"path": path, "offset": offset, "limit": limit, "tail": tail, "encoding": encoding, "pages": pages, "maxImageSide": maxImageSide, "maxImageBytes": maxImageBytes}, checkpoint_turn)
@@ -1420,7 +1420,7 @@ class Tools:
         Args:
             path: File path.
             content: The whole new content.
-            encoding: Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.
+            encoding: Encoding to write; auto keeps the file's.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
@@ -1436,10 +1436,10 @@ class Tools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
-            encoding: The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.
-            cell: Notebook (.ipynb): the cell's id or number to edit in.
-            cellAction: With cell: insert newText as a new cell after it (0: first), or delete it.
-            cellType: The inserted cell's type (code).
+            encoding: The file's encoding, or auto; kept.
+            cell: Notebook cell id or number.
+            cellAction: Insert newText after cell (0: first), or delete it.
+            cellType: Inserted cell's type.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
@@ -1643,11 +1643,11 @@ class AsyncTools:
             path: File path.
             offset: First line, 1-based.
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
-            tail: The last N lines, read from the end (any size).
-            encoding: Decode as this encoding (latin1, shift_jis, gbk, utf-16le…) or auto.
-            pages: PDF pages: 3, 3-5, 1,4-.
-            maxImageSide: Downscale images to this long side (1568).
-            maxImageBytes: Downscale images to this many bytes (3932160).
+            tail: The last N lines.
+            encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.
+            pages: PDF pages (3-5).
+            maxImageSide: Image long-side cap (1568).
+            maxImageBytes: Image byte cap (3932160).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return await self._typed("read", {"path": path, "offset": offset, "limit": limit, "tail": tail, "encoding": encoding, "pages": pages, "maxImageSide": maxImageSide, "maxImageBytes": maxImageBytes}, checkpoint_turn)
@@ -1727,7 +1727,7 @@ class AsyncTools:
         Args:
             path: File path.
             content: The whole new content.
-            encoding: Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.
+            encoding: Encoding to write; auto keeps the file's.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
@@ -1743,10 +1743,10 @@ class AsyncTools:
             replaceAll: Replace every occurrence.
             edits: [{oldText, newText}] instead, each matched against the file as it was.
             expectSha256: Refuse unless the file's SHA-256 is this (read gives it).
-            encoding: The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.
-            cell: Notebook (.ipynb): the cell's id or number to edit in.
-            cellAction: With cell: insert newText as a new cell after it (0: first), or delete it.
-            cellType: The inserted cell's type (code).
+            encoding: The file's encoding, or auto; kept.
+            cell: Notebook cell id or number.
+            cellAction: Insert newText after cell (0: first), or delete it.
+            cellType: Inserted cell's type.
             diagnose: Append new language-server errors.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """

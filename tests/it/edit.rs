@@ -407,7 +407,7 @@ fn invalid_utf8_is_refused_and_left_untouched() {
     assert_eq!(
         v["output"],
         json!(
-            "latin1.txt is not valid UTF-8 (first bad byte at offset 3); edit refuses to rewrite it."
+            "latin1.txt is not valid UTF-8 (first bad byte at offset 3); edit refuses to rewrite it. It looks like windows-1252; give --encoding windows-1252 (JSON \"encoding\": \"windows-1252\"), or --encoding auto."
         )
     );
     assert_eq!(env.read("latin1.txt"), bytes);

@@ -111,7 +111,7 @@ fn read_reports_binary_empty_fifo_and_invalid_utf8() {
     assert_eq!(code(&out), 0);
     assert_eq!(
         stdout(&out),
-        "Showing lines 1–1 of 1 in latin1. The file is not valid UTF-8; bad bytes are shown as U+FFFD.\n     1\tcaf\u{FFFD}\n"
+        "Showing lines 1–1 of 1 in latin1. The file is not valid UTF-8; bad bytes are shown as U+FFFD. It looks like windows-1252; give --encoding windows-1252 (JSON \"encoding\": \"windows-1252\"), or --encoding auto.\n     1\tcaf\u{FFFD}\n"
     );
     let fifo = env.path("fifo");
     assert!(

@@ -92,22 +92,18 @@ const FIELDS: &[Field] = &[
     Field::new(
         "encoding",
         Kind::Name,
-        "The file's encoding (latin1, shift_jis, utf-16le…) or auto; written back in it.",
+        "The file's encoding, or auto; kept.",
     ),
-    Field::new(
-        "cell",
-        Kind::Name,
-        "Notebook (.ipynb): the cell's id or number to edit in.",
-    ),
+    Field::new("cell", Kind::Name, "Notebook cell id or number."),
     Field::new(
         "cellAction",
         Kind::Enum(&["replace", "insert", "delete"]),
-        "With cell: insert newText as a new cell after it (0: first), or delete it.",
+        "Insert newText after cell (0: first), or delete it.",
     ),
     Field::new(
         "cellType",
         Kind::Enum(&["code", "markdown", "raw"]),
-        "The inserted cell's type (code).",
+        "Inserted cell's type.",
     ),
     crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];

@@ -17,6 +17,7 @@ pub mod patch_parse;
 pub mod pdf;
 pub mod read;
 mod read_kinds;
+pub mod read_window;
 pub mod sniff;
 pub mod write;
 

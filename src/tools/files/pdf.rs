@@ -278,7 +278,7 @@ mod layout {
         let pages = if spec.is_empty() {
             (1..=count).collect()
         } else {
-            super::parse_pages(spec, count)?
+            crate::tools::files::pdf::parse_pages(spec, count)?
         };
         let mut out = Vec::with_capacity(pages.len());
         for n in pages {

@@ -12,7 +12,9 @@ use crate::kernel::{ToolContentBlock, ToolContext, ToolResult};
 use crate::state::StateDir;
 use crate::state::line_marks::{self, Mark};
 use crate::tools::files::edit::EDIT_MAX_BYTES;
-use crate::tools::files::read::{Ask, Doc, Scan, answer_window, record_gate, scan, scan_error};
+use crate::tools::files::read_window::{
+    Ask, Doc, Scan, answer_window, record_gate, scan, scan_error,
+};
 use crate::tools::files::{encoding, image, notebook, pdf};
 
 /// The largest image file read: 64 MiB.

@@ -49,7 +49,7 @@ const FIELDS: &[Field] = &[
     Field::new(
         "encoding",
         Kind::Name,
-        "Write in this encoding (latin1, shift_jis, utf-16le…); auto keeps the file's.",
+        "Encoding to write; auto keeps the file's.",
     ),
     crate::tools::code::diagnose::DIAGNOSE_FIELD,
 ];
