@@ -280,9 +280,13 @@ fn pdf_pages_agree_with_pdftotext_on_held_out_man_pages() {
         );
     }
     let env = TestEnv::new();
-    // The layout was tuned on ls, grep and tar; these were only measured.
+    // The layout was tuned on ls, grep, tar, less, dd and df; these were only
+    // measured. The first eight were measured once before the block layout
+    // (0.897; tmux's key tables showed what was missing), the last eight never
+    // before it was done.
     let held_out = [
-        "find.1", "sed.1", "date.1", "cp.1", "tmux.1", "ssh.1", "diff.1", "patch.1",
+        "find.1", "sed.1", "date.1", "cp.1", "tmux.1", "ssh.1", "diff.1", "patch.1", "curl.1",
+        "dpkg.1", "chmod.1", "file.1", "ed.1", "bc.1", "dash.1", "column.1",
     ];
     let (mut same, mut total, mut docs) = (0, 0, 0);
     for page in held_out {
@@ -301,27 +305,39 @@ fn pdf_pages_agree_with_pdftotext_on_held_out_man_pages() {
             .split('\u{c}')
             .collect();
         let count = peer_pages.len() - 1;
-        // Page by page, as a reader windows a long document.
+        let (v, out) = env.run_json(&[
+            "--max-bytes",
+            "100000000",
+            "read",
+            &format!("{page}.pdf"),
+            "--limit",
+            "10000000",
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let record = &v["output"];
+        assert_eq!(
+            record["pageCount"].as_u64(),
+            Some(count as u64),
+            "{page}: page count"
+        );
+        assert_eq!(
+            record["stoppedAtBudget"], false,
+            "{page}: the whole text fits"
+        );
+        let lines: Vec<String> = record["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        // Split our rendering at its `Page N of M` lines.
         let mut ours: Vec<Vec<String>> = Vec::new();
-        for n in 1..=count {
-            let (v, out) =
-                env.run_json(&["read", &format!("{page}.pdf"), "--pages", &n.to_string()]);
-            assert_eq!(code(&out), 0, "{}", stderr(&out));
-            let record = &v["output"];
-            assert_eq!(
-                record["pageCount"].as_u64(),
-                Some(count as u64),
-                "{page}: page count"
-            );
-            assert_eq!(record["stoppedAtBudget"], false, "{page}: page {n} fits");
-            let lines: Vec<String> = record["lines"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| l.as_str().unwrap().to_string())
-                .collect();
-            assert_eq!(lines[0], format!("Page {n} of {count}"));
-            ours.push(lines[1..].to_vec());
+        for l in &lines {
+            if l.starts_with("Page ") && l.ends_with(&format!(" of {count}")) {
+                ours.push(Vec::new());
+            } else if let Some(p) = ours.last_mut() {
+                p.push(l.clone());
+            }
         }
         assert_eq!(ours.len(), count, "{page}: pages rendered");
         for (mine, theirs) in ours.iter().zip(&peer_pages) {
@@ -330,16 +346,13 @@ fn pdf_pages_agree_with_pdftotext_on_held_out_man_pages() {
             total += t;
         }
     }
-    if docs < 3 {
+    if docs < 8 {
         return common::missing("at least 3 man pages to render", "man pages");
     }
     let ratio = same as f64 / total as f64;
     eprintln!("pdf held-out agreement: {same}/{total} lines = {ratio:.3} over {docs} documents");
-    // Measured on this set: 0.897 (single-column pages 0.93–1.0; tmux's key
-    // tables 0.83, where pdftotext reflows a table's columns as blocks of
-    // their own and the layout here keeps rows). The bar is 0.95; this
-    // floor keeps the measured figure from slipping while the gap is open.
-    assert!(ratio >= 0.88, "{same}/{total} = {ratio:.3}");
+    // Measured here: 0.958 on the first eight, 0.978 on the last eight.
+    assert!(ratio >= 0.95, "{same}/{total} = {ratio:.3}");
 }
 
 #[test]

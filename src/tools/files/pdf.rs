@@ -349,12 +349,38 @@ mod layout {
         }
     }
 
-    /// The glyphs of one page as lines of text (see the module doc).
-    fn lay_out(mut glyphs: Vec<Glyph>) -> String {
+    /// A run of a line's glyphs with no wide gap in it: where it is and its text.
+    struct Segment {
+        x0: f64,
+        x1: f64,
+        y: f64,
+        size: f64,
+        text: String,
+    }
+
+    /// One glyph's text, ligatures spelled out, onto `out`.
+    fn push_glyph(out: &mut String, text: &str) {
+        for c in text.chars() {
+            match c {
+                '\u{FB00}' => out.push_str("ff"),
+                '\u{FB01}' => out.push_str("fi"),
+                '\u{FB02}' => out.push_str("fl"),
+                '\u{FB03}' => out.push_str("ffi"),
+                '\u{FB04}' => out.push_str("ffl"),
+                '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+                c => out.push(c),
+            }
+        }
+    }
+
+    /// The glyphs as segments: grouped into lines by baseline, each line cut
+    /// where a gap is wider than the font size, a space where one is wider
+    /// than a tenth of it. In reading order (top to bottom, left to right).
+    fn segments(mut glyphs: Vec<Glyph>) -> Vec<Segment> {
         glyphs.retain(|g| !g.text.trim().is_empty());
         glyphs.sort_by(|a, b| b.y.total_cmp(&a.y).then(a.x.total_cmp(&b.x)));
-        let mut lines: Vec<Vec<&Glyph>> = Vec::new();
-        for g in &glyphs {
+        let mut lines: Vec<Vec<Glyph>> = Vec::new();
+        for g in glyphs {
             match lines.last_mut() {
                 Some(line) if (line[0].y - g.y).abs() < 0.5 * line[0].size.max(g.size) => {
                     line.push(g)
@@ -362,33 +388,88 @@ mod layout {
                 _ => lines.push(vec![g]),
             }
         }
-        let mut raw = String::new();
-        for line in &mut lines {
+        let mut out = Vec::new();
+        for mut line in lines {
             line.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let mut last_end: Option<f64> = None;
-            for g in line.iter() {
-                if let Some(end) = last_end {
-                    let gap = g.x - end;
-                    if gap > g.size {
-                        raw.push('\n');
-                    } else if gap > 0.1 * g.size {
-                        raw.push(' ');
+            let wide = wide_gap(&line);
+            let mut current: Option<Segment> = None;
+            for g in &line {
+                match current.as_mut() {
+                    Some(seg) if g.x - seg.x1 <= wide => {
+                        if g.x - seg.x1 > 0.1 * g.size {
+                            seg.text.push(' ');
+                        }
+                        push_glyph(&mut seg.text, &g.text);
+                        seg.x1 = seg.x1.max(g.end);
+                        seg.size = seg.size.max(g.size);
+                    }
+                    _ => {
+                        out.extend(current.take());
+                        let mut text = String::new();
+                        push_glyph(&mut text, &g.text);
+                        current = Some(Segment {
+                            x0: g.x,
+                            x1: g.end,
+                            y: line[0].y,
+                            size: g.size,
+                            text,
+                        });
                     }
                 }
-                for c in g.text.chars() {
-                    match c {
-                        '\u{FB00}' => raw.push_str("ff"),
-                        '\u{FB01}' => raw.push_str("fi"),
-                        '\u{FB02}' => raw.push_str("fl"),
-                        '\u{FB03}' => raw.push_str("ffi"),
-                        '\u{FB04}' => raw.push_str("ffl"),
-                        '\u{FB05}' | '\u{FB06}' => raw.push_str("st"),
-                        c => raw.push(c),
-                    }
-                }
-                last_end = Some(g.end);
             }
-            raw.push('\n');
+            out.extend(current);
+        }
+        out
+    }
+
+    /// The gap that cuts a line into segments: wider than the font size and
+    /// than twice the line's narrow spaces between words, so a justified line
+    /// whose spaces are all stretched stays whole.
+    fn wide_gap(line: &[Glyph]) -> f64 {
+        let size = line.iter().map(|g| g.size).fold(0.0, f64::max);
+        let mut gaps: Vec<f64> = line
+            .windows(2)
+            .map(|w| w[1].x - w[0].end)
+            .filter(|&gap| gap > 0.1 * size)
+            .collect();
+        if gaps.len() < 4 {
+            return size;
+        }
+        // The lower quartile: a line of a few words and one wide gap (a
+        // running head) keeps its cut.
+        gaps.sort_by(f64::total_cmp);
+        size.max(2.0 * gaps[gaps.len() / 4])
+    }
+
+    /// The page as text: segments gathered into blocks and the blocks read
+    /// in order of their first line. A segment joins the block whose last
+    /// segment is on the line just above it (within 1.5 font sizes) and
+    /// overlaps it across; so a table's columns are blocks of their own, read
+    /// one after the other, as pdftotext reads them.
+    fn lay_out(glyphs: Vec<Glyph>) -> String {
+        let segs = segments(glyphs);
+        // Each block: the indexes of its segments, in order.
+        let mut blocks: Vec<Vec<usize>> = Vec::new();
+        for (i, seg) in segs.iter().enumerate() {
+            let joins = blocks.iter_mut().rev().find(|b| {
+                let last = &segs[*b.last().expect("never empty")];
+                let below = last.y - seg.y;
+                below > 0.5 * seg.size
+                    && below <= 1.5 * last.size.max(seg.size)
+                    && seg.x0 < last.x1
+                    && last.x0 < seg.x1
+            });
+            match joins {
+                Some(block) => block.push(i),
+                None => blocks.push(vec![i]),
+            }
+        }
+        let mut raw = String::new();
+        for block in &blocks {
+            for &i in block {
+                raw.push_str(&segs[i].text);
+                raw.push('\n');
+            }
         }
         dehyphenate(&raw)
     }
