@@ -515,6 +515,8 @@ mod layout {
                 size: 10.0,
                 text: t.into(),
             };
+            // Words and spaces on a line; a wide gap starts a segment; the
+            // line below under the first segment continues its block.
             let text = lay_out(vec![
                 g(12.0, 100.0, "b"),
                 g(6.0, 100.0, "a"),
@@ -522,7 +524,15 @@ mod layout {
                 g(200.0, 100.0, "far"),
                 g(6.0, 88.0, "ﬁ"),
             ]);
-            assert_eq!(text, "ab c\nfar\nfi\n");
+            assert_eq!(text, "ab c\nfi\nfar\n");
+            // A two-column table is read a column at a time.
+            let table = lay_out(vec![
+                g(6.0, 100.0, "k1"),
+                g(100.0, 100.0, "d1"),
+                g(6.0, 88.0, "k2"),
+                g(100.0, 88.0, "d2"),
+            ]);
+            assert_eq!(table, "k1\nk2\nd1\nd2\n");
         }
 
         #[test]
