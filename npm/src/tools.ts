@@ -11,7 +11,7 @@ import type { CallOptions } from "./index.js";
 export interface ReadInput {
   /** File path. */
   path: string;
-  /** First line, 1-based. */
+  /** First line, 1-based; negative from the end (-20: the last 20). */
   offset?: number;
   /** How many lines (for agents 500 by default, lines cut at 500 characters). */
   limit?: number;

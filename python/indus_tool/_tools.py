@@ -109,7 +109,7 @@ class _ReadInputRequired(TypedDict):
 
 class ReadInput(_ReadInputRequired, total=False):
     offset: int
-    """First line, 1-based."""
+    """First line, 1-based; negative from the end (-20: the last 20)."""
     limit: int
     """How many lines (for agents 500 by default, lines cut at 500 characters)."""
     tail: int
@@ -162,7 +162,7 @@ class ReadOutput(TypedDict, total=False):
     nextOffset: Optional[int]
     """The offset that shows the next window; null at the end of the file."""
     sha256: Optional[str]
-    """SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change."""
+    """SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change, and for a tail (read from the end, the file is not read whole)."""
     bytes: int
     """The file's size in bytes."""
     lineWidth: Optional[int]
@@ -1334,7 +1334,7 @@ class Tools:
 
         Args:
             path: File path.
-            offset: First line, 1-based.
+            offset: First line, 1-based; negative from the end (-20: the last 20).
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
             tail: The last N lines.
             encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.
@@ -1641,7 +1641,7 @@ class AsyncTools:
 
         Args:
             path: File path.
-            offset: First line, 1-based.
+            offset: First line, 1-based; negative from the end (-20: the last 20).
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
             tail: The last N lines.
             encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.

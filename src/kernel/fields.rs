@@ -32,6 +32,9 @@ pub enum Kind {
         min: u64,
         max: Option<u64>,
     },
+    /// A line number: positive from the start (1 is the first line), negative
+    /// from the end (-1 is the last, as Python indexes); 0 is refused.
+    Line,
     /// A positive number of milliseconds (fractions floored); `max` as for
     /// [`Kind::Int`].
     Millis {
@@ -135,6 +138,9 @@ impl Field {
                     out.insert("maximum".into(), json!(max));
                 }
             }
+            Kind::Line => {
+                out.insert("type".into(), json!("integer"));
+            }
             Kind::Millis { max } => {
                 out.insert("type".into(), json!("number"));
                 out.insert("maximum".into(), json!(max));
@@ -185,6 +191,7 @@ impl Field {
             }
             Kind::Bool => args.opt_bool(key).map(drop),
             Kind::Int { min, .. } => check_int(args, key, min),
+            Kind::Line => args.opt_line(key).map(drop),
             Kind::Millis { .. } => match args.get(key) {
                 None => Ok(()),
                 Some(value) => match value.as_f64() {

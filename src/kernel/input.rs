@@ -207,6 +207,32 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// An optional line number (a [`Kind::Line`] field): a non-zero integer,
+    /// negative counting from the end.
+    ///
+    /// [`Kind::Line`]: crate::kernel::fields::Kind::Line
+    pub fn opt_line(&self, field: &str) -> Result<Option<i64>, String> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let n = match value {
+            Value::Number(n) => n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .map(|f| f as i64)
+            }),
+            _ => None,
+        };
+        match n {
+            Some(n) if n != 0 => Ok(Some(n)),
+            _ => Err(invalid(
+                &self.name(field),
+                "a line number (1 is the first line, -1 the last)",
+                value,
+            )),
+        }
+    }
+
     /// An optional integer `>= 0`.
     pub fn opt_non_negative_int(&self, field: &str) -> Result<Option<u64>, String> {
         self.opt_int_at_least(field, 0, "a non-negative integer")

@@ -794,18 +794,23 @@ fn tail_reads_the_end_with_real_line_numbers_and_ignores_planted_marks() {
     );
     // A mark planted by a checkout (not sealed by this user) is not believed.
     let marks = env.path(".indus-process/line-marks.json");
-    if marks.exists() {
-        let planted = std::fs::read_to_string(&marks)
-            .unwrap()
-            .replace("\"lines\": 799", "\"lines\": 5");
-        std::fs::write(&marks, planted).unwrap();
-        let out = env.run(&["read", "big.log", "--tail", "1"]);
-        assert!(
-            stdout(&out).ends_with("800001\ttail one\n"),
-            "{}",
-            stdout(&out)
-        );
-    }
+    let kept = std::fs::read_to_string(&marks).expect("a line mark is kept");
+    assert!(kept.contains("\"lines\": 800000"), "{kept}");
+    std::fs::write(&marks, kept.replace("\"lines\": 800000", "\"lines\": 5")).unwrap();
+    let out = env.run(&["read", "big.log", "--tail", "1"]);
+    assert!(
+        stdout(&out).ends_with("800001\ttail one\n"),
+        "{}",
+        stdout(&out)
+    );
+    // A negative offset is a tail cut by limit.
+    assert_eq!(
+        stdout(&env.run(&["read", "big.log", "--offset", "-3", "--limit", "1"])),
+        format!(
+            "Showing lines 799999–799999 of 800001 in big.log. 2 lines remain; continue with offset=800000.\n799999\t0799999 {line}\n"
+        )
+    );
+    assert!(stderr(&env.run(&["read", "big.log", "--offset", "0"])).contains("-1 the last"));
     // tail and offset together are refused; a small file's tail is plain.
     env.write("s.txt", "a\nb\nc");
     assert_eq!(

@@ -61,8 +61,8 @@ const FIELDS: &[Field] = &[
     Field::required("path", Kind::Name, "File path."),
     Field::new(
         "offset",
-        Kind::Int { min: 1, max: None },
-        "First line, 1-based.",
+        Kind::Line,
+        "First line, 1-based; negative from the end (-20: the last 20).",
     ),
     Field::new(
         "limit",

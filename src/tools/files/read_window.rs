@@ -503,15 +503,24 @@ impl<'a> Ask<'a> {
         use crate::tools::files::image::{Caps, DEFAULT_MAX_BYTES, DEFAULT_MAX_SIDE};
         let args = Args::checked(input);
         let path = args.required_str("path")?;
-        let offset = args.opt_positive_int("offset")?;
+        let offset = args.opt_line("offset")?;
         let limit = args.opt_positive_int("limit")?;
-        let tail = args.opt_positive_int("tail")?;
+        let mut tail = args.opt_positive_int("tail")?;
         if tail.is_some() && offset.is_some() {
             return Err(
                 "Give offset or tail, not both: tail shows the last lines, offset where to start."
                     .into(),
             );
         }
+        // A negative offset starts that many lines before the end: the
+        // window of a tail, cut by limit.
+        let offset = match offset {
+            Some(n) if n < 0 => {
+                tail = Some(n.unsigned_abs());
+                None
+            }
+            n => n.map(|n| n as u64),
+        };
         let encoding = crate::tools::files::encoding::parse_choice(args.opt_str("encoding")?)?;
         let pages = args.opt_filled_str("pages")?;
         let caps = Caps {
