@@ -275,3 +275,55 @@ pub fn search_results(data: &[u8]) {
         }
     }
 }
+
+/// Images, notebooks and legacy encodings (issue 57) never panic on any bytes:
+/// an image whose header parses is sent within the caps or refused in words; a
+/// notebook that parses renders, and nbformat's layout of it is stable (writing
+/// what was read and reading it again changes nothing); a file that decodes
+/// for editing in an encoding encodes back to exactly its bytes. (PDFs are not
+/// here: their extractor panics by design and runs in a worker process;
+/// tests/it/media.rs feeds it mutated PDFs through the binary.)
+pub fn media(data: &[u8]) {
+    use indus_tool::tools::files::sniff::{FileKind, sniff};
+    use indus_tool::tools::files::{encoding, image, notebook};
+    let caps = image::Caps {
+        max_side: 64,
+        max_bytes: 20_000,
+    };
+    for mime in ["image/png", "image/jpeg", "image/gif", "image/webp"] {
+        if let Ok(shown) = image::show("f", data, mime, "0", caps) {
+            let sent = &shown.record["sent"];
+            if shown.record["downscaled"] == true {
+                assert!(
+                    sent["width"].as_u64().unwrap() <= 64 && sent["height"].as_u64().unwrap() <= 64
+                );
+                assert!(sent["bytes"].as_u64().unwrap() <= 20_000);
+            }
+        }
+    }
+    if let FileKind::Image(_) | FileKind::Pdf | FileKind::Binary(_) = sniff("f.ipynb", data) {
+        return;
+    }
+    if let Ok(nb) = notebook::parse("f.ipynb", data) {
+        let _ = notebook::render(&nb);
+        let once = notebook::to_nbformat_json(&nb);
+        let again = notebook::parse("f.ipynb", once.as_bytes()).expect("our own layout parses");
+        assert_eq!(notebook::to_nbformat_json(&again), once);
+    }
+    for label in [
+        "shift_jis",
+        "gbk",
+        "windows-1252",
+        "utf-16le",
+        "euc-jp",
+        "big5",
+    ] {
+        let Ok(Some(choice)) = encoding::parse_choice(Some(label)) else {
+            panic!("{label} is a label");
+        };
+        if let Ok(decoded) = encoding::decode_for_edit("f", data, choice) {
+            let back = encoding::encode(&decoded.text, decoded.encoding, decoded.bom).unwrap();
+            assert_eq!(back, data, "{label} round trip");
+        }
+    }
+}

@@ -16,6 +16,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("diff_apply", checks::diff_apply),
     ("edit_match", checks::edit_match),
     ("html_convert", checks::html_convert),
+    ("media", checks::media),
     ("search_results", checks::search_results),
 ];
 

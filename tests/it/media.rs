@@ -226,6 +226,53 @@ fn the_sdk_client_receives_an_image_block_and_a_valid_record() {
     assert_eq!(result["structuredContent"]["kind"], "image");
 }
 
+#[test]
+fn the_typescript_sdk_client_receives_the_image_block() {
+    let modules = common::mcp_peers_dir().join("node_modules/@modelcontextprotocol/sdk");
+    if !modules.exists() {
+        return common::missing(
+            "the TypeScript MCP SDK in the MCP peers' node_modules (.ci/run installs it)",
+            "TypeScript MCP SDK",
+        );
+    }
+    let env = TestEnv::new();
+    png(&env.path("shot.png"), 300, 120);
+    png(&env.path("huge.png"), 6000, 2000);
+    // Beside the peers' node_modules, so `import "@modelcontextprotocol/sdk"` resolves.
+    let script = common::mcp_peers_dir().join(format!("ts_mcp_read-{}.mjs", std::process::id()));
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/ts_mcp_read.mjs"),
+        &script,
+    )
+    .unwrap();
+    for (file, long_side) in [("shot.png", 300), ("huge.png", 1568)] {
+        let out = Command::new("node")
+            .arg(&script)
+            .arg(assert_cmd::cargo::cargo_bin("indus-tool"))
+            .arg(env.root())
+            .arg(file)
+            .env("HOME", common::no_home())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let image = result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "image")
+            .expect("an image block");
+        let (w, h) = decoded_png_size(image["data"].as_str().unwrap());
+        assert_eq!(w.max(h), long_side, "{file}");
+        assert_eq!(result["structuredContent"]["sent"]["width"], w, "{file}");
+    }
+    let _ = std::fs::remove_file(script);
+}
+
 /// A PDF of a man page, made as Debian makes one: groff's PostScript through
 /// ghostscript's ps2pdf.
 fn man_pdf(page: &str, out: &Path) -> bool {
