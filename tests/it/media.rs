@@ -807,6 +807,59 @@ fn legacy_encodings_are_edited_in_place_byte_exact_against_iconv() {
 }
 
 #[test]
+fn a_legacy_edit_under_a_checkpoint_rewinds_byte_exact() {
+    let env = TestEnv::new();
+    let before = iconv_or_skip("日本語\r\n二行目\r\n", "SHIFT_JIS");
+    let Some(before) = before else { return };
+    env.write("sj.txt", &before);
+    assert_eq!(
+        code(&env.run(&["read", "sj.txt", "--encoding", "shift_jis"])),
+        0
+    );
+    let (v, out) = env.run_json(&[
+        "--checkpoint",
+        "edit",
+        "sj.txt",
+        "--old-text",
+        "二行目",
+        "--new-text",
+        "三行目",
+        "--encoding",
+        "shift_jis",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_ne!(env.read("sj.txt"), before);
+    let _ = v;
+    let list = env
+        .cmd()
+        .args(["--format", "json", "checkpoint", "list"])
+        .output()
+        .unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let node = list
+        .as_array()
+        .and_then(|a| a.last())
+        .and_then(|n| n["node"].as_str())
+        .unwrap_or_else(|| panic!("no node in {list}"))
+        .to_string();
+    let out = env.run(&["checkpoint", "rewind", &node]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        env.read("sj.txt"),
+        before,
+        "the Shift_JIS bytes are back exactly"
+    );
+}
+
+fn iconv_or_skip(text: &str, charset: &str) -> Option<Vec<u8>> {
+    if !have("iconv") {
+        common::missing("iconv (libc-bin)", "iconv");
+        return None;
+    }
+    Some(iconv(text, charset))
+}
+
+#[test]
 fn tail_reads_the_end_with_real_line_numbers_and_ignores_planted_marks() {
     let env = TestEnv::new();
     // Past the size counted whole (64 MiB), so a line mark is kept.
@@ -886,6 +939,15 @@ fn binary_files_are_refused_by_their_magic_number() {
     );
     env.write("a.gz", b"\x1f\x8b\x08\0\0\0\0\0\0\x03".as_slice());
     assert!(stderr(&env.run(&["read", "a.gz"])).contains("gzip-compressed data"));
+    // edit names what it is instead of guessing an encoding.
+    env.write("real.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff".as_slice());
+    env.run(&["read", "real.png"]);
+    let out = env.run(&["edit", "real.png", "--old-text", "IHDR", "--new-text", "x"]);
+    assert!(
+        stderr(&out).contains("It is an image (image/png)"),
+        "{}",
+        stderr(&out)
+    );
     // A text file named .png is text.
     env.write("fake.png", "just text\n");
     assert_eq!(code(&env.run(&["read", "fake.png"])), 0);

@@ -163,7 +163,7 @@ impl EditTool {
                 (None, None) => {
                     let hint = std::str::from_utf8(&checked.bytes)
                         .is_err()
-                        .then(|| encoding::hint(&checked.bytes));
+                        .then(|| not_text_hint(request.path, &checked.bytes));
                     let planned = plan(&request, checked.bytes, &budget)
                         .map_err(|e| e + hint.as_deref().unwrap_or(""))?;
                     (planned, None)
@@ -181,6 +181,19 @@ impl EditTool {
             Ok::<_, String>(answer(&request, ctx, planned))
         };
         outcome.await.unwrap_or_else(ToolResult::failure)
+    }
+}
+
+/// What follows the refusal of a file that is not UTF-8: what it is, when its
+/// magic number says (an image, a database: no encoding makes it text), or
+/// the encoding it likely is and the flag that edits it.
+fn not_text_hint(path: &str, bytes: &[u8]) -> String {
+    use crate::tools::files::sniff::{FileKind, sniff};
+    match sniff(path, bytes) {
+        FileKind::Image(mime) => format!(" It is an image ({mime}); edit changes text files only."),
+        FileKind::Pdf => " It is a PDF; edit changes text files only.".into(),
+        FileKind::Binary(name) => format!(" It is {name}; edit changes text files only."),
+        FileKind::Text | FileKind::Notebook => encoding::hint(bytes),
     }
 }
 
