@@ -108,7 +108,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
         'indus-tool;read' {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File path.')
-            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'First line, 1-based; negative from the end (-20: the last 20).')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'First line (1-based; -20: the last 20).')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many lines (for agents 500 by default, lines cut at 500 characters).')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many lines (for agents 500 by default, lines cut at 500 characters).')
             [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'The last N lines.')

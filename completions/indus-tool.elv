@@ -104,7 +104,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;read'= {
             cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
             cand --path 'File path.'
-            cand --offset 'First line, 1-based; negative from the end (-20: the last 20).'
+            cand --offset 'First line (1-based; -20: the last 20).'
             cand -n 'How many lines (for agents 500 by default, lines cut at 500 characters).'
             cand --limit 'How many lines (for agents 500 by default, lines cut at 500 characters).'
             cand --tail 'The last N lines.'

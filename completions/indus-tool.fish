@@ -125,7 +125,7 @@ complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "man" -d 'Writ
 complete -c indus-tool -n "__fish_indus_tool_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l json -d 'The whole input as a JSON object (\'-\' reads stdin, \'@FILE\' reads a file); flags override its keys' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l path -d 'File path.' -r
-complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d 'First line, 1-based; negative from the end (-20: the last 20).' -r
+complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l offset -d 'First line (1-based; -20: the last 20).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -s n -l limit -d 'How many lines (for agents 500 by default, lines cut at 500 characters).' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l tail -d 'The last N lines.' -r
 complete -c indus-tool -n "__fish_indus_tool_using_subcommand read" -l encoding -d 'Text encoding (latin1, shift_jis, utf-16le…) or auto.' -r

@@ -11,7 +11,7 @@ import type { CallOptions } from "./index.js";
 export interface ReadInput {
   /** File path. */
   path: string;
-  /** First line, 1-based; negative from the end (-20: the last 20). */
+  /** First line (1-based; -20: the last 20). */
   offset?: number;
   /** How many lines (for agents 500 by default, lines cut at 500 characters). */
   limit?: number;
@@ -1116,7 +1116,7 @@ export abstract class ToolMethods {
   protected abstract typedCall<T>(name: string, input: object, options: CallOptions | undefined): Promise<T>;
 
   /**
-   * Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.
+   * Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from. Images, PDFs and notebooks too.
    *
    * @throws {ToolError} when the tool reports an error.
    */

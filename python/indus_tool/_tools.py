@@ -109,7 +109,7 @@ class _ReadInputRequired(TypedDict):
 
 class ReadInput(_ReadInputRequired, total=False):
     offset: int
-    """First line, 1-based; negative from the end (-20: the last 20)."""
+    """First line (1-based; -20: the last 20)."""
     limit: int
     """How many lines (for agents 500 by default, lines cut at 500 characters)."""
     tail: int
@@ -1330,11 +1330,11 @@ class Tools:
         raise NotImplementedError
 
     def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, tail: Optional[int] = None, encoding: Optional[str] = None, pages: Optional[str] = None, maxImageSide: Optional[int] = None, maxImageBytes: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
-        """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.
+        """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from. Images, PDFs and notebooks too.
 
         Args:
             path: File path.
-            offset: First line, 1-based; negative from the end (-20: the last 20).
+            offset: First line (1-based; -20: the last 20).
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
             tail: The last N lines.
             encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.
@@ -1637,11 +1637,11 @@ class AsyncTools:
         raise NotImplementedError
 
     async def read(self, *, path: str, offset: Optional[int] = None, limit: Optional[int] = None, tail: Optional[int] = None, encoding: Optional[str] = None, pages: Optional[str] = None, maxImageSide: Optional[int] = None, maxImageBytes: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> ReadOutput:
-        """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.
+        """Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from. Images, PDFs and notebooks too.
 
         Args:
             path: File path.
-            offset: First line, 1-based; negative from the end (-20: the last 20).
+            offset: First line (1-based; -20: the last 20).
             limit: How many lines (for agents 500 by default, lines cut at 500 characters).
             tail: The last N lines.
             encoding: Text encoding (latin1, shift_jis, utf-16le…) or auto.

@@ -62,7 +62,7 @@ fn read_refuses_bad_windows_and_non_files() {
         ),
         (
             vec!["read", "f.txt", "--offset", "0"],
-            "Invalid \"offset\": expected a positive integer, got the number 0.\n",
+            "Invalid \"offset\": expected a line number (1 is the first line, -1 the last), got the number 0.\n",
         ),
         (
             vec!["read", "f.txt", "--limit", "-1"],

@@ -145,6 +145,8 @@ enum Kind {
     Text,
     PositiveInt,
     NonNegativeInt,
+    /// A line number (read's offset): any integer but 0.
+    Line,
     Bool,
     /// A number of milliseconds (fractions floored, huge values capped).
     Millis,
@@ -192,6 +194,15 @@ fn wrong_values(kind: Kind) -> Vec<(Value, &'static str)> {
             v
         }
         Kind::NonNegativeInt => numbers(),
+        // A line number: negative counts from the end, only 0 is not one.
+        Kind::Line => {
+            let mut v: Vec<_> = numbers()
+                .into_iter()
+                .filter(|(v, _)| *v != json!(-1))
+                .collect();
+            v.push((json!(0), "got the number 0"));
+            v
+        }
         Kind::Bool => vec![
             (json!("yes"), "got the string \"yes\""),
             (json!(1), "got the number 1"),
@@ -233,6 +244,7 @@ fn kind_of(field: &Value, required: bool) -> Option<Kind> {
         "string" => Kind::Text,
         "boolean" => Kind::Bool,
         "integer" if field["minimum"] == 0 => Kind::NonNegativeInt,
+        "integer" if field.get("minimum").is_none() => Kind::Line,
         "integer" => Kind::PositiveInt,
         "number" => Kind::Millis,
         "array" if field["items"]["type"] == "string" => Kind::Strings,

@@ -48,7 +48,7 @@ pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::ReadOnly),
     core: true,
     fields: FIELDS,
-    description: "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from.",
+    description: "Read a file with line numbers (as cat -n), a window at a time; the header gives the offset to continue from. Images, PDFs and notebooks too.",
     ..ToolMeta::new(
         "read",
         "Read file",
@@ -62,7 +62,7 @@ const FIELDS: &[Field] = &[
     Field::new(
         "offset",
         Kind::Line,
-        "First line, 1-based; negative from the end (-20: the last 20).",
+        "First line (1-based; -20: the last 20).",
     ),
     Field::new(
         "limit",
