@@ -44,6 +44,7 @@ mod mcp;
 mod mcp_client;
 mod mcp_peers;
 mod mcp_python;
+#[cfg(feature = "media")]
 mod media;
 mod npm_package;
 mod operator;

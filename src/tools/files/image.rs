@@ -12,8 +12,12 @@
 //! 1568 pixels is scaled down by the API anyway (so sending more only spends
 //! bytes), and 3.75 MiB is what fits its 5 MB limit once base64-encoded.
 
+#[cfg(feature = "media")]
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
-use serde_json::{Value, json};
+use serde_json::Value;
+#[cfg(feature = "media")]
+use serde_json::json;
+#[cfg(feature = "media")]
 use std::io::Cursor;
 
 use crate::kernel::text::thousands;
@@ -43,6 +47,7 @@ pub struct Shown {
     pub record: Value,
 }
 
+#[cfg(feature = "media")]
 fn format_of(mime: &str) -> ImageFormat {
     match mime {
         "image/png" => ImageFormat::Png,
@@ -52,8 +57,25 @@ fn format_of(mime: &str) -> ImageFormat {
     }
 }
 
+/// A build without the `media` feature (the lean build) decodes no image: the
+/// file is named, and the answer says why it is not shown.
+#[cfg(not(feature = "media"))]
+pub fn show(
+    path: &str,
+    bytes: &[u8],
+    mime: &str,
+    sha256: &str,
+    _caps: Caps,
+) -> Result<Shown, String> {
+    Err(format!(
+        "{path}: {mime}, {} bytes, sha256 {sha256}. It is not shown: this indus-tool was built without the media feature, which decodes images (the default build has it).",
+        thousands(bytes.len() as u64)
+    ))
+}
+
 /// The image `bytes` of `path` (sniffed as `mime`) as it will be sent.
 /// Blocking: decoding and encoding run on the caller's thread.
+#[cfg(feature = "media")]
 pub fn show(
     path: &str,
     bytes: &[u8],
@@ -121,6 +143,7 @@ pub fn show(
 
 /// Decode under the limits, fit the long side, encode, and shrink until the
 /// bytes fit: `(bytes, width, height, mime)`.
+#[cfg(feature = "media")]
 fn downscale(
     path: &str,
     bytes: &[u8],
@@ -163,6 +186,7 @@ fn downscale(
     ))
 }
 
+#[cfg(feature = "media")]
 fn encode(image: &DynamicImage, jpeg: bool) -> image::ImageResult<Vec<u8>> {
     let mut out = Cursor::new(Vec::new());
     if jpeg {
@@ -174,7 +198,7 @@ fn encode(image: &DynamicImage, jpeg: bool) -> image::ImageResult<Vec<u8>> {
     Ok(out.into_inner())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "media"))]
 mod tests {
     use super::*;
 

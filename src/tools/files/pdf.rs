@@ -192,7 +192,14 @@ pub fn worker_main(pages: &str) -> std::process::ExitCode {
         println!("{}", json!({"error": format!("cannot read the PDF: {e}")}));
         return std::process::ExitCode::from(1);
     }
-    let answer = match layout::extract_pages(&bytes, pages) {
+    #[cfg(not(feature = "media"))]
+    let extracted: Result<(u32, Vec<(u32, String)>), String> = {
+        let _ = pages;
+        Err("this indus-tool was built without the media feature, which reads PDF text (the default build has it)".into())
+    };
+    #[cfg(feature = "media")]
+    let extracted = layout::extract_pages(&bytes, pages);
+    let answer = match extracted {
         Ok((count, pages)) => json!({
             "pageCount": count,
             "pages": pages.into_iter().map(|(n, text)| json!({"n": n, "text": text})).collect::<Vec<_>>(),
@@ -204,6 +211,7 @@ pub fn worker_main(pages: &str) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+#[cfg(feature = "media")]
 mod layout {
     //! The worker's extraction (see the module doc): pdf-extract's glyphs,
     //! laid out into lines.
