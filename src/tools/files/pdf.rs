@@ -99,6 +99,11 @@ fn worker_program() -> Result<std::path::PathBuf, String> {
 /// The text of `pages` (all when `None`) of the PDF `bytes`, from the worker.
 pub async fn extract(path: &str, bytes: Vec<u8>, pages: Option<&str>) -> Result<Extracted, String> {
     use tokio::io::AsyncWriteExt;
+    if cfg!(not(feature = "media")) {
+        return Err(format!(
+            "{path} is a PDF; this indus-tool was built without the media feature, which reads PDF text (the default build has it)."
+        ));
+    }
     let program = worker_program()?;
     let mut command = tokio::process::Command::new(program);
     command
