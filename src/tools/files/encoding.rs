@@ -74,35 +74,49 @@ fn bom_len(encoding: &'static Encoding, bytes: &[u8]) -> usize {
 }
 
 /// The encoding `choice` gives for `bytes`: the named one, or by BOM, by being
-/// valid UTF-8, or by chardetng's guess.
-pub fn resolve(choice: Choice, bytes: &[u8]) -> (&'static Encoding, &'static str) {
+/// valid UTF-8, or by chardetng's guess; a build without the detector (no
+/// `media` feature) asks for the name instead of guessing.
+pub fn resolve(choice: Choice, bytes: &[u8]) -> Result<(&'static Encoding, &'static str), String> {
     match choice {
-        Choice::Named(e) => (e, "named"),
+        Choice::Named(e) => Ok((e, "named")),
         Choice::Auto => match Encoding::for_bom(bytes) {
-            Some((e, _)) => (e, "bom"),
-            None if std::str::from_utf8(bytes).is_ok() => (UTF_8, "detected"),
-            None => (guess(bytes), "detected"),
+            Some((e, _)) => Ok((e, "bom")),
+            None if std::str::from_utf8(bytes).is_ok() => Ok((UTF_8, "detected")),
+            None => guess(bytes).map(|e| (e, "detected")).ok_or_else(|| {
+                "encoding auto: this indus-tool was built without the media feature, which guesses encodings; name the encoding (latin1, shift_jis, gbk…).".to_string()
+            }),
         },
     }
 }
 
-/// chardetng's guess at the encoding of non-UTF-8 `bytes` (the first 64 KiB).
-pub fn guess(bytes: &[u8]) -> &'static Encoding {
+/// chardetng's guess at the encoding of non-UTF-8 `bytes` (the first 64 KiB),
+/// or the one its byte-order mark names.
+pub fn guess(bytes: &[u8]) -> Option<&'static Encoding> {
     if let Some((e, _)) = Encoding::for_bom(bytes) {
-        return e;
+        return Some(e);
     }
-    let mut detector = chardetng::EncodingDetector::new();
-    detector.feed(&bytes[..bytes.len().min(64 * 1024)], true);
-    detector.guess(None, true)
+    #[cfg(feature = "media")]
+    {
+        let mut detector = chardetng::EncodingDetector::new();
+        detector.feed(&bytes[..bytes.len().min(64 * 1024)], true);
+        Some(detector.guess(None, true))
+    }
+    #[cfg(not(feature = "media"))]
+    None
 }
 
 /// The sentence that names the likely encoding of a file that is not UTF-8 and
 /// how to read it so: `It looks like shift_jis; give --encoding shift_jis (or auto).`
 pub fn hint(bytes: &[u8]) -> String {
-    let name = guess(bytes).name().to_ascii_lowercase();
-    format!(
-        " It looks like {name}; give --encoding {name} (JSON \"encoding\": \"{name}\"), or --encoding auto."
-    )
+    match guess(bytes) {
+        Some(e) => {
+            let name = e.name().to_ascii_lowercase();
+            format!(
+                " It looks like {name}; give --encoding {name} (JSON \"encoding\": \"{name}\"), or --encoding auto."
+            )
+        }
+        None => " Give its encoding with --encoding (latin1, shift_jis, gbk, utf-16le…).".into(),
+    }
 }
 
 /// `bytes` decoded as `encoding`, its BOM set aside. Malformed sequences are
@@ -192,7 +206,7 @@ pub fn encode(text: &str, encoding: &'static Encoding, bom: bool) -> Result<Vec<
 /// its own bytes when encoded again (so the parts an edit does not touch stay
 /// byte-identical).
 pub fn decode_for_edit(path: &str, bytes: &[u8], choice: Choice) -> Result<Decoded, String> {
-    let (encoding, how) = resolve(choice, bytes);
+    let (encoding, how) = resolve(choice, bytes)?;
     let decoded = decode(bytes, encoding, how);
     let name = encoding.name().to_ascii_lowercase();
     if let Some(at) = decoded.malformed {
@@ -296,6 +310,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "media")]
     fn a_guess_names_the_likely_encoding() {
         let sjis = encode(
             "これは日本語の文章です。ファイルの中身。",

@@ -274,7 +274,10 @@ pub async fn encoded(
         Ok(b) => b,
         Err(e) => return ToolResult::failure(e),
     };
-    let (enc, how) = encoding::resolve(choice, &bytes);
+    let (enc, how) = match encoding::resolve(choice, &bytes) {
+        Ok(found) => found,
+        Err(e) => return ToolResult::failure(e),
+    };
     let decoded = encoding::decode(&bytes, enc, how);
     let sha = ctx.record_rows.then(|| sha256_hex(&bytes));
     drop(bytes);

@@ -204,7 +204,7 @@ async fn encode_for_write(
         (encoding::Choice::Named(e), Some(old)) => (e, encoding::decode(old, e, "named").bom),
         (encoding::Choice::Named(e), None) => (e, false),
         (encoding::Choice::Auto, Some(old)) => {
-            let (e, how) = encoding::resolve(choice, old);
+            let (e, how) = encoding::resolve(choice, old)?;
             (e, encoding::decode(old, e, how).bom)
         }
         (encoding::Choice::Auto, None) => {
