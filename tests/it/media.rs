@@ -419,6 +419,12 @@ fn pdf_windows_pages_and_refusals() {
             .ends_with("\tPage 2 of 4")
             || stdout(&out).contains("\tPage 2 of ")
     );
+    // A typo in pages is the field's, said before any worker starts.
+    let out = env.run(&["read", "ls.pdf", "--pages", "3-x"]);
+    assert_eq!(
+        stderr(&out),
+        "pages: \"3-x\" is not a page or range (give 3, 3-5, 1,4-6 or 7-).\n"
+    );
     let out = env.run(&["read", "ls.pdf", "--pages", "99"]);
     assert_eq!(code(&out), 1);
     assert!(
@@ -903,6 +909,23 @@ fn tail_reads_the_end_with_real_line_numbers_and_ignores_planted_marks() {
         "{}",
         stdout(&out)
     );
+    // On an agent's face a tail is not cut by the 500-line window: it ends at
+    // the end, with as many lines as the budget holds.
+    let out = env.run(&["--exact", "read", "big.log", "--tail", "800"]);
+    let text = stdout(&out);
+    assert!(
+        text.ends_with("800001\ttail one\n"),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("of the 800 lines asked fit the output budget"),
+        "{}",
+        text.lines().next().unwrap()
+    );
     // A negative offset is a tail cut by limit.
     assert_eq!(
         stdout(&env.run(&["read", "big.log", "--offset", "-3", "--limit", "1"])),
@@ -944,10 +967,46 @@ fn binary_files_are_refused_by_their_magic_number() {
     env.run(&["read", "real.png"]);
     let out = env.run(&["edit", "real.png", "--old-text", "IHDR", "--new-text", "x"]);
     assert!(
-        stderr(&out).contains("It is an image (image/png)"),
+        stderr(&out).contains("real.png is an image (image/png); edit changes text files only"),
         "{}",
         stderr(&out)
     );
+    // No encoding makes a database text: read and edit refuse it with one too.
+    let out = env.run(&["read", "data.txt", "--encoding", "latin1"]);
+    assert!(
+        stderr(&out).contains("is a SQLite database"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&[
+        "edit",
+        "data.txt",
+        "--old-text",
+        "format",
+        "--new-text",
+        "x",
+        "--encoding",
+        "latin1",
+    ]);
+    assert!(
+        stderr(&out).contains("is a SQLite database"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&[
+        "edit",
+        "data.txt",
+        "--old-text",
+        "format",
+        "--new-text",
+        "x",
+    ]);
+    assert!(
+        stderr(&out).contains("is a SQLite database"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(env.read("data.txt").starts_with(b"SQLite format 3\0"));
     // A text file named .png is text.
     env.write("fake.png", "just text\n");
     assert_eq!(code(&env.run(&["read", "fake.png"])), 0);

@@ -184,6 +184,22 @@ impl EditTool {
     }
 }
 
+/// A file whose magic number names a binary format (an image, a PDF, a
+/// database, an archive) is not edited as text, in any encoding: its bytes
+/// may well decode, and the rewrite would destroy it.
+fn refuse_binary(path: &str, bytes: &[u8]) -> Result<(), String> {
+    use crate::tools::files::sniff::{FileKind, sniff};
+    let what = match sniff(path, bytes) {
+        FileKind::Image(mime) => format!("an image ({mime})"),
+        FileKind::Pdf => "a PDF".to_string(),
+        FileKind::Binary(name) => name.to_string(),
+        FileKind::Text | FileKind::Notebook => return Ok(()),
+    };
+    Err(format!(
+        "{path} is {what}; edit changes text files only, and never rewrites a binary file."
+    ))
+}
+
 /// What follows the refusal of a file that is not UTF-8: what it is, when its
 /// magic number says (an image, a database: no encoding makes it text), or
 /// the encoding it likely is and the flag that edits it.
@@ -325,6 +341,15 @@ async fn check(request: &Request<'_>, ctx: &ToolContext) -> Result<Checked, Stri
                 path = crate::kernel::text::inert(path)
             ));
         }
+    }
+    // What the file is, before the gate: a binary file's refusal is the true
+    // one, read or not.
+    if let Ok((head, _)) = ctx
+        .fs
+        .read_range(&abs, 0, crate::tools::files::sniff::SNIFF_BYTES)
+        .await
+    {
+        refuse_binary(path, &head)?;
     }
     let handle = get_read_state_handle(ctx);
     if let GateOutcome::Refused(message) = enforce_read_gate(ctx, &abs, handle).await {

@@ -86,7 +86,12 @@ pub fn show(
     let format = format_of(mime);
     let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
-        .map_err(|e| format!("{path} is not a readable {mime} image: {e}."))?;
+        .map_err(|e| {
+            format!(
+                "{path} is not a readable {mime} image: {}.",
+                image_error(&e)
+            )
+        })?;
     let pixels = u64::from(width) * u64::from(height);
     let size = format!("{width}×{height}");
     let mut header = format!(
@@ -107,7 +112,7 @@ pub fn show(
     } else {
         let (data, w, h, m) = downscale(path, bytes, format, (width, height), caps)?;
         header.push_str(&format!(
-            " Sent downscaled to {w}×{h} ({m}, {} bytes) to fit the caps of {} pixels on the long side and {} bytes (maxImageSide, maxImageBytes).",
+            " Sent downscaled to {w}×{h} ({m}, {} bytes) to fit maxImageSide {} and maxImageBytes {}.",
             thousands(data.len() as u64),
             thousands(caps.max_side),
             thousands(caps.max_bytes)
@@ -115,7 +120,9 @@ pub fn show(
         (data, m.to_string(), w, h)
     };
     if mime == "image/gif" && fits {
-        header.push_str(" An animated GIF is sent as it is; clients may show its first frame.");
+        header.push_str(
+            " A GIF is sent as it is; of an animated one, clients may show the first frame only.",
+        );
     }
     let record = json!({
         "path": path,
@@ -157,9 +164,12 @@ fn downscale(
     limits.max_image_height = Some(height);
     limits.max_alloc = Some(MAX_DECODE_BYTES);
     reader.limits(limits);
-    let image = reader
-        .decode()
-        .map_err(|e| format!("{path} could not be decoded to downscale it: {e}."))?;
+    let image = reader.decode().map_err(|e| {
+        format!(
+            "{path} could not be decoded to downscale it: {}.",
+            image_error(&e)
+        )
+    })?;
     let long = u64::from(width.max(height));
     let mut side = caps.max_side.min(long).max(1) as f64;
     let jpeg = format == ImageFormat::Jpeg;
@@ -186,6 +196,21 @@ fn downscale(
     ))
 }
 
+/// A decoder's error in words a person can act on (its Display names internal
+/// structures: `ChunkType { type: real, … }`).
+#[cfg(feature = "media")]
+fn image_error(e: &image::ImageError) -> &'static str {
+    match e {
+        image::ImageError::Decoding(_) => "its data is malformed or cut short",
+        image::ImageError::Limits(_) => {
+            "decoding it would take more memory than read allows (512 MiB)"
+        }
+        image::ImageError::Unsupported(_) => "it uses a feature this decoder does not support",
+        image::ImageError::IoError(_) => "it ends before its data does (truncated)",
+        _ => "the decoder refused it",
+    }
+}
+
 #[cfg(feature = "media")]
 fn encode(image: &DynamicImage, jpeg: bool) -> image::ImageResult<Vec<u8>> {
     let mut out = Cursor::new(Vec::new());
@@ -198,7 +223,8 @@ fn encode(image: &DynamicImage, jpeg: bool) -> image::ImageResult<Vec<u8>> {
     Ok(out.into_inner())
 }
 
-#[cfg(all(test, feature = "media"))]
+#[cfg(feature = "media")]
+#[cfg(test)]
 mod tests {
     use super::*;
 

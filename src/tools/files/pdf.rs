@@ -43,33 +43,38 @@ pub struct Extracted {
     pub pages: Vec<(u32, String)>,
 }
 
-/// A `pages` value (`3`, `3-5`, `1,4-6`, `7-`) as a sorted set of page
-/// numbers within `count`; an error names what was wrong.
-pub fn parse_pages(spec: &str, count: u32) -> Result<Vec<u32>, String> {
-    let mut pages = Vec::new();
+/// A `pages` value (`3`, `3-5`, `1,4-6`, `7-`) as its ranges, each `(first,
+/// last)` with `None` for an open end; an error names what was wrong. Read
+/// before any worker starts, so a typo costs nothing.
+pub fn page_ranges(spec: &str) -> Result<Vec<(u32, Option<u32>)>, String> {
+    let mut ranges = Vec::new();
     for part in spec.split(',').map(str::trim) {
         let bad = || format!("pages: {part:?} is not a page or range (give 3, 3-5, 1,4-6 or 7-).");
+        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| bad());
         let (a, b) = match part.split_once('-') {
-            Some((a, "")) => (a.trim().parse::<u32>().map_err(|_| bad())?, count),
-            Some((a, b)) => (
-                a.trim().parse::<u32>().map_err(|_| bad())?,
-                b.trim().parse::<u32>().map_err(|_| bad())?,
-            ),
-            None => {
-                let n = part.parse::<u32>().map_err(|_| bad())?;
-                (n, n)
-            }
+            Some((a, "")) => (num(a)?, None),
+            Some((a, b)) => (num(a)?, Some(num(b)?)),
+            None => (num(part)?, Some(num(part)?)),
         };
-        if a == 0 || b < a {
+        if a == 0 || b.is_some_and(|b| b < a) {
             return Err(bad());
         }
+        ranges.push((a, b));
+    }
+    Ok(ranges)
+}
+
+/// A `pages` value as a sorted set of page numbers within `count`.
+pub fn parse_pages(spec: &str, count: u32) -> Result<Vec<u32>, String> {
+    let mut pages = Vec::new();
+    for (a, b) in page_ranges(spec)? {
         if a > count {
             return Err(format!(
                 "pages: page {a} is past the end; the PDF has {count} page{}.",
                 if count == 1 { "" } else { "s" }
             ));
         }
-        pages.extend(a..=b.min(count));
+        pages.extend(a..=b.unwrap_or(count).min(count));
     }
     pages.sort_unstable();
     pages.dedup();
@@ -144,13 +149,16 @@ pub async fn extract(path: &str, bytes: Vec<u8>, pages: Option<&str>) -> Result<
     };
     let answer: Option<Value> = serde_json::from_slice(&output.stdout).ok();
     match answer {
-        Some(v) if v.get("error").is_some() => Err(format!(
-            "{path} is not a PDF whose text can be read: {}.",
-            v["error"]
-                .as_str()
-                .unwrap_or("unknown error")
-                .trim_end_matches('.')
-        )),
+        Some(v) if v.get("error").is_some() => {
+            let error = v["error"].as_str().unwrap_or("unknown error");
+            match error.starts_with("pages:") {
+                true => Err(error.to_string()),
+                false => Err(format!(
+                    "{path} is not a PDF whose text can be read: {}.",
+                    error.trim_end_matches('.')
+                )),
+            }
+        }
         Some(v) => Ok(Extracted {
             page_count: v["pageCount"].as_u64().unwrap_or(0) as u32,
             pages: v["pages"]

@@ -125,7 +125,7 @@ impl Tool for ReadTool {
             FileKind::Notebook if ask.encoding.is_none() => {
                 return read_kinds::notebook(ctx, &ask, size).await;
             }
-            FileKind::Binary(name) if ask.encoding.is_none() => {
+            FileKind::Binary(name) => {
                 return ToolResult::failure(format!(
                     "{} is {name} ({}); read shows text, images (PNG, JPEG, GIF, WebP), PDF text and notebooks, and does not decode other binary files.",
                     crate::kernel::text::inert(ask.path),

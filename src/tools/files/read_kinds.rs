@@ -124,6 +124,12 @@ pub async fn pdf(ctx: &ToolContext, ask: &Ask<'_>, size: u64) -> ToolResult {
         Err(e) => return ToolResult::failure(e),
     };
     let m = extracted.page_count;
+    if m == 0 {
+        return ToolResult::failure(format!(
+            "{} has no pages that can be found (its page tree is empty, or loops); pdftotext (poppler) may read it.",
+            ask.path
+        ));
+    }
     let mut text = String::new();
     let mut empty_pages = Vec::new();
     for (n, page) in &extracted.pages {
@@ -232,11 +238,19 @@ pub async fn notebook(ctx: &ToolContext, ask: &Ask<'_>, size: u64) -> ToolResult
     for output in in_window.iter().take(NOTEBOOK_MAX_IMAGES) {
         use base64::Engine as _;
         let Ok(raw) = base64::engine::general_purpose::STANDARD.decode(&output.data) else {
+            doc.notice.push_str(&format!(
+                " The image output on line {} is not sent: its base64 does not decode.",
+                output.line
+            ));
             continue;
         };
         let label = format!("{}:{}", ask.path, output.line);
-        if let Ok(shown) = image::show(&label, &raw, &output.mime, &sha256_hex(&raw), ask.caps) {
-            doc.images.push(shown.block);
+        match image::show(&label, &raw, &output.mime, &sha256_hex(&raw), ask.caps) {
+            Ok(shown) => doc.images.push(shown.block),
+            Err(e) => doc.notice.push_str(&format!(
+                " The image output on line {} is not sent: {e}",
+                output.line
+            )),
         }
     }
     if in_window.len() > NOTEBOOK_MAX_IMAGES {
@@ -284,7 +298,11 @@ pub async fn encoded(
     let name = enc.name().to_ascii_lowercase();
     let mut notice = format!(
         " Decoded from {name}{}{}; edit and write keep it (give them encoding too).",
-        if how == "named" { "" } else { " (detected)" },
+        match how {
+            "named" => "",
+            "bom" => " (by its byte-order mark)",
+            _ => " (detected)",
+        },
         if decoded.bom {
             " with its byte-order mark"
         } else {
@@ -319,7 +337,14 @@ pub async fn encoded(
 /// the end, numbered by a count of the lines before them (see
 /// `state::line_marks` for how a large file's count is kept).
 pub async fn tail(ctx: &ToolContext, ask: &Ask<'_>, size: u64, n: u64) -> ToolResult {
-    let start = match tail_start(ctx, &ask.abs, size, n).await {
+    // A tail must show the end: without a limit, as many of the last lines
+    // as the budget holds. With one (a negative offset and a limit), the
+    // window starts where asked and the budget cuts it as any window.
+    let room = match ask.limit {
+        Some(_) => u64::MAX,
+        None => (ctx.budget.max_bytes.saturating_sub(1024) as u64) * 9 / 10,
+    };
+    let (start, fitting) = match tail_start(ctx, &ask.abs, size, n, room).await {
         Ok(s) => s,
         Err(e) => return ToolResult::failure(scan_error(ask.path, &e)),
     };
@@ -347,7 +372,7 @@ pub async fn tail(ctx: &ToolContext, ask: &Ask<'_>, size: u64, n: u64) -> ToolRe
     let mut window = ask.window(ctx, false);
     window.base = before + 1;
     window.offset = before + 1;
-    window.limit = ask.limit.or(Some(n)).map(|l| l.min(n));
+    window.limit = ask.limit.or(Some(fitting)).map(|l| l.min(n));
     let cancel = ctx.cancel.clone();
     let scanned =
         blocking(move || scan(Box::new(std::io::Cursor::new(bytes)), window, &cancel)).await;
@@ -366,19 +391,33 @@ pub async fn tail(ctx: &ToolContext, ask: &Ask<'_>, size: u64, n: u64) -> ToolRe
         offset: before + 1,
         ..ask.clone()
     };
-    let doc = Doc {
+    let mut doc = Doc {
         file: Some((None, size)),
         ..Doc::default()
     };
+    if fitting < n && ask.limit.is_none() && before > 0 {
+        doc.notice = format!(" The last {fitting} of the {n} lines asked fit the output budget.");
+    }
     answer_window(ctx, &ask, scan, doc).await
 }
 
-/// The byte offset where the last `n` lines of the file begin (a final line
-/// ending is not a line of its own).
-async fn tail_start(ctx: &ToolContext, abs: &str, size: u64, n: u64) -> std::io::Result<u64> {
+/// Where the last `n` lines of the file begin (a final line ending is not a
+/// line of its own), and how many lines that is: fewer than `n` when their
+/// bytes, with a gutter each, would pass `room`, since a tail must show the
+/// end (the last line is kept even alone; the budget then cuts it).
+async fn tail_start(
+    ctx: &ToolContext,
+    abs: &str,
+    size: u64,
+    n: u64,
+    room: u64,
+) -> std::io::Result<(u64, u64)> {
     let mut end = size;
     let mut seen = 0u64;
     let mut first = true;
+    let fits = |start: u64, lines: u64| (size - start) + lines * 8 <= room;
+    // The start of the earliest line taken so far.
+    let mut taken = size;
     while end > 0 {
         let from = end.saturating_sub(TAIL_CHUNK as u64);
         let (chunk, _) = ctx.fs.read_range(abs, from, (end - from) as usize).await?;
@@ -390,9 +429,16 @@ async fn tail_start(ctx: &ToolContext, abs: &str, size: u64, n: u64) -> std::io:
             }
         }
         for at in memchr::memrchr_iter(b'\n', slice) {
+            let start = from + at as u64 + 1;
+            if seen >= 1 && !fits(start, seen + 1) {
+                // The line starting at `start` would not fit: the tail is the
+                // `seen` lines after it.
+                return Ok((taken, seen));
+            }
             seen += 1;
+            taken = start;
             if seen == n {
-                return Ok(from + at as u64 + 1);
+                return Ok((start, seen));
             }
         }
         end = from;
@@ -403,7 +449,11 @@ async fn tail_start(ctx: &ToolContext, abs: &str, size: u64, n: u64) -> std::io:
             ));
         }
     }
-    Ok(0)
+    // The file's first line is the last one reached.
+    match seen >= 1 && !fits(0, seen + 1) {
+        true => Ok((taken, seen)),
+        false => Ok((0, seen + 1)),
+    }
 }
 
 /// The lines before byte `offset` (a line start): counted, from the file's

@@ -532,9 +532,15 @@ impl<'a> Ask<'a> {
                 .unwrap_or(DEFAULT_MAX_BYTES),
         };
         let abs = ctx.confine(path)?;
-        // An agent gets a window sized for its context unless it asked for one.
+        if let Some(spec) = pages {
+            // The syntax now, before any worker starts; the count is the PDF's.
+            crate::tools::files::pdf::page_ranges(spec)?;
+        }
+        // An agent gets a window sized for its context unless it asked for one
+        // (a tail is its own window: the last N lines, cut by the budget).
         let (limit, width) = match ctx.agent_face {
-            true => (limit.or(Some(AGENT_WINDOW)), Some(AGENT_LINE_WIDTH)),
+            true if tail.is_none() => (limit.or(Some(AGENT_WINDOW)), Some(AGENT_LINE_WIDTH)),
+            true => (limit, Some(AGENT_LINE_WIDTH)),
             false => (limit, None),
         };
         Ok(Ask {
