@@ -30,11 +30,70 @@ export interface ReadInput {
 /**
  * The `output` of a successful `read` call.
  *
- * The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash; or, for an image, what the image is and what was sent.
+ * The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash. An image's record has the same keys (no lines shown: endLine 0, lines empty) and adds kind "image", mimeType, width, height, downscaled and sent.
  */
-export type ReadOutput = unknown | {
-  kind: "image";
-};
+export interface ReadOutput {
+  /** The path as given. */
+  path: string;
+  /** First line shown (1-based). */
+  startLine: number;
+  /** Last line shown; startLine - 1 when none is (an empty file). */
+  endLine: number;
+  /** Lines in the file (a last line without a newline counts). */
+  totalLines: number;
+  /** Lines after endLine. */
+  remainingLines: number;
+  /** The offset that shows the next window; null at the end of the file. */
+  nextOffset: number | null;
+  /** SHA-256 (lower-case hex) of the whole file's bytes: the value edit's expectSha256 accepts; null for a file over 128 MiB, which edit does not change, and for a tail (read from the end, the file is not read whole). */
+  sha256: string | null;
+  /** The file's size in bytes. */
+  bytes: number;
+  /** The width in characters at which shown lines are cut (agents' faces), or null when lines are not cut at a width. */
+  lineWidth: number | null;
+  /** Every shown line that was cut (at lineWidth, or by the output budget), with the characters not shown. */
+  cutLines: {
+    line: number;
+    cutChars: number;
+  }[];
+  /** The window ended before limit (or the end of the file) to fit the output budget. */
+  stoppedAtBudget: boolean;
+  /** The file is not valid UTF-8; bad bytes are shown as U+FFFD. */
+  invalidUtf8: boolean;
+  /** The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept). */
+  lines: string[];
+  /** What the file was read as; absent for a plain UTF-8 text file. */
+  kind?: "text" | "pdf" | "notebook" | "image";
+  /** The encoding a legacy text file was decoded from. */
+  encoding?: {
+    name: string;
+    bom: boolean;
+    chosen: "named" | "bom" | "detected";
+  };
+  /** A PDF's pages. */
+  pageCount?: number;
+  /** The PDF pages whose text was rendered (pages). */
+  pages?: number[];
+  /** Rendered PDF pages with no text layer (scanned pages?). */
+  pagesWithoutText?: number[];
+  /** A notebook's cells. */
+  cells?: number;
+  /** Image blocks sent with a notebook's window. */
+  images?: number;
+  /** An image's type, from its magic number. */
+  mimeType?: string;
+  width?: number;
+  height?: number;
+  /** The image sent is a smaller copy (see sent). */
+  downscaled?: boolean;
+  /** The image as sent in the image block. */
+  sent?: {
+    mimeType: string;
+    width: number;
+    height: number;
+    bytes: number;
+  };
+}
 
 // ls
 

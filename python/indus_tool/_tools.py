@@ -146,9 +146,7 @@ class ReadOutputSent(TypedDict):
     bytes: int
 
 
-class ReadOutput(TypedDict, total=False):
-    """The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash; or, for an image, what the image is and what was sent."""
-
+class _ReadOutputRequired(TypedDict):
     path: str
     """The path as given."""
     startLine: int
@@ -175,6 +173,11 @@ class ReadOutput(TypedDict, total=False):
     """The file is not valid UTF-8; bad bytes are shown as U+FFFD."""
     lines: List[str]
     """The shown lines' text, without numbers or line ends (a CR of a CRLF line is kept)."""
+
+
+class ReadOutput(_ReadOutputRequired, total=False):
+    """The window of a file that was shown as text (a text file, a PDF's text layer, a notebook's cells, a legacy encoding decoded) and the whole file's hash. An image's record has the same keys (no lines shown: endLine 0, lines empty) and adds kind "image", mimeType, width, height, downscaled and sent."""
+
     kind: Literal["text", "pdf", "notebook", "image"]
     """What the file was read as; absent for a plain UTF-8 text file."""
     encoding: ReadOutputEncoding

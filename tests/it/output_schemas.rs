@@ -366,7 +366,7 @@ fn describe_prints_the_output_schema_beside_the_parameters() {
         ["name", "description", "parameters", "outputSchema"]
     );
     assert!(
-        described["outputSchema"]["anyOf"][0]["required"]
+        described["outputSchema"]["required"]
             .as_array()
             .unwrap()
             .contains(&json!("nextOffset"))

@@ -84,7 +84,8 @@ async def openai_agents(binary, cwd):
         # required there, none nullable), so it fills the ones it does not mean.
         answers["edit"] = await answer(call("edit", EDIT))
         strict = {"path": "strict.txt", "oldText": "x", "newText": "y",
-                  "replaceAll": False, "edits": [], "expectSha256": "", "diagnose": False}
+                  "replaceAll": False, "edits": [], "expectSha256": "", "diagnose": False,
+                  "encoding": "", "cell": "", "cellAction": "replace", "cellType": "code"}
         assert set(strict) == set(by_name["edit"].params_json_schema["required"])
         await answer(call("read", {"path": "strict.txt", "offset": 1, "limit": 500}))
         answers["strict_edit"] = await answer(call("edit", strict))

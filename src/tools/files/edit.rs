@@ -280,7 +280,12 @@ fn parse(input: &Value) -> Result<Request<'_>, String> {
     let encoding = encoding::parse_choice(args.opt_str("encoding")?)?;
     let cell = match args.opt_filled_str("cell")? {
         None => {
-            if args.opt_filled_str("cellAction")?.is_some() {
+            // "replace" is the default a strict caller fills in; the others
+            // act on a cell.
+            if matches!(
+                args.opt_filled_str("cellAction")?,
+                Some("insert" | "delete")
+            ) {
                 return Err("cellAction needs cell: the id or number of the notebook cell.".into());
             }
             None

@@ -124,8 +124,20 @@ pub fn show(
             " A GIF is sent as it is; of an animated one, clients may show the first frame only.",
         );
     }
+    // The text record's keys too, with no line shown, so that one schema
+    // (and one type in the typed clients) describes every read.
     let record = json!({
         "path": path,
+        "startLine": 1,
+        "endLine": 0,
+        "totalLines": 0,
+        "remainingLines": 0,
+        "nextOffset": null,
+        "lineWidth": null,
+        "cutLines": [],
+        "stoppedAtBudget": false,
+        "invalidUtf8": false,
+        "lines": [],
         "kind": "image",
         "mimeType": mime,
         "width": width,

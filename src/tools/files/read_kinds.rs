@@ -39,17 +39,28 @@ async fn whole(
 ) -> Result<Vec<u8>, String> {
     if size > cap {
         return Err(format!(
-            "{} is {} ({}); read shows {what} of up to {}.",
+            "{} is {what} of {}; read shows {what} of up to {}.",
             ask.path,
-            what,
             plural(size, "byte", "bytes"),
             plural(cap, "byte", "bytes")
         ));
     }
-    ctx.fs
-        .read_bytes(&ask.abs)
+    // One byte past the cap tells a file that grew since it was measured,
+    // without reading it all.
+    let (bytes, len) = ctx
+        .fs
+        .read_range(&ask.abs, 0, cap as usize + 1)
         .await
-        .map_err(|e| format!("Cannot read {}: {e}", crate::kernel::text::inert(ask.path)))
+        .map_err(|e| format!("Cannot read {}: {e}", crate::kernel::text::inert(ask.path)))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!(
+            "{} is {what} of {}; read shows {what} of up to {}.",
+            ask.path,
+            plural(len, "byte", "bytes"),
+            plural(cap, "byte", "bytes")
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Scan `text` (a rendering or a decoding) as a file of its own.
