@@ -91,10 +91,10 @@ const FIELDS: &[Field] = &[
     ),
     Field::new(
         "encoding",
-        Kind::Name,
+        Kind::Text,
         "The file's encoding, or auto; kept.",
     ),
-    Field::new("cell", Kind::Name, "Notebook cell id or number."),
+    Field::new("cell", Kind::Text, "Notebook cell id or number."),
     Field::new(
         "cellAction",
         Kind::Enum(&["replace", "insert", "delete"]),

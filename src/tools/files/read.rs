@@ -72,10 +72,10 @@ const FIELDS: &[Field] = &[
     Field::new("tail", Kind::Int { min: 1, max: None }, "The last N lines."),
     Field::new(
         "encoding",
-        Kind::Name,
+        Kind::Text,
         "Text encoding (latin1, shift_jis, utf-16le…) or auto.",
     ),
-    Field::new("pages", Kind::Name, "PDF pages (3-5)."),
+    Field::new("pages", Kind::Text, "PDF pages (3-5)."),
     Field::new(
         "maxImageSide",
         Kind::Int { min: 1, max: None },

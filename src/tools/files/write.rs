@@ -48,7 +48,7 @@ const FIELDS: &[Field] = &[
     Field::new("content", Kind::Text, "The whole new content."),
     Field::new(
         "encoding",
-        Kind::Name,
+        Kind::Text,
         "Encoding to write; auto keeps the file's.",
     ),
     crate::tools::code::diagnose::DIAGNOSE_FIELD,
