@@ -972,40 +972,35 @@ fn binary_files_are_refused_by_their_magic_number() {
         stderr(&out)
     );
     // No encoding makes a database text: read and edit refuse it with one too.
-    let out = env.run(&["read", "data.txt", "--encoding", "latin1"]);
-    assert!(
-        stderr(&out).contains("is a SQLite database"),
-        "{}",
-        stderr(&out)
-    );
-    let out = env.run(&[
-        "edit",
-        "data.txt",
-        "--old-text",
-        "format",
-        "--new-text",
-        "x",
-        "--encoding",
-        "latin1",
-    ]);
-    assert!(
-        stderr(&out).contains("is a SQLite database"),
-        "{}",
-        stderr(&out)
-    );
-    let out = env.run(&[
-        "edit",
-        "data.txt",
-        "--old-text",
-        "format",
-        "--new-text",
-        "x",
-    ]);
-    assert!(
-        stderr(&out).contains("is a SQLite database"),
-        "{}",
-        stderr(&out)
-    );
+    let refusals: [&[&str]; 3] = [
+        &["read", "data.txt", "--encoding", "latin1"],
+        &[
+            "edit",
+            "data.txt",
+            "--old-text",
+            "format",
+            "--new-text",
+            "x",
+            "--encoding",
+            "latin1",
+        ],
+        &[
+            "edit",
+            "data.txt",
+            "--old-text",
+            "format",
+            "--new-text",
+            "x",
+        ],
+    ];
+    for args in refusals {
+        let out = env.run(args);
+        assert!(
+            stderr(&out).contains("is a SQLite database"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
     assert!(env.read("data.txt").starts_with(b"SQLite format 3\0"));
     // A text file named .png is text.
     env.write("fake.png", "just text\n");
