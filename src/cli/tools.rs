@@ -309,6 +309,12 @@ const GREP: ToolRow = ToolRow {
             "Print only the paths of files with a match, one per line (rg -l)",
         ),
         flag(
+            Some('U'),
+            "multiline",
+            Effect::Set("multiline", "true"),
+            "Let a match span lines; each line of it is a row (rg -U)",
+        ),
+        flag(
             Some('c'),
             "count",
             Effect::Set("outputMode", "\"count\""),

@@ -141,6 +141,8 @@ pub struct MatchOptions {
     pub word: bool,
     /// rg `-S`: case-insensitive unless the pattern holds an uppercase literal.
     pub smart_case: bool,
+    /// rg `-U`: no line terminator is forbidden, so a match may span lines.
+    pub multiline: bool,
 }
 
 /// [`compile`] with rg's `-w` and `-S`.
@@ -158,7 +160,7 @@ pub fn compile_with(source: &str, options: MatchOptions) -> Result<RegexMatcher,
         .octal(false)
         .word(options.word)
         .case_smart(options.smart_case)
-        .line_terminator(Some(b'\n'))
+        .line_terminator((!options.multiline).then_some(b'\n'))
         .build(source)
         .map_err(|e| fail(&e))
 }
@@ -260,6 +262,19 @@ pub struct Shape {
     pub invert: bool,
     pub max_count: Option<u64>,
     pub mode: OutputMode,
+    /// rg `-U`: the file is searched whole and a match may span lines.
+    pub multiline: bool,
+}
+
+/// The lines of one match as the searcher reports it: the line itself, or with
+/// `multiline` each line the match spans (rg -U prints each as a row).
+fn match_lines(bytes: &[u8], multiline: bool) -> impl Iterator<Item = &[u8]> {
+    let body = if multiline {
+        bytes.strip_suffix(b"\n").unwrap_or(bytes)
+    } else {
+        bytes
+    };
+    body.split(move |b| multiline && *b == b'\n')
 }
 
 /// A matched or context line as shown: terminator dropped, invalid UTF-8 replaced,
@@ -298,6 +313,9 @@ fn push_display_line(out: &mut String, raw: &[u8], max_chars: usize) {
 struct Line {
     number: u64,
     is_match: bool,
+    /// The first line of a match (every match line unless multiline): what the
+    /// limit, the offset and the counts count.
+    starts: bool,
     text: String,
 }
 
@@ -331,6 +349,7 @@ struct Collect<'a> {
     total: u64,
     stored: usize,
     last_match: u64,
+    multiline: bool,
     lines: &'a mut Vec<Line>,
 }
 
@@ -340,14 +359,18 @@ impl Sink for Collect<'_> {
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
         self.total += 1;
         if self.store && self.stored < self.limit {
-            let number = m.line_number().unwrap_or(0);
-            self.lines.push(Line {
-                number,
-                is_match: true,
-                text: display_line(m.bytes(), self.line_chars),
-            });
+            let first = m.line_number().unwrap_or(0);
+            for (i, raw) in match_lines(m.bytes(), self.multiline).enumerate() {
+                let number = first + i as u64;
+                self.lines.push(Line {
+                    number,
+                    is_match: true,
+                    starts: i == 0,
+                    text: display_line(raw, self.line_chars),
+                });
+                self.last_match = number;
+            }
             self.stored += 1;
-            self.last_match = number;
         }
         Ok(true)
     }
@@ -364,6 +387,7 @@ impl Sink for Collect<'_> {
             self.lines.push(Line {
                 number,
                 is_match: false,
+                starts: false,
                 text: display_line(c.bytes(), self.line_chars),
             });
         }
@@ -415,6 +439,7 @@ fn searcher_for(shape: Shape) -> Searcher {
         .after_context(shape.after)
         .invert_match(shape.invert)
         .max_matches(shape.max_count)
+        .multi_line(shape.multiline)
         .binary_detection(BinaryDetection::none())
         .build()
 }
@@ -456,6 +481,7 @@ impl Shared {
             total: 0,
             stored: 0,
             last_match: 0,
+            multiline: self.shape.multiline,
             lines: &mut lines,
         };
         if let Err(e) = search(&mut sink) {
@@ -647,13 +673,15 @@ struct FileRows {
     /// for the caller.
     direct: Option<Arc<dyn RowSink>>,
     matches: u64,
+    multiline: bool,
 }
 
 /// How much of a file named outright is held before it is written out.
 const DIRECT_CHUNK: usize = 64 * 1024;
 
 impl FileRows {
-    fn write(&mut self, number: u64, is_match: bool, bytes: &[u8]) -> io::Result<bool> {
+    /// One row (a match's lines are counted as one match by the caller).
+    fn write_line(&mut self, number: u64, is_match: bool, bytes: &[u8]) -> io::Result<()> {
         let apart = match self.last {
             Some(last) => last.wrapping_add(1) != number,
             None => self.lead,
@@ -671,14 +699,13 @@ impl FileRows {
         push_display_line(&mut self.rows, bytes, self.line_chars);
         self.rows.push('\n');
         self.last = Some(number);
-        self.matches += u64::from(is_match);
         if let Some(sink) = &self.direct
             && self.rows.len() >= DIRECT_CHUNK
         {
             sink.rows(&self.rows)?;
             self.rows.clear();
         }
-        Ok(true)
+        Ok(())
     }
 }
 
@@ -709,6 +736,7 @@ async fn file_rows(
             rows: String::new(),
             direct,
             matches: 0,
+            multiline: shape.multiline,
         };
         let stream = Cancellable {
             inner: reader,
@@ -724,11 +752,17 @@ impl Sink for FileRows {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        self.write(m.line_number().unwrap_or(0), true, m.bytes())
+        let first = m.line_number().unwrap_or(0);
+        for (i, raw) in match_lines(m.bytes(), self.multiline).enumerate() {
+            self.write_line(first + i as u64, true, raw)?;
+        }
+        self.matches += 1;
+        Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
-        self.write(c.line_number().unwrap_or(0), false, c.bytes())
+        self.write_line(c.line_number().unwrap_or(0), false, c.bytes())?;
+        Ok(true)
     }
 }
 
@@ -814,6 +848,8 @@ struct Query {
     filters: Filters,
     shape: Shape,
     limit: usize,
+    /// Matches (or files) passed over before the rows shown: paging.
+    offset: usize,
     /// Characters of a line shown before it is cut.
     line_chars: usize,
     gitignore: bool,
@@ -869,8 +905,11 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
     let options = MatchOptions {
         word: args.opt_bool("wordRegexp")?.unwrap_or(false),
         smart_case: args.opt_bool("smartCase")?.unwrap_or(false),
+        multiline: args.opt_bool("multiline")?.unwrap_or(false),
     };
     let max_count = args.opt_positive_int("maxCount")?;
+    let multiline = args.opt_bool("multiline")?.unwrap_or(false);
+    let offset = args.opt_non_negative_int("offset")?.unwrap_or(0);
     let mode = match args.opt_enum("outputMode", &["content", "files", "count"])? {
         Some("files") => OutputMode::Files,
         Some("count") => OutputMode::Count,
@@ -908,8 +947,10 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
             invert,
             max_count,
             mode,
+            multiline,
         },
         limit,
+        offset: usize::try_from(offset).unwrap_or(usize::MAX),
         line_chars: if unbounded {
             usize::MAX
         } else {
@@ -933,57 +974,62 @@ struct Totals {
     pruned: u64,
 }
 
-/// The rows: matches as `PATH:LINE: TEXT`, context as `PATH-LINE- TEXT`, `--`
-/// between groups that are not adjacent, one text row each; beside them the same
-/// lines as records (`{path, line, text, kind}`, `kind` `match` or `context`).
-/// In the files mode a row is a file's path (record `{path}`), in the count mode
-/// `PATH:N` (record `{path, count}`). Files come root by root, in the order the
-/// roots were given, each root's in path order. Returns the rows, the records and
-/// how many of the limit they used (matches shown, or files shown).
-/// The rows of the text, and (when `with_records`, see `ToolContext::record_rows`)
-/// the same rows as the record's.
+/// The rows: matches as `PATH:LINE: TEXT` (each line of a multiline match),
+/// context as `PATH-LINE- TEXT`, `--` between groups that are not adjacent, one
+/// text row each; beside them the same lines as records (`{path, line, text,
+/// kind}`, `kind` `match` or `context`). In the files mode a row is a file's
+/// path (record `{path}`), in the count mode `PATH:N` (record `{path, count}`).
+/// Files come root by root, in the order the roots were given, each root's in
+/// path order; the first `page.offset` matches (or files) are passed over.
+/// Returns the rows, the records (when `with_records`, see
+/// `ToolContext::record_rows`), whether each record starts a match, and how
+/// many of the limit they used (matches shown, or files shown).
 fn render(
     roots: &[(Option<String>, Vec<FileHits>)],
-    limit: usize,
+    page: Page,
     shape: Shape,
     with_records: bool,
-) -> (Vec<String>, Vec<Value>, usize) {
+) -> Rendered {
     let files = roots
         .iter()
         .flat_map(|(root, files)| files.iter().map(move |f| (root.as_deref(), f)));
-    let mut rows = Vec::new();
-    let mut records = Vec::new();
+    let mut out = Rendered::default();
     if shape.mode != OutputMode::Content {
-        for (root, file) in files.take(limit) {
+        for (root, file) in files.skip(page.offset).take(page.limit) {
             let shown_path = display_path(root, &file.path);
             if shape.mode == OutputMode::Files {
                 if with_records {
-                    records.push(json!({ "path": shown_path }));
+                    out.records.push(json!({ "path": shown_path }));
                 }
-                rows.push(inert(&shown_path).into_owned());
+                out.rows.push(inert(&shown_path).into_owned());
             } else {
-                rows.push(format!("{}:{}", inert(&shown_path), file.count));
+                out.rows
+                    .push(format!("{}:{}", inert(&shown_path), file.count));
                 if with_records {
-                    records.push(json!({ "path": shown_path, "count": file.count }));
+                    out.records
+                        .push(json!({ "path": shown_path, "count": file.count }));
                 }
             }
+            out.starts.push(true);
         }
-        let shown = rows.len();
-        return (rows, records, shown);
+        out.shown = out.rows.len();
+        return out;
     }
     let separators = shape.before > 0 || shape.after > 0;
-    let mut shown = 0usize;
+    let mut skip = page.offset;
     let mut last_match = 0u64;
     let mut previous: Option<(usize, u64)> = None;
     'files: for (index, (root, file)) in files.enumerate() {
         let shown_path = display_path(root, &file.path);
         let text_path = inert(&shown_path);
-        for line in &file.lines {
-            if shown == limit {
-                // Past the limit only the trailing context of the last match shows.
-                let trailing = !line.is_match
+        let from = past_offset(&file.lines, &mut skip, shape.before);
+        for line in &file.lines[from..] {
+            if out.shown == page.limit {
+                // Past the limit only the rest of the last match and its trailing
+                // context show.
+                let trailing = !line.starts
                     && previous == Some((index, line.number.wrapping_sub(1)))
-                    && line.number <= last_match.saturating_add(shape.after as u64);
+                    && (line.is_match || line.number <= last_match.saturating_add(shape.after as u64));
                 if !trailing {
                     break 'files;
                 }
@@ -992,29 +1038,73 @@ fn render(
                 && let Some((pi, pn)) = previous
                 && (pi != index || pn.wrapping_add(1) != line.number)
             {
-                rows.push("--".to_string());
+                out.rows.push("--".to_string());
             }
             let sep = if line.is_match { ':' } else { '-' };
-            rows.push(format!(
+            out.rows.push(format!(
                 "{text_path}{sep}{}{sep} {}",
                 line.number, line.text
             ));
             if with_records {
-                records.push(json!({
+                out.records.push(json!({
                     "path": shown_path,
                     "line": line.number,
                     "text": line.text,
                     "kind": if line.is_match { "match" } else { "context" },
                 }));
+                out.starts.push(line.starts);
             }
             if line.is_match {
-                shown += 1;
+                out.shown += usize::from(line.starts);
                 last_match = line.number;
             }
             previous = Some((index, line.number));
         }
     }
-    (rows, records, shown)
+    out
+}
+
+/// The page `render` shows: the first `offset` matches (or files) passed over,
+/// then at most `limit`.
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    offset: usize,
+    limit: usize,
+}
+
+/// What `render` made.
+#[derive(Debug, Default)]
+struct Rendered {
+    rows: Vec<String>,
+    records: Vec<Value>,
+    /// Per record: whether it is the first line of a match (or a file's row).
+    starts: Vec<bool>,
+    shown: usize,
+}
+
+/// Where a file's shown lines begin once `skip` more matches are passed over
+/// (taking them off `skip`): after the last passed-over match's lines, at the
+/// before-context of the first match shown (rg's `-B` lines of it).
+fn past_offset(lines: &[Line], skip: &mut usize, before: usize) -> usize {
+    if *skip == 0 {
+        return 0;
+    }
+    let starts: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts).collect();
+    if starts.len() <= *skip {
+        *skip -= starts.len();
+        return lines.len();
+    }
+    let first = starts[*skip];
+    *skip = 0;
+    let mut from = first;
+    while from > 0
+        && !lines[from - 1].is_match
+        && lines[from - 1].number + 1 == lines[from].number
+        && lines[first].number - lines[from - 1].number <= before as u64
+    {
+        from -= 1;
+    }
+    from
 }
 
 /// How the summary names the size limit: `2 MiB` for the default (the wording
@@ -1048,6 +1138,36 @@ fn files_summary(
         plural(t.searched, "file", "files"),
     );
     with_skipped(line, t, max_file_size)
+}
+
+/// The closing line of a page past the first: which matches (or files) it
+/// shows of how many, and the offset of the next page while there is one.
+fn paged_summary(t: &Totals, query: &Query, shown: usize) -> String {
+    let (unit, found) = if query.shape.mode == OutputMode::Content {
+        ("matches", t.matches)
+    } else {
+        ("files with matches", t.with_matches)
+    };
+    let searched = plural(t.searched, "file", "files");
+    let (from, to) = (query.offset as u64, (query.offset + shown) as u64);
+    let line = if found == 0 {
+        format!("No matches for {} in {searched}.", query.label)
+    } else if shown == 0 {
+        format!(
+            "No {unit} past offset={from}: there are {found} (searched {searched}); offset=0 is the first page."
+        )
+    } else if to < found {
+        format!(
+            "Showing {unit} {}-{to} of {found} (searched {searched}); the next page is offset={to}.",
+            from + 1
+        )
+    } else {
+        format!(
+            "Showing {unit} {}-{to} of {found}, the last page (searched {searched}).",
+            from + 1
+        )
+    };
+    with_skipped(line, t, query.max_file_size)
 }
 
 /// The closing line: what was found, whether the limit cut it, what was skipped.
@@ -1188,7 +1308,8 @@ async fn search_root(
     let shared = Arc::new(Shared {
         matcher: query.matcher.clone(),
         filters: query.filters.clone(),
-        limit: query.limit,
+        // The matches passed over are kept too: the page starts after them.
+        limit: query.limit.saturating_add(query.offset),
         line_chars: query.line_chars,
         shape: query.shape,
         read_limits,
@@ -1249,7 +1370,9 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let streaming = ctx
         .rows
         .clone()
-        .filter(|_| ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX);
+        .filter(|_| {
+            ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX && query.offset == 0
+        });
     let counting;
     let walked = match &streaming {
         Some(_) if query.shape.mode == OutputMode::Content => {
@@ -1278,26 +1401,36 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     let (rows, records, shown) = match &streaming {
         Some(sink) if query.shape.mode == OutputMode::Content => {
             match stream_rows(ctx, &query, &found, sink).await {
-                Ok(shown) => (Vec::new(), Vec::new(), shown as usize),
+                Ok(shown) => (Vec::new(), (Vec::new(), Vec::new()), shown as usize),
                 Err(message) => return ToolResult::failure(message),
             }
         }
         _ => {
             let roots: Vec<_> = found.into_iter().map(|(s, _, f)| (s, f)).collect();
-            let (rows, records, shown) = render(&roots, query.limit, query.shape, ctx.record_rows);
+            let page = Page {
+                offset: query.offset,
+                limit: query.limit,
+            };
+            let r = render(&roots, page, query.shape, ctx.record_rows);
             match &streaming {
                 Some(sink) => {
-                    if let Err(message) = super::walk::write_rows(&**sink, "grep", &rows) {
+                    if let Err(message) = super::walk::write_rows(&**sink, "grep", &r.rows) {
                         return ToolResult::failure(message);
                     }
-                    (Vec::new(), records, shown)
+                    (Vec::new(), (r.records, r.starts), r.shown)
                 }
-                None => (rows, records, shown),
+                None => (r.rows, (r.records, r.starts), r.shown),
             }
         }
     };
-    let more = super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows);
-    let closing = if query.shape.mode == OutputMode::Content {
+    let more = format!(
+        "{}, or page on with offset={}",
+        super::walk::more_hint(query.limit, LIMIT_CEILING, ctx.unbounded_rows),
+        query.offset.saturating_add(shown)
+    );
+    let closing = if query.offset > 0 {
+        paged_summary(&totals, &query, shown)
+    } else if query.shape.mode == OutputMode::Content {
         summary(&totals, shown, &query.label, query.max_file_size, &more)
     } else {
         files_summary(&totals, shown, &query.label, query.max_file_size, &more)
@@ -1319,7 +1452,7 @@ fn record_of(
     ctx: &ToolContext,
     query: &Query,
     totals: &Totals,
-    records: Vec<Value>,
+    (records, starts): (Vec<Value>, Vec<bool>),
     shown: usize,
 ) -> Value {
     let mut record = serde_json::Map::new();
@@ -1338,7 +1471,7 @@ fn record_of(
     );
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let (found, kept) = if query.shape.mode == OutputMode::Content {
-        let matches = records[..k].iter().filter(|r| r["kind"] == "match").count();
+        let matches = starts[..k].iter().filter(|s| **s).count();
         (
             totals.matches,
             if ctx.record_rows { matches } else { shown },
@@ -1347,7 +1480,15 @@ fn record_of(
         (totals.with_matches, if ctx.record_rows { k } else { shown })
     };
     let mut record = rows_record(record, "rows", records, k);
-    record["omitted"] = json!(found.saturating_sub(kept as u64));
+    let before = query.offset as u64;
+    let omitted = found.saturating_sub(before).saturating_sub(kept as u64);
+    record["omitted"] = json!(omitted);
+    record["offset"] = json!(before);
+    record["nextOffset"] = if omitted > 0 {
+        json!(before + kept as u64)
+    } else {
+        Value::Null
+    };
     record
 }
 
@@ -1456,6 +1597,16 @@ const FIELDS: &[Field] = &[
         "maxCount",
         Kind::Int { min: 1, max: None },
         "Stop searching a file after this many matching lines, as rg -m (the counts count only those).",
+    ),
+    Field::new(
+        "multiline",
+        Kind::Bool,
+        "A match may span lines, as rg -U; each line is a row.",
+    ),
+    Field::new(
+        "offset",
+        Kind::Int { min: 0, max: None },
+        "Skip this many matches (files) first: the next page.",
     ),
     Field::new(
         "outputMode",
