@@ -47,7 +47,7 @@ impl ToolCollection {
 /// Every built tool, in the seed's registration order: the one list a built-in
 /// joins. The catalog, the collections, the MCP hints and the checkpoint wrapper
 /// read each tool's facts from its descriptor here.
-pub static BUILTINS: [Registration; 15] = [
+pub static BUILTINS: [Registration; 17] = [
     Registration::new(&tools::files::read::META, tools::files::read_tool),
     Registration::new(&tools::files::write::META, tools::files::write_tool),
     Registration::new(&tools::files::edit::META, tools::files::edit_tool),
@@ -58,6 +58,8 @@ pub static BUILTINS: [Registration; 15] = [
     Registration::new(&tools::shell::process::META, tools::shell::process_tool),
     Registration::new(&tools::code::diagnose::META, tools::code::diagnose_tool),
     Registration::new(&tools::code::navigate::META, tools::code::lsp_tool),
+    Registration::new(&tools::code::outline::META, tools::code::outline_tool),
+    Registration::new(&tools::code::sgrep::META, tools::code::sgrep_tool),
     Registration::new(
         &tools::planning::todo::TODO_SET,
         tools::planning::todo_set_tool,

@@ -217,6 +217,106 @@ const LSP: ToolRow = ToolRow {
     ..words("lsp", "Code", &["action", "at"])
 };
 
+const OUTLINE: ToolRow = ToolRow {
+    many: Some("paths"),
+    shorts: &[("lang", Some('l'))],
+    peers: &[
+        valued(
+            Some('g'),
+            "glob",
+            Effect::Append("globs"),
+            "GLOB",
+            "Only files matching GLOB; a leading ! excludes; repeatable (rg -g)",
+        ),
+        valued(
+            Some('t'),
+            "type",
+            Effect::Append("type"),
+            "TYPE",
+            "Only files of this rg type (rust, py, ...); repeatable (rg -t)",
+        ),
+    ],
+    layout: Layout::RowsThenSummary,
+    all_rows: true,
+    examples: &[
+        (
+            "The definitions of a file, nested ones indented",
+            "indus-tool outline src/main.rs",
+        ),
+        (
+            "The repository map: the most referred-to definitions in 4 KB",
+            "indus-tool outline --map --budget 4096 .",
+        ),
+    ],
+    ..words("outline", "Code", &["path"])
+};
+
+const SGREP: ToolRow = ToolRow {
+    many: Some("paths"),
+    shorts: &[("lang", Some('l')), ("rewrite", Some('r'))],
+    peers: &[
+        valued(
+            Some('g'),
+            "glob",
+            Effect::Append("globs"),
+            "GLOB",
+            "Only search files matching GLOB; a leading ! excludes; repeatable (rg -g)",
+        ),
+        valued(
+            Some('t'),
+            "type",
+            Effect::Append("type"),
+            "TYPE",
+            "Only search files of this rg type; repeatable (rg -t)",
+        ),
+        valued(
+            Some('T'),
+            "type-not",
+            Effect::Append("typeNot"),
+            "TYPE",
+            "Do not search files of this rg type; repeatable (rg -T)",
+        ),
+        flag(
+            Some('l'),
+            "files-with-matches",
+            Effect::Set("outputMode", "\"files\""),
+            "Print only the paths of files with a match (rg -l)",
+        ),
+        flag(
+            Some('c'),
+            "count",
+            Effect::Set("outputMode", "\"count\""),
+            "Print PATH:N, the matches of each file with one (rg -c)",
+        ),
+        flag(
+            Some('0'),
+            "null",
+            Effect::Cli(PRINT0),
+            "With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)",
+        ),
+    ],
+    print0_needs: Some(Print0Needs {
+        key: "outputMode",
+        value: "files",
+        message: "sgrep -0 ends each path with NUL, so it goes with -l (--files-with-matches)",
+    }),
+    status: StatusRule::Search,
+    layout: Layout::RowsThenSummary,
+    all_rows: true,
+    man_status: Some(SEARCH_STATUS),
+    examples: &[
+        (
+            "Every call of a function, whatever its arguments",
+            "indus-tool sgrep 'log_error($$$ARGS)' --lang rust src",
+        ),
+        (
+            "Rewrite a call everywhere, diff only",
+            "indus-tool sgrep 'old_api($A, $B)' --rewrite 'new_api($B, $A)' --lang python --check .",
+        ),
+    ],
+    ..words("sgrep", "Search", &["pattern", "path"])
+};
+
 /// A row that only takes its input keys as words.
 const fn words(
     tool: &'static str,
@@ -556,6 +656,8 @@ pub const ROWS: &[ToolRow] = &[
     FIND,
     DIAGNOSE,
     LSP,
+    OUTLINE,
+    SGREP,
     BASH,
     ToolRow {
         // `process poll job-2`; `process start CMD`.

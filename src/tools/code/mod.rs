@@ -10,3 +10,15 @@ pub mod navigate;
 
 pub use diagnose::diagnose_tool;
 pub use navigate::lsp_tool;
+#[cfg(feature = "code")]
+pub mod defs;
+pub mod grammar;
+pub mod outline;
+#[cfg(feature = "code")]
+pub mod repo_map;
+#[cfg(feature = "code")]
+pub mod scan;
+pub mod sgrep;
+
+pub use outline::outline_tool;
+pub use sgrep::sgrep_tool;

@@ -192,7 +192,7 @@ impl Filters {
     /// a folder), in rg's precedence: a glob's verdict, include or exclude, is
     /// final; otherwise a file of a negated type, or of no selected type when some
     /// are selected, is left out.
-    fn keeps(&self, entry: &dyn WalkEntry) -> bool {
+    pub(crate) fn keeps(&self, entry: &dyn WalkEntry) -> bool {
         if let Some(overrides) = &self.overrides {
             match override_match(overrides, entry) {
                 ignore::Match::Ignore(()) => return false,
@@ -857,21 +857,9 @@ struct Query {
     skip_hidden: bool,
 }
 
-/// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
-fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
-    let args = Args::new(META.name, input)?;
-    let pattern = args.required_str("pattern")?;
-    let roots = parse_roots(&args)?;
-    let mut flags = parse_flags(args.get("flags"))?;
-    let ignore_case = args.opt_bool("ignoreCase")?.unwrap_or(false);
-    let literal = args.opt_bool("literal")?.unwrap_or(false);
-    let context = args.opt_non_negative_int("context")?.unwrap_or(0);
-    let before = args
-        .opt_non_negative_int("beforeContext")?
-        .unwrap_or(context);
-    let after = args
-        .opt_non_negative_int("afterContext")?
-        .unwrap_or(context);
+/// rg's file filters from the `glob`, `globs`, `type` and `typeNot` keys, as
+/// grep reads them (sgrep and outline read them the same way).
+pub(crate) fn filters_of(args: &Args<'_>) -> Result<Filters, String> {
     let mut globs = Vec::new();
     if let Some(g) = args.opt_filled_str("glob")? {
         globs.push(GlobLine {
@@ -893,7 +881,25 @@ fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
     }
     let select = args.opt_str_array("type")?.unwrap_or_default();
     let negate = args.opt_str_array("typeNot")?.unwrap_or_default();
-    let filters = Filters::new(&globs, &select, &negate)?;
+    Filters::new(&globs, &select, &negate)
+}
+
+/// `unbounded`: the caller reads every row (`ToolContext::unbounded_rows`).
+fn parse(input: &Value, unbounded: bool) -> Result<Query, String> {
+    let args = Args::new(META.name, input)?;
+    let pattern = args.required_str("pattern")?;
+    let roots = parse_roots(&args)?;
+    let mut flags = parse_flags(args.get("flags"))?;
+    let ignore_case = args.opt_bool("ignoreCase")?.unwrap_or(false);
+    let literal = args.opt_bool("literal")?.unwrap_or(false);
+    let context = args.opt_non_negative_int("context")?.unwrap_or(0);
+    let before = args
+        .opt_non_negative_int("beforeContext")?
+        .unwrap_or(context);
+    let after = args
+        .opt_non_negative_int("afterContext")?
+        .unwrap_or(context);
+    let filters = filters_of(&args)?;
     let limit = super::walk::row_limit(&args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
     let gitignore = args.opt_bool("gitignore")?.unwrap_or(false);
     let max_file_size = args
@@ -1029,7 +1035,8 @@ fn render(
                 // context show.
                 let trailing = !line.starts
                     && previous == Some((index, line.number.wrapping_sub(1)))
-                    && (line.is_match || line.number <= last_match.saturating_add(shape.after as u64));
+                    && (line.is_match
+                        || line.number <= last_match.saturating_add(shape.after as u64));
                 if !trailing {
                     break 'files;
                 }
@@ -1367,12 +1374,9 @@ async fn execute(query: Query, ctx: &ToolContext) -> ToolResult {
     // Every row for a reader that takes them as they come (a pipe): none is
     // held. Content rows come from a second search of each file with a match,
     // the walk having only counted them.
-    let streaming = ctx
-        .rows
-        .clone()
-        .filter(|_| {
-            ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX && query.offset == 0
-        });
+    let streaming = ctx.rows.clone().filter(|_| {
+        ctx.unbounded_rows && !ctx.record_rows && query.limit == usize::MAX && query.offset == 0
+    });
     let counting;
     let walked = match &streaming {
         Some(_) if query.shape.mode == OutputMode::Content => {

@@ -1,0 +1,574 @@
+//! The definitions of a parsed file, as `outline` lists them and the
+//! repository map ranks them: functions, methods, classes, structs, enums,
+//! traits and interfaces, impls, modules and namespaces, types, macros and
+//! constants, each with its line, its nesting depth and a one-line signature.
+//!
+//! One table per grammar says which node kinds define what. Names are taken
+//! from the grammar's own `name` fields (C's declarators are followed down to
+//! the identifier), so a definition is where universal-ctags puts its tag
+//! (tests/it/code.rs compares the two on real repositories).
+
+use ast_grep_core::Node;
+use ast_grep_core::tree_sitter::StrDoc;
+
+use super::grammar::{Lang, Tree};
+
+type N<'r> = Node<'r, StrDoc<Lang>>;
+
+/// One definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Def {
+    /// 1-based.
+    pub line: u64,
+    pub end_line: u64,
+    /// 0 at the top of the file, one more inside each definition that holds it.
+    pub depth: usize,
+    pub kind: &'static str,
+    pub name: String,
+    /// What the name is defined in, when the syntax says, spelled to go before
+    /// it: a Go method's receiver type (`Server.`), a C++ or Ruby qualifier
+    /// (`ns::Class::`).
+    pub scope: Option<String>,
+    /// Parameters and result as written, whitespace collapsed, cut at
+    /// [`SIGNATURE_CHARS`]; empty when the kind has none.
+    pub signature: String,
+}
+
+/// The longest signature shown.
+pub const SIGNATURE_CHARS: usize = 120;
+
+/// A node that defines something: its kind's label, and how its name and
+/// signature are found.
+struct Rule {
+    kind: &'static str,
+    /// Inside a type, a function's label becomes this (`method`).
+    nested: Option<&'static str>,
+    name: NameFrom,
+    /// Fields whose text, in order, makes the signature.
+    signature: &'static [&'static str],
+    /// Whether this definition holds others (a class's methods are nested in it).
+    container: bool,
+}
+
+#[derive(Clone, Copy)]
+enum NameFrom {
+    Field(&'static str),
+    /// C and C++: follow `declarator` fields down to the name.
+    Declarator,
+    /// Rust's `impl Trait for Type`.
+    RustImpl,
+}
+
+const fn rule(kind: &'static str, name: NameFrom, signature: &'static [&'static str]) -> Rule {
+    Rule {
+        kind,
+        nested: None,
+        name,
+        signature,
+        container: false,
+    }
+}
+
+const fn container(kind: &'static str, name: NameFrom, signature: &'static [&'static str]) -> Rule {
+    Rule {
+        container: true,
+        ..rule(kind, name, signature)
+    }
+}
+
+const fn function(signature: &'static [&'static str]) -> Rule {
+    Rule {
+        nested: Some("method"),
+        ..rule("function", NAME, signature)
+    }
+}
+
+const NAME: NameFrom = NameFrom::Field("name");
+
+fn rule_of(lang: Lang, kind: &str) -> Option<Rule> {
+    match lang {
+        Lang::Rust => rust(kind),
+        Lang::Python => python(kind),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => script(kind),
+        Lang::Go => go(kind),
+        Lang::C | Lang::Cpp => c_family(kind),
+        Lang::Java => java(kind),
+        Lang::Ruby => ruby(kind),
+        _ => None,
+    }
+}
+
+fn rust(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "function_item" | "function_signature_item" => function(&["parameters", "return_type"]),
+        "struct_item" => container("struct", NAME, &[]),
+        "enum_item" => container("enum", NAME, &[]),
+        "union_item" => container("union", NAME, &[]),
+        "trait_item" => container("trait", NAME, &[]),
+        "impl_item" => container("impl", NameFrom::RustImpl, &[]),
+        "mod_item" => container("module", NAME, &[]),
+        "const_item" => rule("const", NAME, &["type"]),
+        "static_item" => rule("static", NAME, &["type"]),
+        "type_item" => rule("type", NAME, &[]),
+        "macro_definition" => rule("macro", NAME, &[]),
+        _ => return None,
+    })
+}
+
+fn python(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "function_definition" => Rule {
+            container: true,
+            ..function(&["parameters", "return_type"])
+        },
+        "class_definition" => container("class", NAME, &["superclasses"]),
+        _ => return None,
+    })
+}
+
+fn script(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "function_declaration" | "generator_function_declaration" | "function_signature" => {
+            function(&["parameters", "return_type"])
+        }
+        "method_definition" | "method_signature" | "abstract_method_signature" => Rule {
+            kind: "method",
+            ..function(&["parameters", "return_type"])
+        },
+        "class_declaration" | "abstract_class_declaration" => container("class", NAME, &[]),
+        "interface_declaration" => container("interface", NAME, &[]),
+        "enum_declaration" => rule("enum", NAME, &[]),
+        "type_alias_declaration" => rule("type", NAME, &[]),
+        "internal_module" | "module" => container("namespace", NAME, &[]),
+        _ => return None,
+    })
+}
+
+fn go(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "function_declaration" => function(&["parameters", "result"]),
+        "method_declaration" => Rule {
+            kind: "method",
+            ..function(&["parameters", "result"])
+        },
+        "method_elem" | "method_spec" => Rule {
+            kind: "method",
+            ..function(&["parameters", "result"])
+        },
+        // A type_spec's kind is its type's (see `go_type_kind`).
+        "type_spec" | "type_alias" => container("type", NAME, &[]),
+        _ => return None,
+    })
+}
+
+fn c_family(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "function_definition" => Rule {
+            name: NameFrom::Declarator,
+            ..function(&[])
+        },
+        "struct_specifier" => container("struct", NAME, &[]),
+        "union_specifier" => container("union", NAME, &[]),
+        "enum_specifier" => rule("enum", NAME, &[]),
+        "class_specifier" => container("class", NAME, &[]),
+        "namespace_definition" => container("namespace", NAME, &[]),
+        "type_definition" => rule("typedef", NameFrom::Declarator, &[]),
+        "preproc_def" => rule("macro", NAME, &[]),
+        "preproc_function_def" => rule("macro", NAME, &["parameters"]),
+        _ => return None,
+    })
+}
+
+fn java(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "class_declaration" => container("class", NAME, &[]),
+        "interface_declaration" => container("interface", NAME, &[]),
+        "enum_declaration" => container("enum", NAME, &[]),
+        "record_declaration" => container("record", NAME, &["parameters"]),
+        "annotation_type_declaration" => container("annotation", NAME, &[]),
+        "method_declaration" => Rule {
+            kind: "method",
+            ..function(&["parameters"])
+        },
+        "constructor_declaration" => Rule {
+            kind: "constructor",
+            ..function(&["parameters"])
+        },
+        _ => return None,
+    })
+}
+
+fn ruby(kind: &str) -> Option<Rule> {
+    Some(match kind {
+        "method" => Rule {
+            kind: "method",
+            container: true,
+            ..function(&["parameters"])
+        },
+        "singleton_method" => Rule {
+            kind: "class method",
+            container: true,
+            ..function(&["parameters"])
+        },
+        "class" => container("class", NAME, &["superclass"]),
+        "module" => container("module", NAME, &[]),
+        _ => return None,
+    })
+}
+
+/// Every definition of `tree`, in source order.
+pub fn definitions(tree: &Tree) -> Vec<Def> {
+    let mut out = Vec::new();
+    let lang = *tree.lang();
+    walk(lang, &tree.root(), 0, false, &mut out);
+    out
+}
+
+fn walk(lang: Lang, node: &N<'_>, depth: usize, in_type: bool, out: &mut Vec<Def>) {
+    for child in node.children() {
+        if !child.is_named() {
+            continue;
+        }
+        let kind = child.kind();
+        let found = rule_of(lang, &kind)
+            .and_then(|r| define(lang, &child, &r, depth, in_type).map(|d| (r, d)));
+        match found {
+            Some((rule, def)) => {
+                // Functions inside a type are its methods; inside a module,
+                // a namespace or another function they stay functions.
+                let is_type = rule.container
+                    && !matches!(
+                        def.kind,
+                        "function" | "method" | "class method" | "module" | "namespace"
+                    );
+                out.push(def);
+                walk(lang, &child, depth + 1, is_type, out);
+            }
+            None => {
+                // A JavaScript/TypeScript `const f = () => …` at the top of a
+                // module is a function by any other name.
+                if depth == 0
+                    && matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
+                    && let Some(def) = arrow_function(&child)
+                {
+                    out.push(def);
+                    continue;
+                }
+                walk(lang, &child, depth, in_type, out);
+            }
+        }
+    }
+}
+
+fn define(lang: Lang, node: &N<'_>, rule: &Rule, depth: usize, in_type: bool) -> Option<Def> {
+    // A C struct or enum without a body is a use (`struct x *p`), not a definition.
+    if matches!(lang, Lang::C | Lang::Cpp)
+        && node.kind().ends_with("_specifier")
+        && node.field("body").is_none()
+    {
+        return None;
+    }
+    let (name, scope) = match rule.name {
+        NameFrom::Field(f) => {
+            let n = node.field(f)?;
+            split_scope(lang, &n.text())
+        }
+        NameFrom::Declarator => split_scope(lang, &declarator_name(node)?.text()),
+        NameFrom::RustImpl => {
+            let ty = node.field("type")?.text().to_string();
+            match node.field("trait") {
+                Some(t) => (format!("{} for {ty}", t.text()), None),
+                None => (ty, None),
+            }
+        }
+    };
+    let mut kind = match rule.nested {
+        Some(nested) if in_type && rule.kind == "function" => nested,
+        _ => rule.kind,
+    };
+    if matches!(lang, Lang::C | Lang::Cpp)
+        && rule.kind == "function"
+        && (in_type || scope.is_some())
+    {
+        kind = "method";
+    }
+    if lang == Lang::Go && kind == "type" {
+        kind = go_type_kind(node);
+    }
+    let scope = if lang == Lang::Go && node.kind() == "method_declaration" {
+        node.field("receiver")
+            .and_then(|r| go_receiver(&r))
+            .map(|t| format!("{t}."))
+    } else {
+        scope
+    };
+    let signature = signature(lang, node, rule);
+    Some(Def {
+        line: node.start_pos().line() as u64 + 1,
+        end_line: node.end_pos().line() as u64 + 1,
+        depth,
+        kind,
+        name,
+        scope,
+        signature,
+    })
+}
+
+/// `a::b::c` → (`c`, Some(`a::b`)) in C++ and Ruby; other names as they are.
+fn split_scope(lang: Lang, text: &str) -> (String, Option<String>) {
+    if matches!(lang, Lang::Cpp | Lang::Ruby)
+        && let Some((scope, name)) = text.rsplit_once("::")
+    {
+        return (name.to_string(), Some(format!("{scope}::")));
+    }
+    (text.to_string(), None)
+}
+
+/// C's name of a function or typedef: down `declarator` fields to the node
+/// that has none (an identifier, a qualified or operator name).
+fn declarator_name<'r>(node: &N<'r>) -> Option<N<'r>> {
+    let mut at = node.field("declarator")?;
+    for _ in 0..32 {
+        match at.field("declarator") {
+            Some(next) => at = next,
+            None => return Some(at),
+        }
+    }
+    None
+}
+
+/// A C function's parameters: those of its function declarator.
+fn c_parameters(node: &N<'_>) -> Option<String> {
+    let mut at = node.field("declarator")?;
+    for _ in 0..32 {
+        if at.kind() == "function_declarator" {
+            return at.field("parameters").map(|p| p.text().to_string());
+        }
+        at = at.field("declarator")?;
+    }
+    None
+}
+
+fn go_type_kind(node: &N<'_>) -> &'static str {
+    match node.field("type").map(|t| t.kind().to_string()).as_deref() {
+        Some("struct_type") => "struct",
+        Some("interface_type") => "interface",
+        _ => "type",
+    }
+}
+
+/// `(s *Server)` → `Server`.
+fn go_receiver(receiver: &N<'_>) -> Option<String> {
+    let text = receiver.text();
+    let inner = text.trim_start_matches('(').trim_end_matches(')');
+    let ty = inner.split_whitespace().last()?;
+    Some(ty.trim_start_matches('*').to_string())
+}
+
+fn signature(lang: Lang, node: &N<'_>, rule: &Rule) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if matches!(lang, Lang::C | Lang::Cpp) && rule.kind == "function" {
+        parts.extend(c_parameters(node));
+    }
+    for field in rule.signature {
+        if let Some(n) = node.field(field) {
+            let text = n.text().to_string();
+            let text = match (lang, *field) {
+                (Lang::Rust | Lang::Python, "return_type") => format!(" -> {text}"),
+                (Lang::Go, "result") => format!(" {text}"),
+                (Lang::Rust, "type") => format!(": {text}"),
+                (Lang::Ruby, "superclass") => format!(" {text}"),
+                _ => text,
+            };
+            parts.push(text);
+        }
+    }
+    let all = parts.concat();
+    let lead = if all.starts_with(' ') { " " } else { "" };
+    let joined = format!(
+        "{lead}{}",
+        all.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    match joined.char_indices().nth(SIGNATURE_CHARS) {
+        Some((cut, _)) => format!("{}…", &joined[..cut]),
+        None => joined,
+    }
+}
+
+/// `const f = (…) => …` / `let g = function (…) {…}`, possibly exported.
+fn arrow_function(node: &N<'_>) -> Option<Def> {
+    let decl = match &*node.kind() {
+        "export_statement" => node.field("declaration")?,
+        "lexical_declaration" | "variable_declaration" => node.clone(),
+        _ => return None,
+    };
+    if !matches!(
+        &*decl.kind(),
+        "lexical_declaration" | "variable_declaration"
+    ) {
+        return None;
+    }
+    let declarator = decl
+        .children()
+        .find(|c| c.kind() == "variable_declarator")?;
+    let value = declarator.field("value")?;
+    if !matches!(
+        &*value.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    ) {
+        return None;
+    }
+    let name = declarator.field("name")?;
+    if name.kind() != "identifier" {
+        return None;
+    }
+    let params = value
+        .field("parameters")
+        .or_else(|| value.field("parameter"))
+        .map(|p| p.text().to_string())
+        .unwrap_or_default();
+    let params = if params.starts_with('(') {
+        params
+    } else {
+        format!("({params})")
+    };
+    Some(Def {
+        line: node.start_pos().line() as u64 + 1,
+        end_line: node.end_pos().line() as u64 + 1,
+        depth: 0,
+        kind: "function",
+        name: name.text().to_string(),
+        scope: None,
+        signature: params.split_whitespace().collect::<Vec<_>>().join(" "),
+    })
+}
+
+/// Every identifier of `tree` that is not the name of one of its definitions'
+/// own node: the references the repository map counts.
+pub fn references(tree: &Tree, mut each: impl FnMut(&str)) {
+    for node in tree.root().dfs() {
+        if node.is_named_leaf() {
+            let kind = node.kind();
+            if kind.ends_with("identifier") || kind == "constant" {
+                let text = node.text();
+                if text.len() >= 2 {
+                    each(&text);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::grammar::{by_name, parse};
+    use super::*;
+
+    fn rows(lang: &str, src: &str) -> Vec<String> {
+        let tree = parse(by_name(lang).unwrap(), src);
+        definitions(&tree)
+            .iter()
+            .map(|d| {
+                let name = format!("{}{}", d.scope.as_deref().unwrap_or(""), d.name);
+                format!(
+                    "{}:{}{} {name}{}",
+                    d.line,
+                    "  ".repeat(d.depth),
+                    d.kind,
+                    d.signature
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rust_items_nest_and_sign() {
+        let src = "mod m {\n    pub struct S { x: u32 }\n    impl Tr for S {\n        fn f(&self, a: u32) -> bool { true }\n    }\n}\nconst C: usize = 3;\nmacro_rules! mac { () => {} }\n";
+        assert_eq!(
+            rows("rust", src),
+            [
+                "1:module m",
+                "2:  struct S",
+                "3:  impl Tr for S",
+                "4:    method f(&self, a: u32) -> bool",
+                "7:const C: usize",
+                "8:macro mac",
+            ]
+        );
+    }
+
+    #[test]
+    fn python_methods_and_nested_functions() {
+        let src = "class A(B):\n    @staticmethod\n    def m(x: int) -> str:\n        def inner(): pass\n        return ''\n\ndef top(*a, **k): ...\n";
+        assert_eq!(
+            rows("python", src),
+            [
+                "1:class A(B)",
+                "3:  method m(x: int) -> str",
+                "4:    function inner()",
+                "7:function top(*a, **k)",
+            ]
+        );
+    }
+
+    #[test]
+    fn script_classes_interfaces_and_arrows() {
+        let src = "export class K extends B {\n  run(a: number): void {}\n}\ninterface I { f(): void }\nexport const g = (x) => x;\nfunction h() {}\n";
+        assert_eq!(
+            rows("typescript", src),
+            [
+                "1:class K",
+                "2:  method run(a: number): void",
+                "4:interface I",
+                "4:  method f(): void",
+                "5:function g(x)",
+                "6:function h()",
+            ]
+        );
+    }
+
+    #[test]
+    fn go_c_java_ruby() {
+        let go = "package p\ntype S struct{}\ntype I interface{ M() error }\nfunc (s *S) Run(x int) error { return nil }\nfunc F() {}\n";
+        assert_eq!(
+            rows("go", go),
+            [
+                "2:struct S",
+                "3:interface I",
+                "3:  method M() error",
+                "4:method S.Run(x int) error",
+                "5:function F()",
+            ]
+        );
+        let c = "#define N 3\ntypedef struct pt { int x; } pt_t;\nstatic int *add(int a, int b) { return 0; }\nstruct pt *use;\n";
+        assert_eq!(
+            rows("c", c),
+            [
+                "1:macro N",
+                "2:typedef pt_t",
+                "2:  struct pt",
+                "3:function add(int a, int b)"
+            ]
+        );
+        let cpp = "namespace n { class K { void m(); }; }\nvoid n::K::m() {}\n";
+        assert_eq!(
+            rows("cpp", cpp),
+            ["1:namespace n", "1:  class K", "2:method n::K::m()"]
+        );
+        let java = "class A { A() {} int f(int x) { return x; } }\n";
+        assert_eq!(
+            rows("java", java),
+            ["1:class A", "1:  constructor A()", "1:  method f(int x)"]
+        );
+        let rb = "module M\n  class C < B\n    def go(a) end\n    def self.make; end\n  end\nend\n";
+        assert_eq!(
+            rows("ruby", rb),
+            [
+                "1:module M",
+                "2:  class C < B",
+                "3:    method go(a)",
+                "4:    class method make"
+            ]
+        );
+    }
+}

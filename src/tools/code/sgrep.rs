@@ -1,0 +1,204 @@
+//! `sgrep`: structural search and rewrite, as the ast-grep CLI's `run -p … -r
+//! …`. The pattern is code with metavariables (`$X` one node, `$$$ARGS` any
+//! number, `$_` one unnamed), matched by ast-grep's own matcher (see
+//! `grammar`) over the files the search family's walk finds (`scan`, with rg's
+//! `-g`/`-t` filters). Rows are grep's: `PATH:LINE: TEXT` for every line a
+//! match spans. A rewrite fills the template's metavariables per match and
+//! writes every changed file at once through `apply_patch` (its
+//! all-or-nothing journal; under `--checkpoint` the call is scanned like a
+//! command, so a rewind undoes it); `check` shows the diff only. Two matches
+//! that overlap (one inside the other) are refused for a rewrite, as `edit`
+//! refuses a text found twice: which of them should win is the caller's call.
+//!
+//! A pattern that does not parse as one node of the language is refused with
+//! the tree it parsed to, so the next call can fix it.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::grammar;
+use crate::kernel::fields::{Field, Kind};
+use crate::kernel::input::{Args, invalid};
+use crate::kernel::{
+    Checkpoint, DefinedTool, Effect, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
+};
+
+/// Rows shown when `limit` is absent, as grep.
+pub const DEFAULT_LIMIT: u64 = 200;
+pub const LIMIT_CEILING: u64 = 5000;
+
+const FIELDS: &[Field] = &[
+    Field::required(
+        "pattern",
+        Kind::Text,
+        "Code with $X (one node) and $$$XS (any number), e.g. \"foo($$$ARGS)\".",
+    ),
+    Field::new(
+        "path",
+        Kind::Text,
+        "File or directory (default: the working directory).",
+    ),
+    Field::deprecated(
+        "paths",
+        Kind::Strings,
+        "Several files or directories instead of path, in the order given.",
+    ),
+    Field::new(
+        "lang",
+        Kind::Text,
+        "rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).",
+    ),
+    Field::new(
+        "rewrite",
+        Kind::Text,
+        "Replace each match by this template ($X filled in); all files at once.",
+    ),
+    Field::new("check", Kind::Bool, "rewrite: show the diff only."),
+    Field::new(
+        "outputMode",
+        Kind::Enum(&["content", "files", "count"]),
+        "content (default), files (paths) or count (PATH:N).",
+    ),
+    Field::new(
+        "limit",
+        Kind::Int { min: 1, max: None },
+        "Most matches shown (default 200, at most 5000).",
+    )
+    .in_own_words(),
+    Field::deprecated(
+        "globs",
+        Kind::Strings,
+        "Globs as in rg -g: \"*.rs\" includes, \"!vendor/**\" excludes.",
+    ),
+    Field::deprecated(
+        "type",
+        Kind::Strings,
+        "Only files of these rg types, e.g. [\"rust\"].",
+    ),
+    Field::deprecated(
+        "typeNot",
+        Kind::Strings,
+        "Skip files of these rg types, as rg -T.",
+    ),
+    Field::deprecated("gitignore", Kind::Bool, "Skip files .gitignore excludes."),
+    Field::deprecated(
+        "maxFileSize",
+        Kind::Int {
+            min: 1,
+            max: Some(128 * 1024 * 1024),
+        },
+        "Skip files larger than this many bytes (default 2 MiB).",
+    ),
+];
+
+/// The `sgrep` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
+pub const META: ToolMeta = ToolMeta {
+    effect: Effect::Runs,
+    checkpoint: Checkpoint::ByScan,
+    heavy: true,
+    fields: FIELDS,
+    output: Some(include_str!("sgrep.output.json")),
+    description: "Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).",
+    ..ToolMeta::new(
+        "sgrep",
+        "Structural search and rewrite",
+        "Match code by its syntax tree with metavariables, and rewrite the matches.",
+    )
+};
+
+struct Sgrep;
+
+#[async_trait]
+impl Tool for Sgrep {
+    fn meta(&self) -> Option<&'static ToolMeta> {
+        Some(&META)
+    }
+
+    async fn run(&self, input: Value, ctx: &ToolContext) -> ToolResult {
+        match run(&input, ctx).await {
+            Ok(r) => r,
+            Err(e) => ToolResult::failure(e),
+        }
+    }
+}
+
+/// The `sgrep` tool.
+pub fn sgrep_tool() -> DefinedTool {
+    define_tool(Arc::new(Sgrep))
+}
+
+/// What the rows are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Content,
+    Files,
+    Count,
+}
+
+/// The checked fields, before any pattern is compiled.
+struct Asked {
+    pattern: String,
+    lang: Option<&'static str>,
+    rewrite: Option<String>,
+    check: bool,
+    mode: Mode,
+    limit: usize,
+}
+
+fn asked(args: &Args<'_>, unbounded: bool) -> Result<Asked, String> {
+    let pattern = args.required_str("pattern")?.to_string();
+    if pattern.trim().is_empty() {
+        return Err(invalid(
+            "pattern",
+            "code to match, such as \"foo($A)\"",
+            &Value::String(pattern),
+        ));
+    }
+    let lang = match args.opt_filled_str("lang")? {
+        Some(l) => Some(
+            grammar::canonical(l)
+                .ok_or_else(|| invalid("lang", grammar::LANG_EXPECTED, &Value::String(l.into())))?,
+        ),
+        None => None,
+    };
+    let rewrite = args.opt_str("rewrite")?.map(str::to_string);
+    let check = args.opt_bool("check")?.unwrap_or(false);
+    if check && rewrite.is_none() {
+        return Err("Invalid \"check\": it shows a rewrite's diff; pass rewrite as well.".into());
+    }
+    let mode = match args.opt_enum("outputMode", &["content", "files", "count"])? {
+        Some("files") => Mode::Files,
+        Some("count") => Mode::Count,
+        _ => Mode::Content,
+    };
+    if rewrite.is_some() && mode != Mode::Content {
+        return Err(
+            "Invalid \"outputMode\": a rewrite answers with its diff; leave outputMode out.".into(),
+        );
+    }
+    let limit =
+        crate::tools::search::walk::row_limit(args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
+    Ok(Asked {
+        pattern,
+        lang,
+        rewrite,
+        check,
+        mode,
+        limit,
+    })
+}
+
+#[cfg(not(feature = "code"))]
+async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
+    let args = Args::new(META.name, input)?;
+    asked(&args, ctx.unbounded_rows)?;
+    Err(format!("sgrep: {}.", grammar::NOT_BUILT))
+}
+
+#[cfg(feature = "code")]
+use found::run;
+
+#[cfg(feature = "code")]
+mod found;

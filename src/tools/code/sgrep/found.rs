@@ -1,0 +1,496 @@
+//! sgrep's work with the grammars built in: the pattern compiled per language,
+//! the matches of every parsed file, their rows and record, and a rewrite's
+//! patch (see the parent module).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use ast_grep_core::tree_sitter::StrDoc;
+use ast_grep_core::{Language, Node, Pattern};
+use serde_json::{Value, json};
+
+use crate::kernel::input::Args;
+use crate::kernel::text::{inert, plural};
+use crate::kernel::{ToolContext, ToolResult};
+use crate::tools::code::grammar::{self, Lang, Tree};
+use crate::tools::code::scan::{self, Plan, Skipped};
+use crate::tools::code::sgrep::{Asked, META, Mode, asked};
+use crate::tools::files::diff::render_unified_diff_with_headers;
+use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
+
+/// The longest match text a record carries.
+const RECORD_TEXT_CHARS: usize = 2000;
+
+/// One match.
+struct Hit {
+    line: u64,
+    end_line: u64,
+    column: u64,
+    start: usize,
+    end: usize,
+    text: String,
+    vars: BTreeMap<String, String>,
+    /// The replacement, when rewriting.
+    replacement: Option<String>,
+}
+
+/// One file's matches, with its text when a rewrite needs it.
+struct FileHits {
+    hits: Vec<Hit>,
+    lines: Vec<String>,
+    text: Option<String>,
+}
+
+/// The pattern compiled for every language it may meet: `Err` for one it does
+/// not parse in, with why.
+type Compiled = HashMap<&'static str, Result<Pattern, String>>;
+
+pub async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
+    let args = Args::new(META.name, input)?;
+    let a = asked(&args, ctx.unbounded_rows)?;
+    let roots = crate::tools::search::walk::parse_roots(&args)?;
+    let filters = crate::tools::search::grep::filters_of(&args)?;
+    let plan = Plan {
+        roots,
+        filters,
+        lang: a.lang.and_then(grammar::by_name),
+        max_file_size: args
+            .opt_positive_int("maxFileSize")?
+            .unwrap_or(scan::DEFAULT_MAX_FILE_SIZE),
+        gitignore: args.opt_bool("gitignore")?.unwrap_or(false),
+    };
+    let compiled = compile_all(&a)?;
+    let searchable: Vec<&'static str> = compiled
+        .iter()
+        .filter(|(_, p)| p.is_ok())
+        .map(|(n, _)| *n)
+        .collect();
+    let compiled = Arc::new(compiled);
+    let (rewrite, keep_text) = (a.rewrite.clone(), a.rewrite.is_some());
+    let work: Arc<scan::Work<Option<FileHits>>> = Arc::new(move |_path, lang, tree, text| {
+        let Some(Ok(pattern)) = compiled.get(grammar::name_of(lang)) else {
+            return None;
+        };
+        let hits = matches(tree, text, pattern, rewrite.as_deref());
+        if hits.is_empty() {
+            return None;
+        }
+        Some(FileHits {
+            lines: text.split('\n').map(str::to_string).collect(),
+            hits,
+            text: keep_text.then(|| text.to_string()),
+        })
+    });
+    let scanned = scan::scan(ctx, &plan, "sgrep", work).await?;
+    let files: Vec<(String, FileHits)> = scanned
+        .files
+        .into_iter()
+        .filter_map(|(p, h)| h.map(|h| (p, h)))
+        .collect();
+    let totals = Totals {
+        matches: files.iter().map(|(_, f)| f.hits.len() as u64).sum(),
+        files: files.len() as u64,
+        parsed: scanned.parsed,
+        skipped: scanned.skipped,
+        searchable,
+    };
+    match a.rewrite {
+        Some(_) => rewrite_answer(ctx, &a, &files, &totals, plan.max_file_size).await,
+        None => Ok(search_answer(ctx, &a, &files, &totals, plan.max_file_size)),
+    }
+}
+
+struct Totals {
+    matches: u64,
+    files: u64,
+    parsed: u64,
+    skipped: Skipped,
+    /// The languages the pattern parses in.
+    searchable: Vec<&'static str>,
+}
+
+/// The pattern in the asked language, or in every carried one. With a
+/// language named, a pattern that does not parse as one node of it is refused
+/// with the tree it parsed to; without, such languages are left out and said
+/// so, and a pattern that parses in none is refused.
+fn compile_all(a: &Asked) -> Result<Compiled, String> {
+    let names: Vec<&'static str> = match a.lang {
+        Some(l) => vec![l],
+        None => grammar::LANGUAGES.iter().map(|(n, _)| *n).collect(),
+    };
+    let mut out = Compiled::new();
+    for name in names {
+        let Some(lang) = grammar::by_name(name) else {
+            continue;
+        };
+        out.insert(name, compile(&a.pattern, lang));
+    }
+    if let Some(l) = a.lang
+        && let Some(Err(why)) = out.get(l)
+    {
+        return Err(why.clone());
+    }
+    if out.values().all(Result::is_err) {
+        let why = out
+            .get("python")
+            .and_then(|r| r.as_ref().err().cloned())
+            .unwrap_or_default();
+        return Err(format!(
+            "The pattern parses as code in none of the languages here; name one with lang to see its tree. In Python, for one: {why}"
+        ));
+    }
+    Ok(out)
+}
+
+fn compile(source: &str, lang: Lang) -> Result<Pattern, String> {
+    let name = grammar::name_of(lang);
+    match Pattern::try_new(source, lang) {
+        Ok(p) if !p.has_error() => Ok(p),
+        Ok(_) => Err(format!(
+            "The pattern does not parse as {name}: it holds a syntax error. A pattern must be one complete {name} node (an expression, a statement or a definition). It parsed to:\n{}",
+            tree_of(source, lang)
+        )),
+        Err(e) => Err(format!(
+            "The pattern does not parse as one {name} node ({}). It parsed to:\n{}",
+            pattern_error_words(&e),
+            tree_of(source, lang)
+        )),
+    }
+}
+
+fn pattern_error_words(e: &ast_grep_core::PatternError) -> String {
+    use ast_grep_core::PatternError as E;
+    match e {
+        E::NoContent(_) => "it holds no code".into(),
+        E::MultipleNode(_) => {
+            "it is several nodes side by side; match one, or wrap them in the node that holds them"
+                .into()
+        }
+        E::RootMultiMetaVar(v) => {
+            format!("{v} alone matches nothing: use $ONE, or put $$$MANY inside a larger pattern")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The tree a pattern parses to, one named node a line, indented by depth,
+/// leaves with their text; an error node marked. At most 40 lines.
+fn tree_of(source: &str, lang: Lang) -> String {
+    let processed = lang.pre_process_pattern(source).into_owned();
+    let expando = lang.expando_char();
+    let tree = grammar::parse(lang, &processed);
+    let mut out = Vec::new();
+    dump(&tree.root(), 0, expando, &mut out);
+    if out.len() > 40 {
+        let more = out.len() - 40;
+        out.truncate(40);
+        out.push(format!("  … {more} more nodes"));
+    }
+    out.join("\n")
+}
+
+fn dump(node: &Node<'_, StrDoc<Lang>>, depth: usize, expando: char, out: &mut Vec<String>) {
+    for child in node.children() {
+        if !child.is_named() && !child.is_error() {
+            continue;
+        }
+        let kind = child.kind();
+        let mut line = format!("{}{}", "  ".repeat(depth + 1), kind);
+        if child.is_error() {
+            line.push_str("  <- not valid here");
+        }
+        if child.is_missing() {
+            line.push_str(" (missing)");
+        }
+        if child.children().len() == 0 {
+            let text = child.text().replace(expando, "$");
+            line.push_str(&format!(" {:?}", text));
+        }
+        out.push(line);
+        if out.len() > 41 {
+            return;
+        }
+        dump(&child, depth + 1, expando, out);
+    }
+}
+
+fn matches(tree: &Tree, src: &str, pattern: &Pattern, rewrite: Option<&str>) -> Vec<Hit> {
+    let root = tree.root();
+    let vars: Vec<String> = pattern
+        .defined_vars()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    root.find_all(pattern)
+        .map(|m| {
+            let range = m.range();
+            let start = m.start_pos();
+            let mut found = BTreeMap::new();
+            let env = m.get_env();
+            for v in &vars {
+                if let Some(n) = env.get_match(v) {
+                    found.insert(v.clone(), n.text().to_string());
+                } else {
+                    let many = env.get_multiple_matches(v);
+                    if let (Some(first), Some(last)) = (many.first(), many.last()) {
+                        let span = first.range().start..last.range().end;
+                        found.insert(v.clone(), src[span].to_string());
+                    }
+                }
+            }
+            let replacement = rewrite.map(|t| {
+                let edit = m.make_edit(pattern, &t);
+                String::from_utf8_lossy(&edit.inserted_text).into_owned()
+            });
+            Hit {
+                line: start.line() as u64 + 1,
+                end_line: m.end_pos().line() as u64 + 1,
+                column: start.column(&m) as u64 + 1,
+                start: range.start,
+                end: range.end,
+                text: m.text().to_string(),
+                vars: found,
+                replacement,
+            }
+        })
+        .collect()
+}
+
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn skipped_words(t: &Totals, max: u64) -> String {
+    let words = t.skipped.words(max);
+    let mut out = String::new();
+    if !words.is_empty() {
+        out = format!(" Skipped {}.", crate::tools::search::walk::join_and(&words));
+    }
+    if t.skipped.parse_errors > 0 {
+        out.push_str(&format!(
+            " {} with syntax errors {} searched as far as they parse.",
+            plural(t.skipped.parse_errors, "file", "files"),
+            if t.skipped.parse_errors == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        ));
+    }
+    out
+}
+
+fn search_answer(
+    ctx: &ToolContext,
+    a: &Asked,
+    files: &[(String, FileHits)],
+    t: &Totals,
+    max: u64,
+) -> ToolResult {
+    let mut rows = Vec::new();
+    let mut records = Vec::new();
+    let mut shown = 0usize;
+    'files: for (path, f) in files {
+        match a.mode {
+            Mode::Files | Mode::Count => {
+                if shown == a.limit {
+                    break;
+                }
+                shown += 1;
+                if a.mode == Mode::Files {
+                    rows.push(inert(path).into_owned());
+                    records.push(json!({"path": path}));
+                } else {
+                    rows.push(format!("{}:{}", inert(path), f.hits.len()));
+                    records.push(json!({"path": path, "count": f.hits.len()}));
+                }
+            }
+            Mode::Content => {
+                for h in &f.hits {
+                    if shown == a.limit {
+                        break 'files;
+                    }
+                    shown += 1;
+                    for n in h.line..=h.end_line {
+                        let line = f
+                            .lines
+                            .get(n as usize - 1)
+                            .map_or("", |l| l.trim_end_matches('\r'));
+                        rows.push(format!("{}:{n}: {}", inert(path), cut(line, 500)));
+                    }
+                    if ctx.record_rows {
+                        records.push(json!({
+                            "path": path,
+                            "line": h.line,
+                            "column": h.column,
+                            "endLine": h.end_line,
+                            "text": cut(&h.text, RECORD_TEXT_CHARS),
+                            "vars": h.vars,
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    let found = if a.mode == Mode::Content {
+        t.matches
+    } else {
+        t.files
+    };
+    let searched = plural(t.parsed, "file", "files");
+    let label = format!("`{}`", a.pattern.trim());
+    let mut summary = if t.matches == 0 {
+        format!("No matches for {label} in {searched} parsed.")
+    } else if (shown as u64) < found {
+        format!(
+            "Showing the first {shown} of {} in {} ({searched} parsed); {}.",
+            plural(t.matches, "match", "matches"),
+            plural(t.files, "file", "files"),
+            crate::tools::search::walk::more_hint(
+                a.limit,
+                crate::tools::code::sgrep::LIMIT_CEILING,
+                ctx.unbounded_rows
+            )
+        )
+    } else {
+        format!(
+            "Found {} in {} ({searched} parsed).",
+            plural(t.matches, "match", "matches"),
+            plural(t.files, "file", "files")
+        )
+    };
+    summary.push_str(&skipped_words(t, max));
+    if a.lang.is_none() && t.searchable.len() < grammar::LANGUAGES.len() {
+        let mut not: Vec<&str> = grammar::LANGUAGES
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| !t.searchable.contains(n))
+            .collect();
+        not.sort_unstable();
+        summary.push_str(&format!(
+            " The pattern is not valid code in {}, whose files were not searched (lang names one and shows why).",
+            not.join(", ")
+        ));
+    }
+    let tail = if rows.is_empty() {
+        summary
+    } else {
+        format!("\n\n{summary}")
+    };
+    let text = clamp_rows(ctx, "sgrep", "", &rows, &tail);
+    let mut record = base_record(t);
+    record.insert("shown".into(), json!(shown));
+    let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
+    let kept = if ctx.record_rows { k } else { shown };
+    let mut record = rows_record(record, "rows", records, k);
+    record["omitted"] = json!(found.saturating_sub(kept as u64));
+    record["diff"] = Value::Null;
+    record["written"] = json!(false);
+    text_and_record(text, record, false)
+}
+
+fn base_record(t: &Totals) -> serde_json::Map<String, Value> {
+    let mut record = serde_json::Map::new();
+    record.insert("count".into(), json!(t.matches));
+    record.insert("files".into(), json!(t.files));
+    record.insert("parsed".into(), json!(t.parsed));
+    record.insert("skipped".into(), t.skipped.record());
+    record
+}
+
+/// Two matches of one file that overlap, if any: (outer, inner) lines.
+fn overlap(hits: &[Hit]) -> Option<(&Hit, &Hit)> {
+    let mut sorted: Vec<&Hit> = hits.iter().collect();
+    sorted.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
+    sorted
+        .windows(2)
+        .find(|w| w[1].start < w[0].end)
+        .map(|w| (w[0], w[1]))
+}
+
+/// The file's text with every match replaced.
+fn rewritten(text: &str, hits: &[Hit]) -> String {
+    let mut sorted: Vec<&Hit> = hits.iter().collect();
+    sorted.sort_by_key(|h| h.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for h in sorted {
+        out.push_str(&text[at..h.start]);
+        out.push_str(h.replacement.as_deref().unwrap_or(&h.text));
+        at = h.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+async fn rewrite_answer(
+    ctx: &ToolContext,
+    a: &Asked,
+    files: &[(String, FileHits)],
+    t: &Totals,
+    max: u64,
+) -> Result<ToolResult, String> {
+    let mut patch = String::new();
+    let mut changed = Vec::new();
+    for (path, f) in files {
+        if let Some((outer, inner)) = overlap(&f.hits) {
+            return Err(format!(
+                "sgrep: two matches overlap in {} (lines {}-{} hold the match on line {}), so which one to rewrite is ambiguous; nothing was written. Narrow the pattern, or rewrite in two runs.",
+                inert(path),
+                outer.line,
+                outer.end_line,
+                inner.line
+            ));
+        }
+        ctx.confine_write(path)
+            .map_err(|m| format!("sgrep: the rewrite would change {}: {m}", inert(path)))?;
+        let text = f.text.as_deref().unwrap_or_default();
+        let after = rewritten(text, &f.hits);
+        if after != text {
+            patch.push_str(&render_unified_diff_with_headers(
+                text,
+                &after,
+                3,
+                &format!("a/{path}"),
+                &format!("b/{path}"),
+            ));
+            changed.push(path.clone());
+        }
+    }
+    let verb = if a.check { "would change" } else { "changed" };
+    let mut summary = format!(
+        "{} in {}: {} {verb} ({} parsed).",
+        plural(t.matches, "match", "matches"),
+        plural(t.files, "file", "files"),
+        plural(changed.len() as u64, "file", "files"),
+        plural(t.parsed, "file", "files"),
+    );
+    summary.push_str(&skipped_words(t, max));
+    let written = !a.check && !patch.is_empty();
+    if written {
+        // The gate of apply_patch is about files the caller has not read; these
+        // changes come from this call's own reading of them, checked again by
+        // the patch's context as it applies.
+        let mut quiet = ctx.clone();
+        quiet.framework.read_state = None;
+        let applied = crate::tools::files::apply_patch::apply_patch_tool()
+            .run_result(json!({"patch": patch}), &quiet)
+            .await;
+        if applied.is_error {
+            let why = crate::tools::shell::warm::text_of(&applied);
+            return Err(format!("sgrep: the rewrite was not written: {why}"));
+        }
+    }
+    let text = crate::tools::clamp_owned_for(ctx, "sgrep", format!("{patch}{summary}"));
+    let mut record = base_record(t);
+    record.insert("shown".into(), json!(0));
+    record.insert("rows".into(), json!([]));
+    record.insert("omitted".into(), json!(0));
+    record.insert("diff".into(), json!(patch));
+    record.insert("written".into(), json!(written));
+    record.insert("changed".into(), json!(changed));
+    Ok(text_and_record(text, Value::Object(record), false))
+}
