@@ -235,6 +235,12 @@ const OUTLINE: ToolRow = ToolRow {
             "TYPE",
             "Only files of this rg type (rust, py, ...); repeatable (rg -t)",
         ),
+        flag(
+            None,
+            "stats",
+            Effect::Cli(STATS),
+            "Print the summary line on stderr even when stdout is not a terminal",
+        ),
     ],
     layout: Layout::RowsThenSummary,
     all_rows: true,
@@ -293,6 +299,12 @@ const SGREP: ToolRow = ToolRow {
             "null",
             Effect::Cli(PRINT0),
             "With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)",
+        ),
+        flag(
+            None,
+            "stats",
+            Effect::Cli(STATS),
+            "Print the summary line on stderr even when stdout is not a terminal",
         ),
     ],
     print0_needs: Some(Print0Needs {

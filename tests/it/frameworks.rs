@@ -24,7 +24,7 @@ use common::TestEnv;
 use serde_json::{Value, json};
 
 /// The tools `indus-tool --no-mcp mcp` lists (profile all), in its order.
-const TOOLS: [&str; 23] = [
+const TOOLS: [&str; 25] = [
     "read",
     "ls",
     "grep",
@@ -39,6 +39,8 @@ const TOOLS: [&str; 23] = [
     "todo_set",
     "diagnose",
     "lsp",
+    "outline",
+    "sgrep",
     "apply_patch",
     "todo",
     "bg-process",

@@ -21,6 +21,8 @@ mod bounds_match;
 mod checkpoint;
 mod checkpoint_shell;
 mod cli;
+#[cfg(feature = "media")]
+mod code;
 mod completions;
 mod concurrency;
 mod deck;
@@ -44,7 +46,6 @@ mod mcp;
 mod mcp_client;
 mod mcp_peers;
 mod mcp_python;
-#[cfg(feature = "media")]
 mod media;
 mod npm_package;
 mod operator;

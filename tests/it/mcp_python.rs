@@ -347,7 +347,7 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (profile, tools) in [
-        ("all", 23),
+        ("all", 25),
         ("authoring", 7),
         ("survey", 15),
         ("buddy", 12),

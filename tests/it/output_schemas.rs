@@ -285,6 +285,21 @@ fn every_answer_of_every_builtin_tool_validates_against_its_output_schema() {
         ("enter_plan_mode", json!({})),
         ("exit_plan_mode", json!({"plan": "1. do it"})),
         ("time", json!({})),
+        ("outline", json!({"path": "lsp.c"})),
+        ("outline", json!({"map": true, "budget": 300})),
+        ("sgrep", json!({"pattern": "add($A, $B)", "lang": "c"})),
+        (
+            "sgrep",
+            json!({"pattern": "add($A, $B)", "lang": "c", "outputMode": "count"}),
+        ),
+        (
+            "sgrep",
+            json!({"pattern": "add($A, $B)", "path": "lsp.c", "rewrite": "add($B, $A)", "check": true}),
+        ),
+        (
+            "grep",
+            json!({"pattern": "a,\\n", "multiline": true, "offset": 1}),
+        ),
         // clangd, which .ci/run installs, is the server of these calls.
         ("diagnose", json!({"paths": ["lsp.c"]})),
         (

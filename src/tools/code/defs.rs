@@ -57,6 +57,8 @@ enum NameFrom {
     Declarator,
     /// Rust's `impl Trait for Type`.
     RustImpl,
+    /// A name the syntax implies (a TypeScript construct signature is `new`).
+    Fixed(&'static str),
 }
 
 const fn rule(kind: &'static str, name: NameFrom, signature: &'static [&'static str]) -> Rule {
@@ -135,6 +137,11 @@ fn script(kind: &str) -> Option<Rule> {
             kind: "method",
             ..function(&["parameters", "return_type"])
         },
+        "construct_signature" => Rule {
+            kind: "method",
+            name: NameFrom::Fixed("new"),
+            ..function(&["parameters", "return_type"])
+        },
         "class_declaration" | "abstract_class_declaration" => container("class", NAME, &[]),
         "interface_declaration" => container("interface", NAME, &[]),
         "enum_declaration" => rule("enum", NAME, &[]),
@@ -173,6 +180,7 @@ fn c_family(kind: &str) -> Option<Rule> {
         "class_specifier" => container("class", NAME, &[]),
         "namespace_definition" => container("namespace", NAME, &[]),
         "type_definition" => rule("typedef", NameFrom::Declarator, &[]),
+        "alias_declaration" => rule("type", NAME, &[]),
         "preproc_def" => rule("macro", NAME, &[]),
         "preproc_function_def" => rule("macro", NAME, &["parameters"]),
         _ => return None,
@@ -271,9 +279,15 @@ fn define(lang: Lang, node: &N<'_>, rule: &Rule, depth: usize, in_type: bool) ->
     let (name, scope) = match rule.name {
         NameFrom::Field(f) => {
             let n = node.field(f)?;
+            // A C++ specialization `struct S<int>` is named `S`.
+            let n = match n.kind().as_ref() {
+                "template_type" => n.field("name").unwrap_or(n),
+                _ => n,
+            };
             split_scope(lang, &n.text())
         }
         NameFrom::Declarator => split_scope(lang, &declarator_name(node)?.text()),
+        NameFrom::Fixed(name) => (name.to_string(), None),
         NameFrom::RustImpl => {
             let ty = node.field("type")?.text().to_string();
             match node.field("trait") {
@@ -329,12 +343,26 @@ fn split_scope(lang: Lang, text: &str) -> (String, Option<String>) {
 fn declarator_name<'r>(node: &N<'r>) -> Option<N<'r>> {
     let mut at = node.field("declarator")?;
     for _ in 0..32 {
-        match at.field("declarator") {
+        match inner_declarator(&at) {
             Some(next) => at = next,
             None => return Some(at),
         }
     }
     None
+}
+
+/// The declarator inside one: its `declarator` field, or for C++'s `&f(…)`
+/// and C's `(*f)(…)` (whose inner declarator has no field name) its last
+/// named child.
+fn inner_declarator<'r>(at: &N<'r>) -> Option<N<'r>> {
+    at.field("declarator").or_else(|| {
+        matches!(
+            &*at.kind(),
+            "reference_declarator" | "parenthesized_declarator"
+        )
+        .then(|| at.named_children().last())
+        .flatten()
+    })
 }
 
 /// A C function's parameters: those of its function declarator.
@@ -344,7 +372,7 @@ fn c_parameters(node: &N<'_>) -> Option<String> {
         if at.kind() == "function_declarator" {
             return at.field("parameters").map(|p| p.text().to_string());
         }
-        at = at.field("declarator")?;
+        at = inner_declarator(&at)?;
     }
     None
 }
@@ -432,6 +460,11 @@ fn arrow_function(node: &N<'_>) -> Option<Def> {
     } else {
         format!("({params})")
     };
+    let ret = value
+        .field("return_type")
+        .map(|r| r.text().to_string())
+        .unwrap_or_default();
+    let params = format!("{params}{ret}");
     Some(Def {
         line: node.start_pos().line() as u64 + 1,
         end_line: node.end_pos().line() as u64 + 1,
@@ -513,7 +546,7 @@ mod tests {
 
     #[test]
     fn script_classes_interfaces_and_arrows() {
-        let src = "export class K extends B {\n  run(a: number): void {}\n}\ninterface I { f(): void }\nexport const g = (x) => x;\nfunction h() {}\n";
+        let src = "export class K extends B {\n  run(a: number): void {}\n}\ninterface I { f(): void }\nexport const g = (x): number => x;\nfunction h() {}\n";
         assert_eq!(
             rows("typescript", src),
             [
@@ -521,7 +554,7 @@ mod tests {
                 "2:  method run(a: number): void",
                 "4:interface I",
                 "4:  method f(): void",
-                "5:function g(x)",
+                "5:function g(x): number",
                 "6:function h()",
             ]
         );

@@ -46,17 +46,17 @@ pub fn canonical(name: &str) -> Option<&'static str> {
 
 #[cfg(feature = "code")]
 mod parse {
-    use super::Lang;
     use ast_grep_core::tree_sitter::StrDoc;
     use ast_grep_core::{AstGrep, Language};
     use ast_grep_language::LanguageExt;
+    use ast_grep_language::SupportLang as Lang;
 
     /// A parsed file.
     pub type Tree = AstGrep<StrDoc<Lang>>;
 
-    /// The language of a canonical name (see [`super::canonical`]).
+    /// The language of a canonical name (see `canonical`).
     pub fn by_name(name: &str) -> Option<Lang> {
-        Some(match super::canonical(name)? {
+        Some(match crate::tools::code::grammar::canonical(name)? {
             "rust" => Lang::Rust,
             "python" => Lang::Python,
             "javascript" => Lang::JavaScript,

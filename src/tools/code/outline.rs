@@ -126,6 +126,15 @@ fn parse(input: &Value) -> Result<Query, String> {
     };
     let map = args.opt_bool("map")?.unwrap_or(false);
     let budget = args.opt_positive_int("budget")?;
+    if let Some(b) = budget
+        && b < 256
+    {
+        return Err(invalid(
+            "budget",
+            "a number of bytes of at least 256",
+            &Value::from(b),
+        ));
+    }
     if budget.is_some() && !map {
         return Err("Invalid \"budget\": it sizes the repository map; pass map as well.".into());
     }
@@ -269,7 +278,7 @@ fn outline_answer(
     let count = rows.len();
     let summary = if parsed == 0 && skipped.no_grammar > 0 {
         format!(
-            "No file here has a grammar in this build (outline parses {}): {}",
+            "None of these files is in a language outline parses ({}): {}",
             grammar::LANG_EXPECTED.trim_start_matches("one of "),
             skipped_tail(parsed, skipped, max)
         )
@@ -348,7 +357,7 @@ fn map_answer(
         .collect();
     let left = total - chosen.len();
     let mut summary = format!(
-        "Repository map: {} of {} from {} of {}, the most referred-to first, in {used} of {budget} bytes",
+        "Repository map: {} of {} from {} of {}, chosen most referred-to first and shown by file, in {used} of {budget} bytes",
         chosen.len(),
         plural(total as u64, "definition", "definitions"),
         files_shown,
@@ -375,7 +384,7 @@ fn map_answer(
     record.insert("skipped".into(), skipped.record());
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let mut record = rows_record(record, "rows", records, k);
-    record["omitted"] = json!(total - k.min(total));
+    record["omitted"] = json!(total - k.min(chosen.len()));
     record["budget"] = json!({"bytes": budget, "used": used});
     text_and_record(text, record, false)
 }

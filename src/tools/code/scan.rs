@@ -25,8 +25,12 @@ const NUL_SNIFF: usize = 4096;
 /// What was counted but not parsed, or parsed with a fault.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Skipped {
-    /// Files of no language this build parses (or not the asked language).
+    /// Files of no language this build parses.
     pub no_grammar: u64,
+    /// Files of a language this build parses, but not the one asked for.
+    pub other_lang: u64,
+    /// `node_modules` folders the walk did not enter (as grep counts them).
+    pub pruned: u64,
     pub binary: u64,
     pub too_large: u64,
     pub unreadable: u64,
@@ -39,6 +43,8 @@ pub struct Skipped {
 impl Skipped {
     fn add(&mut self, o: &Skipped) {
         self.no_grammar += o.no_grammar;
+        self.other_lang += o.other_lang;
+        self.pruned += o.pruned;
         self.binary += o.binary;
         self.too_large += o.too_large;
         self.unreadable += o.unreadable;
@@ -54,6 +60,12 @@ impl Skipped {
             out.push(format!(
                 "{} with no grammar here",
                 plural(self.no_grammar, "file", "files")
+            ));
+        }
+        if self.other_lang > 0 {
+            out.push(format!(
+                "{} in other languages",
+                plural(self.other_lang, "file", "files")
             ));
         }
         if self.binary > 0 {
@@ -79,6 +91,7 @@ impl Skipped {
                 "unreadable entries",
             ));
         }
+        out.extend(crate::tools::search::walk::pruned_words(self.pruned));
         out
     }
 
@@ -86,6 +99,7 @@ impl Skipped {
     pub fn record(&self) -> serde_json::Value {
         serde_json::json!({
             "noGrammar": self.no_grammar,
+            "otherLanguage": self.other_lang,
             "binary": self.binary,
             "tooLarge": self.too_large,
             "notUtf8": self.not_utf8,
@@ -125,7 +139,27 @@ struct Shared<R: Send> {
     work: Arc<Work<R>>,
     cancel: crate::kernel::CancellationToken,
     cancelled: AtomicBool,
-    out: Mutex<(Vec<(String, R)>, u64, Skipped, Option<String>)>,
+    out: Mutex<Gathered<R>>,
+}
+
+/// What the walking threads hand back as each finishes.
+struct Gathered<R> {
+    files: Vec<(String, R)>,
+    parsed: u64,
+    skipped: Skipped,
+    /// Why the root itself could not be read, which fails the call.
+    root_error: Option<String>,
+}
+
+impl<R> Default for Gathered<R> {
+    fn default() -> Self {
+        Self {
+            files: Vec::new(),
+            parsed: 0,
+            skipped: Skipped::default(),
+            root_error: None,
+        }
+    }
 }
 
 struct Visitor<'a, R: Send> {
@@ -152,11 +186,15 @@ impl<R: Send> WalkVisitorFactory for Shared<R> {
 
 impl<R: Send> Visitor<'_, R> {
     fn file(&mut self, entry: &dyn crate::kernel::WalkEntry) {
+        // A named `lang` reads only its own extensions, as ast-grep's
+        // --lang typescript reads .ts and not .tsx.
         let lang = match grammar::of_path(entry.name()) {
             Some(l) if self.shared.lang.is_none_or(|want| want == l) => l,
-            // A named `lang` also takes files of the other dialect it parses
-            // (ast-grep's --lang typescript reads only .ts; so does this).
-            _ => {
+            Some(_) => {
+                self.skipped.other_lang += 1;
+                return;
+            }
+            None => {
                 self.skipped.no_grammar += 1;
                 return;
             }
@@ -196,7 +234,10 @@ impl<R: Send> WalkVisitor for Visitor<'_, R> {
                     self.root_error.get_or_insert(message);
                 }
             }
-            WalkEvent::Pruned { .. } => {}
+            WalkEvent::Pruned { path } => {
+                self.skipped.pruned +=
+                    u64::from(crate::tools::search::walk::counts_as_pruned(&path));
+            }
             WalkEvent::Entry(entry)
                 if !entry.path().is_empty() && !self.shared.filters.keeps(entry) =>
             {
@@ -215,11 +256,11 @@ impl<R: Send> WalkVisitor for Visitor<'_, R> {
 impl<R: Send> Drop for Visitor<'_, R> {
     fn drop(&mut self) {
         let mut out = self.shared.out.lock().unwrap_or_else(|p| p.into_inner());
-        out.0.append(&mut self.files);
-        out.1 += self.parsed;
-        out.2.add(&self.skipped);
-        if out.3.is_none() {
-            out.3 = self.root_error.take();
+        out.files.append(&mut self.files);
+        out.parsed += self.parsed;
+        out.skipped.add(&self.skipped);
+        if out.root_error.is_none() {
+            out.root_error = self.root_error.take();
         }
     }
 }
@@ -258,7 +299,7 @@ pub async fn scan<R: Send + 'static>(
             work: Arc::clone(&work),
             cancel: ctx.cancel.clone(),
             cancelled: AtomicBool::new(false),
-            out: Mutex::new((Vec::new(), 0, Skipped::default(), None)),
+            out: Mutex::new(Gathered::default()),
         });
         run_walk(
             ctx,
@@ -270,8 +311,12 @@ pub async fn scan<R: Send + 'static>(
         if shared.cancelled.load(Ordering::Relaxed) || ctx.cancel.is_cancelled() {
             return Err(format!("{tool} was cancelled."));
         }
-        let (mut files, parsed, skipped, root_error) =
-            std::mem::take(&mut *shared.out.lock().unwrap_or_else(|p| p.into_inner()));
+        let Gathered {
+            mut files,
+            parsed,
+            skipped,
+            root_error,
+        } = std::mem::take(&mut *shared.out.lock().unwrap_or_else(|p| p.into_inner()));
         if let Some(message) = root_error {
             return Err(format!("Cannot read {}: {message}", inert(shown_root)));
         }

@@ -18,16 +18,13 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+#[cfg(not(feature = "code"))]
 use super::grammar;
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::input::{Args, invalid};
+use crate::kernel::input::Args;
 use crate::kernel::{
     Checkpoint, DefinedTool, Effect, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
 };
-
-/// Rows shown when `limit` is absent, as grep.
-pub const DEFAULT_LIMIT: u64 = 200;
-pub const LIMIT_CEILING: u64 = 5000;
 
 const FIELDS: &[Field] = &[
     Field::required(
@@ -129,76 +126,18 @@ pub fn sgrep_tool() -> DefinedTool {
     define_tool(Arc::new(Sgrep))
 }
 
-/// What the rows are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Content,
-    Files,
-    Count,
-}
-
-/// The checked fields, before any pattern is compiled.
-struct Asked {
-    pattern: String,
-    lang: Option<&'static str>,
-    rewrite: Option<String>,
-    check: bool,
-    mode: Mode,
-    limit: usize,
-}
-
-fn asked(args: &Args<'_>, unbounded: bool) -> Result<Asked, String> {
-    let pattern = args.required_str("pattern")?.to_string();
-    if pattern.trim().is_empty() {
-        return Err(invalid(
-            "pattern",
-            "code to match, such as \"foo($A)\"",
-            &Value::String(pattern),
-        ));
-    }
-    let lang = match args.opt_filled_str("lang")? {
-        Some(l) => Some(
-            grammar::canonical(l)
-                .ok_or_else(|| invalid("lang", grammar::LANG_EXPECTED, &Value::String(l.into())))?,
-        ),
-        None => None,
-    };
-    let rewrite = args.opt_str("rewrite")?.map(str::to_string);
-    let check = args.opt_bool("check")?.unwrap_or(false);
-    if check && rewrite.is_none() {
-        return Err("Invalid \"check\": it shows a rewrite's diff; pass rewrite as well.".into());
-    }
-    let mode = match args.opt_enum("outputMode", &["content", "files", "count"])? {
-        Some("files") => Mode::Files,
-        Some("count") => Mode::Count,
-        _ => Mode::Content,
-    };
-    if rewrite.is_some() && mode != Mode::Content {
-        return Err(
-            "Invalid \"outputMode\": a rewrite answers with its diff; leave outputMode out.".into(),
-        );
-    }
-    let limit =
-        crate::tools::search::walk::row_limit(args, unbounded, DEFAULT_LIMIT, LIMIT_CEILING)?;
-    Ok(Asked {
-        pattern,
-        lang,
-        rewrite,
-        check,
-        mode,
-        limit,
-    })
-}
-
-#[cfg(not(feature = "code"))]
 async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
     let args = Args::new(META.name, input)?;
-    asked(&args, ctx.unbounded_rows)?;
-    Err(format!("sgrep: {}.", grammar::NOT_BUILT))
+    let asked = ask::asked(&args, ctx.unbounded_rows)?;
+    #[cfg(feature = "code")]
+    return found::run(&args, asked, ctx).await;
+    #[cfg(not(feature = "code"))]
+    {
+        let _ = asked;
+        Err(format!("sgrep: {}.", grammar::NOT_BUILT))
+    }
 }
 
-#[cfg(feature = "code")]
-use found::run;
-
+mod ask;
 #[cfg(feature = "code")]
 mod found;

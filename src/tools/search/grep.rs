@@ -277,6 +277,18 @@ fn match_lines(bytes: &[u8], multiline: bool) -> impl Iterator<Item = &[u8]> {
     body.split(move |b| multiline && *b == b'\n')
 }
 
+/// The matches in one group of lines the multiline searcher reports at once
+/// (it joins matches whose lines touch): rg -U counts each of them.
+fn matches_in(matcher: &RegexMatcher, bytes: &[u8]) -> u32 {
+    use grep_matcher::Matcher;
+    let mut n = 0u32;
+    let _ = matcher.find_iter(bytes, |_| {
+        n += 1;
+        true
+    });
+    n.max(1)
+}
+
 /// A matched or context line as shown: terminator dropped, invalid UTF-8 replaced,
 /// cut after `max_chars` characters (`MAX_LINE_CHARS` for an agent, unbounded
 /// for a pipe, as rg prints) with a marker saying how much was cut.
@@ -313,9 +325,11 @@ fn push_display_line(out: &mut String, raw: &[u8], max_chars: usize) {
 struct Line {
     number: u64,
     is_match: bool,
-    /// The first line of a match (every match line unless multiline): what the
-    /// limit, the offset and the counts count.
-    starts: bool,
+    /// The matches that start on this line, which the limit, the offset and
+    /// the counts count: 1 on each matching line; in multiline mode the
+    /// matches of a group of touching lines on its first (rg -U counts each),
+    /// 0 on the group's other lines and on context.
+    starts: u32,
     text: String,
 }
 
@@ -350,6 +364,9 @@ struct Collect<'a> {
     stored: usize,
     last_match: u64,
     multiline: bool,
+    /// In multiline mode, to count the matches of each group of lines the
+    /// searcher reports at once (see [`matches_in`]).
+    matcher: Option<&'a RegexMatcher>,
     lines: &'a mut Vec<Line>,
 }
 
@@ -357,7 +374,10 @@ impl Sink for Collect<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
-        self.total += 1;
+        let n = self
+            .matcher
+            .map_or(1, |matcher| matches_in(matcher, m.bytes()));
+        self.total += u64::from(n);
         if self.store && self.stored < self.limit {
             let first = m.line_number().unwrap_or(0);
             for (i, raw) in match_lines(m.bytes(), self.multiline).enumerate() {
@@ -365,12 +385,12 @@ impl Sink for Collect<'_> {
                 self.lines.push(Line {
                     number,
                     is_match: true,
-                    starts: i == 0,
+                    starts: if i == 0 { n } else { 0 },
                     text: display_line(raw, self.line_chars),
                 });
                 self.last_match = number;
             }
-            self.stored += 1;
+            self.stored += n as usize;
         }
         Ok(true)
     }
@@ -387,7 +407,7 @@ impl Sink for Collect<'_> {
             self.lines.push(Line {
                 number,
                 is_match: false,
-                starts: false,
+                starts: 0,
                 text: display_line(c.bytes(), self.line_chars),
             });
         }
@@ -482,6 +502,7 @@ impl Shared {
             stored: 0,
             last_match: 0,
             multiline: self.shape.multiline,
+            matcher: self.shape.multiline.then_some(&self.matcher),
             lines: &mut lines,
         };
         if let Err(e) = search(&mut sink) {
@@ -673,7 +694,8 @@ struct FileRows {
     /// for the caller.
     direct: Option<Arc<dyn RowSink>>,
     matches: u64,
-    multiline: bool,
+    /// The matcher, in multiline mode (see [`matches_in`]).
+    multiline: Option<RegexMatcher>,
 }
 
 /// How much of a file named outright is held before it is written out.
@@ -736,7 +758,7 @@ async fn file_rows(
             rows: String::new(),
             direct,
             matches: 0,
-            multiline: shape.multiline,
+            multiline: shape.multiline.then(|| matcher.clone()),
         };
         let stream = Cancellable {
             inner: reader,
@@ -753,10 +775,14 @@ impl Sink for FileRows {
 
     fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
         let first = m.line_number().unwrap_or(0);
-        for (i, raw) in match_lines(m.bytes(), self.multiline).enumerate() {
+        for (i, raw) in match_lines(m.bytes(), self.multiline.is_some()).enumerate() {
             self.write_line(first + i as u64, true, raw)?;
         }
-        self.matches += 1;
+        self.matches += u64::from(
+            self.multiline
+                .as_ref()
+                .map_or(1, |mt| matches_in(mt, m.bytes())),
+        );
         Ok(true)
     }
 
@@ -1016,7 +1042,7 @@ fn render(
                         .push(json!({ "path": shown_path, "count": file.count }));
                 }
             }
-            out.starts.push(true);
+            out.starts.push(1);
         }
         out.shown = out.rows.len();
         return out;
@@ -1030,10 +1056,10 @@ fn render(
         let text_path = inert(&shown_path);
         let from = past_offset(&file.lines, &mut skip, shape.before);
         for line in &file.lines[from..] {
-            if out.shown == page.limit {
+            if out.shown >= page.limit {
                 // Past the limit only the rest of the last match and its trailing
                 // context show.
-                let trailing = !line.starts
+                let trailing = line.starts == 0
                     && previous == Some((index, line.number.wrapping_sub(1)))
                     && (line.is_match
                         || line.number <= last_match.saturating_add(shape.after as u64));
@@ -1062,7 +1088,7 @@ fn render(
                 out.starts.push(line.starts);
             }
             if line.is_match {
-                out.shown += usize::from(line.starts);
+                out.shown += line.starts as usize;
                 last_match = line.number;
             }
             previous = Some((index, line.number));
@@ -1085,7 +1111,7 @@ struct Rendered {
     rows: Vec<String>,
     records: Vec<Value>,
     /// Per record: whether it is the first line of a match (or a file's row).
-    starts: Vec<bool>,
+    starts: Vec<u32>,
     shown: usize,
 }
 
@@ -1096,12 +1122,22 @@ fn past_offset(lines: &[Line], skip: &mut usize, before: usize) -> usize {
     if *skip == 0 {
         return 0;
     }
-    let starts: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts).collect();
-    if starts.len() <= *skip {
-        *skip -= starts.len();
-        return lines.len();
+    // A group of touching lines (multiline) is passed over whole or shown
+    // whole: an offset inside one shows it from its start.
+    let mut first = None;
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts == 0 {
+            continue;
+        }
+        if (line.starts as usize) > *skip {
+            first = Some(i);
+            break;
+        }
+        *skip -= line.starts as usize;
     }
-    let first = starts[*skip];
+    let Some(first) = first else {
+        return lines.len();
+    };
     *skip = 0;
     let mut from = first;
     while from > 0
@@ -1163,16 +1199,19 @@ fn paged_summary(t: &Totals, query: &Query, shown: usize) -> String {
         format!(
             "No {unit} past offset={from}: there are {found} (searched {searched}); offset=0 is the first page."
         )
-    } else if to < found {
-        format!(
-            "Showing {unit} {}-{to} of {found} (searched {searched}); the next page is offset={to}.",
-            from + 1
-        )
     } else {
-        format!(
-            "Showing {unit} {}-{to} of {found}, the last page (searched {searched}).",
-            from + 1
-        )
+        let span = match (from + 1 == to, query.shape.mode) {
+            (true, OutputMode::Content) => format!("match {to}"),
+            (true, _) => format!("file with matches {to}"),
+            (false, _) => format!("{unit} {}-{to}", from + 1),
+        };
+        if to < found {
+            format!(
+                "Showing {span} of {found} (searched {searched}); the next page is offset={to}."
+            )
+        } else {
+            format!("Showing {span} of {found}, the last page (searched {searched}).")
+        }
     };
     with_skipped(line, t, query.max_file_size)
 }
@@ -1456,7 +1495,7 @@ fn record_of(
     ctx: &ToolContext,
     query: &Query,
     totals: &Totals,
-    (records, starts): (Vec<Value>, Vec<bool>),
+    (records, starts): (Vec<Value>, Vec<u32>),
     shown: usize,
 ) -> Value {
     let mut record = serde_json::Map::new();
@@ -1475,7 +1514,7 @@ fn record_of(
     );
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let (found, kept) = if query.shape.mode == OutputMode::Content {
-        let matches = starts[..k].iter().filter(|s| **s).count();
+        let matches = starts[..k].iter().map(|s| *s as usize).sum::<usize>();
         (
             totals.matches,
             if ctx.record_rows { matches } else { shown },

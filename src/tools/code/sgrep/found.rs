@@ -14,7 +14,7 @@ use crate::kernel::text::{inert, plural};
 use crate::kernel::{ToolContext, ToolResult};
 use crate::tools::code::grammar::{self, Lang, Tree};
 use crate::tools::code::scan::{self, Plan, Skipped};
-use crate::tools::code::sgrep::{Asked, META, Mode, asked};
+use crate::tools::code::sgrep::ask::{Asked, LIMIT_CEILING, Mode};
 use crate::tools::files::diff::render_unified_diff_with_headers;
 use crate::tools::{clamp_rows, rows_record, rows_that_fit, text_and_record};
 
@@ -45,11 +45,9 @@ struct FileHits {
 /// not parse in, with why.
 type Compiled = HashMap<&'static str, Result<Pattern, String>>;
 
-pub async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String> {
-    let args = Args::new(META.name, input)?;
-    let a = asked(&args, ctx.unbounded_rows)?;
-    let roots = crate::tools::search::walk::parse_roots(&args)?;
-    let filters = crate::tools::search::grep::filters_of(&args)?;
+pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolResult, String> {
+    let roots = crate::tools::search::walk::parse_roots(args)?;
+    let filters = crate::tools::search::grep::filters_of(args)?;
     let plan = Plan {
         roots,
         filters,
@@ -60,11 +58,25 @@ pub async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String>
         gitignore: args.opt_bool("gitignore")?.unwrap_or(false),
     };
     let compiled = compile_all(&a)?;
+    if a.rewrite.is_some() && ctx.remote.is_none() {
+        // An apply an earlier invocation left half done (killed mid-write) is
+        // finished or undone before this one reads the tree it would change.
+        let state = crate::state::StateDir::of(ctx);
+        crate::state::patches::recover(&state, ctx.root.as_deref()).map_err(|e| {
+            format!("sgrep: an interrupted earlier rewrite could not be undone: {e}. Nothing was changed.")
+        })?;
+    }
     let searchable: Vec<&'static str> = compiled
         .iter()
         .filter(|(_, p)| p.is_ok())
         .map(|(n, _)| *n)
         .collect();
+    let flawed_lang = a
+        .lang
+        .and_then(|l| compiled.get(l))
+        .and_then(|p| p.as_ref().ok())
+        .filter(|p| p.has_error())
+        .and(a.lang.and_then(grammar::by_name));
     let compiled = Arc::new(compiled);
     let (rewrite, keep_text) = (a.rewrite.clone(), a.rewrite.is_some());
     let work: Arc<scan::Work<Option<FileHits>>> = Arc::new(move |_path, lang, tree, text| {
@@ -87,13 +99,27 @@ pub async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String>
         .into_iter()
         .filter_map(|(p, h)| h.map(|h| (p, h)))
         .collect();
+    let flawed = flawed_lang.map(|lang| flawed_note(&a.pattern, lang));
     let totals = Totals {
+        flawed,
         matches: files.iter().map(|(_, f)| f.hits.len() as u64).sum(),
         files: files.len() as u64,
         parsed: scanned.parsed,
         skipped: scanned.skipped,
         searchable,
     };
+    if totals.matches == 0
+        && let Some(note) = &totals.flawed
+    {
+        // Nothing matched what probably is not the pattern meant: an error
+        // with the tree, so a pipe's reader sees it too, never a quiet "none".
+        return Err(format!(
+            "No matches, and{}",
+            note.trim_start()
+                .trim_start_matches("The pattern")
+                .replacen("", " the pattern", 1)
+        ));
+    }
     match a.rewrite {
         Some(_) => rewrite_answer(ctx, &a, &files, &totals, plan.max_file_size).await,
         None => Ok(search_answer(ctx, &a, &files, &totals, plan.max_file_size)),
@@ -101,6 +127,9 @@ pub async fn run(input: &Value, ctx: &ToolContext) -> Result<ToolResult, String>
 }
 
 struct Totals {
+    /// With a language named, a pattern that parsed with an error node: the
+    /// note the summary carries.
+    flawed: Option<String>,
     matches: u64,
     files: u64,
     parsed: u64,
@@ -144,18 +173,25 @@ fn compile_all(a: &Asked) -> Result<Compiled, String> {
 
 fn compile(source: &str, lang: Lang) -> Result<Pattern, String> {
     let name = grammar::name_of(lang);
+    // A pattern whose tree holds an error node still matches as it parsed,
+    // as in the ast-grep CLI; the answer says so (see `flawed_note`).
     match Pattern::try_new(source, lang) {
-        Ok(p) if !p.has_error() => Ok(p),
-        Ok(_) => Err(format!(
-            "The pattern does not parse as {name}: it holds a syntax error. A pattern must be one complete {name} node (an expression, a statement or a definition). It parsed to:\n{}",
-            tree_of(source, lang)
-        )),
+        Ok(p) => Ok(p),
         Err(e) => Err(format!(
             "The pattern does not parse as one {name} node ({}). It parsed to:\n{}",
             pattern_error_words(&e),
             tree_of(source, lang)
         )),
     }
+}
+
+/// What a summary says of a pattern that parsed with an error node.
+fn flawed_note(source: &str, lang: Lang) -> String {
+    format!(
+        " The pattern does not parse cleanly as {}: its tree holds an error node, and it matched as it parsed. If that is not what was meant, its tree is:\n{}",
+        grammar::name_of(lang),
+        tree_of(source, lang)
+    )
 }
 
 fn pattern_error_words(e: &ast_grep_core::PatternError) -> String {
@@ -190,8 +226,17 @@ fn tree_of(source: &str, lang: Lang) -> String {
 }
 
 fn dump(node: &Node<'_, StrDoc<Lang>>, depth: usize, expando: char, out: &mut Vec<String>) {
+    // Inside an error node its tokens are shown too: they are what did not fit.
+    let in_error = node.is_error();
     for child in node.children() {
         if !child.is_named() && !child.is_error() {
+            if in_error {
+                out.push(format!(
+                    "{}token {:?}",
+                    "  ".repeat(depth + 1),
+                    child.text()
+                ));
+            }
             continue;
         }
         let kind = child.kind();
@@ -271,12 +316,17 @@ fn skipped_words(t: &Totals, max: u64) -> String {
     }
     if t.skipped.parse_errors > 0 {
         out.push_str(&format!(
-            " {} with syntax errors {} searched as far as they parse.",
+            " {} with syntax errors {} searched as far as the grammar reads {}.",
             plural(t.skipped.parse_errors, "file", "files"),
             if t.skipped.parse_errors == 1 {
                 "was"
             } else {
                 "were"
+            },
+            if t.skipped.parse_errors == 1 {
+                "it"
+            } else {
+                "them"
             }
         ));
     }
@@ -349,11 +399,7 @@ fn search_answer(
             "Showing the first {shown} of {} in {} ({searched} parsed); {}.",
             plural(t.matches, "match", "matches"),
             plural(t.files, "file", "files"),
-            crate::tools::search::walk::more_hint(
-                a.limit,
-                crate::tools::code::sgrep::LIMIT_CEILING,
-                ctx.unbounded_rows
-            )
+            crate::tools::search::walk::more_hint(a.limit, LIMIT_CEILING, ctx.unbounded_rows)
         )
     } else {
         format!(
@@ -363,6 +409,9 @@ fn search_answer(
         )
     };
     summary.push_str(&skipped_words(t, max));
+    if let Some(note) = &t.flawed {
+        summary.push_str(note);
+    }
     if a.lang.is_none() && t.searchable.len() < grammar::LANGUAGES.len() {
         let mut not: Vec<&str> = grammar::LANGUAGES
             .iter()
@@ -370,9 +419,10 @@ fn search_answer(
             .filter(|n| !t.searchable.contains(n))
             .collect();
         not.sort_unstable();
+        let not: Vec<String> = not.iter().map(|n| n.to_string()).collect();
         summary.push_str(&format!(
             " The pattern is not valid code in {}, whose files were not searched (lang names one and shows why).",
-            not.join(", ")
+            crate::tools::search::walk::join_and(&not)
         ));
     }
     let tail = if rows.is_empty() {
@@ -437,12 +487,16 @@ async fn rewrite_answer(
     let mut changed = Vec::new();
     for (path, f) in files {
         if let Some((outer, inner)) = overlap(&f.hits) {
+            let outer_lines = if outer.line == outer.end_line {
+                format!("the match on line {}", outer.line)
+            } else {
+                format!("the match on lines {}-{}", outer.line, outer.end_line)
+            };
             return Err(format!(
-                "sgrep: two matches overlap in {} (lines {}-{} hold the match on line {}), so which one to rewrite is ambiguous; nothing was written. Narrow the pattern, or rewrite in two runs.",
+                "sgrep: two matches overlap in {}: {outer_lines} holds another, on line {} column {}, so which one to rewrite is ambiguous; nothing was written. Narrow the pattern, or rewrite in two runs.",
                 inert(path),
-                outer.line,
-                outer.end_line,
-                inner.line
+                inner.line,
+                inner.column
             ));
         }
         ctx.confine_write(path)
@@ -461,13 +515,21 @@ async fn rewrite_answer(
         }
     }
     let verb = if a.check { "would change" } else { "changed" };
-    let mut summary = format!(
-        "{} in {}: {} {verb} ({} parsed).",
-        plural(t.matches, "match", "matches"),
-        plural(t.files, "file", "files"),
-        plural(changed.len() as u64, "file", "files"),
-        plural(t.parsed, "file", "files"),
-    );
+    let mut summary = if t.matches == 0 {
+        format!(
+            "No matches for `{}` in {} parsed: nothing to rewrite.",
+            a.pattern.trim(),
+            plural(t.parsed, "file", "files")
+        )
+    } else {
+        format!(
+            "{} in {}: {} {verb} ({} parsed).",
+            plural(t.matches, "match", "matches"),
+            plural(t.files, "file", "files"),
+            plural(changed.len() as u64, "file", "files"),
+            plural(t.parsed, "file", "files"),
+        )
+    };
     summary.push_str(&skipped_words(t, max));
     let written = !a.check && !patch.is_empty();
     if written {
@@ -484,7 +546,9 @@ async fn rewrite_answer(
             return Err(format!("sgrep: the rewrite was not written: {why}"));
         }
     }
-    let text = crate::tools::clamp_owned_for(ctx, "sgrep", format!("{patch}{summary}"));
+    // Rows (the diff), a blank line, the summary: the command line's layout.
+    let sep = if patch.is_empty() { "" } else { "\n" };
+    let text = crate::tools::clamp_owned_for(ctx, "sgrep", format!("{patch}{sep}{summary}"));
     let mut record = base_record(t);
     record.insert("shown".into(), json!(0));
     record.insert("rows".into(), json!([]));
