@@ -70,6 +70,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.')
             [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).')
+            [CompletionResult]::new('outline', 'outline', [CompletionResultType]::ParameterValue, 'Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented.')
+            [CompletionResult]::new('sgrep', 'sgrep', [CompletionResultType]::ParameterValue, 'Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep''s.')
             [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.')
@@ -159,6 +161,7 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size.')
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Several directories or files to search instead of path, in the order given, each one''s rows spelled under it as given (not together with path).')
             [CompletionResult]::new('--globs', '--globs', [CompletionResultType]::ParameterName, 'Globs as in rg -g, tested on the path below the search root (later ones win): "*.rs" includes, "!*.min.js" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first).')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many matches (files) first: the next page.')
             [CompletionResult]::new('--output-mode', '--output-mode', [CompletionResultType]::ParameterName, 'content (matching lines, default), files (paths) or count (PATH:N). [one of: content, files, count]')
             [CompletionResult]::new('-S', '-S ', [CompletionResultType]::ParameterName, 'Ignore case when the pattern has no uppercase letter (rg -S)')
             [CompletionResult]::new('--smart-case', '--smart-case', [CompletionResultType]::ParameterName, 'Ignore case when the pattern has no uppercase letter (rg -S)')
@@ -170,6 +173,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--invert-match', '--invert-match', [CompletionResultType]::ParameterName, 'Show the lines that do not match (rg -v)')
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Print only the paths of files with a match, one per line (rg -l)')
             [CompletionResult]::new('--files-with-matches', '--files-with-matches', [CompletionResultType]::ParameterName, 'Print only the paths of files with a match, one per line (rg -l)')
+            [CompletionResult]::new('-U', '-U ', [CompletionResultType]::ParameterName, 'Let a match span lines; each line of it is a row (rg -U)')
+            [CompletionResult]::new('--multiline', '--multiline', [CompletionResultType]::ParameterName, 'Let a match span lines; each line of it is a row (rg -U)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print PATH:N, the number of matching lines of each file with a match (rg -c)')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print PATH:N, the number of matching lines of each file with a match (rg -c)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show line numbers (always on; accepted as rg''s -n)')
@@ -324,6 +329,58 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'rename: diff only.')
             [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'Server name.')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Default 60000.')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;outline' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Only files matching GLOB; a leading ! excludes; repeatable (rg -g)')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Only files matching GLOB; a leading ! excludes; repeatable (rg -g)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only files of this rg type (rust, py, ...); repeatable (rg -t)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only files of this rg type (rust, py, ...); repeatable (rg -t)')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File or directory (default: the working directory).')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Several files or directories instead of path, in the order given.')
+            [CompletionResult]::new('--map', '--map', [CompletionResultType]::ParameterName, 'Repository map: definitions ranked by references, cut to budget.')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'map: bytes of rows (default 8192).')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only files of this language.')
+            [CompletionResult]::new('--lang', '--lang', [CompletionResultType]::ParameterName, 'Only files of this language.')
+            [CompletionResult]::new('--globs', '--globs', [CompletionResultType]::ParameterName, 'Globs as in rg -g: "*.rs" includes, "!tests/**" excludes.')
+            [CompletionResult]::new('--gitignore', '--gitignore', [CompletionResultType]::ParameterName, 'Skip files .gitignore excludes.')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Skip files larger than this many bytes (default 2 MiB).')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print the summary line on stderr even when stdout is not a terminal')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'indus-tool;sgrep' {
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Only search files matching GLOB; a leading ! excludes; repeatable (rg -g)')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Only search files matching GLOB; a leading ! excludes; repeatable (rg -g)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only search files of this rg type; repeatable (rg -t)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only search files of this rg type; repeatable (rg -t)')
+            [CompletionResult]::new('-T', '-T ', [CompletionResultType]::ParameterName, 'Do not search files of this rg type; repeatable (rg -T)')
+            [CompletionResult]::new('--type-not', '--type-not', [CompletionResultType]::ParameterName, 'Do not search files of this rg type; repeatable (rg -T)')
+            [CompletionResult]::new('--pattern', '--pattern', [CompletionResultType]::ParameterName, 'Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'File or directory (default: the working directory).')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Several files or directories instead of path, in the order given.')
+            [CompletionResult]::new('--lang', '--lang', [CompletionResultType]::ParameterName, 'rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Replace each match by this template ($X filled in); all files at once.')
+            [CompletionResult]::new('--rewrite', '--rewrite', [CompletionResultType]::ParameterName, 'Replace each match by this template ($X filled in); all files at once.')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'rewrite: show the diff only.')
+            [CompletionResult]::new('--output-mode', '--output-mode', [CompletionResultType]::ParameterName, 'content (default), files (paths) or count (PATH:N). [one of: content, files, count]')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Most matches shown (default 200, at most 5000).')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Most matches shown (default 200, at most 5000).')
+            [CompletionResult]::new('--globs', '--globs', [CompletionResultType]::ParameterName, 'Globs as in rg -g: "*.rs" includes, "!vendor/**" excludes.')
+            [CompletionResult]::new('--gitignore', '--gitignore', [CompletionResultType]::ParameterName, 'Skip files .gitignore excludes.')
+            [CompletionResult]::new('--max-file-size', '--max-file-size', [CompletionResultType]::ParameterName, 'Skip files larger than this many bytes (default 2 MiB).')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Print only the paths of files with a match (rg -l)')
+            [CompletionResult]::new('--files-with-matches', '--files-with-matches', [CompletionResultType]::ParameterName, 'Print only the paths of files with a match (rg -l)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print PATH:N, the matches of each file with one (rg -c)')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print PATH:N, the matches of each file with one (rg -c)')
+            [CompletionResult]::new('-0', '-0', [CompletionResultType]::ParameterName, 'With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)')
+            [CompletionResult]::new('--null', '--null', [CompletionResultType]::ParameterName, 'With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Print the summary line on stderr even when stdout is not a terminal')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -813,6 +870,8 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             [CompletionResult]::new('todo_set', 'todo_set', [CompletionResultType]::ParameterValue, 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.')
             [CompletionResult]::new('diagnose', 'diagnose', [CompletionResultType]::ParameterValue, 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.')
             [CompletionResult]::new('lsp', 'lsp', [CompletionResultType]::ParameterValue, 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).')
+            [CompletionResult]::new('outline', 'outline', [CompletionResultType]::ParameterValue, 'Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented.')
+            [CompletionResult]::new('sgrep', 'sgrep', [CompletionResultType]::ParameterValue, 'Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep''s.')
             [CompletionResult]::new('apply_patch', 'apply_patch', [CompletionResultType]::ParameterValue, 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.')
             [CompletionResult]::new('todo', 'todo', [CompletionResultType]::ParameterValue, 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).')
             [CompletionResult]::new('bg-process', 'bg-process', [CompletionResultType]::ParameterValue, 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.')
@@ -888,6 +947,12 @@ Register-ArgumentCompleter -Native -CommandName 'indus-tool' -ScriptBlock {
             break
         }
         'indus-tool;help;lsp' {
+            break
+        }
+        'indus-tool;help;outline' {
+            break
+        }
+        'indus-tool;help;sgrep' {
             break
         }
         'indus-tool;help;apply_patch' {

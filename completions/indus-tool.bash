@@ -91,6 +91,9 @@ _indus__tool() {
             indus__tool,memory)
                 cmd="indus__tool__subcmd__memory"
                 ;;
+            indus__tool,outline)
+                cmd="indus__tool__subcmd__outline"
+                ;;
             indus__tool,process)
                 cmd="indus__tool__subcmd__process"
                 ;;
@@ -111,6 +114,9 @@ _indus__tool() {
                 ;;
             indus__tool,send-keys)
                 cmd="indus__tool__subcmd__send__subcmd__keys"
+                ;;
+            indus__tool,sgrep)
+                cmd="indus__tool__subcmd__sgrep"
                 ;;
             indus__tool,task)
                 cmd="indus__tool__subcmd__task"
@@ -280,6 +286,9 @@ _indus__tool() {
             indus__tool__subcmd__help,memory)
                 cmd="indus__tool__subcmd__help__subcmd__memory"
                 ;;
+            indus__tool__subcmd__help,outline)
+                cmd="indus__tool__subcmd__help__subcmd__outline"
+                ;;
             indus__tool__subcmd__help,process)
                 cmd="indus__tool__subcmd__help__subcmd__process"
                 ;;
@@ -300,6 +309,9 @@ _indus__tool() {
                 ;;
             indus__tool__subcmd__help,send-keys)
                 cmd="indus__tool__subcmd__help__subcmd__send__subcmd__keys"
+                ;;
+            indus__tool__subcmd__help,sgrep)
+                cmd="indus__tool__subcmd__help__subcmd__sgrep"
                 ;;
             indus__tool__subcmd__help,task)
                 cmd="indus__tool__subcmd__help__subcmd__task"
@@ -461,7 +473,7 @@ _indus__tool() {
 
     case "${cmd}" in
         indus__tool)
-            opts="-h -V --format --cwd --root --allow-protected --allow-outside --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --allow-private-network --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
+            opts="-h -V --format --cwd --root --allow-protected --allow-outside --collection --profile --tools --no-tools --max-bytes --session --gate --color --id --checkpoint --confirm --allow-private-network --suppress-repeats --envelope --turn --mcp-config --no-mcp --mcp-log --save-media --exact --state-dir --tmux --exec --exec-cwd --engine --ssh-config --help --version read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp outline sgrep apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1307,7 +1319,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__grep)
-            opts="-S -F -w -v -l -c -A -B -g -t -T -m -n -q -0 -e -i -C -h --json --smart-case --fixed-strings --word-regexp --invert-match --files-with-matches --count --after-context --before-context --glob --type --type-not --max-count --line-number --hidden --no-ignore --quiet --null --stats --pattern --path --flags --ignore-case --literal --context --limit --gitignore --skip-hidden --max-file-size --paths --globs --output-mode --help"
+            opts="-S -F -w -v -l -U -c -A -B -g -t -T -m -n -q -0 -e -i -C -h --json --smart-case --fixed-strings --word-regexp --invert-match --files-with-matches --multiline --count --after-context --before-context --glob --type --type-not --max-count --line-number --hidden --no-ignore --quiet --null --stats --pattern --path --flags --ignore-case --literal --context --limit --gitignore --skip-hidden --max-file-size --paths --globs --offset --output-mode --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1425,6 +1437,10 @@ _indus__tool() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output-mode)
                     COMPREPLY=($(compgen -W "content files count" -- "${cur}"))
                     return 0
@@ -1437,7 +1453,7 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help)
-            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
+            opts="read ls grep find websearch webfetch todo_read write edit bash process todo_set diagnose lsp outline sgrep apply_patch todo bg-process task saas-action memory enter_plan_mode exit_plan_mode run_shell read_file write_file fetch_url web_search capture-pane send-keys tmux-create-session tmux-kill-session tmux-create-pane tmux-kill-pane time list describe schema call batch mcp diff lsp-broker checkpoint trust completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2024,6 +2040,20 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__help__subcmd__outline)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__help__subcmd__process)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2109,6 +2139,20 @@ _indus__tool() {
             return 0
             ;;
         indus__tool__subcmd__help__subcmd__send__subcmd__keys)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__help__subcmd__sgrep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2794,6 +2838,76 @@ _indus__tool() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        indus__tool__subcmd__outline)
+            opts="-g -t -l -h --json --glob --type --stats --path --paths --map --budget --lang --globs --gitignore --max-file-size --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --map)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lang)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --globs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gitignore)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         indus__tool__subcmd__process)
             opts="-h --json --action --command --cwd --tty --size --id --input --keys --until --wait-ms --raw --help start list poll stop write remove screen"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -3102,6 +3216,100 @@ _indus__tool() {
                     return 0
                     ;;
                 --why)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        indus__tool__subcmd__sgrep)
+            opts="-g -t -T -l -c -0 -r -n -h --json --glob --type --type-not --files-with-matches --count --null --stats --pattern --path --paths --lang --rewrite --check --output-mode --limit --globs --gitignore --max-file-size --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type-not)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --paths)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lang)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rewrite)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-mode)
+                    COMPREPLY=($(compgen -W "content files count" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --globs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gitignore)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-file-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -67,6 +67,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand todo_set 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.'
             cand diagnose 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.'
             cand lsp 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).'
+            cand outline 'Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented.'
+            cand sgrep 'Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep''s.'
             cand apply_patch 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.'
             cand todo 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).'
             cand bg-process 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.'
@@ -153,6 +155,7 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --max-file-size 'Skip files found by the walk that are larger than this many bytes, counting them in the summary (default 2097152 = 2 MiB, at most 134217728 = 128 MiB); a file named as path is searched whatever its size.'
             cand --paths 'Several directories or files to search instead of path, in the order given, each one''s rows spelled under it as given (not together with path).'
             cand --globs 'Globs as in rg -g, tested on the path below the search root (later ones win): "*.rs" includes, "!*.min.js" excludes; with any include, files matching none are skipped, and an excluded directory is not entered (glob joins this list first).'
+            cand --offset 'Skip this many matches (files) first: the next page.'
             cand --output-mode 'content (matching lines, default), files (paths) or count (PATH:N). [one of: content, files, count]'
             cand -S 'Ignore case when the pattern has no uppercase letter (rg -S)'
             cand --smart-case 'Ignore case when the pattern has no uppercase letter (rg -S)'
@@ -164,6 +167,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --invert-match 'Show the lines that do not match (rg -v)'
             cand -l 'Print only the paths of files with a match, one per line (rg -l)'
             cand --files-with-matches 'Print only the paths of files with a match, one per line (rg -l)'
+            cand -U 'Let a match span lines; each line of it is a row (rg -U)'
+            cand --multiline 'Let a match span lines; each line of it is a row (rg -U)'
             cand -c 'Print PATH:N, the number of matching lines of each file with a match (rg -c)'
             cand --count 'Print PATH:N, the number of matching lines of each file with a match (rg -c)'
             cand -n 'Show line numbers (always on; accepted as rg''s -n)'
@@ -307,6 +312,56 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand --check 'rename: diff only.'
             cand --server 'Server name.'
             cand --timeout-ms 'Default 60000.'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;outline'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand -g 'Only files matching GLOB; a leading ! excludes; repeatable (rg -g)'
+            cand --glob 'Only files matching GLOB; a leading ! excludes; repeatable (rg -g)'
+            cand -t 'Only files of this rg type (rust, py, ...); repeatable (rg -t)'
+            cand --type 'Only files of this rg type (rust, py, ...); repeatable (rg -t)'
+            cand --path 'File or directory (default: the working directory).'
+            cand --paths 'Several files or directories instead of path, in the order given.'
+            cand --map 'Repository map: definitions ranked by references, cut to budget.'
+            cand --budget 'map: bytes of rows (default 8192).'
+            cand -l 'Only files of this language.'
+            cand --lang 'Only files of this language.'
+            cand --globs 'Globs as in rg -g: "*.rs" includes, "!tests/**" excludes.'
+            cand --gitignore 'Skip files .gitignore excludes.'
+            cand --max-file-size 'Skip files larger than this many bytes (default 2 MiB).'
+            cand --stats 'Print the summary line on stderr even when stdout is not a terminal'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'indus-tool;sgrep'= {
+            cand --json 'The whole input as a JSON object (''-'' reads stdin, ''@FILE'' reads a file); flags override its keys'
+            cand -g 'Only search files matching GLOB; a leading ! excludes; repeatable (rg -g)'
+            cand --glob 'Only search files matching GLOB; a leading ! excludes; repeatable (rg -g)'
+            cand -t 'Only search files of this rg type; repeatable (rg -t)'
+            cand --type 'Only search files of this rg type; repeatable (rg -t)'
+            cand -T 'Do not search files of this rg type; repeatable (rg -T)'
+            cand --type-not 'Do not search files of this rg type; repeatable (rg -T)'
+            cand --pattern 'Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".'
+            cand --path 'File or directory (default: the working directory).'
+            cand --paths 'Several files or directories instead of path, in the order given.'
+            cand --lang 'rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).'
+            cand -r 'Replace each match by this template ($X filled in); all files at once.'
+            cand --rewrite 'Replace each match by this template ($X filled in); all files at once.'
+            cand --check 'rewrite: show the diff only.'
+            cand --output-mode 'content (default), files (paths) or count (PATH:N). [one of: content, files, count]'
+            cand -n 'Most matches shown (default 200, at most 5000).'
+            cand --limit 'Most matches shown (default 200, at most 5000).'
+            cand --globs 'Globs as in rg -g: "*.rs" includes, "!vendor/**" excludes.'
+            cand --gitignore 'Skip files .gitignore excludes.'
+            cand --max-file-size 'Skip files larger than this many bytes (default 2 MiB).'
+            cand -l 'Print only the paths of files with a match (rg -l)'
+            cand --files-with-matches 'Print only the paths of files with a match (rg -l)'
+            cand -c 'Print PATH:N, the matches of each file with one (rg -c)'
+            cand --count 'Print PATH:N, the matches of each file with one (rg -c)'
+            cand -0 'With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)'
+            cand --null 'With -l: end each path with NUL instead of a newline, for xargs -0 (rg -0)'
+            cand --stats 'Print the summary line on stderr even when stdout is not a terminal'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -727,6 +782,8 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
             cand todo_set 'Replace the session''s checklist: items {id, text, status, priority?}; [] clears it.'
             cand diagnose 'Errors and warnings of files from their language server, settled for the text just sent: PATH:LINE:COL: error[CODE] message rows.'
             cand lsp 'The language server at PATH:LINE:COL: definition, references, hover; symbols of a file; workspace-symbols by name; rename everywhere (one patch; check: diff only).'
+            cand outline 'Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented.'
+            cand sgrep 'Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep''s.'
             cand apply_patch 'Apply a patch to files, all or nothing: codex''s envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff.'
             cand todo 'A checklist of {task, state, weight} items (with dropped and weights), apart from todo_set''s: action read, or set (replace whole).'
             cand bg-process 'Background jobs of this session (bg-N) keeping each job''s last 2,000 lines: start, poll (sinceLast: only new), stop, list.'
@@ -788,6 +845,10 @@ set edit:completion:arg-completer[indus-tool] = {|@words|
         &'indus-tool;help;diagnose'= {
         }
         &'indus-tool;help;lsp'= {
+        }
+        &'indus-tool;help;outline'= {
+        }
+        &'indus-tool;help;sgrep'= {
         }
         &'indus-tool;help;apply_patch'= {
         }

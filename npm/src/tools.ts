@@ -155,6 +155,10 @@ export interface GrepInput {
   gitignore?: boolean;
   /** Whole words only. */
   wordRegexp?: boolean;
+  /** A match may span lines, as rg -U; each line is a row. */
+  multiline?: boolean;
+  /** Skip this many matches (files) first: the next page. */
+  offset?: number;
   /** content (matching lines, default), files (paths) or count (PATH:N). */
   outputMode?: "content" | "files" | "count";
 }
@@ -190,8 +194,12 @@ export interface GrepOutput {
     /** Matching lines in the file (outputMode count). */
     count?: number;
   }[];
-  /** Of what limit counts (matching lines, or files), how many the rows leave out. */
+  /** Of what limit counts (matches, or files), how many after the rows shown are left out (those before offset are not counted). */
   omitted: number;
+  /** Matches (or files) passed over before the rows (the offset asked for). */
+  offset: number;
+  /** The offset of the next page, or null when nothing is left out. */
+  nextOffset: number | null;
 }
 
 // find
@@ -731,6 +739,138 @@ export interface LspOutput {
   checkpoint?: string;
 }
 
+// outline
+
+/** Input of `outline`. */
+export interface OutlineInput {
+  /** File or directory (default: the working directory). */
+  path?: string;
+  /** Repository map: definitions ranked by references, cut to budget. */
+  map?: boolean;
+  /** map: bytes of rows (default 8192). */
+  budget?: number;
+  /** Only files of this language. */
+  lang?: string;
+}
+
+/**
+ * The `output` of a successful `outline` call.
+ *
+ * Definitions: the outline's rows in path and line order, or the map's, ranked.
+ */
+export interface OutlineOutput {
+  /** Definitions found in all. */
+  count: number;
+  /** Files with a definition. */
+  files: number;
+  /** Files parsed. */
+  parsed: number;
+  /** Files not parsed, by why; parseErrors were parsed with a syntax error. */
+  skipped: {
+    noGrammar: number;
+    binary: number;
+    tooLarge: number;
+    notUtf8: number;
+    unreadable: number;
+    parseErrors: number;
+    /** Files of another language this build parses, left out by lang. */
+    otherLanguage: number;
+  };
+  rows: {
+    path: string;
+    line: number;
+    endLine: number;
+    /** Nesting: 0 at the top of the file. */
+    depth: number;
+    /** function, method, class, struct, enum, trait, impl, interface, module, namespace, type, typedef, macro, const, static, union, record, annotation, constructor, class method. */
+    kind: string;
+    name: string;
+    /** What the name is qualified by (a Go receiver type, a C++ class). */
+    scope: string | null;
+    /** Parameters and result as written, whitespace collapsed. */
+    signature: string;
+    /** map: the definition's place in the ranking. */
+    rank?: number;
+  }[];
+  /** Definitions the rows leave out (the map's budget, or the output budget). */
+  omitted: number;
+  /** map: the byte budget and what the rows used; null for an outline. */
+  budget: {
+    bytes: number;
+    used: number;
+  } | null;
+}
+
+// sgrep
+
+/** Input of `sgrep`. */
+export interface SgrepInput {
+  /** Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)". */
+  pattern: string;
+  /** File or directory (default: the working directory). */
+  path?: string;
+  /** rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension). */
+  lang?: string;
+  /** Replace each match by this template ($X filled in); all files at once. */
+  rewrite?: string;
+  /** rewrite: show the diff only. */
+  check?: boolean;
+  /** content (default), files (paths) or count (PATH:N). */
+  outputMode?: "content" | "files" | "count";
+  /** Most matches shown (default 200, at most 5000). */
+  limit?: number;
+}
+
+/**
+ * The `output` of a successful `sgrep` call.
+ *
+ * The matches: totals, the rows shown, and for a rewrite its diff.
+ */
+export interface SgrepOutput {
+  /** Matches in all; 0 is no match. */
+  count: number;
+  /** Files with a match. */
+  files: number;
+  /** Files parsed and searched. */
+  parsed: number;
+  /** Files not searched, by why; parseErrors were searched with a syntax error. */
+  skipped: {
+    noGrammar: number;
+    binary: number;
+    tooLarge: number;
+    notUtf8: number;
+    unreadable: number;
+    parseErrors: number;
+    /** Files of another language this build parses, left out by lang. */
+    otherLanguage: number;
+  };
+  /** Matches (or files) shown after limit. */
+  shown: number;
+  /** content: one per match {path, line, column, endLine, text, vars}; files: {path}; count: {path, count}. */
+  rows: {
+    path: string;
+    line?: number;
+    /** 1-based byte column. */
+    column?: number;
+    endLine?: number;
+    /** The matched code (cut at 2000 characters). */
+    text?: string;
+    /** Each metavariable's matched code. */
+    vars?: Record<string, string>;
+    count?: number;
+  }[];
+  /** Matches (or files) the rows leave out. */
+  omitted: number;
+  /** rewrite: the unified diff; null for a search. */
+  diff: string | null;
+  /** Whether files were changed. */
+  written: boolean;
+  /** rewrite: the files changed (or that would change with check). */
+  changed?: string[];
+  /** What the checkpoint of this call could not do. */
+  checkpoint?: string;
+}
+
 // apply_patch
 
 /** Input of `apply_patch`. */
@@ -1156,6 +1296,8 @@ export type ToolName =
   | "todo_set"
   | "diagnose"
   | "lsp"
+  | "outline"
+  | "sgrep"
   | "apply_patch"
   | "todo"
   | "bg-process"
@@ -1298,6 +1440,24 @@ export abstract class ToolMethods {
    */
   lsp(input: LspInput, options?: CallOptions): Promise<LspOutput> {
     return this.typedCall("lsp", input ?? {}, options);
+  }
+
+  /**
+   * Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+   *
+   * @throws {ToolError} when the tool reports an error.
+   */
+  outline(input?: OutlineInput, options?: CallOptions): Promise<OutlineOutput> {
+    return this.typedCall("outline", input ?? {}, options);
+  }
+
+  /**
+   * Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+   *
+   * @throws {ToolError} when the tool reports an error.
+   */
+  sgrep(input: SgrepInput, options?: CallOptions): Promise<SgrepOutput> {
+    return this.typedCall("sgrep", input ?? {}, options);
   }
 
   /**

@@ -61,6 +61,11 @@ __all__ = [
     "LspOutput",
     "MemoryInput",
     "MemoryOutput",
+    "OutlineInput",
+    "OutlineOutput",
+    "OutlineOutputBudget",
+    "OutlineOutputRowsItem",
+    "OutlineOutputSkipped",
     "ProcessInput",
     "ProcessOutput",
     "ProcessOutputJobsItem",
@@ -72,6 +77,10 @@ __all__ = [
     "SaasActionInput",
     "SaasActionOutput",
     "SaasActionOutputToolsItem",
+    "SgrepInput",
+    "SgrepOutput",
+    "SgrepOutputRowsItem",
+    "SgrepOutputSkipped",
     "TaskInput",
     "TaskOutput",
     "TimeInput",
@@ -261,6 +270,10 @@ class GrepInput(_GrepInputRequired, total=False):
     """Skip files .gitignore excludes."""
     wordRegexp: bool
     """Whole words only."""
+    multiline: bool
+    """A match may span lines, as rg -U; each line is a row."""
+    offset: int
+    """Skip this many matches (files) first: the next page."""
     outputMode: Literal["content", "files", "count"]
     """content (matching lines, default), files (paths) or count (PATH:N)."""
 
@@ -301,7 +314,11 @@ class GrepOutput(TypedDict):
     rows: List[GrepOutputRowsItem]
     """content: {path, line, text, kind}; files: {path}; count: {path, count}."""
     omitted: int
-    """Of what limit counts (matching lines, or files), how many the rows leave out."""
+    """Of what limit counts (matches, or files), how many after the rows shown are left out (those before offset are not counted)."""
+    offset: int
+    """Matches (or files) passed over before the rows (the offset asked for)."""
+    nextOffset: Optional[int]
+    """The offset of the next page, or null when nothing is left out."""
 
 
 class _FindInputRequired(TypedDict):
@@ -882,6 +899,154 @@ class LspOutput(_LspOutputRequired, total=False):
     """What the checkpoint of this call could not do."""
 
 
+class OutlineInput(TypedDict, total=False):
+    path: str
+    """File or directory (default: the working directory)."""
+    map: bool
+    """Repository map: definitions ranked by references, cut to budget."""
+    budget: int
+    """map: bytes of rows (default 8192)."""
+    lang: str
+    """Only files of this language."""
+
+
+class OutlineOutputSkipped(TypedDict):
+    """Files not parsed, by why; parseErrors were parsed with a syntax error."""
+
+    noGrammar: int
+    binary: int
+    tooLarge: int
+    notUtf8: int
+    unreadable: int
+    parseErrors: int
+    otherLanguage: int
+    """Files of another language this build parses, left out by lang."""
+
+
+class _OutlineOutputRowsItemRequired(TypedDict):
+    path: str
+    line: int
+    endLine: int
+    depth: int
+    """Nesting: 0 at the top of the file."""
+    kind: str
+    """function, method, class, struct, enum, trait, impl, interface, module, namespace, type, typedef, macro, const, static, union, record, annotation, constructor, class method."""
+    name: str
+    scope: Optional[str]
+    """What the name is qualified by (a Go receiver type, a C++ class)."""
+    signature: str
+    """Parameters and result as written, whitespace collapsed."""
+
+
+class OutlineOutputRowsItem(_OutlineOutputRowsItemRequired, total=False):
+    rank: int
+    """map: the definition's place in the ranking."""
+
+
+class OutlineOutputBudget(TypedDict):
+    """map: the byte budget and what the rows used; null for an outline."""
+
+    bytes: int
+    used: int
+
+
+class OutlineOutput(TypedDict):
+    """Definitions: the outline's rows in path and line order, or the map's, ranked."""
+
+    count: int
+    """Definitions found in all."""
+    files: int
+    """Files with a definition."""
+    parsed: int
+    """Files parsed."""
+    skipped: OutlineOutputSkipped
+    """Files not parsed, by why; parseErrors were parsed with a syntax error."""
+    rows: List[OutlineOutputRowsItem]
+    omitted: int
+    """Definitions the rows leave out (the map's budget, or the output budget)."""
+    budget: Optional[OutlineOutputBudget]
+    """map: the byte budget and what the rows used; null for an outline."""
+
+
+class _SgrepInputRequired(TypedDict):
+    pattern: str
+    """Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)"."""
+
+
+class SgrepInput(_SgrepInputRequired, total=False):
+    path: str
+    """File or directory (default: the working directory)."""
+    lang: str
+    """rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension)."""
+    rewrite: str
+    """Replace each match by this template ($X filled in); all files at once."""
+    check: bool
+    """rewrite: show the diff only."""
+    outputMode: Literal["content", "files", "count"]
+    """content (default), files (paths) or count (PATH:N)."""
+    limit: int
+    """Most matches shown (default 200, at most 5000)."""
+
+
+class SgrepOutputSkipped(TypedDict):
+    """Files not searched, by why; parseErrors were searched with a syntax error."""
+
+    noGrammar: int
+    binary: int
+    tooLarge: int
+    notUtf8: int
+    unreadable: int
+    parseErrors: int
+    otherLanguage: int
+    """Files of another language this build parses, left out by lang."""
+
+
+class _SgrepOutputRowsItemRequired(TypedDict):
+    path: str
+
+
+class SgrepOutputRowsItem(_SgrepOutputRowsItemRequired, total=False):
+    line: int
+    column: int
+    """1-based byte column."""
+    endLine: int
+    text: str
+    """The matched code (cut at 2000 characters)."""
+    vars: Dict[str, str]
+    """Each metavariable's matched code."""
+    count: int
+
+
+class _SgrepOutputRequired(TypedDict):
+    count: int
+    """Matches in all; 0 is no match."""
+    files: int
+    """Files with a match."""
+    parsed: int
+    """Files parsed and searched."""
+    skipped: SgrepOutputSkipped
+    """Files not searched, by why; parseErrors were searched with a syntax error."""
+    shown: int
+    """Matches (or files) shown after limit."""
+    rows: List[SgrepOutputRowsItem]
+    """content: one per match {path, line, column, endLine, text, vars}; files: {path}; count: {path, count}."""
+    omitted: int
+    """Matches (or files) the rows leave out."""
+    diff: Optional[str]
+    """rewrite: the unified diff; null for a search."""
+    written: bool
+    """Whether files were changed."""
+
+
+class SgrepOutput(_SgrepOutputRequired, total=False):
+    """The matches: totals, the rows shown, and for a rewrite its diff."""
+
+    changed: List[str]
+    """rewrite: the files changed (or that would change with check)."""
+    checkpoint: str
+    """What the checkpoint of this call could not do."""
+
+
 class _ApplyPatchInputRequired(TypedDict):
     patch: str
     """Patch text."""
@@ -1310,6 +1475,8 @@ TOOL_NAMES = (
     "todo_set",
     "diagnose",
     "lsp",
+    "outline",
+    "sgrep",
     "apply_patch",
     "todo",
     "bg-process",
@@ -1359,7 +1526,7 @@ class Tools:
         """
         return self._typed("ls", {"path": path, "showHidden": showHidden, "limit": limit}, checkpoint_turn)
 
-    def grep(self, *, pattern: str, path: Optional[str] = None, ignoreCase: Optional[bool] = None, literal: Optional[bool] = None, context: Optional[int] = None, glob: Optional[str] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, wordRegexp: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, checkpoint_turn: Optional[str] = None) -> GrepOutput:
+    def grep(self, *, pattern: str, path: Optional[str] = None, ignoreCase: Optional[bool] = None, literal: Optional[bool] = None, context: Optional[int] = None, glob: Optional[str] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, wordRegexp: Optional[bool] = None, multiline: Optional[bool] = None, offset: Optional[int] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, checkpoint_turn: Optional[str] = None) -> GrepOutput:
         """Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names.
 
         Args:
@@ -1372,10 +1539,12 @@ class Tools:
             limit: Most rows (default 200, at most 5000).
             gitignore: Skip files .gitignore excludes.
             wordRegexp: Whole words only.
+            multiline: A match may span lines, as rg -U; each line is a row.
+            offset: Skip this many matches (files) first: the next page.
             outputMode: content (matching lines, default), files (paths) or count (PATH:N).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("grep", {"pattern": pattern, "path": path, "ignoreCase": ignoreCase, "literal": literal, "context": context, "glob": glob, "limit": limit, "gitignore": gitignore, "wordRegexp": wordRegexp, "outputMode": outputMode}, checkpoint_turn)
+        return self._typed("grep", {"pattern": pattern, "path": path, "ignoreCase": ignoreCase, "literal": literal, "context": context, "glob": glob, "limit": limit, "gitignore": gitignore, "wordRegexp": wordRegexp, "multiline": multiline, "offset": offset, "outputMode": outputMode}, checkpoint_turn)
 
     def find(self, *, pattern: str, path: Optional[str] = None, type: Optional[Literal["file", "dir", "symlink", "executable", "f", "d", "l", "x"]] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, extension: Optional[List[str]] = None, maxDepth: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> FindOutput:
         """Find files and directories by name (case-insensitive): a glob if the pattern holds * ? [ or { (with a /, matched against the path: "src/**/*.rs"), else a part of the name. Paths in path order, then a summary; hidden and gitignored entries too.
@@ -1518,6 +1687,33 @@ class Tools:
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    def outline(self, *, path: Optional[str] = None, map: Optional[bool] = None, budget: Optional[int] = None, lang: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> OutlineOutput:
+        """Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+
+        Args:
+            path: File or directory (default: the working directory).
+            map: Repository map: definitions ranked by references, cut to budget.
+            budget: map: bytes of rows (default 8192).
+            lang: Only files of this language.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return self._typed("outline", {"path": path, "map": map, "budget": budget, "lang": lang}, checkpoint_turn)
+
+    def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
+        """Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+
+        Args:
+            pattern: Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".
+            path: File or directory (default: the working directory).
+            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).
+            rewrite: Replace each match by this template ($X filled in); all files at once.
+            check: rewrite: show the diff only.
+            outputMode: content (default), files (paths) or count (PATH:N).
+            limit: Most matches shown (default 200, at most 5000).
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "outputMode": outputMode, "limit": limit}, checkpoint_turn)
 
     def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.
@@ -1666,7 +1862,7 @@ class AsyncTools:
         """
         return await self._typed("ls", {"path": path, "showHidden": showHidden, "limit": limit}, checkpoint_turn)
 
-    async def grep(self, *, pattern: str, path: Optional[str] = None, ignoreCase: Optional[bool] = None, literal: Optional[bool] = None, context: Optional[int] = None, glob: Optional[str] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, wordRegexp: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, checkpoint_turn: Optional[str] = None) -> GrepOutput:
+    async def grep(self, *, pattern: str, path: Optional[str] = None, ignoreCase: Optional[bool] = None, literal: Optional[bool] = None, context: Optional[int] = None, glob: Optional[str] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, wordRegexp: Optional[bool] = None, multiline: Optional[bool] = None, offset: Optional[int] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, checkpoint_turn: Optional[str] = None) -> GrepOutput:
         """Search file contents for a regular expression (Rust syntax), like rg: `PATH:LINE: TEXT` rows in path order, then a summary. Hidden and gitignored files are searched too. find searches names.
 
         Args:
@@ -1679,10 +1875,12 @@ class AsyncTools:
             limit: Most rows (default 200, at most 5000).
             gitignore: Skip files .gitignore excludes.
             wordRegexp: Whole words only.
+            multiline: A match may span lines, as rg -U; each line is a row.
+            offset: Skip this many matches (files) first: the next page.
             outputMode: content (matching lines, default), files (paths) or count (PATH:N).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("grep", {"pattern": pattern, "path": path, "ignoreCase": ignoreCase, "literal": literal, "context": context, "glob": glob, "limit": limit, "gitignore": gitignore, "wordRegexp": wordRegexp, "outputMode": outputMode}, checkpoint_turn)
+        return await self._typed("grep", {"pattern": pattern, "path": path, "ignoreCase": ignoreCase, "literal": literal, "context": context, "glob": glob, "limit": limit, "gitignore": gitignore, "wordRegexp": wordRegexp, "multiline": multiline, "offset": offset, "outputMode": outputMode}, checkpoint_turn)
 
     async def find(self, *, pattern: str, path: Optional[str] = None, type: Optional[Literal["file", "dir", "symlink", "executable", "f", "d", "l", "x"]] = None, limit: Optional[int] = None, gitignore: Optional[bool] = None, extension: Optional[List[str]] = None, maxDepth: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> FindOutput:
         """Find files and directories by name (case-insensitive): a glob if the pattern holds * ? [ or { (with a /, matched against the path: "src/**/*.rs"), else a part of the name. Paths in path order, then a summary; hidden and gitignored entries too.
@@ -1825,6 +2023,33 @@ class AsyncTools:
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return await self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
+
+    async def outline(self, *, path: Optional[str] = None, map: Optional[bool] = None, budget: Optional[int] = None, lang: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> OutlineOutput:
+        """Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+
+        Args:
+            path: File or directory (default: the working directory).
+            map: Repository map: definitions ranked by references, cut to budget.
+            budget: map: bytes of rows (default 8192).
+            lang: Only files of this language.
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return await self._typed("outline", {"path": path, "map": map, "budget": budget, "lang": lang}, checkpoint_turn)
+
+    async def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
+        """Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+
+        Args:
+            pattern: Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".
+            path: File or directory (default: the working directory).
+            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).
+            rewrite: Replace each match by this template ($X filled in); all files at once.
+            check: rewrite: show the diff only.
+            outputMode: content (default), files (paths) or count (PATH:N).
+            limit: Most matches shown (default 200, at most 5000).
+            checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
+        """
+        return await self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "outputMode": outputMode, "limit": limit}, checkpoint_turn)
 
     async def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.

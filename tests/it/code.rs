@@ -74,22 +74,23 @@ fn outline_and_sgrep_agree_with_ctags_and_ast_grep_on_real_code() {
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     eprintln!("{report:#}");
-    // outline: the share of ctags's definitions outline also lists. Five
-    // languages reach the 95 %; the other four are held at what they
-    // measure, below it, and named in docs/code-search.md: ctags tags
-    // JavaScript object literals and callbacks as classes and functions,
-    // C++'s libstdc++ headers are macro-heavy (every file parses with errors),
-    // C's and TypeScript's gaps are K&R-style and overloaded declarations.
+    // outline: the share of ctags's definitions outline also lists (tags
+    // ctags makes up for anonymous structs and functions, and the object
+    // literals it calls JavaScript classes, are not definitions and are left
+    // out). Eight languages reach the 95 %; C++ is held at what it
+    // measures, below it, and named in docs/code-search.md: libFuzzer's and
+    // libstdc++'s pb_ds sources are macro-heavy, and a definition whose
+    // qualifier is a macro does not parse.
     let bars = [
         ("rust", 0.95),
         ("python", 0.95),
         ("go", 0.95),
         ("java", 0.95),
         ("ruby", 0.95),
-        ("c", 0.92),
-        ("typescript", 0.92),
-        ("javascript", 0.75),
-        ("cpp", 0.55),
+        ("c", 0.95),
+        ("typescript", 0.95),
+        ("javascript", 0.95),
+        ("cpp", 0.85),
     ];
     for (lang, bar) in bars {
         let o = &report["outline"][lang];

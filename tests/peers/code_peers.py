@@ -94,9 +94,11 @@ def build_corpora():
     for r in reg:
         cpp += glob.glob(r + "libfuzzer-sys-0.4*/libfuzzer/*.cpp")
         cpp += glob.glob(r + "libfuzzer-sys-0.4*/libfuzzer/*.h")
-    # (The *_fn_imps.hpp files are fragments meant to be #included inside a
-    # class body: no parser can read them alone, so they are left out.)
-    cpp += [f for f in glob.glob("/usr/include/c++/1*/ext/pb_ds/detail/*/*.hpp") if not f.endswith("_fn_imps.hpp")]
+    # (The *_imp.hpp and *_fn_imps.hpp files are fragments #included inside a
+    # class body or after it, their definitions qualified by macros: no parser
+    # reads them alone, so they are left out.)
+    cpp += [f for f in glob.glob("/usr/include/c++/1*/ext/pb_ds/detail/*/*.hpp")
+            if not f.endswith(("_imp.hpp", "_imps.hpp"))]
     take("cpp", cpp, 120, ext=".hpp")
     zips = [z for z in glob.glob("/usr/lib/jvm/*/lib/src.zip") if os.path.isfile(z)]
     if zips:
