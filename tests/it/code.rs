@@ -402,3 +402,37 @@ fn a_bad_pattern_answers_with_its_tree_and_overlaps_are_refused() {
     assert_eq!(code, 2);
     assert!(err.contains("lang"), "{err}");
 }
+
+/// Golden outlines, one real-shaped file per language (nesting, signatures
+/// laid out over several lines, generics, receivers, qualifiers, decorators):
+/// `tests/fixtures/outline/NAME` against `NAME.outline`. `INDUS_REGEN=1`
+/// rewrites the expected files, to be read in review.
+#[test]
+fn outlines_match_their_golden_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/outline");
+    let regen = std::env::var_os("INDUS_REGEN").is_some();
+    let mut seen = 0;
+    let mut sources: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.ends_with(".outline"))
+        .collect();
+    sources.sort();
+    for name in sources {
+        let (out, err, code) = run(&dir, &["outline", &name]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let golden = dir.join(format!("{name}.outline"));
+        if regen {
+            std::fs::write(&golden, &out).unwrap();
+        }
+        let want = std::fs::read_to_string(&golden).unwrap_or_default();
+        assert_eq!(
+            out,
+            want,
+            "{name}: the outline differs from {}",
+            golden.display()
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 8, "one fixture per language family");
+}

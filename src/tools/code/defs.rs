@@ -102,7 +102,9 @@ fn rule_of(lang: Lang, kind: &str) -> Option<Rule> {
 
 fn rust(kind: &str) -> Option<Rule> {
     Some(match kind {
-        "function_item" | "function_signature_item" => function(&["parameters", "return_type"]),
+        "function_item" | "function_signature_item" => {
+            function(&["type_parameters", "parameters", "return_type"])
+        }
         "struct_item" => container("struct", NAME, &[]),
         "enum_item" => container("enum", NAME, &[]),
         "union_item" => container("union", NAME, &[]),
@@ -131,11 +133,11 @@ fn python(kind: &str) -> Option<Rule> {
 fn script(kind: &str) -> Option<Rule> {
     Some(match kind {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
-            function(&["parameters", "return_type"])
+            function(&["type_parameters", "parameters", "return_type"])
         }
         "method_definition" | "method_signature" | "abstract_method_signature" => Rule {
             kind: "method",
-            ..function(&["parameters", "return_type"])
+            ..function(&["type_parameters", "parameters", "return_type"])
         },
         "construct_signature" => Rule {
             kind: "method",
@@ -153,7 +155,7 @@ fn script(kind: &str) -> Option<Rule> {
 
 fn go(kind: &str) -> Option<Rule> {
     Some(match kind {
-        "function_declaration" => function(&["parameters", "result"]),
+        "function_declaration" => function(&["type_parameters", "parameters", "result"]),
         "method_declaration" => Rule {
             kind: "method",
             ..function(&["parameters", "result"])
@@ -196,7 +198,7 @@ fn java(kind: &str) -> Option<Rule> {
         "annotation_type_declaration" => container("annotation", NAME, &[]),
         "method_declaration" => Rule {
             kind: "method",
-            ..function(&["parameters"])
+            ..function(&["type_parameters", "parameters"])
         },
         "constructor_declaration" => Rule {
             kind: "constructor",
@@ -413,10 +415,13 @@ fn signature(lang: Lang, node: &N<'_>, rule: &Rule) -> String {
     }
     let all = parts.concat();
     let lead = if all.starts_with(' ') { " " } else { "" };
-    let joined = format!(
-        "{lead}{}",
-        all.split_whitespace().collect::<Vec<_>>().join(" ")
-    );
+    let collapsed = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Parameters laid out one a line read `(a, b)`, not `( a, b, )`.
+    let tidy = collapsed
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(",)", ")");
+    let joined = format!("{lead}{tidy}");
     match joined.char_indices().nth(SIGNATURE_CHARS) {
         Some((cut, _)) => format!("{}…", &joined[..cut]),
         None => joined,

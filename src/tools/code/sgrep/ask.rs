@@ -1,6 +1,10 @@
 //! sgrep's fields checked before any pattern is compiled (shared by the build
 //! with grammars, which searches, and the one without, which says it cannot).
 
+// Without the grammars (the `code` feature) the answer is only a refusal, so
+// what builds it goes unused there.
+#![cfg_attr(not(feature = "code"), allow(unused_imports, dead_code))]
+
 use serde_json::Value;
 
 use crate::kernel::input::{Args, invalid};
