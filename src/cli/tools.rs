@@ -246,8 +246,8 @@ const OUTLINE: ToolRow = ToolRow {
     all_rows: true,
     examples: &[
         (
-            "The definitions of a file, nested ones indented",
-            "indus-tool outline src/main.rs",
+            "The definitions of every file in a folder, nested ones indented",
+            "indus-tool outline src",
         ),
         (
             "The repository map: the most referred-to definitions in 4 KB",

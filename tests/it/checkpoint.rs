@@ -374,7 +374,10 @@ fn the_wrapped_tools_describe_exactly_as_the_plain_ones() {
         }
     }
     noted.sort();
-    assert_eq!(noted, ["bash", "bg-process", "lsp", "process", "task"]);
+    assert_eq!(
+        noted,
+        ["bash", "bg-process", "lsp", "process", "sgrep", "task"]
+    );
     assert_eq!(wrapped[..plain.len()], plain[..]);
     let added: Vec<&str> = wrapped[plain.len()..]
         .iter()

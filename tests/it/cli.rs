@@ -518,7 +518,7 @@ fn short_flags_people_expect() {
     let out = env.run(&["grep", "-i", "-n", "--limit", "1", "-C", "1", "-e", "two"]);
     assert_eq!(
         stdout(&out),
-        "a.txt-1- one\na.txt:2: TWO\na.txt-3- three\n\nShowing the first 1 of 2 matches in 2 files (searched 2 files); raise limit to see more.\n"
+        "a.txt-1- one\na.txt:2: TWO\na.txt-3- three\n\nShowing the first 1 of 2 matches in 2 files (searched 2 files); raise limit to see more, or page on with offset=1.\n"
     );
     // -e with a path as the one word.
     let out = env.run(&["grep", "-e", "two", "d"]);

@@ -1516,7 +1516,7 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
     let code = status.code().ok_or("killed by a signal")?;
     // grep and find answer as rg and fd do, as subcommands and through `call`:
     // 2 for trouble; grep 1 for nothing found, find 0 (as fd without -q). diagnose
-    // is a gate, as a compiler: 2 for trouble too.
+    // is a gate, as a compiler: 2 for trouble too. sgrep answers as grep.
     let names = |tool: &str| {
         let called = format!("\"name\":\"{tool}\"");
         case.args
@@ -1524,8 +1524,8 @@ fn run_binary(env: &TestEnv, case: &Case) -> Result<(), String> {
             .any(|a| a == tool || a.to_string_lossy().contains(&called))
     };
     let (grep, search) = (
-        names("grep"),
-        names("grep") || names("find") || names("diagnose"),
+        names("grep") || names("sgrep"),
+        names("grep") || names("sgrep") || names("find") || names("diagnose"),
     );
     let expected_code = match case.want {
         Want::Ok if grep && stdout.contains("No matches for ") => 1,

@@ -802,13 +802,15 @@ async fn the_default_list_is_whole_and_lean() {
     // the bars are 14 KB and 2.5 KB; 13.5 KB with issue 55's diagnose and lsp,
     // 14.0 KB with issue 56's process waits and terminals, 14.9 KB with
     // issue 57's ten fields: read's tail, encoding, pages and image caps,
-    // edit's encoding and notebook cells, write's encoding).
+    // edit's encoding and notebook cells, write's encoding; 16.5 KB with issue
+    // 58's outline and sgrep, 1.6 KB for two tools and grep's multiline and
+    // offset, their rarer keys accepted but not shown).
     let shown = |t: &Tool| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema});
     let bytes = serde_json::to_vec(&tools.iter().map(shown).collect::<Vec<_>>())
         .unwrap()
         .len();
     assert!(
-        bytes <= 14_900,
+        bytes <= 16_500,
         "the tools as a model is shown them are {bytes} bytes"
     );
     let grep = serde_json::to_vec(&shown(tool(&tools, "grep")))
@@ -845,12 +847,13 @@ async fn the_default_list_is_whole_and_lean() {
     // whole list (titles and annotations too) is then under 15.8 KB (14 KB until
     // issue 55's diagnose and lsp, 15.25 KB with them, 15.76 KB with issue 56's
     // waits and terminals on process: until, waitMs, tty, size, keys, raw, screen;
-    // 16.7 KB with issue 57's ten fields on read, edit and write and read's kinds).
+    // 16.7 KB with issue 57's ten fields on read, edit and write and read's kinds;
+    // 18.4 KB with issue 58's outline and sgrep and grep's multiline and offset).
     let client = connect(&env, &[], &["--no-output-schemas"]).await;
     let tools = client.list_all_tools().await.unwrap();
     assert!(tools.iter().all(|t| t.output_schema.is_none()));
     let bytes = serde_json::to_vec(&json!({"tools": tools})).unwrap().len();
-    assert!(bytes <= 16_700, "tools/list is {bytes} bytes");
+    assert!(bytes <= 18_400, "tools/list is {bytes} bytes");
     let todo = call(&client, "todo_read", json!({})).await;
     assert!(todo.structured_content.is_some());
     client.cancel().await.unwrap();

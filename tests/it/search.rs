@@ -127,7 +127,7 @@ fn limit_keeps_the_first_hits_in_order_and_says_it_cut() {
     );
     assert_eq!(
         summary(&text),
-        "Showing the first 3 of 6 matches in 3 files (searched 3 files); raise limit to see more."
+        "Showing the first 3 of 6 matches in 3 files (searched 3 files); raise limit to see more, or page on with offset=3."
     );
     let text = ok(&env, &["grep", "hit", "--limit", "6"]);
     assert_eq!(rows(&text).len(), 6);
@@ -158,7 +158,7 @@ fn grep_defaults_to_200_and_refuses_a_limit_over_5000() {
     assert_eq!(rows(&text)[4999], "many.txt:5000: hit 5000");
     assert_eq!(
         summary(&text),
-        "Showing the first 5000 of 5003 matches in 1 file (searched 1 file); narrow the search to see the rest (5000 is the most one call shows)."
+        "Showing the first 5000 of 5003 matches in 1 file (searched 1 file); narrow the search to see the rest (5000 is the most one call shows), or page on with offset=5000."
     );
 }
 
@@ -461,7 +461,7 @@ fn a_file_named_outright_is_searched_whatever_its_size() {
             &["grep", "filler|hit", "logs/big.log", "--limit", "2"]
         ),
         format!(
-            "logs/big.log:1: filler 1\nlogs/big.log:2: filler 2\n\nShowing the first 2 of {last} matches in 1 file (searched 1 file); raise limit to see more."
+            "logs/big.log:1: filler 1\nlogs/big.log:2: filler 2\n\nShowing the first 2 of {last} matches in 1 file (searched 1 file); raise limit to see more, or page on with offset=2."
         )
     );
     // Even with a limit far below its size.
@@ -1098,7 +1098,7 @@ fn json_output_is_one_outcome_line() {
                 "count": 10, "files": 10, "searched": 10, "shown": 1,
                 "skipped": {"binary": 0, "tooLarge": 0, "unreadable": 0, "pruned": 0},
                 "rows": [{"path": ".hidden.txt", "line": 2, "text": "hit here", "kind": "match"}],
-                "omitted": 9
+                "omitted": 9, "offset": 0, "nextOffset": 1
             },
             "is_error": false
         })
@@ -1324,7 +1324,7 @@ fn grep_takes_several_roots_in_the_order_given() {
     assert_eq!(rows(&text), ["notes.txt:2: hit", "notes.txt:5: hit"]);
     assert_eq!(
         summary(&text),
-        "Showing the first 2 of 3 matches in 2 files (searched 2 files); raise limit to see more."
+        "Showing the first 2 of 3 matches in 2 files (searched 2 files); raise limit to see more, or page on with offset=2."
     );
     assert!(
         fails_json(
@@ -1490,7 +1490,7 @@ fn grep_files_and_count_modes() {
     );
     assert_eq!(
         text,
-        "src/gen/out.rs\n\nShowing the first 1 of 3 files with matches (5 matches, searched 3 files); raise limit to see more."
+        "src/gen/out.rs\n\nShowing the first 1 of 3 files with matches (5 matches, searched 3 files); raise limit to see more, or page on with offset=1."
     );
     let (outcome, _) = env.run_json(&[
         "grep",

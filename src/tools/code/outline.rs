@@ -37,11 +37,7 @@ const FIELDS: &[Field] = &[
         Kind::Strings,
         "Several files or directories instead of path, in the order given.",
     ),
-    Field::new(
-        "map",
-        Kind::Bool,
-        "Repository map: definitions ranked by references, cut to budget.",
-    ),
+    Field::new("map", Kind::Bool, "Repository map: ranked by references."),
     Field::new(
         "budget",
         Kind::Int {
@@ -50,7 +46,7 @@ const FIELDS: &[Field] = &[
         },
         "map: bytes of rows (default 8192).",
     ),
-    Field::new("lang", Kind::Text, "Only files of this language."),
+    Field::new("lang", Kind::Text, "Only this language."),
     Field::deprecated(
         "globs",
         Kind::Strings,
@@ -77,7 +73,7 @@ pub const META: ToolMeta = ToolMeta {
     fields: FIELDS,
     heavy: true,
     output: Some(include_str!("outline.output.json")),
-    description: "Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.",
+    description: "Definitions of files or a tree (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the most referred-to definitions, cut to budget.",
     ..ToolMeta::new(
         "outline",
         "Outline and repository map",

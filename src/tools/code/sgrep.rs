@@ -27,11 +27,7 @@ use crate::kernel::{
 };
 
 const FIELDS: &[Field] = &[
-    Field::required(
-        "pattern",
-        Kind::Text,
-        "Code with $X (one node) and $$$XS (any number), e.g. \"foo($$$ARGS)\".",
-    ),
+    Field::required("pattern", Kind::Text, "Code, e.g. \"foo($A, $$$REST)\"."),
     Field::new(
         "path",
         Kind::Text,
@@ -45,23 +41,19 @@ const FIELDS: &[Field] = &[
     Field::new(
         "lang",
         Kind::Text,
-        "rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).",
+        "rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby.",
     ),
-    Field::new(
-        "rewrite",
-        Kind::Text,
-        "Replace each match by this template ($X filled in); all files at once.",
-    ),
+    Field::new("rewrite", Kind::Text, "Template replacing each match."),
     Field::new("check", Kind::Bool, "rewrite: show the diff only."),
-    Field::new(
+    Field::deprecated(
         "outputMode",
         Kind::Enum(&["content", "files", "count"]),
-        "content (default), files (paths) or count (PATH:N).",
+        "content (default), files (paths) or count (PATH:N), as grep's.",
     ),
     Field::new(
         "limit",
         Kind::Int { min: 1, max: None },
-        "Most matches shown (default 200, at most 5000).",
+        "Most matches (default 200).",
     )
     .in_own_words(),
     Field::deprecated(
@@ -97,7 +89,7 @@ pub const META: ToolMeta = ToolMeta {
     heavy: true,
     fields: FIELDS,
     output: Some(include_str!("sgrep.output.json")),
-    description: "Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).",
+    description: "Structural search, as ast-grep: code with $X (one node) and $$$XS (many) matched on syntax trees, rows like grep's. rewrite: a template for every match, all files at once.",
     ..ToolMeta::new(
         "sgrep",
         "Structural search and rewrite",
