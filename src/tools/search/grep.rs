@@ -2074,7 +2074,7 @@ mod tests {
                 "src/gen/out.rs:1: hit generated"
             ]
         );
-        assert!(text.ends_with("Showing the first 3 of 7 matches in 4 files (searched 4 files); raise limit to see more."), "{text}");
+        assert!(text.ends_with("Showing the first 3 of 7 matches in 4 files (searched 4 files); raise limit to see more, or page on with offset=3."), "{text}");
         // A bad root fails the whole call, before anything is searched.
         let message = err(d, json!({"pattern": "hit", "paths": ["src", "nope"]})).await;
         assert!(
@@ -2344,7 +2344,7 @@ mod tests {
         .await;
         assert_eq!(
             text,
-            "src/gen/out.rs:1\nsrc/lib.rs:3\n\nShowing the first 2 of 3 files with matches (5 matches, searched 3 files); raise limit to see more."
+            "src/gen/out.rs:1\nsrc/lib.rs:3\n\nShowing the first 2 of 3 files with matches (5 matches, searched 3 files); raise limit to see more, or page on with offset=2."
         );
         assert_eq!(
             record["rows"],
