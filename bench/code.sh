@@ -18,7 +18,7 @@ compare "sgrep \$X.unwrap() on the registry (rust)" \
 compare "sgrep fn \$F(\$\$\$) on the registry (rust)" \
   "$sgbin run -p fn\ \$F(\$\$\$A)\ \{\ \$\$\$B\ \} -l rust --json=compact $tree" \
   "$INDUS sgrep fn\ \$F(\$\$\$A)\ \{\ \$\$\$B\ \} $tree --lang rust --format json --limit 5000 --max-bytes 100000000" "1.0" 1 3
-gotree=$(ls -d /usr/share/go-*/src /usr/lib/go/src 2>/dev/null | head -1)
+gotree=$(ls -d /usr/share/go-*/src 2>/dev/null | head -1)
 if [ -n "$gotree" ]; then
   echo "map corpus: $gotree, $(find "$gotree" -name '*.go' | wc -l) Go files" >&2
   measure "outline --map of Go's standard library" "$INDUS outline --map $gotree" 20000 1 3

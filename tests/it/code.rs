@@ -126,6 +126,11 @@ fn outline_and_sgrep_agree_with_ctags_and_ast_grep_on_real_code() {
         }
         assert_eq!(r["same"], true, "rewrite differs from ast-grep's: {r}");
     }
+    // grep -U against rg -U on the same real corpora, row for row and count
+    // for count.
+    let m = &report["multiline"];
+    assert!(m["patterns"].as_u64().unwrap() >= 9, "{m}");
+    assert_eq!(m["same"], m["patterns"], "grep -U differs from rg -U: {m}");
     let kill = &report["kill"];
     assert_eq!(
         kill["mixed"], 0,

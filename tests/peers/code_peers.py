@@ -362,6 +362,49 @@ def kill_test(rounds=12):
     return {"rounds": rounds, "mixed": mixed, "wholeSeconds": round(whole, 3), **outcomes}
 
 
+MULTILINE = {
+    "rust": [r"fn \w+\([^)]*\)", r"\.unwrap\(\)\s*\n\s*\.", r"match [^{]+\{\s*\n\s*\w+"],
+    "python": [r"def \w+\([^)]*\)", r"\(\s*\n\s+\w+", r'"""[^"]*"""'],
+    "go": [r"func \w+\([^)]*\)", r"if err != nil \{\s*\n\s*return"],
+    "c": [r"\w+\([^;{)]*\)\s*\n\{", r"/\*[^*]*\*/"],
+}
+
+
+def grep_multiline():
+    """grep -U against rg -U on the same corpora, row for row (rg's rows with
+    `PATH:N:TEXT`, grep's `PATH:N: TEXT`), and -c against rg -U -c."""
+    out = {"patterns": 0, "same": 0, "rows": 0, "differ": []}
+    for lang, patterns in MULTILINE.items():
+        d = os.path.join(CORPUS, lang)
+        for p in patterns:
+            rg = subprocess.run(["rg", "-U", "-n", "-H", "--no-heading", "--sort", "path", "--no-ignore",
+                                 "--hidden", p, "."], cwd=d, capture_output=True, text=True, errors="replace")
+            # Rows end at \n only: str.splitlines would also split at a form
+            # feed, which C, Go and Python sources hold.
+            lines = lambda out: out.split("\n")[:-1] if out else []
+            theirs = [l.removeprefix("./") for l in lines(rg.stdout)]
+            ours_raw = lines(subprocess.run([INDUS, "grep", "-U", p, "."], cwd=d, capture_output=True, text=True,
+                                            errors="replace").stdout)
+            ours = []
+            for l in ours_raw:
+                path, n, text = l.removeprefix("./").split(":", 2)
+                ours.append(f"{path}:{n}:{text[1:] if text.startswith(' ') else text}")
+            rgc = subprocess.run(["rg", "-U", "-c", "--sort", "path", "--no-ignore", "--hidden", p, "."], cwd=d,
+                                 capture_output=True, text=True).stdout.splitlines()
+            oc = subprocess.run([INDUS, "grep", "-U", "-c", p, "."], cwd=d, capture_output=True,
+                                text=True).stdout.splitlines()
+            out["patterns"] += 1
+            same = ours == theirs and [l.removeprefix("./") for l in oc] == [l.removeprefix("./") for l in rgc]
+            if same:
+                out["same"] += 1
+                out["rows"] += len(ours)
+            else:
+                first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+                out["differ"].append({"lang": lang, "pattern": p, "ours": len(ours), "theirs": len(theirs),
+                                      "at": first, "oursRow": ours[first:first + 1], "theirsRow": theirs[first:first + 1]})
+    return out
+
+
 def main():
     shutil.rmtree(CORPUS, ignore_errors=True)
     build_corpora()
@@ -373,6 +416,7 @@ def main():
             continue
         report["outline"][lang] = outline_vs_ctags(lang)
         report["sgrep"][lang] = sgrep_vs_ast_grep(lang)
+    report["multiline"] = grep_multiline()
     report["rewrites"] = rewrites()
     report["kill"] = kill_test()
     print(json.dumps(report))

@@ -230,19 +230,28 @@ fn ruby(kind: &str) -> Option<Rule> {
 pub fn definitions(tree: &Tree) -> Vec<Def> {
     let mut out = Vec::new();
     let lang = *tree.lang();
-    walk(lang, &tree.root(), 0, false, &mut out);
+    walk(lang, &tree.root(), &mut out);
     out
 }
 
-fn walk(lang: Lang, node: &N<'_>, depth: usize, in_type: bool, out: &mut Vec<Def>) {
-    for child in node.children() {
-        if !child.is_named() {
-            continue;
-        }
-        let kind = child.kind();
+/// The tree in source order with a stack of its own, not by recursion: a
+/// generated or hostile file nests deep enough to overflow a walking thread's
+/// stack (Go's own test data does). Each entry is a node with the definition
+/// depth and whether it stands inside a type.
+fn walk<'r>(lang: Lang, root: &N<'r>, out: &mut Vec<Def>) {
+    fn named<'r>(n: &N<'r>) -> Vec<N<'r>> {
+        n.children().filter(|c| c.is_named()).collect()
+    }
+    let mut stack: Vec<(N<'r>, usize, bool)> = named(root)
+        .into_iter()
+        .rev()
+        .map(|c| (c, 0, false))
+        .collect();
+    while let Some((node, depth, in_type)) = stack.pop() {
+        let kind = node.kind();
         let found = rule_of(lang, &kind)
-            .and_then(|r| define(lang, &child, &r, depth, in_type).map(|d| (r, d)));
-        match found {
+            .and_then(|r| define(lang, &node, &r, depth, in_type).map(|d| (r, d)));
+        let (child_depth, child_in_type) = match found {
             Some((rule, def)) => {
                 // Functions inside a type are its methods; inside a module,
                 // a namespace or another function they stay functions.
@@ -252,20 +261,23 @@ fn walk(lang: Lang, node: &N<'_>, depth: usize, in_type: bool, out: &mut Vec<Def
                         "function" | "method" | "class method" | "module" | "namespace"
                     );
                 out.push(def);
-                walk(lang, &child, depth + 1, is_type, out);
+                (depth + 1, is_type)
             }
             None => {
                 // A JavaScript/TypeScript `const f = () => …` at the top of a
                 // module is a function by any other name.
                 if depth == 0
                     && matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
-                    && let Some(def) = arrow_function(&child)
+                    && let Some(def) = arrow_function(&node)
                 {
                     out.push(def);
                     continue;
                 }
-                walk(lang, &child, depth, in_type, out);
+                (depth, in_type)
             }
+        };
+        for child in named(&node).into_iter().rev() {
+            stack.push((child, child_depth, child_in_type));
         }
     }
 }
@@ -563,6 +575,21 @@ mod tests {
                 "6:function h()",
             ]
         );
+    }
+
+    #[test]
+    fn a_deeply_nested_file_does_not_overflow_the_stack() {
+        // 100,000 nested parentheses: recursion over the tree would overflow.
+        let src = format!(
+            "x = {}1{}\ndef f(): pass\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || rows("python", &src))
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), ["2:function f()"]);
     }
 
     #[test]

@@ -34,10 +34,13 @@ struct Hit {
     replacement: Option<String>,
 }
 
-/// One file's matches, with its text when a rewrite needs it.
+/// One file's matches, with its text when a rewrite needs it. A search keeps
+/// only where each match is (see `matches`'s `lean`): the files shown are
+/// parsed again for their lines, texts and metavariables (`shown_hits`), so a
+/// pattern matching every function of a 20,000-file tree holds positions, not
+/// the tree's text.
 struct FileHits {
     hits: Vec<Hit>,
-    lines: Vec<String>,
     text: Option<String>,
 }
 
@@ -79,16 +82,16 @@ pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolRes
         .and(a.lang.and_then(grammar::by_name));
     let compiled = Arc::new(compiled);
     let (rewrite, keep_text) = (a.rewrite.clone(), a.rewrite.is_some());
+    let patterns = Arc::clone(&compiled);
     let work: Arc<scan::Work<Option<FileHits>>> = Arc::new(move |_path, lang, tree, text| {
-        let Some(Ok(pattern)) = compiled.get(grammar::name_of(lang)) else {
+        let Some(Ok(pattern)) = patterns.get(grammar::name_of(lang)) else {
             return None;
         };
-        let hits = matches(tree, text, pattern, rewrite.as_deref());
+        let hits = matches(tree, text, pattern, rewrite.as_deref(), !keep_text);
         if hits.is_empty() {
             return None;
         }
         Some(FileHits {
-            lines: text.split('\n').map(str::to_string).collect(),
             hits,
             text: keep_text.then(|| text.to_string()),
         })
@@ -122,7 +125,7 @@ pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolRes
     }
     match a.rewrite {
         Some(_) => rewrite_answer(ctx, &a, &files, &totals, plan.max_file_size).await,
-        None => Ok(search_answer(ctx, &a, &files, &totals, plan.max_file_size)),
+        None => Ok(search_answer(ctx, &a, &files, &totals, plan.max_file_size, &compiled).await),
     }
 }
 
@@ -259,7 +262,15 @@ fn dump(node: &Node<'_, StrDoc<Lang>>, depth: usize, expando: char, out: &mut Ve
     }
 }
 
-fn matches(tree: &Tree, src: &str, pattern: &Pattern, rewrite: Option<&str>) -> Vec<Hit> {
+/// Every match of `pattern`; `lean`: where each is, without its text and
+/// metavariables (a search's first pass, see [`FileHits`]).
+fn matches(
+    tree: &Tree,
+    src: &str,
+    pattern: &Pattern,
+    rewrite: Option<&str>,
+    lean: bool,
+) -> Vec<Hit> {
     let root = tree.root();
     let vars: Vec<String> = pattern
         .defined_vars()
@@ -272,7 +283,7 @@ fn matches(tree: &Tree, src: &str, pattern: &Pattern, rewrite: Option<&str>) -> 
             let start = m.start_pos();
             let mut found = BTreeMap::new();
             let env = m.get_env();
-            for v in &vars {
+            for v in vars.iter().filter(|_| !lean) {
                 if let Some(n) = env.get_match(v) {
                     found.insert(v.clone(), n.text().to_string());
                 } else {
@@ -293,7 +304,11 @@ fn matches(tree: &Tree, src: &str, pattern: &Pattern, rewrite: Option<&str>) -> 
                 column: start.column(&m) as u64 + 1,
                 start: range.start,
                 end: range.end,
-                text: m.text().to_string(),
+                text: if lean {
+                    String::new()
+                } else {
+                    cut(&m.text(), RECORD_TEXT_CHARS)
+                },
                 vars: found,
                 replacement,
             }
@@ -333,12 +348,40 @@ fn skipped_words(t: &Totals, max: u64) -> String {
     out
 }
 
-fn search_answer(
+/// A shown file's matches in full, with its lines: the file read and parsed
+/// again (it was read moments ago by the walk, so from the page cache). A file
+/// that changed since is shown as it is now.
+async fn shown_hits(
+    ctx: &ToolContext,
+    a: &Asked,
+    path: &str,
+    compiled: &Compiled,
+) -> Option<(Vec<Hit>, Vec<String>)> {
+    let lang = match a.lang {
+        Some(l) => grammar::by_name(l)?,
+        None => grammar::of_path(path)?,
+    };
+    let Ok(pattern) = compiled.get(grammar::name_of(lang))? else {
+        return None;
+    };
+    let bytes = ctx.fs.read_bytes(&ctx.resolve_path(path)).await.ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let tree = grammar::parse(lang, &text);
+    let hits = matches(&tree, &text, pattern, None, false);
+    let lines = text
+        .split('\n')
+        .map(|l| cut(l.trim_end_matches('\r'), 500))
+        .collect();
+    Some((hits, lines))
+}
+
+async fn search_answer(
     ctx: &ToolContext,
     a: &Asked,
     files: &[(String, FileHits)],
     t: &Totals,
     max: u64,
+    compiled: &Compiled,
 ) -> ToolResult {
     let mut rows = Vec::new();
     let mut records = Vec::new();
@@ -359,17 +402,20 @@ fn search_answer(
                 }
             }
             Mode::Content => {
-                for h in &f.hits {
+                if shown == a.limit {
+                    break 'files;
+                }
+                let (hits, lines) = shown_hits(ctx, a, path, compiled)
+                    .await
+                    .unwrap_or_else(|| (Vec::new(), Vec::new()));
+                for h in &hits {
                     if shown == a.limit {
                         break 'files;
                     }
                     shown += 1;
                     for n in h.line..=h.end_line {
-                        let line = f
-                            .lines
-                            .get(n as usize - 1)
-                            .map_or("", |l| l.trim_end_matches('\r'));
-                        rows.push(format!("{}:{n}: {}", inert(path), cut(line, 500)));
+                        let line = lines.get(n as usize - 1).map_or("", String::as_str);
+                        rows.push(format!("{}:{n}: {line}", inert(path)));
                     }
                     if ctx.record_rows {
                         records.push(json!({
@@ -377,7 +423,7 @@ fn search_answer(
                             "line": h.line,
                             "column": h.column,
                             "endLine": h.end_line,
-                            "text": cut(&h.text, RECORD_TEXT_CHARS),
+                            "text": h.text,
                             "vars": h.vars,
                         }));
                     }
