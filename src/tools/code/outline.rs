@@ -148,6 +148,7 @@ fn parse(input: &Value) -> Result<Query, String> {
             .opt_positive_int("maxFileSize")?
             .unwrap_or(super::scan::DEFAULT_MAX_FILE_SIZE),
         gitignore: args.opt_bool("gitignore")?.unwrap_or(false),
+        needles: Vec::new(),
     };
     #[cfg(not(feature = "code"))]
     let plan = Plan;

@@ -118,6 +118,10 @@ pub struct Plan {
     pub lang: Option<Lang>,
     pub max_file_size: u64,
     pub gitignore: bool,
+    /// A text the file must hold to be worth parsing, by language (sgrep's
+    /// pattern's longest fixed token, as the ast-grep CLI skips files): a file
+    /// without it is read, counted as searched and not parsed.
+    pub needles: Vec<(Lang, String)>,
 }
 
 /// The per-file work: the path as shown, its language, its tree and text.
@@ -128,6 +132,8 @@ pub type Work<R> = dyn Fn(&str, Lang, &Tree, &str) -> R + Send + Sync;
 pub struct Scanned<R> {
     pub files: Vec<(String, R)>,
     pub parsed: u64,
+    /// Read, and passed over by the needle without a parse.
+    pub unparsed: u64,
     pub skipped: Skipped,
 }
 
@@ -137,6 +143,7 @@ struct Shared<R: Send> {
     limits: ReadLimits,
     root: Option<String>,
     work: Arc<Work<R>>,
+    needles: Vec<(Lang, String)>,
     cancel: crate::kernel::CancellationToken,
     cancelled: AtomicBool,
     out: Mutex<Gathered<R>>,
@@ -146,6 +153,7 @@ struct Shared<R: Send> {
 struct Gathered<R> {
     files: Vec<(String, R)>,
     parsed: u64,
+    unparsed: u64,
     skipped: Skipped,
     /// Why the root itself could not be read, which fails the call.
     root_error: Option<String>,
@@ -156,6 +164,7 @@ impl<R> Default for Gathered<R> {
         Self {
             files: Vec::new(),
             parsed: 0,
+            unparsed: 0,
             skipped: Skipped::default(),
             root_error: None,
         }
@@ -167,6 +176,8 @@ struct Visitor<'a, R: Send> {
     buf: Vec<u8>,
     files: Vec<(String, R)>,
     parsed: u64,
+    /// Read and searched by the needle alone (see [`Plan::needles`]).
+    unparsed: u64,
     skipped: Skipped,
     root_error: Option<String>,
 }
@@ -178,6 +189,7 @@ impl<R: Send> WalkVisitorFactory for Shared<R> {
             buf: Vec::new(),
             files: Vec::new(),
             parsed: 0,
+            unparsed: 0,
             skipped: Skipped::default(),
             root_error: None,
         })
@@ -208,6 +220,13 @@ impl<R: Send> Visitor<'_, R> {
                     self.skipped.not_utf8 += 1;
                     return;
                 };
+                if let Some((_, needle)) = self.shared.needles.iter().find(|(l, _)| *l == lang)
+                    && memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_none()
+                {
+                    // Cannot match: searched, and left unparsed.
+                    self.unparsed += 1;
+                    return;
+                }
                 let tree = grammar::parse(lang, text);
                 self.parsed += 1;
                 if grammar::has_error(&tree) {
@@ -258,6 +277,7 @@ impl<R: Send> Drop for Visitor<'_, R> {
         let mut out = self.shared.out.lock().unwrap_or_else(|p| p.into_inner());
         out.files.append(&mut self.files);
         out.parsed += self.parsed;
+        out.unparsed += self.unparsed;
         out.skipped.add(&self.skipped);
         if out.root_error.is_none() {
             out.root_error = self.root_error.take();
@@ -275,6 +295,7 @@ pub async fn scan<R: Send + 'static>(
     let mut all = Scanned {
         files: Vec::new(),
         parsed: 0,
+        unparsed: 0,
         skipped: Skipped::default(),
     };
     for spelled in &plan.roots {
@@ -297,6 +318,7 @@ pub async fn scan<R: Send + 'static>(
             limits,
             root: spelled.clone(),
             work: Arc::clone(&work),
+            needles: plan.needles.clone(),
             cancel: ctx.cancel.clone(),
             cancelled: AtomicBool::new(false),
             out: Mutex::new(Gathered::default()),
@@ -314,6 +336,7 @@ pub async fn scan<R: Send + 'static>(
         let Gathered {
             mut files,
             parsed,
+            unparsed,
             skipped,
             root_error,
         } = std::mem::take(&mut *shared.out.lock().unwrap_or_else(|p| p.into_inner()));
@@ -323,6 +346,7 @@ pub async fn scan<R: Send + 'static>(
         files.sort_by(|a, b| path_order(&a.0, &b.0));
         all.files.extend(files);
         all.parsed += parsed;
+        all.unparsed += unparsed;
         all.skipped.add(&skipped);
     }
     Ok(all)

@@ -59,8 +59,11 @@ pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolRes
             .opt_positive_int("maxFileSize")?
             .unwrap_or(scan::DEFAULT_MAX_FILE_SIZE),
         gitignore: args.opt_bool("gitignore")?.unwrap_or(false),
+        needles: Vec::new(),
     };
     let compiled = compile_all(&a)?;
+    let mut plan = plan;
+    plan.needles = needles(&compiled);
     if a.rewrite.is_some() && ctx.remote.is_none() {
         // An apply an earlier invocation left half done (killed mid-write) is
         // finished or undone before this one reads the tree it would change.
@@ -107,7 +110,7 @@ pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolRes
         flawed,
         matches: files.iter().map(|(_, f)| f.hits.len() as u64).sum(),
         files: files.len() as u64,
-        parsed: scanned.parsed,
+        parsed: scanned.parsed + scanned.unparsed,
         skipped: scanned.skipped,
         searchable,
     };
@@ -186,6 +189,22 @@ fn compile(source: &str, lang: Lang) -> Result<Pattern, String> {
             tree_of(source, lang)
         )),
     }
+}
+
+/// Per language, the longest fixed token of the pattern there (its identifiers
+/// and keywords, metavariables left out), as the ast-grep CLI skips a file
+/// that cannot hold a match before parsing it. None when the pattern has no
+/// fixed token of at least two characters.
+fn needles(compiled: &Compiled) -> Vec<(Lang, String)> {
+    compiled
+        .iter()
+        .filter_map(|(name, p)| {
+            let p = p.as_ref().ok()?;
+            let fixed = p.fixed_string().into_owned();
+            let lang = grammar::by_name(name)?;
+            (fixed.len() >= 2).then_some((lang, fixed))
+        })
+        .collect()
 }
 
 /// What a summary says of a pattern that parsed with an error node.
@@ -439,17 +458,17 @@ async fn search_answer(
     let searched = plural(t.parsed, "file", "files");
     let label = format!("`{}`", a.pattern.trim());
     let mut summary = if t.matches == 0 {
-        format!("No matches for {label} in {searched} parsed.")
+        format!("No matches for {label} in {searched} searched.")
     } else if (shown as u64) < found {
         format!(
-            "Showing the first {shown} of {} in {} ({searched} parsed); {}.",
+            "Showing the first {shown} of {} in {} ({searched} searched); {}.",
             plural(t.matches, "match", "matches"),
             plural(t.files, "file", "files"),
             crate::tools::search::walk::more_hint(a.limit, LIMIT_CEILING, ctx.unbounded_rows)
         )
     } else {
         format!(
-            "Found {} in {} ({searched} parsed).",
+            "Found {} in {} ({searched} searched).",
             plural(t.matches, "match", "matches"),
             plural(t.files, "file", "files")
         )
@@ -563,13 +582,13 @@ async fn rewrite_answer(
     let verb = if a.check { "would change" } else { "changed" };
     let mut summary = if t.matches == 0 {
         format!(
-            "No matches for `{}` in {} parsed: nothing to rewrite.",
+            "No matches for `{}` in {} searched: nothing to rewrite.",
             a.pattern.trim(),
             plural(t.parsed, "file", "files")
         )
     } else {
         format!(
-            "{} in {}: {} {verb} ({} parsed).",
+            "{} in {}: {} {verb} ({} searched).",
             plural(t.matches, "match", "matches"),
             plural(t.files, "file", "files"),
             plural(changed.len() as u64, "file", "files"),
