@@ -745,11 +745,11 @@ export interface LspOutput {
 export interface OutlineInput {
   /** File or directory (default: the working directory). */
   path?: string;
-  /** Repository map: definitions ranked by references, cut to budget. */
+  /** Repository map: ranked by references. */
   map?: boolean;
   /** map: bytes of rows (default 8192). */
   budget?: number;
-  /** Only files of this language. */
+  /** Only this language. */
   lang?: string;
 }
 
@@ -805,19 +805,17 @@ export interface OutlineOutput {
 
 /** Input of `sgrep`. */
 export interface SgrepInput {
-  /** Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)". */
+  /** Code, e.g. "foo($A, $$$REST)". */
   pattern: string;
   /** File or directory (default: the working directory). */
   path?: string;
-  /** rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension). */
+  /** rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby. */
   lang?: string;
-  /** Replace each match by this template ($X filled in); all files at once. */
+  /** Template replacing each match. */
   rewrite?: string;
   /** rewrite: show the diff only. */
   check?: boolean;
-  /** content (default), files (paths) or count (PATH:N). */
-  outputMode?: "content" | "files" | "count";
-  /** Most matches shown (default 200, at most 5000). */
+  /** Most matches (default 200). */
   limit?: number;
 }
 
@@ -831,7 +829,7 @@ export interface SgrepOutput {
   count: number;
   /** Files with a match. */
   files: number;
-  /** Files parsed and searched. */
+  /** Files searched: parsed, or passed over unparsed for lacking the pattern's longest fixed token (as the ast-grep CLI does). */
   parsed: number;
   /** Files not searched, by why; parseErrors were searched with a syntax error. */
   skipped: {
@@ -1443,7 +1441,7 @@ export abstract class ToolMethods {
   }
 
   /**
-   * Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+   * Definitions of files or a tree (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the most referred-to definitions, cut to budget.
    *
    * @throws {ToolError} when the tool reports an error.
    */
@@ -1452,7 +1450,7 @@ export abstract class ToolMethods {
   }
 
   /**
-   * Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+   * Structural search, as ast-grep: code with $X (one node) and $$$XS (many) matched on syntax trees, rows like grep's. rewrite: a template for every match, all files at once.
    *
    * @throws {ToolError} when the tool reports an error.
    */

@@ -903,11 +903,11 @@ class OutlineInput(TypedDict, total=False):
     path: str
     """File or directory (default: the working directory)."""
     map: bool
-    """Repository map: definitions ranked by references, cut to budget."""
+    """Repository map: ranked by references."""
     budget: int
     """map: bytes of rows (default 8192)."""
     lang: str
-    """Only files of this language."""
+    """Only this language."""
 
 
 class OutlineOutputSkipped(TypedDict):
@@ -970,22 +970,20 @@ class OutlineOutput(TypedDict):
 
 class _SgrepInputRequired(TypedDict):
     pattern: str
-    """Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)"."""
+    """Code, e.g. "foo($A, $$$REST)"."""
 
 
 class SgrepInput(_SgrepInputRequired, total=False):
     path: str
     """File or directory (default: the working directory)."""
     lang: str
-    """rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension)."""
+    """rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby."""
     rewrite: str
-    """Replace each match by this template ($X filled in); all files at once."""
+    """Template replacing each match."""
     check: bool
     """rewrite: show the diff only."""
-    outputMode: Literal["content", "files", "count"]
-    """content (default), files (paths) or count (PATH:N)."""
     limit: int
-    """Most matches shown (default 200, at most 5000)."""
+    """Most matches (default 200)."""
 
 
 class SgrepOutputSkipped(TypedDict):
@@ -1023,7 +1021,7 @@ class _SgrepOutputRequired(TypedDict):
     files: int
     """Files with a match."""
     parsed: int
-    """Files parsed and searched."""
+    """Files searched: parsed, or passed over unparsed for lacking the pattern's longest fixed token (as the ast-grep CLI does)."""
     skipped: SgrepOutputSkipped
     """Files not searched, by why; parseErrors were searched with a syntax error."""
     shown: int
@@ -1689,31 +1687,30 @@ class Tools:
         return self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
 
     def outline(self, *, path: Optional[str] = None, map: Optional[bool] = None, budget: Optional[int] = None, lang: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> OutlineOutput:
-        """Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+        """Definitions of files or a tree (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the most referred-to definitions, cut to budget.
 
         Args:
             path: File or directory (default: the working directory).
-            map: Repository map: definitions ranked by references, cut to budget.
+            map: Repository map: ranked by references.
             budget: map: bytes of rows (default 8192).
-            lang: Only files of this language.
+            lang: Only this language.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return self._typed("outline", {"path": path, "map": map, "budget": budget, "lang": lang}, checkpoint_turn)
 
-    def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
-        """Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+    def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
+        """Structural search, as ast-grep: code with $X (one node) and $$$XS (many) matched on syntax trees, rows like grep's. rewrite: a template for every match, all files at once.
 
         Args:
-            pattern: Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".
+            pattern: Code, e.g. "foo($A, $$$REST)".
             path: File or directory (default: the working directory).
-            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).
-            rewrite: Replace each match by this template ($X filled in); all files at once.
+            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby.
+            rewrite: Template replacing each match.
             check: rewrite: show the diff only.
-            outputMode: content (default), files (paths) or count (PATH:N).
-            limit: Most matches shown (default 200, at most 5000).
+            limit: Most matches (default 200).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "outputMode": outputMode, "limit": limit}, checkpoint_turn)
+        return self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "limit": limit}, checkpoint_turn)
 
     def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.
@@ -2025,31 +2022,30 @@ class AsyncTools:
         return await self._typed("lsp", {"action": action, "at": at, "query": query, "path": path, "newName": newName, "check": check, "server": server, "timeoutMs": timeoutMs}, checkpoint_turn)
 
     async def outline(self, *, path: Optional[str] = None, map: Optional[bool] = None, budget: Optional[int] = None, lang: Optional[str] = None, checkpoint_turn: Optional[str] = None) -> OutlineOutput:
-        """Definitions of files or a tree from tree-sitter grammars (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the repository map, definitions ranked by how often the rest of the tree refers to them, cut to budget.
+        """Definitions of files or a tree (Rust, Python, JS/TS, Go, C/C++, Java, Ruby): `PATH:LINE: kind name(signature)`, nested ones indented. map: the most referred-to definitions, cut to budget.
 
         Args:
             path: File or directory (default: the working directory).
-            map: Repository map: definitions ranked by references, cut to budget.
+            map: Repository map: ranked by references.
             budget: map: bytes of rows (default 8192).
-            lang: Only files of this language.
+            lang: Only this language.
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
         return await self._typed("outline", {"path": path, "map": map, "budget": budget, "lang": lang}, checkpoint_turn)
 
-    async def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, outputMode: Optional[Literal["content", "files", "count"]] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
-        """Structural search, as ast-grep: a code pattern with metavariables ($X one node, $$$ARGS many) matched on syntax trees, rows like grep's. rewrite: replace every match by a template (all files at once; check: diff only).
+    async def sgrep(self, *, pattern: str, path: Optional[str] = None, lang: Optional[str] = None, rewrite: Optional[str] = None, check: Optional[bool] = None, limit: Optional[int] = None, checkpoint_turn: Optional[str] = None) -> SgrepOutput:
+        """Structural search, as ast-grep: code with $X (one node) and $$$XS (many) matched on syntax trees, rows like grep's. rewrite: a template for every match, all files at once.
 
         Args:
-            pattern: Code with $X (one node) and $$$XS (any number), e.g. "foo($$$ARGS)".
+            pattern: Code, e.g. "foo($A, $$$REST)".
             path: File or directory (default: the working directory).
-            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby (default: by extension).
-            rewrite: Replace each match by this template ($X filled in); all files at once.
+            lang: rust, python, javascript, typescript, tsx, go, c, cpp, java or ruby.
+            rewrite: Template replacing each match.
             check: rewrite: show the diff only.
-            outputMode: content (default), files (paths) or count (PATH:N).
-            limit: Most matches shown (default 200, at most 5000).
+            limit: Most matches (default 200).
             checkpoint_turn: The checkpoint turn this call's changes belong to (the call's "turn").
         """
-        return await self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "outputMode": outputMode, "limit": limit}, checkpoint_turn)
+        return await self._typed("sgrep", {"pattern": pattern, "path": path, "lang": lang, "rewrite": rewrite, "check": check, "limit": limit}, checkpoint_turn)
 
     async def apply_patch(self, *, patch: str, check: Optional[bool] = None, reverse: Optional[bool] = None, diagnose: Optional[bool] = None, checkpoint_turn: Optional[str] = None) -> ApplyPatchOutput:
         """Apply a patch to files, all or nothing: codex's envelope (*** Begin Patch, *** Update File: PATH, @@, -old/+new lines, *** End Patch; also Add File, Delete File, Move to) or a unified diff. Ambiguous hunks are refused.

@@ -31,6 +31,8 @@ pub struct Ranked<'a> {
 }
 
 const DAMPING: f64 = 0.85;
+/// The most files a name may be defined in and still count as a reference.
+const MAX_OWNERS: usize = 32;
 const ITERATIONS: usize = 40;
 
 /// How much one use of `name` says about which definition it means.
@@ -67,7 +69,10 @@ pub fn rank(files: &[FileFacts]) -> Vec<Ranked<'_>> {
     let mut edges: Vec<Vec<(usize, &str, f64)>> = vec![Vec::new(); files.len()];
     for (a, f) in files.iter().enumerate() {
         for (name, count) in &f.uses {
-            let Some(owners) = defined.get(name.as_str()) else {
+            // A name defined in more than MAX_OWNERS files (`Error`, `new`,
+            // `String` in a large tree) tells almost nothing about which file
+            // is meant, and its edges would grow as files × owners.
+            let Some(owners) = defined.get(name.as_str()).filter(|o| o.len() <= MAX_OWNERS) else {
                 continue;
             };
             let w = name_weight(name, owners.len()) * f64::from(*count).sqrt();
