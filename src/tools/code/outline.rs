@@ -297,11 +297,7 @@ fn outline_answer(
         format!("\n\n{summary}")
     };
     let text = clamp_rows(ctx, "outline", "", &rows, &tail);
-    let mut record = serde_json::Map::new();
-    record.insert("count".into(), json!(count));
-    record.insert("files".into(), json!(with_defs));
-    record.insert("parsed".into(), json!(parsed));
-    record.insert("skipped".into(), skipped.record());
+    let record = super::scan::record_head(count as u64, with_defs as u64, parsed, skipped);
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let kept = if ctx.record_rows { k } else { count };
     let mut record = rows_record(record, "rows", records, k);
@@ -378,11 +374,7 @@ fn map_answer(
         format!("\n\n{summary}")
     };
     let text = clamp_rows(ctx, "outline", "", &rows, &tail);
-    let mut record = serde_json::Map::new();
-    record.insert("count".into(), json!(total));
-    record.insert("files".into(), json!(files_with));
-    record.insert("parsed".into(), json!(parsed));
-    record.insert("skipped".into(), skipped.record());
+    let record = super::scan::record_head(total as u64, files_with as u64, parsed, skipped);
     let k = rows_that_fit(&record, "rows", &records, ctx.budget.max_bytes, 0);
     let mut record = rows_record(record, "rows", records, k);
     record["omitted"] = json!(total - k.min(chosen.len()));

@@ -109,6 +109,22 @@ impl Skipped {
     }
 }
 
+/// The head every parsed-walk record shares: `count`, `files`, `parsed`,
+/// `skipped` (outline's, the map's and sgrep's).
+pub fn record_head(
+    count: u64,
+    files: u64,
+    parsed: u64,
+    skipped: &Skipped,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut record = serde_json::Map::new();
+    record.insert("count".into(), count.into());
+    record.insert("files".into(), files.into());
+    record.insert("parsed".into(), parsed.into());
+    record.insert("skipped".into(), skipped.record());
+    record
+}
+
 /// What to walk and how.
 pub struct Plan {
     /// The roots as spelled (`None`: the working directory).

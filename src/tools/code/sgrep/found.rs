@@ -508,12 +508,7 @@ async fn search_answer(
 }
 
 fn base_record(t: &Totals) -> serde_json::Map<String, Value> {
-    let mut record = serde_json::Map::new();
-    record.insert("count".into(), json!(t.matches));
-    record.insert("files".into(), json!(t.files));
-    record.insert("parsed".into(), json!(t.parsed));
-    record.insert("skipped".into(), t.skipped.record());
-    record
+    scan::record_head(t.matches, t.files, t.parsed, &t.skipped)
 }
 
 /// Two matches of one file that overlap, if any: (outer, inner) lines.
