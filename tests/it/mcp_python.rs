@@ -348,8 +348,8 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (profile, tools) in [
         ("all", 25),
-        ("authoring", 7),
-        ("survey", 15),
+        ("authoring", 8),
+        ("survey", 17),
         ("buddy", 12),
         ("all:checkpoint", 26),
     ] {
