@@ -55,7 +55,11 @@ pub fn exit_status(tool: &str, outcome: &ToolOutcome, opts: &ShellOpts) -> ExitC
         StatusRule::Find if !opts.quiet => ExitCode::SUCCESS,
         StatusRule::Search | StatusRule::Find => {
             let record = program_view(&outcome.output);
-            if record.get("count").and_then(Value::as_u64) == Some(0) {
+            let number = |key: &str| record.get(key).and_then(Value::as_u64);
+            // A page past the last match selects nothing, as a search that
+            // found nothing: a script's `while grep --offset N` loop ends.
+            let past_end = number("shown") == Some(0) && number("offset").is_some_and(|o| o > 0);
+            if number("count") == Some(0) || past_end {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS

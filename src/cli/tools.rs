@@ -154,6 +154,19 @@ const SEARCH_STATUS: &[(&str, &str)] = &[
     ),
 ];
 
+/// grep's, with its pages: a page past the last match selects nothing.
+const GREP_STATUS: &[(&str, &str)] = &[
+    ("0", "Something was found."),
+    (
+        "1",
+        "Nothing was found, or --offset is past the last match (as rg -m 0).",
+    ),
+    (
+        "2",
+        "An error: a bad pattern or input, an unreadable root, a usage error.",
+    ),
+];
+
 const FIND_STATUS: &[(&str, &str)] = &[
     (
         "0",
@@ -519,7 +532,7 @@ const GREP: ToolRow = ToolRow {
     status: StatusRule::Search,
     layout: Layout::RowsThenSummary,
     all_rows: true,
-    man_status: Some(SEARCH_STATUS),
+    man_status: Some(GREP_STATUS),
     examples: &[
         (
             "Files mentioning a word, as rg -l",

@@ -1028,7 +1028,7 @@ mod tests {
                 Checkpoint::ByPath | Checkpoint::ByPatch => {
                     assert!(matches!(meta.effect, Effect::Writes { .. }), "{name}")
                 }
-                Checkpoint::ByScan => assert_eq!(meta.effect, Effect::Runs, "{name}"),
+                Checkpoint::ByScan(_) => assert_eq!(meta.effect, Effect::Runs, "{name}"),
                 Checkpoint::No => {}
             }
             assert_eq!(is_core(name), meta.core, "{name}");
@@ -1063,7 +1063,10 @@ mod tests {
         assert_eq!(meta("write").checkpoint, Checkpoint::ByPath);
         assert_eq!(meta("apply_patch").checkpoint, Checkpoint::ByPatch);
         assert!(meta("fetch_url").open_world && meta("web_search").open_world);
-        assert_eq!(meta("bash").checkpoint, Checkpoint::ByScan);
+        assert_eq!(
+            meta("bash").checkpoint,
+            Checkpoint::ByScan(crate::kernel::ScanWhen::Always)
+        );
         assert_eq!(
             meta("todo_set").effect,
             Effect::Records { idempotent: true }

@@ -83,13 +83,48 @@ pub enum Seat {
 pub enum Checkpoint {
     /// Not covered: the tool writes no project file.
     No,
-    /// The tree is scanned before and after the call (a command may touch any
-    /// file); a job tool only for its `start`.
-    ByScan,
+    /// The tree is scanned before and after each call [`ScanWhen`] picks (a
+    /// command may touch any file).
+    ByScan(ScanWhen),
     /// The file named by the input's `path` is saved before the call.
     ByPath,
     /// Every file the input's patch names is saved before the call.
     ByPatch,
+}
+
+/// Which calls of a [`Checkpoint::ByScan`] tool are scanned: those that may
+/// change the tree. A call the rule passes over is not held up by the two
+/// scans (a large tree costs seconds) nor recorded as an empty checkpoint node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanWhen {
+    /// Every call: a command may touch any file.
+    Always,
+    /// Only a call whose input has `key` (equal to `value`, when one is named)
+    /// and does not set the boolean `unless` true: a job's `start`, lsp's
+    /// `rename` without `check`, sgrep's `rewrite` without `check`.
+    Key {
+        key: &'static str,
+        value: Option<&'static str>,
+        unless: Option<&'static str>,
+    },
+}
+
+impl ScanWhen {
+    /// Whether this call may change the tree. An input the tool will refuse
+    /// (a key of the wrong type) is passed over only when it cannot write: a
+    /// `key` that is present but not the named string still counts as absent.
+    pub fn covers(&self, input: &serde_json::Value) -> bool {
+        let Self::Key { key, value, unless } = *self else {
+            return true;
+        };
+        let present = match (input.get(key), value) {
+            (None | Some(serde_json::Value::Null), _) => false,
+            (Some(_), None) => true,
+            (Some(got), Some(want)) => got.as_str() == Some(want),
+        };
+        let unless = unless.is_some_and(|u| input.get(u) == Some(&serde_json::Value::Bool(true)));
+        present && !unless
+    }
 }
 
 /// The descriptor. See the module comment.
@@ -171,5 +206,31 @@ mod tests {
         assert!(Effect::Writes { idempotent: false }.changes_the_world());
         assert!(!Effect::Records { idempotent: true }.changes_the_world());
         assert!(!Effect::Runs.idempotent());
+    }
+
+    #[test]
+    fn a_scan_rule_covers_every_call_that_may_write() {
+        use serde_json::json;
+        let rewrite = ScanWhen::Key {
+            key: "rewrite",
+            value: None,
+            unless: Some("check"),
+        };
+        assert!(rewrite.covers(&json!({"pattern": "f($X)", "rewrite": "g($X)"})));
+        // An empty template deletes the matches: it writes.
+        assert!(rewrite.covers(&json!({"rewrite": ""})));
+        assert!(rewrite.covers(&json!({"rewrite": "g", "check": false})));
+        assert!(!rewrite.covers(&json!({"rewrite": "g", "check": true})));
+        assert!(!rewrite.covers(&json!({"pattern": "f($X)"})));
+        assert!(!rewrite.covers(&json!({"rewrite": null})));
+        let start = ScanWhen::Key {
+            key: "action",
+            value: Some("start"),
+            unless: None,
+        };
+        assert!(start.covers(&json!({"action": "start"})));
+        assert!(!start.covers(&json!({"action": "poll"})));
+        assert!(!start.covers(&json!({})));
+        assert!(ScanWhen::Always.covers(&json!({})));
     }
 }

@@ -31,7 +31,7 @@ pub use backends::{
 };
 pub use contract::{JsonSchema, ToolCall, ToolDescriptor, ToolOutcome};
 pub use fields::{Field, Kind};
-pub use meta::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
+pub use meta::{Checkpoint, Effect, ScanWhen, Seat, SeedList, ToolMeta};
 pub use output::{ClipEnd, OutputBudget, clamp, default_notice};
 pub use registry::{
     CapabilityError, ContextFactory, Registration, ToolBox, ToolRegistry, ToolRunner,

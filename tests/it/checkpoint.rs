@@ -941,3 +941,60 @@ fn a_batchs_turns_are_nodes_and_one_is_rewound_alone_by_the_tools() {
     );
     assert_eq!(env.read_string("b.txt"), "one\n");
 }
+
+/// A scanned tool's calls that cannot write (sgrep's searches and its
+/// `--check`) pass by the checkpoint: no two scans of the tree, and so no copy
+/// of every file the first scan keeps; its rewrite is scanned, recorded and
+/// rewound. Before, a search under `--checkpoint` scanned and copied the tree.
+#[test]
+fn only_the_calls_that_may_write_are_scanned() {
+    let env = TestEnv::new();
+    env.write("a.py", "print(1)\nprint(2)\n");
+    for search in [
+        &["sgrep", "print($X)", "a.py"][..],
+        &[
+            "sgrep",
+            "print($X)",
+            "a.py",
+            "--rewrite",
+            "log($X)",
+            "--check",
+        ],
+    ] {
+        let mut args = vec!["--checkpoint"];
+        args.extend_from_slice(search);
+        let out = env.run(&args);
+        assert_eq!(code(&out), 0, "{search:?}: {}", stderr(&out));
+        assert_eq!(node_names(&env), Vec::<String>::new(), "{search:?}");
+        assert_eq!(
+            kept_blobs(&env.root().join(".indus-process")),
+            Vec::<String>::new(),
+            "{search:?}: the tree was scanned"
+        );
+    }
+    assert_eq!(env.read_string("a.py"), "print(1)\nprint(2)\n");
+    ck(
+        &env,
+        "r1",
+        &["sgrep", "print($X)", "a.py", "--rewrite", "log($X)"],
+    );
+    assert_eq!(env.read_string("a.py"), "log(1)\nlog(2)\n");
+    assert_eq!(node_names(&env), ["r1"]);
+    let out = env.run(&["checkpoint", "rewind", "r1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(env.read_string("a.py"), "print(1)\nprint(2)\n");
+}
+
+/// The files under any `blobs/` folder below `dir`: the copies scans keep.
+fn kept_blobs(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(kept_blobs(&path));
+        } else if path.components().any(|c| c.as_os_str() == "blobs") {
+            found.push(path.display().to_string());
+        }
+    }
+    found
+}

@@ -291,9 +291,12 @@ fn offset_pages_concatenate_to_the_unpaged_answer() {
     assert_eq!(out, "");
     assert!(err.contains("No matches past --offset 100000"), "{err}");
     assert!(err.contains("there are 77"), "{err}");
-    // There are matches, only none on this page: exit 0, as rg's status is
-    // about the search, not the page.
-    assert_eq!(code, 0);
+    // There are matches, only none on this page: nothing was selected, so
+    // exit 1, as `rg -m 0` and `grep -m 0` do; a `while` loop paging on the
+    // status ends here.
+    assert_eq!(code, 1);
+    let (_, _, code) = run(dir.path(), &["grep", "hit", ".", "--offset", "76"]);
+    assert_eq!(code, 0, "the last match's own page");
 }
 
 #[test]

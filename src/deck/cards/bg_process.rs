@@ -11,7 +11,7 @@
 //! look at.
 
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
+use crate::kernel::{Checkpoint, Effect, ScanWhen, Seat, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -189,7 +189,11 @@ struct BgProcessCard;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Key {
+        key: "action",
+        value: Some("start"),
+        unless: None,
+    }),
     fields: FIELDS,
     description: "Background jobs of this session (bg-N) keeping each job's last 2,000 lines: start, poll (sinceLast: only new), stop, list. Apart from process's jobs; use one of the two.",
     ..ToolMeta::new(

@@ -34,7 +34,7 @@
 //! result saying so and showing exactly how to configure one.
 
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
+use crate::kernel::{Checkpoint, Effect, ScanWhen, Seat, ToolMeta};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -622,7 +622,7 @@ fn record(
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Card,
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Always),
     fields: FIELDS,
     output: Some(include_str!("task.output.json")),
     ..ToolMeta::new(

@@ -1,6 +1,7 @@
 //! Checkpoints of the tools that run commands: `bash` (in a tmux pane too),
-//! `run_shell`, `task`, and the start of a background job (`process`,
-//! `bg-process`). A command can change anything, so the wrapper cannot read a
+//! `run_shell`, `task`, the start of a background job (`process`,
+//! `bg-process`), and the calls of `lsp` and `sgrep` that write (a rename, a
+//! rewrite), as each descriptor's [`ScanWhen`] says. A command can change anything, so the wrapper cannot read a
 //! pre-image the way the file tools' wrapper does; it brackets the call with two
 //! scans of the project tree (`CheckpointStore::begin_run`/`end_run`, over
 //! `state::tree`'s stat cache and kept copies) and records what differs in the
@@ -22,14 +23,18 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::checkpoint::{CheckpointHandle, with_notice};
-use crate::kernel::{Around, DefinedTool, JsonSchema, ToolContext, ToolResult};
+use crate::kernel::{Around, DefinedTool, JsonSchema, ScanWhen, ToolContext, ToolResult};
 use crate::state::checkpoints::runs::RunReport;
 
-/// The wrapper of one invocation's command tools.
+/// The wrapper of one of an invocation's command tools (the handle and the
+/// turn are shared by all of them).
+#[derive(Clone)]
 pub struct Commands {
     pub handle: Arc<CheckpointHandle>,
     /// One command of this process at a time (see the module comment).
     pub serial: Arc<tokio::sync::Mutex<()>>,
+    /// Which of the tool's calls may change the tree (its descriptor's rule).
+    pub when: ScanWhen,
 }
 
 /// The answer's note on what the checkpoint could not do, if anything.
@@ -85,10 +90,10 @@ fn report_notice(node: &str, report: &RunReport, shown: &dyn Fn(&str) -> String)
 #[async_trait]
 impl Around for Commands {
     async fn call(&self, inner: &DefinedTool, input: Value, ctx: &ToolContext) -> ToolResult {
-        let job = matches!(inner.name(), "process" | "bg-process");
-        if job && input.get("action").and_then(Value::as_str) != Some("start") {
+        if !self.when.covers(&input) {
             return inner.run_result(input, ctx).await;
         }
+        let job = matches!(inner.name(), "process" | "bg-process");
         if let Some(remote) = &ctx.remote {
             let result = inner.run_result(input, ctx).await;
             return with_notice(

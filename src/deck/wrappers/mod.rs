@@ -12,7 +12,7 @@ pub mod suppress;
 
 use std::sync::Arc;
 
-use crate::kernel::{Checkpoint, DefinedTool, ToolRegistry, wrap_tool};
+use crate::kernel::{Checkpoint, DefinedTool, ScanWhen, ToolRegistry, wrap_tool};
 use checkpoint::{CheckpointHandle, maybe_wrap_checkpoint};
 
 /// Replace the tools a checkpoint covers (their descriptors say how: the file
@@ -22,10 +22,11 @@ use checkpoint::{CheckpointHandle, maybe_wrap_checkpoint};
 pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle) {
     use command_checkpoint::Commands;
     let handle = Arc::new(handle);
-    let commands = Arc::new(Commands {
+    let commands = Commands {
         handle: Arc::clone(&handle),
         serial: Arc::default(),
-    });
+        when: ScanWhen::Always,
+    };
     let wrapped: Vec<DefinedTool> = crate::deck::catalog()
         .iter()
         .filter_map(|row| Some((row.meta.checkpoint, registry.get(row.id)?.clone())))
@@ -33,7 +34,13 @@ pub fn install_checkpoints(registry: &mut ToolRegistry, handle: CheckpointHandle
             Checkpoint::ByPath | Checkpoint::ByPatch => {
                 Some(maybe_wrap_checkpoint(tool, Some(&handle)))
             }
-            Checkpoint::ByScan => Some(wrap_tool(tool, commands.clone())),
+            Checkpoint::ByScan(when) => Some(wrap_tool(
+                tool,
+                Arc::new(Commands {
+                    when,
+                    ..commands.clone()
+                }),
+            )),
             Checkpoint::No => None,
         })
         .collect();

@@ -22,7 +22,7 @@ use crate::kernel::fields::{Field, Kind};
 use crate::kernel::input::Args;
 use crate::kernel::text::plural;
 use crate::kernel::{
-    Checkpoint, DefinedTool, Effect, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
+    Checkpoint, DefinedTool, Effect, ScanWhen, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
 };
 use crate::tools::files::diff::render_unified_diff_with_headers;
 use crate::tools::{clamp_rows, record_with_rows, text_and_record};
@@ -62,7 +62,11 @@ const FIELDS: &[Field] = &[
 /// The `lsp` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Key {
+        key: "action",
+        value: Some("rename"),
+        unless: Some("check"),
+    }),
     fields: FIELDS,
     output: Some(include_str!("navigate.output.json")),
     heavy: true,

@@ -23,7 +23,7 @@ use super::grammar;
 use crate::kernel::fields::{Field, Kind};
 use crate::kernel::input::Args;
 use crate::kernel::{
-    Checkpoint, DefinedTool, Effect, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
+    Checkpoint, DefinedTool, Effect, ScanWhen, Tool, ToolContext, ToolMeta, ToolResult, define_tool,
 };
 
 const FIELDS: &[Field] = &[
@@ -85,7 +85,11 @@ const FIELDS: &[Field] = &[
 /// The `sgrep` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Key {
+        key: "rewrite",
+        value: None,
+        unless: Some("check"),
+    }),
     heavy: true,
     fields: FIELDS,
     output: Some(include_str!("sgrep.output.json")),

@@ -9,7 +9,7 @@
 //! stream cut to 4,000 characters.
 
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::{Checkpoint, Effect, Seat, ToolMeta};
+use crate::kernel::{Checkpoint, Effect, ScanWhen, Seat, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -131,7 +131,7 @@ struct RunShell;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Operator { in_all: false },
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Always),
     fields: FIELDS,
     ..ToolMeta::new(
         "run_shell",

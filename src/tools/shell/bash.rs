@@ -11,7 +11,7 @@
 //! cannot push the error message on stderr out of view.
 
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
+use crate::kernel::{Checkpoint, Effect, ScanWhen, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -43,7 +43,7 @@ struct BashTool;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Always),
     core: true,
     fields: FIELDS,
     description: "Run a shell command (sh -c) and wait: output and exit status (non-zero is an error). For servers and watchers, use process.",

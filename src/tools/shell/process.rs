@@ -17,7 +17,7 @@
 //! reported as running, and `stop` never signals a process that is not the job's.
 
 use crate::kernel::fields::{Field, Kind};
-use crate::kernel::{Checkpoint, Effect, Seat, SeedList, ToolMeta};
+use crate::kernel::{Checkpoint, Effect, ScanWhen, Seat, SeedList, ToolMeta};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,7 +55,11 @@ struct ProcessTool;
 pub const META: ToolMeta = ToolMeta {
     seat: Seat::Builtin(SeedList::Mutating),
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan,
+    checkpoint: Checkpoint::ByScan(ScanWhen::Key {
+        key: "action",
+        value: Some("start"),
+        unless: None,
+    }),
     fields: FIELDS,
     description: "Background jobs that outlive this call (servers, REPLs): start (command → id; tty: a terminal), poll (id → new output; until, waitMs: wait for a line), write (input/keys → stdin), screen, stop, remove, list.",
     ..ToolMeta::new(
