@@ -273,3 +273,80 @@ fn concurrent_edits_in_one_batch_all_land() {
         .collect();
     assert_eq!(env.read_string("shared.txt"), expected);
 }
+
+/// Eight sgrep rewrites at once over the same four files, each of its own call
+/// (`aI(...)` to `bI(...)`): every file is rewritten through one all-or-nothing
+/// apply, whose hunks are checked against the file as it is when they land.
+/// Spaced far enough apart that no two rewrites share a line of context, every
+/// one lands, in every file (none undoes another); packed on adjacent lines, a
+/// rewrite whose context another one changed is refused whole, and the others
+/// land. Never a file with some of one rewrite's changes and not the rest.
+#[test]
+fn concurrent_sgrep_rewrites_land_whole_or_not_at_all() {
+    const N: usize = 8;
+    const FILES: usize = 4;
+    for spacing in [8usize, 1] {
+        let env = TestEnv::new();
+        let body: String = (0..N)
+            .map(|i| format!("a{i}(1)\n") + &"pass\n".repeat(spacing - 1))
+            .collect();
+        for f in 0..FILES {
+            env.write(&format!("m{f}.py"), &body);
+        }
+        let barrier = Barrier::new(N);
+        let outs: Vec<Output> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..N)
+                .map(|i| {
+                    let (env, barrier) = (&env, &barrier);
+                    s.spawn(move || {
+                        let (pattern, template) = (format!("a{i}($X)"), format!("b{i}($X)"));
+                        let mut cmd = env.cmd();
+                        cmd.args(["sgrep", &pattern, ".", "--rewrite", &template])
+                            .timeout(Duration::from_secs(60));
+                        barrier.wait();
+                        cmd.output().unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let texts: Vec<String> = (0..FILES)
+            .map(|f| env.read_string(&format!("m{f}.py")))
+            .collect();
+        for (i, out) in outs.iter().enumerate() {
+            let (old, new) = (format!("a{i}(1)\n"), format!("b{i}(1)\n"));
+            let landed = texts.iter().filter(|t| t.contains(&new)).count();
+            let kept = texts.iter().filter(|t| t.contains(&old)).count();
+            if code(out) == 0 {
+                assert_eq!(landed, FILES, "rewrite {i} said it landed: {texts:?}");
+            } else {
+                assert!(
+                    stderr(out).contains("nothing was written")
+                        || stderr(out).contains("was not written"),
+                    "rewrite {i}: {}",
+                    stderr(out)
+                );
+                assert_eq!(kept, FILES, "rewrite {i} was refused: {texts:?}");
+            }
+            assert_eq!(landed + kept, FILES, "rewrite {i}: {texts:?}");
+        }
+        if spacing > 3 {
+            assert!(
+                outs.iter().all(|o| code(o) == 0),
+                "apart, every rewrite lands: {:?}",
+                outs.iter().map(stderr).collect::<Vec<_>>()
+            );
+        }
+        // Each file keeps its line count, and no temporary file is left.
+        for t in &texts {
+            assert_eq!(t.lines().count(), N * spacing, "{t}");
+        }
+        let names: Vec<String> = std::fs::read_dir(env.root())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.') && !(n.starts_with('m') && n.ends_with(".py")))
+            .collect();
+        assert_eq!(names, Vec::<String>::new());
+    }
+}

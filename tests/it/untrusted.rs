@@ -684,11 +684,15 @@ fn a_committed_patch_journal_is_never_replayed() {
         vec!["ls", "--root", ".", "--no-mcp", "--profile", "authoring"],
         vec!["read", "README.md"],
         vec!["grep", "hello"],
+        // sgrep's rewrite settles the journals before it writes (issue 58).
+        vec!["sgrep", "print($X)", "a.py", "--rewrite", "log($X)"],
+        vec!["outline", "a.py"],
     ] {
         let mut w = World::new();
         let bashrc = w.home.join(".bashrc");
         let dir = ".indus-process/patches/lzzzzzzz-4242-0";
         w.file("README.md", "hello\n")
+            .file("a.py", "print(1)\n")
             .file(
                 &format!("{dir}/journal.json"),
                 json_text(serde_json::json!({
@@ -707,6 +711,11 @@ fn a_committed_patch_journal_is_never_replayed() {
             );
         w.commit_and_clone();
         w.run(&args);
+        if args[0] == "sgrep" {
+            // The rewrite itself went ahead, on the project's own file only.
+            let rewritten = std::fs::read_to_string(w.clone.join("a.py")).unwrap();
+            assert_eq!(rewritten, "log(1)\n");
+        }
         harm.extend(labelled(&args.join(" "), w.harm()));
     }
     verdict(harm);
