@@ -309,7 +309,14 @@ fn says_more_than_counts(summary: &str) -> bool {
         && !summary.contains("remain")
         && !summary.contains(". ");
     let listing = summary.ends_with(" entries") || summary.ends_with(" entry");
-    !(bare || header || listing)
+    // outline's count (`3 definitions in 2 files; parsed 2 files.`), as ctags
+    // prints nothing after its rows; syntax errors and skips are said.
+    let outlined = summary.contains(" in ")
+        && summary.contains("; parsed ")
+        && (summary.ends_with(" files.") || summary.ends_with(" file."))
+        && !summary.contains("Skipped")
+        && !summary.contains("syntax errors");
+    !(bare || header || listing || outlined)
 }
 
 /// A command's record in text mode (`bash`): its stdout and stderr as they
@@ -503,5 +510,14 @@ mod tests {
             "Showing lines 1–2 of 30 in f. 28 lines remain; continue with offset=3."
         ));
         assert!(says_more_than_counts("f is empty (0 bytes)."));
+        assert!(!says_more_than_counts(
+            "3 definitions in 2 files; parsed 2 files."
+        ));
+        assert!(says_more_than_counts(
+            "3 definitions in 2 files; parsed 2 files. Skipped 1 file with no grammar."
+        ));
+        assert!(says_more_than_counts(
+            "1 definition in 1 file; parsed 1 file, 1 with syntax errors (outlined as far as they parse)."
+        ));
     }
 }
