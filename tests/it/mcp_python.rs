@@ -351,7 +351,7 @@ fn every_profile_converts_to_strict_mode_in_openai_agents() {
         ("authoring", 8),
         ("survey", 17),
         ("buddy", 12),
-        ("all:checkpoint", 26),
+        ("all:checkpoint", 28),
     ] {
         let r = &report[profile];
         assert_eq!(r["tools"], tools, "{profile}: {r}");
