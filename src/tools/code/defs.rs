@@ -303,9 +303,9 @@ fn define(lang: Lang, node: &N<'_>, rule: &Rule, depth: usize, in_type: bool) ->
         NameFrom::Declarator => split_scope(lang, &declarator_name(node)?.text()),
         NameFrom::Fixed(name) => (name.to_string(), None),
         NameFrom::RustImpl => {
-            let ty = node.field("type")?.text().to_string();
+            let ty = one_line(&node.field("type")?.text());
             match node.field("trait") {
-                Some(t) => (format!("{} for {ty}", t.text()), None),
+                Some(t) => (format!("{} for {ty}", one_line(&t.text())), None),
                 None => (ty, None),
             }
         }
@@ -342,14 +342,26 @@ fn define(lang: Lang, node: &N<'_>, rule: &Rule, depth: usize, in_type: bool) ->
     })
 }
 
-/// `a::b::c` → (`c`, Some(`a::b`)) in C++ and Ruby; other names as they are.
+/// `a::b::c` → (`c`, Some(`a::b::`)) in C++ and Ruby; other names as they
+/// are. Whitespace runs become one space and none is kept beside `::`: a
+/// definition qualified over two lines (`resize_policy<_Tp>::` then the name,
+/// as libstdc++ writes them) is still one row.
 fn split_scope(lang: Lang, text: &str) -> (String, Option<String>) {
+    let text = one_line(text);
     if matches!(lang, Lang::Cpp | Lang::Ruby)
         && let Some((scope, name)) = text.rsplit_once("::")
     {
-        return (name.to_string(), Some(format!("{scope}::")));
+        return (
+            name.trim_start().to_string(),
+            Some(format!("{}::", scope.trim_end())),
+        );
     }
-    (text.to_string(), None)
+    (text, None)
+}
+
+/// `text` with each run of whitespace (newlines included) one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// C's name of a function or typedef: down `declarator` fields to the node
@@ -575,6 +587,18 @@ mod tests {
                 "6:function h()",
             ]
         );
+    }
+
+    #[test]
+    fn a_name_qualified_over_two_lines_is_one_row() {
+        // libstdc++'s layout: the qualifier on one line, the name on the next.
+        let src = "template<typename T>\ninline T\nBox<T>::\n    get() const\n{ return v; }\n";
+        let tree = parse(by_name("cpp").unwrap(), src);
+        let defs = definitions(&tree);
+        assert_eq!(defs.len(), 1);
+        assert_eq!(defs[0].name, "get");
+        assert_eq!(defs[0].scope.as_deref(), Some("Box<T>::"));
+        assert_eq!(rows("cpp", src), ["2:method Box<T>::get()"]);
     }
 
     #[test]
