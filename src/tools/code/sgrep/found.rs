@@ -536,6 +536,37 @@ fn rewritten(text: &str, hits: &[Hit]) -> String {
     out
 }
 
+/// Why a rewrite's apply was refused. The patch was made from this call's own
+/// reading, so a hunk that does not apply means a file changed since: name
+/// those files, so the caller knows to run sgrep again, rather than show
+/// hunks it never wrote.
+async fn not_written(
+    ctx: &ToolContext,
+    files: &[(String, FileHits)],
+    changed: &[String],
+    applied: &ToolResult,
+) -> String {
+    let mut moved = Vec::new();
+    for (path, f) in files.iter().filter(|(p, _)| changed.contains(p)) {
+        let now = ctx.fs.read_bytes(&ctx.resolve_path(path)).await.ok();
+        if now.as_deref() != f.text.as_deref().map(str::as_bytes) {
+            moved.push(inert(path).into_owned());
+        }
+    }
+    if moved.is_empty() {
+        let why = crate::tools::shell::warm::text_of(applied);
+        return format!("sgrep: the rewrite was not written: {why}");
+    }
+    let (list, verb) = match moved.len() {
+        1 => (moved[0].clone(), "was"),
+        n => (format!("{n} files ({})", moved.join(", ")), "were"),
+    };
+    format!(
+        "sgrep: the rewrite was not written, and nothing was changed: {list} {verb} changed by someone else after sgrep read {}. Run sgrep again to rewrite what the files hold now.",
+        if moved.len() == 1 { "it" } else { "them" }
+    )
+}
+
 async fn rewrite_answer(
     ctx: &ToolContext,
     a: &Asked,
@@ -602,8 +633,7 @@ async fn rewrite_answer(
             .run_result(json!({"patch": patch}), &quiet)
             .await;
         if applied.is_error {
-            let why = crate::tools::shell::warm::text_of(&applied);
-            return Err(format!("sgrep: the rewrite was not written: {why}"));
+            return Err(not_written(ctx, files, &changed, &applied).await);
         }
     }
     // Rows (the diff), a blank line, the summary: the command line's layout.
