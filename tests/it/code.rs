@@ -364,6 +364,12 @@ fn a_bad_pattern_answers_with_its_tree_and_overlaps_are_refused() {
         err.contains("ERROR") && err.contains("not valid here"),
         "{err}"
     );
+    // A lone $$$ is named as typed, not in the grammar's own metavariable
+    // character (Python's is `µ`).
+    let (_, err, code) = run(p, &["sgrep", "$$$", ".", "--lang", "python"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("($$$ alone matches nothing"), "{err}");
+    assert!(!err.contains('µ'), "{err}");
     // Nested matches: a rewrite would have to pick one; refused, nothing written.
     let (_, err, code) = run(
         p,

@@ -185,7 +185,7 @@ fn compile(source: &str, lang: Lang) -> Result<Pattern, String> {
         Ok(p) => Ok(p),
         Err(e) => Err(format!(
             "The pattern does not parse as one {name} node ({}). It parsed to:\n{}",
-            pattern_error_words(&e),
+            pattern_error_words(&e).replace(lang.expando_char(), "$"),
             tree_of(source, lang)
         )),
     }
@@ -224,6 +224,8 @@ fn pattern_error_words(e: &ast_grep_core::PatternError) -> String {
             "it is several nodes side by side; match one, or wrap them in the node that holds them"
                 .into()
         }
+        // `v` is spelt in the grammar's own metavariable character (Python's
+        // and C's `µ`); the caller turns it back into `$`.
         E::RootMultiMetaVar(v) => {
             format!("{v} alone matches nothing: use $ONE, or put $$$MANY inside a larger pattern")
         }
@@ -367,31 +369,80 @@ fn skipped_words(t: &Totals, max: u64) -> String {
     out
 }
 
-/// A shown file's matches in full, with its lines: the file read and parsed
-/// again (it was read moments ago by the walk, so from the page cache). A file
-/// that changed since is shown as it is now.
+/// A shown file's matches in full, with its lines.
+type Shown = Option<(Vec<Hit>, Vec<String>)>;
+
+/// How many shown files are read and parsed again at once.
+const SHOWN_BATCH: usize = 64;
+
+/// The matches in full of those of `files` that `room` more matches let
+/// through (the first pass kept positions only): each file read again (moments after the walk read it,
+/// so from the page cache) and parsed again, on every core, as the walk
+/// parsed them; parsed one after another they made sgrep slower than the
+/// ast-grep CLI on a pattern every file holds. A file that changed since is
+/// shown as it is now.
 async fn shown_hits(
     ctx: &ToolContext,
     a: &Asked,
-    path: &str,
+    files: &[(String, FileHits)],
+    room: usize,
     compiled: &Compiled,
-) -> Option<(Vec<Hit>, Vec<String>)> {
-    let lang = match a.lang {
-        Some(l) => grammar::by_name(l)?,
-        None => grammar::of_path(path)?,
-    };
-    let Ok(pattern) = compiled.get(grammar::name_of(lang))? else {
-        return None;
-    };
-    let bytes = ctx.fs.read_bytes(&ctx.resolve_path(path)).await.ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let tree = grammar::parse(lang, &text);
-    let hits = matches(&tree, &text, pattern, None, false);
-    let lines = text
-        .split('\n')
-        .map(|l| cut(l.trim_end_matches('\r'), 500))
-        .collect();
-    Some((hits, lines))
+) -> Vec<Shown> {
+    let mut wanted = 0usize;
+    let mut texts = Vec::new();
+    for (path, f) in files {
+        if wanted >= room {
+            break;
+        }
+        wanted += f.hits.len();
+        let lang = match a.lang {
+            Some(l) => grammar::by_name(l),
+            None => grammar::of_path(path),
+        };
+        let pattern = lang.and_then(|l| compiled.get(grammar::name_of(l))?.as_ref().ok());
+        let text = match (lang, pattern) {
+            (Some(_), Some(_)) => match ctx.fs.read_bytes(&ctx.resolve_path(path)).await {
+                Ok(bytes) => String::from_utf8(bytes).ok(),
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        texts.push(lang.zip(pattern).zip(text));
+    }
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, texts.len().max(1));
+    let mut shown: Vec<Shown> = Vec::new();
+    shown.resize_with(texts.len(), || None);
+    std::thread::scope(|scope| {
+        let jobs: Vec<_> = (0..workers)
+            .map(|w| {
+                let texts = &texts;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    for i in (w..texts.len()).step_by(workers) {
+                        let Some(((lang, pattern), text)) = &texts[i] else {
+                            continue;
+                        };
+                        let tree = grammar::parse(*lang, text);
+                        let hits = matches(&tree, text, pattern, None, false);
+                        let lines = text
+                            .split('\n')
+                            .map(|l| cut(l.trim_end_matches('\r'), 500))
+                            .collect();
+                        out.push((i, (hits, lines)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        for job in jobs {
+            for (i, one) in job.join().unwrap_or_default() {
+                shown[i] = Some(one);
+            }
+        }
+    });
+    shown
 }
 
 async fn search_answer(
@@ -405,7 +456,10 @@ async fn search_answer(
     let mut rows = Vec::new();
     let mut records = Vec::new();
     let mut shown = 0usize;
-    'files: for (path, f) in files {
+    // The shown files' full matches, a batch at a time (so that the texts
+    // held at once stay few whatever the limit).
+    let mut full = std::collections::VecDeque::new();
+    'files: for (i, (path, f)) in files.iter().enumerate() {
         match a.mode {
             Mode::Files | Mode::Count => {
                 if shown == a.limit {
@@ -424,8 +478,13 @@ async fn search_answer(
                 if shown == a.limit {
                     break 'files;
                 }
-                let (hits, lines) = shown_hits(ctx, a, path, compiled)
-                    .await
+                if full.is_empty() {
+                    let batch = &files[i..(i + SHOWN_BATCH).min(files.len())];
+                    full.extend(shown_hits(ctx, a, batch, a.limit - shown, compiled).await);
+                }
+                let (hits, lines) = full
+                    .pop_front()
+                    .flatten()
                     .unwrap_or_else(|| (Vec::new(), Vec::new()));
                 for h in &hits {
                     if shown == a.limit {
