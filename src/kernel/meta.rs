@@ -94,7 +94,8 @@ pub enum Checkpoint {
 
 /// Which calls of a [`Checkpoint::ByScan`] tool are scanned: those that may
 /// change the tree. A call the rule passes over is not held up by the two
-/// scans (a large tree costs seconds) nor recorded as an empty checkpoint node.
+/// scans (seconds on a large tree, and the session's first scan keeps a copy
+/// of every file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanWhen {
     /// Every call: a command may touch any file.

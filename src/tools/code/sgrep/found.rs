@@ -376,11 +376,11 @@ type Shown = Option<(Vec<Hit>, Vec<String>)>;
 const SHOWN_BATCH: usize = 64;
 
 /// The matches in full of those of `files` that `room` more matches let
-/// through (the first pass kept positions only): each file read again (moments after the walk read it,
-/// so from the page cache) and parsed again, on every core, as the walk
-/// parsed them; parsed one after another they made sgrep slower than the
-/// ast-grep CLI on a pattern every file holds. A file that changed since is
-/// shown as it is now.
+/// through (the first pass kept positions only): each file read again
+/// (moments after the walk read it, so from the page cache) and parsed again,
+/// on every core, as the walk parsed them; parsed one after another they made
+/// sgrep slower than the ast-grep CLI on a pattern every file holds. A file
+/// that changed since is shown as it is now.
 async fn shown_hits(
     ctx: &ToolContext,
     a: &Asked,
@@ -621,7 +621,7 @@ async fn not_written(
         n => (format!("{n} files ({})", moved.join(", ")), "were"),
     };
     format!(
-        "sgrep: the rewrite was not written, and nothing was changed: {list} {verb} changed by someone else after sgrep read {}. Run sgrep again to rewrite what the files hold now.",
+        "sgrep: the rewrite was not written, and nothing was changed: {list} {verb} changed by someone else after sgrep read {}. Run sgrep again to rewrite the files as they are now.",
         if moved.len() == 1 { "it" } else { "them" }
     )
 }
