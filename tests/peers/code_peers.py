@@ -33,8 +33,17 @@ import sys
 import time
 import zipfile
 
-INDUS, SG, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-CORPUS = os.path.join(WORK, "corpus")
+# Set by configure(): the binary, the ast-grep CLI, the work folder.
+INDUS = SG = WORK = CORPUS = None
+
+
+def configure(indus, sg, work):
+    """Point the checks at a binary, an ast-grep and a work folder (main()
+    takes them from argv; bench/outline-repos.py imports this file)."""
+    global INDUS, SG, WORK, CORPUS
+    INDUS, SG, WORK = indus, sg, work
+    CORPUS = os.path.join(WORK, "corpus")
+
 HOME = os.path.expanduser("~")
 MAX_BYTES = 400_000
 
@@ -165,7 +174,7 @@ def invented(d, parts):
     name, kind, line, path = parts
     if name.startswith("__anon") or name.startswith("AnonymousFunction"):
         return True
-    if kind == "class" and path.endswith(".js"):
+    if kind == "class" and path.endswith((".js", ".cjs", ".mjs")):
         text = open(os.path.join(d, path), errors="replace").read().split("\n")[int(line) - 1]
         return "class " not in text
     return False
@@ -440,4 +449,6 @@ def main():
     print(json.dumps(report))
 
 
-main()
+if __name__ == "__main__":
+    configure(sys.argv[1], sys.argv[2], sys.argv[3])
+    main()

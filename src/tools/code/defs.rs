@@ -263,18 +263,25 @@ fn walk<'r>(lang: Lang, root: &N<'r>, out: &mut Vec<Def>) {
                 out.push(def);
                 (depth + 1, is_type)
             }
-            None => {
+            None if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) => {
                 // A JavaScript/TypeScript `const f = () => …` at the top of a
                 // module is a function by any other name.
                 if depth == 0
-                    && matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx)
                     && let Some(def) = arrow_function(&node)
                 {
                     out.push(def);
                     continue;
                 }
-                (depth, in_type)
+                // `exports.f = function …`, `View.prototype.m = …`, `{ m: function … }`.
+                match script_member(&node, depth) {
+                    Some(def) => {
+                        out.push(def);
+                        (depth + 1, false)
+                    }
+                    None => (depth, in_type),
+                }
             }
+            None => (depth, in_type),
         };
         for child in named(&node).into_iter().rev() {
             stack.push((child, child_depth, child_in_type));
@@ -479,6 +486,19 @@ fn arrow_function(node: &N<'_>) -> Option<Def> {
     if name.kind() != "identifier" {
         return None;
     }
+    Some(Def {
+        line: node.start_pos().line() as u64 + 1,
+        end_line: node.end_pos().line() as u64 + 1,
+        depth: 0,
+        kind: "function",
+        name: name.text().to_string(),
+        scope: None,
+        signature: value_signature(&value),
+    })
+}
+
+/// A function expression's parameters and return type, on one line.
+fn value_signature(value: &N<'_>) -> String {
     let params = value
         .field("parameters")
         .or_else(|| value.field("parameter"))
@@ -493,16 +513,120 @@ fn arrow_function(node: &N<'_>) -> Option<Def> {
         .field("return_type")
         .map(|r| r.text().to_string())
         .unwrap_or_default();
-    let params = format!("{params}{ret}");
-    Some(Def {
+    one_line(&format!("{params}{ret}"))
+}
+
+/// A function given a name by where it is put, as CommonJS and older code
+/// define most of theirs: assigned to a member (`exports.f = function …`,
+/// `res.send = function send(…)`, `View.prototype.render = …`, `this.m = …`:
+/// the last two are methods) or the value of an object literal's key
+/// (`{ m: function … }`, a method); and a named function expression anywhere
+/// else, by its own name. As universal-ctags reads them, a key's arrow
+/// function (a callback or an option, mostly) and an object passed as a
+/// call's argument are left out.
+fn script_member(node: &N<'_>, depth: usize) -> Option<Def> {
+    const FUNCTIONS: [&str; 3] = ["function_expression", "function", "generator_function"];
+    let (name, scope, kind, value) = match &*node.kind() {
+        // A named function expression anywhere else (`router.use(function
+        // sawError(…) {…})`) is listed by its own name.
+        k if FUNCTIONS.contains(&k) => {
+            let named_by_place = node.parent().is_some_and(|p| {
+                matches!(
+                    &*p.kind(),
+                    "assignment_expression" | "pair" | "variable_declarator"
+                )
+            });
+            let name = node.field("name").filter(|_| !named_by_place)?;
+            (name.text().to_string(), None, "function", node.clone())
+        }
+        "assignment_expression" => {
+            let left = node.field("left")?;
+            let value = node.field("right")?;
+            if !FUNCTIONS.contains(&&*value.kind()) && value.kind() != "arrow_function" {
+                return None;
+            }
+            let (object, name) = match &*left.kind() {
+                "identifier" => {
+                    return Some(script_def(
+                        node,
+                        depth,
+                        left.text().into(),
+                        None,
+                        "function",
+                        &value,
+                    ));
+                }
+                "member_expression" => (
+                    left.field("object")?,
+                    left.field("property")?.text().to_string(),
+                ),
+                // `s.converters["script json"] = function …`
+                "subscript_expression" => {
+                    let index = left.field("index")?;
+                    if index.kind() != "string" {
+                        return None;
+                    }
+                    (
+                        left.field("object")?,
+                        index.text().trim_matches(['"', '\'']).to_string(),
+                    )
+                }
+                _ => return None,
+            };
+            let object = one_line(&object.text());
+            let method = object == "this" || object.ends_with(".prototype");
+            let kind = if method { "method" } else { "function" };
+            (name, Some(format!("{object}.")), kind, value)
+        }
+        // `var fn = function …` inside a function (a module's own are
+        // `arrow_function`'s).
+        "variable_declarator" => {
+            let value = node.field("value")?;
+            let name = node.field("name")?;
+            if !FUNCTIONS.contains(&&*value.kind()) || name.kind() != "identifier" {
+                return None;
+            }
+            (name.text().to_string(), None, "function", value)
+        }
+        "pair" => {
+            let in_call = node
+                .parent()
+                .and_then(|o| o.parent())
+                .is_some_and(|p| p.kind() == "arguments");
+            let value = node.field("value")?;
+            if in_call || !FUNCTIONS.contains(&&*value.kind()) {
+                return None;
+            }
+            let key = node.field("key")?;
+            let name = match &*key.kind() {
+                "property_identifier" => key.text().to_string(),
+                "string" => key.text().trim_matches(['"', '\'']).to_string(),
+                _ => return None,
+            };
+            (name, None, "method", value)
+        }
+        _ => return None,
+    };
+    (!name.is_empty()).then(|| script_def(node, depth, name, scope, kind, &value))
+}
+
+fn script_def(
+    node: &N<'_>,
+    depth: usize,
+    name: String,
+    scope: Option<String>,
+    kind: &'static str,
+    value: &N<'_>,
+) -> Def {
+    Def {
         line: node.start_pos().line() as u64 + 1,
         end_line: node.end_pos().line() as u64 + 1,
-        depth: 0,
-        kind: "function",
-        name: name.text().to_string(),
-        scope: None,
-        signature: params.split_whitespace().collect::<Vec<_>>().join(" "),
-    })
+        depth,
+        kind,
+        name,
+        scope,
+        signature: value_signature(value),
+    }
 }
 
 /// Every identifier of `tree` that is not the name of one of its definitions'
