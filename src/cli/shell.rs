@@ -311,12 +311,30 @@ fn says_more_than_counts(summary: &str) -> bool {
     let listing = summary.ends_with(" entries") || summary.ends_with(" entry");
     // outline's count (`3 definitions in 2 files; parsed 2 files.`), as ctags
     // prints nothing after its rows; syntax errors and skips are said.
-    let outlined = summary.contains(" in ")
-        && summary.contains("; parsed ")
-        && (summary.ends_with(" files.") || summary.ends_with(" file."))
-        && !summary.contains("Skipped")
-        && !summary.contains("syntax errors");
-    !(bare || header || listing || outlined)
+    !(bare || header || listing || is_bare_outline_count(summary))
+}
+
+/// `3 definitions in 2 files; parsed 2 files.` and nothing more: outline's
+/// count alone (the map's summary, which says what it left out, is not).
+fn is_bare_outline_count(summary: &str) -> bool {
+    let counted = |words: &str, one: &str, many: &str| {
+        let mut w = words.split(' ');
+        let n = w.next().is_some_and(|n| n.parse::<u64>().is_ok());
+        let unit = w.next().is_some_and(|u| u == one || u == many);
+        n && unit && w.next().is_none()
+    };
+    let Some((found, parsed)) = summary
+        .strip_suffix('.')
+        .and_then(|s| s.split_once("; parsed "))
+    else {
+        return false;
+    };
+    let Some((defs, files)) = found.split_once(" in ") else {
+        return false;
+    };
+    counted(defs, "definition", "definitions")
+        && counted(files, "file", "files")
+        && counted(parsed, "file", "files")
 }
 
 /// A command's record in text mode (`bash`): its stdout and stderr as they
@@ -518,6 +536,10 @@ mod tests {
         ));
         assert!(says_more_than_counts(
             "1 definition in 1 file; parsed 1 file, 1 with syntax errors (outlined as far as they parse)."
+        ));
+        // The map says what it left out.
+        assert!(says_more_than_counts(
+            "Repository map: 94 of 84420 definitions from 54 of 5053 files, chosen most referred-to first and shown by file, in 8191 of 8192 bytes; left out 84326 definitions, 4999 files not shown at all; raise --budget to see more; parsed 5664 files."
         ));
     }
 }
