@@ -357,7 +357,7 @@ fn root_command() -> Command {
     Command::new("indus-tool")
         .version(env!("CARGO_PKG_VERSION"))
         .about("The tool layer a coding agent needs (read, write, edit, ls, grep, find, bash, process, todo, web) as one-shot subcommands with exact, byte-stable output")
-        .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name or after it: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error; grep exits 0 found, 1 nothing found, 2 trouble (as rg); find 0, or with -q 1 when nothing was found, 2 trouble (as fd); diff 0 equal, 1 different, 2 trouble.")
+        .long_about("The tool layer a coding agent needs, as one-shot subcommands with exact, byte-stable output, as text or JSON.\n\nGlobal options go before the tool name or after it: `indus-tool --format json read src/lib.rs`.\nExit status: 0 success, 1 the tool reported an error, 2 a usage error; grep exits 0 found, 1 nothing found (or --offset past the last match), 2 trouble (as rg); find 0, or with -q 1 when nothing was found, 2 trouble (as fd); diff 0 equal, 1 different, 2 trouble.")
         .subcommand_required(true)
         .arg_required_else_help(true)
         .args(global_options())

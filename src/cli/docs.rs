@@ -515,7 +515,7 @@ pub fn people_help(mut cmd: clap::Command, exposed: &[String], selection: &str) 
         ));
     }
     text.push_str(
-        "\nRun 'indus-tool TOOL --help' for a tool's flags. Other profiles (--profile authoring|survey|all|buddy) expose other tools.\n\nExit status: 0 success (grep: found), 1 the tool reported an error (grep, find -q: nothing found; diff: files differ), 2 a usage error (grep/find/diff: any trouble).",
+        "\nRun 'indus-tool TOOL --help' for a tool's flags. Other profiles (--profile authoring|survey|all|buddy) expose other tools.\n\nExit status: 0 success (grep: found), 1 the tool reported an error (grep, find -q: nothing found, or grep --offset past the last match; diff: files differ), 2 a usage error (grep/find/diff: any trouble).",
     );
     for name in names {
         cmd = cmd.mut_subcommand(name, |c| c.hide(true));

@@ -101,8 +101,8 @@ pub enum ScanWhen {
     /// Every call: a command may touch any file.
     Always,
     /// Only a call whose input has `key` (equal to `value`, when one is named)
-    /// and does not set the boolean `unless` true: a job's `start`, lsp's
-    /// `rename` without `check`, sgrep's `rewrite` without `check`.
+    /// and does not set the boolean `unless` true: a job's `start`, sgrep's
+    /// `rewrite` without `check`.
     Key {
         key: &'static str,
         value: Option<&'static str>,

@@ -115,7 +115,7 @@ def build_corpora():
     # libstdc++'s own bits/ headers are the worst case for a grammar that does
     # not expand macros (`_GLIBCXX_NOEXCEPT` after a parameter list,
     # `_GLIBCXX_BEGIN_NAMESPACE_VERSION` lines), measured and reported, no bar.
-    llvm = sorted(glob.glob("/usr/include/llvm-1*/llvm/ADT/*.h")) + sorted(glob.glob("/usr/include/llvm-1*/llvm/Support/*.h"))
+    llvm = sorted(glob.glob("/usr/include/llvm-[0-9]*/llvm/ADT/*.h")) + sorted(glob.glob("/usr/include/llvm-[0-9]*/llvm/Support/*.h"))
     take("cpp-llvm", llvm, 240, ext=".hpp")
     take("cpp-libstdc++", sorted(glob.glob("/usr/include/c++/1*/bits/*.h")), 120, ext=".hpp")
     zips = [z for z in glob.glob("/usr/lib/jvm/*/lib/src.zip") if os.path.isfile(z)]

@@ -1,8 +1,8 @@
 //! Checkpoints of the tools that run commands: `bash` (in a tmux pane too),
-//! `run_shell`, `task`, the start of a background job (`process`,
-//! `bg-process`), and the calls of `lsp` and `sgrep` that write (a rename, a
-//! rewrite), as each descriptor's [`ScanWhen`] says. A command can change
-//! anything, so the wrapper cannot read a
+//! `run_shell`, `task`, `lsp` (its language servers), the start of a
+//! background job (`process`, `bg-process`) and sgrep's rewrites, as each
+//! descriptor's [`ScanWhen`] says. A command can change anything, so the
+//! wrapper cannot read a
 //! pre-image the way the file tools' wrapper does; it brackets the call with two
 //! scans of the project tree (`CheckpointStore::begin_run`/`end_run`, over
 //! `state::tree`'s stat cache and kept copies) and records what differs in the

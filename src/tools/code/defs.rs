@@ -264,15 +264,9 @@ fn walk<'r>(lang: Lang, root: &N<'r>, out: &mut Vec<Def>) {
                 (depth + 1, is_type)
             }
             None if matches!(lang, Lang::JavaScript | Lang::TypeScript | Lang::Tsx) => {
-                // A JavaScript/TypeScript `const f = () => …` at the top of a
-                // module is a function by any other name.
-                if depth == 0
-                    && let Some(def) = arrow_function(&node)
-                {
-                    out.push(def);
-                    continue;
-                }
-                // `exports.f = function …`, `View.prototype.m = …`, `{ m: function … }`.
+                // `const f = () => …`, `exports.f = function …`,
+                // `View.prototype.m = …`, `{ m: function … }`: functions by
+                // any other name, whose bodies are walked as a function's.
                 match script_member(&node, depth) {
                     Some(def) => {
                         out.push(def);
@@ -354,7 +348,7 @@ fn define(lang: Lang, node: &N<'_>, rule: &Rule, depth: usize, in_type: bool) ->
 /// definition qualified over two lines (`resize_policy<_Tp>::` then the name,
 /// as libstdc++ writes them) is still one row.
 fn split_scope(lang: Lang, text: &str) -> (String, Option<String>) {
-    let text = one_line(text);
+    let text = one_line(text).replace(":: ", "::").replace(" ::", "::");
     if matches!(lang, Lang::Cpp | Lang::Ruby)
         && let Some((scope, name)) = text.rsplit_once("::")
     {
@@ -459,44 +453,6 @@ fn signature(lang: Lang, node: &N<'_>, rule: &Rule) -> String {
     }
 }
 
-/// `const f = (…) => …` / `let g = function (…) {…}`, possibly exported.
-fn arrow_function(node: &N<'_>) -> Option<Def> {
-    let decl = match &*node.kind() {
-        "export_statement" => node.field("declaration")?,
-        "lexical_declaration" | "variable_declaration" => node.clone(),
-        _ => return None,
-    };
-    if !matches!(
-        &*decl.kind(),
-        "lexical_declaration" | "variable_declaration"
-    ) {
-        return None;
-    }
-    let declarator = decl
-        .children()
-        .find(|c| c.kind() == "variable_declarator")?;
-    let value = declarator.field("value")?;
-    if !matches!(
-        &*value.kind(),
-        "arrow_function" | "function_expression" | "function" | "generator_function"
-    ) {
-        return None;
-    }
-    let name = declarator.field("name")?;
-    if name.kind() != "identifier" {
-        return None;
-    }
-    Some(Def {
-        line: node.start_pos().line() as u64 + 1,
-        end_line: node.end_pos().line() as u64 + 1,
-        depth: 0,
-        kind: "function",
-        name: name.text().to_string(),
-        scope: None,
-        signature: value_signature(&value),
-    })
-}
-
 /// A function expression's parameters and return type, on one line.
 fn value_signature(value: &N<'_>) -> String {
     let params = value
@@ -530,12 +486,10 @@ fn script_member(node: &N<'_>, depth: usize) -> Option<Def> {
         // A named function expression anywhere else (`router.use(function
         // sawError(…) {…})`) is listed by its own name.
         k if FUNCTIONS.contains(&k) => {
-            let named_by_place = node.parent().is_some_and(|p| {
-                matches!(
-                    &*p.kind(),
-                    "assignment_expression" | "pair" | "variable_declarator"
-                )
-            });
+            // Unless the place already named it (`exports.f = function f`).
+            let named_by_place = node
+                .parent()
+                .is_some_and(|p| script_member(&p, depth).is_some());
             let name = node.field("name").filter(|_| !named_by_place)?;
             (name.text().to_string(), None, "function", node.clone())
         }
@@ -578,12 +532,13 @@ fn script_member(node: &N<'_>, depth: usize) -> Option<Def> {
             let kind = if method { "method" } else { "function" };
             (name, Some(format!("{object}.")), kind, value)
         }
-        // `var fn = function …` inside a function (a module's own are
-        // `arrow_function`'s).
+        // `var f = function …` anywhere; `const f = () => …` only at the top
+        // of a module (inside a function, a local callback mostly).
         "variable_declarator" => {
             let value = node.field("value")?;
             let name = node.field("name")?;
-            if !FUNCTIONS.contains(&&*value.kind()) || name.kind() != "identifier" {
+            let arrow = value.kind() == "arrow_function" && depth == 0;
+            if !(FUNCTIONS.contains(&&*value.kind()) || arrow) || name.kind() != "identifier" {
                 return None;
             }
             (name.text().to_string(), None, "function", value)
@@ -623,7 +578,8 @@ fn script_def(
         end_line: node.end_pos().line() as u64 + 1,
         depth,
         kind,
-        name,
+        // A string key may run over lines (`"a\` then `b"`): one row still.
+        name: one_line(&name),
         scope,
         signature: value_signature(value),
     }
@@ -723,6 +679,41 @@ mod tests {
         assert_eq!(defs[0].name, "get");
         assert_eq!(defs[0].scope.as_deref(), Some("Box<T>::"));
         assert_eq!(rows("cpp", src), ["2:method Box<T>::get()"]);
+    }
+
+    #[test]
+    fn a_qualifier_over_three_lines_keeps_no_space() {
+        let src = "void\na::\nb::\nc() {}\n";
+        assert_eq!(rows("cpp", src), ["1:method a::b::c()"]);
+    }
+
+    #[test]
+    fn script_functions_by_assignment_keep_their_bodies_and_one_row_each() {
+        let src = concat!(
+            "var Foo = function () {\n",
+            "  this.bar = function () {};\n",
+            "  var inner = function () {};\n",
+            "}, other = function (x) {};\n",
+            "app[k] = function named() {};\n",
+            "foo({ m: function cb() {} });\n",
+            "s[\"a\\\nb\"] = function () {};\n",
+            "const top = (y) => y;\n",
+            "function f() { const local = () => 1; }\n",
+        );
+        assert_eq!(
+            rows("javascript", src),
+            [
+                "1:function Foo()",
+                "2:  method this.bar()",
+                "3:  function inner()",
+                "4:function other(x)",
+                "5:function named()",
+                "6:function cb()",
+                "7:function s.a\\ b()",
+                "9:function top(y)",
+                "10:function f()",
+            ]
+        );
     }
 
     #[test]

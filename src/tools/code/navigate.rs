@@ -62,11 +62,9 @@ const FIELDS: &[Field] = &[
 /// The `lsp` tool's descriptor (see [`ToolMeta`]): its facts, declared once.
 pub const META: ToolMeta = ToolMeta {
     effect: Effect::Runs,
-    checkpoint: Checkpoint::ByScan(ScanWhen::Key {
-        key: "action",
-        value: Some("rename"),
-        unless: Some("check"),
-    }),
+    // Every call: besides a rename, the language server a call starts or
+    // wakes may write into the tree itself (a lock file, a build folder).
+    checkpoint: Checkpoint::ByScan(ScanWhen::Always),
     fields: FIELDS,
     output: Some(include_str!("navigate.output.json")),
     heavy: true,

@@ -64,9 +64,11 @@ pub async fn run(args: &Args<'_>, a: Asked, ctx: &ToolContext) -> Result<ToolRes
     let compiled = compile_all(&a)?;
     let mut plan = plan;
     plan.needles = needles(&compiled);
-    if a.rewrite.is_some() && ctx.remote.is_none() {
+    if a.rewrite.is_some() && !a.check && ctx.remote.is_none() {
         // An apply an earlier invocation left half done (killed mid-write) is
         // finished or undone before this one reads the tree it would change.
+        // Not for `check`: a call that writes nothing is not scanned by a
+        // checkpoint, so it must not settle files either.
         let state = crate::state::StateDir::of(ctx);
         crate::state::patches::recover(&state, ctx.root.as_deref()).map_err(|e| {
             format!("sgrep: an interrupted earlier rewrite could not be undone: {e}. Nothing was changed.")
@@ -437,7 +439,10 @@ async fn shown_hits(
             })
             .collect();
         for job in jobs {
-            for (i, one) in job.join().unwrap_or_default() {
+            // A parse that panicked is the tool's failure, as it was when
+            // the files were parsed on the calling thread.
+            let done = job.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            for (i, one) in done {
                 shown[i] = Some(one);
             }
         }
