@@ -438,11 +438,14 @@ fn signature(lang: Lang, node: &N<'_>, rule: &Rule) -> String {
             parts.push(text);
         }
     }
-    let all = parts.concat();
+    lay_out(&parts.concat())
+}
+
+/// A signature as a row shows it: on one line, parameters laid out one a line
+/// read `(a, b)`, not `( a, b, )`, cut at [`SIGNATURE_CHARS`].
+fn lay_out(all: &str) -> String {
     let lead = if all.starts_with(' ') { " " } else { "" };
-    let collapsed = all.split_whitespace().collect::<Vec<_>>().join(" ");
-    // Parameters laid out one a line read `(a, b)`, not `( a, b, )`.
-    let tidy = collapsed
+    let tidy = one_line(all)
         .replace("( ", "(")
         .replace(" )", ")")
         .replace(",)", ")");
@@ -469,7 +472,7 @@ fn value_signature(value: &N<'_>) -> String {
         .field("return_type")
         .map(|r| r.text().to_string())
         .unwrap_or_default();
-    one_line(&format!("{params}{ret}"))
+    lay_out(&format!("{params}{ret}"))
 }
 
 /// A function given a name by where it is put, as CommonJS and older code
