@@ -302,7 +302,8 @@ fn take_clamp_notice(rows: &str) -> (String, Vec<String>) {
 /// print nothing after their rows).
 fn says_more_than_counts(summary: &str) -> bool {
     let bare = (summary.starts_with("Found ") || summary.starts_with("No matches for "))
-        && !summary.contains("Skipped");
+        && !summary.contains("Skipped")
+        && !summary.contains('\n');
     // The bare header (`Showing lines 1–9 of 9 in f.`) is cat's silence; one
     // that says more (not UTF-8, decoded from Shift_JIS, PDF pages) is said.
     let header = summary.starts_with("Showing lines ")

@@ -364,6 +364,19 @@ fn a_bad_pattern_answers_with_its_tree_and_overlaps_are_refused() {
         err.contains("ERROR") && err.contains("not valid here"),
         "{err}"
     );
+    // A pattern that parses cleanly as another node than meant matches
+    // nothing; with the language named, the answer shows what it parsed as.
+    std::fs::write(
+        p.join("m.go"),
+        "package m\n\nfunc f() { fmt.Println(1, 2) }\n",
+    )
+    .unwrap();
+    let (out, err, code) = run(p, &["sgrep", "fmt.Println($$$)", "m.go", "--lang", "go"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        format!("{out}{err}").contains("type_conversion_expression"),
+        "{out}{err}"
+    );
     // A lone $$$ is named as typed, not in the grammar's own metavariable
     // character (Python's is `µ`).
     let (_, err, code) = run(p, &["sgrep", "$$$", ".", "--lang", "python"]);

@@ -522,7 +522,20 @@ async fn search_answer(
     let searched = plural(t.parsed, "file", "files");
     let label = format!("`{}`", a.pattern.trim());
     let mut summary = if t.matches == 0 {
-        format!("No matches for {label} in {searched} searched.")
+        // A pattern can parse cleanly as another node than meant (Go reads
+        // `fmt.Println($$$)` as a type conversion, which no call matches):
+        // with one language named, its tree goes with the answer.
+        let parsed_as = a
+            .lang
+            .and_then(grammar::by_name)
+            .map_or(String::new(), |lang| {
+                format!(
+                    " In {} the pattern parsed as:\n{}",
+                    grammar::name_of(lang),
+                    tree_of(&a.pattern, lang)
+                )
+            });
+        format!("No matches for {label} in {searched} searched.{parsed_as}")
     } else if (shown as u64) < found {
         format!(
             "Showing the first {shown} of {} in {} ({searched} searched); {}.",
